@@ -1,0 +1,89 @@
+package io.rpcc.client;
+
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.StaticRoute;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything needed to start one chain: the first server and service function, its params, the
+ * chaining function and state, and per-call options. Immutable; each setter returns a copy.
+ *
+ * <pre>{@code
+ * ChainCall call = ChainCall.to("gateway", "region")
+ *     .params(order)
+ *     .chainingFunction(route)
+ *     .state(ChainState.of("sku", order.sku()))
+ *     .timeout(Duration.ofSeconds(2))
+ *     .interactive(true);          // run every chaining function here, as plain RPCs
+ * ChainResult r = client.startChain(call).join();
+ * }</pre>
+ *
+ * @param server the first server
+ * @param serviceFunction the service function to call there
+ * @param params its parameters
+ * @param chainingFunction the chaining function to run after it, or {@link ChainingFunctionSource#NONE}
+ *     for a plain call
+ * @param state the state for the chaining function
+ * @param timeout how long to wait for the result, or {@code null} for the client's default
+ * @param maxHops the hop limit, or 0 for the client's default
+ * @param interactive whether to run in interactive mode, or {@code null} for the client's default
+ */
+public record ChainCall(String server, String serviceFunction, Object params, ChainingFunctionSource chainingFunction,
+                        ChainState state, Duration timeout, int maxHops, Boolean interactive) {
+
+    public ChainCall {
+        Objects.requireNonNull(server, "server");
+        Objects.requireNonNull(serviceFunction, "serviceFunction");
+        chainingFunction = chainingFunction == null ? ChainingFunctionSource.NONE : chainingFunction;
+        if (chainingFunction.isSame()) {
+            throw new IllegalArgumentException("a chain cannot start with ChainingFunctionSource.SAME: give a source");
+        }
+        state = state == null ? ChainState.empty() : state;
+        if (maxHops < 0) {
+            throw new IllegalArgumentException("maxHops must be positive, got " + maxHops);
+        }
+    }
+
+    /** A plain call of {@code serviceFunction} at {@code server}, to be completed with the setters. */
+    public static ChainCall to(String server, String serviceFunction) {
+        return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null);
+    }
+
+    /** A chain along {@code route}, starting with {@code params}. */
+    public static ChainCall along(StaticRoute route, Object params) {
+        return to(route.firstServer(), route.firstServiceFunction()).params(params)
+                .chainingFunction(route.chainingFunction()).state(route.initialState());
+    }
+
+    /** With the first service function's parameters. */
+    public ChainCall params(Object params) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+    }
+
+    /** With the chaining function to run after the first service function. */
+    public ChainCall chainingFunction(ChainingFunctionSource cf) {
+        return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive);
+    }
+
+    /** With the initial state. */
+    public ChainCall state(ChainState state) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+    }
+
+    /** With a timeout for the whole chain. */
+    public ChainCall timeout(Duration timeout) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+    }
+
+    /** With a hop limit. */
+    public ChainCall maxHops(int maxHops) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+    }
+
+    /** In interactive mode ({@code true}) or chain mode ({@code false}). */
+    public ChainCall interactive(boolean interactive) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+    }
+}

@@ -1,0 +1,176 @@
+package io.rpcc.client;
+
+import io.rpcc.client.internal.ChainLauncher;
+import io.rpcc.client.internal.InteractiveChain;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.StaticRoute;
+import io.rpcc.core.internal.chain.Node;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/**
+ * Starts chains and receives their results. A client is a node without service functions: it
+ * listens too, so the last server of a chain sends the result straight to it (never back along the
+ * path).
+ *
+ * <pre>{@code
+ * RpccClient client = RpccClient.builder()
+ *     .resolver(names)
+ *     .types(types)
+ *     .build();                       // listening on 127.0.0.1, any free port
+ *
+ * // asynchronous
+ * CompletableFuture<ChainResult> f = client.startChain("gateway", "region", order, route, ChainState.of("sku", sku));
+ * // blocking; throws ChainException
+ * ChainResult r = client.runChain("gateway", "region", order, route, ChainState.of("sku", sku));
+ * }</pre>
+ *
+ * <p>Futures complete on the client's executor (virtual threads by default), never on a Netty event
+ * loop, so callbacks may block. A failed chain completes the future with a {@link ChainException}
+ * subclass naming the hop, host and path.
+ */
+public final class RpccClient implements AutoCloseable {
+    private final Node node;
+    private final ChainLauncher launcher;
+    private final InteractiveChain interactiveChains;
+    private final Duration defaultTimeout;
+    private final boolean defaultInteractive;
+    private final InetSocketAddress address;
+
+    private RpccClient(Builder b, Node.Settings settings) {
+        this.node = new Node(settings, null);
+        this.launcher = new ChainLauncher(node);
+        this.interactiveChains = new InteractiveChain(launcher);
+        this.defaultTimeout = b.timeout;
+        this.defaultInteractive = b.interactive;
+        this.address = node.start();
+    }
+
+    /** A builder for a client with a generated name ({@code client-<random>}). */
+    public static Builder builder() {
+        return new Builder("client-" + UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    /**
+     * Starts a chain at {@code server} with service function {@code serviceFunction} and chaining
+     * function {@code cf} (paper Fig. 2).
+     *
+     * @param server the first server's name
+     * @param serviceFunction the service function to call there
+     * @param params its parameters
+     * @param cf the chaining function that runs after it ({@link ChainingFunctionSource#NONE}: a plain call)
+     * @param state the state passed to {@code cf}
+     * @return the chain's result, or a {@link ChainException}
+     */
+    public CompletableFuture<ChainResult> startChain(String server, String serviceFunction, Object params,
+                                                     ChainingFunctionSource cf, ChainState state) {
+        return startChain(ChainCall.to(server, serviceFunction).params(params).chainingFunction(cf).state(state));
+    }
+
+    /** Starts a chain along a static route (paper 3.1), passing {@code params} to the first hop. */
+    public CompletableFuture<ChainResult> startChain(StaticRoute route, Object params) {
+        return startChain(ChainCall.along(route, params));
+    }
+
+    /** Starts a chain described by {@code call}. */
+    public CompletableFuture<ChainResult> startChain(ChainCall call) {
+        Objects.requireNonNull(call, "call");
+        Duration timeout = call.timeout() != null ? call.timeout() : defaultTimeout;
+        int maxHops = call.maxHops() > 0 ? call.maxHops() : node.settings().maxHops();
+        boolean interactive = call.interactive() != null ? call.interactive() : defaultInteractive;
+        if (interactive) {
+            return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
+                    call.state(), timeout, maxHops);
+        }
+        return launcher.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
+                call.state(), timeout, maxHops);
+    }
+
+    /** A plain RPC: calls {@code serviceFunction} at {@code server} and returns its result (a 1-hop chain). */
+    public CompletableFuture<ChainResult> call(String server, String serviceFunction, Object params) {
+        return startChain(ChainCall.to(server, serviceFunction).params(params));
+    }
+
+    /** {@link #startChain(String, String, Object, ChainingFunctionSource, ChainState)}, waiting for the result. */
+    public ChainResult runChain(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
+                                ChainState state) {
+        return await(startChain(server, serviceFunction, params, cf, state));
+    }
+
+    /** {@link #startChain(ChainCall)}, waiting for the result. */
+    public ChainResult runChain(ChainCall call) {
+        return await(startChain(call));
+    }
+
+    private static ChainResult await(CompletableFuture<ChainResult> f) {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw e;
+        }
+    }
+
+    /** The client's node name. */
+    public String name() {
+        return node.name();
+    }
+
+    /** The address where results reach this client. */
+    public InetSocketAddress address() {
+        return address;
+    }
+
+    /** Chains started and not yet ended. */
+    public int chainsInFlight() {
+        return node.originator().inFlight();
+    }
+
+    /** Result or error frames that arrived after their chain had ended (timed out). */
+    public long lateFrames() {
+        return node.originator().lateFrames();
+    }
+
+    /** Closes the client's connections and stops listening. */
+    @Override
+    public void close() {
+        node.close();
+    }
+
+    /** Builds an {@link RpccClient}; {@link #build()} also starts it. */
+    public static final class Builder extends NodeBuilder<Builder> {
+        private Duration timeout = Duration.ofSeconds(30);
+        private boolean interactive;
+
+        private Builder(String name) {
+            super(name);
+        }
+
+        /** The default time to wait for a chain's result (default 30 s). */
+        public Builder timeout(Duration timeout) {
+            this.timeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /** Whether chains run in interactive mode by default (default: no). */
+        public Builder interactive(boolean interactive) {
+            this.interactive = interactive;
+            return this;
+        }
+
+        /** The client, listening for results. */
+        public RpccClient build() {
+            return new RpccClient(this, settings());
+        }
+    }
+}

@@ -1,0 +1,96 @@
+package io.rpcc.core;
+
+import java.util.List;
+
+/**
+ * A chain failed. Thrown at (or completes the future of) the chain's originator, wherever the
+ * failure happened (paper section 3.8). Subclasses say what went wrong; every one carries the name
+ * and message of the underlying exception, the hop and host where it happened, and the path of
+ * hosts traversed so far.
+ *
+ * <pre>{@code
+ * try {
+ *     client.startChain("gateway", "route", order, cf, state).join();
+ * } catch (CompletionException e) {
+ *     if (e.getCause() instanceof ChainException ce) {
+ *         log.warn("chain failed at {} (hop {}), path {}", ce.host(), ce.hop(), ce.path());
+ *     }
+ * }
+ * }</pre>
+ */
+public class ChainException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient ChainFailure failure;
+
+    /** An exception for {@code failure}. */
+    public ChainException(ChainFailure failure) {
+        this(failure, null);
+    }
+
+    /** An exception for {@code failure}, caused locally by {@code cause}. */
+    public ChainException(ChainFailure failure, Throwable cause) {
+        super(describe(failure), cause);
+        this.failure = failure;
+    }
+
+    private static String describe(ChainFailure f) {
+        StringBuilder sb = new StringBuilder(f.message() == null ? f.exceptionName() : f.message());
+        sb.append(" (hop ").append(f.hop()).append(" at '").append(f.host()).append("'; path: ");
+        sb.append(f.path().isEmpty() ? "none" : pathString(f.path())).append(')');
+        if (!f.details().isEmpty() && f.details().size() <= 20) {
+            for (String d : f.details()) {
+                sb.append(System.lineSeparator()).append("  ").append(d);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String pathString(List<String> path) {
+        if (path.size() <= 12) {
+            return String.join(" → ", path);
+        }
+        return String.join(" → ", path.subList(0, 5)) + " → … (" + (path.size() - 10) + " more) → "
+                + String.join(" → ", path.subList(path.size() - 5, path.size()));
+    }
+
+    /** All that is known about the failure. */
+    public ChainFailure failure() {
+        return failure;
+    }
+
+    /** The name of the exception that ended the chain (a remote class name or an rpcc one). */
+    public String exceptionName() {
+        return failure.exceptionName();
+    }
+
+    /** The message of the exception that ended the chain, without the hop and path. */
+    public String remoteMessage() {
+        return failure.message();
+    }
+
+    /** The node where the failure happened. */
+    public String host() {
+        return failure.host();
+    }
+
+    /** The index of the hop that failed (0: at the originator, before the first hop). */
+    public int hop() {
+        return failure.hop();
+    }
+
+    /** The servers traversed so far, in order, up to and including the one that failed. */
+    public List<String> path() {
+        return failure.path();
+    }
+
+    /** The virtual console up to the failure. */
+    public List<ConsoleLine> console() {
+        return failure.console();
+    }
+
+    /** The hop timings up to the failure. */
+    public List<HopTiming> timings() {
+        return failure.timings();
+    }
+}

@@ -1,0 +1,28 @@
+package io.rpcc.core;
+
+import java.util.List;
+
+/**
+ * Everything known about why a chain failed: the data behind every {@link ChainException}.
+ *
+ * @param exceptionName the name of the exception that ended the chain, e.g.
+ *     {@code java.lang.IllegalStateException} when a service function threw one, or the rpcc
+ *     exception's class name for errors that rpcc itself detected
+ * @param message that exception's message
+ * @param host the node where the failure happened
+ * @param hop the index of the hop that failed (1 is the first server; 0 means the originator
+ *     failed before the first hop left)
+ * @param path the servers the chain traversed, in order, up to and including {@code host}
+ * @param details extra lines: compiler diagnostics, or the remote stack trace
+ * @param console the virtual console up to the failure
+ * @param timings the hop timings up to the failure
+ */
+public record ChainFailure(String exceptionName, String message, String host, int hop, List<String> path,
+                           List<String> details, List<ConsoleLine> console, List<HopTiming> timings) {
+    public ChainFailure {
+        path = List.copyOf(path);
+        details = List.copyOf(details);
+        console = List.copyOf(console);
+        timings = List.copyOf(timings);
+    }
+}

@@ -1,0 +1,48 @@
+package io.rpcc.core;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The outcome of a chain that ended normally, as seen by its originator.
+ *
+ * <pre>{@code
+ * ChainResult r = client.startChain("gateway", "region", order, route, state).join();
+ * Quote q = r.value(Quote.class);
+ * System.out.println(String.join(" → ", r.path()));
+ * r.console().forEach(System.out::println);
+ * System.out.println(r.profile());
+ * }</pre>
+ *
+ * @param value the chain's result
+ * @param originator the node that started the chain
+ * @param path the servers the chain traversed, in order
+ * @param console the virtual console: every line written by service and chaining functions
+ * @param timings per-hop timings, in hop order
+ * @param elapsed from the start of the chain to the arrival of its result, at the originator
+ * @param interactive whether the chain ran in interactive mode (chaining functions at the client)
+ */
+public record ChainResult(Object value, String originator, List<String> path, List<ConsoleLine> console,
+                          List<HopTiming> timings, Duration elapsed, boolean interactive) {
+
+    public ChainResult {
+        path = List.copyOf(path);
+        console = List.copyOf(console);
+        timings = List.copyOf(timings);
+    }
+
+    /** The result as a {@code type}. */
+    public <T> T value(Class<T> type) {
+        return type.cast(value);
+    }
+
+    /** The number of hops the chain took. */
+    public int hops() {
+        return path.size();
+    }
+
+    /** The timings aggregated per host and against the elapsed time. */
+    public ChainProfile profile() {
+        return new ChainProfile(timings, elapsed);
+    }
+}

@@ -1,0 +1,19 @@
+package io.rpcc.core;
+
+/**
+ * A message of the chain (parameters, state, console or result) is larger than the maximum frame
+ * size of the sending or receiving node.
+ */
+public class FrameTooLargeException extends ChainException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception for {@code failure}. */
+    public FrameTooLargeException(ChainFailure failure) {
+        super(failure);
+    }
+
+    /** An exception for {@code failure}, caused locally by {@code cause}. */
+    public FrameTooLargeException(ChainFailure failure, Throwable cause) {
+        super(failure, cause);
+    }
+}

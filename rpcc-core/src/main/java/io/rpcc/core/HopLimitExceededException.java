@@ -1,0 +1,19 @@
+package io.rpcc.core;
+
+/**
+ * The chain reached its hop limit (default 2000) and was ended: usually a chaining function that
+ * loops (paper section 6).
+ */
+public class HopLimitExceededException extends ChainException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception for {@code failure}. */
+    public HopLimitExceededException(ChainFailure failure) {
+        super(failure);
+    }
+
+    /** An exception for {@code failure}, caused locally by {@code cause}. */
+    public HopLimitExceededException(ChainFailure failure, Throwable cause) {
+        super(failure, cause);
+    }
+}

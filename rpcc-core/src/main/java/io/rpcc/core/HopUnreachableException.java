@@ -1,0 +1,19 @@
+package io.rpcc.core;
+
+/**
+ * The next hop's server could not be reached: the connection failed, was refused, or closed before
+ * the chain was handed over. {@link #host()} is the node that tried to reach it.
+ */
+public class HopUnreachableException extends ChainException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception for {@code failure}. */
+    public HopUnreachableException(ChainFailure failure) {
+        super(failure);
+    }
+
+    /** An exception for {@code failure}, caused locally by {@code cause}. */
+    public HopUnreachableException(ChainFailure failure, Throwable cause) {
+        super(failure, cause);
+    }
+}

@@ -1,0 +1,19 @@
+package io.rpcc.core;
+
+/**
+ * A message of the chain could not be decoded: a corrupt frame, a protocol version mismatch, or a
+ * value whose type the receiving node has not registered.
+ */
+public class MalformedFrameException extends ChainException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception for {@code failure}. */
+    public MalformedFrameException(ChainFailure failure) {
+        super(failure);
+    }
+
+    /** An exception for {@code failure}, caused locally by {@code cause}. */
+    public MalformedFrameException(ChainFailure failure, Throwable cause) {
+        super(failure, cause);
+    }
+}

@@ -1,0 +1,141 @@
+package io.rpcc.core;
+
+import io.netty.channel.EventLoopGroup;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+
+/**
+ * Settings shared by every node, client or server: name, listening address, name resolver,
+ * serializable types, executor and limits. See {@code RpccServer.builder} and
+ * {@code RpccClient.builder}.
+ *
+ * @param <B> the concrete builder
+ */
+public abstract class NodeBuilder<B extends NodeBuilder<B>> {
+    /** Default largest frame: 16 MiB. */
+    public static final int DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024;
+    /** Default hop limit (paper section 6). */
+    public static final int DEFAULT_MAX_HOPS = 2000;
+
+    private String name;
+    private InetSocketAddress bind = new InetSocketAddress("127.0.0.1", 0);
+    private String advertisedHost;
+    private int maxFrameSize = DEFAULT_MAX_FRAME_SIZE;
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private EventLoopGroup eventLoopGroup;
+    private NameResolver resolver = new StaticNameResolver();
+    private TypeRegistry types = TypeRegistry.empty();
+    private Executor executor;
+    private int maxHops = DEFAULT_MAX_HOPS;
+
+    /** A builder for a node named {@code name}. */
+    protected NodeBuilder(String name) {
+        this.name = Objects.requireNonNull(name, "name");
+    }
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+        return (B) this;
+    }
+
+    /** The node's name, unique among the nodes that talk to each other. */
+    public B name(String name) {
+        this.name = Objects.requireNonNull(name, "name");
+        return self();
+    }
+
+    /** Listens on {@code address} (default {@code 127.0.0.1:0}: loopback, any free port). */
+    public B listen(InetSocketAddress address) {
+        this.bind = Objects.requireNonNull(address, "address");
+        return self();
+    }
+
+    /** Listens on {@code port} of {@code host}. */
+    public B listen(String host, int port) {
+        return listen(new InetSocketAddress(host, port));
+    }
+
+    /**
+     * The host other nodes use to reach this one (sent to the chain's hops so the last one can
+     * reach the originator). Default: the bound address, or the local host's address if bound to
+     * the wildcard address.
+     */
+    public B advertisedHost(String host) {
+        this.advertisedHost = host;
+        return self();
+    }
+
+    /** The largest frame this node sends or accepts (default 16 MiB). */
+    public B maxFrameSize(int bytes) {
+        if (bytes < 1024) {
+            throw new IllegalArgumentException("maxFrameSize must be at least 1024 bytes, got " + bytes);
+        }
+        this.maxFrameSize = bytes;
+        return self();
+    }
+
+    /** How long connecting to a peer (and its handshake) may take (default 5 s). */
+    public B connectTimeout(Duration timeout) {
+        this.connectTimeout = Objects.requireNonNull(timeout, "timeout");
+        return self();
+    }
+
+    /** Netty event loops to use (default: a group shared by all nodes in the JVM). Not shut down by the node. */
+    public B eventLoopGroup(EventLoopGroup group) {
+        this.eventLoopGroup = group;
+        return self();
+    }
+
+    /** Turns server names into addresses (default: an empty {@link StaticNameResolver}). */
+    public B resolver(NameResolver resolver) {
+        this.resolver = Objects.requireNonNull(resolver, "resolver");
+        return self();
+    }
+
+    /** The user's serializable types; register the same ones on every node. */
+    public B types(TypeRegistry types) {
+        this.types = Objects.requireNonNull(types, "types");
+        return self();
+    }
+
+    /**
+     * Runs service functions, chaining functions and completion callbacks (default: a virtual
+     * thread per task). Never an event loop.
+     */
+    public B executor(Executor executor) {
+        this.executor = executor;
+        return self();
+    }
+
+    /** The hop limit this node enforces (default 2000). */
+    public B maxHops(int maxHops) {
+        if (maxHops < 1) {
+            throw new IllegalArgumentException("maxHops must be at least 1, got " + maxHops);
+        }
+        this.maxHops = maxHops;
+        return self();
+    }
+
+    /** The configured hop limit. */
+    protected int maxHops() {
+        return maxHops;
+    }
+
+    /** The node's name. */
+    protected String name() {
+        return name;
+    }
+
+    /** The settings for the node runtime. */
+    protected Node.Settings settings() {
+        Executor ex = executor != null ? executor : Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("rpcc-" + name + "-", 0).factory());
+        return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
+                types, ex, FunctionRuntime.shared(), maxHops);
+    }
+}

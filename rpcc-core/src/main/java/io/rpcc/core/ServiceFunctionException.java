@@ -1,0 +1,19 @@
+package io.rpcc.core;
+
+/**
+ * A service function threw. {@link #exceptionName()} and {@link #remoteMessage()} are those of
+ * the exception it threw; {@link ChainFailure#details()} holds its stack trace.
+ */
+public class ServiceFunctionException extends ChainException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception for {@code failure}. */
+    public ServiceFunctionException(ChainFailure failure) {
+        super(failure);
+    }
+
+    /** An exception for {@code failure}, caused locally by {@code cause}. */
+    public ServiceFunctionException(ChainFailure failure, Throwable cause) {
+        super(failure, cause);
+    }
+}

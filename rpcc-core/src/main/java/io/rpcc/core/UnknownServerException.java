@@ -1,0 +1,19 @@
+package io.rpcc.core;
+
+/**
+ * A chain named a server that the node's {@link NameResolver} cannot resolve. {@link #host()} is
+ * the node whose resolver failed.
+ */
+public class UnknownServerException extends ChainException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception for {@code failure}. */
+    public UnknownServerException(ChainFailure failure) {
+        super(failure);
+    }
+
+    /** An exception for {@code failure}, caused locally by {@code cause}. */
+    public UnknownServerException(ChainFailure failure, Throwable cause) {
+        super(failure, cause);
+    }
+}

@@ -1,0 +1,18 @@
+package io.rpcc.core;
+
+/**
+ * A chain called a service function that the server does not have.
+ */
+public class UnknownServiceFunctionException extends ChainException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception for {@code failure}. */
+    public UnknownServiceFunctionException(ChainFailure failure) {
+        super(failure);
+    }
+
+    /** An exception for {@code failure}, caused locally by {@code cause}. */
+    public UnknownServiceFunctionException(ChainFailure failure, Throwable cause) {
+        super(failure, cause);
+    }
+}

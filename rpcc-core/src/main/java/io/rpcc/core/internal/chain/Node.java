@@ -1,0 +1,206 @@
+package io.rpcc.core.internal.chain;
+
+import io.netty.channel.EventLoopGroup;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopTiming;
+import io.rpcc.core.NameResolver;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.transport.InboundListener;
+import io.rpcc.core.internal.transport.NodeTransport;
+import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.Serialization;
+import io.rpcc.core.internal.wire.WireFormat;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A participant in chains: a name, a listening address, connections to its peers, the chains it
+ * started ({@link ChainOriginator}) and, for servers, a {@link RequestHandler} that runs hops.
+ * Clients and servers are both nodes; a client is a node that hosts no service functions, so the
+ * last hop of a chain can send the result straight to it.
+ */
+public final class Node implements InboundListener, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Node.class);
+
+    /**
+     * A node's settings.
+     *
+     * @param name the node's unique name
+     * @param bind where to listen (port 0: any free port)
+     * @param advertisedHost the host other nodes reach this one at, or {@code null}
+     * @param maxFrameSize the largest frame sent or accepted
+     * @param connectTimeout how long connecting to a peer may take
+     * @param group event loops, or {@code null} for the shared ones
+     * @param resolver turns server names into addresses
+     * @param types the user's serializable types
+     * @param executor runs service functions, chaining functions and callbacks (never an event loop)
+     * @param functions compiles and caches chaining functions
+     * @param maxHops the largest hop count this node lets a chain reach
+     */
+    public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
+                           Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
+                           Executor executor, FunctionRuntime functions, int maxHops) {
+    }
+
+    private final Settings settings;
+    private final NodeTransport transport;
+    private final ChainOriginator originator;
+    private final RequestHandler requests;
+
+    /** A node that handles hop requests with {@code requests} (or rejects them if {@code null}). */
+    public Node(Settings settings, RequestHandler requests) {
+        this.settings = settings;
+        this.requests = requests != null ? requests : Node::rejectRequest;
+        WireFormat wire = new WireFormat(new Serialization(settings.types()));
+        this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
+                settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group()),
+                wire, this);
+        EventLoopGroup timers = settings.group() != null ? settings.group() : NodeTransport.sharedGroup();
+        this.originator = new ChainOriginator(settings.name(), settings.executor(), timers.next());
+    }
+
+    /** Starts listening; returns the bound address. */
+    public InetSocketAddress start() {
+        return transport.start();
+    }
+
+    /** The settings. */
+    public Settings settings() {
+        return settings;
+    }
+
+    /** The node's name. */
+    public String name() {
+        return settings.name();
+    }
+
+    /** The transport. */
+    public NodeTransport transport() {
+        return transport;
+    }
+
+    /** The chains this node started. */
+    public ChainOriginator originator() {
+        return originator;
+    }
+
+    /** The chaining-function runtime. */
+    public FunctionRuntime functions() {
+        return settings.functions();
+    }
+
+    /** The executor for user code. */
+    public Executor executor() {
+        return settings.executor();
+    }
+
+    /**
+     * Sends {@code request} to server {@code server}: resolves its name, connects (or reuses the
+     * connection) and writes the frame. Fails with a {@link HopFailure}: unknown server, unreachable
+     * server, or a request that cannot be serialized.
+     */
+    public CompletableFuture<Void> forward(String server, ChainRequest request) {
+        InetSocketAddress address;
+        try {
+            address = settings.resolver().resolve(server).orElse(null);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "resolving server '" + server
+                    + "' failed: " + e, e));
+        }
+        if (address == null) {
+            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "no address for server '"
+                    + server + "' (name resolver: " + settings.resolver() + ")"));
+        }
+        return transport.send(server, address, request);
+    }
+
+    /** Sends a chain's result to its originator. Reports a failure instead if the result cannot be sent. */
+    public void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
+                           Object value) {
+        ChainResultFrame frame = new ChainResultFrame(h.chainId(), path, console, timings, value, null);
+        toOrigin(h, frame).whenComplete((v, e) -> {
+            if (e != null && unwrap(e) instanceof HopFailure f && f.code() != ErrorCode.HOP_UNREACHABLE) {
+                sendFailure(h, f, path, console, timings);
+            }
+        });
+    }
+
+    /** Reports a failure of the hop described by {@code h}, at this node, to the chain's originator. */
+    public void sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
+                            List<HopTiming> timings) {
+        ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
+                console, timings);
+        toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), failure)).whenComplete((v, e) -> {
+            if (e != null && unwrap(e) instanceof HopFailure tooBig && tooBig.code() != ErrorCode.HOP_UNREACHABLE) {
+                // The console or details made the error too large: send it without them.
+                ChainFailure lean = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path,
+                        List.of(), List.of(), List.of());
+                toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), lean));
+            }
+        });
+    }
+
+    private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
+        return transport.send(h.origin(), new InetSocketAddress(h.originHost(), h.originPort()), frame)
+                .whenComplete((v, e) -> {
+                    if (e != null && unwrap(e) instanceof HopFailure f && f.code() == ErrorCode.HOP_UNREACHABLE) {
+                        log.warn("node '{}' cannot reach originator '{}' of chain {}#{}: {}", name(), h.origin(),
+                                h.origin(), h.chainId(), f.getMessage());
+                    }
+                });
+    }
+
+    /** The cause of a failed future's exception. */
+    public static Throwable unwrap(Throwable e) {
+        return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    }
+
+    /** The path of {@code h} with this node appended. */
+    public List<String> pathThrough(ChainHeader h) {
+        List<String> path = new ArrayList<>(h.path().size() + 1);
+        path.addAll(h.path());
+        path.add(name());
+        return path;
+    }
+
+    @Override
+    public void onRequest(ChainRequest request) {
+        requests.onRequest(this, request, System.nanoTime());
+    }
+
+    @Override
+    public void onResult(ChainResultFrame result) {
+        originator.onResult(result);
+    }
+
+    @Override
+    public void onError(ChainErrorFrame error) {
+        originator.onError(error);
+    }
+
+    private static void rejectRequest(Node node, ChainRequest request, long arrivedNanos) {
+        ChainHeader h = request.header();
+        node.executor().execute(() -> node.sendFailure(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '"
+                + node.name() + "' is a client and hosts no service functions (asked for '" + h.serviceFunction()
+                + "')"), node.pathThrough(h), h.console(), h.timings()));
+    }
+
+    @Override
+    public void close() {
+        transport.close();
+    }
+}

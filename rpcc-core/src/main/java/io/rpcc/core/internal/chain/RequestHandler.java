@@ -1,0 +1,10 @@
+package io.rpcc.core.internal.chain;
+
+import io.rpcc.core.internal.wire.ChainRequest;
+
+/** Runs the hops that arrive at a node (servers); called on an event loop, must return at once. */
+@FunctionalInterface
+public interface RequestHandler {
+    /** Handles a hop request that arrived at {@code node}. */
+    void onRequest(Node node, ChainRequest request, long arrivedNanos);
+}

@@ -1,0 +1,21 @@
+package io.rpcc.core.internal.function;
+
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.FunctionLanguage;
+
+/**
+ * Turns the source of a chaining function in one language into a {@link CompiledFunction}. One
+ * implementation per {@link FunctionLanguage}; {@link FunctionRuntime} caches what they produce.
+ */
+public interface FunctionCompiler {
+    /** The language this compiler handles. */
+    FunctionLanguage language();
+
+    /**
+     * Compiles {@code source}.
+     *
+     * @throws io.rpcc.core.internal.wire.HopFailure with
+     *     {@link io.rpcc.core.internal.wire.ErrorCode#CHAINING_FUNCTION_COMPILE} and the diagnostics
+     */
+    CompiledFunction compile(ChainingFunctionSource source);
+}

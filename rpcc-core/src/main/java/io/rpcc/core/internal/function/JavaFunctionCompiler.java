@@ -1,0 +1,227 @@
+package io.rpcc.core.internal.function;
+
+import io.rpcc.core.ChainingFunction;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.FunctionLanguage;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Modifier;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.FileObject;
+import javax.tools.ForwardingJavaFileManager;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileManager;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+
+/**
+ * Compiles Java chaining functions in memory with {@code javax.tools}: no files are written. Each
+ * function gets its own class loader, so it can be unloaded once evicted from the cache.
+ *
+ * <p>The source must hold one public top-level class that implements {@link ChainingFunction} and
+ * has a public no-argument constructor. It is compiled against the JDK (release 21), the rpcc API
+ * and the application's class path.
+ */
+public final class JavaFunctionCompiler implements FunctionCompiler {
+    private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([\\w.]+)\\s*;", Pattern.MULTILINE);
+    private static final Pattern PUBLIC_CLASS = Pattern.compile(
+            "public\\s+(?:final\\s+|abstract\\s+|sealed\\s+|non-sealed\\s+|strictfp\\s+)*(?:class|record)\\s+(\\w+)");
+
+    private final JavaCompiler javac;
+    private final ClassLoader parent;
+    private final List<String> options;
+    private StandardJavaFileManager fileManager; // guarded by this
+
+    /** A compiler whose functions load classes through {@code parent}. */
+    public JavaFunctionCompiler(ClassLoader parent) {
+        this.javac = ToolProvider.getSystemJavaCompiler();
+        this.parent = parent;
+        this.options = List.of("--release", "21", "-proc:none", "-g", "-implicit:none", "-classpath", classPath());
+    }
+
+    private static String classPath() {
+        Set<String> entries = new LinkedHashSet<>();
+        try {
+            entries.add(Path.of(ChainingFunction.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+        } catch (Exception e) {
+            // fall back to the class path alone
+        }
+        for (String e : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
+            if (!e.isBlank()) {
+                entries.add(e);
+            }
+        }
+        return String.join(File.pathSeparator, entries);
+    }
+
+    @Override
+    public FunctionLanguage language() {
+        return FunctionLanguage.JAVA;
+    }
+
+    @Override
+    public CompiledFunction compile(ChainingFunctionSource source) {
+        if (javac == null) {
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node runs on a Java runtime without a "
+                    + "compiler (javax.tools); run it on a JDK to use Java chaining functions");
+        }
+        String className = className(source.source());
+        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+        Map<String, byte[]> classes = new ConcurrentHashMap<>();
+        boolean ok;
+        synchronized (this) {
+            if (fileManager == null) {
+                fileManager = javac.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+            }
+            JavaFileManager memory = new InMemoryOutput(fileManager, classes);
+            JavaFileObject unit = new SourceObject(className, source.source());
+            ok = javac.getTask(null, memory, diagnostics, options, null, List.of(unit)).call();
+        }
+        if (!ok) {
+            List<String> details = new ArrayList<>();
+            for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
+                if (d.getKind() == Diagnostic.Kind.ERROR) {
+                    details.add(d.getLineNumber() + ":" + d.getColumnNumber() + ": " + d.getMessage(Locale.ROOT));
+                }
+            }
+            String first = details.isEmpty() ? "" : "; first: " + details.get(0).lines().findFirst().orElse("");
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, ErrorCode.CHAINING_FUNCTION_COMPILE.exceptionName(),
+                    "chaining function " + className + " (" + shortId(source) + ") does not compile: " + details.size()
+                            + (details.size() == 1 ? " error" : " errors") + first, details, null);
+        }
+        return load(source, className, classes);
+    }
+
+    private CompiledFunction load(ChainingFunctionSource source, String className, Map<String, byte[]> classes) {
+        ClassLoader loader = new FunctionClassLoader(parent, classes);
+        try {
+            Class<?> type = Class.forName(className, false, loader);
+            if (!ChainingFunction.class.isAssignableFrom(type)) {
+                throw failure(source, className + " does not implement " + ChainingFunction.class.getName());
+            }
+            if (Modifier.isAbstract(type.getModifiers())) {
+                throw failure(source, className + " is abstract");
+            }
+            Constructor<? extends ChainingFunction> ctor = type.asSubclass(ChainingFunction.class).getConstructor();
+            return new CompiledFunction() {
+                @Override
+                public ChainingFunctionSource source() {
+                    return source;
+                }
+
+                @Override
+                public ChainingFunction newInstance() {
+                    try {
+                        return ctor.newInstance();
+                    } catch (ReflectiveOperationException e) {
+                        Throwable cause = e.getCause() != null ? e.getCause() : e;
+                        throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, cause.getClass().getName(),
+                                "constructor of " + className + " failed: " + cause.getMessage(), List.of(), cause);
+                    }
+                }
+            };
+        } catch (ClassNotFoundException | NoSuchMethodException e) {
+            throw failure(source, e instanceof NoSuchMethodException
+                    ? className + " has no public no-argument constructor"
+                    : "compiled, but found no class " + className);
+        } catch (LinkageError e) {
+            throw failure(source, "cannot load " + className + ": " + e);
+        }
+    }
+
+    private static HopFailure failure(ChainingFunctionSource source, String message) {
+        return new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + shortId(source) + "): " + message);
+    }
+
+    private static String shortId(ChainingFunctionSource source) {
+        return source.id().substring(0, Math.min(source.id().length(), 17));
+    }
+
+    /** The fully qualified name of the source's public class, or {@code ChainingFunctionImpl}. */
+    static String className(String source) {
+        String stripped = source.replaceAll("(?s)/\\*.*?\\*/", " ").replaceAll("//[^\\n]*", " ");
+        Matcher c = PUBLIC_CLASS.matcher(stripped);
+        String simple = c.find() ? c.group(1) : "ChainingFunctionImpl";
+        Matcher p = PACKAGE.matcher(stripped);
+        return p.find() ? p.group(1) + "." + simple : simple;
+    }
+
+    private static final class SourceObject extends SimpleJavaFileObject {
+        private final String code;
+
+        SourceObject(String className, String code) {
+            super(URI.create("string:///" + className.replace('.', '/') + Kind.SOURCE.extension), Kind.SOURCE);
+            this.code = code;
+        }
+
+        @Override
+        public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+            return code;
+        }
+    }
+
+    private static final class InMemoryOutput extends ForwardingJavaFileManager<JavaFileManager> {
+        private final Map<String, byte[]> classes;
+
+        InMemoryOutput(JavaFileManager delegate, Map<String, byte[]> classes) {
+            super(delegate);
+            this.classes = classes;
+        }
+
+        @Override
+        public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind,
+                                                   FileObject sibling) {
+            return new SimpleJavaFileObject(URI.create("mem:///" + className.replace('.', '/') + kind.extension), kind) {
+                @Override
+                public OutputStream openOutputStream() {
+                    return new ByteArrayOutputStream() {
+                        @Override
+                        public void close() throws IOException {
+                            super.close();
+                            classes.put(className, toByteArray());
+                        }
+                    };
+                }
+            };
+        }
+    }
+
+    /** Defines one function's classes; dropped (and its classes unloaded) when the function is evicted. */
+    private static final class FunctionClassLoader extends ClassLoader {
+        private final Map<String, byte[]> classes;
+
+        FunctionClassLoader(ClassLoader parent, Map<String, byte[]> classes) {
+            super("rpcc-chaining-function", parent);
+            this.classes = classes;
+        }
+
+        @Override
+        protected Class<?> findClass(String name) throws ClassNotFoundException {
+            byte[] bytes = classes.get(name);
+            if (bytes == null) {
+                throw new ClassNotFoundException(name);
+            }
+            return defineClass(name, bytes, 0, bytes.length);
+        }
+    }
+}

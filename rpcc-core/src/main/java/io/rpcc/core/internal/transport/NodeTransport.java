@@ -1,0 +1,348 @@
+package io.rpcc.core.internal.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.DecoderException;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.WireFormat;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's network endpoint: it listens, and keeps one multiplexed connection per peer node,
+ * reused by every chain between the two (whichever side opened it). Every connection starts with a
+ * HELLO each way, which names the node, where it listens and the largest frame it accepts; the
+ * sender never writes a frame larger than the receiver accepts.
+ *
+ * <p>Nothing here blocks an event loop: frames are encoded by the calling (worker) thread and
+ * decoded frames are handed to an {@link InboundListener}, which must return at once.
+ */
+public final class NodeTransport implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(NodeTransport.class);
+    private static final AttributeKey<Hello> PEER = AttributeKey.valueOf("rpcc.peer");
+    private static volatile EventLoopGroup sharedGroup;
+
+    /**
+     * How a node's transport is set up.
+     *
+     * @param nodeName the node's name
+     * @param bind the address to listen on (port 0: any free port)
+     * @param advertisedHost the host other nodes use to reach this one, or {@code null} for the
+     *     bound address (the local host's address if bound to the wildcard address)
+     * @param maxFrameSize the largest frame this node sends or accepts, in bytes
+     * @param connectTimeout how long to wait for a connection and its HELLO
+     * @param group the event loops, or {@code null} for the JVM-wide shared group
+     */
+    public record Config(String nodeName, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
+                         Duration connectTimeout, EventLoopGroup group) {
+    }
+
+    private final Config config;
+    private final WireFormat wire;
+    private final InboundListener listener;
+    private final EventLoopGroup group;
+    private final ConcurrentMap<String, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
+    private final ChannelGroup channels = new DefaultChannelGroup("rpcc", GlobalEventExecutor.INSTANCE);
+    private final AtomicLong malformedFrames = new AtomicLong();
+    private final AtomicLong framesReceived = new AtomicLong();
+    private volatile Hello self;
+    private volatile Channel serverChannel;
+
+    /** A transport, not yet listening. */
+    public NodeTransport(Config config, WireFormat wire, InboundListener listener) {
+        this.config = config;
+        this.wire = wire;
+        this.listener = listener;
+        this.group = config.group() != null ? config.group() : sharedGroup();
+    }
+
+    /** The JVM-wide event loops used by nodes that were not given their own (daemon threads). */
+    public static EventLoopGroup sharedGroup() {
+        EventLoopGroup g = sharedGroup;
+        if (g == null) {
+            synchronized (NodeTransport.class) {
+                g = sharedGroup;
+                if (g == null) {
+                    g = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                            new DefaultThreadFactory("rpcc-io", true), NioIoHandler.newFactory());
+                    sharedGroup = g;
+                }
+            }
+        }
+        return g;
+    }
+
+    /** Starts listening; returns the bound address. */
+    public InetSocketAddress start() {
+        ServerBootstrap b = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        setUp(ch, null, null);
+                    }
+                });
+        Channel ch;
+        try {
+            ch = b.bind(config.bind()).syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("node '" + config.nodeName() + "' cannot listen on " + config.bind() + ": " + e, e);
+        }
+        serverChannel = ch;
+        InetSocketAddress bound = (InetSocketAddress) ch.localAddress();
+        String host = config.advertisedHost();
+        if (host == null) {
+            InetAddress addr = bound.getAddress();
+            try {
+                host = addr.isAnyLocalAddress() ? InetAddress.getLocalHost().getHostAddress() : addr.getHostAddress();
+            } catch (IOException e) {
+                host = "127.0.0.1";
+            }
+        }
+        self = new Hello(config.nodeName(), host, bound.getPort(), config.maxFrameSize());
+        return bound;
+    }
+
+    /** The node's name. */
+    public String nodeName() {
+        return config.nodeName();
+    }
+
+    /** The host other nodes use to reach this node. */
+    public String advertisedHost() {
+        return self.host();
+    }
+
+    /** The port this node listens on. */
+    public int port() {
+        return self.port();
+    }
+
+    /** The wire format. */
+    public WireFormat wire() {
+        return wire;
+    }
+
+    /** Counters. */
+    public TransportStats stats() {
+        return new TransportStats(channels.size(), malformedFrames.get(), framesReceived.get());
+    }
+
+    /**
+     * The connection to node {@code peer}: an open one (whichever side opened it), or a new one to
+     * {@code address}. Fails with a {@link HopFailure} of {@link ErrorCode#HOP_UNREACHABLE} if the node
+     * cannot be reached or another node answers at that address.
+     */
+    public CompletableFuture<Channel> connect(String peer, InetSocketAddress address) {
+        while (true) {
+            CompletableFuture<Channel> existing = peers.get(peer);
+            if (existing != null && !(existing.isDone() && (existing.isCompletedExceptionally() || !existing.join().isActive()))) {
+                return existing;
+            }
+            CompletableFuture<Channel> fresh = new CompletableFuture<>();
+            boolean won = existing == null ? peers.putIfAbsent(peer, fresh) == null : peers.replace(peer, existing, fresh);
+            if (won) {
+                fresh.whenComplete((ch, e) -> {
+                    if (e != null) {
+                        peers.remove(peer, fresh);
+                    }
+                });
+                open(peer, address, fresh);
+                return fresh;
+            }
+        }
+    }
+
+    private void open(String peer, InetSocketAddress address, CompletableFuture<Channel> handshake) {
+        Bootstrap b = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        setUp(ch, peer, handshake);
+                    }
+                });
+        b.connect(address).addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess()) {
+                handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot connect to '" + peer
+                        + "' at " + address + ": " + describe(f.cause()), f.cause()));
+                return;
+            }
+            Channel ch = f.channel();
+            ch.writeAndFlush(wire.encode(self, config.maxFrameSize()));
+            ch.eventLoop().schedule(() -> {
+                if (handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node at " + address
+                        + " (expected '" + peer + "') did not answer the rpcc handshake within "
+                        + config.connectTimeout().toMillis() + " ms"))) {
+                    ch.close();
+                }
+            }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        });
+    }
+
+    private static String describe(Throwable t) {
+        String m = t.getMessage();
+        return m == null ? t.getClass().getSimpleName() : m;
+    }
+
+    private void setUp(SocketChannel ch, String expectedPeer, CompletableFuture<Channel> handshake) {
+        channels.add(ch);
+        ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize()));
+        ch.pipeline().addLast("rpcc", new FrameHandler(expectedPeer, handshake));
+    }
+
+    /**
+     * Encodes {@code message} on the calling thread and writes it to {@code ch}. The future fails
+     * with a {@link HopFailure}: for a value that cannot be serialized, a frame over the peer's
+     * limit, or a connection that closed before the frame was written.
+     */
+    public CompletableFuture<Void> send(Channel ch, Object message) {
+        Hello peer = ch.attr(PEER).get();
+        int limit = peer == null ? config.maxFrameSize() : Math.min(config.maxFrameSize(), peer.maxFrameSize());
+        ByteBuf frame;
+        try {
+            frame = wire.encode(message, limit);
+        } catch (HopFailure e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        ch.writeAndFlush(frame).addListener((ChannelFutureListener) f -> {
+            if (f.isSuccess()) {
+                written.complete(null);
+            } else {
+                written.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '"
+                        + (peer == null ? ch.remoteAddress() : peer.node()) + "' failed while sending: "
+                        + describe(f.cause()), f.cause()));
+            }
+        });
+        return written;
+    }
+
+    /** {@link #connect} then {@link #send}. */
+    public CompletableFuture<Void> send(String peer, InetSocketAddress address, Object message) {
+        return connect(peer, address).thenCompose(ch -> send(ch, message));
+    }
+
+    @Override
+    public void close() {
+        Channel s = serverChannel;
+        if (s != null) {
+            s.close().syncUninterruptibly();
+        }
+        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        peers.clear();
+        // The event loops are not ours to stop: either the JVM-wide shared group or the caller's.
+    }
+
+    private final class FrameHandler extends SimpleChannelInboundHandler<Object> {
+        private final String expectedPeer;
+        private final CompletableFuture<Channel> handshake;
+
+        FrameHandler(String expectedPeer, CompletableFuture<Channel> handshake) {
+            this.expectedPeer = expectedPeer;
+            this.handshake = handshake;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
+            framesReceived.incrementAndGet();
+            switch (msg) {
+                case ChainRequest r -> listener.onRequest(r);
+                case ChainResultFrame r -> listener.onResult(r);
+                case ChainErrorFrame e -> listener.onError(e);
+                case Hello h -> onHello(ctx.channel(), h);
+                default -> throw new IllegalStateException("unexpected message " + msg.getClass());
+            }
+        }
+
+        private void onHello(Channel ch, Hello h) {
+            ch.attr(PEER).set(h);
+            if (handshake == null) { // inbound: this peer may now be reached over this connection
+                peers.putIfAbsent(h.node(), CompletableFuture.completedFuture(ch));
+                ch.writeAndFlush(wire.encode(self, config.maxFrameSize()));
+            } else if (!h.node().equals(expectedPeer)) {
+                handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "the node at "
+                        + ch.remoteAddress() + " is '" + h.node() + "', not '" + expectedPeer
+                        + "': check the name resolver"));
+                ch.close();
+            } else {
+                handshake.complete(ch);
+            }
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            Channel ch = ctx.channel();
+            Hello h = ch.attr(PEER).get();
+            if (h != null) {
+                CompletableFuture<Channel> f = peers.get(h.node());
+                if (f != null && f.isDone() && !f.isCompletedExceptionally() && f.join() == ch) {
+                    peers.remove(h.node(), f);
+                }
+            }
+            if (handshake != null) {
+                handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '"
+                        + expectedPeer + "' closed during the rpcc handshake"));
+            }
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (cause instanceof DecoderException) {
+                malformedFrames.incrementAndGet();
+                Throwable reason = cause.getCause() != null ? cause.getCause() : cause;
+                Hello h = ctx.channel().attr(PEER).get();
+                log.warn("node '{}' dropped a malformed frame from {}: {}", config.nodeName(),
+                        h != null ? "'" + h.node() + "'" : ctx.channel().remoteAddress(), reason.getMessage());
+                if (reason.getMessage() != null && reason.getMessage().startsWith("unsupported protocol version")) {
+                    ctx.close(); // a peer that speaks another protocol cannot be understood at all
+                }
+                return;
+            }
+            if (cause instanceof IOException) {
+                log.debug("connection {} failed: {}", ctx.channel(), cause.toString());
+            } else {
+                log.warn("node '{}': unexpected error on {}", config.nodeName(), ctx.channel(), cause);
+            }
+            ctx.close();
+        }
+    }
+}

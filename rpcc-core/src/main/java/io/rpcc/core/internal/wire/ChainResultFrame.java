@@ -1,0 +1,14 @@
+package io.rpcc.core.internal.wire;
+
+import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopTiming;
+import java.util.List;
+
+/**
+ * A RESULT frame: a chain's result, sent by its last hop straight to the originator.
+ *
+ * @param decodeError set by the decoder when the value could not be read
+ */
+public record ChainResultFrame(long chainId, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
+                               Object value, HopFailure decodeError) {
+}

@@ -1,0 +1,44 @@
+package io.rpcc.core.internal.wire;
+
+/**
+ * The frame types of the rpcc wire protocol, version {@link #PROTOCOL_VERSION}.
+ *
+ * <pre>
+ * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
+ * HELLO   := node host port:varint maxFrameSize:varint           (first frame each way)
+ * REQUEST := header params:value state                             (run a hop)
+ * RESULT  := chainId:varlong path console timings value            (last hop to originator)
+ * ERROR   := chainId:varlong code:varint failure                   (any hop to originator)
+ * </pre>
+ *
+ * The header of a REQUEST holds only rpcc's own types, so a receiver can always read it and report
+ * a failure to decode the user values that follow to the chain's originator.
+ */
+public enum FrameType {
+    HELLO(1), REQUEST(2), RESULT(3), ERROR(4);
+
+    /** The protocol version every frame carries. */
+    public static final byte PROTOCOL_VERSION = 1;
+
+    private final byte wire;
+
+    FrameType(int wire) {
+        this.wire = (byte) wire;
+    }
+
+    /** The type byte. */
+    public byte wire() {
+        return wire;
+    }
+
+    /** The type for {@code wire}, or {@code null}. */
+    public static FrameType fromWire(byte wire) {
+        return switch (wire) {
+            case 1 -> HELLO;
+            case 2 -> REQUEST;
+            case 3 -> RESULT;
+            case 4 -> ERROR;
+            default -> null;
+        };
+    }
+}

@@ -1,0 +1,170 @@
+package io.rpcc.core.internal.wire;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.io.KryoBufferOverflowException;
+import com.esotericsoftware.kryo.serializers.ImmutableCollectionsSerializers;
+import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
+import com.esotericsoftware.kryo.util.Pool;
+import io.rpcc.core.TypeRegistry;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZonedDateTime;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.LinkedList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.objenesis.strategy.StdInstantiatorStrategy;
+
+/**
+ * Kryo configured for one node: registration required, rpcc's built-in JDK types at fixed ids
+ * below 100, then the user's {@link TypeRegistry}. Kryo instances are not thread-safe, so they are
+ * pooled.
+ */
+public final class Serialization {
+    private static final Pattern NOT_REGISTERED = Pattern.compile("Class is not registered: ([\\w.$\\[\\];]+)");
+    private static final Pattern UNKNOWN_ID = Pattern.compile("unregistered class ID: (-?\\d+)");
+
+    private final TypeRegistry types;
+    private final Pool<Kryo> pool;
+
+    /** Serialization for a node that registered {@code types}. */
+    public Serialization(TypeRegistry types) {
+        this.types = types;
+        this.pool = new Pool<>(true, false, 256) {
+            @Override
+            protected Kryo create() {
+                return newKryo(types);
+            }
+        };
+        pool.free(pool.obtain()); // fail fast on a bad registry
+    }
+
+    /** The user's types. */
+    public TypeRegistry types() {
+        return types;
+    }
+
+    /** Runs {@code work} with a pooled Kryo. */
+    public <T> T withKryo(Function<Kryo, T> work) {
+        Kryo kryo = pool.obtain();
+        try {
+            return work.apply(kryo);
+        } finally {
+            pool.free(kryo);
+        }
+    }
+
+    static Kryo newKryo(TypeRegistry types) {
+        Kryo kryo = new Kryo();
+        kryo.setRegistrationRequired(true);
+        kryo.setReferences(false);
+        kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
+        ImmutableCollectionsSerializers.addDefaultSerializers(kryo);
+        kryo.addDefaultSerializer(UUID.class, new UuidSerializer());
+        // Kryo itself registers the primitives and String with ids 0..9.
+        int id = 20;
+        for (Class<?> c : builtInTypes()) {
+            kryo.register(c, id++);
+        }
+        for (TypeRegistry.Registration r : types.registrations()) {
+            if (r.serializer() != null) {
+                kryo.register(r.type(), r.serializer(), r.id());
+            } else {
+                kryo.register(r.type(), r.id());
+            }
+        }
+        return kryo;
+    }
+
+    /** The JDK types every node registers, in id order (ids 20..). Append only: the order is the protocol. */
+    static List<Class<?>> builtInTypes() {
+        return List.of(
+                byte[].class, int[].class, long[].class, double[].class, float[].class, short[].class, char[].class,
+                boolean[].class, String[].class, Object[].class,
+                ArrayList.class, LinkedList.class, ArrayDeque.class, HashMap.class, LinkedHashMap.class,
+                TreeMap.class, HashSet.class, LinkedHashSet.class, TreeSet.class,
+                List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
+                Set.of().getClass(), Set.of(1).getClass(), Set.of(1, 2, 3).getClass(),
+                Map.of().getClass(), Map.of(1, 1).getClass(), Map.of(1, 1, 2, 2).getClass(),
+                Collections.emptyList().getClass(), Collections.emptySet().getClass(),
+                Collections.emptyMap().getClass(), Collections.singletonList(1).getClass(),
+                Collections.singleton(1).getClass(), Collections.singletonMap(1, 1).getClass(),
+                BigInteger.class, BigDecimal.class, UUID.class,
+                Instant.class, Duration.class, LocalDate.class, LocalTime.class, LocalDateTime.class,
+                ZonedDateTime.class, OffsetDateTime.class, java.time.ZoneOffset.class,
+                java.time.ZoneId.of("Europe/Paris").getClass());
+    }
+
+    private static final class UuidSerializer extends com.esotericsoftware.kryo.Serializer<UUID> {
+        UuidSerializer() {
+            setImmutable(true);
+        }
+
+        @Override
+        public void write(Kryo kryo, com.esotericsoftware.kryo.io.Output output, UUID uuid) {
+            output.writeLong(uuid.getMostSignificantBits());
+            output.writeLong(uuid.getLeastSignificantBits());
+        }
+
+        @Override
+        public UUID read(Kryo kryo, com.esotericsoftware.kryo.io.Input input, Class<? extends UUID> type) {
+            return new UUID(input.readLong(), input.readLong());
+        }
+    }
+
+    /**
+     * Turns a Kryo failure while writing {@code what} into a typed hop failure: an unregistered class
+     * (named), a value over the frame limit, or another serialization error.
+     */
+    public static HopFailure encodeFailure(RuntimeException e, String what, int maxFrameSize) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof KryoBufferOverflowException) {
+                return new HopFailure(ErrorCode.FRAME_TOO_LARGE, what + " does not fit in the maximum frame size of "
+                        + maxFrameSize + " bytes", e);
+            }
+            String msg = t.getMessage();
+            Matcher m = msg == null ? null : NOT_REGISTERED.matcher(msg);
+            if (m != null && m.find()) {
+                String type = m.group(1);
+                return new HopFailure(ErrorCode.UNREGISTERED_TYPE, "cannot send " + what + ": class " + type
+                        + " is not registered for serialization; register it on every node with "
+                        + "TypeRegistry.builder().register(" + type.replace('$', '.') + ".class)", e);
+            }
+        }
+        return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": " + e, e);
+    }
+
+    /** Turns a Kryo failure while reading {@code what} into a typed hop failure. */
+    public HopFailure decodeFailure(RuntimeException e, String what) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String msg = t.getMessage();
+            Matcher m = msg == null ? null : UNKNOWN_ID.matcher(msg);
+            if (m != null && m.find()) {
+                return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": type id " + m.group(1)
+                        + " is not registered on this node; register the same types on every node with TypeRegistry", e);
+            }
+        }
+        String reason = e instanceof KryoException ? e.getMessage().lines().findFirst().orElse("") : e.toString();
+        return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": " + reason, e);
+    }
+}

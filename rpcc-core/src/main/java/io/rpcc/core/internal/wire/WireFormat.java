@@ -1,0 +1,335 @@
+package io.rpcc.core.internal.wire;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.FunctionLanguage;
+import io.rpcc.core.HopTiming;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Encodes and decodes rpcc frames (see {@link FrameType} for the layout). rpcc's own structures are
+ * written field by field; user values (parameters, state values, results) go through Kryo with
+ * registration required.
+ */
+public final class WireFormat {
+    /** Bytes before the payload: length, version, type. */
+    public static final int HEADER_BYTES = 6;
+
+    private final Serialization serialization;
+
+    /** A wire format for a node with {@code serialization}. */
+    public WireFormat(Serialization serialization) {
+        this.serialization = serialization;
+    }
+
+    /** The node's serialization. */
+    public Serialization serialization() {
+        return serialization;
+    }
+
+    // ---------------------------------------------------------------- encoding
+
+    /**
+     * Encodes {@code message} (a {@link Hello}, {@link ChainRequest}, {@link ChainResultFrame} or
+     * {@link ChainErrorFrame}) into a complete frame.
+     *
+     * @throws HopFailure if a value cannot be serialized or the frame exceeds {@code maxFrameSize}
+     */
+    public ByteBuf encode(Object message, int maxFrameSize) {
+        return serialization.withKryo(kryo -> {
+            Output out = new Output(256, maxFrameSize + 4);
+            try {
+                out.writeInt(0);
+                out.writeByte(FrameType.PROTOCOL_VERSION);
+                switch (message) {
+                    case Hello h -> {
+                        out.writeByte(FrameType.HELLO.wire());
+                        out.writeString(h.node());
+                        out.writeString(h.host());
+                        out.writeVarInt(h.port(), true);
+                        out.writeVarInt(h.maxFrameSize(), true);
+                    }
+                    case ChainRequest r -> {
+                        out.writeByte(FrameType.REQUEST.wire());
+                        writeHeader(out, r.header());
+                        kryo.writeClassAndObject(out, r.params());
+                        writeState(kryo, out, r.state());
+                    }
+                    case ChainResultFrame r -> {
+                        out.writeByte(FrameType.RESULT.wire());
+                        out.writeVarLong(r.chainId(), true);
+                        writeStrings(out, r.path());
+                        writeConsole(out, r.console());
+                        writeTimings(out, r.timings());
+                        kryo.writeClassAndObject(out, r.value());
+                    }
+                    case ChainErrorFrame e -> {
+                        out.writeByte(FrameType.ERROR.wire());
+                        out.writeVarLong(e.chainId(), true);
+                        out.writeVarInt(e.code().ordinal(), true);
+                        writeFailure(out, e.failure());
+                    }
+                    default -> throw new IllegalArgumentException("not an rpcc message: " + message.getClass());
+                }
+            } catch (RuntimeException e) {
+                throw e instanceof HopFailure hf ? hf
+                        : Serialization.encodeFailure(e, describe(message), maxFrameSize);
+            }
+            byte[] buf = out.getBuffer();
+            int length = out.position() - 4;
+            buf[0] = (byte) (length >>> 24);
+            buf[1] = (byte) (length >>> 16);
+            buf[2] = (byte) (length >>> 8);
+            buf[3] = (byte) length;
+            return Unpooled.wrappedBuffer(buf, 0, out.position());
+        });
+    }
+
+    private static String describe(Object message) {
+        return switch (message) {
+            case ChainRequest r -> "the parameters or state for service function '" + r.header().serviceFunction() + "'";
+            case ChainResultFrame r -> "the chain's result";
+            default -> "a " + message.getClass().getSimpleName();
+        };
+    }
+
+    private static void writeHeader(Output out, ChainHeader h) {
+        out.writeVarLong(h.chainId(), true);
+        out.writeString(h.origin());
+        out.writeString(h.originHost());
+        out.writeVarInt(h.originPort(), true);
+        out.writeVarInt(h.hop(), true);
+        out.writeVarInt(h.maxHops(), true);
+        writeStrings(out, h.path());
+        writeConsole(out, h.console());
+        writeTimings(out, h.timings());
+        out.writeString(h.serviceFunction());
+        writeFunction(out, h.chainingFunction());
+    }
+
+    private static void writeFunction(Output out, ChainingFunctionSource f) {
+        if (f.isNone()) {
+            out.writeByte(0);
+            return;
+        }
+        if (f.isSame()) {
+            throw new IllegalStateException("SAME must be resolved before sending");
+        }
+        out.writeByte(1 + f.language().ordinal());
+        out.writeString(f.source());
+    }
+
+    private static void writeStrings(Output out, List<String> strings) {
+        out.writeVarInt(strings.size(), true);
+        for (String s : strings) {
+            out.writeString(s);
+        }
+    }
+
+    private static void writeConsole(Output out, List<ConsoleLine> console) {
+        out.writeVarInt(console.size(), true);
+        for (ConsoleLine l : console) {
+            out.writeVarInt(l.hop(), true);
+            out.writeString(l.host());
+            out.writeString(l.source());
+            out.writeString(l.text());
+        }
+    }
+
+    private static void writeTimings(Output out, List<HopTiming> timings) {
+        out.writeVarInt(timings.size(), true);
+        for (HopTiming t : timings) {
+            out.writeVarInt(t.hop(), true);
+            out.writeString(t.host());
+            out.writeString(t.serviceFunction());
+            out.writeVarLong(t.queueNanos(), true);
+            out.writeVarLong(t.serviceNanos(), true);
+            out.writeVarLong(t.compileNanos(), true);
+            out.writeVarLong(t.chainingNanos(), true);
+            out.writeString(t.chainingHost());
+        }
+    }
+
+    private static void writeState(Kryo kryo, Output out, ChainState state) {
+        out.writeVarInt(state.size(), true);
+        for (Map.Entry<String, Object> e : state.asMap().entrySet()) {
+            out.writeString(e.getKey());
+            kryo.writeClassAndObject(out, e.getValue());
+        }
+    }
+
+    private static void writeFailure(Output out, ChainFailure f) {
+        out.writeString(f.exceptionName());
+        out.writeString(f.message());
+        out.writeString(f.host());
+        out.writeVarInt(f.hop(), true);
+        writeStrings(out, f.path());
+        writeStrings(out, f.details());
+        writeConsole(out, f.console());
+        writeTimings(out, f.timings());
+    }
+
+    // ---------------------------------------------------------------- decoding
+
+    /**
+     * Decodes a frame: {@code frame} holds the bytes after the length field (version, type, payload).
+     * User values that cannot be read are reported in the message's {@code decodeError}, so the
+     * chain's originator can be told; anything else that cannot be read throws.
+     *
+     * @throws HopFailure with {@link ErrorCode#MALFORMED_FRAME} if the frame cannot be read at all
+     */
+    public Object decode(ByteBuf frame) {
+        byte[] bytes = new byte[frame.readableBytes()];
+        frame.readBytes(bytes);
+        if (bytes.length < 2) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "frame of " + bytes.length + " bytes is too short");
+        }
+        if (bytes[0] != FrameType.PROTOCOL_VERSION) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unsupported protocol version " + bytes[0]
+                    + " (this node speaks version " + FrameType.PROTOCOL_VERSION + ")");
+        }
+        FrameType type = FrameType.fromWire(bytes[1]);
+        if (type == null) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown frame type " + bytes[1]);
+        }
+        Input in = new Input(bytes, 2, bytes.length - 2);
+        return serialization.withKryo(kryo -> {
+            Object message;
+            try {
+                message = switch (type) {
+                    case HELLO -> new Hello(in.readString(), in.readString(), in.readVarInt(true), in.readVarInt(true));
+                    case REQUEST -> readRequest(kryo, in);
+                    case RESULT -> readResult(kryo, in);
+                    case ERROR -> new ChainErrorFrame(in.readVarLong(true), ErrorCode.fromWire(in.readVarInt(true)),
+                            readFailure(in));
+                };
+            } catch (HopFailure e) {
+                throw e;
+            } catch (RuntimeException e) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: " + e.getMessage(), e);
+            }
+            if (in.position() != in.limit() && message instanceof Hello) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
+                        + " trailing bytes");
+            }
+            return message;
+        });
+    }
+
+    private ChainRequest readRequest(Kryo kryo, Input in) {
+        ChainHeader header = new ChainHeader(in.readVarLong(true), in.readString(), in.readString(),
+                in.readVarInt(true), in.readVarInt(true), in.readVarInt(true), readStrings(in), readConsole(in),
+                readTimings(in), in.readString(), readFunction(in));
+        if (header.origin() == null || header.serviceFunction() == null) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");
+        }
+        try {
+            Object params = kryo.readClassAndObject(in);
+            ChainState state = readState(kryo, in);
+            checkFullyRead(in, "REQUEST");
+            return new ChainRequest(header, params, state, null);
+        } catch (RuntimeException e) {
+            return new ChainRequest(header, null, null, e instanceof HopFailure hf ? hf
+                    : serialization.decodeFailure(e, "the parameters or state for service function '"
+                    + header.serviceFunction() + "'"));
+        }
+    }
+
+    private ChainResultFrame readResult(Kryo kryo, Input in) {
+        long chainId = in.readVarLong(true);
+        List<String> path = readStrings(in);
+        List<ConsoleLine> console = readConsole(in);
+        List<HopTiming> timings = readTimings(in);
+        try {
+            Object value = kryo.readClassAndObject(in);
+            checkFullyRead(in, "RESULT");
+            return new ChainResultFrame(chainId, path, console, timings, value, null);
+        } catch (RuntimeException e) {
+            return new ChainResultFrame(chainId, path, console, timings, null, e instanceof HopFailure hf ? hf
+                    : serialization.decodeFailure(e, "the chain's result"));
+        }
+    }
+
+    private static void checkFullyRead(Input in, String type) {
+        if (in.position() != in.limit()) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
+                    + " trailing bytes");
+        }
+    }
+
+    private static ChainingFunctionSource readFunction(Input in) {
+        int lang = in.readByte();
+        if (lang == 0) {
+            return ChainingFunctionSource.NONE;
+        }
+        FunctionLanguage[] languages = FunctionLanguage.values();
+        if (lang < 1 || lang > languages.length) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown chaining-function language " + lang);
+        }
+        return ChainingFunctionSource.of(languages[lang - 1], in.readString());
+    }
+
+    private static List<String> readStrings(Input in) {
+        int n = count(in);
+        List<String> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(in.readString());
+        }
+        return out;
+    }
+
+    private static List<ConsoleLine> readConsole(Input in) {
+        int n = count(in);
+        List<ConsoleLine> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(new ConsoleLine(in.readVarInt(true), in.readString(), in.readString(), in.readString()));
+        }
+        return out;
+    }
+
+    private static List<HopTiming> readTimings(Input in) {
+        int n = count(in);
+        List<HopTiming> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            out.add(new HopTiming(in.readVarInt(true), in.readString(), in.readString(), in.readVarLong(true),
+                    in.readVarLong(true), in.readVarLong(true), in.readVarLong(true), in.readString()));
+        }
+        return out;
+    }
+
+    private static ChainState readState(Kryo kryo, Input in) {
+        int n = count(in);
+        if (n == 0) {
+            return ChainState.empty();
+        }
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            map.put(in.readString(), kryo.readClassAndObject(in));
+        }
+        return ChainState.fromMap(map);
+    }
+
+    private static ChainFailure readFailure(Input in) {
+        return new ChainFailure(in.readString(), in.readString(), in.readString(), in.readVarInt(true),
+                readStrings(in), readStrings(in), readConsole(in), readTimings(in));
+    }
+
+    /** A list length, checked against what the frame can hold (a corrupt length must not allocate gigabytes). */
+    private static int count(Input in) {
+        int n = in.readVarInt(true);
+        if (n < 0 || n > in.limit() - in.position()) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt list length " + n);
+        }
+        return n;
+    }
+}

@@ -1,0 +1,138 @@
+package io.rpcc.server;
+
+import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.server.internal.HopExecutor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A server: a node that hosts service functions and runs the hops of chains that reach it.
+ *
+ * <pre>{@code
+ * StaticNameResolver names = new StaticNameResolver();
+ * RpccServer inventory = RpccServer.builder("inventory")
+ *     .listen("0.0.0.0", 7001)
+ *     .resolver(names)
+ *     .types(types)
+ *     .service("stock", sku -> stockOf((String) sku))
+ *     .build()
+ *     .start();
+ * }</pre>
+ *
+ * <p>Each hop runs on the server's executor (virtual threads by default): the service function,
+ * then the chain's chaining function, compiled from source on first use and cached. The chain then
+ * goes on to the next server, or its result goes straight to the node that started it.
+ */
+public final class RpccServer implements AutoCloseable {
+    private final Node node;
+    private volatile InetSocketAddress address;
+
+    private RpccServer(Node node) {
+        this.node = node;
+    }
+
+    /** A builder for a server named {@code name}. */
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** Starts listening. */
+    public RpccServer start() {
+        address = node.start();
+        return this;
+    }
+
+    /** The server's name. */
+    public String name() {
+        return node.name();
+    }
+
+    /** The address it listens on (after {@link #start()}). */
+    public InetSocketAddress address() {
+        if (address == null) {
+            throw new IllegalStateException("server '" + name() + "' is not started");
+        }
+        return address;
+    }
+
+    /** Counters of this server's transport and function cache, for monitoring and tests. */
+    public ServerStats stats() {
+        var t = node.transport().stats();
+        var f = node.functions().stats();
+        return new ServerStats(t.connectionsOpen(), t.malformedFrames(), t.framesReceived(), f.hits(), f.misses());
+    }
+
+    /** Stops listening and closes its connections. */
+    @Override
+    public void close() {
+        node.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RpccServer[" + name() + (address == null ? "" : " @ " + address) + "]";
+    }
+
+    /** Builds an {@link RpccServer}. */
+    public static final class Builder extends NodeBuilder<Builder> {
+        private final Map<String, ServiceFunction> services = new LinkedHashMap<>();
+
+        private Builder(String name) {
+            super(name);
+        }
+
+        /** Registers {@code function} as service function {@code name}. */
+        public Builder service(String name, ServiceFunction function) {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(function, "function");
+            if (services.putIfAbsent(name, function) != null) {
+                throw new IllegalArgumentException("service function '" + name + "' is already registered");
+            }
+            return this;
+        }
+
+        /** Registers every {@link ServiceMethod} of {@code target} as a service function. */
+        public Builder services(Object target) {
+            int found = 0;
+            for (Method m : target.getClass().getDeclaredMethods()) {
+                ServiceMethod ann = m.getAnnotation(ServiceMethod.class);
+                if (ann == null) {
+                    continue;
+                }
+                if (m.getParameterCount() > 1 || Modifier.isStatic(m.getModifiers())) {
+                    throw new IllegalArgumentException("@ServiceMethod " + m + " must be an instance method with at most one parameter");
+                }
+                m.setAccessible(true);
+                boolean noArgs = m.getParameterCount() == 0;
+                service(ann.value().isEmpty() ? m.getName() : ann.value(), params -> {
+                    try {
+                        return noArgs ? m.invoke(target) : m.invoke(target, params);
+                    } catch (InvocationTargetException e) {
+                        Throwable cause = e.getCause();
+                        if (cause instanceof Exception ex) {
+                            throw ex;
+                        }
+                        throw (Error) cause;
+                    }
+                });
+                found++;
+            }
+            if (found == 0) {
+                throw new IllegalArgumentException(target.getClass().getName() + " has no @ServiceMethod methods");
+            }
+            return this;
+        }
+
+        /** The server (not started). */
+        public RpccServer build() {
+            return new RpccServer(new Node(settings(), new HopExecutor(services)));
+        }
+    }
+}

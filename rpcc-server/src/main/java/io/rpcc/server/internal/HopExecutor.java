@@ -1,0 +1,120 @@
+package io.rpcc.server.internal;
+
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopTiming;
+import io.rpcc.core.NextHop;
+import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.VirtualConsole;
+import io.rpcc.core.internal.chain.CurrentContext;
+import io.rpcc.core.internal.chain.HopContext;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.chain.RequestHandler;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Runs one hop of a chain at a server (paper Fig. 3, steps 3 to 7): the service function, then the
+ * chaining function, then either the next hop or the result straight to the originator. Runs on the
+ * node's executor (virtual threads by default), never on an event loop. Any failure goes to the
+ * originator as a typed error naming this hop; the server carries on.
+ */
+public final class HopExecutor implements RequestHandler {
+    private final Map<String, ServiceFunction> services;
+
+    /** An executor for a server hosting {@code services}. */
+    public HopExecutor(Map<String, ServiceFunction> services) {
+        this.services = Map.copyOf(services);
+    }
+
+    @Override
+    public void onRequest(Node node, ChainRequest request, long arrivedNanos) {
+        node.executor().execute(() -> run(node, request, arrivedNanos));
+    }
+
+    private void run(Node node, ChainRequest request, long arrivedNanos) {
+        ChainHeader h = request.header();
+        List<String> path = node.pathThrough(h);
+        List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
+        List<HopTiming> timings = new ArrayList<>(h.timings());
+        String chainId = h.origin() + "#" + h.chainId();
+        try {
+            if (request.decodeError() != null) {
+                throw request.decodeError();
+            }
+            ServiceFunction sf = services.get(h.serviceFunction());
+            if (sf == null) {
+                throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + node.name()
+                        + "' has no service function '" + h.serviceFunction() + "' (it has: "
+                        + new TreeSet<>(services.keySet()) + ")");
+            }
+            long sfStart = System.nanoTime();
+            Object result;
+            VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
+            try (var scope = CurrentContext.enter(new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole))) {
+                result = sf.apply(request.params());
+            } catch (Throwable e) {
+                throw new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(), "service function '"
+                        + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e);
+            }
+            long sfEnd = System.nanoTime();
+            HopTiming timing = new HopTiming(h.hop(), node.name(), h.serviceFunction(), sfStart - arrivedNanos,
+                    sfEnd - sfStart, 0, 0, node.name());
+            ChainingFunctionSource cf = h.chainingFunction();
+            if (cf.isNone()) {
+                timings.add(timing);
+                node.sendResult(h, path, List.copyOf(console), timings, result);
+                return;
+            }
+            FunctionRuntime.Loaded loaded = node.functions().load(cf);
+            long cfStart = System.nanoTime();
+            NextHop next;
+            VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
+            try (var scope = CurrentContext.enter(new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole))) {
+                next = FunctionRuntime.invoke(loaded.function(), request.state(), result);
+            } finally {
+                timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
+            }
+            switch (next) {
+                case NextHop.End end -> node.sendResult(h, path, List.copyOf(console), timings, end.result());
+                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings);
+            }
+        } catch (HopFailure f) {
+            node.sendFailure(h, f, path, List.copyOf(console), timings);
+        } catch (RuntimeException | Error e) {
+            node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
+                    + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings);
+        }
+    }
+
+    private static void forward(Node node, ChainHeader h, NextHop.Call call, ChainingFunctionSource current,
+                                List<String> path, List<ConsoleLine> console, List<HopTiming> timings) {
+        int limit = Math.min(h.maxHops(), node.settings().maxHops());
+        if (h.hop() + 1 > limit) {
+            throw new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
+                    + " hops; not calling '" + call.serviceFunction() + "' at '" + call.server() + "'");
+        }
+        ChainingFunctionSource next = call.chainingFunction().isSame() ? current : call.chainingFunction();
+        List<ConsoleLine> consoleNow = List.copyOf(console);
+        ChainHeader nh = new ChainHeader(h.chainId(), h.origin(), h.originHost(), h.originPort(), h.hop() + 1,
+                h.maxHops(), path, consoleNow, timings, call.serviceFunction(), next);
+        ChainState state = call.state();
+        node.forward(call.server(), new ChainRequest(nh, call.params(), state, null)).whenComplete((v, e) -> {
+            if (e != null) {
+                Throwable cause = Node.unwrap(e);
+                HopFailure f = cause instanceof HopFailure hf ? hf
+                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + call.server() + "': " + cause, cause);
+                node.sendFailure(h, f, path, consoleNow, timings);
+            }
+        });
+    }
+}
