@@ -3,6 +3,7 @@ package io.rpcc.core.internal.transport;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.WireFormat;
 
 /**
@@ -27,8 +28,16 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         }
         try {
             return wire.decode(frame);
+        } catch (HopFailure e) {
+            // Passed on as a message rather than thrown, so the frames behind it in the same read
+            // are decoded now instead of waiting for the next read.
+            return new MalformedFrame(e);
         } finally {
             frame.release();
         }
+    }
+
+    /** A frame that could not be decoded, and why. */
+    record MalformedFrame(HopFailure reason) {
     }
 }

@@ -288,6 +288,7 @@ public final class NodeTransport implements AutoCloseable {
                 case ChainResultFrame r -> listener.onResult(r);
                 case ChainErrorFrame e -> listener.onError(e);
                 case Hello h -> onHello(ctx.channel(), h);
+                case FrameDecoder.MalformedFrame m -> onMalformed(ctx, m.reason());
                 default -> throw new IllegalStateException("unexpected message " + msg.getClass());
             }
         }
@@ -324,17 +325,20 @@ public final class NodeTransport implements AutoCloseable {
             super.channelInactive(ctx);
         }
 
+        private void onMalformed(ChannelHandlerContext ctx, Throwable reason) {
+            malformedFrames.incrementAndGet();
+            Hello h = ctx.channel().attr(PEER).get();
+            log.warn("node '{}' dropped a malformed frame from {}: {}", config.nodeName(),
+                    h != null ? "'" + h.node() + "'" : ctx.channel().remoteAddress(), reason.getMessage());
+            if (reason.getMessage() != null && reason.getMessage().startsWith("unsupported protocol version")) {
+                ctx.close(); // a peer that speaks another protocol cannot be understood at all
+            }
+        }
+
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (cause instanceof DecoderException) {
-                malformedFrames.incrementAndGet();
-                Throwable reason = cause.getCause() != null ? cause.getCause() : cause;
-                Hello h = ctx.channel().attr(PEER).get();
-                log.warn("node '{}' dropped a malformed frame from {}: {}", config.nodeName(),
-                        h != null ? "'" + h.node() + "'" : ctx.channel().remoteAddress(), reason.getMessage());
-                if (reason.getMessage() != null && reason.getMessage().startsWith("unsupported protocol version")) {
-                    ctx.close(); // a peer that speaks another protocol cannot be understood at all
-                }
+            if (cause instanceof DecoderException) { // a frame over the size limit (its bytes are skipped)
+                onMalformed(ctx, cause.getCause() != null ? cause.getCause() : cause);
                 return;
             }
             if (cause instanceof IOException) {

@@ -3,7 +3,6 @@ package io.rpcc.core.internal.wire;
 import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.KryoBufferOverflowException;
-import com.esotericsoftware.kryo.serializers.ImmutableCollectionsSerializers;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.Pool;
 import io.rpcc.core.TypeRegistry;
@@ -79,12 +78,11 @@ public final class Serialization {
         kryo.setRegistrationRequired(true);
         kryo.setReferences(false);
         kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
-        ImmutableCollectionsSerializers.addDefaultSerializers(kryo);
         kryo.addDefaultSerializer(UUID.class, new UuidSerializer());
         // Kryo itself registers the primitives and String with ids 0..9.
         int id = 20;
         for (Class<?> c : builtInTypes()) {
-            kryo.register(c, id++);
+            kryo.register(c, boundedSerializer(kryo, c), id++);
         }
         for (TypeRegistry.Registration r : types.registrations()) {
             if (r.serializer() != null) {
@@ -96,6 +94,26 @@ public final class Serialization {
         return kryo;
     }
 
+    /** The serializer for built-in {@code type}: bounded for arrays, collections and maps. */
+    private static com.esotericsoftware.kryo.Serializer<?> boundedSerializer(Kryo kryo, Class<?> type) {
+        String name = type.getName();
+        if (type.isArray()) {
+            return new BoundedSerializers.BoundedArray<>(kryo.getDefaultSerializer(type));
+        } else if (name.startsWith("java.util.ImmutableCollections$List")) {
+            return new BoundedSerializers.ImmutableList();
+        } else if (name.startsWith("java.util.ImmutableCollections$Set")) {
+            return new BoundedSerializers.ImmutableSet();
+        } else if (name.startsWith("java.util.ImmutableCollections$Map")) {
+            return new BoundedSerializers.ImmutableMap();
+        } else if (type == ArrayList.class || type == LinkedList.class || type == ArrayDeque.class
+                || type == HashSet.class || type == LinkedHashSet.class) {
+            return new BoundedSerializers.BoundedCollection();
+        } else if (type == HashMap.class || type == LinkedHashMap.class) {
+            return new BoundedSerializers.BoundedMap();
+        }
+        return kryo.getDefaultSerializer(type);
+    }
+
     /** The JDK types every node registers, in id order (ids 20..). Append only: the order is the protocol. */
     static List<Class<?>> builtInTypes() {
         return List.of(
@@ -103,9 +121,9 @@ public final class Serialization {
                 boolean[].class, String[].class, Object[].class,
                 ArrayList.class, LinkedList.class, ArrayDeque.class, HashMap.class, LinkedHashMap.class,
                 TreeMap.class, HashSet.class, LinkedHashSet.class, TreeSet.class,
-                List.of().getClass(), List.of(1).getClass(), List.of(1, 2, 3).getClass(),
-                Set.of().getClass(), Set.of(1).getClass(), Set.of(1, 2, 3).getClass(),
-                Map.of().getClass(), Map.of(1, 1).getClass(), Map.of(1, 1, 2, 2).getClass(),
+                List.of(1).getClass(), List.of(1, 2, 3).getClass(),
+                Set.of(1).getClass(), Set.of(1, 2, 3).getClass(),
+                Map.of(1, 1).getClass(), Map.of(1, 1, 2, 2).getClass(),
                 Collections.emptyList().getClass(), Collections.emptySet().getClass(),
                 Collections.emptyMap().getClass(), Collections.singletonList(1).getClass(),
                 Collections.singleton(1).getClass(), Collections.singletonMap(1, 1).getClass(),

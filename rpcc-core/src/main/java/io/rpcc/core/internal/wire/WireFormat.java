@@ -202,7 +202,7 @@ public final class WireFormat {
         if (type == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown frame type " + bytes[1]);
         }
-        Input in = new Input(bytes, 2, bytes.length - 2);
+        Input in = new BoundedInput(bytes, 2, bytes.length - 2);
         return serialization.withKryo(kryo -> {
             Object message;
             try {

@@ -1,0 +1,137 @@
+package io.rpcc.core.internal.wire;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import com.esotericsoftware.kryo.serializers.CollectionSerializer;
+import com.esotericsoftware.kryo.serializers.MapSerializer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Serializers for the built-in arrays, collections and maps that refuse element counts larger than
+ * the bytes left in the frame (every element takes at least one byte), so a corrupt frame cannot
+ * make a node allocate gigabytes.
+ */
+final class BoundedSerializers {
+    private BoundedSerializers() {
+    }
+
+    static void checkCount(Input input, long count, Class<?> type) {
+        long left = input.limit() - input.position();
+        if (count < 0 || count > left) {
+            throw new KryoException("corrupt length " + count + " for " + type.getName() + " (" + left
+                    + " bytes left in the frame)");
+        }
+    }
+
+    /** An array serializer (encoding: varint length + 1, then the elements), bounded. */
+    static final class BoundedArray<T> extends Serializer<T> {
+        private final Serializer<T> delegate;
+
+        @SuppressWarnings("unchecked")
+        BoundedArray(Serializer<?> delegate) {
+            super(delegate.getAcceptsNull(), delegate.isImmutable());
+            this.delegate = (Serializer<T>) delegate;
+        }
+
+        @Override
+        public void write(Kryo kryo, Output output, T object) {
+            delegate.write(kryo, output, object);
+        }
+
+        @Override
+        public T read(Kryo kryo, Input input, Class<? extends T> type) {
+            int start = input.position();
+            long count = (input.readVarInt(true) & 0xFFFFFFFFL) - 1;
+            input.setPosition(start);
+            checkCount(input, count, type);
+            return delegate.read(kryo, input, type);
+        }
+
+        @Override
+        public T copy(Kryo kryo, T original) {
+            return delegate.copy(kryo, original);
+        }
+    }
+
+    /** Kryo's collection serializer, bounded. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    static class BoundedCollection extends CollectionSerializer<Collection> {
+        @Override
+        protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
+            checkCount(input, size, type);
+            return super.create(kryo, input, type, size);
+        }
+    }
+
+    /** Kryo's map serializer, bounded. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    static class BoundedMap extends MapSerializer<Map> {
+        @Override
+        protected Map create(Kryo kryo, Input input, Class<? extends Map> type, int size) {
+            checkCount(input, size, type);
+            return super.create(kryo, input, type, size);
+        }
+    }
+
+    /** {@code List.of(...)}: read into a list, then copied into an immutable one. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    static final class ImmutableList extends BoundedCollection {
+        ImmutableList() {
+            setElementsCanBeNull(false);
+        }
+
+        @Override
+        protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
+            checkCount(input, size, type);
+            return new ArrayList(size);
+        }
+
+        @Override
+        public Collection read(Kryo kryo, Input input, Class<? extends Collection> type) {
+            return List.copyOf(super.read(kryo, input, type));
+        }
+    }
+
+    /** {@code Set.of(...)}. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    static final class ImmutableSet extends BoundedCollection {
+        ImmutableSet() {
+            setElementsCanBeNull(false);
+        }
+
+        @Override
+        protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
+            checkCount(input, size, type);
+            return new LinkedHashSet();
+        }
+
+        @Override
+        public Collection read(Kryo kryo, Input input, Class<? extends Collection> type) {
+            return Set.copyOf(super.read(kryo, input, type));
+        }
+    }
+
+    /** {@code Map.of(...)}. */
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    static final class ImmutableMap extends BoundedMap {
+        @Override
+        protected Map create(Kryo kryo, Input input, Class<? extends Map> type, int size) {
+            checkCount(input, size, type);
+            return new HashMap();
+        }
+
+        @Override
+        public Map read(Kryo kryo, Input input, Class<? extends Map> type) {
+            return Map.copyOf(super.read(kryo, input, type));
+        }
+    }
+}

@@ -1,0 +1,350 @@
+package io.rpcc.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.client.ChainCall;
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainTimeoutException;
+import io.rpcc.core.ChainingFunctionCompileException;
+import io.rpcc.core.ChainingFunctionException;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.FrameTooLargeException;
+import io.rpcc.core.HopLimitExceededException;
+import io.rpcc.core.HopUnreachableException;
+import io.rpcc.core.MalformedFrameException;
+import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.StaticRoute;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.UnknownServerException;
+import io.rpcc.core.UnknownServiceFunctionException;
+import io.rpcc.core.UnregisteredTypeException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every failure reaches the originator as a typed exception with the exception's name, message,
+ * the failing hop and host, and the path so far; and the servers go on serving.
+ */
+class ChainErrorTest {
+    /** Registered at the client only, to make a value the servers cannot decode. */
+    record ClientOnly(String text) {
+    }
+
+    /** Registered nowhere. */
+    record Unregistered(int n) {
+    }
+
+    static Cluster cluster;
+    static RpccServer s1;
+    static RpccClient client;
+    static RpccClient clientWithExtraType;
+
+    /** Reads the next hop from the state: {@code next} = "server/function", or ends. */
+    static final ChainingFunctionSource GOTO = ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            public class Goto implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    String next = (String) state.get("next");
+                    if (next == null) {
+                        return NextHop.end(result);
+                    }
+                    String[] parts = next.split("/");
+                    return NextHop.call(parts[0], parts[1], result, state.without("next"));
+                }
+            }
+            """);
+
+    @BeforeAll
+    static void start() throws Exception {
+        cluster = new Cluster();
+        s1 = cluster.server("s1", b -> b.service("echo", p -> p));
+        cluster.server("s2", b -> b
+                .service("echo", p -> p)
+                .service("boom", p -> {
+                    throw new IllegalStateException("boom at s2");
+                })
+                .service("unregistered", p -> new Unregistered(3))
+                .service("slow", p -> {
+                    Thread.sleep(1500);
+                    return p;
+                }));
+        cluster.server("s3", b -> b.maxFrameSize(64 * 1024).service("echo", p -> p));
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            cluster.names.register("dead", new InetSocketAddress("127.0.0.1", s.getLocalPort()));
+        } // closed: nothing listens there any more
+        client = cluster.client();
+        clientWithExtraType = cluster.client(b -> b.types(TypeRegistry.of(ClientOnly.class)));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        cluster.close();
+    }
+
+    @AfterEach
+    void serversStillServe() {
+        StaticRoute route = StaticRoute.of(StaticRoute.hop("s1", "echo"), StaticRoute.hop("s2", "echo"),
+                StaticRoute.hop("s3", "echo"));
+        assertEquals("still alive", client.runChain(ChainCall.along(route, "still alive")).value());
+    }
+
+    private static <T extends ChainException> T fails(Class<T> type, Supplier<Object> chain) {
+        ChainException e = assertThrows(ChainException.class, chain::get);
+        return assertInstanceOf(type, e, () -> "expected " + type.getSimpleName() + " but got " + e);
+    }
+
+    private static Object chain(String first, String function, Object params, ChainingFunctionSource cf, String next) {
+        return client.runChain(first, function, params, cf, next == null ? ChainState.empty() : ChainState.of("next", next));
+    }
+
+    @Test
+    void unknownFirstServerFailsAtTheClient() {
+        UnknownServerException e = fails(UnknownServerException.class,
+                () -> client.runChain("nowhere", "echo", "x", ChainingFunctionSource.NONE, ChainState.empty()));
+        assertEquals(client.name(), e.host());
+        assertEquals(0, e.hop());
+        assertEquals(List.of(), e.path());
+        assertEquals(UnknownServerException.class.getName(), e.exceptionName());
+        assertTrue(e.getMessage().contains("no address for server 'nowhere'"), e.getMessage());
+    }
+
+    @Test
+    void unknownNextServerNamesTheHopThatTriedIt() {
+        UnknownServerException e = fails(UnknownServerException.class, () -> chain("s1", "echo", "x", GOTO, "nowhere/echo"));
+        assertEquals("s1", e.host());
+        assertEquals(1, e.hop());
+        assertEquals(List.of("s1"), e.path());
+        assertTrue(e.remoteMessage().startsWith("no address for server 'nowhere'"), e.remoteMessage());
+    }
+
+    @Test
+    void unknownServiceFunction() {
+        UnknownServiceFunctionException e = fails(UnknownServiceFunctionException.class,
+                () -> chain("s1", "echo", "x", GOTO, "s2/nosuch"));
+        assertEquals("s2", e.host());
+        assertEquals(2, e.hop());
+        assertEquals(List.of("s1", "s2"), e.path());
+        assertEquals("server 's2' has no service function 'nosuch' (it has: [boom, echo, slow, unregistered])",
+                e.remoteMessage());
+    }
+
+    @Test
+    void serviceFunctionThatThrows() {
+        ServiceFunctionException e = fails(ServiceFunctionException.class, () -> chain("s1", "echo", "x", GOTO, "s2/boom"));
+        assertEquals("java.lang.IllegalStateException", e.exceptionName());
+        assertTrue(e.remoteMessage().contains("boom at s2"), e.remoteMessage());
+        assertEquals("s2", e.host());
+        assertEquals(List.of("s1", "s2"), e.path());
+        assertTrue(e.failure().details().stream().anyMatch(l -> l.contains("ChainErrorTest")), "stack trace travels");
+    }
+
+    @Test
+    void chainingFunctionThatThrows() {
+        ChainingFunctionSource cf = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Thrower implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        if (state.contains("go")) return NextHop.call("s2", "echo", result, ChainState.empty());
+                        throw new IllegalArgumentException("bad state: " + state.names());
+                    }
+                }
+                """);
+        ChainingFunctionException e = fails(ChainingFunctionException.class,
+                () -> client.runChain("s1", "echo", "x", cf, ChainState.of("go", true)));
+        assertEquals("java.lang.IllegalArgumentException", e.exceptionName());
+        assertEquals("bad state: []", e.remoteMessage());
+        assertEquals("s2", e.host());
+        assertEquals(2, e.hop());
+        assertEquals(List.of("s1", "s2"), e.path());
+        assertEquals(2, e.timings().size(), "timings up to the failure");
+    }
+
+    @Test
+    void chainingFunctionThatReturnsNull() {
+        ChainingFunctionSource cf = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Nothing implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) { return null; }
+                }
+                """);
+        ChainingFunctionException e = fails(ChainingFunctionException.class,
+                () -> client.runChain("s1", "echo", "x", cf, ChainState.empty()));
+        assertTrue(e.remoteMessage().contains("returned null"), e.remoteMessage());
+        assertEquals("s1", e.host());
+    }
+
+    @Test
+    void chainingFunctionThatDoesNotCompile() {
+        ChainingFunctionSource cf = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Broken implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        return NextHop.end(undefinedVariable);
+                    }
+                }
+                """);
+        ChainingFunctionCompileException e = fails(ChainingFunctionCompileException.class,
+                () -> client.runChain("s2", "echo", "x", cf, ChainState.empty()));
+        assertEquals("s2", e.host());
+        assertEquals(1, e.hop());
+        assertEquals(List.of("s2"), e.path());
+        assertEquals(1, e.diagnostics().size(), e.getMessage());
+        ChainingFunctionCompileException.Diagnostic d = e.diagnostics().get(0);
+        assertEquals(4, d.line());
+        assertEquals(28, d.column());
+        assertTrue(d.message().contains("cannot find symbol"), d.message());
+        assertTrue(e.getMessage().contains("Broken") && e.getMessage().contains("4:28"), e.getMessage());
+    }
+
+    @Test
+    void unreachableNextHop() {
+        HopUnreachableException e = fails(HopUnreachableException.class, () -> chain("s1", "echo", "x", GOTO, "dead/echo"));
+        assertEquals("s1", e.host());
+        assertEquals(1, e.hop());
+        assertEquals(List.of("s1"), e.path());
+        assertTrue(e.remoteMessage().startsWith("cannot connect to 'dead' at "), e.remoteMessage());
+    }
+
+    @Test
+    void resolverPointingAtTheWrongNode() {
+        cluster.names.register("impostor", cluster.names.resolve("s3").orElseThrow());
+        try {
+            HopUnreachableException e = fails(HopUnreachableException.class,
+                    () -> chain("s1", "echo", "x", GOTO, "impostor/echo"));
+            assertTrue(e.remoteMessage().contains("is 's3', not 'impostor'"), e.remoteMessage());
+        } finally {
+            cluster.names.unregister("impostor");
+        }
+    }
+
+    @Test
+    void valueTheReceiverCannotDecode() {
+        MalformedFrameException e = fails(MalformedFrameException.class, () -> clientWithExtraType.runChain(
+                "s1", "echo", new ClientOnly("hi"), ChainingFunctionSource.NONE, ChainState.empty()));
+        assertEquals("s1", e.host());
+        assertEquals(1, e.hop());
+        assertEquals(List.of("s1"), e.path());
+        assertTrue(e.remoteMessage().contains("type id " + TypeRegistry.nameDerivedId(ClientOnly.class)
+                + " is not registered on this node"), e.remoteMessage());
+    }
+
+    @Test
+    void unregisteredParameterTypeIsNamedAtTheClient() {
+        UnregisteredTypeException e = fails(UnregisteredTypeException.class, () -> client.runChain(
+                "s1", "echo", new Unregistered(1), ChainingFunctionSource.NONE, ChainState.empty()));
+        assertEquals(0, e.hop());
+        assertTrue(e.remoteMessage().contains("class io.rpcc.server.ChainErrorTest$Unregistered is not registered"),
+                e.remoteMessage());
+    }
+
+    @Test
+    void unregisteredResultTypeIsNamedByTheServer() {
+        UnregisteredTypeException e = fails(UnregisteredTypeException.class,
+                () -> chain("s1", "echo", "x", GOTO, "s2/unregistered"));
+        assertEquals("s2", e.host());
+        assertEquals(List.of("s1", "s2"), e.path());
+        assertTrue(e.remoteMessage().contains("ChainErrorTest$Unregistered is not registered"), e.remoteMessage());
+    }
+
+    @Test
+    void oversizedStateIsRefusedBeforeItIsSent() {
+        String big = "x".repeat(100_000);
+        FrameTooLargeException atClient = fails(FrameTooLargeException.class,
+                () -> client.runChain("s3", "echo", "x", GOTO, ChainState.of("ballast", big)));
+        assertEquals(0, atClient.hop());
+        assertTrue(atClient.remoteMessage().contains("maximum frame size of 65536 bytes"), atClient.remoteMessage());
+
+        ChainingFunctionSource grow = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Grow implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        if (state.contains("big")) return NextHop.end("done");
+                        return NextHop.call("s3", "echo", result, state.with("big", "y".repeat(100_000)));
+                    }
+                }
+                """);
+        FrameTooLargeException atHop = fails(FrameTooLargeException.class,
+                () -> client.runChain("s1", "echo", "x", grow, ChainState.empty()));
+        assertEquals("s1", atHop.host());
+        assertEquals(List.of("s1"), atHop.path());
+    }
+
+    @Test
+    void hopLimitEndsARunawayChain() {
+        ChainingFunctionSource pingPong = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class PingPong implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        String here = ChainContext.current().node();
+                        return NextHop.call(here.equals("s1") ? "s2" : "s1", "echo", result, state);
+                    }
+                }
+                """);
+        HopLimitExceededException e = fails(HopLimitExceededException.class, () -> client.runChain(
+                ChainCall.to("s1", "echo").params("x").chainingFunction(pingPong).maxHops(25)));
+        assertEquals(25, e.hop());
+        assertEquals(25, e.path().size());
+        assertEquals("s1", e.host());
+        assertTrue(e.remoteMessage().startsWith("chain reached its hop limit of 25 hops"), e.remoteMessage());
+
+        HopLimitExceededException defaultLimit = fails(HopLimitExceededException.class, () -> client.runChain(
+                ChainCall.to("s1", "echo").params("x").chainingFunction(pingPong).timeout(Duration.ofSeconds(60))));
+        assertEquals(2000, defaultLimit.hop());
+        assertEquals(2000, defaultLimit.path().size());
+        assertEquals("s2", defaultLimit.host());
+
+        HopLimitExceededException interactive = fails(HopLimitExceededException.class, () -> client.runChain(
+                ChainCall.to("s1", "echo").params("x").chainingFunction(pingPong).maxHops(10).interactive(true)));
+        assertEquals(10, interactive.hop());
+        assertEquals(10, interactive.path().size());
+    }
+
+    @Test
+    void timeoutAtTheClientAndTheLateResultIsDropped() throws Exception {
+        long lateBefore = client.lateFrames();
+        ChainTimeoutException e = fails(ChainTimeoutException.class, () -> client.runChain(
+                ChainCall.to("s2", "slow").params("x").timeout(Duration.ofMillis(200))));
+        assertEquals(client.name(), e.host());
+        assertTrue(e.remoteMessage().contains("no result within 200 ms"), e.remoteMessage());
+        for (int i = 0; i < 100 && client.lateFrames() == lateBefore; i++) {
+            Thread.sleep(50);
+        }
+        assertEquals(lateBefore + 1, client.lateFrames());
+        assertEquals(0, client.chainsInFlight());
+    }
+
+    @Test
+    void garbageOnTheWireIsDroppedAndTheServerGoesOn() throws Exception {
+        long malformedBefore = s1.stats().malformedFrames();
+        InetSocketAddress addr = cluster.names.resolve("s1").orElseThrow();
+        try (Socket raw = new Socket(addr.getAddress(), addr.getPort())) {
+            raw.setSoTimeout(5000);
+            OutputStream out = raw.getOutputStream();
+            out.write(new byte[] {0, 0, 0, 5, 1, 99, 1, 2, 3});           // unknown frame type
+            out.write(new byte[] {0, 0, 0, 6, 1, 2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}); // truncated request
+            out.flush();
+            for (int i = 0; i < 100 && s1.stats().malformedFrames() < malformedBefore + 2; i++) {
+                Thread.sleep(20);
+            }
+            assertEquals(malformedBefore + 2, s1.stats().malformedFrames());
+            out.write(new byte[] {0, 0, 0, 5, 7, 2, 1, 2, 3});             // another protocol version: connection closed
+            out.flush();
+            assertEquals(-1, raw.getInputStream().read(), "the server closes a connection that speaks another version");
+        }
+        // @AfterEach then proves that s1 still serves chains.
+    }
+}
