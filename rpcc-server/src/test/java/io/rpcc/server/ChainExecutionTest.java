@@ -24,6 +24,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ChainExecutionTest {
     static Cluster cluster;
     static RpccClient client;
+    static final java.util.Map<String, RpccServer> servers = new java.util.HashMap<>();
     static final ChainingFunctionSource ROUTE = ChainingFunctionSource.javaResource(ChainExecutionTest.class, "/chains/Route.java");
 
     @BeforeAll
@@ -31,9 +32,9 @@ class ChainExecutionTest {
         cluster = new Cluster();
         for (int i = 1; i <= 5; i++) {
             int n = i;
-            cluster.server("s" + i, b -> b
+            servers.put("s" + i, cluster.server("s" + i, b -> b
                     .service("append", p -> p + "s" + n + ";")
-                    .service("where", p -> ChainContext.current().node()));
+                    .service("where", p -> ChainContext.current().node())));
         }
         cluster.server("gateway", b -> b.service("region", p -> {
             String order = (String) p;
@@ -128,14 +129,19 @@ class ChainExecutionTest {
 
     @Test
     void manyConcurrentChainsShareOneConnectionPerPair() {
-        List<java.util.concurrent.CompletableFuture<ChainResult>> all = new ArrayList<>();
         StaticRoute route = StaticRoute.of(StaticRoute.hop("s1", "append"), StaticRoute.hop("s2", "append"));
+        assertEquals("warm:s1;s2;", client.runChain(ChainCall.along(route, "warm:")).value());
+        int s1Connections = servers.get("s1").stats().connectionsOpen();
+        int s2Connections = servers.get("s2").stats().connectionsOpen();
+        List<java.util.concurrent.CompletableFuture<ChainResult>> all = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
             all.add(client.startChain(route, i + ":"));
         }
         for (int i = 0; i < 500; i++) {
             assertEquals(i + ":s1;s2;", all.get(i).join().value());
         }
+        assertEquals(s1Connections, servers.get("s1").stats().connectionsOpen(), "no new connections at s1");
+        assertEquals(s2Connections, servers.get("s2").stats().connectionsOpen(), "no new connections at s2");
     }
 
     private static List<String> texts(List<ConsoleLine> lines) {

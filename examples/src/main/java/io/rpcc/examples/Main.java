@@ -1,0 +1,22 @@
+package io.rpcc.examples;
+
+import io.rpcc.examples.quickstart.Quickstart;
+import java.util.Arrays;
+
+/** Runs one example: {@code java -jar rpcc-examples.jar <example> [args]}. */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String example = args.length == 0 ? "quickstart" : args[0];
+        String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
+        switch (example) {
+            case "quickstart" -> Quickstart.main(rest);
+            default -> {
+                System.err.println("unknown example '" + example + "'; available: quickstart");
+                System.exit(2);
+            }
+        }
+    }
+}
