@@ -82,11 +82,23 @@ public final class RpccClient implements AutoCloseable {
 
     /** Starts a chain described by {@code call}. */
     public CompletableFuture<ChainResult> startChain(ChainCall call) {
+        // The internal future completes on an event loop; user code continues on the executor.
+        CompletableFuture<ChainResult> user = new CompletableFuture<>();
+        launch(call).whenComplete((r, e) -> node.executor().execute(() -> {
+            if (e != null) {
+                user.completeExceptionally(Node.unwrap(e));
+            } else {
+                user.complete(r);
+            }
+        }));
+        return user;
+    }
+
+    private CompletableFuture<ChainResult> launch(ChainCall call) {
         Objects.requireNonNull(call, "call");
-        Duration timeout = call.timeout() != null ? call.timeout() : defaultTimeout;
-        int maxHops = call.maxHops() > 0 ? call.maxHops() : node.settings().maxHops();
-        boolean interactive = call.interactive() != null ? call.interactive() : defaultInteractive;
-        if (interactive) {
+        Duration timeout = timeout(call);
+        int maxHops = maxHops(call);
+        if (isInteractive(call)) {
             return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
                     call.state(), timeout, maxHops);
         }
@@ -102,12 +114,28 @@ public final class RpccClient implements AutoCloseable {
     /** {@link #startChain(String, String, Object, ChainingFunctionSource, ChainState)}, waiting for the result. */
     public ChainResult runChain(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
                                 ChainState state) {
-        return await(startChain(server, serviceFunction, params, cf, state));
+        return runChain(ChainCall.to(server, serviceFunction).params(params).chainingFunction(cf).state(state));
     }
 
     /** {@link #startChain(ChainCall)}, waiting for the result. */
     public ChainResult runChain(ChainCall call) {
-        return await(startChain(call));
+        if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
+            return interactiveChains.run(call.server(), call.serviceFunction(), call.params(),
+                    call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+        }
+        return await(launch(call));
+    }
+
+    private Duration timeout(ChainCall call) {
+        return call.timeout() != null ? call.timeout() : defaultTimeout;
+    }
+
+    private int maxHops(ChainCall call) {
+        return call.maxHops() > 0 ? call.maxHops() : node.settings().maxHops();
+    }
+
+    private boolean isInteractive(ChainCall call) {
+        return call.interactive() != null ? call.interactive() : defaultInteractive;
     }
 
     private static ChainResult await(CompletableFuture<ChainResult> f) {

@@ -239,7 +239,8 @@ class ChainErrorTest {
         assertEquals(1, e.hop());
         assertEquals(List.of("s1"), e.path());
         assertTrue(e.remoteMessage().contains("type id " + TypeRegistry.nameDerivedId(ClientOnly.class)
-                + " is not registered on this node"), e.remoteMessage());
+                + " (io.rpcc.server.ChainErrorTest$ClientOnly at the originator) is not registered on node 's1'"),
+                e.remoteMessage());
     }
 
     @Test

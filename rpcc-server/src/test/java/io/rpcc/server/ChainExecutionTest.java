@@ -47,6 +47,37 @@ class ChainExecutionTest {
         client = cluster.client();
     }
 
+    /** Service functions as annotated methods. */
+    static final class Catalog {
+        @ServiceMethod("price")
+        long priceOf(String sku) {
+            return sku.length() * 100L;
+        }
+
+        @ServiceMethod
+        String version() {
+            return "v1";
+        }
+
+        @ServiceMethod("fail")
+        String fail(String why) {
+            throw new UnsupportedOperationException(why);
+        }
+    }
+
+    @Test
+    void annotatedMethodsAreServiceFunctions() {
+        RpccServer catalog = cluster.server("catalog", b -> b.services(new Catalog()));
+        assertEquals(500L, client.call("catalog", "price", "ABCDE").join().value());
+        assertEquals("v1", client.call("catalog", "version", null).join().value());
+        io.rpcc.core.ServiceFunctionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                io.rpcc.core.ServiceFunctionException.class,
+                () -> client.runChain(ChainCall.to("catalog", "fail").params("not today")));
+        assertEquals("java.lang.UnsupportedOperationException", e.exceptionName());
+        assertTrue(e.remoteMessage().contains("not today"), e.remoteMessage());
+        assertEquals("catalog", catalog.name());
+    }
+
     @AfterAll
     static void stop() throws Exception {
         cluster.close();

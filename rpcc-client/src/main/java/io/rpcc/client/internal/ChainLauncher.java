@@ -37,7 +37,7 @@ public final class ChainLauncher {
 
     /**
      * Starts a chain in chain mode: the whole chain runs at the servers and the result comes
-     * straight from the last one.
+     * straight from the last one. The future completes on an event loop: attach no user code.
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Duration timeout,
@@ -64,14 +64,13 @@ public final class ChainLauncher {
         ChainOriginator.Pending p = originator.start(timeout);
         ChainHeader header = new ChainHeader(p.id(), node.name(), node.transport().advertisedHost(),
                 node.transport().port(), hop, maxHops, path, List.of(), List.of(), serviceFunction, cf);
-        node.executor().execute(() -> node.forward(server, new ChainRequest(header, params, state, null))
-                .whenComplete((v, e) -> {
-                    if (e != null) {
-                        Throwable cause = Node.unwrap(e);
-                        originator.failLocally(p.id(), cause instanceof HopFailure f ? f
-                                : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause));
-                    }
-                }));
+        node.forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
+            if (e != null) {
+                Throwable cause = Node.unwrap(e);
+                originator.failLocally(p.id(), cause instanceof HopFailure f ? f
+                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause));
+            }
+        });
         return p.outcome().thenApply(a -> new HopOutcome(a.frame(), p.startNanos(), a.arrivedNanos()));
     }
 

@@ -53,7 +53,8 @@ public final class InteractiveChain {
         return out;
     }
 
-    private ChainResult run(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
+    /** Runs a chain interactively on the calling thread; throws a {@code ChainException} on failure. */
+    public ChainResult run(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
                             ChainState state, Duration timeout, int maxHops) {
         Node node = launcher.node();
         long start = System.nanoTime();
@@ -69,8 +70,13 @@ public final class InteractiveChain {
                         "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(), console,
                         timings));
             }
-            ChainLauncher.HopOutcome outcome = launcher.sendHop(server, serviceFunction, params,
-                    ChainingFunctionSource.NONE, ChainState.empty(), Duration.ofNanos(left), hop, maxHops, path).join();
+            ChainLauncher.HopOutcome outcome;
+            try {
+                outcome = launcher.sendHop(server, serviceFunction, params, ChainingFunctionSource.NONE,
+                        ChainState.empty(), Duration.ofNanos(left), hop, maxHops, path).join();
+            } catch (CompletionException e) {
+                throw e.getCause() instanceof RuntimeException re ? re : e;
+            }
             path = outcome.frame().path();
             console.addAll(outcome.frame().console());
             ChainResult step = launcher.toResult(outcome.frame(), 0, true);

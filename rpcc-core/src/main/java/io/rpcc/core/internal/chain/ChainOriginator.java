@@ -1,5 +1,8 @@
 package io.rpcc.core.internal.chain;
 
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
@@ -11,22 +14,22 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The originator's side of chains: the table of chains this node started and is waiting for.
  * A chain's RESULT or ERROR frame may come from any node, on any connection; it completes the
- * chain's future (on the node's executor, never on an event loop). Frames for chains that already
- * ended (timed out) are counted and dropped.
+ * chain's future on the event loop that read it, so only rpcc's own continuations may be attached
+ * to these futures (the client hands results to user code on its executor). Frames for chains that
+ * already ended (timed out) are counted and dropped. Timeouts use a timer wheel, so starting a
+ * chain wakes no other thread.
  */
 public final class ChainOriginator {
+    private static final HashedWheelTimer TIMER = new HashedWheelTimer(
+            new DefaultThreadFactory("rpcc-timeouts", true), 10, TimeUnit.MILLISECONDS);
+
     private final String nodeName;
-    private final Executor executor;
-    private final ScheduledExecutorService timer;
     private final AtomicLong nextId = new AtomicLong();
     private final ConcurrentMap<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong lateFrames = new AtomicLong();
@@ -48,10 +51,8 @@ public final class ChainOriginator {
     }
 
     /** The originator table of node {@code nodeName}. */
-    public ChainOriginator(String nodeName, Executor executor, ScheduledExecutorService timer) {
+    public ChainOriginator(String nodeName) {
         this.nodeName = nodeName;
-        this.executor = executor;
-        this.timer = timer;
     }
 
     /** Registers a new chain that times out after {@code timeout}. */
@@ -59,10 +60,10 @@ public final class ChainOriginator {
         long id = nextId.incrementAndGet();
         Pending p = new Pending(id, System.nanoTime(), new CompletableFuture<>());
         pending.put(id, p);
-        ScheduledFuture<?> timeoutTask = timer.schedule(() -> fail(id, new ChainFailure(
+        Timeout timeoutTask = TIMER.newTimeout(t -> fail(id, new ChainFailure(
                 ErrorCode.TIMEOUT.exceptionName(), "no result within " + timeout.toMillis() + " ms", nodeName, 0,
-                List.of(), List.of(), List.of(), List.of()), ErrorCode.TIMEOUT), timeout.toMillis(), TimeUnit.MILLISECONDS);
-        p.outcome().whenComplete((r, e) -> timeoutTask.cancel(false));
+                List.of(), List.of(), List.of(), List.of()), ErrorCode.TIMEOUT), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        p.outcome().whenComplete((r, e) -> timeoutTask.cancel());
         return p;
     }
 
@@ -79,7 +80,7 @@ public final class ChainOriginator {
             lateFrames.incrementAndGet();
             return;
         }
-        executor.execute(() -> p.outcome().complete(new Arrival(frame, now)));
+        p.outcome().complete(new Arrival(frame, now));
     }
 
     /** An ERROR frame arrived (called on an event loop). */
@@ -94,8 +95,7 @@ public final class ChainOriginator {
             lateFrames.incrementAndGet();
             return;
         }
-        ChainException e = code.toException(failure);
-        executor.execute(() -> p.outcome().completeExceptionally(e));
+        p.outcome().completeExceptionally(code.toException(failure));
     }
 
     /** Ends chain {@code id} with a failure detected at this node before the chain's first hop left. */

@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,8 +71,7 @@ public final class Node implements InboundListener, AutoCloseable {
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group()),
                 wire, this);
-        EventLoopGroup timers = settings.group() != null ? settings.group() : NodeTransport.sharedGroup();
-        this.originator = new ChainOriginator(settings.name(), settings.executor(), timers.next());
+        this.originator = new ChainOriginator(settings.name());
     }
 
     /** Starts listening; returns the bound address. */
@@ -189,7 +190,29 @@ public final class Node implements InboundListener, AutoCloseable {
 
     @Override
     public void onError(ChainErrorFrame error) {
-        originator.onError(error);
+        originator.onError(withTypeName(error));
+    }
+
+    private static final Pattern UNKNOWN_TYPE_ID = Pattern.compile("type id (\\d+) is not registered on this node");
+
+    /**
+     * A receiver that did not register a type knows only its id; the originator usually registered
+     * it, so it can name the class.
+     */
+    private ChainErrorFrame withTypeName(ChainErrorFrame error) {
+        ChainFailure f = error.failure();
+        Matcher m = f.message() == null ? null : UNKNOWN_TYPE_ID.matcher(f.message());
+        if (m == null || !m.find()) {
+            return error;
+        }
+        Class<?> type = settings.types().typeOf(Integer.parseInt(m.group(1)));
+        if (type == null) {
+            return error;
+        }
+        String message = f.message().replace(m.group(), "type id " + m.group(1) + " (" + type.getName()
+                + " at the originator) is not registered on node '" + f.host() + "'");
+        return new ChainErrorFrame(error.chainId(), error.code(), new ChainFailure(f.exceptionName(), message, f.host(),
+                f.hop(), f.path(), f.details(), f.console(), f.timings()));
     }
 
     private static void rejectRequest(Node node, ChainRequest request, long arrivedNanos) {

@@ -1,0 +1,129 @@
+package io.rpcc.benchmarks;
+
+import io.rpcc.client.ChainCall;
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.StaticNameResolver;
+import io.rpcc.core.StaticRoute;
+import io.rpcc.server.RpccServer;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Latency of chains on loopback against plain request/response over the same transport:
+ *
+ * <ul>
+ *   <li>{@code plainCall}: one request/response, client → s1 → client, no chaining function;</li>
+ *   <li>{@code chain1Hop}: the same path with a chaining function that ends the chain at s1;</li>
+ *   <li>{@code chain2Hops}: client → s1 → s2 → client, the chaining function runs at s1;</li>
+ *   <li>{@code twoPlainCalls}: the same 2-hop chain in interactive mode, i.e. two sequential plain
+ *       requests client → s1 → client → s2 → client (the plain-RPC baseline).</li>
+ * </ul>
+ *
+ * All nodes run in the benchmark's JVM, so on loopback the chain's saving is one network crossing
+ * per hop; on wide-area links (issue 5's testbed) that crossing dominates.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class ChainBenchmark {
+    static final ChainingFunctionSource END = ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            public class End implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) { return NextHop.end(result); }
+            }
+            """);
+
+    /** Bytes of payload in the parameters (and result). */
+    @Param({"64"})
+    public int payloadBytes;
+
+    /**
+     * Where servers run service and chaining functions: {@code virtual} (the default, a virtual
+     * thread per hop; functions may block) or {@code direct} (on the event loop that read the
+     * request, like gRPC's {@code directExecutor()}: only for functions that never block).
+     */
+    @Param({"virtual", "direct"})
+    public String serverExecutor;
+
+    private final StaticNameResolver names = new StaticNameResolver();
+    private RpccServer s1;
+    private RpccServer s2;
+    private RpccClient client;
+    private String payload;
+    private ChainCall plain;
+    private ChainCall oneHop;
+    private ChainCall twoHops;
+    private ChainCall twoHopsInteractive;
+
+    @Setup(Level.Trial)
+    public void start() {
+        s1 = server("s1");
+        names.register("s1", s1.address());
+        s2 = server("s2");
+        names.register("s2", s2.address());
+        client = RpccClient.builder().name("bench-client").resolver(names).build();
+        payload = "x".repeat(payloadBytes);
+        plain = ChainCall.to("s1", "echo").params(payload);
+        oneHop = plain.chainingFunction(END).state(ChainState.empty());
+        StaticRoute route = StaticRoute.of(StaticRoute.hop("s1", "echo"), StaticRoute.hop("s2", "echo"));
+        twoHops = ChainCall.along(route, payload).interactive(false);
+        twoHopsInteractive = twoHops.interactive(true);
+        // compile the chaining functions before measuring
+        plainCall();
+        chain1Hop();
+        chain2Hops();
+        twoPlainCalls();
+    }
+
+    private RpccServer server(String name) {
+        RpccServer.Builder b = RpccServer.builder(name).resolver(names).service("echo", p -> p);
+        if (serverExecutor.equals("direct")) {
+            b.executor(Runnable::run);
+        }
+        return b.build().start();
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+        client.close();
+        s1.close();
+        s2.close();
+    }
+
+    @Benchmark
+    public Object plainCall() {
+        return client.runChain(plain).value();
+    }
+
+    @Benchmark
+    public Object chain1Hop() {
+        return client.runChain(oneHop).value();
+    }
+
+    @Benchmark
+    public Object chain2Hops() {
+        return client.runChain(twoHops).value();
+    }
+
+    @Benchmark
+    public Object twoPlainCalls() {
+        return client.runChain(twoHopsInteractive).value();
+    }
+}

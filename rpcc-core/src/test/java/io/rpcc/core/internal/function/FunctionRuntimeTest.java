@@ -1,0 +1,153 @@
+package io.rpcc.core.internal.function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunction;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.NextHop;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+
+/** Compiling chaining functions in memory, caching them by content id, and running them. */
+class FunctionRuntimeTest {
+    private static FunctionRuntime runtime(int max) {
+        return new FunctionRuntime(max, List.of(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader())));
+    }
+
+    private static ChainingFunctionSource adder(int n) {
+        return ChainingFunctionSource.java("""
+                package demo.fn;
+                import io.rpcc.core.*;
+                /** adds a constant */
+                public final class Adder implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        return NextHop.end((Integer) result + %d);
+                    }
+                }
+                """.formatted(n));
+    }
+
+    @Test
+    void compilesOnceAndServesTheCacheAfterwards() {
+        FunctionRuntime rt = runtime(16);
+        FunctionRuntime.Loaded first = rt.load(adder(1));
+        FunctionRuntime.Loaded second = rt.load(adder(1));
+        assertSame(first.function(), second.function());
+        assertEquals(new FunctionRuntime.Stats(1, 1, rt.stats().compileNanos(), 1), rt.stats());
+        NextHop next = FunctionRuntime.invoke(first.function(), ChainState.empty(), 41);
+        assertEquals(NextHop.end(42), next);
+        assertNotSame(first.function().newInstance(), first.function().newInstance(), "a fresh instance per run");
+    }
+
+    @Test
+    void aChangedSourceIsANewFunctionInItsOwnClassLoader() {
+        FunctionRuntime rt = runtime(16);
+        CompiledFunction one = rt.load(adder(1)).function();
+        CompiledFunction two = rt.load(adder(2)).function();
+        assertEquals(NextHop.end(3), FunctionRuntime.invoke(two, ChainState.empty(), 1));
+        Class<?> a = one.newInstance().getClass();
+        Class<?> b = two.newInstance().getClass();
+        assertEquals("demo.fn.Adder", a.getName());
+        assertEquals(a.getName(), b.getName());
+        assertNotSame(a.getClassLoader(), b.getClassLoader());
+    }
+
+    @Test
+    void concurrentFirstUsesCompileOnce() throws Exception {
+        FunctionRuntime rt = runtime(16);
+        ChainingFunctionSource src = adder(7);
+        CountDownLatch go = new CountDownLatch(1);
+        List<CompletableFuture<CompiledFunction>> all = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            all.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return rt.load(src).function();
+            }));
+        }
+        go.countDown();
+        CompiledFunction f = all.get(0).join();
+        for (CompletableFuture<CompiledFunction> c : all) {
+            assertSame(f, c.join());
+        }
+        assertEquals(1, rt.stats().misses());
+        assertEquals(7, rt.stats().hits());
+    }
+
+    @Test
+    void leastRecentlyUsedFunctionsAreEvicted() {
+        FunctionRuntime rt = runtime(2);
+        CompiledFunction one = rt.load(adder(1)).function();
+        rt.load(adder(2));
+        rt.load(adder(1));          // 1 is now the most recently used
+        rt.load(adder(3));          // evicts 2
+        assertEquals(2, rt.stats().size());
+        assertSame(one, rt.load(adder(1)).function());
+        long misses = rt.stats().misses();
+        rt.load(adder(2));
+        assertEquals(misses + 1, rt.stats().misses(), "2 was evicted and compiles again");
+    }
+
+    @Test
+    void compileErrorsCarryDiagnosticsAndAreRemembered() {
+        FunctionRuntime rt = runtime(16);
+        ChainingFunctionSource broken = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Broken implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        int x = "text";
+                        return NextHop.end(x);
+                    }
+                }
+                """);
+        HopFailure e = assertThrows(HopFailure.class, () -> rt.load(broken));
+        assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, e.code());
+        assertEquals(1, e.details().size());
+        assertTrue(e.details().get(0).startsWith("4:17: incompatible types"), e.details().get(0));
+        assertThrows(HopFailure.class, () -> rt.load(broken));
+        assertEquals(1, rt.stats().misses(), "a source that does not compile is not compiled again");
+    }
+
+    @Test
+    void classesThatAreNotChainingFunctionsAreRefused() {
+        FunctionRuntime rt = runtime(16);
+        HopFailure notCf = assertThrows(HopFailure.class,
+                () -> rt.load(ChainingFunctionSource.java("public class Plain { }")));
+        assertTrue(notCf.getMessage().contains("Plain does not implement io.rpcc.core.ChainingFunction"), notCf.getMessage());
+        HopFailure noCtor = assertThrows(HopFailure.class, () -> rt.load(ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class NoCtor implements ChainingFunction {
+                    public NoCtor(int x) { }
+                    public NextHop apply(ChainState s, Object r) { return NextHop.end(r); }
+                }
+                """)));
+        assertTrue(noCtor.getMessage().contains("no public no-argument constructor"), noCtor.getMessage());
+    }
+
+    @Test
+    void whatAFunctionThrowsIsTyped() {
+        FunctionRuntime rt = runtime(16);
+        CompiledFunction f = rt.load(ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Deep implements ChainingFunction {
+                    public NextHop apply(ChainState s, Object r) { return apply(s, r); }
+                }
+                """)).function();
+        HopFailure e = assertThrows(HopFailure.class, () -> FunctionRuntime.invoke(f, ChainState.empty(), 1));
+        assertEquals(ErrorCode.CHAINING_FUNCTION_FAILED, e.code());
+        assertEquals("java.lang.StackOverflowError", e.exceptionName());
+    }
+}

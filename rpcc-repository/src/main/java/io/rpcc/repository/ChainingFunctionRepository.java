@@ -1,0 +1,21 @@
+package io.rpcc.repository;
+
+import io.rpcc.core.ChainingFunctionSource;
+import java.util.Optional;
+
+/**
+ * A store of chaining-function sources addressed by content (paper section 3.2): clients upload a
+ * source once, chains refer to it by {@link ChainingFunctionSource#id()}, and servers fetch a
+ * missing one on first use and cache its compiled form.
+ *
+ * <p>Only the storage contract exists so far; serving it as an rpcc service, the filesystem store
+ * and fetching by servers come with the function-runtime milestone. Since ids are content hashes,
+ * a changed source is a new id: storing never conflicts with what servers have cached.
+ */
+public interface ChainingFunctionRepository {
+    /** Stores {@code source} (idempotent) and returns its id. */
+    String put(ChainingFunctionSource source);
+
+    /** The source with {@code id}, if stored. */
+    Optional<ChainingFunctionSource> get(String id);
+}
