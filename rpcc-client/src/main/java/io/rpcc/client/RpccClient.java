@@ -43,6 +43,7 @@ public final class RpccClient implements AutoCloseable {
     private final InteractiveChain interactiveChains;
     private final Duration defaultTimeout;
     private final boolean defaultInteractive;
+    private final int replyBufferSize;
     private final InetSocketAddress address;
 
     private RpccClient(Builder b, Node.Settings settings) {
@@ -51,6 +52,7 @@ public final class RpccClient implements AutoCloseable {
         this.interactiveChains = new InteractiveChain(launcher);
         this.defaultTimeout = b.timeout;
         this.defaultInteractive = b.interactive;
+        this.replyBufferSize = b.replyBufferSize;
         this.address = node.start();
     }
 
@@ -106,6 +108,31 @@ public final class RpccClient implements AutoCloseable {
                 call.state(), timeout, maxHops);
     }
 
+    /**
+     * Starts a chain whose partial replies ({@code preturn} at any hop) are read as they arrive. The
+     * set ends exactly when the chain's result and every reply of every hop have arrived.
+     *
+     * @param replyType the type of the replies ({@code Object.class} for any)
+     */
+    public <T> ReplySet<T> startChainWithReplies(ChainCall call, Class<T> replyType) {
+        Objects.requireNonNull(call, "call");
+        ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, node.executor());
+        if (isInteractive(call)) {
+            return interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
+                    call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+        }
+        return launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
+                call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+    }
+
+    /**
+     * A multi-return RPC (Quatrain): calls {@code serviceFunction} at {@code server} and reads its
+     * partial replies as they arrive.
+     */
+    public <T> ReplySet<T> callWithReplies(String server, String serviceFunction, Object params, Class<T> replyType) {
+        return startChainWithReplies(ChainCall.to(server, serviceFunction).params(params), replyType);
+    }
+
     /** A plain RPC: calls {@code serviceFunction} at {@code server} and returns its result (a 1-hop chain). */
     public CompletableFuture<ChainResult> call(String server, String serviceFunction, Object params) {
         return startChain(ChainCall.to(server, serviceFunction).params(params));
@@ -120,7 +147,7 @@ public final class RpccClient implements AutoCloseable {
     /** {@link #startChain(ChainCall)}, waiting for the result. */
     public ChainResult runChain(ChainCall call) {
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
-            return interactiveChains.run(call.server(), call.serviceFunction(), call.params(),
+            return interactiveChains.runCollecting(call.server(), call.serviceFunction(), call.params(),
                     call.chainingFunction(), call.state(), timeout(call), maxHops(call));
         }
         return await(launch(call));
@@ -179,6 +206,7 @@ public final class RpccClient implements AutoCloseable {
     public static final class Builder extends NodeBuilder<Builder> {
         private Duration timeout = Duration.ofSeconds(30);
         private boolean interactive;
+        private int replyBufferSize = 1024;
 
         private Builder(String name) {
             super(name);
@@ -193,6 +221,18 @@ public final class RpccClient implements AutoCloseable {
         /** Whether chains run in interactive mode by default (default: no). */
         public Builder interactive(boolean interactive) {
             this.interactive = interactive;
+            return this;
+        }
+
+        /**
+         * How many partial replies a {@link ReplySet} buffers before the client stops reading from
+         * the connections that bring them (default 1024).
+         */
+        public Builder replyBufferSize(int replies) {
+            if (replies < 1) {
+                throw new IllegalArgumentException("replyBufferSize must be positive, got " + replies);
+            }
+            this.replyBufferSize = replies;
             return this;
         }
 

@@ -1,18 +1,29 @@
 package io.rpcc.core;
 
 import io.rpcc.core.internal.chain.CurrentContext;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
 
 /**
- * What a service or chaining function can know about the chain it runs in, and the services rpcc
- * offers it (today, the {@linkplain #console() virtual console}).
+ * What a service or chaining function can know about the chain it runs in, and what rpcc offers
+ * it: the {@linkplain #console() virtual console} and partial replies ({@link #preturn}).
  *
  * <pre>{@code
- * server.service("stock", params -> {
+ * server.service("search", query -> {
  *     ChainContext ctx = ChainContext.current();
- *     ctx.console().println("stock lookup at hop " + ctx.hop());
- *     return lookup(params);
+ *     ctx.console().println("searching at hop " + ctx.hop());
+ *     Executor pool = ctx.executor(searchPool);            // tasks keep the context
+ *     for (Shard shard : shards) {
+ *         pool.execute(() -> ChainContext.current().preturn(shard.search(query)));
+ *     }
+ *     return "searching " + shards.size() + " shards";     // replies keep coming after this
  * });
  * }</pre>
+ *
+ * <p>Work that may call {@link #preturn} after the function returns must be started through
+ * {@link #wrap}, {@link #executor}, {@link #startThread} or {@link #startVirtualThread}: they keep
+ * the context on the other thread and make the chain wait for the work to end (the partially
+ * ordering protocol of Quatrain), so the originator's reply set ends exactly after the last reply.
  */
 public interface ChainContext {
 
@@ -39,4 +50,38 @@ public interface ChainContext {
 
     /** The virtual console. */
     VirtualConsole console();
+
+    /**
+     * Sends a partial reply straight to the chain's originator, which reads it from its
+     * {@code ReplySet} while the chain goes on. Callable any number of times, from the service
+     * function, the chaining function (a "client response", paper 7.1) or any work started through
+     * this context's wrappers. If the originator reads slower than replies are produced, this waits
+     * (up to the server's reply write timeout, then throws {@link FlowControlException}).
+     *
+     * @throws IllegalStateException if the hop has ended (the reply came from a thread that was not
+     *     started through this context)
+     * @throws UnregisteredTypeException if the reply's class is not registered
+     */
+    void preturn(Object reply);
+
+    /**
+     * Wraps {@code task} to run on another thread with this context; the chain waits for it (its
+     * partial replies) before it is finished. The task must run exactly once.
+     */
+    Runnable wrap(Runnable task);
+
+    /** Like {@link #wrap(Runnable)}, for a task with a result (e.g. for {@code ExecutorService.submit}). */
+    <V> Callable<V> wrap(Callable<V> task);
+
+    /**
+     * An executor that runs tasks on {@code executor} with this context (each wrapped as by
+     * {@link #wrap(Runnable)}). Use it with {@code CompletableFuture.runAsync(task, ctx.executor(pool))}.
+     */
+    Executor executor(Executor executor);
+
+    /** Starts a platform thread that runs {@code task} with this context. */
+    Thread startThread(Runnable task);
+
+    /** Starts a virtual thread that runs {@code task} with this context. */
+    Thread startVirtualThread(Runnable task);
 }

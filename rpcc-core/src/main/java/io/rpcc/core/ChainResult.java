@@ -21,14 +21,22 @@ import java.util.List;
  * @param timings per-hop timings, in hop order
  * @param elapsed from the start of the chain to the arrival of its result, at the originator
  * @param interactive whether the chain ran in interactive mode (chaining functions at the client)
+ * @param replies the partial replies ({@code preturn}) of every hop, in arrival order; empty when
+ *     the chain was read through a {@code ReplySet}, which hands them out as they arrive
  */
 public record ChainResult(Object value, String originator, List<String> path, List<ConsoleLine> console,
-                          List<HopTiming> timings, Duration elapsed, boolean interactive) {
+                          List<HopTiming> timings, Duration elapsed, boolean interactive, List<Object> replies) {
 
     public ChainResult {
         path = List.copyOf(path);
         console = List.copyOf(console);
         timings = List.copyOf(timings);
+        replies = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(replies));
+    }
+
+    /** This result with {@code replies}. */
+    public ChainResult withReplies(List<Object> replies) {
+        return new ChainResult(value, originator, path, console, timings, elapsed, interactive, replies);
     }
 
     /** The result as a {@code type}. */

@@ -32,6 +32,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private TypeRegistry types = TypeRegistry.empty();
     private Executor executor;
     private int maxHops = DEFAULT_MAX_HOPS;
+    private Duration replyWriteTimeout = Duration.ofSeconds(30);
 
     /** A builder for a node named {@code name}. */
     protected NodeBuilder(String name) {
@@ -121,6 +122,15 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return self();
     }
 
+    /**
+     * How long {@code preturn} waits when the originator does not read its partial replies fast
+     * enough (its buffer is full) before it throws {@link FlowControlException} (default 30 s).
+     */
+    public B replyWriteTimeout(Duration timeout) {
+        this.replyWriteTimeout = Objects.requireNonNull(timeout, "timeout");
+        return self();
+    }
+
     /** The configured hop limit. */
     protected int maxHops() {
         return maxHops;
@@ -136,6 +146,6 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         Executor ex = executor != null ? executor : Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("rpcc-" + name + "-", 0).factory());
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
-                types, ex, FunctionRuntime.shared(), maxHops);
+                types, ex, FunctionRuntime.shared(), maxHops, replyWriteTimeout);
     }
 }

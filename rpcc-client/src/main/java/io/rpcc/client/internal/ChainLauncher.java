@@ -1,5 +1,6 @@
 package io.rpcc.client.internal;
 
+import io.rpcc.client.ReplySet;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
@@ -8,6 +9,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.internal.chain.ChainOriginator;
+import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
@@ -15,12 +17,17 @@ import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Starts chains at the originator (paper Fig. 3, steps 1 and 2) and turns what comes back into a
- * {@link ChainResult} or a {@link ChainException}.
+ * {@link ChainResult}, a {@link ReplySet} or a {@link ChainException}. A chain's outcome is
+ * delivered only once the chain is <em>finished</em> (all its termination credit is back), so no
+ * partial reply can arrive after it.
  */
 public final class ChainLauncher {
     private final Node node;
@@ -37,33 +44,61 @@ public final class ChainLauncher {
 
     /**
      * Starts a chain in chain mode: the whole chain runs at the servers and the result comes
-     * straight from the last one. The future completes on an event loop: attach no user code.
+     * straight from the last one. Partial replies are collected into {@link ChainResult#replies()}.
+     * The future completes on an event loop: attach no user code.
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Duration timeout,
                                                int maxHops) {
-        return sendHop(server, serviceFunction, params, cf, state, timeout, 1, maxHops, List.of())
-                .thenApply(arrival -> toResult(arrival.frame(), arrival.arrivedNanos() - arrival.startNanos(), false));
+        List<Object> collected = Collections.synchronizedList(new ArrayList<>());
+        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, timeout, 1, maxHops, List.of(),
+                (value, hop, host, from) -> collected.add(value));
+        return whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
+                arrival.arrivedNanos() - p.startNanos(), false).withReplies(collected));
+    }
+
+    /** Starts a chain in chain mode whose partial replies go to {@code replies} as they arrive. */
+    public <T> ReplySet<T> startWithReplies(ReplySet<T> replies, String server, String serviceFunction, Object params,
+                                            ChainingFunctionSource cf, ChainState state, Duration timeout, int maxHops) {
+        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, timeout, 1, maxHops, List.of(),
+                replies.sink());
+        p.outcome().whenComplete((arrival, e) -> {
+            if (e == null) {
+                try {
+                    replies.resultArrived(toResult(arrival.frame(), arrival.arrivedNanos() - p.startNanos(), false));
+                } catch (ChainException bad) {
+                    replies.resultFailed(bad);
+                }
+            } else {
+                replies.resultFailed(Node.unwrap(e));
+            }
+        });
+        p.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
+        return replies;
     }
 
     /**
-     * A hop request sent by this node, and when its outcome arrived.
-     *
-     * @param frame the RESULT frame
-     * @param startNanos when the request was started
-     * @param arrivedNanos when the result arrived
+     * The outcome of {@code p} once it is finished: waits for both the result (or error) and the
+     * recovery of all credit, whichever comes last, so that every partial reply is in first.
      */
-    public record HopOutcome(ChainResultFrame frame, long startNanos, long arrivedNanos) {
+    static CompletableFuture<ChainOriginator.Arrival> whenFinished(ChainOriginator.Pending p) {
+        return CompletableFuture.allOf(p.outcome(), p.finished()).handle((v, e) -> {
+            if (p.outcome().isCompletedExceptionally()) {
+                return p.outcome().join(); // throws the chain's error
+            }
+            p.finished().join(); // throws a timeout if credit is missing
+            return p.outcome().join();
+        });
     }
 
-    /** Sends one hop request (hop {@code hop}, after {@code path}) and waits for the chain's outcome. */
-    CompletableFuture<HopOutcome> sendHop(String server, String serviceFunction, Object params,
-                                          ChainingFunctionSource cf, ChainState state, Duration timeout, int hop,
-                                          int maxHops, List<String> path) {
+    /** Sends hop {@code hop} (after {@code path}) with all the chain's credit and registers it. */
+    ChainOriginator.Pending launch(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
+                                   ChainState state, Duration timeout, int hop, int maxHops, List<String> path,
+                                   ChainOriginator.ReplySink sink) {
         ChainOriginator originator = node.originator();
-        ChainOriginator.Pending p = originator.start(timeout);
+        ChainOriginator.Pending p = originator.start(timeout, sink);
         ChainHeader header = new ChainHeader(p.id(), node.name(), node.transport().advertisedHost(),
-                node.transport().port(), hop, maxHops, path, List.of(), List.of(), serviceFunction, cf);
+                node.transport().port(), hop, maxHops, path, List.of(), List.of(), serviceFunction, cf, Credit.ONE);
         node.forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = Node.unwrap(e);
@@ -71,7 +106,7 @@ public final class ChainLauncher {
                         : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause));
             }
         });
-        return p.outcome().thenApply(a -> new HopOutcome(a.frame(), p.startNanos(), a.arrivedNanos()));
+        return p;
     }
 
     /** The result in {@code frame}; throws if its value could not be decoded. */
@@ -81,7 +116,7 @@ public final class ChainLauncher {
                     frame.path(), frame.console(), frame.timings());
         }
         return new ChainResult(frame.value(), node.name(), frame.path(), frame.console(), frame.timings(),
-                Duration.ofNanos(elapsedNanos), interactive);
+                Duration.ofNanos(elapsedNanos), interactive, List.of());
     }
 
     /** The public exception for {@code f}, which happened at {@code host} on hop {@code hop}. */
@@ -89,5 +124,14 @@ public final class ChainLauncher {
                                   List<HopTiming> timings) {
         return f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), host, hop, path, f.details(),
                 console, timings));
+    }
+
+    /** Waits for {@code f}, throwing the chain's exception itself rather than a wrapper. */
+    static <T> T join(CompletableFuture<T> f) {
+        try {
+            return f.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : e;
+        }
     }
 }

@@ -1,13 +1,16 @@
 package io.rpcc.client.internal;
 
+import io.rpcc.client.ReplySet;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
-import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.VirtualConsole;
+import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.Node;
@@ -16,36 +19,64 @@ import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Interactive mode (paper section 3.7): every chaining function runs at the client, so the chain
  * becomes a series of plain RPCs. Each server runs only its service function and returns the result
  * here; the client applies the chaining function and calls the next hop. Results are identical to
  * chain mode, and the chaining functions can be stepped through in a debugger. This is also the
- * plain-RPC baseline for benchmarks.
+ * plain-RPC baseline for benchmarks. Partial replies of every step go to the same sink; the chain is
+ * finished when every step is, and when the work started by client-side chaining functions ended.
  */
 public final class InteractiveChain {
     private final ChainLauncher launcher;
+
+    /**
+     * What an interactive run produced.
+     *
+     * @param result the result, or {@code null} if the chain failed
+     * @param error the failure, or {@code null}
+     * @param finished completes when every partial reply has arrived (fails on timeout)
+     */
+    public record Run(ChainResult result, ChainException error, CompletableFuture<Void> finished) {
+    }
 
     /** Interactive chains started through {@code launcher}. */
     public InteractiveChain(ChainLauncher launcher) {
         this.launcher = launcher;
     }
 
-    /** Runs a chain interactively; the future completes like {@link ChainLauncher#start}'s. */
+    /** Runs a chain on the calling thread and waits until it is finished; replies are collected in the result. */
+    public ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
+                                     ChainState state, Duration timeout, int maxHops) {
+        List<Object> collected = Collections.synchronizedList(new ArrayList<>());
+        Run run = run(server, serviceFunction, params, cf, state, timeout, maxHops,
+                (value, hop, host, from) -> collected.add(value));
+        ChainLauncher.join(run.finished().handle((v, e) -> {
+            if (run.error() != null) {
+                throw run.error();
+            }
+            if (e != null) {
+                throw (RuntimeException) Node.unwrap(e);
+            }
+            return v;
+        }));
+        return run.result().withReplies(collected);
+    }
+
+    /** Runs a chain on the node's executor; the future completes like {@link ChainLauncher#start}'s. */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Duration timeout,
                                                int maxHops) {
         CompletableFuture<ChainResult> out = new CompletableFuture<>();
         launcher.node().executor().execute(() -> {
             try {
-                out.complete(run(server, serviceFunction, params, cf, state, timeout, maxHops));
-            } catch (CompletionException e) {
-                out.completeExceptionally(e.getCause());
+                out.complete(runCollecting(server, serviceFunction, params, cf, state, timeout, maxHops));
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
             }
@@ -53,76 +84,116 @@ public final class InteractiveChain {
         return out;
     }
 
-    /** Runs a chain interactively on the calling thread; throws a {@code ChainException} on failure. */
-    public ChainResult run(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                            ChainState state, Duration timeout, int maxHops) {
+    /** Runs a chain on the node's executor, handing replies to {@code replies} as they arrive. */
+    public <T> ReplySet<T> startWithReplies(ReplySet<T> replies, String server, String serviceFunction, Object params,
+                                            ChainingFunctionSource cf, ChainState state, Duration timeout,
+                                            int maxHops) {
+        launcher.node().executor().execute(() -> {
+            Run run;
+            try {
+                run = run(server, serviceFunction, params, cf, state, timeout, maxHops, replies.sink());
+            } catch (RuntimeException | Error e) {
+                replies.resultFailed(e);
+                replies.finished(null);
+                return;
+            }
+            if (run.error() != null) {
+                replies.resultFailed(run.error());
+            } else {
+                replies.resultArrived(run.result());
+            }
+            run.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
+        });
+        return replies;
+    }
+
+    /** Runs a chain on the calling thread; returns when its result (or error) is known. */
+    public Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
+                   Duration timeout, int maxHops, ChainOriginator.ReplySink sink) {
         Node node = launcher.node();
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
         List<String> path = List.of();
         List<ConsoleLine> console = new CopyOnWriteArrayList<>();
         List<HopTiming> timings = new ArrayList<>();
+        List<CompletableFuture<Void>> finishes = new ArrayList<>();
+        AtomicLong localCount = new AtomicLong(1); // the driver's own unit, released at the end
+        CompletableFuture<Void> localQuiet = new CompletableFuture<>();
+        finishes.add(localQuiet);
         ChainingFunctionSource current = cf;
-        for (int hop = 1; ; hop++) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw new ChainTimeoutException(new io.rpcc.core.ChainFailure(ErrorCode.TIMEOUT.exceptionName(),
-                        "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(), console,
-                        timings));
-            }
-            ChainLauncher.HopOutcome outcome;
-            try {
-                outcome = launcher.sendHop(server, serviceFunction, params, ChainingFunctionSource.NONE,
-                        ChainState.empty(), Duration.ofNanos(left), hop, maxHops, path).join();
-            } catch (CompletionException e) {
-                throw e.getCause() instanceof RuntimeException re ? re : e;
-            }
-            path = outcome.frame().path();
-            console.addAll(outcome.frame().console());
-            ChainResult step = launcher.toResult(outcome.frame(), 0, true);
-            HopTiming timing = outcome.frame().timings().getLast();
-            if (current.isNone()) {
-                timings.add(timing);
-                return new ChainResult(step.value(), node.name(), path, console, timings,
-                        Duration.ofNanos(System.nanoTime() - start), true);
-            }
-            NextHop next;
-            long loadNanos = 0;
-            long cfStart = System.nanoTime();
-            try {
-                FunctionRuntime.Loaded loaded = node.functions().load(current);
-                loadNanos = loaded.loadNanos();
-                cfStart = System.nanoTime();
-                VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
-                try (var scope = CurrentContext.enter(new HopContext(node.name() + "#interactive", node.name(), hop,
-                        node.name(), cfConsole))) {
-                    next = FunctionRuntime.invoke(loaded.function(), state, step.value());
+        try {
+            for (int hop = 1; ; hop++) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw ErrorCode.TIMEOUT.toException(new ChainFailure(ErrorCode.TIMEOUT.exceptionName(),
+                            "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(),
+                            console, timings));
                 }
-            } catch (HopFailure f) {
-                timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
-                throw ChainLauncher.failure(f, node.name(), hop, path, console, timings);
-            }
-            timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
-            switch (next) {
-                case NextHop.End end -> {
-                    return new ChainResult(end.result(), node.name(), path, console, timings,
-                            Duration.ofNanos(System.nanoTime() - start), true);
+                ChainOriginator.Pending step = launcher.launch(server, serviceFunction, params,
+                        ChainingFunctionSource.NONE, ChainState.empty(), Duration.ofNanos(left), hop, maxHops, path,
+                        sink);
+                finishes.add(step.finished());
+                ChainOriginator.Arrival arrival = ChainLauncher.join(step.outcome());
+                path = arrival.frame().path();
+                console.addAll(arrival.frame().console());
+                ChainResult stepResult = launcher.toResult(arrival.frame(), 0, true);
+                HopTiming timing = arrival.frame().timings().getLast();
+                if (current.isNone()) {
+                    timings.add(timing);
+                    return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,
+                            Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes, localCount,
+                            localQuiet);
                 }
-                case NextHop.Call call -> {
-                    int limit = Math.min(maxHops, node.settings().maxHops());
-                    if (hop + 1 > limit) {
-                        throw ChainLauncher.failure(new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED,
-                                "chain reached its hop limit of " + limit + " hops; not calling '"
-                                        + call.serviceFunction() + "' at '" + call.server() + "'"),
-                                node.name(), hop, path, console, timings);
+                NextHop next;
+                long loadNanos = 0;
+                long cfStart = System.nanoTime();
+                LocalReplies local = new LocalReplies(sink, node.name(), hop, localCount, localQuiet);
+                try {
+                    FunctionRuntime.Loaded loaded = node.functions().load(current);
+                    loadNanos = loaded.loadNanos();
+                    cfStart = System.nanoTime();
+                    VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
+                    try (var scope = CurrentContext.enter(new HopContext(node.name() + "#interactive", node.name(), hop,
+                            node.name(), cfConsole, local))) {
+                        next = FunctionRuntime.invoke(loaded.function(), state, stepResult.value());
                     }
-                    server = call.server();
-                    serviceFunction = call.serviceFunction();
-                    params = call.params();
-                    state = call.state();
-                    current = call.chainingFunction().isSame() ? current : call.chainingFunction();
+                } catch (HopFailure f) {
+                    timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
+                    throw ChainLauncher.failure(f, node.name(), hop, path, console, timings);
+                }
+                timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
+                switch (next) {
+                    case NextHop.End end -> {
+                        return finish(new ChainResult(end.result(), node.name(), path, console, timings,
+                                Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes,
+                                localCount, localQuiet);
+                    }
+                    case NextHop.Call call -> {
+                        int limit = Math.min(maxHops, node.settings().maxHops());
+                        if (hop + 1 > limit) {
+                            throw ChainLauncher.failure(new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED,
+                                    "chain reached its hop limit of " + limit + " hops; not calling '"
+                                            + call.serviceFunction() + "' at '" + call.server() + "'"),
+                                    node.name(), hop, path, console, timings);
+                        }
+                        server = call.server();
+                        serviceFunction = call.serviceFunction();
+                        params = call.params();
+                        state = call.state();
+                        current = call.chainingFunction().isSame() ? current : call.chainingFunction();
+                    }
                 }
             }
+        } catch (ChainException e) {
+            return finish(null, e, finishes, localCount, localQuiet);
         }
+    }
+
+    private static Run finish(ChainResult result, ChainException error, List<CompletableFuture<Void>> finishes,
+                              AtomicLong localCount, CompletableFuture<Void> localQuiet) {
+        if (localCount.decrementAndGet() == 0) {
+            localQuiet.complete(null);
+        }
+        return new Run(result, error, CompletableFuture.allOf(finishes.toArray(CompletableFuture[]::new)));
     }
 }

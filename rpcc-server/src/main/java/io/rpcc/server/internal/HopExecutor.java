@@ -7,8 +7,10 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.VirtualConsole;
+import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.chain.HopContext;
+import io.rpcc.core.internal.chain.HopReplies;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -26,7 +28,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * Runs one hop of a chain at a server (paper Fig. 3, steps 3 to 7): the service function, then the
  * chaining function, then either the next hop or the result straight to the originator. Runs on the
  * node's executor (virtual threads by default), never on an event loop. Any failure goes to the
- * originator as a typed error naming this hop; the server carries on.
+ * originator as a typed error naming this hop; the server carries on. The hop's partial replies and
+ * its share of the chain's termination credit are handled by {@link HopReplies}: exactly one
+ * hand-over per hop decides how much credit travels on with the chain (or its result or error).
  */
 public final class HopExecutor implements RequestHandler {
     private final Map<String, ServiceFunction> services;
@@ -47,6 +51,7 @@ public final class HopExecutor implements RequestHandler {
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
+        HopReplies replies = new HopReplies(node, h);
         try {
             if (request.decodeError() != null) {
                 throw request.decodeError();
@@ -60,7 +65,8 @@ public final class HopExecutor implements RequestHandler {
             long sfStart = System.nanoTime();
             Object result;
             VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
-            try (var scope = CurrentContext.enter(new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole))) {
+            HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies);
+            try (var scope = CurrentContext.enter(sfContext)) {
                 result = sf.apply(request.params());
             } catch (Throwable e) {
                 throw new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(), "service function '"
@@ -72,32 +78,36 @@ public final class HopExecutor implements RequestHandler {
             ChainingFunctionSource cf = h.chainingFunction();
             if (cf.isNone()) {
                 timings.add(timing);
-                node.sendResult(h, path, List.copyOf(console), timings, result);
+                node.sendResult(h, path, List.copyOf(console), timings, result, replies.handOver(h.credit()));
                 return;
             }
             FunctionRuntime.Loaded loaded = node.functions().load(cf);
             long cfStart = System.nanoTime();
             NextHop next;
             VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
-            try (var scope = CurrentContext.enter(new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole))) {
+            HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies);
+            try (var scope = CurrentContext.enter(cfContext)) {
                 next = FunctionRuntime.invoke(loaded.function(), request.state(), result);
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
             }
             switch (next) {
-                case NextHop.End end -> node.sendResult(h, path, List.copyOf(console), timings, end.result());
-                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings);
+                case NextHop.End end -> node.sendResult(h, path, List.copyOf(console), timings, end.result(),
+                        replies.handOver(h.credit()));
+                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies);
             }
         } catch (HopFailure f) {
-            node.sendFailure(h, f, path, List.copyOf(console), timings);
+            node.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
         } catch (RuntimeException | Error e) {
             node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
-                    + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings);
+                    + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings,
+                    replies.handOver(h.credit()));
         }
     }
 
     private static void forward(Node node, ChainHeader h, NextHop.Call call, ChainingFunctionSource current,
-                                List<String> path, List<ConsoleLine> console, List<HopTiming> timings) {
+                                List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
+                                HopReplies replies) {
         int limit = Math.min(h.maxHops(), node.settings().maxHops());
         if (h.hop() + 1 > limit) {
             throw new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
@@ -105,15 +115,16 @@ public final class HopExecutor implements RequestHandler {
         }
         ChainingFunctionSource next = call.chainingFunction().isSame() ? current : call.chainingFunction();
         List<ConsoleLine> consoleNow = List.copyOf(console);
+        Credit pass = replies.handOver(h.credit());
         ChainHeader nh = new ChainHeader(h.chainId(), h.origin(), h.originHost(), h.originPort(), h.hop() + 1,
-                h.maxHops(), path, consoleNow, timings, call.serviceFunction(), next);
+                h.maxHops(), path, consoleNow, timings, call.serviceFunction(), next, pass);
         ChainState state = call.state();
         node.forward(call.server(), new ChainRequest(nh, call.params(), state, null)).whenComplete((v, e) -> {
-            if (e != null) {
+            if (e != null) { // the request and its credit never left: report, with that credit
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
                         : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + call.server() + "': " + cause, cause);
-                node.sendFailure(h, f, path, consoleNow, timings);
+                node.sendFailure(h, f, path, consoleNow, timings, pass);
             }
         });
     }

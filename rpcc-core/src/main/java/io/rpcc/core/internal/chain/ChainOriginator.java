@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.netty.channel.Channel;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -9,6 +10,8 @@ import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReplyFrame;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -16,23 +19,35 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The originator's side of chains: the table of chains this node started and is waiting for.
- * A chain's RESULT or ERROR frame may come from any node, on any connection; it completes the
- * chain's future on the event loop that read it, so only rpcc's own continuations may be attached
- * to these futures (the client hands results to user code on its executor). Frames for chains that
- * already ended (timed out) are counted and dropped. Timeouts use a timer wheel, so starting a
- * chain wakes no other thread.
+ * The originator's side of chains: the table of chains this node started. For each, it collects
+ * the outcome (the RESULT or ERROR frame), hands partial replies to the chain's {@link ReplySink},
+ * and recovers the chain's termination credit from RESULT, ERROR and QUIET frames. A chain is
+ * <em>finished</em> when exactly one unit of credit has come home: then no reply of any hop can
+ * still be on its way. Frames arrive on event loops, each connection's in order; they are handled
+ * at once, in that order, so only rpcc's own continuations may be attached to these futures. Frames
+ * for chains that already ended (timed out) are counted and dropped. Timeouts use a timer wheel, so
+ * starting a chain wakes no other thread.
  */
 public final class ChainOriginator {
+    private static final Logger log = LoggerFactory.getLogger(ChainOriginator.class);
     private static final HashedWheelTimer TIMER = new HashedWheelTimer(
             new DefaultThreadFactory("rpcc-timeouts", true), 10, TimeUnit.MILLISECONDS);
 
-    private final String nodeName;
-    private final AtomicLong nextId = new AtomicLong();
-    private final ConcurrentMap<Long, Pending> pending = new ConcurrentHashMap<>();
-    private final AtomicLong lateFrames = new AtomicLong();
+    /** Where the partial replies of a chain go. Called on an event loop, in arrival order. */
+    @FunctionalInterface
+    public interface ReplySink {
+        /**
+         * A partial reply arrived.
+         *
+         * @param from the connection it came on, which the sink may pause (flow control); {@code null}
+         *     for replies produced locally
+         */
+        void onReply(Object value, int hop, String host, Channel from);
+    }
 
     /**
      * A chain in flight, as its originator sees it.
@@ -40,31 +55,47 @@ public final class ChainOriginator {
      * @param id the chain's number at this node
      * @param startNanos when it started ({@link System#nanoTime()})
      * @param outcome completes with the RESULT frame, or with a {@link ChainException}
+     * @param finished completes when all credit has come home; fails with a {@link ChainException}
+     *     on timeout
      */
-    public record Pending(long id, long startNanos, CompletableFuture<Arrival> outcome) {
+    public record Pending(long id, long startNanos, CompletableFuture<Arrival> outcome,
+                          CompletableFuture<Void> finished, ReplySink sink, Credit[] recovered) {
     }
 
-    /**
-     * A result frame and the time it arrived.
-     */
+    /** A result frame and the time it arrived. */
     public record Arrival(ChainResultFrame frame, long arrivedNanos) {
     }
+
+    private final String nodeName;
+    private final AtomicLong nextId = new AtomicLong();
+    private final ConcurrentMap<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicLong lateFrames = new AtomicLong();
 
     /** The originator table of node {@code nodeName}. */
     public ChainOriginator(String nodeName) {
         this.nodeName = nodeName;
     }
 
-    /** Registers a new chain that times out after {@code timeout}. */
-    public Pending start(Duration timeout) {
+    /** Registers a new chain whose replies go to {@code sink} and that times out after {@code timeout}. */
+    public Pending start(Duration timeout, ReplySink sink) {
         long id = nextId.incrementAndGet();
-        Pending p = new Pending(id, System.nanoTime(), new CompletableFuture<>());
+        Pending p = new Pending(id, System.nanoTime(), new CompletableFuture<>(), new CompletableFuture<>(), sink,
+                new Credit[] {Credit.ZERO});
         pending.put(id, p);
-        Timeout timeoutTask = TIMER.newTimeout(t -> fail(id, new ChainFailure(
-                ErrorCode.TIMEOUT.exceptionName(), "no result within " + timeout.toMillis() + " ms", nodeName, 0,
-                List.of(), List.of(), List.of(), List.of()), ErrorCode.TIMEOUT), timeout.toNanos(), TimeUnit.NANOSECONDS);
-        p.outcome().whenComplete((r, e) -> timeoutTask.cancel());
+        Timeout timeoutTask = TIMER.newTimeout(t -> timeOut(p, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        p.finished().whenComplete((r, e) -> timeoutTask.cancel());
         return p;
+    }
+
+    private void timeOut(Pending p, Duration timeout) {
+        if (pending.remove(p.id(), p)) {
+            ChainException e = ErrorCode.TIMEOUT.toException(new ChainFailure(ErrorCode.TIMEOUT.exceptionName(),
+                    (p.outcome().isDone() ? "result arrived but not every partial reply within "
+                            : "no result within ") + timeout.toMillis() + " ms", nodeName, 0,
+                    List.of(), List.of(), List.of(), List.of()));
+            p.outcome().completeExceptionally(e);
+            p.finished().completeExceptionally(e);
+        }
     }
 
     /** The chain id as users see it: {@code <node>#<number>}. */
@@ -74,34 +105,80 @@ public final class ChainOriginator {
 
     /** A RESULT frame arrived (called on an event loop). */
     public void onResult(ChainResultFrame frame) {
-        long now = System.nanoTime();
-        Pending p = pending.remove(frame.chainId());
-        if (p == null) {
-            lateFrames.incrementAndGet();
-            return;
+        Pending p = live(frame.chainId());
+        if (p != null) {
+            p.outcome().complete(new Arrival(frame, System.nanoTime()));
+            recover(p, frame.credit());
         }
-        p.outcome().complete(new Arrival(frame, now));
     }
 
     /** An ERROR frame arrived (called on an event loop). */
     public void onError(ChainErrorFrame frame) {
-        fail(frame.chainId(), frame.failure(), frame.code());
+        Pending p = live(frame.chainId());
+        if (p != null) {
+            p.outcome().completeExceptionally(frame.code().toException(frame.failure()));
+            recover(p, frame.credit());
+        }
     }
 
-    /** Ends chain {@code id} with {@code failure}. */
-    public void fail(long id, ChainFailure failure, ErrorCode code) {
-        Pending p = pending.remove(id);
+    /** A partial reply arrived (called on an event loop). */
+    public void onReply(ReplyFrame frame, Channel from) {
+        Pending p = live(frame.chainId());
         if (p == null) {
-            lateFrames.incrementAndGet();
             return;
         }
-        p.outcome().completeExceptionally(code.toException(failure));
+        if (frame.decodeError() != null) {
+            HopFailure f = frame.decodeError();
+            p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(),
+                    f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of())));
+            return;
+        }
+        p.sink().onReply(frame.value(), frame.hop(), frame.host(), from);
     }
 
-    /** Ends chain {@code id} with a failure detected at this node before the chain's first hop left. */
+    /** A hop returned its credit (called on an event loop). */
+    public void onQuiet(QuietFrame frame) {
+        Pending p = live(frame.chainId());
+        if (p != null) {
+            recover(p, frame.credit());
+        }
+    }
+
+    private Pending live(long id) {
+        Pending p = pending.get(id);
+        if (p == null) {
+            lateFrames.incrementAndGet();
+        }
+        return p;
+    }
+
+    private void recover(Pending p, Credit credit) {
+        boolean finished;
+        synchronized (p) {
+            Credit sum = p.recovered()[0].plus(credit);
+            p.recovered()[0] = sum;
+            if (sum.exceedsOne()) {
+                log.error("chain {} recovered more credit than it gave out ({}): a protocol error", chainId(p.id()), sum);
+            }
+            finished = sum.isOne();
+        }
+        if (finished && pending.remove(p.id(), p)) {
+            p.finished().complete(null);
+        }
+    }
+
+    /**
+     * Ends chain {@code id} with a failure detected at this node before its first hop left: no
+     * credit left this node, so the chain is finished at once.
+     */
     public void failLocally(long id, HopFailure f) {
-        fail(id, new ChainFailure(f.exceptionName(), f.getMessage(), nodeName, 0, List.of(), f.details(), List.of(),
-                List.of()), f.code());
+        Pending p = pending.remove(id);
+        if (p == null) {
+            return;
+        }
+        p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
+                nodeName, 0, List.of(), f.details(), List.of(), List.of())));
+        p.finished().complete(null);
     }
 
     /** Chains in flight. */
@@ -109,7 +186,7 @@ public final class ChainOriginator {
         return pending.size();
     }
 
-    /** Frames that arrived for chains that had already ended. */
+    /** Frames that arrived for chains that had already ended (timed out). */
     public long lateFrames() {
         return lateFrames.get();
     }

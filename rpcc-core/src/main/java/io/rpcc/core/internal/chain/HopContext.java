@@ -2,8 +2,126 @@ package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.VirtualConsole;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-/** The {@link ChainContext} of one service or chaining function invocation. */
-public record HopContext(String chainId, String originator, int hop, String node, VirtualConsole console)
-        implements ChainContext {
+/**
+ * The {@link ChainContext} of one service or chaining function invocation. Work handed to other
+ * threads through its wrappers keeps the context and holds the hop's {@link Replies} count open
+ * until it ends.
+ */
+public final class HopContext implements ChainContext {
+    private final String chainId;
+    private final String originator;
+    private final int hop;
+    private final String node;
+    private final VirtualConsole console;
+    private final Replies replies;
+
+    /** A context whose partial replies go to {@code replies}. */
+    public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies) {
+        this.chainId = chainId;
+        this.originator = originator;
+        this.hop = hop;
+        this.node = node;
+        this.console = console;
+        this.replies = replies;
+    }
+
+    @Override
+    public String chainId() {
+        return chainId;
+    }
+
+    @Override
+    public String originator() {
+        return originator;
+    }
+
+    @Override
+    public int hop() {
+        return hop;
+    }
+
+    @Override
+    public String node() {
+        return node;
+    }
+
+    @Override
+    public VirtualConsole console() {
+        return console;
+    }
+
+    @Override
+    public void preturn(Object reply) {
+        replies.preturn(reply);
+    }
+
+    @Override
+    public Runnable wrap(Runnable task) {
+        replies.raise();
+        AtomicBoolean ran = new AtomicBoolean();
+        return () -> {
+            if (!ran.compareAndSet(false, true)) {
+                throw new IllegalStateException("a task wrapped by ChainContext.wrap runs once");
+            }
+            try (var scope = CurrentContext.enter(this)) {
+                task.run();
+            } finally {
+                replies.lower();
+            }
+        };
+    }
+
+    @Override
+    public <V> Callable<V> wrap(Callable<V> task) {
+        replies.raise();
+        AtomicBoolean ran = new AtomicBoolean();
+        return () -> {
+            if (!ran.compareAndSet(false, true)) {
+                throw new IllegalStateException("a task wrapped by ChainContext.wrap runs once");
+            }
+            try (var scope = CurrentContext.enter(this)) {
+                return task.call();
+            } finally {
+                replies.lower();
+            }
+        };
+    }
+
+    @Override
+    public Executor executor(Executor executor) {
+        return task -> {
+            Runnable wrapped = wrap(task);
+            try {
+                executor.execute(wrapped);
+            } catch (RejectedExecutionException | Error e) {
+                replies.lower(); // the task will never run
+                throw e;
+            }
+        };
+    }
+
+    @Override
+    public Thread startThread(Runnable task) {
+        return start(Thread.ofPlatform().name("rpcc-" + node + "-hop-" + hop).unstarted(wrap(task)));
+    }
+
+    @Override
+    public Thread startVirtualThread(Runnable task) {
+        return start(Thread.ofVirtual().name("rpcc-" + node + "-hop-" + hop).unstarted(wrap(task)));
+    }
+
+    private Thread start(Thread t) {
+        try {
+            t.start();
+        } catch (RuntimeException | Error e) {
+            replies.lower();
+            throw e;
+        }
+        return t;
+    }
 }

@@ -15,6 +15,9 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReplyFrame;
+import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.net.InetSocketAddress;
@@ -52,10 +55,11 @@ public final class Node implements InboundListener, AutoCloseable {
      * @param executor runs service functions, chaining functions and callbacks (never an event loop)
      * @param functions compiles and caches chaining functions
      * @param maxHops the largest hop count this node lets a chain reach
+     * @param replyWriteTimeout how long {@code preturn} waits for a slow originator before failing
      */
     public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
-                           Executor executor, FunctionRuntime functions, int maxHops) {
+                           Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout) {
     }
 
     private final Settings settings;
@@ -129,28 +133,34 @@ public final class Node implements InboundListener, AutoCloseable {
         return transport.send(server, address, request);
     }
 
-    /** Sends a chain's result to its originator. Reports a failure instead if the result cannot be sent. */
+    /**
+     * Sends a chain's result, with {@code credit}, to its originator. Reports a failure (with the
+     * same credit) instead if the result cannot be sent.
+     */
     public void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                           Object value) {
-        ChainResultFrame frame = new ChainResultFrame(h.chainId(), path, console, timings, value, null);
+                           Object value, Credit credit) {
+        ChainResultFrame frame = new ChainResultFrame(h.chainId(), path, console, timings, value, credit, null);
         toOrigin(h, frame).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure f && f.code() != ErrorCode.HOP_UNREACHABLE) {
-                sendFailure(h, f, path, console, timings);
+                sendFailure(h, f, path, console, timings, credit);
             }
         });
     }
 
-    /** Reports a failure of the hop described by {@code h}, at this node, to the chain's originator. */
+    /**
+     * Reports a failure of the hop described by {@code h}, at this node, to the chain's originator,
+     * returning {@code credit} with it.
+     */
     public void sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
-                            List<HopTiming> timings) {
+                            List<HopTiming> timings, Credit credit) {
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
                 console, timings);
-        toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), failure)).whenComplete((v, e) -> {
+        toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), failure, credit)).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure tooBig && tooBig.code() != ErrorCode.HOP_UNREACHABLE) {
                 // The console or details made the error too large: send it without them.
                 ChainFailure lean = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path,
                         List.of(), List.of(), List.of());
-                toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), lean));
+                toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), lean, credit));
             }
         });
     }
@@ -193,6 +203,16 @@ public final class Node implements InboundListener, AutoCloseable {
         originator.onError(withTypeName(error));
     }
 
+    @Override
+    public void onReply(ReplyFrame reply, Channel from) {
+        originator.onReply(reply, from);
+    }
+
+    @Override
+    public void onQuiet(QuietFrame quiet) {
+        originator.onQuiet(quiet);
+    }
+
     private static final Pattern UNKNOWN_TYPE_ID = Pattern.compile("type id (\\d+) is not registered on this node");
 
     /**
@@ -212,14 +232,14 @@ public final class Node implements InboundListener, AutoCloseable {
         String message = f.message().replace(m.group(), "type id " + m.group(1) + " (" + type.getName()
                 + " at the originator) is not registered on node '" + f.host() + "'");
         return new ChainErrorFrame(error.chainId(), error.code(), new ChainFailure(f.exceptionName(), message, f.host(),
-                f.hop(), f.path(), f.details(), f.console(), f.timings()));
+                f.hop(), f.path(), f.details(), f.console(), f.timings()), error.credit());
     }
 
     private static void rejectRequest(Node node, ChainRequest request, long arrivedNanos) {
         ChainHeader h = request.header();
         node.executor().execute(() -> node.sendFailure(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '"
                 + node.name() + "' is a client and hosts no service functions (asked for '" + h.serviceFunction()
-                + "')"), node.pathThrough(h), h.console(), h.timings()));
+                + "')"), node.pathThrough(h), h.console(), h.timings(), h.credit()));
     }
 
     @Override

@@ -2,7 +2,10 @@ package io.rpcc.core.internal.transport;
 
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
+import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReplyFrame;
 
 /**
  * Receives the chain frames that arrive at a node. Called on an event loop: implementations hand
@@ -17,4 +20,10 @@ public interface InboundListener {
 
     /** The failure of a chain this node started. */
     void onError(ChainErrorFrame error);
+
+    /** A partial reply for a chain this node started, read from {@code from} (which flow control may pause). */
+    void onReply(ReplyFrame reply, Channel from);
+
+    /** A hop of a chain this node started returns its credit. */
+    void onQuiet(QuietFrame quiet);
 }

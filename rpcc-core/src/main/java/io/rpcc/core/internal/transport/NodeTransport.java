@@ -27,6 +27,8 @@ import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -52,6 +54,7 @@ import org.slf4j.LoggerFactory;
 public final class NodeTransport implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeTransport.class);
     private static final AttributeKey<Hello> PEER = AttributeKey.valueOf("rpcc.peer");
+    private static final AttributeKey<WritabilityGate> GATE = AttributeKey.valueOf("rpcc.writability");
     private static volatile EventLoopGroup sharedGroup;
 
     /**
@@ -255,6 +258,27 @@ public final class NodeTransport implements AutoCloseable {
         return written;
     }
 
+    /**
+     * Waits until {@code ch} can take more data (its outbound buffer is under Netty's high water
+     * mark), at most {@code timeout}: the back-pressure that keeps a fast producer from filling
+     * memory when the reader is slow. Must not be called on an event loop.
+     *
+     * @return whether the channel is writable (false: timed out or closed)
+     */
+    public boolean awaitWritable(Channel ch, Duration timeout) throws InterruptedException {
+        if (ch.isWritable()) {
+            return true;
+        }
+        if (ch.eventLoop().inEventLoop()) {
+            throw new IllegalStateException("cannot wait for a slow reader on an event loop");
+        }
+        WritabilityGate gate = ch.attr(GATE).setIfAbsent(new WritabilityGate());
+        if (gate == null) {
+            gate = ch.attr(GATE).get();
+        }
+        return gate.await(ch, timeout);
+    }
+
     /** {@link #connect} then {@link #send}. */
     public CompletableFuture<Void> send(String peer, InetSocketAddress address, Object message) {
         return connect(peer, address).thenCompose(ch -> send(ch, message));
@@ -287,6 +311,8 @@ public final class NodeTransport implements AutoCloseable {
                 case ChainRequest r -> listener.onRequest(r);
                 case ChainResultFrame r -> listener.onResult(r);
                 case ChainErrorFrame e -> listener.onError(e);
+                case ReplyFrame r -> listener.onReply(r, ctx.channel());
+                case QuietFrame q -> listener.onQuiet(q);
                 case Hello h -> onHello(ctx.channel(), h);
                 case FrameDecoder.MalformedFrame m -> onMalformed(ctx, m.reason());
                 default -> throw new IllegalStateException("unexpected message " + msg.getClass());
@@ -309,8 +335,21 @@ public final class NodeTransport implements AutoCloseable {
         }
 
         @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+            WritabilityGate gate = ctx.channel().attr(GATE).get();
+            if (gate != null) {
+                gate.changed();
+            }
+            super.channelWritabilityChanged(ctx);
+        }
+
+        @Override
         public void channelInactive(ChannelHandlerContext ctx) throws Exception {
             Channel ch = ctx.channel();
+            WritabilityGate gate = ch.attr(GATE).get();
+            if (gate != null) {
+                gate.changed();
+            }
             Hello h = ch.attr(PEER).get();
             if (h != null) {
                 CompletableFuture<Channel> f = peers.get(h.node());

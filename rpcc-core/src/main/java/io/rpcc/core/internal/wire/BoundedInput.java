@@ -26,7 +26,11 @@ final class BoundedInput extends Input {
         return super.readStringBuilder();
     }
 
-    /** Kryo writes short ASCII strings self-delimited, others as a flagged varint char count + 1. */
+    /**
+     * Kryo writes short ASCII strings self-delimited, others as a flagged varint (first byte: bit 7
+     * UTF-8 flag, bit 6 "more", 6 value bits; then up to 4 bytes of 7 bits) holding the char count + 1.
+     * This decodes that varint exactly as Kryo will and refuses counts the frame cannot hold.
+     */
     private void checkStringLength() {
         if (position >= limit) {
             return; // let Kryo report the underflow
@@ -36,19 +40,20 @@ final class BoundedInput extends Input {
         if ((b & 0x80) == 0) {
             return; // ASCII, ends at the byte with its high bit set: bounded by the frame
         }
-        long value = b & 0x3F;
+        int result = b & 0x3F;
         if ((b & 0x40) != 0) {
-            int shift = 6;
-            do {
+            for (int shift = 6; shift <= 27; shift += 7) {
                 if (p >= limit) {
-                    return;
+                    return; // Kryo will report the underflow before allocating
                 }
                 b = buffer[p++];
-                value |= (long) (b & 0x7F) << shift;
-                shift += 7;
-            } while ((b & 0x80) != 0 && shift < 35);
+                result |= (b & 0x7F) << shift;
+                if ((b & 0x80) == 0) {
+                    break;
+                }
+            }
         }
-        long chars = value - 1;
+        long chars = (long) result - 1; // Kryo's char count; a negative one fails without allocating
         if (chars > limit - p) {
             throw new KryoException("corrupt string length " + chars + " (" + (limit - p) + " bytes left in the frame)");
         }

@@ -1,7 +1,11 @@
 package io.rpcc.core.internal.wire;
 
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.internal.chain.Credit;
 
-/** An ERROR frame: a chain failed; sent by the node that saw the failure to the originator. */
-public record ChainErrorFrame(long chainId, ErrorCode code, ChainFailure failure) {
+/**
+ * An ERROR frame: a chain failed; sent by the node that saw the failure to the originator, with the
+ * credit that node held.
+ */
+public record ChainErrorFrame(long chainId, ErrorCode code, ChainFailure failure, Credit credit) {
 }

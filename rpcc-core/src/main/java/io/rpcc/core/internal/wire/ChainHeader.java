@@ -3,6 +3,7 @@ package io.rpcc.core.internal.wire;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.internal.chain.Credit;
 import java.util.List;
 
 /**
@@ -19,8 +20,9 @@ import java.util.List;
  * @param timings the hop timings so far
  * @param serviceFunction the service function to run
  * @param chainingFunction the chaining function to run after it, or {@link ChainingFunctionSource#NONE}
+ * @param credit the share of the chain's termination credit that this hop receives
  */
 public record ChainHeader(long chainId, String origin, String originHost, int originPort, int hop, int maxHops,
                           List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                          String serviceFunction, ChainingFunctionSource chainingFunction) {
+                          String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit) {
 }

@@ -2,13 +2,15 @@ package io.rpcc.core.internal.wire;
 
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.internal.chain.Credit;
 import java.util.List;
 
 /**
  * A RESULT frame: a chain's result, sent by its last hop straight to the originator.
  *
+ * @param credit the credit the last hop returns with the result
  * @param decodeError set by the decoder when the value could not be read
  */
 public record ChainResultFrame(long chainId, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                               Object value, HopFailure decodeError) {
+                               Object value, Credit credit, HopFailure decodeError) {
 }

@@ -28,7 +28,8 @@ public enum ErrorCode {
     FRAME_TOO_LARGE(FrameTooLargeException.class, FrameTooLargeException::new),
     UNREGISTERED_TYPE(UnregisteredTypeException.class, UnregisteredTypeException::new),
     HOP_LIMIT_EXCEEDED(HopLimitExceededException.class, HopLimitExceededException::new),
-    TIMEOUT(ChainTimeoutException.class, ChainTimeoutException::new);
+    TIMEOUT(ChainTimeoutException.class, ChainTimeoutException::new),
+    FLOW_CONTROL(io.rpcc.core.FlowControlException.class, io.rpcc.core.FlowControlException::new);
 
     private static final ErrorCode[] VALUES = values();
 

@@ -6,16 +6,19 @@ package io.rpcc.core.internal.wire;
  * <pre>
  * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
  * HELLO   := node host port:varint maxFrameSize:varint           (first frame each way)
- * REQUEST := header params:value state                             (run a hop)
- * RESULT  := chainId:varlong path console timings value            (last hop to originator)
- * ERROR   := chainId:varlong code:varint failure                   (any hop to originator)
+ * REQUEST := header credit params:value state                      (run a hop)
+ * RESULT  := chainId:varlong path console timings credit value     (last hop to originator)
+ * ERROR   := chainId:varlong code:varint failure credit            (any hop to originator)
+ * REPLY   := chainId:varlong hop:varint host value                 (preturn: any hop to originator)
+ * QUIET   := chainId:varlong credit                                (a hop that sent replies is done)
+ * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
  * </pre>
  *
  * The header of a REQUEST holds only rpcc's own types, so a receiver can always read it and report
  * a failure to decode the user values that follow to the chain's originator.
  */
 public enum FrameType {
-    HELLO(1), REQUEST(2), RESULT(3), ERROR(4);
+    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6);
 
     /** The protocol version every frame carries. */
     public static final byte PROTOCOL_VERSION = 1;
@@ -38,6 +41,8 @@ public enum FrameType {
             case 2 -> REQUEST;
             case 3 -> RESULT;
             case 4 -> ERROR;
+            case 5 -> REPLY;
+            case 6 -> QUIET;
             default -> null;
         };
     }

@@ -97,7 +97,7 @@ public final class Serialization {
     /** The serializer for built-in {@code type}: bounded for arrays, collections and maps. */
     private static com.esotericsoftware.kryo.Serializer<?> boundedSerializer(Kryo kryo, Class<?> type) {
         String name = type.getName();
-        if (type.isArray()) {
+        if (type.isArray() || type == BigInteger.class || type == BigDecimal.class) { // length + 1, then bytes
             return new BoundedSerializers.BoundedArray<>(kryo.getDefaultSerializer(type));
         } else if (name.startsWith("java.util.ImmutableCollections$List")) {
             return new BoundedSerializers.ImmutableList();

@@ -11,6 +11,8 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.internal.chain.Credit;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,6 +73,7 @@ public final class WireFormat {
                         writeStrings(out, r.path());
                         writeConsole(out, r.console());
                         writeTimings(out, r.timings());
+                        writeCredit(out, r.credit());
                         kryo.writeClassAndObject(out, r.value());
                     }
                     case ChainErrorFrame e -> {
@@ -78,6 +81,19 @@ public final class WireFormat {
                         out.writeVarLong(e.chainId(), true);
                         out.writeVarInt(e.code().ordinal(), true);
                         writeFailure(out, e.failure());
+                        writeCredit(out, e.credit());
+                    }
+                    case ReplyFrame r -> {
+                        out.writeByte(FrameType.REPLY.wire());
+                        out.writeVarLong(r.chainId(), true);
+                        out.writeVarInt(r.hop(), true);
+                        out.writeString(r.host());
+                        kryo.writeClassAndObject(out, r.value());
+                    }
+                    case QuietFrame q -> {
+                        out.writeByte(FrameType.QUIET.wire());
+                        out.writeVarLong(q.chainId(), true);
+                        writeCredit(out, q.credit());
                     }
                     default -> throw new IllegalArgumentException("not an rpcc message: " + message.getClass());
                 }
@@ -99,6 +115,7 @@ public final class WireFormat {
         return switch (message) {
             case ChainRequest r -> "the parameters or state for service function '" + r.header().serviceFunction() + "'";
             case ChainResultFrame r -> "the chain's result";
+            case ReplyFrame r -> "a partial reply";
             default -> "a " + message.getClass().getSimpleName();
         };
     }
@@ -115,6 +132,24 @@ public final class WireFormat {
         writeTimings(out, h.timings());
         out.writeString(h.serviceFunction());
         writeFunction(out, h.chainingFunction());
+        writeCredit(out, h.credit());
+    }
+
+    private static void writeCredit(Output out, Credit c) {
+        out.writeVarInt(c.exponent(), true);
+        byte[] n = c.numerator().toByteArray();
+        out.writeVarInt(n.length, true);
+        out.writeBytes(n);
+    }
+
+    private static Credit readCredit(Input in) {
+        int exponent = in.readVarInt(true);
+        byte[] n = in.readBytes(count(in));
+        try {
+            return Credit.of(new BigInteger(n), exponent);
+        } catch (RuntimeException e) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt credit: " + e.getMessage());
+        }
     }
 
     private static void writeFunction(Output out, ChainingFunctionSource f) {
@@ -211,14 +246,17 @@ public final class WireFormat {
                     case REQUEST -> readRequest(kryo, in);
                     case RESULT -> readResult(kryo, in);
                     case ERROR -> new ChainErrorFrame(in.readVarLong(true), ErrorCode.fromWire(in.readVarInt(true)),
-                            readFailure(in));
+                            readFailure(in), readCredit(in));
+                    case REPLY -> readReply(kryo, in);
+                    case QUIET -> new QuietFrame(in.readVarLong(true), readCredit(in));
                 };
             } catch (HopFailure e) {
                 throw e;
             } catch (RuntimeException e) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: " + e.getMessage(), e);
             }
-            if (in.position() != in.limit() && message instanceof Hello) {
+            if (in.position() != in.limit() && (message instanceof Hello || message instanceof QuietFrame
+                    || message instanceof ChainErrorFrame)) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
@@ -229,7 +267,7 @@ public final class WireFormat {
     private ChainRequest readRequest(Kryo kryo, Input in) {
         ChainHeader header = new ChainHeader(in.readVarLong(true), in.readString(), in.readString(),
                 in.readVarInt(true), in.readVarInt(true), in.readVarInt(true), readStrings(in), readConsole(in),
-                readTimings(in), in.readString(), readFunction(in));
+                readTimings(in), in.readString(), readFunction(in), readCredit(in));
         if (header.origin() == null || header.serviceFunction() == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");
         }
@@ -250,13 +288,28 @@ public final class WireFormat {
         List<String> path = readStrings(in);
         List<ConsoleLine> console = readConsole(in);
         List<HopTiming> timings = readTimings(in);
+        Credit credit = readCredit(in);
         try {
             Object value = kryo.readClassAndObject(in);
             checkFullyRead(in, "RESULT");
-            return new ChainResultFrame(chainId, path, console, timings, value, null);
+            return new ChainResultFrame(chainId, path, console, timings, value, credit, null);
         } catch (RuntimeException e) {
-            return new ChainResultFrame(chainId, path, console, timings, null, e instanceof HopFailure hf ? hf
+            return new ChainResultFrame(chainId, path, console, timings, null, credit, e instanceof HopFailure hf ? hf
                     : serialization.decodeFailure(e, "the chain's result"));
+        }
+    }
+
+    private ReplyFrame readReply(Kryo kryo, Input in) {
+        long chainId = in.readVarLong(true);
+        int hop = in.readVarInt(true);
+        String host = in.readString();
+        try {
+            Object value = kryo.readClassAndObject(in);
+            checkFullyRead(in, "REPLY");
+            return new ReplyFrame(chainId, hop, host, value, null);
+        } catch (RuntimeException e) {
+            return new ReplyFrame(chainId, hop, host, null, e instanceof HopFailure hf ? hf
+                    : serialization.decodeFailure(e, "a partial reply"));
         }
     }
 

@@ -1,0 +1,337 @@
+package io.rpcc.client;
+
+import io.netty.channel.Channel;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainTimeoutException;
+import io.rpcc.core.internal.chain.ChainOriginator;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.Spliterator;
+import java.util.Spliterators;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
+
+/**
+ * The partial replies of a chain, read as they arrive (Quatrain's reply set). Every hop of the
+ * chain, and every thread it started, may {@code preturn} replies; they come straight from the
+ * server that produced them. The set ends exactly when the chain is finished: its final result (or
+ * error) has arrived <em>and</em> every reply of every hop has arrived — never earlier, never
+ * hanging (a timeout ends it too).
+ *
+ * <pre>{@code
+ * ReplySet<Record> replies = client.startChainWithReplies(ChainCall.to("aggregator", "gather").params(query),
+ *                                                         Record.class);
+ * while (replies.hasMore()) {               // blocks until a reply arrives or the set ends
+ *     show(replies.next());
+ * }
+ * if (replies.isPartial()) {                 // ended by an error or a timeout
+ *     log.warn("some records are missing: {}", replies.error().getMessage());
+ * }
+ * Object summary = replies.result().join().value();   // the chain's final result
+ * }</pre>
+ *
+ * <p>Also an {@link Iterable} (one pass), a {@link #stream()} and a {@link #publisher()}. The buffer
+ * is bounded: when it is full, rpcc stops reading from the connections that bring replies, the
+ * producers' connections stop being writable and their {@code preturn} waits; memory stays bounded
+ * whatever the speed of the reader. (Other chains sharing those connections wait too.)
+ *
+ * @param <T> the type of the replies
+ */
+public final class ReplySet<T> implements Iterable<T> {
+    private final Class<T> type;
+    private final int capacity;
+    private final Executor executor;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final ArrayDeque<Object> buffer = new ArrayDeque<>();
+    private final Set<Channel> paused = new HashSet<>();
+    private final CompletableFuture<ChainResult> result = new CompletableFuture<>();
+    private final CompletableFuture<ReplySet<T>> done = new CompletableFuture<>();
+    private final AtomicBoolean iterated = new AtomicBoolean();
+    private final AtomicBoolean subscribed = new AtomicBoolean();
+    private boolean ended;
+    private boolean timedOut;
+    private Throwable error;
+    private int received;
+    private int arrivedAfterEnd;
+    private int maxBuffered;
+
+    ReplySet(Class<T> type, int capacity, Executor executor) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("reply buffer capacity must be positive, got " + capacity);
+        }
+        this.type = type;
+        this.capacity = capacity;
+        this.executor = executor;
+    }
+
+    // ------------------------------------------------------------------ fed by rpcc
+
+    /** Where rpcc delivers this set's replies (internal). */
+    public ChainOriginator.ReplySink sink() {
+        return this::add;
+    }
+
+    private void add(Object value, int hop, String host, Channel from) {
+        lock.lock();
+        try {
+            if (ended) {
+                arrivedAfterEnd++; // never expected: the termination protocol forbids it; counted for tests
+                return;
+            }
+            buffer.add(value);
+            received++;
+            maxBuffered = Math.max(maxBuffered, buffer.size());
+            if (buffer.size() >= capacity && from != null && paused.add(from)) {
+                from.config().setAutoRead(false);
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The chain's final result arrived (internal). */
+    public void resultArrived(ChainResult r) {
+        result.complete(r);
+    }
+
+    /** The chain failed (internal). */
+    public void resultFailed(Throwable e) {
+        result.completeExceptionally(e);
+    }
+
+    /** The chain is finished: every reply is in, or {@code failure} (a timeout) ended it (internal). */
+    public void finished(Throwable failure) {
+        lock.lock();
+        try {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            if (failure != null) {
+                timedOut = failure instanceof ChainTimeoutException;
+                error = failure;
+                result.completeExceptionally(failure);
+            } else if (result.isCompletedExceptionally()) {
+                error = result.handle((r, e) -> e).join();
+            }
+            resumeReading();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        executor.execute(() -> done.complete(this));
+    }
+
+    private void resumeReading() {
+        for (Channel ch : paused) {
+            ch.config().setAutoRead(true);
+        }
+        paused.clear();
+    }
+
+    // ------------------------------------------------------------------ read by the user
+
+    /**
+     * Whether another reply is available, waiting until one arrives or the set ends.
+     */
+    public boolean hasMore() {
+        lock.lock();
+        try {
+            while (buffer.isEmpty() && !ended) {
+                changed.awaitUninterruptibly();
+            }
+            return !buffer.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether another reply is available, waiting at most {@code timeout}.
+     *
+     * @return {@code true} if one is available, {@code false} if the set ended or the wait timed out
+     */
+    public boolean hasMore(Duration timeout) throws InterruptedException {
+        long left = timeout.toNanos();
+        lock.lock();
+        try {
+            while (buffer.isEmpty() && !ended && left > 0) {
+                left = changed.awaitNanos(left);
+            }
+            return !buffer.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The next reply, waiting until one arrives.
+     *
+     * @throws NoSuchElementException if the set ended without more replies
+     */
+    public T next() {
+        lock.lock();
+        try {
+            while (buffer.isEmpty() && !ended) {
+                changed.awaitUninterruptibly();
+            }
+            if (buffer.isEmpty()) {
+                throw new NoSuchElementException("the reply set has ended");
+            }
+            Object value = buffer.poll();
+            if (!paused.isEmpty() && buffer.size() <= capacity / 2) {
+                resumeReading();
+            }
+            return type.cast(value);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A one-pass iterator over the replies ({@link #hasMore()} / {@link #next()}). */
+    @Override
+    public Iterator<T> iterator() {
+        if (!iterated.compareAndSet(false, true)) {
+            throw new IllegalStateException("a reply set can be iterated once");
+        }
+        return new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return hasMore();
+            }
+
+            @Override
+            public T next() {
+                return ReplySet.this.next();
+            }
+        };
+    }
+
+    /** The replies as a sequential stream, in arrival order; it ends when the set ends. */
+    public Stream<T> stream() {
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(iterator(), Spliterator.ORDERED), false);
+    }
+
+    /**
+     * The replies as a {@link Flow.Publisher} for one subscriber, honouring its demand; signals
+     * {@code onComplete} when the set ends normally and {@code onError} with {@link #error()} when it
+     * ends by an error or a timeout (after delivering the replies received). Delivery runs on the
+     * client's executor.
+     */
+    public Flow.Publisher<T> publisher() {
+        return subscriber -> {
+            if (!subscribed.compareAndSet(false, true)) {
+                subscriber.onSubscribe(new Flow.Subscription() {
+                    @Override
+                    public void request(long n) {
+                    }
+
+                    @Override
+                    public void cancel() {
+                    }
+                });
+                subscriber.onError(new IllegalStateException("a reply set has one subscriber"));
+                return;
+            }
+            new ReplyPublication<>(this, subscriber, executor).start();
+        };
+    }
+
+    /** The chain's final result: completes when it arrives, possibly before the last replies. */
+    public CompletableFuture<ChainResult> result() {
+        return result;
+    }
+
+    /** Completes (on the client's executor) when the set has ended. */
+    public CompletableFuture<ReplySet<T>> whenDone() {
+        return done;
+    }
+
+    /** Waits until the set has ended (replies may still be unread). */
+    public ReplySet<T> awaitDone() {
+        return done.join();
+    }
+
+    /** Whether the set has ended: no reply will be added. */
+    public boolean isDone() {
+        lock.lock();
+        try {
+            return ended;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the set ended before the chain produced everything: by an error or a timeout. */
+    public boolean isPartial() {
+        lock.lock();
+        try {
+            return ended && error != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether the set was ended by the timeout; the replies received so far are kept. */
+    public boolean timedOut() {
+        lock.lock();
+        try {
+            return timedOut;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What ended the chain if it failed or timed out (a {@link ChainException}), or {@code null}. */
+    public ChainException error() {
+        lock.lock();
+        try {
+            return error instanceof ChainException ce ? ce : null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The number of replies received so far. */
+    public int received() {
+        lock.lock();
+        try {
+            return received;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The most replies that were ever waiting in the buffer at once (for monitoring). */
+    public int maxBuffered() {
+        lock.lock();
+        try {
+            return maxBuffered;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Replies that arrived after the set ended: always 0 unless the termination protocol is broken. */
+    public int arrivedAfterEnd() {
+        lock.lock();
+        try {
+            return arrivedAfterEnd;
+        } finally {
+            lock.unlock();
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package io.rpcc.core.internal.chain;
+
+import io.netty.channel.Channel;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReplyFrame;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Partial replies of one hop at a server, and the hop's part in the chain's termination protocol
+ * (see {@code shared/design/termination.md}).
+ *
+ * <p>Locally, the partially ordering protocol: one count (see {@link Replies}). Globally, credit
+ * recovery: at hand-over ({@link #handOver}), a hop that never replied and has nothing running
+ * passes its whole credit on, so a plain chain costs no extra message. Any other hop keeps half and
+ * returns it in a QUIET frame when its count reaches zero, on the connection that carried its
+ * replies, after the last of them: since that connection is FIFO, the credit's arrival at the
+ * originator proves that every reply of this hop arrived before it.
+ */
+public final class HopReplies implements Replies {
+    private static final Logger log = LoggerFactory.getLogger(HopReplies.class);
+    private static final long COUNT = 0xFFFF_FFFFL;
+    private static final long REPLIED = 1L << 32;
+
+    private final Node node;
+    private final ChainHeader header;
+    private final Duration writeTimeout;
+    /** Low 32 bits: the POP count; bit 32: a reply was produced. Starts with the invocation's unit. */
+    private final AtomicLong state = new AtomicLong(1);
+    private volatile Credit kept = Credit.ZERO;
+    private volatile CompletableFuture<Channel> replyChannel;
+    private final java.util.concurrent.atomic.AtomicBoolean handedOver = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** The replies of the hop described by {@code header}, running at {@code node}. */
+    public HopReplies(Node node, ChainHeader header) {
+        this.node = node;
+        this.header = header;
+        this.writeTimeout = node.settings().replyWriteTimeout();
+    }
+
+    @Override
+    public void raise() {
+        if (!tryRaise(0)) {
+            throw new IllegalStateException("hop " + header.hop() + " of chain " + chainId() + " at '" + node.name()
+                    + "' has finished; start the work while the service function runs (ChainContext.wrap, "
+                    + "executor, startThread) so that the chain waits for it");
+        }
+    }
+
+    private boolean tryRaise(long flags) {
+        while (true) {
+            long s = state.get();
+            if ((s & COUNT) == 0) {
+                return false;
+            }
+            if (state.compareAndSet(s, (s + 1) | flags)) {
+                return true;
+            }
+        }
+    }
+
+    @Override
+    public void lower() {
+        long s = state.decrementAndGet();
+        if ((s & COUNT) == 0) {
+            quiet();
+        }
+    }
+
+    /**
+     * Called once, when the hop's service and chaining functions are done and the chain moves on
+     * (next hop, result or error): returns the share of {@code credit} to send with it. If the hop
+     * never replied and nothing of it still runs, that is all of it; otherwise half, and the other
+     * half comes back in a QUIET frame once the hop is quiet.
+     */
+    public Credit handOver(Credit credit) {
+        if (!handedOver.compareAndSet(false, true)) {
+            throw new IllegalStateException("hop " + header.hop() + " of chain " + chainId() + " handed over twice");
+        }
+        if (state.compareAndSet(1, 0)) {
+            return credit;
+        }
+        Credit half = credit.half();
+        kept = half;
+        lower();
+        return half;
+    }
+
+    @Override
+    public void preturn(Object reply) {
+        if (!tryRaise(REPLIED)) {
+            throw new IllegalStateException("preturn after hop " + header.hop() + " of chain " + chainId() + " at '"
+                    + node.name() + "' finished; hand work to other threads with ChainContext.wrap, executor or "
+                    + "startThread so that the chain waits for it");
+        }
+        boolean handedToWriter = false;
+        try {
+            Channel ch = channel();
+            if (!ch.isWritable() && !awaitWritable(ch)) {
+                throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.origin() + "' has not read partial "
+                        + "replies for " + writeTimeout.toMillis() + " ms (its buffer is full)");
+            }
+            node.transport().send(ch, new ReplyFrame(header.chainId(), header.hop(), node.name(), reply, null))
+                    .whenComplete((v, e) -> {
+                        if (e != null) {
+                            log.warn("partial reply of chain {} at '{}' was not sent: {}", chainId(), node.name(),
+                                    Node.unwrap(e).getMessage());
+                        }
+                        lower();
+                    });
+            handedToWriter = true;
+        } catch (HopFailure f) {
+            throw f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), header.hop(),
+                    node.pathThrough(header), f.details(), List.of(), List.of()));
+        } finally {
+            if (!handedToWriter) {
+                lower();
+            }
+        }
+    }
+
+    private boolean awaitWritable(Channel ch) {
+        try {
+            return node.transport().awaitWritable(ch, writeTimeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw failure(ErrorCode.FLOW_CONTROL, "interrupted while waiting for the originator to read");
+        } catch (IllegalStateException e) {
+            throw failure(ErrorCode.FLOW_CONTROL, "the originator's buffer is full and preturn was called on an "
+                    + "event loop, where it cannot wait");
+        }
+    }
+
+    private HopFailure failure(ErrorCode code, String message) {
+        return new HopFailure(code, message);
+    }
+
+    /** The connection to the originator, the same for every reply and the QUIET frame of this hop. */
+    private Channel channel() {
+        CompletableFuture<Channel> f = replyChannel;
+        if (f == null) {
+            synchronized (this) {
+                f = replyChannel;
+                if (f == null) {
+                    f = node.transport().connect(header.origin(),
+                            new InetSocketAddress(header.originHost(), header.originPort()));
+                    replyChannel = f;
+                }
+            }
+        }
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw Node.unwrap(e) instanceof HopFailure hf ? hf
+                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.origin() + "'");
+        }
+    }
+
+    private void quiet() {
+        Credit credit = kept;
+        if (credit.isZero()) {
+            return;
+        }
+        CompletableFuture<Channel> f = replyChannel;
+        QuietFrame frame = new QuietFrame(header.chainId(), credit);
+        if (f == null) { // no reply was ever sent: any connection will do
+            node.transport().send(header.origin(), new InetSocketAddress(header.originHost(), header.originPort()), frame);
+            return;
+        }
+        f.thenAccept(ch -> {
+            if (ch.isActive()) {
+                node.transport().send(ch, frame);
+            } else {
+                // The replies' connection closed: some may be lost, so the credit must not arrive without them.
+                log.warn("connection to originator of chain {} closed before its replies were confirmed; "
+                        + "the originator will time out", chainId());
+            }
+        });
+    }
+
+    private String chainId() {
+        return header.origin() + "#" + header.chainId();
+    }
+}

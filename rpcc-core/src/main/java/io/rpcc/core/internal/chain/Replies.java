@@ -1,0 +1,23 @@
+package io.rpcc.core.internal.chain;
+
+/**
+ * The partially ordering protocol (POP, Quatrain section 3.2) of one hop invocation: one reference
+ * count, raised before anything that may later produce a partial reply starts (a task, a thread, a
+ * reply handed to the writer) and lowered when it ends (the task returns, the write completes).
+ * The invocation itself holds one unit until the hop hands over. When the count reaches zero the
+ * hop is <em>quiet</em>: it will never send anything again for this chain.
+ */
+public interface Replies {
+    /** Sends a partial reply to the chain's originator. */
+    void preturn(Object reply);
+
+    /**
+     * Raises the count for work that may reply later.
+     *
+     * @throws IllegalStateException if the hop is already quiet
+     */
+    void raise();
+
+    /** Lowers the count when that work ends. */
+    void lower();
+}
