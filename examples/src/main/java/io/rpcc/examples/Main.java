@@ -1,5 +1,6 @@
 package io.rpcc.examples;
 
+import io.rpcc.examples.aggregation.Aggregation;
 import io.rpcc.examples.quickstart.Quickstart;
 import java.util.Arrays;
 
@@ -13,8 +14,9 @@ public final class Main {
         String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
         switch (example) {
             case "quickstart" -> Quickstart.main(rest);
+            case "aggregation" -> Aggregation.main(rest);
             default -> {
-                System.err.println("unknown example '" + example + "'; available: quickstart");
+                System.err.println("unknown example '" + example + "'; available: quickstart, aggregation");
                 System.exit(2);
             }
         }
