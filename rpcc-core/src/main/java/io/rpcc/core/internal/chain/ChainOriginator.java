@@ -49,17 +49,52 @@ public final class ChainOriginator {
         void onReply(Object value, int hop, String host, Channel from);
     }
 
-    /**
-     * A chain in flight, as its originator sees it.
-     *
-     * @param id the chain's number at this node
-     * @param startNanos when it started ({@link System#nanoTime()})
-     * @param outcome completes with the RESULT frame, or with a {@link ChainException}
-     * @param finished completes when all credit has come home; fails with a {@link ChainException}
-     *     on timeout
-     */
-    public record Pending(long id, long startNanos, CompletableFuture<Arrival> outcome,
-                          CompletableFuture<Void> finished, ReplySink sink, Credit[] recovered) {
+    /** A chain in flight, as its originator sees it. */
+    public static final class Pending {
+        private final long id;
+        private final long startNanos = System.nanoTime();
+        private final CompletableFuture<Arrival> outcome = new CompletableFuture<>();
+        private final CompletableFuture<Void> finished = new CompletableFuture<>();
+        private final ReplySink sink;
+        private Credit recovered = Credit.ZERO; // guarded by this
+
+        private Pending(long id, ReplySink sink) {
+            this.id = id;
+            this.sink = sink;
+        }
+
+        /** The chain's number at this node. */
+        public long id() {
+            return id;
+        }
+
+        /** When it started ({@link System#nanoTime()}). */
+        public long startNanos() {
+            return startNanos;
+        }
+
+        /** Completes with the RESULT frame, or with a {@link ChainException}. */
+        public CompletableFuture<Arrival> outcome() {
+            return outcome;
+        }
+
+        /** Completes when all credit has come home; fails with a {@link ChainException} on timeout. */
+        public CompletableFuture<Void> finished() {
+            return finished;
+        }
+
+        ReplySink sink() {
+            return sink;
+        }
+
+        /** Adds returned credit; true when the total is exactly one. */
+        synchronized boolean recover(Credit credit) {
+            recovered = recovered.plus(credit);
+            if (recovered.exceedsOne()) {
+                log.error("chain #{} recovered more credit than it gave out ({}): a protocol error", id, recovered);
+            }
+            return recovered.isOne();
+        }
     }
 
     /** A result frame and the time it arrived. */
@@ -79,8 +114,7 @@ public final class ChainOriginator {
     /** Registers a new chain whose replies go to {@code sink} and that times out after {@code timeout}. */
     public Pending start(Duration timeout, ReplySink sink) {
         long id = nextId.incrementAndGet();
-        Pending p = new Pending(id, System.nanoTime(), new CompletableFuture<>(), new CompletableFuture<>(), sink,
-                new Credit[] {Credit.ZERO});
+        Pending p = new Pending(id, sink);
         pending.put(id, p);
         Timeout timeoutTask = TIMER.newTimeout(t -> timeOut(p, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
         p.finished().whenComplete((r, e) -> timeoutTask.cancel());
@@ -153,16 +187,7 @@ public final class ChainOriginator {
     }
 
     private void recover(Pending p, Credit credit) {
-        boolean finished;
-        synchronized (p) {
-            Credit sum = p.recovered()[0].plus(credit);
-            p.recovered()[0] = sum;
-            if (sum.exceedsOne()) {
-                log.error("chain {} recovered more credit than it gave out ({}): a protocol error", chainId(p.id()), sum);
-            }
-            finished = sum.isOne();
-        }
-        if (finished && pending.remove(p.id(), p)) {
+        if (p.recover(credit) && pending.remove(p.id(), p)) {
             p.finished().complete(null);
         }
     }

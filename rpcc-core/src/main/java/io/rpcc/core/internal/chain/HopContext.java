@@ -62,22 +62,28 @@ public final class HopContext implements ChainContext {
 
     @Override
     public Runnable wrap(Runnable task) {
-        replies.raise();
-        AtomicBoolean ran = new AtomicBoolean();
+        Callable<Void> held = holding(() -> {
+            task.run();
+            return null;
+        });
         return () -> {
-            if (!ran.compareAndSet(false, true)) {
-                throw new IllegalStateException("a task wrapped by ChainContext.wrap runs once");
-            }
-            try (var scope = CurrentContext.enter(this)) {
-                task.run();
-            } finally {
-                replies.lower();
+            try {
+                held.call();
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IllegalStateException(e); // unreachable: a Runnable throws no checked exception
             }
         };
     }
 
     @Override
     public <V> Callable<V> wrap(Callable<V> task) {
+        return holding(task);
+    }
+
+    /** Raises the count now; the returned task runs {@code task} once, with this context, then lowers it. */
+    private <V> Callable<V> holding(Callable<V> task) {
         replies.raise();
         AtomicBoolean ran = new AtomicBoolean();
         return () -> {

@@ -82,41 +82,39 @@ final class BoundedSerializers {
         }
     }
 
-    /** {@code List.of(...)}: read into a list, then copied into an immutable one. */
+    /**
+     * {@code List.of(...)} and {@code Set.of(...)}: read into a mutable collection, then copied
+     * into an immutable one.
+     */
     @SuppressWarnings({"rawtypes", "unchecked"})
-    static final class ImmutableList extends BoundedCollection {
-        ImmutableList() {
+    static final class ImmutableCollection extends BoundedCollection {
+        private final java.util.function.IntFunction<Collection> mutable;
+        private final java.util.function.Function<Collection, Collection> immutable;
+
+        private ImmutableCollection(java.util.function.IntFunction<Collection> mutable,
+                                    java.util.function.Function<Collection, Collection> immutable) {
+            this.mutable = mutable;
+            this.immutable = immutable;
             setElementsCanBeNull(false);
+        }
+
+        static ImmutableCollection list() {
+            return new ImmutableCollection(ArrayList::new, List::copyOf);
+        }
+
+        static ImmutableCollection set() {
+            return new ImmutableCollection(size -> new LinkedHashSet(), Set::copyOf);
         }
 
         @Override
         protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
             checkCount(input, size, type);
-            return new ArrayList(size);
+            return mutable.apply(size);
         }
 
         @Override
         public Collection read(Kryo kryo, Input input, Class<? extends Collection> type) {
-            return List.copyOf(super.read(kryo, input, type));
-        }
-    }
-
-    /** {@code Set.of(...)}. */
-    @SuppressWarnings({"rawtypes", "unchecked"})
-    static final class ImmutableSet extends BoundedCollection {
-        ImmutableSet() {
-            setElementsCanBeNull(false);
-        }
-
-        @Override
-        protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
-            checkCount(input, size, type);
-            return new LinkedHashSet();
-        }
-
-        @Override
-        public Collection read(Kryo kryo, Input input, Class<? extends Collection> type) {
-            return Set.copyOf(super.read(kryo, input, type));
+            return immutable.apply(super.read(kryo, input, type));
         }
     }
 

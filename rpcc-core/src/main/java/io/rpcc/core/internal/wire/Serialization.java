@@ -100,9 +100,9 @@ public final class Serialization {
         if (type.isArray() || type == BigInteger.class || type == BigDecimal.class) { // length + 1, then bytes
             return new BoundedSerializers.BoundedArray<>(kryo.getDefaultSerializer(type));
         } else if (name.startsWith("java.util.ImmutableCollections$List")) {
-            return new BoundedSerializers.ImmutableList();
+            return BoundedSerializers.ImmutableCollection.list();
         } else if (name.startsWith("java.util.ImmutableCollections$Set")) {
-            return new BoundedSerializers.ImmutableSet();
+            return BoundedSerializers.ImmutableCollection.set();
         } else if (name.startsWith("java.util.ImmutableCollections$Map")) {
             return new BoundedSerializers.ImmutableMap();
         } else if (type == ArrayList.class || type == LinkedList.class || type == ArrayDeque.class
