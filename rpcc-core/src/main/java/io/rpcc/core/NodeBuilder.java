@@ -33,6 +33,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private Executor executor;
     private int maxHops = DEFAULT_MAX_HOPS;
     private Duration replyWriteTimeout = Duration.ofSeconds(30);
+    private SandboxLimits sandbox = SandboxLimits.DEFAULT;
+    private int functionCacheSize = 256;
 
     /** A builder for a node named {@code name}. */
     protected NodeBuilder(String name) {
@@ -131,6 +133,32 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return self();
     }
 
+    /**
+     * Runs chaining functions in the sandbox with these limits (the default: {@link SandboxLimits#DEFAULT}).
+     */
+    public B sandbox(SandboxLimits limits) {
+        this.sandbox = Objects.requireNonNull(limits, "limits");
+        return self();
+    }
+
+    /**
+     * Runs chaining functions without the sandbox: with the node's full privileges and no resource
+     * limits. Only for chains from trusted clients, e.g. to measure the sandbox's cost.
+     */
+    public B withoutSandbox() {
+        this.sandbox = null;
+        return self();
+    }
+
+    /** How many compiled chaining functions the node keeps (default 256, least recently used evicted). */
+    public B functionCacheSize(int functions) {
+        if (functions < 1) {
+            throw new IllegalArgumentException("functionCacheSize must be positive, got " + functions);
+        }
+        this.functionCacheSize = functions;
+        return self();
+    }
+
     /** The configured hop limit. */
     protected int maxHops() {
         return maxHops;
@@ -146,6 +174,6 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         Executor ex = executor != null ? executor : Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("rpcc-" + name + "-", 0).factory());
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
-                types, ex, FunctionRuntime.shared(), maxHops, replyWriteTimeout);
+                types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize), maxHops, replyWriteTimeout);
     }
 }

@@ -155,7 +155,7 @@ public final class InteractiveChain {
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
                     try (var scope = CurrentContext.enter(new HopContext(node.name() + "#interactive", node.name(), hop,
                             node.name(), cfConsole, local))) {
-                        next = FunctionRuntime.invoke(loaded.function(), state, stepResult.value());
+                        next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {
                     timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));

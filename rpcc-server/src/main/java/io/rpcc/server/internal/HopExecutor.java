@@ -87,7 +87,7 @@ public final class HopExecutor implements RequestHandler {
             VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
             HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies);
             try (var scope = CurrentContext.enter(cfContext)) {
-                next = FunctionRuntime.invoke(loaded.function(), request.state(), result);
+                next = node.functions().invoke(loaded.function(), request.state(), result);
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
             }

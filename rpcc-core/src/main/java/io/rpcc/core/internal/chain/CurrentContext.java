@@ -18,6 +18,11 @@ public final class CurrentContext {
         return ctx;
     }
 
+    /** The current context, or {@code null}. */
+    public static ChainContext peek() {
+        return CURRENT.get();
+    }
+
     /** Makes {@code ctx} current until the returned scope is closed (which restores the previous one). */
     public static Scope enter(ChainContext ctx) {
         ChainContext previous = CURRENT.get();

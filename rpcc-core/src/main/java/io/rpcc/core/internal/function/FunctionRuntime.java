@@ -7,7 +7,11 @@ import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.SandboxLimits;
+import io.rpcc.core.TypeRegistry;
 import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,8 +26,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * not compile is remembered as such (it never will).
  */
 public final class FunctionRuntime {
-    private static volatile FunctionRuntime shared;
-
     /**
      * Cache counters.
      *
@@ -51,11 +53,17 @@ public final class FunctionRuntime {
     private final AtomicLong misses = new AtomicLong();
     private final AtomicLong compileNanos = new AtomicLong();
 
-    /** A runtime caching at most {@code maxCached} compiled functions. */
-    public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers) {
+    private final Sandbox sandbox;
+
+    /**
+     * A runtime caching at most {@code maxCached} compiled functions, running them in a sandbox
+     * with {@code limits} (or unrestricted if {@code limits} is null).
+     */
+    public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, SandboxLimits limits) {
         for (FunctionCompiler c : compilers) {
             this.compilers.put(c.language(), c);
         }
+        this.sandbox = limits == null ? null : new Sandbox(limits);
         this.cache = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<CompiledFunction>> eldest) {
@@ -64,19 +72,26 @@ public final class FunctionRuntime {
         };
     }
 
-    /** The runtime shared by the nodes of this JVM that were not given their own. */
-    public static FunctionRuntime shared() {
-        FunctionRuntime r = shared;
-        if (r == null) {
-            synchronized (FunctionRuntime.class) {
-                r = shared;
-                if (r == null) {
-                    r = new FunctionRuntime(1024, List.of(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader())));
-                    shared = r;
-                }
+    /**
+     * The runtime of a node: Java functions (sandboxed with {@code limits} unless it is null, with
+     * the node's registered types allowed), a cache of {@code maxCached} compiled functions.
+     */
+    public static FunctionRuntime forNode(TypeRegistry types, SandboxLimits limits, int maxCached) {
+        BytecodeSandbox bytecode = null;
+        if (limits != null) {
+            Set<String> userTypes = new HashSet<>();
+            for (TypeRegistry.Registration r : types.registrations()) {
+                userTypes.add(r.type().getName().replace('.', '/'));
             }
+            bytecode = new BytecodeSandbox(userTypes);
         }
-        return r;
+        return new FunctionRuntime(maxCached, List.of(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader(),
+                bytecode)), limits);
+    }
+
+    /** Whether functions run in the sandbox. */
+    public boolean sandboxed() {
+        return sandbox != null;
     }
 
     /** Loads {@code source}, compiling it on a cache miss. */
@@ -122,18 +137,20 @@ public final class FunctionRuntime {
      *
      * @throws HopFailure with {@link ErrorCode#CHAINING_FUNCTION_FAILED} if it throws or returns null
      */
-    public static NextHop invoke(CompiledFunction function, ChainState state, Object result) {
-        ChainingFunction instance = function.newInstance();
+    public NextHop invoke(CompiledFunction function, ChainState state, Object result) {
         NextHop next;
         try {
-            next = instance.apply(state, result);
+            next = sandbox == null ? function.newInstance().apply(state, result)
+                    : sandbox.run(() -> function.newInstance().apply(state, result));
+        } catch (HopFailure e) {
+            throw e;
         } catch (Exception | StackOverflowError e) {
             throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, e.getClass().getName(), e.getMessage(),
                     stackTrace(e), e);
         }
         if (next == null) {
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, "chaining function "
-                    + instance.getClass().getName() + " returned null; return NextHop.end(result) to end the chain");
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, "chaining function (" + function.source().id()
+                    .substring(0, 17) + "…) returned null; return NextHop.end(result) to end the chain");
         }
         return next;
     }

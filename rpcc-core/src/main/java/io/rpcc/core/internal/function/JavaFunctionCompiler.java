@@ -47,16 +47,21 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
     private static final Pattern PUBLIC_CLASS = Pattern.compile(
             "public\\s+(?:final\\s+|abstract\\s+|sealed\\s+|non-sealed\\s+|strictfp\\s+)*(?:class|record)\\s+(\\w+)");
 
-    private final JavaCompiler javac;
-    private final ClassLoader parent;
-    private final List<String> options;
-    private StandardJavaFileManager fileManager; // guarded by this
+    private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
+    private static final List<String> OPTIONS =
+            List.of("--release", "21", "-proc:none", "-g", "-implicit:none", "-classpath", classPath());
+    private static StandardJavaFileManager fileManager; // guarded by JavaFunctionCompiler.class; shared: warm
 
-    /** A compiler whose functions load classes through {@code parent}. */
-    public JavaFunctionCompiler(ClassLoader parent) {
-        this.javac = ToolProvider.getSystemJavaCompiler();
+    private final ClassLoader parent;
+    private final BytecodeSandbox sandbox;
+
+    /**
+     * A compiler whose functions load classes through {@code parent}; if {@code sandbox} is not
+     * null, compiled classes are verified and instrumented before they load.
+     */
+    JavaFunctionCompiler(ClassLoader parent, BytecodeSandbox sandbox) {
         this.parent = parent;
-        this.options = List.of("--release", "21", "-proc:none", "-g", "-implicit:none", "-classpath", classPath());
+        this.sandbox = sandbox;
     }
 
     private static String classPath() {
@@ -81,7 +86,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
 
     @Override
     public CompiledFunction compile(ChainingFunctionSource source) {
-        if (javac == null) {
+        if (JAVAC == null) {
             throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node runs on a Java runtime without a "
                     + "compiler (javax.tools); run it on a JDK to use Java chaining functions");
         }
@@ -89,13 +94,13 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         Map<String, byte[]> classes = new ConcurrentHashMap<>();
         boolean ok;
-        synchronized (this) {
+        synchronized (JavaFunctionCompiler.class) {
             if (fileManager == null) {
-                fileManager = javac.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+                fileManager = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
             }
             JavaFileManager memory = new InMemoryOutput(fileManager, classes);
             JavaFileObject unit = new SourceObject(className, source.source());
-            ok = javac.getTask(null, memory, diagnostics, options, null, List.of(unit)).call();
+            ok = JAVAC.getTask(null, memory, diagnostics, OPTIONS, null, List.of(unit)).call();
         }
         if (!ok) {
             List<String> details = new ArrayList<>();
@@ -109,7 +114,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                     "chaining function " + className + " (" + shortId(source) + ") does not compile: " + details.size()
                             + (details.size() == 1 ? " error" : " errors") + first, details, null);
         }
-        return load(source, className, classes);
+        return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes));
     }
 
     private CompiledFunction load(ChainingFunctionSource source, String className, Map<String, byte[]> classes) {

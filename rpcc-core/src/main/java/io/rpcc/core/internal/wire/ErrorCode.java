@@ -29,7 +29,8 @@ public enum ErrorCode {
     UNREGISTERED_TYPE(UnregisteredTypeException.class, UnregisteredTypeException::new),
     HOP_LIMIT_EXCEEDED(HopLimitExceededException.class, HopLimitExceededException::new),
     TIMEOUT(ChainTimeoutException.class, ChainTimeoutException::new),
-    FLOW_CONTROL(io.rpcc.core.FlowControlException.class, io.rpcc.core.FlowControlException::new);
+    FLOW_CONTROL(io.rpcc.core.FlowControlException.class, io.rpcc.core.FlowControlException::new),
+    SANDBOX_VIOLATION(io.rpcc.core.SandboxViolationException.class, io.rpcc.core.SandboxViolationException::new);
 
     private static final ErrorCode[] VALUES = values();
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /** Compiling chaining functions in memory, caching them by content id, and running them. */
 class FunctionRuntimeTest {
     private static FunctionRuntime runtime(int max) {
-        return new FunctionRuntime(max, List.of(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader())));
+        return FunctionRuntime.forNode(io.rpcc.core.TypeRegistry.empty(), io.rpcc.core.SandboxLimits.DEFAULT, max);
     }
 
     private static ChainingFunctionSource adder(int n) {
@@ -44,7 +44,7 @@ class FunctionRuntimeTest {
         FunctionRuntime.Loaded second = rt.load(adder(1));
         assertSame(first.function(), second.function());
         assertEquals(new FunctionRuntime.Stats(1, 1, rt.stats().compileNanos(), 1), rt.stats());
-        NextHop next = FunctionRuntime.invoke(first.function(), ChainState.empty(), 41);
+        NextHop next = rt.invoke(first.function(), ChainState.empty(), 41);
         assertEquals(NextHop.end(42), next);
         assertNotSame(first.function().newInstance(), first.function().newInstance(), "a fresh instance per run");
     }
@@ -54,7 +54,7 @@ class FunctionRuntimeTest {
         FunctionRuntime rt = runtime(16);
         CompiledFunction one = rt.load(adder(1)).function();
         CompiledFunction two = rt.load(adder(2)).function();
-        assertEquals(NextHop.end(3), FunctionRuntime.invoke(two, ChainState.empty(), 1));
+        assertEquals(NextHop.end(3), rt.invoke(two, ChainState.empty(), 1));
         Class<?> a = one.newInstance().getClass();
         Class<?> b = two.newInstance().getClass();
         assertEquals("demo.fn.Adder", a.getName());
@@ -146,8 +146,8 @@ class FunctionRuntimeTest {
                     public NextHop apply(ChainState s, Object r) { return apply(s, r); }
                 }
                 """)).function();
-        HopFailure e = assertThrows(HopFailure.class, () -> FunctionRuntime.invoke(f, ChainState.empty(), 1));
-        assertEquals(ErrorCode.CHAINING_FUNCTION_FAILED, e.code());
-        assertEquals("java.lang.StackOverflowError", e.exceptionName());
+        HopFailure e = assertThrows(HopFailure.class, () -> rt.invoke(f, ChainState.empty(), 1));
+        assertEquals(ErrorCode.SANDBOX_VIOLATION, e.code());
+        assertTrue(e.getMessage().contains("(rule: stack-depth)"), e.getMessage());
     }
 }

@@ -1,0 +1,29 @@
+package io.rpcc.core;
+
+/**
+ * A chaining function broke a sandbox rule (paper section 3.6): it used something outside the
+ * sandbox's allow-list (files, sockets, processes, environment, system properties, reflection,
+ * class loading, threads, native code, {@code System.exit}, ...) or more CPU time, memory, elapsed
+ * time or stack than the server allows ({@link SandboxLimits}). {@link #rule()} names the rule;
+ * {@link #host()} and {@link #hop()} the hop.
+ */
+public class SandboxViolationException extends ChainException {
+    private static final long serialVersionUID = 1L;
+
+    /** An exception for {@code failure}. */
+    public SandboxViolationException(ChainFailure failure) {
+        super(failure);
+    }
+
+    /**
+     * The rule that was broken: {@code reflection}, {@code class-loading}, {@code threads},
+     * {@code files}, {@code network}, {@code processes}, {@code environment}, {@code exit},
+     * {@code native-code}, {@code unsafe}, {@code not-allowed}, {@code cpu-time}, {@code memory},
+     * {@code wall-time}, {@code stack-depth}, ...
+     */
+    public String rule() {
+        String m = remoteMessage();
+        int i = m == null ? -1 : m.indexOf("(rule: ");
+        return i < 0 ? "unknown" : m.substring(i + 7, m.indexOf(')', i));
+    }
+}
