@@ -62,8 +62,9 @@ class ChainErrorTest {
                     if (next == null) {
                         return NextHop.end(result);
                     }
-                    String[] parts = next.split("/");
-                    return NextHop.call(parts[0], parts[1], result, state.without("next"));
+                    int slash = next.indexOf('/');
+                    return NextHop.call(next.substring(0, slash), next.substring(slash + 1), result,
+                            state.without("next"));
                 }
             }
             """);

@@ -18,7 +18,7 @@ final class SandboxRules {
             "java/lang/Integer", "java/lang/Long", "java/lang/Short", "java/lang/Byte", "java/lang/Character",
             "java/lang/Boolean", "java/lang/Double", "java/lang/Float", "java/lang/Number", "java/lang/Math",
             "java/lang/StrictMath", "java/lang/Iterable", "java/lang/Comparable", "java/lang/Enum", "java/lang/Record",
-            "java/lang/Void", "java/lang/AutoCloseable",
+            "java/lang/Void", "java/lang/AutoCloseable", "java/lang/Runnable",
             "java/lang/Throwable", "java/lang/Exception", "java/lang/RuntimeException",
             "java/lang/IllegalArgumentException", "java/lang/IllegalStateException", "java/lang/NullPointerException",
             "java/lang/ArithmeticException", "java/lang/IndexOutOfBoundsException",
@@ -80,6 +80,11 @@ final class SandboxRules {
             Map.entry("java/util/Arrays.parallelSetAll", "threads"),
             Map.entry("java/util/Arrays.parallelPrefix", "threads"),
             Map.entry("java/lang/String.repeat", "memory"),
+            // Regular expressions run inside the JDK, out of the budget's reach, and can backtrack for ever.
+            Map.entry("java/lang/String.matches", "cpu-time"),
+            Map.entry("java/lang/String.replaceAll", "cpu-time"),
+            Map.entry("java/lang/String.replaceFirst", "cpu-time"),
+            Map.entry("java/lang/String.split", "cpu-time"),
             Map.entry("java/util/Collections.nCopies", "memory"));
 
     /**
@@ -129,7 +134,7 @@ final class SandboxRules {
             return "processes";
         }
         if (c.equals("java/lang/Runtime") || c.equals("java/lang/Shutdown")) {
-            return "exit";
+            return "processes";
         }
         if (c.equals("java/lang/System")) {
             return "environment";
