@@ -9,6 +9,8 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.function.RepositoryProtocol;
+import java.util.List;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -44,6 +46,9 @@ public final class RpccClient implements AutoCloseable {
     private final Duration defaultTimeout;
     private final boolean defaultInteractive;
     private final int replyBufferSize;
+    private final String repository;
+    private final int inlineLimit;
+    private final java.util.Set<String> uploaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final InetSocketAddress address;
 
     private RpccClient(Builder b, Node.Settings settings) {
@@ -53,6 +58,8 @@ public final class RpccClient implements AutoCloseable {
         this.defaultTimeout = b.timeout;
         this.defaultInteractive = b.interactive;
         this.replyBufferSize = b.replyBufferSize;
+        this.repository = b.repository;
+        this.inlineLimit = b.inlineFunctionLimit;
         this.address = node.start();
     }
 
@@ -96,8 +103,47 @@ public final class RpccClient implements AutoCloseable {
         return user;
     }
 
+    /**
+     * Uploads {@code source} to the client's repository (once per content id) and returns the
+     * reference that chains can carry instead of the source.
+     *
+     * @throws IllegalStateException if the client has no repository
+     * @throws ChainException if the repository cannot be reached
+     */
+    public ChainingFunctionSource upload(ChainingFunctionSource source) {
+        if (repository == null) {
+            throw new IllegalStateException("this client has no repository: set RpccClient.builder().repository(name)");
+        }
+        if (source.isReference() || source.language() == null) {
+            return source;
+        }
+        if (!uploaded.contains(source.id())) {
+            Object id = node.call(repository, RepositoryProtocol.PUT, List.of(source.language().name(), source.source()),
+                    defaultTimeout);
+            if (!source.id().equals(id)) {
+                throw new IllegalStateException("repository '" + repository + "' stored " + source.id() + " as " + id);
+            }
+            uploaded.add(source.id());
+        }
+        return source.asReference(repository);
+    }
+
+    /** The chaining function as it should travel: by reference when it is over the inline limit. */
+    private ChainCall prepare(ChainCall call) {
+        ChainingFunctionSource cf = call.chainingFunction();
+        if (repository == null || cf.isReference() || cf.language() == null || cf.source().length() <= inlineLimit) {
+            return call;
+        }
+        return call.chainingFunction(upload(cf));
+    }
+
     private CompletableFuture<ChainResult> launch(ChainCall call) {
         Objects.requireNonNull(call, "call");
+        try {
+            call = prepare(call);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         Duration timeout = timeout(call);
         int maxHops = maxHops(call);
         if (isInteractive(call)) {
@@ -115,7 +161,7 @@ public final class RpccClient implements AutoCloseable {
      * @param replyType the type of the replies ({@code Object.class} for any)
      */
     public <T> ReplySet<T> startChainWithReplies(ChainCall call, Class<T> replyType) {
-        Objects.requireNonNull(call, "call");
+        call = prepare(Objects.requireNonNull(call, "call"));
         ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, node.executor());
         if (isInteractive(call)) {
             return interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
@@ -146,6 +192,7 @@ public final class RpccClient implements AutoCloseable {
 
     /** {@link #startChain(ChainCall)}, waiting for the result. */
     public ChainResult runChain(ChainCall call) {
+        call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
             return interactiveChains.runCollecting(call.server(), call.serviceFunction(), call.params(),
                     call.chainingFunction(), call.state(), timeout(call), maxHops(call));
@@ -207,6 +254,8 @@ public final class RpccClient implements AutoCloseable {
         private Duration timeout = Duration.ofSeconds(30);
         private boolean interactive;
         private int replyBufferSize = 1024;
+        private String repository;
+        private int inlineFunctionLimit = 2048;
 
         private Builder(String name) {
             super(name);
@@ -233,6 +282,28 @@ public final class RpccClient implements AutoCloseable {
                 throw new IllegalArgumentException("replyBufferSize must be positive, got " + replies);
             }
             this.replyBufferSize = replies;
+            return this;
+        }
+
+        /**
+         * The repository node (running the rpcc-repository service) that stores this client's
+         * chaining functions. With one, functions larger than the inline limit are uploaded once
+         * and travel by reference; servers fetch them on first use and cache them compiled.
+         */
+        public Builder repository(String repositoryNode) {
+            this.repository = repositoryNode;
+            return this;
+        }
+
+        /**
+         * The largest chaining-function source, in chars, that travels inline with the chain when a
+         * repository is set (default 2048); larger ones travel by reference.
+         */
+        public Builder inlineFunctionLimit(int chars) {
+            if (chars < 0) {
+                throw new IllegalArgumentException("inlineFunctionLimit must not be negative, got " + chars);
+            }
+            this.inlineFunctionLimit = chars;
             return this;
         }
 

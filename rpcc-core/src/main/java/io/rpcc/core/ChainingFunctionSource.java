@@ -30,6 +30,11 @@ import java.util.Objects;
  * <p>Two special values are used in {@link NextHop.Call}: {@link #SAME} (run the current chaining
  * function again at the next hop) and {@link #NONE} (no chaining function: the next service
  * function's result ends the chain).
+ *
+ * <p>A source can also be a {@linkplain #reference(String, String) reference}: only the id and the
+ * name of the repository node that stores the source travel with the chain, and a server that has
+ * not compiled it yet fetches it from there (paper section 3.2). Clients make references by
+ * themselves for sources over their inline limit.
  */
 public final class ChainingFunctionSource {
 
@@ -41,11 +46,51 @@ public final class ChainingFunctionSource {
     private final FunctionLanguage language;
     private final String source;
     private final String id;
+    private final String repository;
 
     private ChainingFunctionSource(FunctionLanguage language, String source, String id) {
+        this(language, source, id, null);
+    }
+
+    private ChainingFunctionSource(FunctionLanguage language, String source, String id, String repository) {
         this.language = language;
         this.source = source;
         this.id = id;
+        this.repository = repository;
+    }
+
+    /**
+     * A reference to a source stored in a repository: the function with content id {@code id},
+     * which servers fetch from the repository node {@code repository} on first use.
+     */
+    public static ChainingFunctionSource reference(String id, String repository) {
+        Objects.requireNonNull(repository, "repository");
+        int colon = id.indexOf(':');
+        FunctionLanguage language = null;
+        for (FunctionLanguage l : FunctionLanguage.values()) {
+            if (colon > 0 && l.name().equalsIgnoreCase(id.substring(0, colon))) {
+                language = l;
+            }
+        }
+        if (language == null || !id.substring(colon + 1).matches("[0-9a-f]{64}")) {
+            throw new IllegalArgumentException("not a chaining-function id: " + id);
+        }
+        return new ChainingFunctionSource(language, "", id, repository);
+    }
+
+    /** This source as a reference to {@code repository}, where it must be stored. */
+    public ChainingFunctionSource asReference(String repository) {
+        return reference(id, repository);
+    }
+
+    /** Whether this is a reference (the source text is in a repository, not here). */
+    public boolean isReference() {
+        return repository != null;
+    }
+
+    /** The repository node of a reference, or {@code null}. */
+    public String repository() {
+        return repository;
     }
 
     /** A Java chaining function from its source text. */
@@ -97,7 +142,7 @@ public final class ChainingFunctionSource {
         return language;
     }
 
-    /** The source text (empty for {@link #SAME} and {@link #NONE}). */
+    /** The source text (empty for {@link #SAME}, {@link #NONE} and references). */
     public String source() {
         return source;
     }
@@ -129,7 +174,10 @@ public final class ChainingFunctionSource {
 
     @Override
     public String toString() {
-        return language == null ? "ChainingFunctionSource." + id.toUpperCase(java.util.Locale.ROOT)
-                : "ChainingFunctionSource[" + id.substring(0, Math.min(id.length(), 17)) + "…, " + source.length() + " chars]";
+        if (language == null) {
+            return "ChainingFunctionSource." + id.toUpperCase(java.util.Locale.ROOT);
+        }
+        return "ChainingFunctionSource[" + id.substring(0, Math.min(id.length(), 17)) + "…, "
+                + (repository != null ? "in repository '" + repository + "'" : source.length() + " chars") + "]";
     }
 }

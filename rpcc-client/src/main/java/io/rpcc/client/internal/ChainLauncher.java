@@ -9,12 +9,8 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.internal.chain.ChainOriginator;
-import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.chain.Node;
-import io.rpcc.core.internal.wire.ChainHeader;
-import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,18 +91,7 @@ public final class ChainLauncher {
     ChainOriginator.Pending launch(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
                                    ChainState state, Duration timeout, int hop, int maxHops, List<String> path,
                                    ChainOriginator.ReplySink sink) {
-        ChainOriginator originator = node.originator();
-        ChainOriginator.Pending p = originator.start(timeout, sink);
-        ChainHeader header = new ChainHeader(p.id(), node.name(), node.transport().advertisedHost(),
-                node.transport().port(), hop, maxHops, path, List.of(), List.of(), serviceFunction, cf, Credit.ONE);
-        node.forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
-            if (e != null) {
-                Throwable cause = Node.unwrap(e);
-                originator.failLocally(p.id(), cause instanceof HopFailure f ? f
-                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause));
-            }
-        });
-        return p;
+        return node.launch(server, serviceFunction, params, cf, state, timeout, hop, maxHops, path, sink);
     }
 
     /** The result in {@code frame}; throws if its value could not be decoded. */

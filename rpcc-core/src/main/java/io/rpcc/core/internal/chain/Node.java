@@ -2,6 +2,10 @@ package io.rpcc.core.internal.chain;
 
 import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.FunctionLanguage;
+import io.rpcc.core.internal.function.RepositoryProtocol;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.NameResolver;
@@ -76,6 +80,72 @@ public final class Node implements InboundListener, AutoCloseable {
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group()),
                 wire, this);
         this.originator = new ChainOriginator(settings.name());
+        settings.functions().fetchWith(this::fetchFunction);
+    }
+
+    /**
+     * Starts hop {@code hop} (after {@code path}) of a chain that this node originates, with all of
+     * the chain's credit, and registers it; partial replies go to {@code sink}.
+     */
+    public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
+                                          ChainingFunctionSource cf, ChainState state, Duration timeout, int hop,
+                                          int maxHops, List<String> path, ChainOriginator.ReplySink sink) {
+        ChainOriginator.Pending p = originator.start(timeout, sink);
+        ChainHeader header = new ChainHeader(p.id(), name(), transport.advertisedHost(), transport.port(), hop,
+                maxHops, path, List.of(), List.of(), serviceFunction, cf, Credit.ONE);
+        forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
+            if (e != null) {
+                Throwable cause = unwrap(e);
+                originator.failLocally(p.id(), cause instanceof HopFailure f ? f
+                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause));
+            }
+        });
+        return p;
+    }
+
+    /**
+     * A plain call from this node ({@code serviceFunction} at {@code server}), waiting for its
+     * result; for rpcc's own services (the repository). Throws the chain's {@code ChainException}.
+     */
+    public Object call(String server, String serviceFunction, Object params, Duration timeout) {
+        ChainOriginator.Pending p = launch(server, serviceFunction, params, ChainingFunctionSource.NONE,
+                ChainState.empty(), timeout, 1, 1, List.of(), (value, hop, host, from) -> { });
+        try {
+            ChainOriginator.Arrival a = p.outcome().join();
+            if (a.frame().decodeError() != null) {
+                throw a.frame().decodeError();
+            }
+            return a.frame().value();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : e;
+        }
+    }
+
+    /** Fetches the source of {@code ref} from the repository it names. */
+    private ChainingFunctionSource fetchFunction(ChainingFunctionSource ref) {
+        Object answer;
+        try {
+            answer = call(ref.repository(), RepositoryProtocol.GET, ref.id(), settings.connectTimeout());
+        } catch (RuntimeException e) {
+            String why = e instanceof io.rpcc.core.ChainException ce ? ce.remoteMessage() : e.toString();
+            throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "cannot fetch chaining function " + ref.id()
+                    + " from repository '" + ref.repository() + "': " + why, e);
+        }
+        if (answer == null) {
+            throw new HopFailure(ErrorCode.FUNCTION_NOT_FOUND, "repository '" + ref.repository()
+                    + "' has no chaining function " + ref.id());
+        }
+        if (!(answer instanceof List<?> parts) || parts.size() != 2 || !(parts.get(0) instanceof String lang)
+                || !(parts.get(1) instanceof String source)) {
+            throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "repository '" + ref.repository()
+                    + "' answered " + answer + " for " + ref.id());
+        }
+        ChainingFunctionSource full = ChainingFunctionSource.of(FunctionLanguage.valueOf(lang), source);
+        if (!full.id().equals(ref.id())) {
+            throw new HopFailure(ErrorCode.FUNCTION_NOT_FOUND, "repository '" + ref.repository()
+                    + "' returned another function for " + ref.id());
+        }
+        return full;
     }
 
     /** Starts listening; returns the bound address. */

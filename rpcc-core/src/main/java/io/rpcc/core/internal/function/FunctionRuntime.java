@@ -31,10 +31,11 @@ public final class FunctionRuntime {
      *
      * @param hits loads served from the cache
      * @param misses loads that compiled
-     * @param compileNanos total time spent compiling
+     * @param compileNanos total time spent compiling (and fetching)
      * @param size entries in the cache
+     * @param fetches sources fetched from a repository
      */
-    public record Stats(long hits, long misses, long compileNanos, int size) {
+    public record Stats(long hits, long misses, long compileNanos, int size, long fetches) {
     }
 
     /**
@@ -54,6 +55,18 @@ public final class FunctionRuntime {
     private final AtomicLong compileNanos = new AtomicLong();
 
     private final Sandbox sandbox;
+    private final AtomicLong fetches = new AtomicLong();
+    private volatile java.util.function.UnaryOperator<ChainingFunctionSource> fetcher = ref -> {
+        throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "this node cannot fetch chaining functions");
+    };
+
+    /**
+     * Sets how this runtime fetches the source of a referenced function on a cache miss (the node
+     * asks the repository named in the reference).
+     */
+    public void fetchWith(java.util.function.UnaryOperator<ChainingFunctionSource> fetcher) {
+        this.fetcher = fetcher;
+    }
 
     /**
      * A runtime caching at most {@code maxCached} compiled functions, running them in a sandbox
@@ -115,10 +128,21 @@ public final class FunctionRuntime {
                     throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node cannot run "
                             + source.language() + " chaining functions");
                 }
-                entry.complete(compiler.compile(source));
+                ChainingFunctionSource full = source;
+                if (source.isReference()) {
+                    fetches.incrementAndGet();
+                    full = fetcher.apply(source);
+                }
+                entry.complete(compiler.compile(full));
             } catch (RuntimeException | LinkageError e) {
                 entry.completeExceptionally(e instanceof HopFailure ? e
                         : new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "cannot compile chaining function: " + e, e));
+                if (e instanceof HopFailure f && (f.code() == ErrorCode.REPOSITORY_UNAVAILABLE
+                        || f.code() == ErrorCode.FUNCTION_NOT_FOUND)) {
+                    synchronized (cache) { // a repository that is down, or not filled yet, may answer later
+                        cache.remove(source.id(), entry);
+                    }
+                }
             } finally {
                 compileNanos.addAndGet(System.nanoTime() - start);
             }
@@ -169,7 +193,7 @@ public final class FunctionRuntime {
     /** Cache counters. */
     public Stats stats() {
         synchronized (cache) {
-            return new Stats(hits.get(), misses.get(), compileNanos.get(), cache.size());
+            return new Stats(hits.get(), misses.get(), compileNanos.get(), cache.size(), fetches.get());
         }
     }
 }

@@ -30,7 +30,11 @@ public enum ErrorCode {
     HOP_LIMIT_EXCEEDED(HopLimitExceededException.class, HopLimitExceededException::new),
     TIMEOUT(ChainTimeoutException.class, ChainTimeoutException::new),
     FLOW_CONTROL(io.rpcc.core.FlowControlException.class, io.rpcc.core.FlowControlException::new),
-    SANDBOX_VIOLATION(io.rpcc.core.SandboxViolationException.class, io.rpcc.core.SandboxViolationException::new);
+    SANDBOX_VIOLATION(io.rpcc.core.SandboxViolationException.class, io.rpcc.core.SandboxViolationException::new),
+    FUNCTION_NOT_FOUND(io.rpcc.core.ChainingFunctionNotFoundException.class,
+            io.rpcc.core.ChainingFunctionNotFoundException::new),
+    REPOSITORY_UNAVAILABLE(io.rpcc.core.RepositoryUnavailableException.class,
+            io.rpcc.core.RepositoryUnavailableException::new);
 
     private static final ErrorCode[] VALUES = values();
 

@@ -160,9 +160,18 @@ public final class WireFormat {
         if (f.isSame()) {
             throw new IllegalStateException("SAME must be resolved before sending");
         }
+        if (f.isReference()) {
+            out.writeByte(REFERENCE | (1 + f.language().ordinal()));
+            out.writeString(f.id());
+            out.writeString(f.repository());
+            return;
+        }
         out.writeByte(1 + f.language().ordinal());
         out.writeString(f.source());
     }
+
+    /** Flag on the function's language byte: the function travels as id + repository, not as source. */
+    private static final int REFERENCE = 0x40;
 
     private static void writeStrings(Output out, List<String> strings) {
         out.writeVarInt(strings.size(), true);
@@ -321,13 +330,23 @@ public final class WireFormat {
     }
 
     private static ChainingFunctionSource readFunction(Input in) {
-        int lang = in.readByte();
-        if (lang == 0) {
+        int tag = in.readByte();
+        if (tag == 0) {
             return ChainingFunctionSource.NONE;
         }
+        int lang = tag & ~REFERENCE;
         FunctionLanguage[] languages = FunctionLanguage.values();
         if (lang < 1 || lang > languages.length) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown chaining-function language " + lang);
+        }
+        if ((tag & REFERENCE) != 0) {
+            String id = in.readString();
+            String repository = in.readString();
+            try {
+                return ChainingFunctionSource.reference(id, repository);
+            } catch (RuntimeException e) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt chaining-function reference: " + e.getMessage());
+            }
         }
         return ChainingFunctionSource.of(languages[lang - 1], in.readString());
     }
