@@ -93,6 +93,26 @@ public final class ChainingFunctionSource {
         return repository;
     }
 
+    /**
+     * A JavaScript chaining function (needs the {@code rpcc-js} module on the servers): a script
+     * that evaluates to a function {@code (state, result) => nextHop}, using the global
+     * {@code rpcc} object to build the next hop.
+     *
+     * <pre>{@code
+     * ChainingFunctionSource.javascript("(state, result) => state.step === 'region'"
+     *     + " ? rpcc.call('inventory-' + result, 'reserve', state.order, {...state, step: 'reserve'})"
+     *     + " : rpcc.end(result)");
+     * }</pre>
+     */
+    public static ChainingFunctionSource javascript(String source) {
+        return of(FunctionLanguage.JS, source);
+    }
+
+    /** A JavaScript chaining function read from a class-path resource (UTF-8). */
+    public static ChainingFunctionSource javascriptResource(Class<?> anchor, String resource) {
+        return of(FunctionLanguage.JS, javaResource(anchor, resource).source());
+    }
+
     /** A Java chaining function from its source text. */
     public static ChainingFunctionSource java(String source) {
         return of(FunctionLanguage.JAVA, source);

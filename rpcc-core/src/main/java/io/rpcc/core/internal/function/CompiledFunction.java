@@ -1,7 +1,8 @@
 package io.rpcc.core.internal.function;
 
-import io.rpcc.core.ChainingFunction;
+import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.NextHop;
 
 /**
  * A chaining function ready to run: compiled (or otherwise prepared) once, invoked many times.
@@ -10,6 +11,11 @@ public interface CompiledFunction {
     /** The source it came from. */
     ChainingFunctionSource source();
 
-    /** A fresh instance to invoke; instances are not shared between invocations. */
-    ChainingFunction newInstance();
+    /**
+     * Runs the function on {@code state} and {@code result}, in the node's sandbox if it has one.
+     *
+     * @throws io.rpcc.core.internal.wire.HopFailure for sandbox violations
+     * @throws Exception what the function threw
+     */
+    NextHop invoke(ChainState state, Object result) throws Exception;
 }

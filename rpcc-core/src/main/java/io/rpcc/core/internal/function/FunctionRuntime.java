@@ -54,7 +54,6 @@ public final class FunctionRuntime {
     private final AtomicLong misses = new AtomicLong();
     private final AtomicLong compileNanos = new AtomicLong();
 
-    private final Sandbox sandbox;
     private final AtomicLong fetches = new AtomicLong();
     private volatile java.util.function.UnaryOperator<ChainingFunctionSource> fetcher = ref -> {
         throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "this node cannot fetch chaining functions");
@@ -76,7 +75,7 @@ public final class FunctionRuntime {
         for (FunctionCompiler c : compilers) {
             this.compilers.put(c.language(), c);
         }
-        this.sandbox = limits == null ? null : new Sandbox(limits);
+        this.limits = limits;
         this.cache = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<CompiledFunction>> eldest) {
@@ -98,14 +97,22 @@ public final class FunctionRuntime {
             }
             bytecode = new BytecodeSandbox(userTypes);
         }
-        return new FunctionRuntime(maxCached, List.of(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader(),
-                bytecode)), limits);
+        List<FunctionCompiler> compilers = new java.util.ArrayList<>();
+        compilers.add(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader(), bytecode,
+                limits == null ? null : new Sandbox(limits)));
+        for (FunctionCompilerProvider p : java.util.ServiceLoader.load(FunctionCompilerProvider.class,
+                FunctionRuntime.class.getClassLoader())) {
+            compilers.add(p.create(limits, types));
+        }
+        return new FunctionRuntime(maxCached, compilers, limits);
     }
 
     /** Whether functions run in the sandbox. */
     public boolean sandboxed() {
-        return sandbox != null;
+        return limits != null;
     }
+
+    private final SandboxLimits limits;
 
     /** Loads {@code source}, compiling it on a cache miss. */
     public Loaded load(ChainingFunctionSource source) {
@@ -126,7 +133,8 @@ public final class FunctionRuntime {
                 FunctionCompiler compiler = compilers.get(source.language());
                 if (compiler == null) {
                     throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node cannot run "
-                            + source.language() + " chaining functions");
+                            + source.language() + " chaining functions" + (source.language() == FunctionLanguage.JS
+                            ? " (add the rpcc-js module to its class path)" : ""));
                 }
                 ChainingFunctionSource full = source;
                 if (source.isReference()) {
@@ -164,8 +172,7 @@ public final class FunctionRuntime {
     public NextHop invoke(CompiledFunction function, ChainState state, Object result) {
         NextHop next;
         try {
-            next = sandbox == null ? function.newInstance().apply(state, result)
-                    : sandbox.run(() -> function.newInstance().apply(state, result));
+            next = function.invoke(state, result);
         } catch (HopFailure e) {
             throw e;
         } catch (Exception | StackOverflowError e) {

@@ -1,6 +1,8 @@
 package io.rpcc.core.internal.function;
 
+import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
+import io.rpcc.core.NextHop;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.internal.wire.ErrorCode;
@@ -54,14 +56,17 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
 
     private final ClassLoader parent;
     private final BytecodeSandbox sandbox;
+    private final Sandbox runner;
 
     /**
      * A compiler whose functions load classes through {@code parent}; if {@code sandbox} is not
-     * null, compiled classes are verified and instrumented before they load.
+     * null, compiled classes are verified and instrumented before they load, and run by
+     * {@code runner}.
      */
-    JavaFunctionCompiler(ClassLoader parent, BytecodeSandbox sandbox) {
+    JavaFunctionCompiler(ClassLoader parent, BytecodeSandbox sandbox, Sandbox runner) {
         this.parent = parent;
         this.sandbox = sandbox;
+        this.runner = runner;
     }
 
     private static String classPath() {
@@ -135,13 +140,19 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                 }
 
                 @Override
-                public ChainingFunction newInstance() {
+                public NextHop invoke(ChainState state, Object result) throws Exception {
+                    return runner == null ? newInstance().apply(state, result)
+                            : runner.run(() -> newInstance().apply(state, result));
+                }
+
+                private ChainingFunction newInstance() throws Exception {
                     try {
                         return ctor.newInstance();
-                    } catch (ReflectiveOperationException e) {
-                        Throwable cause = e.getCause() != null ? e.getCause() : e;
-                        throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, cause.getClass().getName(),
-                                "constructor of " + className + " failed: " + cause.getMessage(), List.of(), cause);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        if (e.getCause() instanceof Error err) {
+                            throw err; // e.g. a sandbox violation in a constructor
+                        }
+                        throw (Exception) e.getCause();
                     }
                 }
             };

@@ -9,7 +9,8 @@ public final class SandboxViolation extends Error {
 
     private final String rule;
 
-    SandboxViolation(String rule, String message) {
+    /** A violation of {@code rule}; the message gets " (rule: <rule>)" appended. */
+    public SandboxViolation(String rule, String message) {
         super(message + " (rule: " + rule + ")", null, false, false);
         this.rule = rule;
     }

@@ -46,20 +46,39 @@ class FunctionRuntimeTest {
         assertEquals(new FunctionRuntime.Stats(1, 1, rt.stats().compileNanos(), 1, 0), rt.stats());
         NextHop next = rt.invoke(first.function(), ChainState.empty(), 41);
         assertEquals(NextHop.end(42), next);
-        assertNotSame(first.function().newInstance(), first.function().newInstance(), "a fresh instance per run");
+        CompiledFunction counter = rt.load(ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Counter implements ChainingFunction {
+                    private int calls;
+                    public NextHop apply(ChainState state, Object result) { return NextHop.end(++calls); }
+                }
+                """)).function();
+        assertEquals(NextHop.end(1), rt.invoke(counter, ChainState.empty(), null));
+        assertEquals(NextHop.end(1), rt.invoke(counter, ChainState.empty(), null), "a fresh instance per run");
     }
 
     @Test
-    void aChangedSourceIsANewFunctionInItsOwnClassLoader() {
-        FunctionRuntime rt = runtime(16);
-        CompiledFunction one = rt.load(adder(1)).function();
-        CompiledFunction two = rt.load(adder(2)).function();
-        assertEquals(NextHop.end(3), rt.invoke(two, ChainState.empty(), 1));
-        Class<?> a = one.newInstance().getClass();
-        Class<?> b = two.newInstance().getClass();
-        assertEquals("demo.fn.Adder", a.getName());
-        assertEquals(a.getName(), b.getName());
-        assertNotSame(a.getClassLoader(), b.getClassLoader());
+    void aChangedSourceIsANewFunctionInItsOwnClassLoader() throws Exception {
+        FunctionRuntime rt = FunctionRuntime.forNode(io.rpcc.core.TypeRegistry.empty(), null, 16); // no sandbox: may look
+        String whoAmI = """
+                package demo.fn;
+                import io.rpcc.core.*;
+                public class Who implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        return NextHop.end(java.util.List.of(getClass(), "%s"));
+                    }
+                }
+                """;
+        List<?> a = (List<?>) ((NextHop.End) rt.invoke(rt.load(ChainingFunctionSource.java(whoAmI.formatted("v1")))
+                .function(), ChainState.empty(), null)).result();
+        List<?> b = (List<?>) ((NextHop.End) rt.invoke(rt.load(ChainingFunctionSource.java(whoAmI.formatted("v2")))
+                .function(), ChainState.empty(), null)).result();
+        Class<?> ca = (Class<?>) a.get(0);
+        Class<?> cb = (Class<?>) b.get(0);
+        assertEquals("demo.fn.Who", ca.getName());
+        assertEquals(ca.getName(), cb.getName());
+        assertNotSame(ca.getClassLoader(), cb.getClassLoader());
+        assertEquals(NextHop.end(3), rt.invoke(rt.load(adder(2)).function(), ChainState.empty(), 1));
     }
 
     @Test

@@ -1,0 +1,115 @@
+package io.rpcc.core.internal.function;
+
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.SandboxLimits;
+import io.rpcc.core.internal.chain.CurrentContext;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.lang.management.ManagementFactory;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs guest code that cannot be instrumented (JavaScript in GraalJS) on a platform thread and
+ * watches it from outside: every 5 ms the waiting thread compares that thread's CPU time, allocated
+ * bytes and the elapsed time with the limits, and over a limit cancels the code (for GraalJS,
+ * {@code Context.close(true)}). The chain then fails with a sandbox violation naming the rule.
+ */
+public final class MonitoredExecution {
+    private static final ExecutorService THREADS = Executors.newCachedThreadPool(
+            Thread.ofPlatform().name("rpcc-guest-", 0).daemon(true).factory());
+    private static final com.sun.management.ThreadMXBean MX =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final long POLL_MS = 5;
+    private static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private MonitoredExecution() {
+    }
+
+    /**
+     * Runs {@code task} within {@code limits}; {@code cancel} stops it from another thread.
+     *
+     * @throws HopFailure with {@link ErrorCode#SANDBOX_VIOLATION} if a limit was exceeded
+     * @throws Exception what the task threw otherwise
+     */
+    public static <T> T run(Callable<T> task, SandboxLimits limits, Runnable cancel) throws Exception {
+        ChainContext ctx = CurrentContext.peek();
+        long[] start = {-1, 0, 0}; // thread id, cpu, allocated
+        Future<T> f = THREADS.submit(() -> {
+            long id = Thread.currentThread().threadId();
+            synchronized (start) {
+                start[1] = MX.getThreadCpuTime(id);
+                start[2] = MX.getThreadAllocatedBytes(id);
+                start[0] = id;
+            }
+            try (var scope = ctx == null ? null : CurrentContext.enter(ctx)) {
+                return task.call();
+            }
+        });
+        long began = System.nanoTime();
+        String violation = null;
+        long cancelledAt = 0;
+        while (true) {
+            try {
+                T result = f.get(POLL_MS, TimeUnit.MILLISECONDS);
+                if (violation != null) {
+                    throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation);
+                }
+                return result;
+            } catch (ExecutionException e) {
+                if (violation != null) {
+                    throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation);
+                }
+                Throwable cause = e.getCause();
+                if (cause instanceof Exception ex) {
+                    throw ex;
+                }
+                throw (Error) cause;
+            } catch (TimeoutException e) {
+                long now = System.nanoTime();
+                if (violation == null) {
+                    violation = check(start, limits, now - began);
+                    if (violation != null) {
+                        cancelledAt = now;
+                        cancel.run();
+                    }
+                } else if (now - cancelledAt > GRACE_NANOS) {
+                    f.cancel(true); // it did not stop: abandon it, the chain must not wait
+                    throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation);
+                }
+            }
+        }
+    }
+
+    private static String check(long[] start, SandboxLimits limits, long elapsed) {
+        long id;
+        long cpu0;
+        long alloc0;
+        synchronized (start) {
+            id = start[0];
+            cpu0 = start[1];
+            alloc0 = start[2];
+        }
+        if (elapsed > limits.wallTime().toNanos()) {
+            return "chaining function ran for more than " + limits.wallTime().toMillis() + " ms (rule: wall-time)";
+        }
+        if (id < 0) {
+            return null; // not started yet
+        }
+        long cpu = MX.getThreadCpuTime(id) - cpu0;
+        if (cpu0 >= 0 && cpu > limits.cpuTime().toNanos()) {
+            return "chaining function used more than " + limits.cpuTime().toMillis() + " ms of CPU time (rule: cpu-time)";
+        }
+        long allocated = MX.getThreadAllocatedBytes(id) - alloc0;
+        if (alloc0 >= 0 && allocated > limits.allocatedBytes()) {
+            return "chaining function allocated " + allocated + " bytes, over the limit of " + limits.allocatedBytes()
+                    + " (rule: memory)";
+        }
+        return null;
+    }
+}

@@ -1,0 +1,260 @@
+package io.rpcc.js.internal;
+
+import io.rpcc.core.ChainState;
+import io.rpcc.core.internal.function.SandboxViolation;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyArray;
+import org.graalvm.polyglot.proxy.ProxyObject;
+
+/**
+ * The mapping between the chain's Java values and JavaScript values.
+ *
+ * <ul>
+ *   <li>Java → JS: {@code null}, strings, booleans and numbers as themselves; lists as read-only
+ *       arrays; maps, records and the chain state as read-only objects; any other object as an
+ *       opaque value that JavaScript can pass on but not look into.</li>
+ *   <li>JS → Java: {@code null}/{@code undefined} → {@code null}; strings, booleans; numbers →
+ *       {@code Integer} if they fit, else {@code Long}, else {@code Double}; arrays → {@code ArrayList};
+ *       plain objects → {@code LinkedHashMap<String, Object>}; a view of a Java value → that value
+ *       itself (so records pass through unchanged). Functions cannot leave JavaScript.</li>
+ * </ul>
+ */
+final class JsValues {
+    /** Members of Java objects that scripts often try, to reach reflection: refused loudly. */
+    private static final Set<String> REFLECTIVE = Set.of("getClass", "class", "getClassLoader", "forName",
+            "getDeclaredMethods", "getMethods", "getDeclaredFields", "wait", "notify", "notifyAll", "__proto__");
+    private static final int MAX_DEPTH = 64;
+
+    private JsValues() {
+    }
+
+    static Object toGuest(Object v) {
+        if (v == null || v instanceof String || v instanceof Boolean || v instanceof Number) {
+            return v;
+        }
+        if (v instanceof Character c) {
+            return String.valueOf(c);
+        }
+        if (v instanceof List<?> l) {
+            return new ListView(l);
+        }
+        if (v instanceof Map<?, ?> m) {
+            return new MapView(m);
+        }
+        if (v instanceof ChainState s) {
+            return new MapView(s.asMap());
+        }
+        if (v instanceof Record r) {
+            return new RecordView(r);
+        }
+        return new OpaqueView(v);
+    }
+
+    static Object toHost(Value v) {
+        return toHost(v, 0);
+    }
+
+    private static Object toHost(Value v, int depth) {
+        if (depth > MAX_DEPTH) {
+            throw new IllegalArgumentException("value nested deeper than " + MAX_DEPTH + " levels (a cycle?)");
+        }
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        if (v.isProxyObject() && v.asProxyObject() instanceof GuestView view) {
+            return view.host();
+        }
+        if (v.isBoolean()) {
+            return v.asBoolean();
+        }
+        if (v.isString()) {
+            return v.asString();
+        }
+        if (v.isNumber()) {
+            if (v.fitsInInt()) {
+                return v.asInt();
+            }
+            if (v.fitsInLong()) {
+                return v.asLong();
+            }
+            return v.asDouble();
+        }
+        if (v.hasArrayElements()) {
+            List<Object> out = new ArrayList<>();
+            for (long i = 0; i < v.getArraySize(); i++) {
+                out.add(toHost(v.getArrayElement(i), depth + 1));
+            }
+            return out;
+        }
+        if (v.canExecute()) {
+            throw new IllegalArgumentException("a JavaScript function cannot leave the chaining function");
+        }
+        if (v.hasMembers()) {
+            Map<String, Object> out = new LinkedHashMap<>();
+            for (String key : v.getMemberKeys()) {
+                out.put(key, toHost(v.getMember(key), depth + 1));
+            }
+            return out;
+        }
+        throw new IllegalArgumentException("cannot turn JavaScript value " + v + " into a Java value");
+    }
+
+    /** The chain state from a script's object ({@code undefined}: empty). */
+    static ChainState toState(Value v) {
+        if (v == null || v.isNull()) {
+            return ChainState.empty();
+        }
+        Object host = toHost(v);
+        if (host instanceof ChainState s) {
+            return s;
+        }
+        if (host instanceof Map<?, ?> m) {
+            Map<String, Object> copy = new LinkedHashMap<>();
+            m.forEach((k, val) -> copy.put(String.valueOf(k), val));
+            return ChainState.fromMap(copy);
+        }
+        throw new IllegalArgumentException("the state must be an object, got " + v);
+    }
+
+    static void refuseReflective(String key) {
+        if (REFLECTIVE.contains(key)) {
+            throw new SandboxViolation("reflection", "chaining function tried '" + key + "' on a Java value");
+        }
+    }
+
+    private record ListView(List<?> list) implements ProxyArray, GuestView {
+        @Override
+        public Object get(long index) {
+            return index >= 0 && index < list.size() ? toGuest(list.get((int) index)) : null;
+        }
+
+        @Override
+        public void set(long index, Value value) {
+            throw new UnsupportedOperationException("chain values are read-only; build a new array");
+        }
+
+        @Override
+        public long getSize() {
+            return list.size();
+        }
+
+        @Override
+        public Object host() {
+            return list;
+        }
+    }
+
+    private record MapView(Map<?, ?> map) implements ProxyObject, GuestView {
+        @Override
+        public Object getMember(String key) {
+            refuseReflective(key);
+            return toGuest(map.get(key));
+        }
+
+        @Override
+        public Object getMemberKeys() {
+            List<String> keys = new ArrayList<>();
+            for (Object k : map.keySet()) {
+                keys.add(String.valueOf(k));
+            }
+            return new ListView(keys);
+        }
+
+        @Override
+        public boolean hasMember(String key) {
+            return map.containsKey(key);
+        }
+
+        @Override
+        public void putMember(String key, Value value) {
+            throw new UnsupportedOperationException("chain values are read-only; build a new object ({...state, "
+                    + key + ": value})");
+        }
+
+        @Override
+        public Object host() {
+            return map;
+        }
+    }
+
+    private record RecordView(Record record) implements ProxyObject, GuestView {
+        @Override
+        public Object getMember(String key) {
+            refuseReflective(key);
+            for (RecordComponent c : record.getClass().getRecordComponents()) {
+                if (c.getName().equals(key)) {
+                    try {
+                        c.getAccessor().setAccessible(true);
+                        return toGuest(c.getAccessor().invoke(record));
+                    } catch (ReflectiveOperationException e) {
+                        throw new IllegalStateException("cannot read " + key + " of " + record.getClass().getName(), e);
+                    }
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public Object getMemberKeys() {
+            List<String> keys = new ArrayList<>();
+            for (RecordComponent c : record.getClass().getRecordComponents()) {
+                keys.add(c.getName());
+            }
+            return new ListView(keys);
+        }
+
+        @Override
+        public boolean hasMember(String key) {
+            for (RecordComponent c : record.getClass().getRecordComponents()) {
+                if (c.getName().equals(key)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        public void putMember(String key, Value value) {
+            throw new UnsupportedOperationException("records are read-only");
+        }
+
+        @Override
+        public Object host() {
+            return record;
+        }
+    }
+
+    private record OpaqueView(Object value) implements ProxyObject, GuestView {
+        @Override
+        public Object getMember(String key) {
+            refuseReflective(key);
+            return null;
+        }
+
+        @Override
+        public Object getMemberKeys() {
+            return new ListView(List.of());
+        }
+
+        @Override
+        public boolean hasMember(String key) {
+            return false;
+        }
+
+        @Override
+        public void putMember(String key, Value value) {
+            throw new UnsupportedOperationException("Java values are read-only");
+        }
+
+        @Override
+        public Object host() {
+            return value;
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.rpcc.js.internal;
+
+import io.rpcc.core.internal.function.SandboxViolation;
+import java.util.concurrent.atomic.AtomicReference;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyExecutable;
+import org.graalvm.polyglot.proxy.ProxyObject;
+
+/**
+ * Stands in for a global that the sandbox removed ({@code Java}, {@code Polyglot}, {@code load},
+ * {@code quit}, ...): any use is a sandbox violation, recorded even if the script catches it, so
+ * the chain ends with the rule that was broken instead of a plain {@code ReferenceError}.
+ */
+final class Tripwire implements ProxyObject, ProxyExecutable {
+    private final String name;
+    private final String rule;
+    private final AtomicReference<SandboxViolation> tripped;
+
+    Tripwire(String name, String rule, AtomicReference<SandboxViolation> tripped) {
+        this.name = name;
+        this.rule = rule;
+        this.tripped = tripped;
+    }
+
+    private SandboxViolation trip(String what) {
+        SandboxViolation v = new SandboxViolation(rule, "chaining function used " + what
+                + ", which the JavaScript sandbox does not provide");
+        tripped.compareAndSet(null, v);
+        return v;
+    }
+
+    @Override
+    public Object execute(Value... arguments) {
+        throw trip(name + "()");
+    }
+
+    @Override
+    public Object getMember(String key) {
+        throw trip(name + "." + key);
+    }
+
+    @Override
+    public Object getMemberKeys() {
+        throw trip("the members of " + name);
+    }
+
+    @Override
+    public boolean hasMember(String key) {
+        throw trip(name + "." + key);
+    }
+
+    @Override
+    public void putMember(String key, Value value) {
+        throw trip(name + "." + key);
+    }
+}
