@@ -184,6 +184,11 @@ final class JsFunctionCompiler implements FunctionCompiler {
                     List.of(), host);
         }
         String message = e.getMessage() == null ? "" : e.getMessage();
+        if (message.contains("Invalid string length") || message.contains("Invalid array length")
+                || message.contains("Array buffer allocation failed") || message.contains("Invalid typed array length")) {
+            return new HopFailure(ErrorCode.SANDBOX_VIOLATION, "JavaScript chaining function hit an allocation limit: "
+                    + message + " (rule: memory)");
+        }
         if (e.isResourceExhausted() || message.contains("Maximum call stack size exceeded")) {
             return new HopFailure(ErrorCode.SANDBOX_VIOLATION, "JavaScript chaining function recursed too deeply: "
                     + message + " (rule: stack-depth)");

@@ -128,7 +128,34 @@ final class JsValues {
         }
     }
 
-    private record ListView(List<?> list) implements ProxyArray, GuestView {
+    /** Java values are read-only: changing one (or its prototype) is tampering with the host. */
+    static SandboxViolation tampering(String key) {
+        return new SandboxViolation("host-access", "chaining function tried to change '" + key + "' of a Java value");
+    }
+
+    private record ListView(List<?> list) implements ProxyArray, ProxyObject, GuestView {
+        @Override
+        public Object getMember(String key) {
+            refuseReflective(key);
+            return null;
+        }
+
+        @Override
+        public Object getMemberKeys() {
+            return new Object[0];
+        }
+
+        @Override
+        public boolean hasMember(String key) {
+            refuseReflective(key);
+            return false;
+        }
+
+        @Override
+        public void putMember(String key, Value value) {
+            throw tampering(key);
+        }
+
         @Override
         public Object get(long index) {
             return index >= 0 && index < list.size() ? toGuest(list.get((int) index)) : null;
@@ -136,7 +163,7 @@ final class JsValues {
 
         @Override
         public void set(long index, Value value) {
-            throw new UnsupportedOperationException("chain values are read-only; build a new array");
+            throw tampering(String.valueOf(index));
         }
 
         @Override
@@ -168,13 +195,13 @@ final class JsValues {
 
         @Override
         public boolean hasMember(String key) {
+            refuseReflective(key);
             return map.containsKey(key);
         }
 
         @Override
         public void putMember(String key, Value value) {
-            throw new UnsupportedOperationException("chain values are read-only; build a new object ({...state, "
-                    + key + ": value})");
+            throw tampering(key);
         }
 
         @Override
@@ -211,6 +238,7 @@ final class JsValues {
 
         @Override
         public boolean hasMember(String key) {
+            refuseReflective(key);
             for (RecordComponent c : record.getClass().getRecordComponents()) {
                 if (c.getName().equals(key)) {
                     return true;
@@ -221,7 +249,7 @@ final class JsValues {
 
         @Override
         public void putMember(String key, Value value) {
-            throw new UnsupportedOperationException("records are read-only");
+            throw tampering(key);
         }
 
         @Override
@@ -244,12 +272,13 @@ final class JsValues {
 
         @Override
         public boolean hasMember(String key) {
+            refuseReflective(key);
             return false;
         }
 
         @Override
         public void putMember(String key, Value value) {
-            throw new UnsupportedOperationException("Java values are read-only");
+            throw tampering(key);
         }
 
         @Override

@@ -4,6 +4,7 @@ import io.rpcc.core.internal.function.SandboxViolation;
 import java.util.concurrent.atomic.AtomicReference;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
+import org.graalvm.polyglot.proxy.ProxyInstantiable;
 import org.graalvm.polyglot.proxy.ProxyObject;
 
 /**
@@ -11,7 +12,7 @@ import org.graalvm.polyglot.proxy.ProxyObject;
  * {@code quit}, ...): any use is a sandbox violation, recorded even if the script catches it, so
  * the chain ends with the rule that was broken instead of a plain {@code ReferenceError}.
  */
-final class Tripwire implements ProxyObject, ProxyExecutable {
+final class Tripwire implements ProxyObject, ProxyExecutable, ProxyInstantiable {
     private final String name;
     private final String rule;
     private final AtomicReference<SandboxViolation> tripped;
@@ -32,6 +33,11 @@ final class Tripwire implements ProxyObject, ProxyExecutable {
     @Override
     public Object execute(Value... arguments) {
         throw trip(name + "()");
+    }
+
+    @Override
+    public Object newInstance(Value... arguments) {
+        throw trip("new " + name + "()");
     }
 
     @Override

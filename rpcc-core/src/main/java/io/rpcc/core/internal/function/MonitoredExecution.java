@@ -39,7 +39,7 @@ public final class MonitoredExecution {
      */
     public static <T> T run(Callable<T> task, SandboxLimits limits, Runnable cancel) throws Exception {
         ChainContext ctx = CurrentContext.peek();
-        long[] start = {-1, 0, 0}; // thread id, cpu, allocated
+        long[] start = {-1, 0, 0, -1, -1}; // thread id, cpu, allocated at start; cpu, allocated at the end
         Future<T> f = THREADS.submit(() -> {
             long id = Thread.currentThread().threadId();
             synchronized (start) {
@@ -49,6 +49,11 @@ public final class MonitoredExecution {
             }
             try (var scope = ctx == null ? null : CurrentContext.enter(ctx)) {
                 return task.call();
+            } finally {
+                synchronized (start) {
+                    start[3] = MX.getThreadCpuTime(id);
+                    start[4] = MX.getThreadAllocatedBytes(id);
+                }
             }
         });
         long began = System.nanoTime();
@@ -57,6 +62,9 @@ public final class MonitoredExecution {
         while (true) {
             try {
                 T result = f.get(POLL_MS, TimeUnit.MILLISECONDS);
+                if (violation == null) { // a burst between two polls still counts
+                    violation = check(start, limits, System.nanoTime() - began);
+                }
                 if (violation != null) {
                     throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation);
                 }
@@ -90,10 +98,14 @@ public final class MonitoredExecution {
         long id;
         long cpu0;
         long alloc0;
+        long cpuEnd;
+        long allocEnd;
         synchronized (start) {
             id = start[0];
             cpu0 = start[1];
             alloc0 = start[2];
+            cpuEnd = start[3];
+            allocEnd = start[4];
         }
         if (elapsed > limits.wallTime().toNanos()) {
             return "chaining function ran for more than " + limits.wallTime().toMillis() + " ms (rule: wall-time)";
@@ -101,11 +113,11 @@ public final class MonitoredExecution {
         if (id < 0) {
             return null; // not started yet
         }
-        long cpu = MX.getThreadCpuTime(id) - cpu0;
+        long cpu = (cpuEnd >= 0 ? cpuEnd : MX.getThreadCpuTime(id)) - cpu0;
         if (cpu0 >= 0 && cpu > limits.cpuTime().toNanos()) {
             return "chaining function used more than " + limits.cpuTime().toMillis() + " ms of CPU time (rule: cpu-time)";
         }
-        long allocated = MX.getThreadAllocatedBytes(id) - alloc0;
+        long allocated = (allocEnd >= 0 ? allocEnd : MX.getThreadAllocatedBytes(id)) - alloc0;
         if (alloc0 >= 0 && allocated > limits.allocatedBytes()) {
             return "chaining function allocated " + allocated + " bytes, over the limit of " + limits.allocatedBytes()
                     + " (rule: memory)";
