@@ -83,6 +83,8 @@ public final class RpccServer implements AutoCloseable {
     /** Builds an {@link RpccServer}. */
     public static final class Builder extends NodeBuilder<Builder> {
         private final Map<String, ServiceFunction> services = new LinkedHashMap<>();
+        private String chainingProxy;
+        private boolean actsAsProxy;
 
         private Builder(String name) {
             super(name);
@@ -130,9 +132,26 @@ public final class RpccServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Runs this server's chaining functions at {@code proxyNode} instead of here (paper 7.3):
+         * after each service function, the result, state and chaining function go to the proxy,
+         * which decides and sends the next hop. Useful to keep client code off a busy server; the
+         * proxy should be close by, since this adds one (short) crossing per hop.
+         */
+        public Builder chainingProxy(String proxyNode) {
+            this.chainingProxy = Objects.requireNonNull(proxyNode, "proxyNode");
+            return this;
+        }
+
+        /** Lets this server run chaining functions on behalf of servers that name it as their proxy. */
+        public Builder actAsChainingProxy() {
+            this.actsAsProxy = true;
+            return this;
+        }
+
         /** The server (not started). */
         public RpccServer build() {
-            return new RpccServer(new Node(settings(), new HopExecutor(services)));
+            return new RpccServer(new Node(settings(), new HopExecutor(services, chainingProxy, actsAsProxy)));
         }
     }
 }

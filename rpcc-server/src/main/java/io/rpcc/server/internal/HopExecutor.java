@@ -33,11 +33,21 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * hand-over per hop decides how much credit travels on with the chain (or its result or error).
  */
 public final class HopExecutor implements RequestHandler {
-    private final Map<String, ServiceFunction> services;
+    /** The service function a server asks its chaining proxy to run the chaining function for. */
+    public static final String CHAIN_AT_PROXY = "rpcc.proxy.chain";
 
-    /** An executor for a server hosting {@code services}. */
-    public HopExecutor(Map<String, ServiceFunction> services) {
+    private final Map<String, ServiceFunction> services;
+    private final String chainingProxy;
+    private final boolean actsAsProxy;
+
+    /**
+     * An executor for a server hosting {@code services}, which hands its chaining functions to
+     * {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy}.
+     */
+    public HopExecutor(Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy) {
         this.services = Map.copyOf(services);
+        this.chainingProxy = chainingProxy;
+        this.actsAsProxy = actsAsProxy;
     }
 
     @Override
@@ -47,7 +57,8 @@ public final class HopExecutor implements RequestHandler {
 
     private void run(Node node, ChainRequest request, long arrivedNanos) {
         ChainHeader h = request.header();
-        List<String> path = node.pathThrough(h);
+        boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
+        List<String> path = proxied ? h.path() : node.pathThrough(h); // a proxy is not a hop of its own
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
@@ -56,25 +67,24 @@ public final class HopExecutor implements RequestHandler {
             if (request.decodeError() != null) {
                 throw request.decodeError();
             }
-            ServiceFunction sf = services.get(h.serviceFunction());
-            if (sf == null) {
-                throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + node.name()
-                        + "' has no service function '" + h.serviceFunction() + "' (it has: "
-                        + new TreeSet<>(services.keySet()) + ")");
-            }
-            long sfStart = System.nanoTime();
             Object result;
-            VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
-            HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies);
-            try (var scope = CurrentContext.enter(sfContext)) {
-                result = sf.apply(request.params());
-            } catch (Throwable e) {
-                throw new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(), "service function '"
-                        + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e);
+            HopTiming timing;
+            if (proxied) { // paper 7.3: run the chaining function for the server that ran the service function
+                if (!actsAsProxy || timings.isEmpty()) {
+                    throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '" + node.name()
+                            + "' is not a chaining proxy (RpccServer.builder(...).actAsChainingProxy())");
+                }
+                result = request.params();
+                timing = timings.removeLast();
+            } else {
+                ServiceRun run = runService(node, h, request, console, replies, chainId, arrivedNanos);
+                result = run.result();
+                timing = run.timing();
+                if (chainingProxy != null && !h.chainingFunction().isNone()) {
+                    delegate(node, h, path, console, timings, timing, request, result, replies);
+                    return;
+                }
             }
-            long sfEnd = System.nanoTime();
-            HopTiming timing = new HopTiming(h.hop(), node.name(), h.serviceFunction(), sfStart - arrivedNanos,
-                    sfEnd - sfStart, 0, 0, node.name());
             ChainingFunctionSource cf = h.chainingFunction();
             if (cf.isNone()) {
                 timings.add(timing);
@@ -103,6 +113,53 @@ public final class HopExecutor implements RequestHandler {
                     + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings,
                     replies.handOver(h.credit()));
         }
+    }
+
+    /** What the service function returned, and how long it took. */
+    private record ServiceRun(Object result, HopTiming timing) {
+    }
+
+    private ServiceRun runService(Node node, ChainHeader h, ChainRequest request, List<ConsoleLine> console,
+                                  HopReplies replies, String chainId, long arrivedNanos) {
+        ServiceFunction sf = services.get(h.serviceFunction());
+        if (sf == null) {
+            throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + node.name()
+                    + "' has no service function '" + h.serviceFunction() + "' (it has: "
+                    + new TreeSet<>(services.keySet()) + ")");
+        }
+        long sfStart = System.nanoTime();
+        Object result;
+        VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
+        HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies);
+        try (var scope = CurrentContext.enter(sfContext)) {
+            result = sf.apply(request.params());
+        } catch (Throwable e) {
+            throw new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(), "service function '"
+                    + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e);
+        }
+        long sfEnd = System.nanoTime();
+        return new ServiceRun(result, new HopTiming(h.hop(), node.name(), h.serviceFunction(), sfStart - arrivedNanos,
+                sfEnd - sfStart, 0, 0, node.name()));
+    }
+
+    /** Hands the chaining function, with the service function's result, to the chaining proxy. */
+    private void delegate(Node node, ChainHeader h, List<String> path, List<ConsoleLine> console,
+                          List<HopTiming> timings, HopTiming timing, ChainRequest request, Object result,
+                          HopReplies replies) {
+        timings.add(timing.withChaining(0, 0, chainingProxy));
+        List<ConsoleLine> consoleNow = List.copyOf(console);
+        Credit pass = replies.handOver(h.credit());
+        ChainHeader ph = new ChainHeader(h.chainId(), h.origin(), h.originHost(), h.originPort(), h.hop(),
+                h.maxHops(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass);
+        node.forward(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
+            if (e != null) {
+                Throwable cause = Node.unwrap(e);
+                HopFailure f = cause instanceof HopFailure hf ? hf
+                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + chainingProxy
+                        + "': " + cause, cause);
+                node.sendFailure(h, f, path, consoleNow, timings, pass);
+            }
+        });
     }
 
     private static void forward(Node node, ChainHeader h, NextHop.Call call, ChainingFunctionSource current,
