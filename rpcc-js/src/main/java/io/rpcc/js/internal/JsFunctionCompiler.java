@@ -136,7 +136,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
 
     private static NextHop run(Source js, ChainState state, Object result, AtomicReference<Context> running,
                                AtomicReference<SandboxViolation> tripped) {
-        ChainContext ctx = CurrentContext.get();
+        ChainContext ctx = CurrentContext.peek(); // null outside a chain (benchmarks, tests)
         try (Context cx = newContext()) {
             running.set(cx);
             Value bindings = cx.getBindings("js");

@@ -67,7 +67,7 @@ final class RpccGlobal implements ProxyObject {
                 "end", (ProxyExecutable) a -> new HopView(NextHop.end(a.length > 0 ? JsValues.toHost(a[0]) : null)),
                 "preturn", (ProxyExecutable) a -> {
                     need(a, 1, "rpcc.preturn(reply)");
-                    ctx.preturn(JsValues.toHost(a[0]));
+                    chain(ctx).preturn(JsValues.toHost(a[0]));
                     return null;
                 },
                 "console", (ProxyExecutable) a -> {
@@ -75,11 +75,18 @@ final class RpccGlobal implements ProxyObject {
                     for (Value v : a) {
                         line.append(line.isEmpty() ? "" : " ").append(v.isString() ? v.asString() : v.toString());
                     }
-                    ctx.console().println(line);
+                    chain(ctx).console().println(line);
                     return null;
                 },
-                "node", ctx.node(),
-                "hop", ctx.hop());
+                "node", ctx == null ? "" : ctx.node(),
+                "hop", ctx == null ? 0 : ctx.hop());
+    }
+
+    private static ChainContext chain(ChainContext ctx) {
+        if (ctx == null) {
+            throw new IllegalStateException("not running in a chain");
+        }
+        return ctx;
     }
 
     private static void need(Value[] args, int n, String usage) {
