@@ -77,7 +77,7 @@ class RepositoryIntegrationTest {
     @Test
     void largeFunctionsAreUploadedOnceAndFetchedOncePerServer() {
         RepositoryService repo = repository("repo");
-        server("s1", b -> b.service("echo", p -> p));
+        RpccServer s1 = server("s1", b -> b.service("echo", p -> p));
         server("s2", b -> b.service("echo", p -> p));
         RpccClient client = client(500);
         ChainingFunctionSource big = function("big", 4000);
@@ -86,6 +86,10 @@ class RepositoryIntegrationTest {
         }
         assertEquals(1, repo.puts(), "uploaded once");
         assertEquals(2, repo.gets(), "fetched once by each server, then served from their caches");
+        assertEquals(1, s1.stats().functionFetches());
+        assertEquals(1, s1.stats().functionCacheMisses());
+        assertEquals(2, s1.stats().functionCacheHits());
+        assertTrue(s1.stats().functionCompileNanos() > 0);
 
         ChainingFunctionSource small = ChainingFunctionSource.java("""
                 import io.rpcc.core.*;

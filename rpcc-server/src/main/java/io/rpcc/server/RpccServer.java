@@ -62,11 +62,12 @@ public final class RpccServer implements AutoCloseable {
         return address;
     }
 
-    /** Counters of this server's transport and function cache, for monitoring and tests. */
+    /** Counters of this server's transport and chaining-function cache, for monitoring and tests. */
     public ServerStats stats() {
         var t = node.transport().stats();
         var f = node.functions().stats();
-        return new ServerStats(t.connectionsOpen(), t.malformedFrames(), t.framesReceived(), f.hits(), f.misses());
+        return new ServerStats(t.connectionsOpen(), t.malformedFrames(), t.framesReceived(), f.hits(), f.misses(),
+                f.compileNanos(), f.fetches());
     }
 
     /** Stops listening and closes its connections. */

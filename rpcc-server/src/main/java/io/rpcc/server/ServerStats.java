@@ -8,7 +8,10 @@ package io.rpcc.server;
  * @param framesReceived frames received
  * @param functionCacheHits chaining functions found compiled in the cache
  * @param functionCacheMisses chaining functions compiled
+ * @param functionCompileNanos total time spent fetching and compiling chaining functions
+ * @param functionFetches chaining functions fetched from a repository
  */
 public record ServerStats(int connectionsOpen, long malformedFrames, long framesReceived,
-                          long functionCacheHits, long functionCacheMisses) {
+                          long functionCacheHits, long functionCacheMisses, long functionCompileNanos,
+                          long functionFetches) {
 }
