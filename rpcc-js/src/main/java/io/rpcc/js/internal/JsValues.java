@@ -133,29 +133,41 @@ final class JsValues {
         return new SandboxViolation("host-access", "chaining function tried to change '" + key + "' of a Java value");
     }
 
-    private record ListView(List<?> list) implements ProxyArray, ProxyObject, GuestView {
+    /**
+     * A read-only JavaScript object over a Java value: reflective member names are refused, writes
+     * are tampering, and the value itself comes back to Java.
+     */
+    interface ReadOnlyObject extends ProxyObject, GuestView {
+        /** The member's value for JavaScript, or {@code null}. */
+        Object member(String key);
+
+        /** The member names. */
+        List<String> keys();
+
         @Override
-        public Object getMember(String key) {
+        default Object getMember(String key) {
             refuseReflective(key);
-            return null;
+            return member(key);
         }
 
         @Override
-        public Object getMemberKeys() {
-            return new Object[0];
+        default Object getMemberKeys() {
+            return keys().toArray();
         }
 
         @Override
-        public boolean hasMember(String key) {
+        default boolean hasMember(String key) {
             refuseReflective(key);
-            return false;
+            return keys().contains(key);
         }
 
         @Override
-        public void putMember(String key, Value value) {
+        default void putMember(String key, Value value) {
             throw tampering(key);
         }
+    }
 
+    private record ListView(List<?> list) implements ProxyArray, ReadOnlyObject {
         @Override
         public Object get(long index) {
             return index >= 0 && index < list.size() ? toGuest(list.get((int) index)) : null;
@@ -172,36 +184,34 @@ final class JsValues {
         }
 
         @Override
+        public Object member(String key) {
+            return null;
+        }
+
+        @Override
+        public List<String> keys() {
+            return List.of();
+        }
+
+        @Override
         public Object host() {
             return list;
         }
     }
 
-    private record MapView(Map<?, ?> map) implements ProxyObject, GuestView {
+    private record MapView(Map<?, ?> map) implements ReadOnlyObject {
         @Override
-        public Object getMember(String key) {
-            refuseReflective(key);
+        public Object member(String key) {
             return toGuest(map.get(key));
         }
 
         @Override
-        public Object getMemberKeys() {
+        public List<String> keys() {
             List<String> keys = new ArrayList<>();
             for (Object k : map.keySet()) {
                 keys.add(String.valueOf(k));
             }
-            return new ListView(keys);
-        }
-
-        @Override
-        public boolean hasMember(String key) {
-            refuseReflective(key);
-            return map.containsKey(key);
-        }
-
-        @Override
-        public void putMember(String key, Value value) {
-            throw tampering(key);
+            return keys;
         }
 
         @Override
@@ -210,10 +220,9 @@ final class JsValues {
         }
     }
 
-    private record RecordView(Record record) implements ProxyObject, GuestView {
+    private record RecordView(Record record) implements ReadOnlyObject {
         @Override
-        public Object getMember(String key) {
-            refuseReflective(key);
+        public Object member(String key) {
             for (RecordComponent c : record.getClass().getRecordComponents()) {
                 if (c.getName().equals(key)) {
                     try {
@@ -228,28 +237,12 @@ final class JsValues {
         }
 
         @Override
-        public Object getMemberKeys() {
+        public List<String> keys() {
             List<String> keys = new ArrayList<>();
             for (RecordComponent c : record.getClass().getRecordComponents()) {
                 keys.add(c.getName());
             }
-            return new ListView(keys);
-        }
-
-        @Override
-        public boolean hasMember(String key) {
-            refuseReflective(key);
-            for (RecordComponent c : record.getClass().getRecordComponents()) {
-                if (c.getName().equals(key)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        @Override
-        public void putMember(String key, Value value) {
-            throw tampering(key);
+            return keys;
         }
 
         @Override
@@ -258,27 +251,15 @@ final class JsValues {
         }
     }
 
-    private record OpaqueView(Object value) implements ProxyObject, GuestView {
+    private record OpaqueView(Object value) implements ReadOnlyObject {
         @Override
-        public Object getMember(String key) {
-            refuseReflective(key);
+        public Object member(String key) {
             return null;
         }
 
         @Override
-        public Object getMemberKeys() {
-            return new ListView(List.of());
-        }
-
-        @Override
-        public boolean hasMember(String key) {
-            refuseReflective(key);
-            return false;
-        }
-
-        @Override
-        public void putMember(String key, Value value) {
-            throw tampering(key);
+        public List<String> keys() {
+            return List.of();
         }
 
         @Override

@@ -22,25 +22,15 @@ import org.graalvm.polyglot.proxy.ProxyObject;
  */
 final class RpccGlobal implements ProxyObject {
     /** A next hop built by a script: recognized when the function returns it. */
-    record HopView(NextHop hop) implements ProxyObject, GuestView {
+    record HopView(NextHop hop) implements JsValues.ReadOnlyObject {
         @Override
-        public Object getMember(String key) {
+        public Object member(String key) {
             return null;
         }
 
         @Override
-        public Object getMemberKeys() {
-            return new Object[0];
-        }
-
-        @Override
-        public boolean hasMember(String key) {
-            return false;
-        }
-
-        @Override
-        public void putMember(String key, Value value) {
-            throw new UnsupportedOperationException("a next hop is read-only");
+        public List<String> keys() {
+            return List.of();
         }
 
         @Override
