@@ -152,7 +152,7 @@ final class JsValues {
 
         @Override
         default Object getMemberKeys() {
-            return keys().toArray();
+            return ProxyArray.fromList(new ArrayList<>(keys()));
         }
 
         @Override

@@ -92,7 +92,7 @@ final class RpccGlobal implements ProxyObject {
 
     @Override
     public Object getMemberKeys() {
-        return KEYS.toArray();
+        return org.graalvm.polyglot.proxy.ProxyArray.fromList(new java.util.ArrayList<>(KEYS));
     }
 
     @Override
