@@ -120,7 +120,8 @@ public class JsChainTest {
         ChainingFunctionSource echo = ChainingFunctionSource.javascript("""
                 (state, result) => rpcc.end({
                     int: 41 + 1, long: 2 ** 40, double: 1.5, text: 'a' + state.s, flag: !state.b,
-                    list: [1, 'two', null], nested: {k: state.list[1]}, record: state.order
+                    list: [1, 'two', null], nested: {k: state.list[1]}, record: state.order,
+                    keys: Object.keys(state.order), rpccKeys: Object.keys(rpcc).length
                 })
                 """);
         Order order = new Order("o9", "US", 1);
@@ -135,6 +136,8 @@ public class JsChainTest {
         assertEquals(java.util.Arrays.asList(1, "two", null), m.get("list"));
         assertEquals(java.util.Map.of("k", 2), m.get("nested"));
         assertEquals(order, m.get("record"), "a Java record passes through JavaScript unchanged");
+        assertEquals(List.of("id", "country", "quantity"), m.get("keys"));
+        assertEquals(7, m.get("rpccKeys"));
     }
 
     @Test
