@@ -7,7 +7,6 @@ import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -151,8 +150,7 @@ public final class HopReplies implements Replies {
             synchronized (this) {
                 f = replyChannel;
                 if (f == null) {
-                    f = node.transport().connect(header.origin(),
-                            new InetSocketAddress(header.originHost(), header.originPort()));
+                    f = node.transport().connect(header.origin(), node.originAddress(header));
                     replyChannel = f;
                 }
             }
@@ -173,7 +171,7 @@ public final class HopReplies implements Replies {
         CompletableFuture<Channel> f = replyChannel;
         QuietFrame frame = new QuietFrame(header.chainId(), credit);
         if (f == null) { // no reply was ever sent: any connection will do
-            node.transport().send(header.origin(), new InetSocketAddress(header.originHost(), header.originPort()), frame);
+            node.transport().send(header.origin(), node.originAddress(header), frame);
             return;
         }
         f.thenAccept(ch -> {

@@ -236,13 +236,30 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
-        return transport.send(h.origin(), new InetSocketAddress(h.originHost(), h.originPort()), frame)
+        return transport.send(h.origin(), originAddress(h), frame)
                 .whenComplete((v, e) -> {
                     if (e != null && unwrap(e) instanceof HopFailure f && f.code() == ErrorCode.HOP_UNREACHABLE) {
                         log.warn("node '{}' cannot reach originator '{}' of chain {}#{}: {}", name(), h.origin(),
                                 h.origin(), h.chainId(), f.getMessage());
                     }
                 });
+    }
+
+    /**
+     * Where the originator of {@code h} is reached: through this node's resolver if it knows the
+     * originator's name (so that a testbed or a NAT can route the way back), else at the address the
+     * originator advertised in the chain.
+     */
+    public InetSocketAddress originAddress(ChainHeader h) {
+        try {
+            var known = settings.resolver().resolve(h.origin());
+            if (known.isPresent()) {
+                return known.get();
+            }
+        } catch (RuntimeException e) {
+            // fall back to the advertised address
+        }
+        return new InetSocketAddress(h.originHost(), h.originPort());
     }
 
     /** The cause of a failed future's exception. */

@@ -1,0 +1,123 @@
+package io.rpcc.testkit;
+
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.NameResolver;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.server.RpccServer;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Real rpcc nodes on loopback, placed in emulated sites: every node reaches every other through
+ * the {@link WanEmulator}'s link between their sites. A JUnit 5 extension (it closes the nodes and
+ * the emulator after the test class), or an {@link AutoCloseable} anywhere else.
+ *
+ * <pre>{@code
+ * @RegisterExtension
+ * static final WanCluster wan = WanCluster.of(WanTopology.paperFigure7());
+ *
+ * @Test
+ * void copy() {
+ *     wan.server("storage-1", WanTopology.MOUNTAIN_VIEW, b -> b.service("read", ...));
+ *     wan.server("storage-2", WanTopology.MOUNTAIN_VIEW, b -> b.service("write", ...));
+ *     RpccClient client = wan.client("client", WanTopology.REDMOND);
+ *     client.runChain(...);
+ *     long viaClient = wan.emulator().bytesCarried(WanTopology.MOUNTAIN_VIEW, WanTopology.REDMOND);
+ * }
+ * }</pre>
+ */
+public final class WanCluster implements AfterAllCallback, AutoCloseable {
+    private record Placement(String site, InetSocketAddress address) {
+    }
+
+    private final WanEmulator emulator;
+    private final TypeRegistry types;
+    private final Map<String, Placement> placements = new ConcurrentHashMap<>();
+    private final List<AutoCloseable> nodes = new ArrayList<>();
+
+    private WanCluster(WanTopology topology, TypeRegistry types) {
+        this.emulator = new WanEmulator(topology);
+        this.types = types;
+    }
+
+    /** A cluster over {@code topology}, with no user types. */
+    public static WanCluster of(WanTopology topology) {
+        return new WanCluster(topology, TypeRegistry.empty());
+    }
+
+    /** A cluster over {@code topology} whose nodes register {@code types}. */
+    public static WanCluster of(WanTopology topology, TypeRegistry types) {
+        return new WanCluster(topology, types);
+    }
+
+    /** The emulator, for byte counts per link. */
+    public WanEmulator emulator() {
+        return emulator;
+    }
+
+    /** The resolver of a node in {@code site}: every name maps to the proxy over the right link. */
+    public NameResolver resolverFor(String site) {
+        return name -> {
+            Placement p = placements.get(name);
+            return p == null ? Optional.empty() : Optional.of(emulator.proxy(site, p.site(), p.address()));
+        };
+    }
+
+    /** Starts a server named {@code name} in {@code site}. */
+    public RpccServer server(String name, String site, UnaryOperator<RpccServer.Builder> config) {
+        emulator.topology().link(site, site); // fail fast on an unknown site
+        RpccServer s = config.apply(RpccServer.builder(name).types(types).resolver(resolverFor(site))).build().start();
+        placements.put(name, new Placement(site, s.address()));
+        synchronized (nodes) {
+            nodes.add(s);
+        }
+        return s;
+    }
+
+    /** Starts a client named {@code name} in {@code site}. */
+    public RpccClient client(String name, String site) {
+        return client(name, site, b -> b);
+    }
+
+    /** Starts a client named {@code name} in {@code site}, configured by {@code config}. */
+    public RpccClient client(String name, String site, UnaryOperator<RpccClient.Builder> config) {
+        emulator.topology().link(site, site);
+        RpccClient c = config.apply(RpccClient.builder().name(name).types(types).resolver(resolverFor(site))
+                .timeout(Duration.ofSeconds(60))).build();
+        placements.put(name, new Placement(site, c.address()));
+        synchronized (nodes) {
+            nodes.add(c);
+        }
+        return c;
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        close();
+    }
+
+    /** Closes every node, then the emulator. */
+    @Override
+    public void close() {
+        synchronized (nodes) {
+            for (AutoCloseable n : nodes) {
+                try {
+                    n.close();
+                } catch (Exception e) {
+                    // closing anyway
+                }
+            }
+            nodes.clear();
+        }
+        placements.clear();
+        emulator.close();
+    }
+}
