@@ -1,6 +1,7 @@
 package io.rpcc.examples;
 
 import io.rpcc.examples.aggregation.Aggregation;
+import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.quickstart.Quickstart;
 import java.util.Arrays;
 
@@ -15,8 +16,9 @@ public final class Main {
         switch (example) {
             case "quickstart" -> Quickstart.main(rest);
             case "aggregation" -> Aggregation.main(rest);
+            case "copy" -> Copy.main(rest);
             default -> {
-                System.err.println("unknown example '" + example + "'; available: quickstart, aggregation");
+                System.err.println("unknown example '" + example + "'; available: quickstart, aggregation, copy");
                 System.exit(2);
             }
         }

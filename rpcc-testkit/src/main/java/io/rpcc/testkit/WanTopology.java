@@ -83,6 +83,15 @@ public final class WanTopology {
         return new Builder();
     }
 
+    /** A builder holding this topology's sites and links, to extend it. */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        sites.forEach(b::site);
+        b.links.putAll(links);
+        b.intraSite = intraSite;
+        return b;
+    }
+
     /** The sites. */
     public List<String> sites() {
         return sites;

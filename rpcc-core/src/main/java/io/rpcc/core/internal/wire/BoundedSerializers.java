@@ -50,9 +50,11 @@ final class BoundedSerializers {
         @Override
         public T read(Kryo kryo, Input input, Class<? extends T> type) {
             int start = input.position();
-            long count = (input.readVarInt(true) & 0xFFFFFFFFL) - 1;
+            long count = (input.readVarInt(true) & 0xFFFFFFFFL) - 1; // -1: a null array
             input.setPosition(start);
-            checkCount(input, count, type);
+            if (count >= 0) {
+                checkCount(input, count, type);
+            }
             return delegate.read(kryo, input, type);
         }
 

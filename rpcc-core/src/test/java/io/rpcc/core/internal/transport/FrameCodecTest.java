@@ -47,8 +47,11 @@ class FrameCodecTest {
     record Order(String sku, int qty, List<String> tags) {
     }
 
+    record Blob(String name, byte[] data, List<String> tags) {
+    }
+
     static final int MAX = 4096;
-    final WireFormat wire = new WireFormat(new Serialization(TypeRegistry.of(Order.class)));
+    final WireFormat wire = new WireFormat(new Serialization(TypeRegistry.of(Order.class, Blob.class)));
     final WireFormat bare = new WireFormat(new Serialization(TypeRegistry.empty()));
     final EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(wire, MAX));
 
@@ -111,6 +114,18 @@ class FrameCodecTest {
         }
         QuietFrame quiet = new QuietFrame(4, tiny);
         assertEquals(quiet, roundTrip(quiet));
+    }
+
+    @Test
+    void nullArraysAndCollectionsInsideValuesRoundTrip() {
+        ChainRequest request = new ChainRequest(header("f"), new Blob("n", null, null), ChainState.of("b",
+                new Blob("m", new byte[] {1, 2}, List.of())), null);
+        ChainRequest got = (ChainRequest) roundTrip(request);
+        assertNull(got.decodeError(), () -> String.valueOf(got.decodeError()));
+        Blob params = (Blob) got.params();
+        assertNull(params.data());
+        assertNull(params.tags());
+        assertEquals(2, ((Blob) got.state().get("b")).data()[1]);
     }
 
     @Test

@@ -1,0 +1,56 @@
+package io.rpcc.examples.copy;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A storage server's service functions (paper 4.1): {@code read} and {@code write} of blocks of
+ * real files under a directory.
+ */
+public final class StorageServer {
+    private final Path root;
+
+    /** A store over {@code root}. */
+    public StorageServer(Path root) throws IOException {
+        this.root = Files.createDirectories(root);
+    }
+
+    private Path file(String path) {
+        Path p = root.resolve(path).normalize();
+        if (!p.startsWith(root)) {
+            throw new IllegalArgumentException("path outside the store: " + path);
+        }
+        return p;
+    }
+
+    /** Reads {@code block.length()} bytes at {@code block.offset()} (fewer at the end of the file). */
+    public byte[] read(Object params) throws IOException {
+        Block b = (Block) params;
+        try (RandomAccessFile f = new RandomAccessFile(file(b.path()).toFile(), "r")) {
+            long left = Math.max(0, f.length() - b.offset());
+            byte[] data = new byte[(int) Math.min(b.length(), left)];
+            f.seek(b.offset());
+            f.readFully(data);
+            return data;
+        }
+    }
+
+    /** Writes {@code block.data()} at {@code block.offset()}; returns the number of bytes written. */
+    public int write(Object params) throws IOException {
+        Block b = (Block) params;
+        Path p = file(b.path());
+        Files.createDirectories(p.getParent());
+        try (RandomAccessFile f = new RandomAccessFile(p.toFile(), "rw")) {
+            f.seek(b.offset());
+            f.write(b.data());
+        }
+        return b.data().length;
+    }
+
+    /** The directory. */
+    public Path root() {
+        return root;
+    }
+}
