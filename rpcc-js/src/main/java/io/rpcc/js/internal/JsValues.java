@@ -138,11 +138,15 @@ final class JsValues {
      * are tampering, and the value itself comes back to Java.
      */
     interface ReadOnlyObject extends ProxyObject, GuestView {
-        /** The member's value for JavaScript, or {@code null}. */
-        Object member(String key);
+        /** The member's value for JavaScript, or {@code null} (default: no members). */
+        default Object member(String key) {
+            return null;
+        }
 
-        /** The member names. */
-        List<String> keys();
+        /** The member names (default: none). */
+        default List<String> keys() {
+            return List.of();
+        }
 
         @Override
         default Object getMember(String key) {
@@ -181,16 +185,6 @@ final class JsValues {
         @Override
         public long getSize() {
             return list.size();
-        }
-
-        @Override
-        public Object member(String key) {
-            return null;
-        }
-
-        @Override
-        public List<String> keys() {
-            return List.of();
         }
 
         @Override
@@ -252,16 +246,6 @@ final class JsValues {
     }
 
     private record OpaqueView(Object value) implements ReadOnlyObject {
-        @Override
-        public Object member(String key) {
-            return null;
-        }
-
-        @Override
-        public List<String> keys() {
-            return List.of();
-        }
-
         @Override
         public Object host() {
             return value;

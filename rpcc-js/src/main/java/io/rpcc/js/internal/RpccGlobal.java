@@ -24,16 +24,6 @@ final class RpccGlobal implements ProxyObject {
     /** A next hop built by a script: recognized when the function returns it. */
     record HopView(NextHop hop) implements JsValues.ReadOnlyObject {
         @Override
-        public Object member(String key) {
-            return null;
-        }
-
-        @Override
-        public List<String> keys() {
-            return List.of();
-        }
-
-        @Override
         public Object host() {
             return hop;
         }
