@@ -3,6 +3,7 @@ package io.rpcc.examples;
 import io.rpcc.examples.aggregation.Aggregation;
 import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.quickstart.Quickstart;
+import io.rpcc.examples.webmail.WebMail;
 import java.util.Arrays;
 
 /** Runs one example: {@code java -jar rpcc-examples.jar <example> [args]}. */
@@ -17,8 +18,9 @@ public final class Main {
             case "quickstart" -> Quickstart.main(rest);
             case "aggregation" -> Aggregation.main(rest);
             case "copy" -> Copy.main(rest);
+            case "webmail" -> WebMail.main(rest);
             default -> {
-                System.err.println("unknown example '" + example + "'; available: quickstart, aggregation, copy");
+                System.err.println("unknown example '" + example + "'; available: quickstart, aggregation, copy, webmail");
                 System.exit(2);
             }
         }
