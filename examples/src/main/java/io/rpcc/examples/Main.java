@@ -3,6 +3,7 @@ package io.rpcc.examples;
 import io.rpcc.examples.aggregation.Aggregation;
 import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.quickstart.Quickstart;
+import io.rpcc.examples.statesize.StateSize;
 import io.rpcc.examples.webmail.WebMail;
 import java.util.Arrays;
 
@@ -19,8 +20,9 @@ public final class Main {
             case "aggregation" -> Aggregation.main(rest);
             case "copy" -> Copy.main(rest);
             case "webmail" -> WebMail.main(rest);
+            case "state-size" -> StateSize.main(rest);
             default -> {
-                System.err.println("unknown example '" + example + "'; available: quickstart, aggregation, copy, webmail");
+                System.err.println("unknown example '" + example + "'; available: quickstart, aggregation, copy, webmail, state-size");
                 System.exit(2);
             }
         }
