@@ -2,6 +2,7 @@ package io.rpcc.examples;
 
 import io.rpcc.examples.aggregation.Aggregation;
 import io.rpcc.examples.copy.Copy;
+import io.rpcc.examples.copy.CopyUnderLoad;
 import io.rpcc.examples.quickstart.Quickstart;
 import io.rpcc.examples.statesize.StateSize;
 import io.rpcc.examples.webmail.WebMail;
@@ -19,10 +20,11 @@ public final class Main {
             case "quickstart" -> Quickstart.main(rest);
             case "aggregation" -> Aggregation.main(rest);
             case "copy" -> Copy.main(rest);
+            case "copy-load" -> CopyUnderLoad.main(rest);
             case "webmail" -> WebMail.main(rest);
             case "state-size" -> StateSize.main(rest);
             default -> {
-                System.err.println("unknown example '" + example + "'; available: quickstart, aggregation, copy, webmail, state-size");
+                System.err.println("unknown example '" + example + "'; available: quickstart, aggregation, copy, copy-load, webmail, state-size");
                 System.exit(2);
             }
         }

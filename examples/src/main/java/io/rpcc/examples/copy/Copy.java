@@ -201,7 +201,7 @@ public final class Copy {
         return end / 1e6;
     }
 
-    private static double chainCopy(RpccClient client, ChainingFunctionSource cf, String from, String to, int size)
+    static double chainCopy(RpccClient client, ChainingFunctionSource cf, String from, String to, int size)
             throws Exception {
         long start = System.nanoTime();
         Semaphore window = new Semaphore(DEPTH);
@@ -216,7 +216,7 @@ public final class Copy {
         return (System.nanoTime() - start) / 1e6;
     }
 
-    private static double rpcCopy(RpccClient client, String from, String to, int size) throws Exception {
+    static double rpcCopy(RpccClient client, String from, String to, int size) throws Exception {
         long start = System.nanoTime();
         Semaphore window = new Semaphore(DEPTH);
         List<CompletableFuture<?>> all = new ArrayList<>();
