@@ -1,5 +1,7 @@
 package io.rpcc.examples.copy;
 
+import static io.rpcc.examples.Medians.median;
+
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainState;
@@ -11,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -229,11 +230,5 @@ public final class Copy {
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
         return (System.nanoTime() - start) / 1e6;
-    }
-
-    private static double median(List<Double> xs) {
-        List<Double> sorted = new ArrayList<>(xs);
-        Collections.sort(sorted);
-        return sorted.get(sorted.size() / 2);
     }
 }

@@ -1,5 +1,7 @@
 package io.rpcc.examples.statesize;
 
+import static io.rpcc.examples.Medians.median;
+
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainState;
@@ -8,7 +10,6 @@ import io.rpcc.testkit.WanCluster;
 import io.rpcc.testkit.WanTopology;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
@@ -145,11 +146,5 @@ public final class StateSize {
             }
         }
         return Double.NaN;
-    }
-
-    private static double median(List<Double> xs) {
-        List<Double> sorted = new ArrayList<>(xs);
-        Collections.sort(sorted);
-        return sorted.get(sorted.size() / 2);
     }
 }

@@ -1,5 +1,7 @@
 package io.rpcc.examples.webmail;
 
+import static io.rpcc.examples.Medians.median;
+
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainState;
@@ -9,7 +11,6 @@ import io.rpcc.testkit.WanCluster;
 import io.rpcc.testkit.WanTopology;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
@@ -164,11 +165,5 @@ public final class WebMail {
         }
         ns += t.link(rd, mv).latency().toNanos() + t.link(rd, mv).transmissionNanos(mailboxBytes);      // mail → client
         return ns / 1e6;
-    }
-
-    private static double median(List<Double> xs) {
-        List<Double> sorted = new ArrayList<>(xs);
-        Collections.sort(sorted);
-        return sorted.get(sorted.size() / 2);
     }
 }

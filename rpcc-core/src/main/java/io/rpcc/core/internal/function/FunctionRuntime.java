@@ -68,14 +68,13 @@ public final class FunctionRuntime {
     }
 
     /**
-     * A runtime caching at most {@code maxCached} compiled functions, running them in a sandbox
-     * with {@code limits} (or unrestricted if {@code limits} is null).
+     * A runtime caching at most {@code maxCached} compiled functions made by {@code compilers}
+     * (which decide whether their functions run in a sandbox).
      */
-    public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, SandboxLimits limits) {
+    public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers) {
         for (FunctionCompiler c : compilers) {
             this.compilers.put(c.language(), c);
         }
-        this.limits = limits;
         this.cache = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<CompiledFunction>> eldest) {
@@ -104,15 +103,10 @@ public final class FunctionRuntime {
                 FunctionRuntime.class.getClassLoader())) {
             compilers.add(p.create(limits, types));
         }
-        return new FunctionRuntime(maxCached, compilers, limits);
+        return new FunctionRuntime(maxCached, compilers);
     }
 
-    /** Whether functions run in the sandbox. */
-    public boolean sandboxed() {
-        return limits != null;
-    }
 
-    private final SandboxLimits limits;
 
     /** Loads {@code source}, compiling it on a cache miss. */
     public Loaded load(ChainingFunctionSource source) {

@@ -21,8 +21,9 @@ import java.util.concurrent.TimeoutException;
  * {@code Context.close(true)}). The chain then fails with a sandbox violation naming the rule.
  */
 public final class MonitoredExecution {
-    private static final ExecutorService THREADS = Executors.newCachedThreadPool(
-            Thread.ofPlatform().name("rpcc-guest-", 0).daemon(true).factory());
+    /** The platform threads that run sandboxed functions of every language (CPU and allocation are measurable there). */
+    static final ExecutorService THREADS = Executors.newCachedThreadPool(
+            Thread.ofPlatform().name("rpcc-sandbox-", 0).daemon(true).factory());
     private static final com.sun.management.ThreadMXBean MX =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final long POLL_MS = 5;

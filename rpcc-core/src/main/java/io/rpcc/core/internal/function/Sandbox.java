@@ -7,8 +7,6 @@ import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,17 +19,11 @@ import java.util.concurrent.TimeoutException;
  * chain fails at once, and the thread ends at the function's next check.
  */
 final class Sandbox {
-    private static final ExecutorService THREADS = Executors.newCachedThreadPool(
-            Thread.ofPlatform().name("rpcc-sandbox-", 0).daemon(true).factory());
 
     private final SandboxLimits limits;
 
     Sandbox(SandboxLimits limits) {
         this.limits = limits;
-    }
-
-    SandboxLimits limits() {
-        return limits;
     }
 
     /** Runs {@code task} in the sandbox; failures become typed {@link HopFailure}s, other exceptions pass. */
@@ -55,7 +47,7 @@ final class Sandbox {
             if (!Thread.currentThread().isVirtual()) {
                 return body.call();
             }
-            Future<T> f = THREADS.submit(body);
+            Future<T> f = MonitoredExecution.THREADS.submit(body);
             try {
                 return f.get(limits.wallTime().toMillis() + 250, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {

@@ -34,11 +34,6 @@ public final class WireFormat {
         this.serialization = serialization;
     }
 
-    /** The node's serialization. */
-    public Serialization serialization() {
-        return serialization;
-    }
-
     // ---------------------------------------------------------------- encoding
 
     /**

@@ -61,7 +61,7 @@ class FrameCodecTest {
     }
 
     private Object roundTrip(Object message) {
-        assertFalse(channel.writeInbound(wire.encode(message, MAX)) && false);
+        channel.writeInbound(wire.encode(message, MAX));
         Object decoded = channel.readInbound();
         assertNotNull(decoded, "frame decoded");
         return decoded;
