@@ -10,7 +10,8 @@ import java.util.Arrays;
 
 /**
  * Runs one example: {@code java -jar rpcc-examples.jar <example> [args]}; {@code all} (the
- * default) runs every scenario briefly, one after the other.
+ * default) runs every scenario briefly, one after the other; {@code figures} runs the four paper
+ * figures at full size (options such as {@code --charts DIR} or {@code --json} go to each).
  */
 public final class Main {
     private Main() {
@@ -19,6 +20,13 @@ public final class Main {
     private static void section(String title) {
         System.out.println();
         System.out.println("#### " + title);
+    }
+
+    /** {@code defaults} followed by the user's options (only the chart options apply to every runner). */
+    private static String[] with(String[] user, String... defaults) {
+        String[] all = Arrays.copyOf(defaults, defaults.length + user.length);
+        System.arraycopy(user, 0, all, defaults.length, user.length);
+        return all;
     }
 
     public static void main(String[] args) throws Exception {
@@ -32,14 +40,26 @@ public final class Main {
                 section("aggregation (Quatrain): average arrival time of 28 records, single vs multi-return");
                 Aggregation.main(new String[] {"--rounds", "2"});
                 section("figure 10 on the emulated WAN: chain vs two RPCs against state size");
-                StateSize.main(new String[] {"--sizes", "0,100,200,300", "--runs", "3"});
+                StateSize.main(with(rest, "--sizes", "0,100,200,300", "--runs", "3", "--warmup-ms", "1500"));
                 section("figure 11 on the emulated WAN: chain copy vs RPC copy");
-                Copy.main(new String[] {"--sizes", "25,250", "--runs", "3"});
+                Copy.main(with(rest, "--sizes", "25,250", "--runs", "3", "--warmup-ms", "1500"));
                 section("figure 12 on the emulated WAN: copy under load");
-                CopyUnderLoad.main(new String[] {"--clients", "1,4,8", "--files", "2"});
-                section("figure 14 on the emulated WAN: web mail");
-                WebMail.main(new String[] {"--sizes", "1,50", "--runs", "3"});
+                CopyUnderLoad.main(with(rest, "--clients", "1,4,8", "--files", "2", "--warmup-ms", "1500"));
+                section("figure 14 on the emulated WAN: web mail, rpcc chain vs rpcc RPCs vs gRPC-java");
+                WebMail.main(with(rest, "--sizes", "1,50", "--runs", "3", "--warmup-ms", "1500"));
                 System.out.printf("%nall scenarios ran in %.0f s%n", (System.nanoTime() - start) / 1e9);
+            }
+            case "figures" -> {
+                long start = System.nanoTime();
+                section("figure 10: chain vs two RPCs against state size");
+                StateSize.main(rest);
+                section("figure 11: chain copy vs RPC copy");
+                Copy.main(rest);
+                section("figure 12: copy under load");
+                CopyUnderLoad.main(rest);
+                section("figure 14: web mail, rpcc chain vs rpcc RPCs vs gRPC-java");
+                WebMail.main(rest);
+                System.out.printf("%nthe four figures ran in %.0f s%n", (System.nanoTime() - start) / 1e9);
             }
             case "quickstart" -> Quickstart.main(rest);
             case "aggregation" -> Aggregation.main(rest);
@@ -48,7 +68,8 @@ public final class Main {
             case "webmail" -> WebMail.main(rest);
             case "state-size" -> StateSize.main(rest);
             default -> {
-                System.err.println("unknown example '" + example + "'; available: all, quickstart, aggregation, copy, copy-load, webmail, state-size");
+                System.err.println("unknown example '" + example + "'; available: all, figures, quickstart, aggregation, copy,"
+                        + " copy-load, webmail, state-size");
                 System.exit(2);
             }
         }

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.examples.copy.Copy;
+import io.rpcc.examples.copy.CopyModel;
 import io.rpcc.testkit.WanTopology;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -20,13 +22,38 @@ class CopyTest {
     }
 
     @Test
+    void idealPipelinesDepthBlocksAtATime() {
+        WanTopology t = Copy.topology();
+        long bytes = 2L * Copy.DEPTH * Copy.BLOCK; // two rounds of DEPTH blocks
+        double tx = Copy.BLOCK / 10_000.0; // ms per block between the servers
+        // the first round queues on the servers' link; block 8 + k starts when block k is acknowledged, 33 + (k + 1) tx
+        double firstDone = 16 + tx + 1 + 16;
+        assertEquals(firstDone + 16 + Copy.DEPTH * tx + 1 + 16, Copy.idealMs(t, WanTopology.REDMOND, bytes, true), 0.01);
+        assertEquals(4, CopyModel.hops(bytes, 1));
+    }
+
+    @Test
+    void clientsUnderLoadShareTheLinks() {
+        WanTopology t = Copy.topology();
+        long bytes = 256 * 1024;
+        double one = CopyModel.idealMs(t, WanTopology.REDMOND, bytes, false, 1, 4);
+        double eight = CopyModel.idealMs(t, WanTopology.REDMOND, bytes, false, 8, 4);
+        // eight RPC-copy clients move 8 x 4 x 256 KB down and up the 6.3 MB/s Redmond link: bandwidth-bound
+        assertTrue(eight >= 8 * 4 * bytes / 6_300.0, "eight clients took " + eight + " ms");
+        assertTrue(eight > 2 * one, "one client " + one + " ms, eight " + eight + " ms");
+        double chainEight = CopyModel.idealMs(t, WanTopology.REDMOND, bytes, true, 8, 4);
+        assertTrue(chainEight >= 8 * 4 * bytes / 10_000.0 && chainEight < eight, "chain copy, eight clients: " + chainEight);
+    }
+
+    @Test
     void bothVariantsCopyTheFileAndOnlyRpcCopyMovesItThroughTheClient() throws Exception {
-        List<Copy.Row> rows = Copy.run(List.of(WanTopology.REDMOND), List.of(100), 1);
-        assertEquals(List.of("chain", "rpc", "ideal", "ideal-rpc"), rows.stream().map(Copy.Row::variant).toList());
-        Copy.Row chain = rows.get(0);
-        Copy.Row rpc = rows.get(1);
+        Results results = Copy.run(List.of(WanTopology.REDMOND), List.of(100), 1, Duration.ZERO);
+        assertEquals(List.of("chain", "rpc", "ideal chain", "ideal rpc"), results.lines().stream().map(Measurement::label).toList());
+        Measurement chain = results.measured("chain", 100, WanTopology.REDMOND);
+        Measurement rpc = results.measured("rpc", 100, WanTopology.REDMOND);
         assertTrue(rpc.bytesViaClient() >= 2 * 100 * 1024, "rpc copy: the data goes down to the client and up again");
         assertTrue(chain.bytesViaClient() <= 0.05 * rpc.bytesViaClient(),
                 "chain copy moved " + chain.bytesViaClient() + " bytes through the client, rpc copy " + rpc.bytesViaClient());
+        assertTrue(chain.json().contains("\"bytes_via_client\":" + chain.bytesViaClient()), chain.json());
     }
 }

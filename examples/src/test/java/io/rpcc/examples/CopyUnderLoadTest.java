@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.examples.copy.CopyUnderLoad;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -11,9 +12,16 @@ import org.junit.jupiter.api.Test;
 class CopyUnderLoadTest {
     @Test
     void measuresBothVariantsAtEachLoad() throws Exception {
-        List<CopyUnderLoad.Row> rows = CopyUnderLoad.run(List.of(1, 2), 1);
-        assertEquals(List.of("chain", "rpc", "chain", "rpc"), rows.stream().map(CopyUnderLoad.Row::variant).toList());
-        assertEquals(List.of(1, 1, 2, 2), rows.stream().map(CopyUnderLoad.Row::clients).toList());
-        assertTrue(rows.stream().allMatch(r -> r.megabytesPerSecond() > 0 && r.msPerFile() > 0));
+        List<Measurement> lines = CopyUnderLoad.run(List.of(1, 2), 1, Duration.ZERO).lines();
+        assertEquals(List.of("chain", "ideal chain", "rpc", "ideal rpc", "chain", "ideal chain", "rpc", "ideal rpc"),
+                lines.stream().map(Measurement::label).toList());
+        assertEquals(List.of(1, 1, 1, 1, 2, 2, 2, 2), lines.stream().map(Measurement::param).toList());
+        assertTrue(lines.stream().allMatch(m -> m.throughputMbS() > 0 && m.medianMs() > 0));
+        for (Measurement m : lines) {
+            if (!m.isIdeal()) {
+                assertTrue(m.medianMs() >= lines.stream().filter(i -> i.isIdeal() && i.idealFor().equals(m.variant())
+                        && i.param() == m.param()).findFirst().orElseThrow().medianMs(), "never faster than the links: " + m);
+            }
+        }
     }
 }

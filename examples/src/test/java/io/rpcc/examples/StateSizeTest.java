@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.rpcc.examples.statesize.StateSize;
 import io.rpcc.testkit.WanTopology;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,16 +19,16 @@ class StateSizeTest {
 
     @Test
     void runsBothVariants() throws Exception {
-        List<StateSize.Row> rows = StateSize.run(WanTopology.paperFigure7(), List.of(0, 20), 1);
-        assertEquals(8, rows.size());
-        assertEquals(List.of("chain", "rpc", "ideal", "ideal-rpc"), rows.subList(0, 4).stream().map(StateSize.Row::variant).toList());
+        Results results = StateSize.run(WanTopology.paperFigure7(), List.of(0, 20), 1, Duration.ZERO);
+        assertEquals(List.of("chain", "rpc", "ideal chain", "ideal rpc", "chain", "rpc", "ideal chain", "ideal rpc"),
+                results.lines().stream().map(Measurement::label).toList());
     }
 
     @Test
     void measuredCrossoverInterpolatesBetweenSizes() {
-        List<StateSize.Row> rows = List.of(
-                new StateSize.Row("chain", 100, 60), new StateSize.Row("rpc", 100, 70),
-                new StateSize.Row("chain", 200, 80), new StateSize.Row("rpc", 200, 70));
-        assertEquals(150, StateSize.measuredCrossoverKb(rows), 1e-9);
+        List<Measurement> lines = List.of(
+                Measurement.measured("state-size", "chain", 100, 60, 2), Measurement.measured("state-size", "rpc", 100, 70, 2),
+                Measurement.measured("state-size", "chain", 200, 80, 2), Measurement.measured("state-size", "rpc", 200, 70, 2));
+        assertEquals(150, StateSize.measuredCrossoverKb(lines), 1e-9);
     }
 }

@@ -29,8 +29,14 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code plainCall}: one request/response, client → s1 → client, no chaining function;</li>
  *   <li>{@code chain1Hop}: the same path with a chaining function that ends the chain at s1;</li>
  *   <li>{@code chain2Hops}: client → s1 → s2 → client, the chaining function runs at s1;</li>
- *   <li>{@code twoPlainCalls}: the same 2-hop chain in interactive mode, i.e. two sequential plain
- *       requests client → s1 → client → s2 → client (the plain-RPC baseline).</li>
+ *   <li>{@code twoPlainCalls}: the same 2-hop chain in interactive mode (the client runs the
+ *       chaining function between two plain requests client → s1 → client → s2 → client);</li>
+ *   <li>{@code twoSequentialCalls}: two plain requests, {@code client.call(s1)} then
+ *       {@code client.call(s2)}, no chaining function at all (the plain-RPC baseline over rpcc's
+ *       transport);</li>
+ *   <li>{@code twoGrpcCalls}: two sequential gRPC-java unary calls to two gRPC servers with the
+ *       same payload (byte-array marshallers, so no serializer cost on either side), the servers'
+ *       executor matching {@link #serverExecutor}.</li>
  * </ul>
  *
  * All nodes run in the benchmark's JVM, so on loopback the chain's saving is one network crossing
@@ -71,6 +77,9 @@ public class ChainBenchmark {
     private ChainCall oneHop;
     private ChainCall twoHops;
     private ChainCall twoHopsInteractive;
+    private GrpcEcho grpc1;
+    private GrpcEcho grpc2;
+    private byte[] payloadBytesArray;
 
     @Setup(Level.Trial)
     public void start() {
@@ -85,11 +94,17 @@ public class ChainBenchmark {
         StaticRoute route = StaticRoute.of(StaticRoute.hop("s1", "echo"), StaticRoute.hop("s2", "echo"));
         twoHops = ChainCall.along(route, payload).interactive(false);
         twoHopsInteractive = twoHops.interactive(true);
+        boolean direct = serverExecutor.equals("direct");
+        grpc1 = GrpcEcho.start(direct);
+        grpc2 = GrpcEcho.start(direct);
+        payloadBytesArray = payload.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         // compile the chaining functions before measuring
         plainCall();
         chain1Hop();
         chain2Hops();
         twoPlainCalls();
+        twoSequentialCalls();
+        twoGrpcCalls();
     }
 
     private RpccServer server(String name) {
@@ -105,6 +120,8 @@ public class ChainBenchmark {
         client.close();
         s1.close();
         s2.close();
+        grpc1.close();
+        grpc2.close();
     }
 
     @Benchmark
@@ -125,5 +142,16 @@ public class ChainBenchmark {
     @Benchmark
     public Object twoPlainCalls() {
         return client.runChain(twoHopsInteractive).value();
+    }
+
+    @Benchmark
+    public Object twoSequentialCalls() {
+        Object first = client.call("s1", "echo", payload).join().value();
+        return client.call("s2", "echo", first).join().value();
+    }
+
+    @Benchmark
+    public byte[] twoGrpcCalls() {
+        return grpc2.call(grpc1.call(payloadBytesArray));
     }
 }

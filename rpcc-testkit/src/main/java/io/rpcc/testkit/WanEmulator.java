@@ -12,6 +12,11 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
@@ -73,11 +78,26 @@ public final class WanEmulator implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the proxies use epoll. Its timers (timerfd) fire within microseconds of their
+     * deadline; NIO's {@code select} rounds a timeout up to the next millisecond, which would add
+     * up to 1 ms to every message crossing a link.
+     */
+    private static final boolean EPOLL = Epoll.isAvailable();
+
     /** An emulator of {@code topology}, with event loops of its own. */
     public WanEmulator(WanTopology topology) {
         this.topology = topology;
         this.group = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("rpcc-wan", true),
-                NioIoHandler.newFactory());
+                EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    }
+
+    private static Class<? extends ServerChannel> serverChannel() {
+        return EPOLL ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    private static Class<? extends Channel> clientChannel() {
+        return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 
     /** The topology. */
@@ -120,7 +140,7 @@ public final class WanEmulator implements AutoCloseable {
     private InetSocketAddress start(LinkState forward, LinkState backward, InetSocketAddress target) {
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
-                .channel(NioServerSocketChannel.class)
+                .channel(serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.AUTO_READ, false)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -154,7 +174,7 @@ public final class WanEmulator implements AutoCloseable {
             Channel front = ctx.channel();
             Bootstrap b = new Bootstrap()
                     .group(front.eventLoop())
-                    .channel(NioSocketChannel.class)
+                    .channel(clientChannel())
                     .option(ChannelOption.TCP_NODELAY, true)
                     .option(ChannelOption.AUTO_READ, false)
                     .handler(new ChannelInboundHandlerAdapter());
@@ -179,7 +199,13 @@ public final class WanEmulator implements AutoCloseable {
      */
     private final class Relay extends ChannelInboundHandlerAdapter {
         /** Deliver chunks due within this much of now together. */
-        private static final long SLACK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+        private static final long SLACK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+        /**
+         * Timers fire late: an idle (virtual) CPU takes a few hundred microseconds to wake up, which
+         * would add to every message's latency. The relay asks to be woken this much early and
+         * spins for the rest.
+         */
+        private static final long WAKE_AHEAD_NANOS = TimeUnit.MICROSECONDS.toNanos(400);
 
         private record Chunk(long arrival, ByteBuf buf) {
         }
@@ -227,12 +253,18 @@ public final class WanEmulator implements AutoCloseable {
                 return;
             }
             pumpScheduled = true;
-            out.eventLoop().schedule(this::pump, Math.max(0, queue.peek().arrival() - now), TimeUnit.NANOSECONDS);
+            out.eventLoop().schedule(this::pump, Math.max(0, queue.peek().arrival() - now - WAKE_AHEAD_NANOS),
+                    TimeUnit.NANOSECONDS);
         }
 
         private void pump() {
             pumpScheduled = false;
+            long due = queue.isEmpty() ? 0 : queue.peek().arrival();
             long now = System.nanoTime();
+            while (now < due && due - now <= WAKE_AHEAD_NANOS) { // woke up ahead of time: wait out the rest
+                Thread.onSpinWait();
+                now = System.nanoTime();
+            }
             boolean wrote = false;
             while (!queue.isEmpty() && queue.peek().arrival() <= now + SLACK_NANOS) {
                 Chunk c = queue.poll();

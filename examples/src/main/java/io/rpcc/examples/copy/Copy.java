@@ -1,16 +1,20 @@
 package io.rpcc.examples.copy;
 
-import static io.rpcc.examples.Medians.median;
-
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.examples.Charts;
+import io.rpcc.examples.Measurement;
+import io.rpcc.examples.Options;
+import io.rpcc.examples.Results;
+import io.rpcc.examples.Timing;
 import io.rpcc.testkit.WanCluster;
 import io.rpcc.testkit.WanTopology;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,13 +27,12 @@ import java.util.concurrent.Semaphore;
  * The storage copy application and the paper's figure 11: a client copies a file between two
  * storage servers in Mountain View, either through itself (RPC copy: read from one, write to the
  * other) or server to server (chain copy), with the same pipelining depth, on the emulated
- * figure 7 topology. Prints a table, or with {@code --json} one object per line with
- * {@code scenario}, {@code variant} ({@code chain}, {@code rpc}, {@code ideal} for chain copy,
- * {@code ideal-rpc} for RPC copy), {@code param}
- * (file size in KB), {@code client} (site), {@code median_ms} and {@code bytes_via_client}.
+ * figure 7 topology. Prints a table, or with {@code --json} one {@link Measurement} per line
+ * ({@code param} is the file size in KB, {@code client} the client's site, with
+ * {@code bytes_via_client}); writes the chart {@code figure-11-copy.png}.
  *
  * <pre>
- * java -jar examples/target/rpcc-examples.jar copy [--json] [--sizes 25,100,250,500] [--client Redmond] [--runs 5]
+ * java -jar examples/target/rpcc-examples.jar copy [--json] [--sizes 25,100,250,500] [--client Redmond] [--runs 5] [--charts DIR]
  * </pre>
  */
 public final class Copy {
@@ -60,64 +63,50 @@ public final class Copy {
     private Copy() {
     }
 
-    /**
-     * One measurement.
-     *
-     * @param variant {@code chain}, {@code rpc} or {@code ideal}
-     * @param sizeKb the file's size
-     * @param client the client's site
-     * @param medianMs the median copy time
-     * @param bytesViaClient bytes that crossed the client's links, per copy
-     */
-    public record Row(String variant, int sizeKb, String client, double medianMs, long bytesViaClient) {
-        String json() {
-            return String.format(Locale.ROOT, "{\"scenario\":\"copy\",\"variant\":\"%s\",\"param\":%d,"
-                    + "\"client\":\"%s\",\"median_ms\":%.2f,\"bytes_via_client\":%d}",
-                    variant, sizeKb, client, medianMs, bytesViaClient);
-        }
-    }
+    static final String SCENARIO = "copy";
 
     public static void main(String[] args) throws Exception {
-        boolean json = false;
-        List<Integer> sizes = List.of(25, 100, 250, 500);
-        List<String> clients = List.of(MOUNTAIN_VIEW_LAN, WanTopology.REDMOND, WanTopology.BEIJING);
-        int runs = 5;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--json" -> json = true;
-                case "--sizes" -> sizes = Arrays.stream(args[++i].split(",")).map(Integer::parseInt).toList();
-                case "--client" -> clients = List.of(args[++i]);
-                case "--runs" -> runs = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (use --json, --sizes a,b,c, --client SITE, --runs N)");
-            }
-        }
-        List<Row> rows = run(clients, sizes, runs);
-        if (json) {
-            rows.forEach(r -> System.out.println(r.json()));
+        Options o = Options.parse(args, "--sizes", "--client", "--runs", "--warmup-ms");
+        int runs = o.integer("--runs", 5);
+        List<String> clients = o.string("--client", null) != null ? List.of(o.string("--client", null))
+                : List.of(MOUNTAIN_VIEW_LAN, WanTopology.REDMOND, WanTopology.BEIJING);
+        Results results = run(clients, o.integers("--sizes", List.of(25, 100, 250, 500)), runs,
+                Duration.ofMillis(o.integer("--warmup-ms", 3000)));
+        Path chart = Charts.line(o.charts(), "figure-11-copy", "Copy time vs file size and client site (figure 11)",
+                "file size (KB)", "copy time (ms)", results.lines(), m -> m.label() + ", " + m.site(), Measurement::param,
+                Measurement::medianMs);
+        if (o.json()) {
+            results.printJson();
             return;
         }
         System.out.println("Copy between two storage servers in Mountain View (figure 11), " + runs
                 + " runs, median; block " + BLOCK / 1024 + " KB, pipelining depth " + DEPTH);
-        System.out.printf(Locale.ROOT, "  %-18s %5s %9s %9s %9s %9s %9s  %s%n", "client", "KB", "chain ms", "ideal",
-                "rpc ms", "ideal", "speed-up", "bytes via client (chain / rpc)");
-        for (int i = 0; i < rows.size(); i += 4) {
-            Row chain = rows.get(i);
-            Row rpc = rows.get(i + 1);
-            Row idealChain = rows.get(i + 2);
-            Row idealRpc = rows.get(i + 3);
-            System.out.printf(Locale.ROOT, "  %-18s %5d %9.1f %9.1f %9.1f %9.1f %8.1fx  %d / %d%n", chain.client(),
-                    chain.sizeKb(), chain.medianMs(), idealChain.medianMs(), rpc.medianMs(), idealRpc.medianMs(),
-                    rpc.medianMs() / chain.medianMs(), chain.bytesViaClient(), rpc.bytesViaClient());
+        System.out.printf(Locale.ROOT, "  %-18s %5s %9s %9s %8s %9s %9s %8s %9s  %s%n", "client", "KB", "chain ms", "ideal",
+                "vs ideal", "rpc ms", "ideal", "vs ideal", "speed-up", "bytes via client (chain / rpc)");
+        for (Measurement chain : results.lines()) {
+            if (chain.variant().equals("chain")) {
+                Measurement rpc = results.measured("rpc", chain.param(), chain.site());
+                System.out.printf(Locale.ROOT, "  %-18s %5d %9.1f %9.1f %8s %9.1f %9.1f %8s %8.1fx  %d / %d%n",
+                        chain.site(), chain.param(), chain.medianMs(),
+                        results.ideal("chain", chain.param(), chain.site()).medianMs(), results.versusIdeal(chain, "chain"),
+                        rpc.medianMs(), results.ideal("rpc", chain.param(), chain.site()).medianMs(),
+                        results.versusIdeal(rpc, "rpc"), rpc.medianMs() / chain.medianMs(), chain.bytesViaClient(),
+                        rpc.bytesViaClient());
+            }
         }
-        System.out.println("(paper: chain copy up to 2x faster locally and up to 5x from Beijing)");
+        System.out.println(Results.idealLegend());
+        System.out.println("(speed-up: rpc / chain; paper: chain copy up to 2x faster locally and up to 5x from Beijing)");
+        if (chart != null) {
+            System.out.println("chart: " + chart);
+        }
     }
 
-    /** Runs the copy for every client site and file size. */
-    public static List<Row> run(List<String> clientSites, List<Integer> sizesKb, int runs) throws Exception {
+    /** Runs the copy for every client site and file size, both variants alternately. */
+    public static Results run(List<String> clientSites, List<Integer> sizesKb, int runs, Duration warmUp)
+            throws Exception {
         WanTopology topology = topology();
         Path dir = Files.createTempDirectory("rpcc-copy");
-        List<Row> rows = new ArrayList<>();
+        Results results = new Results();
         try (WanCluster wan = WanCluster.of(topology, TypeRegistry.of(Block.class))) {
             StorageServer s1 = new StorageServer(dir.resolve("storage-1"));
             StorageServer s2 = new StorageServer(dir.resolve("storage-2"));
@@ -125,6 +114,7 @@ public final class Copy {
             wan.server("storage-2", WanTopology.MOUNTAIN_VIEW, b -> b.service("read", s2::read).service("write", s2::write));
             ChainingFunctionSource copyBlock = ChainingFunctionSource.javaResource(Copy.class, "/chains/CopyBlock.java");
             Random random = new Random(1);
+            boolean warm = false;
             for (String site : clientSites) {
                 RpccClient client = wan.client("client-" + site.replace(' ', '-').toLowerCase(Locale.ROOT), site);
                 for (int kb : sizesKb) {
@@ -132,7 +122,14 @@ public final class Copy {
                     random.nextBytes(content);
                     String name = "file-" + kb + ".bin";
                     Files.write(s1.root().resolve(name), content);
-                    chainCopy(client, copyBlock, name, "chain-" + name, content.length); // warm up both paths
+                    if (!warm) { // warm both paths up once, on the first client and size
+                        Timing.warmUp(warmUp, () -> {
+                            chainCopy(client, copyBlock, name, "warm-chain", content.length);
+                            rpcCopy(client, name, "warm-rpc", content.length);
+                        });
+                        warm = true;
+                    }
+                    chainCopy(client, copyBlock, name, "chain-" + name, content.length); // open this client's paths
                     rpcCopy(client, name, "rpc-" + name, content.length);
                     List<Double> chainMs = new ArrayList<>();
                     List<Double> rpcMs = new ArrayList<>();
@@ -150,14 +147,19 @@ public final class Copy {
                             || !Arrays.equals(content, Files.readAllBytes(s2.root().resolve("rpc-" + name)))) {
                         throw new IllegalStateException("a copy of " + name + " differs from the original");
                     }
-                    rows.add(new Row("chain", kb, site, median(chainMs), chainBytes));
-                    rows.add(new Row("rpc", kb, site, median(rpcMs), rpcBytes));
-                    rows.add(new Row("ideal", kb, site, idealMs(topology, site, content.length, true), 0));
-                    rows.add(new Row("ideal-rpc", kb, site, idealMs(topology, site, content.length, false), 0));
+                    int hops = CopyModel.hops(content.length, 1);
+                    results.add(Measurement.measured(SCENARIO, "chain", kb, Timing.median(chainMs), hops).at(site)
+                            .withBytesViaClient(chainBytes));
+                    results.add(Measurement.measured(SCENARIO, "rpc", kb, Timing.median(rpcMs), hops).at(site)
+                            .withBytesViaClient(rpcBytes));
+                    results.add(Measurement.ideal(SCENARIO, "chain", kb, idealMs(topology, site, content.length, true), hops)
+                            .at(site));
+                    results.add(Measurement.ideal(SCENARIO, "rpc", kb, idealMs(topology, site, content.length, false), hops)
+                            .at(site));
                 }
             }
         }
-        return rows;
+        return results;
     }
 
     private static long viaClient(WanCluster wan, String site) {
@@ -166,40 +168,13 @@ public final class Copy {
     }
 
     /**
-     * The ideal copy time with the same block size and pipelining depth, computed from the topology
-     * alone (zero processing time): block {@code i} starts when block {@code i - DEPTH} is done; each
-     * message pays its link's latency, and data blocks also their transmission time on a link that
-     * one block at a time can use.
+     * The ideal time of one client's copy of {@code bytes} with the same block size and pipelining
+     * depth, from the topology alone ({@link CopyModel}).
      *
      * @param chain chain copy (data server to server) or RPC copy (data through the client)
      */
     public static double idealMs(WanTopology t, String clientSite, long bytes, boolean chain) {
-        String servers = WanTopology.MOUNTAIN_VIEW;
-        WanTopology.Link up = t.link(clientSite, servers);
-        WanTopology.Link down = t.link(servers, clientSite);
-        WanTopology.Link between = t.link(servers, servers);
-        int blocks = (int) ((bytes + BLOCK - 1) / BLOCK);
-        long[] done = new long[blocks];
-        long upFree = 0;
-        long downFree = 0;
-        long betweenFree = 0;
-        long end = 0;
-        for (int i = 0; i < blocks; i++) {
-            long size = Math.min(BLOCK, bytes - (long) i * BLOCK);
-            long start = i < DEPTH ? 0 : done[i - DEPTH];
-            long atSource = start + up.latency().toNanos();
-            if (chain) {
-                betweenFree = Math.max(betweenFree, atSource) + between.transmissionNanos(size);
-                done[i] = betweenFree + between.latency().toNanos() + down.latency().toNanos();
-            } else {
-                downFree = Math.max(downFree, atSource) + down.transmissionNanos(size);
-                long atClient = downFree + down.latency().toNanos();
-                upFree = Math.max(upFree, atClient) + up.transmissionNanos(size);
-                done[i] = upFree + up.latency().toNanos() + down.latency().toNanos();
-            }
-            end = Math.max(end, done[i]);
-        }
-        return end / 1e6;
+        return CopyModel.idealMs(t, clientSite, bytes, chain, 1, 1);
     }
 
     static double chainCopy(RpccClient client, ChainingFunctionSource cf, String from, String to, int size)

@@ -1,15 +1,19 @@
 package io.rpcc.examples.statesize;
 
-import static io.rpcc.examples.Medians.median;
-
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.examples.Charts;
+import io.rpcc.examples.Measurement;
+import io.rpcc.examples.Options;
+import io.rpcc.examples.Results;
+import io.rpcc.examples.Timing;
 import io.rpcc.testkit.WanCluster;
 import io.rpcc.testkit.WanTopology;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -18,11 +22,17 @@ import java.util.Locale;
  * started from Redmond with {@code S} bytes of chain state, against two plain RPCs to the same
  * servers (which leave the state at the client). The chain saves a wide-area round trip but sends
  * the state; the lines cross where {@code S / bandwidth} equals the saved latency. Prints a table
- * and the crossover (measured and computed from the topology), or with {@code --json} one object
- * per line ({@code scenario}, {@code variant} chain/rpc/ideal/ideal-rpc, {@code param} KB,
- * {@code median_ms}).
+ * and the crossover (measured and computed from the topology), or with {@code --json} one
+ * {@link Measurement} per line ({@code param} is the state size in KB); writes the chart
+ * {@code figure-10-state-size.png}.
+ *
+ * <pre>
+ * java -jar examples/target/rpcc-examples.jar state-size [--json] [--sizes 0,100,200] [--runs 5] [--charts DIR]
+ * </pre>
  */
 public final class StateSize {
+    static final String SCENARIO = "state-size";
+
     static final ChainingFunctionSource TO_B = ChainingFunctionSource.java("""
             import io.rpcc.core.*;
             /** At server A: on to server B, leaving the state behind. */
@@ -36,79 +46,77 @@ public final class StateSize {
     private StateSize() {
     }
 
-    /**
-     * One measurement.
-     *
-     * @param variant {@code chain}, {@code rpc}, {@code ideal} or {@code ideal-rpc}
-     * @param stateKb the state size
-     * @param medianMs the median latency
-     */
-    public record Row(String variant, int stateKb, double medianMs) {
-        String json() {
-            return String.format(Locale.ROOT, "{\"scenario\":\"state-size\",\"variant\":\"%s\",\"param\":%d,\"median_ms\":%.2f}",
-                    variant, stateKb, medianMs);
-        }
-    }
-
     public static void main(String[] args) throws Exception {
-        boolean json = false;
-        List<Integer> sizes = List.of(0, 50, 100, 150, 200, 250, 300);
-        int runs = 5;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--json" -> json = true;
-                case "--sizes" -> sizes = Arrays.stream(args[++i].split(",")).map(Integer::parseInt).toList();
-                case "--runs" -> runs = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (use --json, --sizes, --runs)");
-            }
-        }
+        Options o = Options.parse(args, "--sizes", "--runs", "--warmup-ms");
         WanTopology t = WanTopology.paperFigure7();
-        List<Row> rows = run(t, sizes, runs);
-        if (json) {
-            rows.forEach(r -> System.out.println(r.json()));
+        Results results = run(t, o.integers("--sizes", List.of(0, 50, 100, 150, 200, 250, 300)), o.integer("--runs", 5),
+                Duration.ofMillis(o.integer("--warmup-ms", 3000)));
+        Path chart = Charts.line(o.charts(), "figure-10-state-size", "Chain vs two RPCs against state size (figure 10)",
+                "chain state (KB)", "latency (ms)", results.lines(), Measurement::label, Measurement::param,
+                Measurement::medianMs);
+        if (o.json()) {
+            results.printJson();
             return;
         }
         System.out.println("Chain vs two RPCs against chain state size (figure 10): client in Redmond, servers in Mountain View");
-        System.out.printf(Locale.ROOT, "  %8s %9s %9s %9s %9s%n", "state KB", "chain ms", "ideal", "rpc ms", "ideal");
-        for (int i = 0; i < rows.size(); i += 4) {
-            System.out.printf(Locale.ROOT, "  %8d %9.1f %9.1f %9.1f %9.1f%n", rows.get(i).stateKb(), rows.get(i).medianMs(),
-                    rows.get(i + 2).medianMs(), rows.get(i + 1).medianMs(), rows.get(i + 3).medianMs());
+        System.out.printf(Locale.ROOT, "  %8s %9s %9s %8s %9s %9s %8s%n", "state KB", "chain ms", "ideal", "vs ideal",
+                "rpc ms", "ideal", "vs ideal");
+        for (Measurement c : results.lines()) {
+            if (c.variant().equals("chain")) {
+                Measurement r = results.measured("rpc", c.param(), null);
+                System.out.printf(Locale.ROOT, "  %8d %9.1f %9.1f %8s %9.1f %9.1f %8s%n", c.param(), c.medianMs(),
+                        results.ideal("chain", c.param(), null).medianMs(), results.versusIdeal(c, "chain"), r.medianMs(),
+                        results.ideal("rpc", c.param(), null).medianMs(), results.versusIdeal(r, "rpc"));
+            }
         }
+        System.out.println(Results.idealLegend());
         System.out.printf(Locale.ROOT, "crossover: measured %.0f KB, computed from the topology %.0f KB (paper: about 150 KB)%n",
-                measuredCrossoverKb(rows), idealCrossoverKb(t));
+                measuredCrossoverKb(results.lines()), idealCrossoverKb(t));
+        if (chart != null) {
+            System.out.println("chart: " + chart);
+        }
     }
 
-    /** Measures both variants, alternately, at each state size. */
-    public static List<Row> run(WanTopology t, List<Integer> sizesKb, int runs) throws Exception {
-        List<Row> rows = new ArrayList<>();
+    /** Measures both variants, alternately, at each state size, after warming both up. */
+    public static Results run(WanTopology t, List<Integer> sizesKb, int runs, Duration warmUp) throws Exception {
+        Results results = new Results();
         try (WanCluster wan = WanCluster.of(t)) {
             wan.server("a", WanTopology.MOUNTAIN_VIEW, b -> b.service("noop", p -> p));
             wan.server("b", WanTopology.MOUNTAIN_VIEW, b -> b.service("noop", p -> p));
             RpccClient client = wan.client("client", WanTopology.REDMOND);
+            ChainState empty = ChainState.of("blob", new byte[0]);
+            Timing.warmUp(warmUp, () -> {
+                chain(client, empty);
+                twoRpcs(client);
+            });
             for (int kb : sizesKb) {
                 ChainState state = ChainState.of("blob", new byte[kb * 1024]);
                 List<Double> chain = new ArrayList<>();
                 List<Double> rpc = new ArrayList<>();
-                for (int r = -1; r < runs; r++) { // r = -1 warms up
-                    long s = System.nanoTime();
-                    client.runChain(ChainCall.to("a", "noop").params("x").chainingFunction(TO_B).state(state));
-                    double c = (System.nanoTime() - s) / 1e6;
-                    s = System.nanoTime();
-                    client.call("a", "noop", "x").join();
-                    client.call("b", "noop", "x").join();
-                    double p = (System.nanoTime() - s) / 1e6;
+                for (int r = -2; r < runs; r++) { // r < 0: the first two of this size are not counted
+                    double c = Timing.millis(() -> chain(client, state));
+                    double p = Timing.millis(() -> twoRpcs(client));
                     if (r >= 0) {
                         chain.add(c);
                         rpc.add(p);
                     }
                 }
-                rows.add(new Row("chain", kb, median(chain)));
-                rows.add(new Row("rpc", kb, median(rpc)));
-                rows.add(new Row("ideal", kb, idealChainMs(t, kb * 1024L)));
-                rows.add(new Row("ideal-rpc", kb, idealRpcMs(t)));
+                results.add(Measurement.measured(SCENARIO, "chain", kb, Timing.median(chain), 2));
+                results.add(Measurement.measured(SCENARIO, "rpc", kb, Timing.median(rpc), 2));
+                results.add(Measurement.ideal(SCENARIO, "chain", kb, idealChainMs(t, kb * 1024L), 2));
+                results.add(Measurement.ideal(SCENARIO, "rpc", kb, idealRpcMs(t), 2));
             }
         }
-        return rows;
+        return results;
+    }
+
+    private static void chain(RpccClient client, ChainState state) {
+        client.runChain(ChainCall.to("a", "noop").params("x").chainingFunction(TO_B).state(state));
+    }
+
+    private static void twoRpcs(RpccClient client) {
+        client.call("a", "noop", "x").join();
+        client.call("b", "noop", "x").join();
     }
 
     private static WanTopology.Link up(WanTopology t) {
@@ -135,14 +143,14 @@ public final class StateSize {
     }
 
     /** Where the measured chain line crosses the measured RPC line (linear interpolation; RPC averaged). */
-    public static double measuredCrossoverKb(List<Row> rows) {
-        List<Row> chain = rows.stream().filter(r -> r.variant().equals("chain")).toList();
-        double rpc = rows.stream().filter(r -> r.variant().equals("rpc")).mapToDouble(Row::medianMs).average().orElse(0);
+    public static double measuredCrossoverKb(List<Measurement> lines) {
+        List<Measurement> chain = lines.stream().filter(r -> r.variant().equals("chain")).toList();
+        double rpc = lines.stream().filter(r -> r.variant().equals("rpc")).mapToDouble(Measurement::medianMs).average().orElse(0);
         for (int i = 1; i < chain.size(); i++) {
-            Row a = chain.get(i - 1);
-            Row b = chain.get(i);
+            Measurement a = chain.get(i - 1);
+            Measurement b = chain.get(i);
             if (a.medianMs() <= rpc && b.medianMs() >= rpc) {
-                return a.stateKb() + (rpc - a.medianMs()) / (b.medianMs() - a.medianMs()) * (b.stateKb() - a.stateKb());
+                return a.param() + (rpc - a.medianMs()) / (b.medianMs() - a.medianMs()) * (b.param() - a.param());
             }
         }
         return Double.NaN;

@@ -1,16 +1,20 @@
 package io.rpcc.examples.webmail;
 
-import static io.rpcc.examples.Medians.median;
-
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.examples.Charts;
+import io.rpcc.examples.Measurement;
+import io.rpcc.examples.Options;
+import io.rpcc.examples.Results;
+import io.rpcc.examples.Timing;
 import io.rpcc.testkit.WanCluster;
 import io.rpcc.testkit.WanTopology;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -20,83 +24,67 @@ import java.util.Locale;
  * servers in Redmond, the storage and ad servers in Beijing. The mail server checks the client's
  * cookie with the authentication server, then gets the mailbox from storage and has the ad server
  * add ads: with two RPCs (the mailbox crosses Redmond–Beijing twice more), or with a chain
- * storage → ads → mail server.
+ * storage → ads → mail server. A third variant runs the same servers over gRPC-java
+ * ({@link GrpcWebMail}) on the same emulated links, as a second plain-RPC baseline. Prints a
+ * table, or with {@code --json} one {@link Measurement} per line; writes the chart
+ * {@code figure-14-webmail.png}.
  *
  * <pre>
- * java -jar examples/target/rpcc-examples.jar webmail [--json] [--sizes 1,10,50,100] [--runs 5]
+ * java -jar examples/target/rpcc-examples.jar webmail [--json] [--sizes 1,10,50,100] [--runs 5] [--charts DIR]
  * </pre>
  */
 public final class WebMail {
     private WebMail() {
     }
 
-    /**
-     * One measurement.
-     *
-     * @param variant {@code chain}, {@code rpc}, or {@code ideal} / {@code ideal-rpc}
-     * @param emailKb the size of the mailbox
-     * @param medianMs the median latency seen by the client
-     */
-    public record Row(String variant, int emailKb, double medianMs) {
-        String json() {
-            return String.format(Locale.ROOT, "{\"scenario\":\"webmail\",\"variant\":\"%s\",\"param\":%d,\"median_ms\":%.2f}",
-                    variant, emailKb, medianMs);
-        }
-    }
+    static final String SCENARIO = "webmail";
+    /** Service functions on the message path: mail, auth, storage, ads. */
+    static final int HOPS = 4;
 
     public static void main(String[] args) throws Exception {
-        boolean json = false;
-        List<Integer> sizes = List.of(1, 10, 50, 100);
-        int runs = 5;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--json" -> json = true;
-                case "--sizes" -> sizes = Arrays.stream(args[++i].split(",")).map(Integer::parseInt).toList();
-                case "--runs" -> runs = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (use --json, --sizes, --runs)");
-            }
-        }
-        List<Row> rows = run(sizes, runs);
-        if (json) {
-            rows.forEach(r -> System.out.println(r.json()));
+        Options o = Options.parse(args, "--sizes", "--runs", "--warmup-ms");
+        int runs = o.integer("--runs", 5);
+        Results results = run(o.integers("--sizes", List.of(1, 10, 50, 100)), runs,
+                Duration.ofMillis(o.integer("--warmup-ms", 3000)));
+        Path chart = Charts.line(o.charts(), "figure-14-webmail", "Web mail latency vs email size (figure 14)",
+                "email size (KB)", "latency (ms)", results.lines(), Measurement::label, Measurement::param,
+                Measurement::medianMs);
+        if (o.json()) {
+            results.printJson();
             return;
         }
         System.out.println("Web mail latency seen by a client in Mountain View (figure 14), median of " + runs + " runs");
-        System.out.printf(Locale.ROOT, "  %8s %9s %9s %9s %9s %10s%n", "email KB", "chain ms", "ideal", "rpc ms", "ideal",
-                "reduction");
-        for (int i = 0; i < rows.size(); i += 4) {
-            Row chain = rows.get(i);
-            Row rpc = rows.get(i + 1);
-            System.out.printf(Locale.ROOT, "  %8d %9.1f %9.1f %9.1f %9.1f %9.0f%%%n", chain.emailKb(), chain.medianMs(),
-                    rows.get(i + 2).medianMs(), rpc.medianMs(), rows.get(i + 3).medianMs(),
-                    100 * (1 - chain.medianMs() / rpc.medianMs()));
+        System.out.printf(Locale.ROOT, "  %8s %9s %9s %8s %9s %8s %9s %8s %9s %10s %10s%n", "email KB", "chain ms", "ideal",
+                "vs ideal", "rpc ms", "vs ideal", "grpc ms", "vs ideal", "ideal rpc", "chain/rpc", "chain/grpc");
+        for (Measurement chain : results.lines()) {
+            if (chain.variant().equals("chain")) {
+                int kb = chain.param();
+                Measurement rpc = results.measured("rpc", kb, null);
+                Measurement grpc = results.measured("grpc", kb, null);
+                System.out.printf(Locale.ROOT, "  %8d %9.1f %9.1f %8s %9.1f %8s %9.1f %8s %9.1f %9.0f%% %9.0f%%%n", kb,
+                        chain.medianMs(), results.ideal("chain", kb, null).medianMs(), results.versusIdeal(chain, "chain"),
+                        rpc.medianMs(), results.versusIdeal(rpc, "rpc"), grpc.medianMs(), results.versusIdeal(grpc, "rpc"),
+                        results.ideal("rpc", kb, null).medianMs(), -100 * (1 - chain.medianMs() / rpc.medianMs()),
+                        -100 * (1 - chain.medianMs() / grpc.medianMs()));
+            }
         }
-        System.out.println("(paper: chains reduced web mail latency by 40% to 58%)");
+        System.out.println(Results.idealLegend());
+        System.out.println("(chain/rpc: the chain's latency change; paper: chains reduced web mail latency by 40% to 58%;"
+                + " grpc is gRPC-java over the same links, with the RPC variant's message path)");
+        if (chart != null) {
+            System.out.println("chart: " + chart);
+        }
     }
 
-    /** Runs figure 14: both variants, alternately, for each mailbox size. */
-    public static List<Row> run(List<Integer> sizesKb, int runs) throws Exception {
+    /** Runs figure 14: the chain, rpcc RPCs and gRPC-java RPCs, alternately, for each mailbox size. */
+    public static Results run(List<Integer> sizesKb, int runs, Duration warmUp) throws Exception {
         WanTopology topology = WanTopology.paperFigure7();
-        List<Row> rows = new ArrayList<>();
-        try (WanCluster wan = WanCluster.of(topology, TypeRegistry.of(Mailbox.class))) {
-            wan.server("auth", WanTopology.REDMOND, b -> b.service("verify", cookie -> ((String) cookie).startsWith("ok:")));
-            wan.server("storage", WanTopology.BEIJING, b -> b.service("fetch", p -> {
-                String[] userAndSize = ((String) p).split("/");
-                int kb = Integer.parseInt(userAndSize[1]);
-                List<String> messages = new ArrayList<>();
-                for (int i = 0; i < Math.max(1, kb); i++) {
-                    messages.add("message " + i + ": " + "x".repeat(1000));
-                }
-                return new Mailbox(userAndSize[0], messages, List.of());
-            }));
-            wan.server("ads", WanTopology.BEIJING, b -> b.service("decorate", p -> {
-                Mailbox m = (Mailbox) p;
-                List<String> ads = new ArrayList<>();
-                for (int i = 0; i < m.messages().size(); i++) {
-                    ads.add("ad for message " + i);
-                }
-                return new Mailbox(m.user(), m.messages(), ads);
-            }));
+        Results results = new Results();
+        try (WanCluster wan = WanCluster.of(topology, TypeRegistry.of(Mailbox.class));
+             GrpcWebMail grpc = new GrpcWebMail(wan.emulator())) {
+            wan.server("auth", WanTopology.REDMOND, b -> b.service("verify", cookie -> MailServices.verify((String) cookie)));
+            wan.server("storage", WanTopology.BEIJING, b -> b.service("fetch", p -> MailServices.fetch((String) p)));
+            wan.server("ads", WanTopology.BEIJING, b -> b.service("decorate", p -> MailServices.decorate((Mailbox) p)));
             RpccClient mailOut = wan.client("mail-out", WanTopology.REDMOND);
             ChainingFunctionSource addAds = ChainingFunctionSource.javaResource(WebMail.class, "/chains/AddAds.java");
             wan.server("mail", WanTopology.REDMOND, b -> b.service("inbox", p -> {
@@ -104,44 +92,46 @@ public final class WebMail {
                 if (!(Boolean) mailOut.call("auth", "verify", request.get(0)).join().value()) {
                     throw new SecurityException("bad cookie");
                 }
-                Mailbox m;
                 if ("chain".equals(request.get(2))) {
-                    m = (Mailbox) mailOut.runChain(ChainCall.to("storage", "fetch").params(request.get(1))
+                    return mailOut.runChain(ChainCall.to("storage", "fetch").params(request.get(1))
                             .chainingFunction(addAds).state(ChainState.of("ads", "ads"))).value();
-                } else {
-                    Mailbox plain = (Mailbox) mailOut.call("storage", "fetch", request.get(1)).join().value();
-                    m = (Mailbox) mailOut.call("ads", "decorate", plain).join().value();
                 }
-                return m;
+                Mailbox plain = (Mailbox) mailOut.call("storage", "fetch", request.get(1)).join().value();
+                return mailOut.call("ads", "decorate", plain).join().value();
             }));
             RpccClient client = wan.client("browser", WanTopology.MOUNTAIN_VIEW);
+            List<String> variants = List.of("chain", "rpc", "grpc");
+            Timing.warmUp(warmUp, () -> {
+                for (String v : variants) {
+                    inbox(client, grpc, 1, v);
+                }
+            });
             for (int kb : sizesKb) {
-                List<Double> chain = new ArrayList<>();
-                List<Double> rpc = new ArrayList<>();
-                for (int r = -1; r < runs; r++) { // r = -1 warms both paths up
-                    double c = inbox(client, kb, "chain");
-                    double p = inbox(client, kb, "rpc");
-                    if (r >= 0) {
-                        chain.add(c);
-                        rpc.add(p);
+                List<List<Double>> times = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+                for (int r = -1; r < runs; r++) { // r = -1: the first page of this size
+                    for (int v = 0; v < variants.size(); v++) {
+                        String variant = variants.get(v);
+                        double ms = Timing.millis(() -> inbox(client, grpc, kb, variant));
+                        if (r >= 0) {
+                            times.get(v).add(ms);
+                        }
                     }
                 }
-                rows.add(new Row("chain", kb, median(chain)));
-                rows.add(new Row("rpc", kb, median(rpc)));
-                rows.add(new Row("ideal", kb, idealMs(topology, kb * 1024L + 1024, true)));
-                rows.add(new Row("ideal-rpc", kb, idealMs(topology, kb * 1024L + 1024, false)));
+                for (int v = 0; v < variants.size(); v++) {
+                    results.add(Measurement.measured(SCENARIO, variants.get(v), kb, Timing.median(times.get(v)), HOPS));
+                }
+                results.add(Measurement.ideal(SCENARIO, "chain", kb, idealMs(topology, kb * 1024L + 1024, true), HOPS));
+                results.add(Measurement.ideal(SCENARIO, "rpc", kb, idealMs(topology, kb * 1024L + 1024, false), HOPS));
             }
         }
-        return rows;
+        return results;
     }
 
-    private static double inbox(RpccClient client, int kb, String mode) {
-        long start = System.nanoTime();
-        Mailbox m = (Mailbox) client.call("mail", "inbox", List.of("ok:alice", "alice/" + kb, mode)).join().value();
-        if (m.ads().size() != m.messages().size()) {
-            throw new IllegalStateException("the mailbox came back without its ads");
-        }
-        return (System.nanoTime() - start) / 1e6;
+    private static void inbox(RpccClient client, GrpcWebMail grpc, int kb, String variant) {
+        String cookie = "ok:alice";
+        String mailbox = "alice/" + kb;
+        MailServices.checked(variant.equals("grpc") ? grpc.inbox(cookie, mailbox)
+                : (Mailbox) client.call("mail", "inbox", List.of(cookie, mailbox, variant)).join().value());
     }
 
     /**
