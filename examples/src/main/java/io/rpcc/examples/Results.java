@@ -54,12 +54,6 @@ public final class Results {
         return String.format(Locale.ROOT, "%+.0f%%%s", over, measured.medianMs() <= ideal.allowedMs() ? "" : " !");
     }
 
-    /** Whether every measured line of {@code variant} is within its ideal's allowance. */
-    public boolean allWithinIdeal(String variant, String idealFor) {
-        return lines.stream().filter(m -> m.variant().equals(variant) && !m.isIdeal())
-                .allMatch(m -> m.medianMs() <= ideal(idealFor, m.param(), m.site()).allowedMs());
-    }
-
     /** Prints one JSON object per line. */
     public void printJson() {
         lines.forEach(m -> System.out.println(m.json()));
