@@ -39,7 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Each link direction is modeled as a pipe: a chunk of {@code n} bytes starts when the link is
  * free, takes {@code n / bandwidth} to go onto it (the bandwidth is shared by every connection on
- * the link), and arrives one latency later. A connection that has more than a bandwidth-delay
+ * the link, first come first served), and arrives one latency later. Chunks are at most about
+ * 250 µs of the link's bandwidth (a TCP segment at least), so a message's first bytes do not wait
+ * for the rest of what was read with them. A connection that has more than a bandwidth-delay
  * product in flight stops being read, so senders feel the link as they would feel TCP.
  *
  * <pre>{@code
@@ -224,6 +226,11 @@ public final class WanEmulator implements AutoCloseable {
             relays.add(this);
         }
 
+        /** The most bytes that cross the link as one piece: about 250 µs of its bandwidth, at least a TCP segment. */
+        private int sliceBytes() {
+            return (int) Math.max(1460, link.link.bytesPerSecond() / 4000);
+        }
+
         /** Bytes a connection may have in the pipe: its bandwidth-delay product, plus as much again queued. */
         private long window() {
             long rtt = 2 * link.link.latency().toNanos();
@@ -239,7 +246,14 @@ public final class WanEmulator implements AutoCloseable {
             in = ctx.channel();
             int size = buf.readableBytes();
             long now = System.nanoTime();
-            queue.add(new Chunk(link.arrival(now, size), buf));
+            // A read can hold tens of kilobytes; its first bytes must not wait for its last, as
+            // with TCP's segments, so it crosses the link in slices, each arriving on its own.
+            int slice = sliceBytes();
+            while (buf.readableBytes() > slice) {
+                ByteBuf part = buf.readRetainedSlice(slice);
+                queue.add(new Chunk(link.arrival(now, slice), part));
+            }
+            queue.add(new Chunk(link.arrival(now, buf.readableBytes()), buf));
             link.bytes.addAndGet(size);
             inFlight += size;
             if (inFlight > window()) {

@@ -11,7 +11,8 @@ import java.util.PriorityQueue;
  * one after the other; within a file, a block starts when one of the {@link Copy#DEPTH} in flight
  * is done. Every message pays its link's one-way latency; data blocks also their transmission
  * time on a link whose bandwidth all connections share, one block at a time, first come first
- * served (requests and acknowledgements are small: latency only).
+ * served. Requests and acknowledgements take no time to transmit, but wait their turn behind the
+ * data already queued on their link, as packets do in a router's queue (and in the emulator).
  *
  * <p>Chain copy: request client → source, block source → destination, acknowledgement
  * destination → client. RPC copy: request client → source, block source → client, block
@@ -66,10 +67,9 @@ public final class CopyModel {
             Event e = queue.poll();
             if (e.step < path.size()) {
                 Step s = path.get(e.step);
-                long sent = e.at;
+                long sent = Math.max(e.at, s.pipe().freeAt); // first come, first served, as in a router's queue
                 if (s.data()) {
-                    long start = Math.max(e.at, s.pipe().freeAt);
-                    s.pipe().freeAt = start + s.pipe().link.transmissionNanos(e.size);
+                    s.pipe().freeAt = sent + s.pipe().link.transmissionNanos(e.size);
                     sent = s.pipe().freeAt;
                 }
                 queue.add(new Event(sent + s.pipe().link.latency().toNanos(), seq[0]++, e.client, e.size, e.step + 1));
