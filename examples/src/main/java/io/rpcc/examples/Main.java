@@ -30,6 +30,15 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
+        try {
+            run(args);
+        } catch (Options.UsageException e) {
+            System.err.println("rpcc examples: " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    private static void run(String[] args) throws Exception {
         String example = args.length == 0 ? "all" : args[0];
         String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
         switch (example) {

@@ -54,6 +54,21 @@ public final class Results {
         return String.format(Locale.ROOT, "%+.0f%%%s", over, measured.medianMs() <= ideal.allowedMs() ? "" : " !");
     }
 
+    /**
+     * Prints the results: one JSON object per line with {@code --json}, else {@code table}, then
+     * where the chart went (if one was written).
+     */
+    public void print(Options options, java.nio.file.Path chart, Runnable table) {
+        if (options.json()) {
+            printJson();
+            return;
+        }
+        table.run();
+        if (chart != null) {
+            System.out.println("chart: " + chart);
+        }
+    }
+
     /** Prints one JSON object per line. */
     public void printJson() {
         lines.forEach(m -> System.out.println(m.json()));

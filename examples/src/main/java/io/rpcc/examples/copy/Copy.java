@@ -66,39 +66,33 @@ public final class Copy {
     static final String SCENARIO = "copy";
 
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args, "--sizes", "--client", "--runs", "--warmup-ms");
+        Options o = Options.parse(args, "--sizes", "--client", "--runs");
         int runs = o.integer("--runs", 5);
         List<String> clients = o.string("--client", null) != null ? List.of(o.string("--client", null))
                 : List.of(MOUNTAIN_VIEW_LAN, WanTopology.REDMOND, WanTopology.BEIJING);
-        Results results = run(clients, o.integers("--sizes", List.of(25, 100, 250, 500)), runs,
-                Duration.ofMillis(o.integer("--warmup-ms", 3000)));
+        Results results = run(clients, o.integers("--sizes", List.of(25, 100, 250, 500)), runs, o.warmUp());
         Path chart = Charts.line(o.charts(), "figure-11-copy", "Copy time vs file size and client site (figure 11)",
                 "file size (KB)", "copy time (ms)", results.lines(), m -> m.label() + ", " + m.site(), Measurement::param,
                 Measurement::medianMs);
-        if (o.json()) {
-            results.printJson();
-            return;
-        }
-        System.out.println("Copy between two storage servers in Mountain View (figure 11), " + runs
-                + " runs, median; block " + BLOCK / 1024 + " KB, pipelining depth " + DEPTH);
-        System.out.printf(Locale.ROOT, "  %-18s %5s %9s %9s %8s %9s %9s %8s %9s  %s%n", "client", "KB", "chain ms", "ideal",
-                "vs ideal", "rpc ms", "ideal", "vs ideal", "speed-up", "bytes via client (chain / rpc)");
-        for (Measurement chain : results.lines()) {
-            if (chain.variant().equals("chain")) {
-                Measurement rpc = results.measured("rpc", chain.param(), chain.site());
-                System.out.printf(Locale.ROOT, "  %-18s %5d %9.1f %9.1f %8s %9.1f %9.1f %8s %8.1fx  %d / %d%n",
-                        chain.site(), chain.param(), chain.medianMs(),
-                        results.ideal("chain", chain.param(), chain.site()).medianMs(), results.versusIdeal(chain, "chain"),
-                        rpc.medianMs(), results.ideal("rpc", chain.param(), chain.site()).medianMs(),
-                        results.versusIdeal(rpc, "rpc"), rpc.medianMs() / chain.medianMs(), chain.bytesViaClient(),
-                        rpc.bytesViaClient());
+        results.print(o, chart, () -> {
+            System.out.println("Copy between two storage servers in Mountain View (figure 11), " + runs
+                    + " runs, median; block " + BLOCK / 1024 + " KB, pipelining depth " + DEPTH);
+            System.out.printf(Locale.ROOT, "  %-18s %5s %9s %9s %8s %9s %9s %8s %9s  %s%n", "client", "KB", "chain ms", "ideal",
+                    "vs ideal", "rpc ms", "ideal", "vs ideal", "speed-up", "bytes via client (chain / rpc)");
+            for (Measurement chain : results.lines()) {
+                if (chain.variant().equals("chain")) {
+                    Measurement rpc = results.measured("rpc", chain.param(), chain.site());
+                    System.out.printf(Locale.ROOT, "  %-18s %5d %9.1f %9.1f %8s %9.1f %9.1f %8s %8.1fx  %d / %d%n",
+                            chain.site(), chain.param(), chain.medianMs(),
+                            results.ideal("chain", chain.param(), chain.site()).medianMs(), results.versusIdeal(chain, "chain"),
+                            rpc.medianMs(), results.ideal("rpc", chain.param(), chain.site()).medianMs(),
+                            results.versusIdeal(rpc, "rpc"), rpc.medianMs() / chain.medianMs(), chain.bytesViaClient(),
+                            rpc.bytesViaClient());
+                }
             }
-        }
-        System.out.println(Results.idealLegend());
-        System.out.println("(speed-up: rpc / chain; paper: chain copy up to 2x faster locally and up to 5x from Beijing)");
-        if (chart != null) {
-            System.out.println("chart: " + chart);
-        }
+            System.out.println(Results.idealLegend());
+            System.out.println("(speed-up: rpc / chain; paper: chain copy up to 2x faster locally and up to 5x from Beijing)");
+        });
     }
 
     /** Runs the copy for every client site and file size, both variants alternately. */

@@ -40,40 +40,34 @@ public final class CopyUnderLoad {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args, "--clients", "--files", "--warmup-ms");
+        Options o = Options.parse(args, "--clients", "--files");
         int files = o.integer("--files", 4);
-        Results results = run(o.integers("--clients", List.of(1, 2, 4, 8)), files,
-                Duration.ofMillis(o.integer("--warmup-ms", 3000)));
+        Results results = run(o.integers("--clients", List.of(1, 2, 4, 8)), files, o.warmUp());
         Path chart = Charts.line(o.charts(), "figure-12-copy-load", "Copy under load: time per file vs throughput (figure 12)",
                 "throughput (MB/s)", "time per file (ms)", results.lines(), Measurement::label,
                 Measurement::throughputMbS, Measurement::medianMs);
-        if (o.json()) {
-            results.printJson();
-            return;
-        }
-        System.out.println("Copy under load (figure 12): clients in Redmond, " + files + " files of " + FILE_KB
-                + " KB each, servers in Mountain View");
-        System.out.printf(Locale.ROOT, "  %7s %10s %9s %9s %8s %10s %9s %9s %8s%n", "clients", "chain MB/s", "ms/file",
-                "ideal", "vs ideal", "rpc MB/s", "ms/file", "ideal", "vs ideal");
-        double peakChain = 0;
-        double peakRpc = 0;
-        for (Measurement c : results.lines()) {
-            if (c.variant().equals("chain")) {
-                Measurement r = results.measured("rpc", c.param(), null);
-                peakChain = Math.max(peakChain, c.throughputMbS());
-                peakRpc = Math.max(peakRpc, r.throughputMbS());
-                System.out.printf(Locale.ROOT, "  %7d %10.2f %9.1f %9.1f %8s %10.2f %9.1f %9.1f %8s%n", c.param(),
-                        c.throughputMbS(), c.medianMs(), results.ideal("chain", c.param(), null).medianMs(),
-                        results.versusIdeal(c, "chain"), r.throughputMbS(), r.medianMs(),
-                        results.ideal("rpc", c.param(), null).medianMs(), results.versusIdeal(r, "rpc"));
+        results.print(o, chart, () -> {
+            System.out.println("Copy under load (figure 12): clients in Redmond, " + files + " files of " + FILE_KB
+                    + " KB each, servers in Mountain View");
+            System.out.printf(Locale.ROOT, "  %7s %10s %9s %9s %8s %10s %9s %9s %8s%n", "clients", "chain MB/s", "ms/file",
+                    "ideal", "vs ideal", "rpc MB/s", "ms/file", "ideal", "vs ideal");
+            double peakChain = 0;
+            double peakRpc = 0;
+            for (Measurement c : results.lines()) {
+                if (c.variant().equals("chain")) {
+                    Measurement r = results.measured("rpc", c.param(), null);
+                    peakChain = Math.max(peakChain, c.throughputMbS());
+                    peakRpc = Math.max(peakRpc, r.throughputMbS());
+                    System.out.printf(Locale.ROOT, "  %7d %10.2f %9.1f %9.1f %8s %10.2f %9.1f %9.1f %8s%n", c.param(),
+                            c.throughputMbS(), c.medianMs(), results.ideal("chain", c.param(), null).medianMs(),
+                            results.versusIdeal(c, "chain"), r.throughputMbS(), r.medianMs(),
+                            results.ideal("rpc", c.param(), null).medianMs(), results.versusIdeal(r, "rpc"));
+                }
             }
-        }
-        System.out.println(Results.idealLegend());
-        System.out.printf(Locale.ROOT, "peak: chain %.2f MB/s, rpc %.2f MB/s (%.2fx; paper: 10.4 vs 4.5 MB/s)%n",
-                peakChain, peakRpc, peakChain / peakRpc);
-        if (chart != null) {
-            System.out.println("chart: " + chart);
-        }
+            System.out.println(Results.idealLegend());
+            System.out.printf(Locale.ROOT, "peak: chain %.2f MB/s, rpc %.2f MB/s (%.2fx; paper: 10.4 vs 4.5 MB/s)%n",
+                    peakChain, peakRpc, peakChain / peakRpc);
+        });
     }
 
     /**

@@ -47,34 +47,28 @@ public final class StateSize {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args, "--sizes", "--runs", "--warmup-ms");
+        Options o = Options.parse(args, "--sizes", "--runs");
         WanTopology t = WanTopology.paperFigure7();
-        Results results = run(t, o.integers("--sizes", List.of(0, 50, 100, 150, 200, 250, 300)), o.integer("--runs", 5),
-                Duration.ofMillis(o.integer("--warmup-ms", 3000)));
+        Results results = run(t, o.integers("--sizes", List.of(0, 50, 100, 150, 200, 250, 300)), o.integer("--runs", 5), o.warmUp());
         Path chart = Charts.line(o.charts(), "figure-10-state-size", "Chain vs two RPCs against state size (figure 10)",
                 "chain state (KB)", "latency (ms)", results.lines(), Measurement::label, Measurement::param,
                 Measurement::medianMs);
-        if (o.json()) {
-            results.printJson();
-            return;
-        }
-        System.out.println("Chain vs two RPCs against chain state size (figure 10): client in Redmond, servers in Mountain View");
-        System.out.printf(Locale.ROOT, "  %8s %9s %9s %8s %9s %9s %8s%n", "state KB", "chain ms", "ideal", "vs ideal",
-                "rpc ms", "ideal", "vs ideal");
-        for (Measurement c : results.lines()) {
-            if (c.variant().equals("chain")) {
-                Measurement r = results.measured("rpc", c.param(), null);
-                System.out.printf(Locale.ROOT, "  %8d %9.1f %9.1f %8s %9.1f %9.1f %8s%n", c.param(), c.medianMs(),
-                        results.ideal("chain", c.param(), null).medianMs(), results.versusIdeal(c, "chain"), r.medianMs(),
-                        results.ideal("rpc", c.param(), null).medianMs(), results.versusIdeal(r, "rpc"));
+        results.print(o, chart, () -> {
+            System.out.println("Chain vs two RPCs against chain state size (figure 10): client in Redmond, servers in Mountain View");
+            System.out.printf(Locale.ROOT, "  %8s %9s %9s %8s %9s %9s %8s%n", "state KB", "chain ms", "ideal", "vs ideal",
+                    "rpc ms", "ideal", "vs ideal");
+            for (Measurement c : results.lines()) {
+                if (c.variant().equals("chain")) {
+                    Measurement r = results.measured("rpc", c.param(), null);
+                    System.out.printf(Locale.ROOT, "  %8d %9.1f %9.1f %8s %9.1f %9.1f %8s%n", c.param(), c.medianMs(),
+                            results.ideal("chain", c.param(), null).medianMs(), results.versusIdeal(c, "chain"), r.medianMs(),
+                            results.ideal("rpc", c.param(), null).medianMs(), results.versusIdeal(r, "rpc"));
+                }
             }
-        }
-        System.out.println(Results.idealLegend());
-        System.out.printf(Locale.ROOT, "crossover: measured %.0f KB, computed from the topology %.0f KB (paper: about 150 KB)%n",
-                measuredCrossoverKb(results.lines()), idealCrossoverKb(t));
-        if (chart != null) {
-            System.out.println("chart: " + chart);
-        }
+            System.out.println(Results.idealLegend());
+            System.out.printf(Locale.ROOT, "crossover: measured %.0f KB, computed from the topology %.0f KB (paper: about 150 KB)%n",
+                    measuredCrossoverKb(results.lines()), idealCrossoverKb(t));
+        });
     }
 
     /** Measures both variants, alternately, at each state size, after warming both up. */

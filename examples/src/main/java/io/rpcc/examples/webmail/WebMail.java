@@ -42,38 +42,32 @@ public final class WebMail {
     static final int HOPS = 4;
 
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args, "--sizes", "--runs", "--warmup-ms");
+        Options o = Options.parse(args, "--sizes", "--runs");
         int runs = o.integer("--runs", 5);
-        Results results = run(o.integers("--sizes", List.of(1, 10, 50, 100)), runs,
-                Duration.ofMillis(o.integer("--warmup-ms", 3000)));
+        Results results = run(o.integers("--sizes", List.of(1, 10, 50, 100)), runs, o.warmUp());
         Path chart = Charts.line(o.charts(), "figure-14-webmail", "Web mail latency vs email size (figure 14)",
                 "email size (KB)", "latency (ms)", results.lines(), Measurement::label, Measurement::param,
                 Measurement::medianMs);
-        if (o.json()) {
-            results.printJson();
-            return;
-        }
-        System.out.println("Web mail latency seen by a client in Mountain View (figure 14), median of " + runs + " runs");
-        System.out.printf(Locale.ROOT, "  %8s %9s %9s %8s %9s %8s %9s %8s %9s %10s %10s%n", "email KB", "chain ms", "ideal",
-                "vs ideal", "rpc ms", "vs ideal", "grpc ms", "vs ideal", "ideal rpc", "chain/rpc", "chain/grpc");
-        for (Measurement chain : results.lines()) {
-            if (chain.variant().equals("chain")) {
-                int kb = chain.param();
-                Measurement rpc = results.measured("rpc", kb, null);
-                Measurement grpc = results.measured("grpc", kb, null);
-                System.out.printf(Locale.ROOT, "  %8d %9.1f %9.1f %8s %9.1f %8s %9.1f %8s %9.1f %9.0f%% %9.0f%%%n", kb,
-                        chain.medianMs(), results.ideal("chain", kb, null).medianMs(), results.versusIdeal(chain, "chain"),
-                        rpc.medianMs(), results.versusIdeal(rpc, "rpc"), grpc.medianMs(), results.versusIdeal(grpc, "rpc"),
-                        results.ideal("rpc", kb, null).medianMs(), -100 * (1 - chain.medianMs() / rpc.medianMs()),
-                        -100 * (1 - chain.medianMs() / grpc.medianMs()));
+        results.print(o, chart, () -> {
+            System.out.println("Web mail latency seen by a client in Mountain View (figure 14), median of " + runs + " runs");
+            System.out.printf(Locale.ROOT, "  %8s %9s %9s %8s %9s %8s %9s %8s %9s %10s %10s%n", "email KB", "chain ms", "ideal",
+                    "vs ideal", "rpc ms", "vs ideal", "grpc ms", "vs ideal", "ideal rpc", "chain/rpc", "chain/grpc");
+            for (Measurement chain : results.lines()) {
+                if (chain.variant().equals("chain")) {
+                    int kb = chain.param();
+                    Measurement rpc = results.measured("rpc", kb, null);
+                    Measurement grpc = results.measured("grpc", kb, null);
+                    System.out.printf(Locale.ROOT, "  %8d %9.1f %9.1f %8s %9.1f %8s %9.1f %8s %9.1f %9.0f%% %9.0f%%%n", kb,
+                            chain.medianMs(), results.ideal("chain", kb, null).medianMs(), results.versusIdeal(chain, "chain"),
+                            rpc.medianMs(), results.versusIdeal(rpc, "rpc"), grpc.medianMs(), results.versusIdeal(grpc, "rpc"),
+                            results.ideal("rpc", kb, null).medianMs(), -100 * (1 - chain.medianMs() / rpc.medianMs()),
+                            -100 * (1 - chain.medianMs() / grpc.medianMs()));
+                }
             }
-        }
-        System.out.println(Results.idealLegend());
-        System.out.println("(chain/rpc: the chain's latency change; paper: chains reduced web mail latency by 40% to 58%;"
-                + " grpc is gRPC-java over the same links, with the RPC variant's message path)");
-        if (chart != null) {
-            System.out.println("chart: " + chart);
-        }
+            System.out.println(Results.idealLegend());
+            System.out.println("(chain/rpc: the chain's latency change; paper: chains reduced web mail latency by 40% to 58%;"
+                    + " grpc is gRPC-java over the same links, with the RPC variant's message path)");
+        });
     }
 
     /** Runs figure 14: the chain, rpcc RPCs and gRPC-java RPCs, alternately, for each mailbox size. */
