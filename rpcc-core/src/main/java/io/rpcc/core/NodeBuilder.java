@@ -7,7 +7,6 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 
 /**
  * Settings shared by every node, client or server: name, listening address, name resolver,
@@ -108,7 +107,9 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
 
     /**
      * Runs service functions, chaining functions and completion callbacks (default: a virtual
-     * thread per task). Never an event loop.
+     * thread per task, except that a hop with a sandboxed Java chaining function starts on a
+     * platform thread, which the sandbox needs). Never an event loop. An executor set here is
+     * used for every hop as given.
      */
     public B executor(Executor executor) {
         this.executor = executor;
@@ -171,8 +172,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
 
     /** The settings for the node runtime. */
     protected Node.Settings settings() {
-        Executor ex = executor != null ? executor : Executors.newThreadPerTaskExecutor(
-                Thread.ofVirtual().name("rpcc-" + name + "-", 0).factory());
+        Executor ex = executor != null ? executor : new io.rpcc.core.internal.chain.DefaultExecutor(name);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize), maxHops, replyWriteTimeout);
     }

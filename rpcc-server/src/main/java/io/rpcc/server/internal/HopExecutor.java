@@ -9,6 +9,7 @@ import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.chain.CurrentContext;
+import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopReplies;
 import io.rpcc.core.internal.chain.Node;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 
 /**
  * Runs one hop of a chain at a server (paper Fig. 3, steps 3 to 7): the service function, then the
@@ -52,7 +54,14 @@ public final class HopExecutor implements RequestHandler {
 
     @Override
     public void onRequest(Node node, ChainRequest request, long arrivedNanos) {
-        node.executor().execute(() -> run(node, request, arrivedNanos));
+        Executor executor = node.executor();
+        if (executor instanceof DefaultExecutor && (chainingProxy == null || actsAsProxy)
+                && node.functions().prefersPlatformThread(request.header().chainingFunction())) {
+            // the sandboxed chaining function needs a platform thread: start the hop on one rather
+            // than hand the function over from a virtual thread and back (two wake-ups per hop)
+            executor = FunctionRuntime.platformThreads();
+        }
+        executor.execute(() -> run(node, request, arrivedNanos));
     }
 
     private void run(Node node, ChainRequest request, long arrivedNanos) {

@@ -18,4 +18,13 @@ public interface FunctionCompiler {
      *     {@link io.rpcc.core.internal.wire.ErrorCode#CHAINING_FUNCTION_COMPILE} and the diagnostics
      */
     CompiledFunction compile(ChainingFunctionSource source);
+
+    /**
+     * Whether this compiler's functions run best on a platform thread: a sandboxed Java function
+     * does (its budget reads the thread's CPU time and allocation, which the JVM measures only for
+     * platform threads); from a virtual thread it moves to one and back, two thread hand-offs.
+     */
+    default boolean prefersPlatformThread() {
+        return false;
+    }
 }

@@ -108,6 +108,23 @@ public final class FunctionRuntime {
 
 
 
+    /**
+     * Whether a hop that runs {@code source} is better started on a platform thread
+     * ({@link #platformThreads()}) than on a virtual one: true for a sandboxed Java function.
+     */
+    public boolean prefersPlatformThread(ChainingFunctionSource source) {
+        if (source == null || source.isNone() || source.isSame()) {
+            return false;
+        }
+        FunctionCompiler compiler = compilers.get(source.language());
+        return compiler != null && compiler.prefersPlatformThread();
+    }
+
+    /** The platform threads sandboxed functions run on (shared by every node in the JVM). */
+    public static java.util.concurrent.Executor platformThreads() {
+        return MonitoredExecution.THREADS;
+    }
+
     /** Loads {@code source}, compiling it on a cache miss. */
     public Loaded load(ChainingFunctionSource source) {
         long start = System.nanoTime();

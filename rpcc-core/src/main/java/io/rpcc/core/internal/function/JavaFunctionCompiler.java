@@ -85,6 +85,11 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
     }
 
     @Override
+    public boolean prefersPlatformThread() {
+        return runner != null;
+    }
+
+    @Override
     public FunctionLanguage language() {
         return FunctionLanguage.JAVA;
     }
