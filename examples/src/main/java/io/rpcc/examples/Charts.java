@@ -1,10 +1,12 @@
 package io.rpcc.examples;
 
 import java.awt.BasicStroke;
+import java.awt.Color;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,10 +38,10 @@ public final class Charts {
         }
         System.setProperty("java.awt.headless", "true");
         XYChart chart = new XYChartBuilder().width(800).height(500).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
-        chart.getStyler().setChartBackgroundColor(java.awt.Color.WHITE);
+        chart.getStyler().setChartBackgroundColor(Color.WHITE);
         Map<String, List<Measurement>> bySeries = new LinkedHashMap<>();
         for (Measurement m : lines) {
-            bySeries.computeIfAbsent(series.apply(m), k -> new java.util.ArrayList<>()).add(m);
+            bySeries.computeIfAbsent(series.apply(m), k -> new ArrayList<>()).add(m);
         }
         bySeries.forEach((label, ms) -> {
             XYSeries s = chart.addSeries(label, ms.stream().mapToDouble(x).toArray(), ms.stream().mapToDouble(y).toArray());

@@ -1,5 +1,6 @@
 package io.rpcc.examples;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -58,7 +59,7 @@ public final class Results {
      * Prints the results: one JSON object per line with {@code --json}, else {@code table}, then
      * where the chart went (if one was written).
      */
-    public void print(Options options, java.nio.file.Path chart, Runnable table) {
+    public void print(Options options, Path chart, Runnable table) {
         if (options.json()) {
             printJson();
             return;

@@ -1,6 +1,7 @@
 package io.rpcc.core;
 
 import io.netty.channel.EventLoopGroup;
+import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import java.net.InetSocketAddress;
@@ -172,7 +173,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
 
     /** The settings for the node runtime. */
     protected Node.Settings settings() {
-        Executor ex = executor != null ? executor : new io.rpcc.core.internal.chain.DefaultExecutor(name);
+        Executor ex = executor != null ? executor : new DefaultExecutor(name);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize), maxHops, replyWriteTimeout);
     }

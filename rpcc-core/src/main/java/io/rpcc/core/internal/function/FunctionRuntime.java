@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -106,8 +107,6 @@ public final class FunctionRuntime {
         return new FunctionRuntime(maxCached, compilers);
     }
 
-
-
     /**
      * Whether a hop that runs {@code source} is better started on a platform thread
      * ({@link #platformThreads()}) than on a virtual one: true for a sandboxed Java function.
@@ -121,7 +120,7 @@ public final class FunctionRuntime {
     }
 
     /** The platform threads sandboxed functions run on (shared by every node in the JVM). */
-    public static java.util.concurrent.Executor platformThreads() {
+    public static Executor platformThreads() {
         return MonitoredExecution.THREADS;
     }
 
