@@ -173,6 +173,33 @@ class WanEmulatorTest {
     }
 
     @Test
+    void delaysCanBeTurnedOffForWarmingUpAndBackOn() throws Exception {
+        try (Socket s = connect()) {
+            OutputStream out = s.getOutputStream();
+            InputStream in = s.getInputStream();
+            out.write('p');
+            wan.setDelaying(false);
+            assertTrue(!wan.isDelaying());
+            long start = System.nanoTime();
+            for (int i = 0; i < 20; i++) { // 20 round trips, 1.6 s with the link's delays
+                out.write(i);
+                out.flush();
+                assertEquals(i, in.read());
+            }
+            double offMs = (System.nanoTime() - start) / 1e6;
+            assertTrue(offMs < 2 * LATENCY.toMillis(), "20 round trips without delays took " + offMs + " ms");
+            wan.setDelaying(true);
+            start = System.nanoTime();
+            out.write(99);
+            out.flush();
+            assertEquals(99, in.read());
+            double onMs = (System.nanoTime() - start) / 1e6;
+            assertTrue(onMs >= 2 * LATENCY.toMillis(), "a round trip with delays back on took " + onMs + " ms");
+        }
+        assertEquals(22, wan.bytesCarried("a", "b"), "bytes are counted with delays off too");
+    }
+
+    @Test
     void paperTopologyHasTheFigure7Links() {
         WanTopology t = WanTopology.paperFigure7();
         assertEquals(Duration.ofMillis(73), t.link(WanTopology.REDMOND, WanTopology.BEIJING).latency());

@@ -117,7 +117,7 @@ public final class Copy {
                     String name = "file-" + kb + ".bin";
                     Files.write(s1.root().resolve(name), content);
                     if (!warm) { // warm both paths up once, on the first client and size
-                        Timing.warmUp(warmUp, () -> {
+                        Timing.warmUp(warmUp, wan.emulator(), () -> {
                             chainCopy(client, copyBlock, name, "warm-chain", content.length);
                             rpcCopy(client, name, "warm-rpc", content.length);
                         });

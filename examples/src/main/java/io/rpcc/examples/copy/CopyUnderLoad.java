@@ -96,7 +96,7 @@ public final class CopyUnderLoad {
                 Copy.rpcCopy(client, "f.bin", "warm-" + c, content.length);
                 clients.add(client);
             }
-            Timing.warmUp(warmUp, () -> {
+            Timing.warmUp(warmUp, wan.emulator(), () -> {
                 Copy.chainCopy(clients.get(0), copyBlock, "f.bin", "warm-0", content.length);
                 Copy.rpcCopy(clients.get(0), "f.bin", "warm-0", content.length);
             });

@@ -79,7 +79,7 @@ public final class StateSize {
             wan.server("b", WanTopology.MOUNTAIN_VIEW, b -> b.service("noop", p -> p));
             RpccClient client = wan.client("client", WanTopology.REDMOND);
             ChainState empty = ChainState.of("blob", new byte[0]);
-            Timing.warmUp(warmUp, () -> {
+            Timing.warmUp(warmUp, wan.emulator(), () -> {
                 chain(client, empty);
                 twoRpcs(client);
             });

@@ -95,7 +95,7 @@ public final class WebMail {
             }));
             RpccClient client = wan.client("browser", WanTopology.MOUNTAIN_VIEW);
             List<String> variants = List.of("chain", "rpc", "grpc");
-            Timing.warmUp(warmUp, () -> {
+            Timing.warmUp(warmUp, wan.emulator(), () -> {
                 for (String v : variants) {
                     inbox(client, grpc, 1, v);
                 }
