@@ -33,6 +33,17 @@ class CopyTest {
     }
 
     @Test
+    void connectionsShareALinkFairly() {
+        WanTopology t = Copy.topology();
+        double tx = Copy.BLOCK / 6_300.0; // ms per block on the Redmond link
+        // two clients' RPC copies of one block: the blocks go down the link side by side, in turns
+        // of one slice, and so back up: each hop of data ends after both blocks, 2 tx (first come
+        // first served, one client would finish a block's transmission earlier, the other as late)
+        double both = CopyModel.idealMs(t, WanTopology.REDMOND, Copy.BLOCK, false, 2, 1);
+        assertEquals(16 + 2 * tx + 16 + 2 * tx + 16 + 16, both, 0.5);
+    }
+
+    @Test
     void clientsUnderLoadShareTheLinks() {
         WanTopology t = Copy.topology();
         long bytes = 256 * 1024;

@@ -9,6 +9,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -27,8 +28,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -37,12 +40,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * delay and rate-limit the bytes crossing an emulated link, so that any TCP protocol (rpcc's or
  * another framework's) can run between emulated sites. The kernel's netem is not needed.
  *
- * <p>Each link direction is modeled as a pipe: a chunk of {@code n} bytes starts when the link is
- * free, takes {@code n / bandwidth} to go onto it (the bandwidth is shared by every connection on
- * the link, first come first served), and arrives one latency later. Chunks are at most about
- * 250 µs of the link's bandwidth (a TCP segment at least), so a message's first bytes do not wait
- * for the rest of what was read with them. A connection that has more than a bandwidth-delay
- * product in flight stops being read, so senders feel the link as they would feel TCP.
+ * <p>Each link direction is modeled as a pipe: a slice of {@code n} bytes starts when the link is
+ * free, takes {@code n / bandwidth} to go onto it, and arrives one latency later. The connections
+ * crossing a link share its bandwidth fairly, as with a router's fair queuing (Linux's
+ * {@code fq}): they take turns of one slice ({@link #sliceBytes}, about 250 µs of the link's
+ * bandwidth), so a short message does not wait behind another connection's bulk transfer, and a
+ * message's first bytes do not wait for the rest of what was read with them. Within a connection,
+ * bytes keep their order. A connection that has more than a bandwidth-delay product in flight
+ * stops being read, so senders feel the link as they would feel TCP.
  *
  * <pre>{@code
  * try (WanEmulator wan = new WanEmulator(WanTopology.paperFigure7())) {
@@ -63,22 +68,107 @@ public final class WanEmulator implements AutoCloseable {
             new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
     private volatile boolean delaying = true;
 
-    /** The state of one direction of one link, shared by all its connections. */
+    /**
+     * One direction of one link, shared by every connection that crosses it. Like a router queue
+     * with fair queuing (Linux's {@code fq}), it sends the connections' bytes in turns, a slice
+     * each, so that a short message on one connection does not wait behind another connection's
+     * bulk transfer; within a connection, bytes keep their order. Slices go onto the link one after
+     * the other at its bandwidth, and arrive one latency after their last byte went on.
+     */
     private static final class LinkState {
+        /** How far ahead of now slices are given their place on the link. */
+        private static final long HORIZON_NANOS = TimeUnit.MICROSECONDS.toNanos(1000);
+
         final WanTopology.Link link;
         final AtomicLong bytes = new AtomicLong();
-        long freeAtNanos; // guarded by this
+        final int slice;
+        final long latencyNanos;
+        final EventLoop loop; // where the link wakes up to send more
+        // guarded by this:
+        long freeAtNanos;
+        final ArrayDeque<Relay> turns = new ArrayDeque<>(); // connections with bytes waiting, in turn
+        boolean wakeScheduled;
 
-        LinkState(WanTopology.Link link) {
+        LinkState(WanTopology.Link link, EventLoop loop) {
             this.link = link;
+            this.slice = sliceBytes(link);
+            this.latencyNanos = link.latency().toNanos();
+            this.loop = loop;
         }
 
-        /** When a chunk of {@code size} bytes sent now arrives at the far end. */
-        synchronized long arrival(long now, int size) {
-            long start = Math.max(now, freeAtNanos);
-            freeAtNanos = start + link.transmissionNanos(size);
-            return freeAtNanos + link.latency().toNanos();
+        /** Queues bytes that connection {@code r} read, and sends what the link can take now. */
+        void offer(Relay r, ByteBuf buf, long now) {
+            synchronized (this) {
+                if (r.waiting.isEmpty()) {
+                    turns.add(r);
+                }
+                while (buf.readableBytes() > slice) {
+                    r.waiting.add(new Chunk(now, buf.readRetainedSlice(slice)));
+                }
+                r.waiting.add(new Chunk(now, buf));
+            }
+            send(now);
         }
+
+        /** Gives waiting slices their place on the link, a connection at a time, up to a horizon ahead. */
+        void send(long now) {
+            List<Relay> sentFor = new ArrayList<>(2);
+            synchronized (this) {
+                while (!turns.isEmpty() && freeAtNanos < now + HORIZON_NANOS) {
+                    Relay r = turns.poll();
+                    Chunk c = r.waiting.poll();
+                    // from when it was read: a wake-up that came late must not leave the link idle
+                    freeAtNanos = Math.max(c.at(), freeAtNanos) + link.transmissionNanos(c.buf().readableBytes());
+                    r.arriving.add(new Chunk(freeAtNanos + latencyNanos, c.buf()));
+                    if (!r.waiting.isEmpty()) {
+                        turns.add(r);
+                    }
+                    if (!sentFor.contains(r)) {
+                        sentFor.add(r);
+                    }
+                }
+                if (!turns.isEmpty() && !wakeScheduled) {
+                    wakeScheduled = true;
+                    loop.schedule(this::wake, Math.max(0, freeAtNanos - HORIZON_NANOS * 3 / 4 - now), TimeUnit.NANOSECONDS);
+                }
+            }
+            for (Relay r : sentFor) {
+                r.arrivalsChanged();
+            }
+        }
+
+        private void wake() {
+            synchronized (this) {
+                wakeScheduled = false;
+            }
+            send(System.nanoTime());
+        }
+
+        /** Forgets what connection {@code r} still had waiting (it is closing). */
+        synchronized void drop(Relay r) {
+            turns.remove(r);
+            Chunk c;
+            while ((c = r.waiting.poll()) != null) {
+                c.buf().release();
+            }
+        }
+
+        synchronized boolean nothingWaiting(Relay r) {
+            return r.waiting.isEmpty();
+        }
+    }
+
+    /** A slice of bytes and a time: when it was read, or when it arrives at the far end of its link. */
+    private record Chunk(long at, ByteBuf buf) {
+    }
+
+    /**
+     * How many bytes of one connection a link sends before it is another connection's turn: about
+     * 250 µs of its bandwidth, and at least a TCP segment. A read of tens of kilobytes thus crosses
+     * the link in slices, and its first bytes do not wait for its last.
+     */
+    public static int sliceBytes(WanTopology.Link link) {
+        return (int) Math.max(1460, link.bytesPerSecond() / 4000);
     }
 
     /**
@@ -119,7 +209,7 @@ public final class WanEmulator implements AutoCloseable {
     }
 
     private LinkState state(String from, String to) {
-        return links.computeIfAbsent(from + " → " + to, k -> new LinkState(topology.link(from, to)));
+        return links.computeIfAbsent(from + " → " + to, k -> new LinkState(topology.link(from, to), group.next()));
     }
 
     /** Bytes carried so far from {@code fromSite} to {@code toSite}. */
@@ -220,8 +310,9 @@ public final class WanEmulator implements AutoCloseable {
     }
 
     /**
-     * Carries what one side reads to the other side, one link latency and transmission time later.
-     * Both sides of a proxied connection live on the same event loop, so a relay needs no locks.
+     * Carries what one side of a proxied connection reads to the other side, across its link
+     * ({@link LinkState}). Both sides live on the same event loop; the link may give slices their
+     * place from another loop, hence the concurrent queue of arriving slices.
      */
     private final class Relay extends ChannelInboundHandlerAdapter {
         /** Deliver chunks due within this much of now together. */
@@ -234,15 +325,16 @@ public final class WanEmulator implements AutoCloseable {
          */
         private static final long WAKE_AHEAD_NANOS = TimeUnit.MICROSECONDS.toNanos(400);
 
-        private record Chunk(long arrival, ByteBuf buf) {
-        }
-
         private final Channel out;
         private final LinkState link;
-        private final ArrayDeque<Chunk> queue = new ArrayDeque<>();
+        /** Slices read (and when) but not yet on the link; guarded by {@code link}. */
+        final ArrayDeque<Chunk> waiting = new ArrayDeque<>();
+        /** Slices on the link, and when they arrive, in order. */
+        final Queue<Chunk> arriving = new ConcurrentLinkedQueue<>();
         private Channel in;
         private long inFlight;
-        private boolean pumpScheduled;
+        /** Written on the relay's event loop only; read by the link from other loops. */
+        private volatile boolean pumpScheduled;
         private boolean inClosed;
 
         Relay(Channel out, LinkState link) {
@@ -251,15 +343,14 @@ public final class WanEmulator implements AutoCloseable {
             relays.add(this);
         }
 
-        /** The most bytes that cross the link as one piece: about 250 µs of its bandwidth, at least a TCP segment. */
-        private int sliceBytes() {
-            return (int) Math.max(1460, link.link.bytesPerSecond() / 4000);
-        }
-
         /** Bytes a connection may have in the pipe: its bandwidth-delay product, plus as much again queued. */
         private long window() {
             long rtt = 2 * link.link.latency().toNanos();
             return 2 * Math.max(256 * 1024, (long) (link.link.bytesPerSecond() * (rtt / 1e9)));
+        }
+
+        private boolean idle() {
+            return arriving.isEmpty() && link.nothingWaiting(this);
         }
 
         @Override
@@ -271,7 +362,7 @@ public final class WanEmulator implements AutoCloseable {
             in = ctx.channel();
             int size = buf.readableBytes();
             link.bytes.addAndGet(size);
-            if (!delaying && queue.isEmpty()) { // nothing to keep order with: straight through
+            if (!delaying && idle()) { // nothing to keep order with: straight through
                 if (out.isActive()) {
                     out.writeAndFlush(buf, out.voidPromise());
                 } else {
@@ -279,54 +370,49 @@ public final class WanEmulator implements AutoCloseable {
                 }
                 return;
             }
-            long now = System.nanoTime();
-            if (!delaying) {
-                queue.add(new Chunk(now, buf));
-                inFlight += size;
-                schedulePump(now);
-                return;
-            }
-            // A read can hold tens of kilobytes; its first bytes must not wait for its last, as
-            // with TCP's segments, so it crosses the link in slices, each arriving on its own.
-            int slice = sliceBytes();
-            while (buf.readableBytes() > slice) {
-                ByteBuf part = buf.readRetainedSlice(slice);
-                queue.add(new Chunk(link.arrival(now, slice), part));
-            }
-            queue.add(new Chunk(link.arrival(now, buf.readableBytes()), buf));
             inFlight += size;
             if (inFlight > window()) {
                 in.config().setAutoRead(false);
             }
-            schedulePump(now);
+            link.offer(this, buf, System.nanoTime());
+        }
+
+        /** The link gave slices of this connection their place: make sure a pump will deliver them. */
+        void arrivalsChanged() {
+            if (out.eventLoop().inEventLoop()) {
+                schedulePump(System.nanoTime());
+            } else if (!pumpScheduled) { // a scheduled pump sees the new slices (the queue and the flag are volatile)
+                out.eventLoop().execute(() -> schedulePump(System.nanoTime()));
+            }
         }
 
         private void schedulePump(long now) {
-            if (pumpScheduled || queue.isEmpty()) {
+            Chunk next = arriving.peek();
+            if (pumpScheduled || next == null) {
                 return;
             }
             pumpScheduled = true;
-            out.eventLoop().schedule(this::pump, Math.max(0, queue.peek().arrival() - now - WAKE_AHEAD_NANOS),
-                    TimeUnit.NANOSECONDS);
+            out.eventLoop().schedule(this::pump, Math.max(0, next.at() - now - WAKE_AHEAD_NANOS), TimeUnit.NANOSECONDS);
         }
 
         private void pump() {
             pumpScheduled = false;
-            long due = queue.isEmpty() ? 0 : queue.peek().arrival();
+            Chunk next = arriving.peek();
+            long due = next == null ? 0 : next.at();
             long now = System.nanoTime();
             while (now < due && due - now <= WAKE_AHEAD_NANOS) { // woke up ahead of time: wait out the rest
                 Thread.yield();
                 now = System.nanoTime();
             }
             boolean wrote = false;
-            while (!queue.isEmpty() && queue.peek().arrival() <= now + SLACK_NANOS) {
-                Chunk c = queue.poll();
-                inFlight -= c.buf().readableBytes();
+            while ((next = arriving.peek()) != null && next.at() <= now + SLACK_NANOS) {
+                arriving.poll();
+                inFlight -= next.buf().readableBytes();
                 if (out.isActive()) {
-                    out.write(c.buf());
+                    out.write(next.buf());
                     wrote = true;
                 } else {
-                    c.buf().release();
+                    next.buf().release();
                 }
             }
             if (wrote) {
@@ -335,7 +421,7 @@ public final class WanEmulator implements AutoCloseable {
             if (in != null && !in.config().isAutoRead() && inFlight <= window() / 2) {
                 in.config().setAutoRead(true);
             }
-            if (queue.isEmpty() && inClosed) {
+            if (inClosed && idle()) {
                 out.close(); // everything sent before the close has arrived
                 relays.remove(this);
             }
@@ -345,7 +431,7 @@ public final class WanEmulator implements AutoCloseable {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             inClosed = true;
-            if (queue.isEmpty()) {
+            if (idle()) {
                 out.close();
                 relays.remove(this);
             }
@@ -353,8 +439,9 @@ public final class WanEmulator implements AutoCloseable {
 
         /** Drops what is still queued (the emulator is stopping); runs on the relay's event loop. */
         void releaseAll() {
+            link.drop(this);
             Chunk c;
-            while ((c = queue.poll()) != null) {
+            while ((c = arriving.poll()) != null) {
                 c.buf().release();
             }
         }

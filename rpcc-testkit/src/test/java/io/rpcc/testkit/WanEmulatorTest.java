@@ -173,6 +173,38 @@ class WanEmulatorTest {
     }
 
     @Test
+    void aShortMessageDoesNotWaitBehindAnotherConnectionsBulkTransfer() throws Exception {
+        try (Socket warm = connect()) {
+            transfer(warm, 200_000);
+        }
+        try (Socket bulk = connect(); Socket ping = connect()) {
+            OutputStream out = ping.getOutputStream();
+            InputStream in = ping.getInputStream();
+            out.write('p');
+            out.write(0);
+            out.flush();
+            assertEquals(0, in.read()); // the ping connection is open end to end
+            CompletableFuture<Double> transfer = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return transfer(bulk, 1_000_000); // 250 ms of the link
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(60); // the bulk bytes now fill the link
+            long start = System.nanoTime();
+            out.write(1);
+            out.flush();
+            assertEquals(1, in.read());
+            double pingMs = (System.nanoTime() - start) / 1e6;
+            double bulkSeconds = transfer.get(10, TimeUnit.SECONDS);
+            System.out.printf("ping during a bulk transfer: %.2f ms (bulk %.3f s)%n", pingMs, bulkSeconds);
+            assertTrue(pingMs < 2 * LATENCY.toMillis() + 5, "a ping behind 1 MB on another connection took " + pingMs + " ms");
+            assertTrue(bulkSeconds > 0.2, "the bulk transfer was still going on: " + bulkSeconds + " s");
+        }
+    }
+
+    @Test
     void delaysCanBeTurnedOffForWarmingUpAndBackOn() throws Exception {
         try (Socket s = connect()) {
             OutputStream out = s.getOutputStream();

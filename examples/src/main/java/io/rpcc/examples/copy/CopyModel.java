@@ -1,18 +1,26 @@
 package io.rpcc.examples.copy;
 
+import io.rpcc.testkit.WanEmulator;
 import io.rpcc.testkit.WanTopology;
-import java.util.ArrayList;
+import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 
 /**
  * The ideal copy time, computed from the topology alone (zero processing time), with the runners'
  * block size and pipelining depth: a small discrete-event simulation. Each client copies its files
  * one after the other; within a file, a block starts when one of the {@link Copy#DEPTH} in flight
- * is done. Every message pays its link's one-way latency; data blocks also their transmission
- * time on a link whose bandwidth all connections share, one block at a time, first come first
- * served. Requests and acknowledgements take no time to transmit, but wait their turn behind the
- * data already queued on their link, as packets do in a router's queue (and in the emulator).
+ * is done.
+ *
+ * <p>Every message pays its link's one-way latency; data blocks also their transmission time.
+ * Links are shared as the emulator shares them ({@link WanEmulator}): the connections crossing a
+ * link take turns of one slice ({@link WanEmulator#sliceBytes}), as with a router's fair queuing,
+ * and within a connection messages go in order. Connections are those rpcc opens, one per pair of
+ * nodes: each client has its own with each server, and the two servers share one, so chain
+ * copy's blocks from all clients queue on it one after the other. Requests and acknowledgements
+ * take no time to transmit, but wait for their turn.
  *
  * <p>Chain copy: request client → source, block source → destination, acknowledgement
  * destination → client. RPC copy: request client → source, block source → client, block
@@ -22,21 +30,171 @@ public final class CopyModel {
     private CopyModel() {
     }
 
-    /** One direction of a link, shared by every block that crosses it. */
+    /** One direction of a link: the connections with something to send take turns, a slice each. */
     private static final class Pipe {
         final WanTopology.Link link;
-        long freeAt;
+        final int slice;
+        final ArrayDeque<Flow> turns = new ArrayDeque<>();
+        boolean busy;
 
         Pipe(WanTopology.Link link) {
             this.link = link;
+            this.slice = WanEmulator.sliceBytes(link);
         }
     }
 
-    /** A step of a block's path: a message over {@code pipe}, carrying the block's data or not. */
-    private record Step(Pipe pipe, boolean data) {
+    /** One direction of one connection: its messages cross in order. */
+    private static final class Flow {
+        final Pipe pipe;
+        final ArrayDeque<Message> queue = new ArrayDeque<>();
+
+        Flow(Pipe pipe) {
+            this.pipe = pipe;
+        }
     }
 
-    private record Event(long at, long seq, int client, long size, int step) {
+    /** A message of one block at one step of its path; {@code left} is what is still to transmit. */
+    private static final class Message {
+        final int client;
+        final long size;
+        final int step;
+        long left;
+
+        Message(int client, long size, int step, boolean data) {
+            this.client = client;
+            this.size = size;
+            this.step = step;
+            this.left = data ? size : 0;
+        }
+    }
+
+    /**
+     * A step of a block's path: a message over {@code pipe} on the connection {@code connection}
+     * (per client unless {@code shared}), carrying the block's data or not.
+     */
+    private record Step(Pipe pipe, String connection, boolean shared, boolean data) {
+    }
+
+    /** A message arrived where its step took it ({@code pipe == null}), or a pipe finished a slice. */
+    private record Event(long at, long seq, Message message, Pipe pipe) {
+    }
+
+    /** The simulation of one run. */
+    private static final class Run {
+        final List<Step> path;
+        final long bytes;
+        final int blocks;
+        final int files;
+        final Map<String, Flow> flows = new HashMap<>();
+        final PriorityQueue<Event> events = new PriorityQueue<>(
+                (a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.seq, b.seq));
+        final int[] filesDone;
+        final int[] issued;
+        final int[] finishedInFile;
+        long seq;
+        long end;
+
+        Run(List<Step> path, long bytes, int clients, int files) {
+            this.path = path;
+            this.bytes = bytes;
+            this.blocks = (int) ((bytes + Copy.BLOCK - 1) / Copy.BLOCK);
+            this.files = files;
+            this.filesDone = new int[clients];
+            this.issued = new int[clients];
+            this.finishedInFile = new int[clients];
+        }
+
+        void at(long time, Message m, Pipe p) {
+            events.add(new Event(time, seq++, m, p));
+        }
+
+        void startFile(int client, long now) {
+            for (int i = 0; i < Math.min(Copy.DEPTH, blocks); i++) {
+                startBlock(client, now);
+            }
+        }
+
+        void startBlock(int client, long now) {
+            long size = Math.min(Copy.BLOCK, bytes - (long) issued[client]++ * Copy.BLOCK);
+            enter(new Message(client, size, -1, false), now);
+        }
+
+        /** Message {@code m} has arrived: the block takes its next step, or is done. */
+        void enter(Message m, long now) {
+            int next = m.step + 1;
+            if (next < path.size()) {
+                Step s = path.get(next);
+                Flow f = flows.computeIfAbsent(s.connection() + (s.shared() ? "" : "/" + m.client), k -> new Flow(s.pipe()));
+                f.queue.add(new Message(m.client, m.size, next, s.data()));
+                if (f.queue.size() == 1) {
+                    f.pipe.turns.add(f);
+                }
+                if (!f.pipe.busy) {
+                    serve(f.pipe, now);
+                }
+                return;
+            }
+            int c = m.client;
+            finishedInFile[c]++;
+            if (issued[c] < blocks) {
+                startBlock(c, now);
+            } else if (finishedInFile[c] == blocks) {
+                filesDone[c]++;
+                finishedInFile[c] = 0;
+                issued[c] = 0;
+                if (filesDone[c] < files) {
+                    startFile(c, now);
+                } else {
+                    end = Math.max(end, now);
+                }
+            }
+        }
+
+        /** The pipe is free: the next connection in turn sends a slice, or a short message at once. */
+        void serve(Pipe p, long now) {
+            while (!p.turns.isEmpty()) {
+                Flow f = p.turns.poll();
+                Message m = f.queue.peek();
+                long latency = p.link.latency().toNanos();
+                if (m.left == 0) {
+                    f.queue.poll();
+                    at(now + latency, m, null);
+                    if (!f.queue.isEmpty()) {
+                        p.turns.add(f);
+                    }
+                    continue;
+                }
+                long n = Math.min(p.slice, m.left);
+                m.left -= n;
+                long sent = now + p.link.transmissionNanos(n);
+                if (m.left == 0) {
+                    f.queue.poll();
+                    at(sent + latency, m, null);
+                }
+                if (!f.queue.isEmpty()) {
+                    p.turns.add(f);
+                }
+                p.busy = true;
+                at(sent, null, p);
+                return;
+            }
+            p.busy = false;
+        }
+
+        double runMs() {
+            for (int c = 0; c < filesDone.length; c++) {
+                startFile(c, 0);
+            }
+            while (!events.isEmpty()) {
+                Event e = events.poll();
+                if (e.pipe != null) {
+                    serve(e.pipe, e.at);
+                } else {
+                    enter(e.message, e.at);
+                }
+            }
+            return end / 1e6;
+        }
     }
 
     /**
@@ -49,54 +207,11 @@ public final class CopyModel {
         Pipe down = new Pipe(t.link(servers, clientSite));
         Pipe between = new Pipe(t.link(servers, servers));
         List<Step> path = chain
-                ? List.of(new Step(up, false), new Step(between, true), new Step(down, false))
-                : List.of(new Step(up, false), new Step(down, true), new Step(up, true), new Step(down, false));
-        int blocks = (int) ((bytes + Copy.BLOCK - 1) / Copy.BLOCK);
-        int[] filesDone = new int[clients];
-        int[] issued = new int[clients];
-        int[] finishedInFile = new int[clients];
-        PriorityQueue<Event> queue = new PriorityQueue<>((a, b) -> a.at != b.at ? Long.compare(a.at, b.at) : Long.compare(a.seq, b.seq));
-        long[] seq = {0};
-        List<Long> ends = new ArrayList<>();
-        for (int c = 0; c < clients; c++) {
-            for (int i = 0; i < Math.min(Copy.DEPTH, blocks); i++) {
-                queue.add(new Event(0, seq[0]++, c, size(bytes, issued[c]++), 0));
-            }
-        }
-        while (!queue.isEmpty()) {
-            Event e = queue.poll();
-            if (e.step < path.size()) {
-                Step s = path.get(e.step);
-                long sent = Math.max(e.at, s.pipe().freeAt); // first come, first served, as in a router's queue
-                if (s.data()) {
-                    s.pipe().freeAt = sent + s.pipe().link.transmissionNanos(e.size);
-                    sent = s.pipe().freeAt;
-                }
-                queue.add(new Event(sent + s.pipe().link.latency().toNanos(), seq[0]++, e.client, e.size, e.step + 1));
-                continue;
-            }
-            int c = e.client; // a block is done
-            finishedInFile[c]++;
-            if (issued[c] < blocks) {
-                queue.add(new Event(e.at, seq[0]++, c, size(bytes, issued[c]++), 0));
-            } else if (finishedInFile[c] == blocks) {
-                filesDone[c]++;
-                finishedInFile[c] = 0;
-                issued[c] = 0;
-                if (filesDone[c] < files) {
-                    for (int i = 0; i < Math.min(Copy.DEPTH, blocks); i++) {
-                        queue.add(new Event(e.at, seq[0]++, c, size(bytes, issued[c]++), 0));
-                    }
-                } else {
-                    ends.add(e.at);
-                }
-            }
-        }
-        return ends.stream().mapToLong(Long::longValue).max().orElse(0) / 1e6;
-    }
-
-    private static long size(long bytes, int block) {
-        return Math.min(Copy.BLOCK, bytes - (long) block * Copy.BLOCK);
+                ? List.of(new Step(up, "client>source", false, false), new Step(between, "source>destination", true, true),
+                        new Step(down, "destination>client", false, false))
+                : List.of(new Step(up, "client>source", false, false), new Step(down, "source>client", false, true),
+                        new Step(up, "client>destination", false, true), new Step(down, "destination>client", false, false));
+        return new Run(path, bytes, clients, files).runMs();
     }
 
     /**
