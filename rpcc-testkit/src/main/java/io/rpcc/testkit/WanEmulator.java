@@ -75,7 +75,7 @@ public final class WanEmulator implements AutoCloseable {
      * bulk transfer; within a connection, bytes keep their order. Slices go onto the link one after
      * the other at its bandwidth, and arrive one latency after their last byte went on.
      */
-    private static final class LinkState {
+    private final class LinkState {
         /** How far ahead of now slices are given their place on the link. */
         private static final long HORIZON_NANOS = TimeUnit.MICROSECONDS.toNanos(1000);
 
@@ -118,8 +118,8 @@ public final class WanEmulator implements AutoCloseable {
                     Relay r = turns.poll();
                     Chunk c = r.waiting.poll();
                     // from when it was read: a wake-up that came late must not leave the link idle
-                    freeAtNanos = Math.max(c.at(), freeAtNanos) + link.transmissionNanos(c.buf().readableBytes());
-                    r.arriving.add(new Chunk(freeAtNanos + latencyNanos, c.buf()));
+                    freeAtNanos = Math.max(c.at(), freeAtNanos) + (delaying ? link.transmissionNanos(c.buf().readableBytes()) : 0);
+                    r.arriving.add(new Chunk(freeAtNanos + (delaying ? latencyNanos : 0), c.buf()));
                     if (!r.waiting.isEmpty()) {
                         turns.add(r);
                     }
@@ -227,7 +227,8 @@ public final class WanEmulator implements AutoCloseable {
 
     /**
      * Turns the links' latency and bandwidth on (the default) or off. With them off, the proxies
-     * relay bytes as soon as they read them, still counting them. Use it to warm a JVM up before
+     * relay bytes as soon as they read them (through the same code, which the JIT thus compiles
+     * too), still counting them. Use it to warm a JVM up before
      * measuring: a path's code is compiled by the JIT after thousands of runs, which take seconds
      * on loopback but many minutes across emulated wide-area links, and until then a cold path
      * costs milliseconds per hop more than a warm one.
@@ -325,6 +326,7 @@ public final class WanEmulator implements AutoCloseable {
          */
         private static final long WAKE_AHEAD_NANOS = TimeUnit.MICROSECONDS.toNanos(400);
 
+
         private final Channel out;
         private final LinkState link;
         /** Slices read (and when) but not yet on the link; guarded by {@code link}. */
@@ -362,14 +364,6 @@ public final class WanEmulator implements AutoCloseable {
             in = ctx.channel();
             int size = buf.readableBytes();
             link.bytes.addAndGet(size);
-            if (!delaying && idle()) { // nothing to keep order with: straight through
-                if (out.isActive()) {
-                    out.writeAndFlush(buf, out.voidPromise());
-                } else {
-                    buf.release();
-                }
-                return;
-            }
             inFlight += size;
             if (inFlight > window()) {
                 in.config().setAutoRead(false);

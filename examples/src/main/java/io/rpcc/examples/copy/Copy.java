@@ -108,6 +108,9 @@ public final class Copy {
             wan.server("storage-2", WanTopology.MOUNTAIN_VIEW, b -> b.service("read", s2::read).service("write", s2::write));
             ChainingFunctionSource copyBlock = ChainingFunctionSource.javaResource(Copy.class, "/chains/CopyBlock.java");
             Random random = new Random(1);
+            // warm up on a file of two rounds of DEPTH blocks, so that pipelining is warm too
+            int warmSize = 2 * DEPTH * BLOCK;
+            Files.write(s1.root().resolve("warm.bin"), new byte[warmSize]);
             boolean warm = false;
             for (String site : clientSites) {
                 RpccClient client = wan.client("client-" + site.replace(' ', '-').toLowerCase(Locale.ROOT), site);
@@ -116,10 +119,10 @@ public final class Copy {
                     random.nextBytes(content);
                     String name = "file-" + kb + ".bin";
                     Files.write(s1.root().resolve(name), content);
-                    if (!warm) { // warm both paths up once, on the first client and size
+                    if (!warm) { // warm both paths up once, on the first client
                         Timing.warmUp(warmUp, wan.emulator(), () -> {
-                            chainCopy(client, copyBlock, name, "warm-chain", content.length);
-                            rpcCopy(client, name, "warm-rpc", content.length);
+                            chainCopy(client, copyBlock, "warm.bin", "warm-chain", warmSize);
+                            rpcCopy(client, "warm.bin", "warm-rpc", warmSize);
                         });
                         warm = true;
                     }
