@@ -31,10 +31,8 @@ public final class Timing {
      * long-running JVM does not pay. Runs {@code task} for {@code duration} with the emulator's
      * delays off (thousands of runs instead of the few dozen the links' latency would allow), then
      * twice across the emulated links.
-     *
-     * @return how many times {@code task} ran
      */
-    public static int warmUp(Duration duration, WanEmulator wan, Task task) throws Exception {
+    public static void warmUp(Duration duration, WanEmulator wan, Task task) throws Exception {
         long end = System.nanoTime() + duration.toNanos();
         int n = 0;
         wan.setDelaying(false);
@@ -48,7 +46,6 @@ public final class Timing {
         }
         task.run();
         task.run();
-        return n + 2;
     }
 
     /** Milliseconds taken by {@code task}. */
