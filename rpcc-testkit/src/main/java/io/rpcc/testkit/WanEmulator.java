@@ -83,6 +83,8 @@ public final class WanEmulator implements AutoCloseable {
         final AtomicLong bytes = new AtomicLong();
         final int slice;
         final long latencyNanos;
+        /** Bytes a connection may have in the pipe: its bandwidth-delay product, plus as much again queued. */
+        final long window;
         final EventLoop loop; // where the link wakes up to send more
         // guarded by this:
         long freeAtNanos;
@@ -93,6 +95,7 @@ public final class WanEmulator implements AutoCloseable {
             this.link = link;
             this.slice = sliceBytes(link);
             this.latencyNanos = link.latency().toNanos();
+            this.window = 2 * Math.max(256 * 1024, (long) (link.bytesPerSecond() * (2 * latencyNanos / 1e9)));
             this.loop = loop;
         }
 
@@ -113,13 +116,14 @@ public final class WanEmulator implements AutoCloseable {
         /** Gives waiting slices their place on the link, a connection at a time, up to a horizon ahead. */
         void send(long now) {
             List<Relay> sentFor = new ArrayList<>(2);
+            boolean delays = delaying;
             synchronized (this) {
                 while (!turns.isEmpty() && freeAtNanos < now + HORIZON_NANOS) {
                     Relay r = turns.poll();
                     Chunk c = r.waiting.poll();
                     // from when it was read: a wake-up that came late must not leave the link idle
-                    freeAtNanos = Math.max(c.at(), freeAtNanos) + (delaying ? link.transmissionNanos(c.buf().readableBytes()) : 0);
-                    r.arriving.add(new Chunk(freeAtNanos + (delaying ? latencyNanos : 0), c.buf()));
+                    freeAtNanos = Math.max(c.at(), freeAtNanos) + (delays ? link.transmissionNanos(c.buf().readableBytes()) : 0);
+                    r.arriving.add(new Chunk(freeAtNanos + (delays ? latencyNanos : 0), c.buf()));
                     if (!r.waiting.isEmpty()) {
                         turns.add(r);
                     }
@@ -345,12 +349,6 @@ public final class WanEmulator implements AutoCloseable {
             relays.add(this);
         }
 
-        /** Bytes a connection may have in the pipe: its bandwidth-delay product, plus as much again queued. */
-        private long window() {
-            long rtt = 2 * link.link.latency().toNanos();
-            return 2 * Math.max(256 * 1024, (long) (link.link.bytesPerSecond() * (rtt / 1e9)));
-        }
-
         private boolean idle() {
             return arriving.isEmpty() && link.nothingWaiting(this);
         }
@@ -365,7 +363,7 @@ public final class WanEmulator implements AutoCloseable {
             int size = buf.readableBytes();
             link.bytes.addAndGet(size);
             inFlight += size;
-            if (inFlight > window()) {
+            if (inFlight > link.window) {
                 in.config().setAutoRead(false);
             }
             link.offer(this, buf, System.nanoTime());
@@ -412,7 +410,7 @@ public final class WanEmulator implements AutoCloseable {
             if (wrote) {
                 out.flush();
             }
-            if (in != null && !in.config().isAutoRead() && inFlight <= window() / 2) {
+            if (in != null && !in.config().isAutoRead() && inFlight <= link.window / 2) {
                 in.config().setAutoRead(true);
             }
             if (inClosed && idle()) {

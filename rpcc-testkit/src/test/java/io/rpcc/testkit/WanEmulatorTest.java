@@ -1,6 +1,7 @@
 package io.rpcc.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InputStream;
@@ -91,25 +92,34 @@ class WanEmulatorTest {
         return s;
     }
 
+    /** A connection to the echo server in ping mode. */
+    private Socket pingConnection() throws Exception {
+        Socket s = connect();
+        s.getOutputStream().write('p');
+        return s;
+    }
+
+    /** Milliseconds for byte {@code b} to go to the echo server and back. */
+    private static double pingMs(Socket s, int b) throws Exception {
+        long start = System.nanoTime();
+        s.getOutputStream().write(b);
+        s.getOutputStream().flush();
+        assertEquals(b, s.getInputStream().read());
+        return (System.nanoTime() - start) / 1e6;
+    }
+
     @Test
     void roundTripTimeIsTwiceTheLatency() throws Exception {
-        try (Socket s = connect()) {
-            OutputStream out = s.getOutputStream();
-            InputStream in = s.getInputStream();
-            out.write('p');
-            List<Long> rtts = new ArrayList<>();
+        try (Socket s = pingConnection()) {
+            List<Double> rtts = new ArrayList<>();
             for (int i = 0; i < 12; i++) {
-                long start = System.nanoTime();
-                out.write(i);
-                out.flush();
-                assertEquals(i, in.read());
-                rtts.add(System.nanoTime() - start);
+                rtts.add(pingMs(s, i));
             }
             Collections.sort(rtts);
-            double medianMs = rtts.get(rtts.size() / 2) / 1e6;
+            double medianMs = rtts.get(rtts.size() / 2);
             double expectedMs = 2 * LATENCY.toMillis();
-            System.out.printf("RTT: min %.2f ms, median %.2f ms, configured %.2f ms%n", rtts.get(0) / 1e6, medianMs, expectedMs);
-            assertTrue(rtts.get(0) / 1e6 >= expectedMs, "never faster than the link: " + rtts.get(0) / 1e6);
+            System.out.printf("RTT: min %.2f ms, median %.2f ms, configured %.2f ms%n", rtts.get(0), medianMs, expectedMs);
+            assertTrue(rtts.get(0) >= expectedMs, "never faster than the link: " + rtts.get(0));
             assertTrue(medianMs <= expectedMs * 1.05 + 2, "median RTT " + medianMs + " ms for " + expectedMs + " ms");
         }
     }
@@ -177,13 +187,8 @@ class WanEmulatorTest {
         try (Socket warm = connect()) {
             transfer(warm, 200_000);
         }
-        try (Socket bulk = connect(); Socket ping = connect()) {
-            OutputStream out = ping.getOutputStream();
-            InputStream in = ping.getInputStream();
-            out.write('p');
-            out.write(0);
-            out.flush();
-            assertEquals(0, in.read()); // the ping connection is open end to end
+        try (Socket bulk = connect(); Socket ping = pingConnection()) {
+            pingMs(ping, 0); // the ping connection is open end to end
             CompletableFuture<Double> transfer = CompletableFuture.supplyAsync(() -> {
                 try {
                     return transfer(bulk, 1_000_000); // 250 ms of the link
@@ -192,11 +197,7 @@ class WanEmulatorTest {
                 }
             });
             Thread.sleep(60); // the bulk bytes now fill the link
-            long start = System.nanoTime();
-            out.write(1);
-            out.flush();
-            assertEquals(1, in.read());
-            double pingMs = (System.nanoTime() - start) / 1e6;
+            double pingMs = pingMs(ping, 1);
             double bulkSeconds = transfer.get(10, TimeUnit.SECONDS);
             System.out.printf("ping during a bulk transfer: %.2f ms (bulk %.3f s)%n", pingMs, bulkSeconds);
             // first come first served, it would wait for the ~0.2 s of bulk bytes already read;
@@ -208,26 +209,16 @@ class WanEmulatorTest {
 
     @Test
     void delaysCanBeTurnedOffForWarmingUpAndBackOn() throws Exception {
-        try (Socket s = connect()) {
-            OutputStream out = s.getOutputStream();
-            InputStream in = s.getInputStream();
-            out.write('p');
+        try (Socket s = pingConnection()) {
             wan.setDelaying(false);
-            assertTrue(!wan.isDelaying());
-            long start = System.nanoTime();
+            assertFalse(wan.isDelaying());
+            double offMs = 0;
             for (int i = 0; i < 20; i++) { // 20 round trips, 1.6 s with the link's delays
-                out.write(i);
-                out.flush();
-                assertEquals(i, in.read());
+                offMs += pingMs(s, i);
             }
-            double offMs = (System.nanoTime() - start) / 1e6;
             assertTrue(offMs < 2 * LATENCY.toMillis(), "20 round trips without delays took " + offMs + " ms");
             wan.setDelaying(true);
-            start = System.nanoTime();
-            out.write(99);
-            out.flush();
-            assertEquals(99, in.read());
-            double onMs = (System.nanoTime() - start) / 1e6;
+            double onMs = pingMs(s, 99);
             assertTrue(onMs >= 2 * LATENCY.toMillis(), "a round trip with delays back on took " + onMs + " ms");
         }
         assertEquals(22, wan.bytesCarried("a", "b"), "bytes are counted with delays off too");
