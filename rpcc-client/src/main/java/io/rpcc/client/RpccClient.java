@@ -243,6 +243,12 @@ public final class RpccClient implements AutoCloseable {
         return node.originator().lateFrames();
     }
 
+    /** Counters of this client's transport and chains, for monitoring and tests. */
+    public ClientStats stats() {
+        var t = node.transport().stats();
+        return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals());
+    }
+
     /** Closes the client's connections and stops listening. */
     @Override
     public void close() {

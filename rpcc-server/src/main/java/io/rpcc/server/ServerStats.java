@@ -1,5 +1,8 @@
 package io.rpcc.server;
 
+import io.rpcc.core.Refusal;
+import java.util.Map;
+
 /**
  * Counters of a server.
  *
@@ -10,8 +13,14 @@ package io.rpcc.server;
  * @param functionCacheMisses chaining functions compiled
  * @param functionCompileNanos total time spent fetching and compiling chaining functions
  * @param functionFetches chaining functions fetched from a repository
+ * @param refusals what the server refused (frames, connections, functions), by kind; kinds never seen are absent
  */
 public record ServerStats(int connectionsOpen, long malformedFrames, long framesReceived,
                           long functionCacheHits, long functionCacheMisses, long functionCompileNanos,
-                          long functionFetches) {
+                          long functionFetches, Map<Refusal, Long> refusals) {
+
+    /** How many refusals of kind {@code refusal}. */
+    public long refused(Refusal refusal) {
+        return refusals.getOrDefault(refusal, 0L);
+    }
 }

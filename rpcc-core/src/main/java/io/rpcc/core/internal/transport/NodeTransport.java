@@ -21,6 +21,7 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
@@ -78,7 +79,7 @@ public final class NodeTransport implements AutoCloseable {
     private final EventLoopGroup group;
     private final ConcurrentMap<String, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
     private final ChannelGroup channels = new DefaultChannelGroup("rpcc", GlobalEventExecutor.INSTANCE);
-    private final AtomicLong malformedFrames = new AtomicLong();
+    private final Refusals refusals = new Refusals();
     private final AtomicLong framesReceived = new AtomicLong();
     private volatile Hello self;
     private volatile Channel serverChannel;
@@ -160,9 +161,15 @@ public final class NodeTransport implements AutoCloseable {
         return wire;
     }
 
+    /** The node's refusal counters, which other parts of the node bump too. */
+    public Refusals refusals() {
+        return refusals;
+    }
+
     /** Counters. */
     public TransportStats stats() {
-        return new TransportStats(channels.size(), malformedFrames.get(), framesReceived.get());
+        return new TransportStats(channels.size(), refusals.get(Refusal.MALFORMED_FRAME), framesReceived.get(),
+                refusals.snapshot());
     }
 
     /**
@@ -365,7 +372,7 @@ public final class NodeTransport implements AutoCloseable {
         }
 
         private void onMalformed(ChannelHandlerContext ctx, Throwable reason) {
-            malformedFrames.incrementAndGet();
+            refusals.count(Refusal.MALFORMED_FRAME);
             Hello h = ctx.channel().attr(PEER).get();
             log.warn("node '{}' dropped a malformed frame from {}: {}", config.nodeName(),
                     h != null ? "'" + h.node() + "'" : ctx.channel().remoteAddress(), reason.getMessage());

@@ -1,11 +1,16 @@
 package io.rpcc.core.internal.transport;
 
+import io.rpcc.core.Refusal;
+import java.util.Map;
+
 /**
  * Counters of a node's transport.
  *
  * @param connectionsOpen connections currently open, inbound and outbound
  * @param malformedFrames frames that could not be decoded or were over the size limit
  * @param framesReceived frames decoded
+ * @param refusals what the node refused, by kind (kinds never seen are absent)
  */
-public record TransportStats(int connectionsOpen, long malformedFrames, long framesReceived) {
+public record TransportStats(int connectionsOpen, long malformedFrames, long framesReceived,
+                             Map<Refusal, Long> refusals) {
 }
