@@ -10,7 +10,6 @@ import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.function.CompiledFunction;
 import io.rpcc.core.internal.function.FunctionCompiler;
 import io.rpcc.core.internal.function.MonitoredExecution;
-import io.rpcc.core.internal.function.SandboxViolation;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.io.InputStream;
@@ -18,23 +17,40 @@ import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.Callable;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
+import org.graalvm.polyglot.EnvironmentAccess;
+import org.graalvm.polyglot.HostAccess;
+import org.graalvm.polyglot.PolyglotAccess;
 import org.graalvm.polyglot.PolyglotException;
-import org.graalvm.polyglot.SandboxPolicy;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.SourceSection;
 import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.io.IOAccess;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * JavaScript chaining functions on GraalJS. A source is parsed once (syntax errors come back with
  * line and column); every invocation gets a fresh context from one shared {@link Engine} (which
- * caches the parsed code), under {@link SandboxPolicy#CONSTRAINED}: no host class access, no I/O,
- * no threads, no native access, no polyglot eval, standard output and error discarded. Resource
- * limits are watched from outside by {@link MonitoredExecution}, which cancels the context.
+ * caches the parsed code, and holds no JavaScript objects: nothing one function does is seen by
+ * the next). Parsing and every invocation run under the node's {@link SandboxLimits}, watched from
+ * outside by {@link MonitoredExecution}, which cancels the context; everything of the function's
+ * runs inside that window (its promise jobs too, which GraalJS runs before {@code execute}
+ * returns), and what it leaves behind is Java values only, with messages bounded in size.
+ *
+ * <p>The context denies everything explicitly: no host access (JavaScript sees Java values only
+ * through rpcc's read-only views), no class lookup or loading, no I/O, threads, processes, native
+ * code, environment or polyglot access; the globals that would reach for them are removed and
+ * stand-ins ({@link Tripwire}) name the rule. Time zone (UTC) and locale (en-US) are fixed, so a
+ * function neither reads the host's nor behaves differently from server to server. Under limits,
+ * single built-in calls cannot allocate far past the memory limit: strings, typed arrays and
+ * {@code apply} argument lists are capped by GraalJS options, and {@code split('')} by a check
+ * that runs before it; the watcher catches everything that grows step by step.
+ *
+ * <p>(This is GraalJS's {@code TRUSTED} policy with every permission turned off by hand, rather
+ * than its {@code CONSTRAINED} policy: the latter forbids the size and time-zone options above.)
  *
  * <p>On a stock JDK GraalJS runs in its interpreter (no JIT compilation of JavaScript); rpcc says so
  * once in the log and turns off Truffle's own warning about it.
@@ -43,21 +59,52 @@ final class JsFunctionCompiler implements FunctionCompiler {
     private static final Logger log = LoggerFactory.getLogger(JsFunctionCompiler.class);
     private static volatile Engine engine;
 
-    /** Globals the constrained sandbox removes, each with the rule its use breaks. */
+    /**
+     * The longest source accepted, in chars. GraalJS's parser is superlinear on some invalid input
+     * (each of many redeclarations reports the whole line), so size is bounded as well as time.
+     */
+    static final int MAX_SOURCE_CHARS = 32 * 1024;
+    /** The longest error message or stack line reported from a function, in chars. */
+    static final int MAX_MESSAGE_CHARS = 2000;
+    private static final int MAX_TRACE_LINES = 12;
+
+    /** Globals the sandbox removes, each with the rule its use breaks. */
     private static final Map<String, String> TRIPWIRES = Map.ofEntries(
             Map.entry("Java", "host-access"), Map.entry("Packages", "host-access"), Map.entry("java", "host-access"),
             Map.entry("javax", "host-access"), Map.entry("JavaImporter", "host-access"),
             Map.entry("importClass", "host-access"), Map.entry("importPackage", "host-access"),
-            Map.entry("Polyglot", "polyglot"), Map.entry("load", "files"), Map.entry("loadWithNewGlobal", "files"),
+            Map.entry("Polyglot", "polyglot"), Map.entry("Graal", "environment"), Map.entry("load", "files"),
+            Map.entry("loadWithNewGlobal", "files"), Map.entry("print", "files"), Map.entry("printErr", "files"),
             Map.entry("read", "files"), Map.entry("readFully", "files"), Map.entry("readbuffer", "files"),
             Map.entry("readline", "files"), Map.entry("quit", "exit"), Map.entry("exit", "exit"),
             Map.entry("require", "class-loading"), Map.entry("process", "environment"),
-            Map.entry("Worker", "threads"), Map.entry("SharedArrayBuffer", "threads"), Map.entry("Atomics", "threads"));
+            Map.entry("Worker", "threads"), Map.entry("SharedArrayBuffer", "threads"), Map.entry("Atomics", "threads"),
+            Map.entry("setTimeout", "threads"), Map.entry("setInterval", "threads"));
 
     private final SandboxLimits limits;
+    private final Source prologue;
 
     JsFunctionCompiler(SandboxLimits limits) {
         this.limits = limits;
+        long maxSplit = limits == null ? Integer.MAX_VALUE : Math.max(1024, limits.allocatedBytes() / 64);
+        this.prologue = Source.newBuilder("js", """
+                (() => {
+                    'use strict';
+                    const split = String.prototype.split, apply = Reflect.apply, max = %d;
+                    const guarded = {split(separator, limit) {
+                        if (separator === '' && this !== null && this !== undefined) {
+                            const s = String(this);
+                            if (s.length > max && (limit === undefined || limit >>> 0 > max)) {
+                                throw new RangeError('Invalid array length: split(\\'\\') of ' + s.length
+                                    + ' characters, over the limit of ' + max);
+                            }
+                            return apply(split, s, [separator, limit]);
+                        }
+                        return apply(split, this, [separator, limit]);
+                    }}.split;
+                    Object.defineProperty(String.prototype, 'split', {value: guarded, writable: true, configurable: true});
+                })();
+                """.formatted(maxSplit), "rpcc-prologue.js").buildLiteral();
     }
 
     static Engine engine() {
@@ -67,11 +114,14 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 e = engine;
                 if (e == null) {
                     e = Engine.newBuilder("js")
-                            .sandbox(SandboxPolicy.CONSTRAINED)
                             .out(OutputStream.nullOutputStream())
                             .err(OutputStream.nullOutputStream())
                             .option("engine.WarnInterpreterOnly", "false")
                             .build();
+                    // Loading the language costs most of a second of CPU once per JVM: not the first function's budget.
+                    try (Context warm = newContext(e, null)) {
+                        warm.eval("js", "0");
+                    }
                     log.info("GraalJS loaded for JavaScript chaining functions; on a stock JDK it runs in its "
                             + "interpreter, without JIT compilation (run on GraalVM for compiled JavaScript)");
                     engine = e;
@@ -81,14 +131,44 @@ final class JsFunctionCompiler implements FunctionCompiler {
         return e;
     }
 
-    private static Context newContext() {
-        return Context.newBuilder("js")
-                .engine(engine())
-                .sandbox(SandboxPolicy.CONSTRAINED)
+    private static Context newContext(Engine engine, SandboxLimits limits) {
+        Context.Builder b = Context.newBuilder("js")
+                .engine(engine)
+                .allowHostAccess(HostAccess.NONE)
+                .allowHostClassLookup(name -> false)
+                .allowHostClassLoading(false)
+                .allowIO(IOAccess.NONE)
+                .allowCreateThread(false)
+                .allowCreateProcess(false)
+                .allowNativeAccess(false)
+                .allowEnvironmentAccess(EnvironmentAccess.NONE)
+                .allowPolyglotAccess(PolyglotAccess.NONE)
+                .allowInnerContextOptions(false)
+                .allowValueSharing(false)
                 .in(InputStream.nullInputStream())
                 .out(OutputStream.nullOutputStream())
                 .err(OutputStream.nullOutputStream())
-                .build();
+                .allowExperimentalOptions(true)
+                .option("js.java-package-globals", "false")
+                .option("js.polyglot-builtin", "false")
+                .option("js.graal-builtin", "false")
+                .option("js.load", "false")
+                .option("js.print", "false")
+                .option("js.shared-array-buffer", "false")
+                .option("js.atomics", "false")
+                .option("js.timezone", "UTC")
+                .option("js.locale", "en-US");
+        if (limits != null) {
+            long bytes = limits.allocatedBytes();
+            b.option("js.string-length-limit", String.valueOf(clamp(bytes / 2, 1 << 16, 1_073_741_799)))
+                    .option("js.max-typed-array-length", String.valueOf(clamp(bytes / 8, 1 << 13, 2_147_483_639)))
+                    .option("js.max-apply-argument-length", String.valueOf(clamp(bytes / 32, 1 << 12, 10_000_000)));
+        }
+        return b.build();
+    }
+
+    private static long clamp(long v, long min, long max) {
+        return Math.max(min, Math.min(max, v));
     }
 
     @Override
@@ -98,18 +178,37 @@ final class JsFunctionCompiler implements FunctionCompiler {
 
     @Override
     public CompiledFunction compile(ChainingFunctionSource source) {
+        String id = source.id().substring(0, Math.min(15, source.id().length())) + "…";
+        if (source.source().length() > MAX_SOURCE_CHARS) {
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id + ") has "
+                    + source.source().length() + " chars, over the limit of " + MAX_SOURCE_CHARS
+                    + "; keep chaining functions small and move the work into service functions");
+        }
         Source js = Source.newBuilder("js", source.source(), "chaining-function.js").buildLiteral();
-        try (Context cx = newContext()) {
-            cx.parse(js);
-        } catch (PolyglotException e) {
-            if (e.isSyntaxError()) {
-                SourceSection at = e.getSourceLocation();
-                String detail = (at == null ? "0:0" : at.getStartLine() + ":" + at.getStartColumn()) + ": " + e.getMessage();
+        Engine e = engine();
+        Invocation parse = new Invocation(limits);
+        try {
+            monitored(parse, () -> {
+                try (Context cx = newContext(e, limits)) {
+                    parse.attach(cx);
+                    cx.parse(js);
+                }
+                return null;
+            });
+        } catch (PolyglotException x) {
+            if (x.isSyntaxError()) {
+                SourceSection at = x.getSourceLocation();
+                String detail = (at == null ? "0:0" : at.getStartLine() + ":" + at.getStartColumn()) + ": "
+                        + bounded(x.getMessage());
                 throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, ErrorCode.CHAINING_FUNCTION_COMPILE.exceptionName(),
-                        "JavaScript chaining function (" + source.id().substring(0, 15) + "…) does not parse: " + detail,
-                        List.of(detail), null);
+                        "JavaScript chaining function (" + id + ") does not parse: " + detail, List.of(detail), null);
             }
-            throw e;
+            if (x.isResourceExhausted()) {
+                throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id
+                        + ") nests too deeply to parse: " + bounded(x.getMessage()));
+            }
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id
+                    + ") cannot be parsed: " + bounded(x.getMessage()));
         }
         return new CompiledFunction() {
             @Override
@@ -119,38 +218,38 @@ final class JsFunctionCompiler implements FunctionCompiler {
 
             @Override
             public NextHop invoke(ChainState state, Object result) throws Exception {
-                AtomicReference<Context> running = new AtomicReference<>();
-                AtomicReference<SandboxViolation> tripped = new AtomicReference<>();
-                if (limits == null) {
-                    return run(js, state, result, running, tripped);
-                }
-                return MonitoredExecution.run(() -> run(js, state, result, running, tripped), limits, () -> {
-                    Context cx = running.get();
-                    if (cx != null) {
-                        cx.close(true);
-                    }
-                });
+                Invocation invocation = new Invocation(limits);
+                return monitored(invocation, () -> run(e, js, state, result, invocation));
             }
         };
     }
 
-    private static NextHop run(Source js, ChainState state, Object result, AtomicReference<Context> running,
-                               AtomicReference<SandboxViolation> tripped) {
+    /** Runs {@code task} within the limits (if any), cancelled through {@code invocation}. */
+    private <T> T monitored(Invocation invocation, Callable<T> task) {
+        try {
+            return limits == null ? task.call() : MonitoredExecution.run(task, limits, invocation::cancel);
+        } catch (RuntimeException x) {
+            throw x;
+        } catch (Exception x) {
+            throw new IllegalStateException(x);
+        }
+    }
+
+    private NextHop run(Engine e, Source js, ChainState state, Object result, Invocation invocation) {
         ChainContext ctx = CurrentContext.peek(); // null outside a chain (benchmarks, tests)
-        try (Context cx = newContext()) {
-            running.set(cx);
+        try (Context cx = newContext(e, limits)) {
+            invocation.attach(cx);
+            cx.eval(prologue);
             Value bindings = cx.getBindings("js");
-            TRIPWIRES.forEach((name, rule) -> bindings.putMember(name, new Tripwire(name, rule, tripped)));
-            bindings.putMember("rpcc", new RpccGlobal(ctx));
+            TRIPWIRES.forEach((name, rule) -> bindings.putMember(name, new Tripwire(name, rule, invocation)));
+            bindings.putMember("rpcc", new RpccGlobal(ctx, invocation));
             Value fn = cx.eval(js);
             if (!fn.canExecute()) {
                 throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "a JavaScript chaining function must evaluate "
-                        + "to a function (state, result) => nextHop, got " + fn);
+                        + "to a function (state, result) => nextHop, got " + bounded(fn.toString()));
             }
-            Value out = fn.execute(JsValues.toGuest(state), JsValues.toGuest(result));
-            if (tripped.get() != null) {
-                throw violation(tripped.get());
-            }
+            Value out = fn.execute(JsValues.toGuest(state, invocation), JsValues.toGuest(result, invocation));
+            invocation.throwIfRefused();
             if (out.isProxyObject() && out.asProxyObject() instanceof RpccGlobal.HopView hop) {
                 return hop.hop();
             }
@@ -158,17 +257,19 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 return null; // reported as "returned null" by the runtime
             }
             throw new IllegalArgumentException("a JavaScript chaining function must return rpcc.call(...), "
-                    + "rpcc.callThenEnd(...) or rpcc.end(...), got " + out);
-        } catch (PolyglotException e) {
-            if (tripped.get() != null) {
-                throw violation(tripped.get());
-            }
-            throw translate(e);
+                    + "rpcc.callThenEnd(...) or rpcc.end(...), got " + bounded(out.toString()));
+        } catch (PolyglotException x) {
+            invocation.throwIfRefused();
+            throw translate(x);
         }
     }
 
-    private static HopFailure violation(SandboxViolation v) {
-        return new HopFailure(ErrorCode.SANDBOX_VIOLATION, v.getMessage());
+    /** {@code s} cut to {@link #MAX_MESSAGE_CHARS}, saying how long it was. */
+    static String bounded(String s) {
+        if (s == null || s.length() <= MAX_MESSAGE_CHARS) {
+            return s;
+        }
+        return s.substring(0, MAX_MESSAGE_CHARS) + "… (" + s.length() + " chars in all)";
     }
 
     private static RuntimeException translate(PolyglotException e) {
@@ -177,15 +278,13 @@ final class JsFunctionCompiler implements FunctionCompiler {
         }
         if (e.isHostException()) {
             Throwable host = e.asHostException();
-            if (host instanceof SandboxViolation v) {
-                return violation(v);
-            }
-            return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, host.getClass().getName(), host.getMessage(),
-                    List.of(), host);
+            return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, host.getClass().getName(), bounded(host.getMessage()),
+                    List.of(), null);
         }
-        String message = e.getMessage() == null ? "" : e.getMessage();
+        String message = e.getMessage() == null ? "" : bounded(e.getMessage());
         if (message.contains("Invalid string length") || message.contains("Invalid array length")
-                || message.contains("Array buffer allocation failed") || message.contains("Invalid typed array length")) {
+                || message.contains("Array buffer allocation failed") || message.contains("Invalid typed array length")
+                || message.contains("Maximum apply argument length")) {
             return new HopFailure(ErrorCode.SANDBOX_VIOLATION, "JavaScript chaining function hit an allocation limit: "
                     + message + " (rule: memory)");
         }
@@ -195,11 +294,11 @@ final class JsFunctionCompiler implements FunctionCompiler {
         }
         List<String> trace = new ArrayList<>();
         for (PolyglotException.StackFrame f : e.getPolyglotStackTrace()) {
-            if (f.isGuestFrame()) {
-                trace.add("at " + f);
+            if (f.isGuestFrame() && trace.size() < MAX_TRACE_LINES) {
+                trace.add(bounded("at " + f));
             }
         }
-        String name = message.contains(":") ? message.substring(0, message.indexOf(':')) : "Error";
+        String name = message.contains(":") ? message.substring(0, Math.min(message.indexOf(':'), 100)) : "Error";
         return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, "js:" + name, message, trace, null);
     }
 }

@@ -2,14 +2,17 @@ package io.rpcc.js.internal;
 
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.NextHop;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyArray;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 import org.graalvm.polyglot.proxy.ProxyObject;
 
 /**
- * The {@code rpcc} object that JavaScript chaining functions use:
+ * The {@code rpcc} object that JavaScript chaining functions use, and all of the rpcc API they
+ * see (a deliberate subset: no resources, no threads, no executor, nothing of the node itself):
  *
  * <pre>
  * rpcc.call(server, serviceFunction, params, state)   // next hop, same chaining function
@@ -19,10 +22,16 @@ import org.graalvm.polyglot.proxy.ProxyObject;
  * rpcc.console(text)                                  // a line on the virtual console
  * rpcc.node, rpcc.hop                                 // where this runs
  * </pre>
+ *
+ * Every member is a JavaScript function or a string or number: no Java object, so no Java method,
+ * is reachable from it. Arguments are turned into Java values at the call, inside the budget.
  */
 final class RpccGlobal implements ProxyObject {
+    /** The longest console line kept, in chars (longer ones are cut, saying how long they were). */
+    static final int MAX_CONSOLE_LINE_CHARS = 16 * 1024;
+
     /** A next hop built by a script: recognized when the function returns it. */
-    record HopView(NextHop hop) implements JsValues.ReadOnlyObject {
+    record HopView(NextHop hop, Invocation invocation) implements JsValues.ReadOnlyObject {
         @Override
         public Object host() {
             return hop;
@@ -32,30 +41,36 @@ final class RpccGlobal implements ProxyObject {
     private static final List<String> KEYS = List.of("call", "callThenEnd", "end", "preturn", "console", "node", "hop");
 
     private final Map<String, Object> members;
+    private final Invocation invocation;
 
-    RpccGlobal(ChainContext ctx) {
+    RpccGlobal(ChainContext ctx, Invocation inv) {
+        this.invocation = inv;
         this.members = Map.of(
                 "call", (ProxyExecutable) a -> {
                     need(a, 3, "rpcc.call(server, serviceFunction, params[, state])");
-                    return new HopView(NextHop.call(a[0].asString(), a[1].asString(), JsValues.toHost(a[2]),
-                            a.length > 3 ? JsValues.toState(a[3]) : null));
+                    return new HopView(NextHop.call(text(a[0]), text(a[1]), JsValues.toHost(a[2], inv),
+                            a.length > 3 ? JsValues.toState(a[3], inv) : null), inv);
                 },
                 "callThenEnd", (ProxyExecutable) a -> {
                     need(a, 3, "rpcc.callThenEnd(server, serviceFunction, params)");
-                    return new HopView(NextHop.callThenEnd(a[0].asString(), a[1].asString(), JsValues.toHost(a[2])));
+                    return new HopView(NextHop.callThenEnd(text(a[0]), text(a[1]), JsValues.toHost(a[2], inv)), inv);
                 },
-                "end", (ProxyExecutable) a -> new HopView(NextHop.end(a.length > 0 ? JsValues.toHost(a[0]) : null)),
+                "end", (ProxyExecutable) a -> new HopView(NextHop.end(a.length > 0 ? JsValues.toHost(a[0], inv) : null), inv),
                 "preturn", (ProxyExecutable) a -> {
                     need(a, 1, "rpcc.preturn(reply)");
-                    chain(ctx).preturn(JsValues.toHost(a[0]));
+                    chain(ctx).preturn(JsValues.toHost(a[0], inv));
                     return null;
                 },
                 "console", (ProxyExecutable) a -> {
                     StringBuilder line = new StringBuilder();
                     for (Value v : a) {
+                        if (line.length() > MAX_CONSOLE_LINE_CHARS) {
+                            break;
+                        }
                         line.append(line.isEmpty() ? "" : " ").append(v.isString() ? v.asString() : v.toString());
                     }
-                    chain(ctx).console().println(line);
+                    chain(ctx).console().println(line.length() <= MAX_CONSOLE_LINE_CHARS ? line
+                            : line.substring(0, MAX_CONSOLE_LINE_CHARS) + "… (cut at " + MAX_CONSOLE_LINE_CHARS + " chars)");
                     return null;
                 },
                 "node", ctx == null ? "" : ctx.node(),
@@ -69,6 +84,14 @@ final class RpccGlobal implements ProxyObject {
         return ctx;
     }
 
+    private static String text(Value v) {
+        if (!v.isString()) {
+            throw new IllegalArgumentException("a server or service function name must be a string, got "
+                    + JsFunctionCompiler.bounded(v.toString()));
+        }
+        return v.asString();
+    }
+
     private static void need(Value[] args, int n, String usage) {
         if (args.length < n) {
             throw new IllegalArgumentException("usage: " + usage);
@@ -77,12 +100,13 @@ final class RpccGlobal implements ProxyObject {
 
     @Override
     public Object getMember(String key) {
+        JsValues.refuseReflective(key, invocation);
         return members.get(key);
     }
 
     @Override
     public Object getMemberKeys() {
-        return org.graalvm.polyglot.proxy.ProxyArray.fromList(new java.util.ArrayList<>(KEYS));
+        return ProxyArray.fromList(new ArrayList<>(KEYS));
     }
 
     @Override
@@ -92,6 +116,11 @@ final class RpccGlobal implements ProxyObject {
 
     @Override
     public void putMember(String key, Value value) {
-        throw new UnsupportedOperationException("rpcc is read-only");
+        throw JsValues.tampering("rpcc." + key, invocation);
+    }
+
+    @Override
+    public boolean removeMember(String key) {
+        throw JsValues.tampering("rpcc." + key, invocation);
     }
 }

@@ -1,7 +1,6 @@
 package io.rpcc.js.internal;
 
 import io.rpcc.core.internal.function.SandboxViolation;
-import java.util.concurrent.atomic.AtomicReference;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 import org.graalvm.polyglot.proxy.ProxyInstantiable;
@@ -15,19 +14,17 @@ import org.graalvm.polyglot.proxy.ProxyObject;
 final class Tripwire implements ProxyObject, ProxyExecutable, ProxyInstantiable {
     private final String name;
     private final String rule;
-    private final AtomicReference<SandboxViolation> tripped;
+    private final Invocation invocation;
 
-    Tripwire(String name, String rule, AtomicReference<SandboxViolation> tripped) {
+    Tripwire(String name, String rule, Invocation invocation) {
         this.name = name;
         this.rule = rule;
-        this.tripped = tripped;
+        this.invocation = invocation;
     }
 
     private SandboxViolation trip(String what) {
-        SandboxViolation v = new SandboxViolation(rule, "chaining function used " + what
+        return invocation.refuse(rule, "chaining function used " + JsFunctionCompiler.bounded(what)
                 + ", which the JavaScript sandbox does not provide");
-        tripped.compareAndSet(null, v);
-        return v;
     }
 
     @Override
@@ -57,6 +54,11 @@ final class Tripwire implements ProxyObject, ProxyExecutable, ProxyInstantiable 
 
     @Override
     public void putMember(String key, Value value) {
+        throw trip(name + "." + key);
+    }
+
+    @Override
+    public boolean removeMember(String key) {
         throw trip(name + "." + key);
     }
 }
