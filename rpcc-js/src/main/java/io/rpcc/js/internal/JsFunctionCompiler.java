@@ -118,9 +118,10 @@ final class JsFunctionCompiler implements FunctionCompiler {
                             .err(OutputStream.nullOutputStream())
                             .option("engine.WarnInterpreterOnly", "false")
                             .build();
-                    // Loading the language costs most of a second of CPU once per JVM: not the first function's budget.
+                    // Loading the language and its locale data costs a second or two of CPU once per JVM:
+                    // not the budget of the first function that happens to use them.
                     try (Context warm = newContext(e, null)) {
-                        warm.eval("js", "0");
+                        warm.eval("js", "new Intl.DateTimeFormat().format(0) + new Intl.NumberFormat().format(0)");
                     }
                     log.info("GraalJS loaded for JavaScript chaining functions; on a stock JDK it runs in its "
                             + "interpreter, without JIT compilation (run on GraalVM for compiled JavaScript)");

@@ -111,6 +111,7 @@ final class RpccGlobal implements ProxyObject {
 
     @Override
     public boolean hasMember(String key) {
+        JsValues.refuseReflective(key, invocation);
         return members.containsKey(key);
     }
 
