@@ -16,9 +16,9 @@ public enum Refusal {
      */
     IMPERSONATION,
     /**
-     * A TLS handshake that failed: the peer's certificate was not signed by a trusted CA, had
-     * expired or was not yet valid, was not sent, or the peer did not speak TLS. The connection was
-     * closed.
+     * A TLS handshake on a connection of this node that failed: this node refused the peer's
+     * certificate (not signed by a trusted CA, expired or not yet valid, not sent), the peer refused
+     * this node's, or the peer did not speak TLS. The connection was closed.
      */
     TLS_HANDSHAKE
 }

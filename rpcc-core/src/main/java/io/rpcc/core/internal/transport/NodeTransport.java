@@ -490,7 +490,8 @@ public final class NodeTransport implements AutoCloseable {
                 Throwable tlsFailure = ch.attr(TLS_FAILURE).get();
                 handshake.completeExceptionally(tlsFailure == null
                         ? new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer
-                                + "' closed during the rpcc handshake")
+                                + "' closed during the rpcc handshake" + (tls == null
+                                ? " (if it runs TLS, this node needs TLS too: builder.tls(...))" : ""))
                         : new HopFailure(ErrorCode.PEER_AUTHENTICATION, "'" + expectedPeer + "' at " + key.address()
                                 + " closed the connection during the TLS handshake: "
                                 + TlsContexts.explain(tlsFailure), tlsFailure));

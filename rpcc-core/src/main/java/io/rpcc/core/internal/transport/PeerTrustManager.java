@@ -66,7 +66,7 @@ final class PeerTrustManager extends X509ExtendedTrustManager {
         }
         return new CertificateException("the peer's " + who + ", issued by '"
                 + chain[chain.length - 1].getIssuerX500Principal().getName()
-                + "', is not signed by a CA this node trusts: sign it with a CA in the node's trusted certificates,"
+                + "', is not signed by a CA this node trusts: sign it with a CA in this node's trusted certificates,"
                 + " or add its CA there (" + e.getMessage() + ")", e);
     }
 

@@ -18,6 +18,7 @@ import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -134,7 +135,7 @@ public final class TlsContexts {
         if (failure instanceof NotSslRecordException) {
             return "the peer does not speak TLS: turn on TLS (builder.tls(...)) on every node";
         }
-        if (m != null && m.contains("alert")) {
+        if (m != null && m.toLowerCase(Locale.ROOT).contains("alert")) {
             return "the peer refused this node's certificate (" + m + "): make sure the peer trusts the CA that "
                     + "signed it and that it is valid now";
         }
