@@ -20,8 +20,8 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
-import io.netty.util.NetUtil;
 import io.netty.util.AttributeKey;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rpcc.core.NodeTls;
@@ -69,6 +69,8 @@ public final class NodeTransport implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeTransport.class);
     private static final AttributeKey<Hello> PEER = AttributeKey.valueOf("rpcc.peer");
     private static final AttributeKey<WritabilityGate> GATE = AttributeKey.valueOf("rpcc.writability");
+    private static final AttributeKey<PeerKey> KEY = AttributeKey.valueOf("rpcc.peerKey");
+    private static final AttributeKey<Throwable> TLS_FAILURE = AttributeKey.valueOf("rpcc.tlsFailure");
     private static volatile EventLoopGroup sharedGroup;
 
     /**
@@ -91,8 +93,6 @@ public final class NodeTransport implements AutoCloseable {
     private final WireFormat wire;
     private final InboundListener listener;
     private final EventLoopGroup group;
-    private static final AttributeKey<PeerKey> KEY = AttributeKey.valueOf("rpcc.peerKey");
-    private static final AttributeKey<Throwable> TLS_FAILURE = AttributeKey.valueOf("rpcc.tlsFailure");
     private final ConcurrentMap<PeerKey, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
     private final TlsContexts tls;
     private final ChannelGroup channels = new DefaultChannelGroup("rpcc", GlobalEventExecutor.INSTANCE);
@@ -135,7 +135,7 @@ public final class NodeTransport implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        setUp(ch, null, null, null);
+                        setUp(ch, null, null);
                     }
                 });
         Channel ch;
@@ -190,11 +190,6 @@ public final class NodeTransport implements AutoCloseable {
                 refusals.snapshot());
     }
 
-    /** Whether this node's connections run mutual TLS. */
-    public boolean tls() {
-        return tls != null;
-    }
-
     /**
      * The connection to node {@code peer} at {@code address}: an open one (one this node opened to
      * that address, or, with TLS, one that {@code peer} opened and authenticated for that name), or
@@ -234,7 +229,7 @@ public final class NodeTransport implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        setUp(ch, key, handshake, address);
+                        setUp(ch, key, handshake);
                     }
                 });
         b.connect(address).addListener((ChannelFutureListener) f -> {
@@ -274,11 +269,11 @@ public final class NodeTransport implements AutoCloseable {
      * Sets up a connection: inbound if {@code key} is {@code null}, else outbound to {@code key}, whose
      * {@code handshake} completes when the peer is known to be {@code key.node()}.
      */
-    private void setUp(SocketChannel ch, PeerKey key, CompletableFuture<Channel> handshake, InetSocketAddress address) {
+    private void setUp(SocketChannel ch, PeerKey key, CompletableFuture<Channel> handshake) {
         channels.add(ch);
         if (tls != null) {
             ch.pipeline().addLast("tls", key == null ? tls.inbound(ch.alloc(), config.connectTimeout())
-                    : tls.outbound(ch.alloc(), address, config.connectTimeout()));
+                    : tls.outbound(ch.alloc(), key.address(), config.connectTimeout()));
         }
         if (key != null) {
             ch.attr(KEY).set(key);
