@@ -35,6 +35,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private Duration replyWriteTimeout = Duration.ofSeconds(30);
     private SandboxLimits sandbox = SandboxLimits.DEFAULT;
     private int functionCacheSize = 256;
+    private NodeTls tls;
 
     /** A builder for a node named {@code name}. */
     protected NodeBuilder(String name) {
@@ -161,6 +162,18 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return self();
     }
 
+    /**
+     * Runs mutual TLS on every connection of this node, inbound and outbound, with this identity and
+     * these trusted CAs (default: plaintext). Every node that talks to this one needs TLS too. The
+     * certificate must carry the node's name (see {@link NodeTls} for the rule), or the node does not
+     * start; peers are refused unless their certificates are signed by a trusted CA, valid, and carry
+     * the names they claim.
+     */
+    public B tls(NodeTls tls) {
+        this.tls = Objects.requireNonNull(tls, "tls");
+        return self();
+    }
+
     /** The configured hop limit. */
     protected int maxHops() {
         return maxHops;
@@ -175,6 +188,6 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     protected Node.Settings settings() {
         Executor ex = executor != null ? executor : new DefaultExecutor(name);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
-                types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize), maxHops, replyWriteTimeout);
+                types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize), maxHops, replyWriteTimeout, tls);
     }
 }

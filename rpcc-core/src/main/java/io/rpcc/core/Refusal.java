@@ -8,5 +8,17 @@ package io.rpcc.core;
  */
 public enum Refusal {
     /** A frame that could not be decoded, or was over the size limit; its bytes were skipped. */
-    MALFORMED_FRAME
+    MALFORMED_FRAME,
+    /**
+     * A TLS peer whose certificate does not carry the node name it claimed: an inbound peer whose
+     * HELLO names a node its certificate does not carry, or a node dialled at the address of a name
+     * whose certificate (or HELLO) is for another name. The connection was closed.
+     */
+    IMPERSONATION,
+    /**
+     * A TLS handshake on a connection of this node that failed: this node refused the peer's
+     * certificate (not signed by a trusted CA, expired or not yet valid, not sent), the peer refused
+     * this node's, or the peer did not speak TLS. The connection was closed.
+     */
+    TLS_HANDSHAKE
 }

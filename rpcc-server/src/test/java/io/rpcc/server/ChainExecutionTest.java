@@ -14,22 +14,31 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.StaticRoute;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Chains of 1 to 5 hops through real servers on loopback, in chain and interactive mode. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(Cluster.Security.class)
 class ChainExecutionTest {
+    /** Plaintext or mutual TLS: the run's argument, which {@link #start} sets the cluster up with. */
+    @Parameter
+    Cluster.Security security;
+
     static Cluster cluster;
     static RpccClient client;
     static final java.util.Map<String, RpccServer> servers = new java.util.HashMap<>();
     static final ChainingFunctionSource ROUTE = ChainingFunctionSource.javaResource(ChainExecutionTest.class, "/chains/Route.java");
 
-    @BeforeAll
-    static void start() {
-        cluster = new Cluster();
+    @BeforeParameterizedClassInvocation
+    static void start(Cluster.Security security) {
+        cluster = new Cluster(security);
         for (int i = 1; i <= 5; i++) {
             int n = i;
             servers.put("s" + i, cluster.server("s" + i, b -> b
@@ -78,7 +87,7 @@ class ChainExecutionTest {
         assertEquals("catalog", catalog.name());
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() throws Exception {
         cluster.close();
     }

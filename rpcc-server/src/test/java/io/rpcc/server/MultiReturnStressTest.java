@@ -21,8 +21,12 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -31,7 +35,13 @@ import org.junit.jupiter.api.Timeout;
  * function returns. For every chain: the replies received are exactly the replies sent (no loss, no
  * duplicate), none arrives after the set ended, and nothing hangs.
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(Cluster.Security.class)
 class MultiReturnStressTest {
+    /** Plaintext or mutual TLS: the run's argument, which {@link #start} sets the cluster up with. */
+    @Parameter
+    Cluster.Security security;
+
     static final int CHAINS = Integer.getInteger("rpcc.stress.chains", 10_000);
     static final int IN_FLIGHT = 64;
     static Cluster cluster;
@@ -110,18 +120,22 @@ class MultiReturnStressTest {
         return seed;
     }
 
-    @BeforeAll
-    static void start() {
-        cluster = new Cluster();
+    @BeforeParameterizedClassInvocation
+    static void start(Cluster.Security security) {
+        cluster = new Cluster(security);
         for (int i = 1; i <= 4; i++) {
             cluster.server("w" + i, b -> b.service("work", MultiReturnStressTest::work));
         }
         client = cluster.client();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() throws Exception {
         cluster.close();
+    }
+
+    @AfterAll
+    static void shutDownPool() {
         pool.shutdownNow();
     }
 

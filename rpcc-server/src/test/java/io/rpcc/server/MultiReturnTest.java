@@ -28,11 +28,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** preturn and ReplySet: replies from any thread of any hop, and a set that ends exactly after the last. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(Cluster.Security.class)
 class MultiReturnTest {
+    /** Plaintext or mutual TLS: the run's argument, which {@link #start} sets the cluster up with. */
+    @Parameter
+    Cluster.Security security;
+
     static Cluster cluster;
     static RpccClient client;
     static final ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -53,9 +63,9 @@ class MultiReturnTest {
         gates.computeIfAbsent(gate, g -> new CountDownLatch(1)).countDown();
     }
 
-    @BeforeAll
-    static void start() {
-        cluster = new Cluster();
+    @BeforeParameterizedClassInvocation
+    static void start(Cluster.Security security) {
+        cluster = new Cluster(security);
         cluster.server("a", b -> b
                 .service("count", p -> {
                     int n = (Integer) p;
@@ -128,9 +138,13 @@ class MultiReturnTest {
         client = cluster.client();
     }
 
-    @AfterAll
+    @AfterParameterizedClassInvocation
     static void stop() throws Exception {
         cluster.close();
+    }
+
+    @AfterAll
+    static void shutDownPool() {
         pool.shutdownNow();
     }
 

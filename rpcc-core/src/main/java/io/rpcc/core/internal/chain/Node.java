@@ -9,6 +9,7 @@ import io.rpcc.core.internal.function.RepositoryProtocol;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.NameResolver;
+import io.rpcc.core.NodeTls;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.InboundListener;
@@ -60,10 +61,12 @@ public final class Node implements InboundListener, AutoCloseable {
      * @param functions compiles and caches chaining functions
      * @param maxHops the largest hop count this node lets a chain reach
      * @param replyWriteTimeout how long {@code preturn} waits for a slow originator before failing
+     * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
      */
     public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
-                           Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout) {
+                           Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
+                           NodeTls tls) {
     }
 
     private final Settings settings;
@@ -77,7 +80,8 @@ public final class Node implements InboundListener, AutoCloseable {
         this.requests = requests != null ? requests : Node::rejectRequest;
         WireFormat wire = new WireFormat(new Serialization(settings.types()));
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
-                settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group()),
+                settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
+                settings.tls()),
                 wire, this);
         this.originator = new ChainOriginator(settings.name());
         settings.functions().fetchWith(this::fetchFunction);
@@ -211,7 +215,7 @@ public final class Node implements InboundListener, AutoCloseable {
                            Object value, Credit credit) {
         ChainResultFrame frame = new ChainResultFrame(h.chainId(), path, console, timings, value, credit, null);
         toOrigin(h, frame).whenComplete((v, e) -> {
-            if (e != null && unwrap(e) instanceof HopFailure f && f.code() != ErrorCode.HOP_UNREACHABLE) {
+            if (e != null && unwrap(e) instanceof HopFailure f && !f.code().unreachable()) {
                 sendFailure(h, f, path, console, timings, credit);
             }
         });
@@ -226,7 +230,7 @@ public final class Node implements InboundListener, AutoCloseable {
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
                 console, timings);
         toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), failure, credit)).whenComplete((v, e) -> {
-            if (e != null && unwrap(e) instanceof HopFailure tooBig && tooBig.code() != ErrorCode.HOP_UNREACHABLE) {
+            if (e != null && unwrap(e) instanceof HopFailure tooBig && !tooBig.code().unreachable()) {
                 // The console or details made the error too large: send it without them.
                 ChainFailure lean = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path,
                         List.of(), List.of(), List.of());
@@ -238,7 +242,7 @@ public final class Node implements InboundListener, AutoCloseable {
     private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
         return transport.send(h.origin(), originAddress(h), frame)
                 .whenComplete((v, e) -> {
-                    if (e != null && unwrap(e) instanceof HopFailure f && f.code() == ErrorCode.HOP_UNREACHABLE) {
+                    if (e != null && unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
                         log.warn("node '{}' cannot reach originator '{}' of chain {}#{}: {}", name(), h.origin(),
                                 h.origin(), h.chainId(), f.getMessage());
                     }

@@ -18,9 +18,13 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.AttributeKey;
+import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.rpcc.core.NodeTls;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
@@ -34,20 +38,29 @@ import io.rpcc.core.internal.wire.WireFormat;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A node's network endpoint: it listens, and keeps one multiplexed connection per peer node,
- * reused by every chain between the two (whichever side opened it). Every connection starts with a
- * HELLO each way, which names the node, where it listens and the largest frame it accepts; the
- * sender never writes a frame larger than the receiver accepts.
+ * A node's network endpoint: it listens, and keeps one multiplexed connection per peer node and
+ * address, reused by every chain that sends to that peer. Every connection starts with a HELLO each
+ * way, which names the node, where it listens and the largest frame it accepts; the sender never
+ * writes a frame larger than the receiver accepts.
+ *
+ * <p>Who may receive what is sent to a name: a node sends to a name only over a connection it
+ * opened itself to the address its resolver (or a chain's header) gives for that name, and whose
+ * HELLO answered with that name; a connection a peer opened is used to send to it only when TLS
+ * authenticated the peer's certificate for the name its HELLO claims ({@link NodeIdentity}). So a
+ * peer that claims another node's name in its HELLO receives nothing meant for that node. With
+ * TLS ({@link Config#tls()}), an {@link SslHandler} is the first handler of every connection.
  *
  * <p>Nothing here blocks an event loop: frames are encoded by the calling (worker) thread and
  * decoded frames are handed to an {@link InboundListener}, which must return at once.
@@ -56,6 +69,8 @@ public final class NodeTransport implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NodeTransport.class);
     private static final AttributeKey<Hello> PEER = AttributeKey.valueOf("rpcc.peer");
     private static final AttributeKey<WritabilityGate> GATE = AttributeKey.valueOf("rpcc.writability");
+    private static final AttributeKey<PeerKey> KEY = AttributeKey.valueOf("rpcc.peerKey");
+    private static final AttributeKey<Throwable> TLS_FAILURE = AttributeKey.valueOf("rpcc.tlsFailure");
     private static volatile EventLoopGroup sharedGroup;
 
     /**
@@ -68,16 +83,18 @@ public final class NodeTransport implements AutoCloseable {
      * @param maxFrameSize the largest frame this node sends or accepts, in bytes
      * @param connectTimeout how long to wait for a connection and its HELLO
      * @param group the event loops, or {@code null} for the JVM-wide shared group
+     * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
      */
     public record Config(String nodeName, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
-                         Duration connectTimeout, EventLoopGroup group) {
+                         Duration connectTimeout, EventLoopGroup group, NodeTls tls) {
     }
 
     private final Config config;
     private final WireFormat wire;
     private final InboundListener listener;
     private final EventLoopGroup group;
-    private final ConcurrentMap<String, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
+    private final ConcurrentMap<PeerKey, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
+    private final TlsContexts tls;
     private final ChannelGroup channels = new DefaultChannelGroup("rpcc", GlobalEventExecutor.INSTANCE);
     private final Refusals refusals = new Refusals();
     private final AtomicLong framesReceived = new AtomicLong();
@@ -90,6 +107,7 @@ public final class NodeTransport implements AutoCloseable {
         this.wire = wire;
         this.listener = listener;
         this.group = config.group() != null ? config.group() : sharedGroup();
+        this.tls = config.tls() == null ? null : TlsContexts.forNode(config.nodeName(), config.tls());
     }
 
     /** The JVM-wide event loops used by nodes that were not given their own (daemon threads). */
@@ -173,31 +191,36 @@ public final class NodeTransport implements AutoCloseable {
     }
 
     /**
-     * The connection to node {@code peer}: an open one (whichever side opened it), or a new one to
-     * {@code address}. Fails with a {@link HopFailure} of {@link ErrorCode#HOP_UNREACHABLE} if the node
-     * cannot be reached or another node answers at that address.
+     * The connection to node {@code peer} at {@code address}: an open one (one this node opened to
+     * that address, or, with TLS, one that {@code peer} opened and authenticated for that name), or
+     * a new one. Fails with a {@link HopFailure} of {@link ErrorCode#HOP_UNREACHABLE} if the node
+     * cannot be reached or another node answers at that address, or of
+     * {@link ErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}.
      */
     public CompletableFuture<Channel> connect(String peer, InetSocketAddress address) {
+        PeerKey key = new PeerKey(peer, address);
         while (true) {
-            CompletableFuture<Channel> existing = peers.get(peer);
+            CompletableFuture<Channel> existing = peers.get(key);
             if (existing != null && !(existing.isDone() && (existing.isCompletedExceptionally() || !existing.join().isActive()))) {
                 return existing;
             }
             CompletableFuture<Channel> fresh = new CompletableFuture<>();
-            boolean won = existing == null ? peers.putIfAbsent(peer, fresh) == null : peers.replace(peer, existing, fresh);
+            boolean won = existing == null ? peers.putIfAbsent(key, fresh) == null : peers.replace(key, existing, fresh);
             if (won) {
                 fresh.whenComplete((ch, e) -> {
                     if (e != null) {
-                        peers.remove(peer, fresh);
+                        peers.remove(key, fresh);
                     }
                 });
-                open(peer, address, fresh);
+                open(key, fresh);
                 return fresh;
             }
         }
     }
 
-    private void open(String peer, InetSocketAddress address, CompletableFuture<Channel> handshake) {
+    private void open(PeerKey key, CompletableFuture<Channel> handshake) {
+        String peer = key.node();
+        InetSocketAddress address = key.address();
         Bootstrap b = new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
@@ -206,7 +229,7 @@ public final class NodeTransport implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        setUp(ch, peer, handshake);
+                        setUp(ch, key, handshake);
                     }
                 });
         b.connect(address).addListener((ChannelFutureListener) f -> {
@@ -219,12 +242,22 @@ public final class NodeTransport implements AutoCloseable {
             ch.writeAndFlush(wire.encode(self, config.maxFrameSize()));
             ch.eventLoop().schedule(() -> {
                 if (handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node at " + address
-                        + " (expected '" + peer + "') did not answer the rpcc handshake within "
-                        + config.connectTimeout().toMillis() + " ms"))) {
+                        + " (expected '" + peer + "') did not answer the " + (tls != null ? "TLS and " : "")
+                        + "rpcc handshake within " + config.connectTimeout().toMillis() + " ms"
+                        + (tls != null ? "; if it runs without TLS, turn TLS on there too (builder.tls(...))" : "")))) {
                     ch.close();
                 }
             }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
         });
+    }
+
+    private static SSLException tlsFailure(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SSLException ssl) {
+                return ssl;
+            }
+        }
+        return null;
     }
 
     private static String describe(Throwable t) {
@@ -232,10 +265,21 @@ public final class NodeTransport implements AutoCloseable {
         return m == null ? t.getClass().getSimpleName() : m;
     }
 
-    private void setUp(SocketChannel ch, String expectedPeer, CompletableFuture<Channel> handshake) {
+    /**
+     * Sets up a connection: inbound if {@code key} is {@code null}, else outbound to {@code key}, whose
+     * {@code handshake} completes when the peer is known to be {@code key.node()}.
+     */
+    private void setUp(SocketChannel ch, PeerKey key, CompletableFuture<Channel> handshake) {
         channels.add(ch);
+        if (tls != null) {
+            ch.pipeline().addLast("tls", key == null ? tls.inbound(ch.alloc(), config.connectTimeout())
+                    : tls.outbound(ch.alloc(), key.address(), config.connectTimeout()));
+        }
+        if (key != null) {
+            ch.attr(KEY).set(key);
+        }
         ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize()));
-        ch.pipeline().addLast("rpcc", new FrameHandler(expectedPeer, handshake));
+        ch.pipeline().addLast("rpcc", new FrameHandler(key == null ? null : key.node(), handshake));
     }
 
     /**
@@ -327,9 +371,14 @@ public final class NodeTransport implements AutoCloseable {
         }
 
         private void onHello(Channel ch, Hello h) {
+            if (tls != null && !authenticatedAs(ch, h.node())) {
+                return;
+            }
             ch.attr(PEER).set(h);
-            if (handshake == null) { // inbound: this peer may now be reached over this connection
-                peers.putIfAbsent(h.node(), CompletableFuture.completedFuture(ch));
+            if (handshake == null) {
+                if (tls != null) {
+                    adopt(ch, h);
+                }
                 ch.writeAndFlush(wire.encode(self, config.maxFrameSize()));
             } else if (!h.node().equals(expectedPeer)) {
                 handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "the node at "
@@ -339,6 +388,74 @@ public final class NodeTransport implements AutoCloseable {
             } else {
                 handshake.complete(ch);
             }
+        }
+
+        /**
+         * Whether the TLS peer of {@code ch} carries {@code claimed} in its certificate; if not, the
+         * connection is refused (counted, logged, closed; an outbound handshake fails).
+         */
+        private boolean authenticatedAs(Channel ch, String claimed) {
+            X509Certificate cert = TlsContexts.peerCertificate(ch);
+            if (cert != null && NodeIdentity.carries(cert, claimed)) {
+                return true;
+            }
+            refusals.count(Refusal.IMPERSONATION);
+            String why = "the peer at " + ch.remoteAddress() + " claims to be '" + claimed + "' but its "
+                    + (cert == null ? "certificate is unknown" : NodeIdentity.describe(cert)) + " does not carry that name";
+            log.warn("node '{}' refused a connection: {}", config.nodeName(), why);
+            if (handshake != null) {
+                handshake.completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, why
+                        + ": check the name resolver, or give '" + claimed + "' a certificate with "
+                        + NodeIdentity.howToName(claimed)));
+            }
+            ch.close();
+            return false;
+        }
+
+        /**
+         * Keeps an inbound connection whose peer TLS authenticated as {@code h.node()} for sending to
+         * that node at the address it listens on. A peer that advertises a host name rather than an
+         * address is not adopted (no name is resolved on an event loop): this node dials it instead.
+         */
+        private void adopt(Channel ch, Hello h) {
+            InetAddress address = NetUtil.createInetAddressFromIpAddressString(h.host());
+            if (address == null) {
+                return;
+            }
+            PeerKey key = new PeerKey(h.node(), new InetSocketAddress(address, h.port()));
+            if (peers.putIfAbsent(key, CompletableFuture.completedFuture(ch)) == null) {
+                ch.attr(KEY).set(key);
+            }
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+            if (evt instanceof SslHandshakeCompletionEvent done) {
+                Channel ch = ctx.channel();
+                if (!done.isSuccess()) {
+                    refusals.count(Refusal.TLS_HANDSHAKE);
+                    String why = TlsContexts.explain(done.cause());
+                    if (handshake != null) {
+                        handshake.completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, "TLS handshake "
+                                + "with '" + expectedPeer + "' at " + ch.remoteAddress() + " failed: " + why, done.cause()));
+                    } else {
+                        log.warn("node '{}' refused a TLS connection from {}: {}", config.nodeName(), ch.remoteAddress(), why);
+                    }
+                    ctx.close();
+                } else if (handshake != null) {
+                    X509Certificate cert = TlsContexts.peerCertificate(ch);
+                    if (cert == null || !NodeIdentity.carries(cert, expectedPeer)) {
+                        refusals.count(Refusal.IMPERSONATION);
+                        handshake.completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, "the node at "
+                                + ch.remoteAddress() + " (the address of '" + expectedPeer + "') presented "
+                                + (cert == null ? "no certificate" : "a " + NodeIdentity.describe(cert))
+                                + " that does not carry the name '" + expectedPeer + "': check the name resolver, or "
+                                + "give '" + expectedPeer + "' a certificate with " + NodeIdentity.howToName(expectedPeer)));
+                        ctx.close();
+                    }
+                }
+            }
+            super.userEventTriggered(ctx, evt);
         }
 
         @Override
@@ -357,16 +474,22 @@ public final class NodeTransport implements AutoCloseable {
             if (gate != null) {
                 gate.changed();
             }
-            Hello h = ch.attr(PEER).get();
-            if (h != null) {
-                CompletableFuture<Channel> f = peers.get(h.node());
+            PeerKey key = ch.attr(KEY).get();
+            if (key != null) {
+                CompletableFuture<Channel> f = peers.get(key);
                 if (f != null && f.isDone() && !f.isCompletedExceptionally() && f.join() == ch) {
-                    peers.remove(h.node(), f);
+                    peers.remove(key, f);
                 }
             }
             if (handshake != null) {
-                handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '"
-                        + expectedPeer + "' closed during the rpcc handshake"));
+                Throwable tlsFailure = ch.attr(TLS_FAILURE).get();
+                handshake.completeExceptionally(tlsFailure == null
+                        ? new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer
+                                + "' closed during the rpcc handshake" + (tls == null
+                                ? " (if it runs TLS, this node needs TLS too: builder.tls(...))" : ""))
+                        : new HopFailure(ErrorCode.PEER_AUTHENTICATION, "'" + expectedPeer + "' at " + key.address()
+                                + " closed the connection during the TLS handshake: "
+                                + TlsContexts.explain(tlsFailure), tlsFailure));
             }
             super.channelInactive(ctx);
         }
@@ -383,6 +506,13 @@ public final class NodeTransport implements AutoCloseable {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            SSLException tlsFailure = tlsFailure(cause);
+            if (tlsFailure != null) { // counted (if refused here) by the handshake event
+                ctx.channel().attr(TLS_FAILURE).set(tlsFailure);
+                log.debug("node '{}': TLS failure on {}: {}", config.nodeName(), ctx.channel(), tlsFailure.toString());
+                ctx.close();
+                return;
+            }
             if (cause instanceof DecoderException) { // a frame over the size limit (its bytes are skipped)
                 onMalformed(ctx, cause.getCause() != null ? cause.getCause() : cause);
                 return;

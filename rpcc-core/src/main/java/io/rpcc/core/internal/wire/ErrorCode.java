@@ -34,7 +34,10 @@ public enum ErrorCode {
     FUNCTION_NOT_FOUND(io.rpcc.core.ChainingFunctionNotFoundException.class,
             io.rpcc.core.ChainingFunctionNotFoundException::new),
     REPOSITORY_UNAVAILABLE(io.rpcc.core.RepositoryUnavailableException.class,
-            io.rpcc.core.RepositoryUnavailableException::new);
+            io.rpcc.core.RepositoryUnavailableException::new),
+    /** Appended last: a code's ordinal is its wire value. */
+    PEER_AUTHENTICATION(io.rpcc.core.PeerAuthenticationException.class,
+            io.rpcc.core.PeerAuthenticationException::new);
 
     private static final ErrorCode[] VALUES = values();
 
@@ -44,6 +47,14 @@ public enum ErrorCode {
     ErrorCode(Class<? extends ChainException> type, Function<ChainFailure, ChainException> factory) {
         this.type = type;
         this.factory = factory;
+    }
+
+    /**
+     * Whether this code means the peer could not be reached at all (so that reporting the failure to
+     * the same peer is pointless).
+     */
+    public boolean unreachable() {
+        return this == HOP_UNREACHABLE || this == PEER_AUTHENTICATION;
     }
 
     /** The public exception type's name, used as the failure's exception name for rpcc's own errors. */
