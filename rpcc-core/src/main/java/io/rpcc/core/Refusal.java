@@ -8,5 +8,17 @@ package io.rpcc.core;
  */
 public enum Refusal {
     /** A frame that could not be decoded, or was over the size limit; its bytes were skipped. */
-    MALFORMED_FRAME
+    MALFORMED_FRAME,
+    /**
+     * A chaining function that broke a sandbox rule (refused by the verifier, or stopped at a limit);
+     * its chain failed with a {@link SandboxViolationException}.
+     */
+    SANDBOX_VIOLATION,
+    /**
+     * A chaining function that needed compiling while the node already had its maximum of
+     * compilations waiting ({@code NodeBuilder.maxQueuedCompiles}).
+     */
+    COMPILE_QUEUE_FULL,
+    /** A chaining function whose source was over the node's limit ({@code NodeBuilder.maxFunctionSourceChars}). */
+    FUNCTION_SOURCE_TOO_LARGE
 }

@@ -43,7 +43,7 @@ class FunctionRuntimeTest {
         FunctionRuntime.Loaded first = rt.load(adder(1));
         FunctionRuntime.Loaded second = rt.load(adder(1));
         assertSame(first.function(), second.function());
-        assertEquals(new FunctionRuntime.Stats(1, 1, rt.stats().compileNanos(), 1, 0), rt.stats());
+        assertEquals(new FunctionRuntime.Stats(1, 1, rt.stats().compileNanos(), 1, 0, rt.stats().abandonedSandboxThreads()), rt.stats());
         NextHop next = rt.invoke(first.function(), ChainState.empty(), 41);
         assertEquals(NextHop.end(42), next);
         CompiledFunction counter = rt.load(ChainingFunctionSource.java("""
