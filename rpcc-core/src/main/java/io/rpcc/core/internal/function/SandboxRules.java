@@ -194,7 +194,14 @@ final class SandboxRules {
         if (c.contains("ClassLoader") || c.equals("java/lang/ModuleLayer") || c.startsWith("java/lang/instrument/")) {
             return "class-loading";
         }
+        if (c.equals("java/util/TimeZone")) {
+            return "host-information";
+        }
+        if (c.equals("java/security/Security") || c.equals("java/util/logging/LogManager")) {
+            return "global-state";
+        }
         if (c.startsWith("java/lang/Thread") || c.startsWith("java/util/concurrent/") || c.equals("java/util/Timer")
+                || c.equals("java/util/stream/StreamSupport") || c.equals("java/util/stream/BaseStream") || c.startsWith("java/util/Spliterator")
                 || c.startsWith("java/lang/ref/") || c.equals("java/lang/ScopedValue")) {
             return "threads";
         }
