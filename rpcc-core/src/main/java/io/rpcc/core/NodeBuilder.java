@@ -36,6 +36,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private SandboxLimits sandbox = SandboxLimits.DEFAULT;
     private int functionCacheSize = 256;
     private NodeTls tls;
+    private int maxFunctionSourceChars = FunctionRuntime.DEFAULT_MAX_SOURCE_CHARS;
+    private int maxQueuedCompiles = FunctionRuntime.DEFAULT_MAX_QUEUED_COMPILES;
 
     /** A builder for a node named {@code name}. */
     protected NodeBuilder(String name) {
@@ -174,6 +176,32 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return self();
     }
 
+    /**
+     * The largest chaining-function source this node compiles, in chars (default 65,536); a larger
+     * one fails its chain with a {@link ChainingFunctionCompileException} saying so.
+     */
+    public B maxFunctionSourceChars(int chars) {
+        if (chars <= 0) {
+            throw new IllegalArgumentException("maxFunctionSourceChars must be positive, got " + chars);
+        }
+        this.maxFunctionSourceChars = chars;
+        return self();
+    }
+
+    /**
+     * How many chaining functions this node compiles or lets wait for compilation at once (default
+     * 16); while that many are, a chain whose function is not compiled yet fails at once with a
+     * {@link ChainingFunctionCompileException} (retry later), so that a flood of new functions does
+     * not delay chains whose functions are compiled.
+     */
+    public B maxQueuedCompiles(int compiles) {
+        if (compiles <= 0) {
+            throw new IllegalArgumentException("maxQueuedCompiles must be positive, got " + compiles);
+        }
+        this.maxQueuedCompiles = compiles;
+        return self();
+    }
+
     /** The configured hop limit. */
     protected int maxHops() {
         return maxHops;
@@ -188,6 +216,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     protected Node.Settings settings() {
         Executor ex = executor != null ? executor : new DefaultExecutor(name);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
-                types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize), maxHops, replyWriteTimeout, tls);
+                types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize,
+                maxFunctionSourceChars, maxQueuedCompiles), maxHops, replyWriteTimeout, tls);
     }
 }

@@ -20,5 +20,17 @@ public enum Refusal {
      * certificate (not signed by a trusted CA, expired or not yet valid, not sent), the peer refused
      * this node's, or the peer did not speak TLS. The connection was closed.
      */
-    TLS_HANDSHAKE
+    TLS_HANDSHAKE,
+    /**
+     * A chaining function that broke a sandbox rule (refused by the verifier, or stopped at a limit);
+     * its chain failed with a {@link SandboxViolationException}.
+     */
+    SANDBOX_VIOLATION,
+    /**
+     * A chaining function that needed compiling while the node already had its maximum of
+     * compilations waiting ({@code NodeBuilder.maxQueuedCompiles}).
+     */
+    COMPILE_QUEUE_FULL,
+    /** A chaining function whose source was over the node's limit ({@code NodeBuilder.maxFunctionSourceChars}). */
+    FUNCTION_SOURCE_TOO_LARGE
 }

@@ -19,7 +19,9 @@ public class SandboxViolationException extends ChainException {
      * The rule that was broken: {@code reflection}, {@code class-loading}, {@code threads},
      * {@code files}, {@code network}, {@code processes}, {@code environment}, {@code exit},
      * {@code native-code}, {@code unsafe}, {@code not-allowed}, {@code cpu-time}, {@code memory},
-     * {@code wall-time}, {@code stack-depth}, ...
+     * {@code wall-time}, {@code stack-depth}, {@code finalizer}, {@code static-state}, {@code global-state},
+     * {@code host-information}, {@code class-path-resources}, {@code rpcc-api}, {@code output-type},
+     * {@code sandbox-capacity}, ...
      */
     public String rule() {
         String m = remoteMessage();

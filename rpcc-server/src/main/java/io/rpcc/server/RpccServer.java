@@ -67,7 +67,7 @@ public final class RpccServer implements AutoCloseable {
         var t = node.transport().stats();
         var f = node.functions().stats();
         return new ServerStats(t.connectionsOpen(), t.malformedFrames(), t.framesReceived(), f.hits(), f.misses(),
-                f.compileNanos(), f.fetches(), t.refusals());
+                f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads());
     }
 
     /** Stops listening and closes its connections. */

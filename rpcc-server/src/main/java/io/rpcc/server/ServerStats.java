@@ -14,10 +14,13 @@ import java.util.Map;
  * @param functionCompileNanos total time spent fetching and compiling chaining functions
  * @param functionFetches chaining functions fetched from a repository
  * @param refusals what the server refused (frames, connections, functions), by kind; kinds never seen are absent
+ * @param abandonedSandboxThreads threads (in this JVM) of chaining functions that were stuck in one JDK call at
+ *     their wall-time limit, abandoned (their chains failed) and still running; at 16, new sandboxed
+ *     invocations are refused until some end
  */
 public record ServerStats(int connectionsOpen, long malformedFrames, long framesReceived,
                           long functionCacheHits, long functionCacheMisses, long functionCompileNanos,
-                          long functionFetches, Map<Refusal, Long> refusals) {
+                          long functionFetches, Map<Refusal, Long> refusals, int abandonedSandboxThreads) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {

@@ -49,7 +49,8 @@ class HopThreadTest {
     }
 
     @Test
-    void aHopWithASandboxedJavaChainingFunctionStartsOnAPlatformThread() {
+    void aHopWithACompiledSandboxedJavaChainingFunctionStartsOnAPlatformThread() {
+        assertEquals("virtual", hop("sandboxed", END), "a hop that waits for a compilation waits on a virtual thread");
         assertEquals("platform", hop("sandboxed", END));
     }
 

@@ -15,6 +15,7 @@ import io.rpcc.core.internal.chain.HopReplies;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.function.InvocationAbandoned;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ErrorCode;
@@ -105,8 +106,15 @@ public final class HopExecutor implements RequestHandler {
             NextHop next;
             VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
             HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies);
+            List<HopTiming> timingsBefore = List.copyOf(timings);
+            HopTiming serviceTiming = timing;
             try (var scope = CurrentContext.enter(cfContext)) {
-                next = node.functions().invoke(loaded.function(), request.state(), result);
+                // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
+                next = node.functions().invoke(loaded.function(), request.state(), result, failure -> {
+                    List<HopTiming> at = new ArrayList<>(timingsBefore);
+                    at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
+                    node.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
+                });
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
             }
@@ -115,6 +123,8 @@ public final class HopExecutor implements RequestHandler {
                         replies.handOver(h.credit()));
                 case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies);
             }
+        } catch (InvocationAbandoned a) {
+            // the hop failed when its chaining function was abandoned; what it did since is dropped
         } catch (HopFailure f) {
             node.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
         } catch (RuntimeException | Error e) {

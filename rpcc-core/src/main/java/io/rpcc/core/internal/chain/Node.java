@@ -85,6 +85,7 @@ public final class Node implements InboundListener, AutoCloseable {
                 wire, this);
         this.originator = new ChainOriginator(settings.name());
         settings.functions().fetchWith(this::fetchFunction);
+        settings.functions().countRefusalsIn(transport.refusals());
     }
 
     /**

@@ -10,6 +10,13 @@ package io.rpcc.core.internal.function;
  * other class loaders.
  */
 public final class Budget {
+    /** The largest scale a BigDecimal may have, either way, when a sandboxed function uses it. */
+    static final int MAX_SCALE = 100_000;
+    /** The largest number of bits in a BigInteger (or a BigDecimal's unscaled value) a function may use. */
+    static final long MAX_NUMBER_BITS = 1L << 21;
+    /** The largest width or precision in a format string. */
+    static final int MAX_FORMAT_WIDTH = 10_000;
+
     private static final ThreadLocal<Budget> CURRENT = new ThreadLocal<>();
     private static final com.sun.management.ThreadMXBean MX =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
@@ -20,6 +27,8 @@ public final class Budget {
     private final long startAllocated;
     private final long startCpu;
     private final long startWall;
+    private final long deadline;
+    private final Thread thread;
     private long ticks;
     private long arrayBytes;
     private volatile SandboxViolation violation;
@@ -32,6 +41,28 @@ public final class Budget {
         this.startAllocated = MX.getCurrentThreadAllocatedBytes();
         this.startCpu = MX.getCurrentThreadCpuTime();
         this.startWall = System.nanoTime();
+        this.deadline = startWall + maxWallNanos;
+        this.thread = Thread.currentThread();
+    }
+
+    /** When the invocation's wall time ends ({@link System#nanoTime()}). */
+    long deadline() {
+        return deadline;
+    }
+
+    /** When the invocation started ({@link System#nanoTime()}). */
+    long started() {
+        return startWall;
+    }
+
+    /** The violation of the wall-time limit. */
+    SandboxViolation wallTimeViolation() {
+        return new SandboxViolation("wall-time", "chaining function ran for more than " + maxWallNanos / 1_000_000 + " ms");
+    }
+
+    /** The thread the invocation runs on. */
+    Thread thread() {
+        return thread;
     }
 
     /** Checks the limits now (also called once after the invocation returns). */
@@ -44,8 +75,7 @@ public final class Budget {
             violate(new SandboxViolation("memory", "chaining function allocated " + allocated
                     + " bytes, over the limit of " + maxAllocatedBytes));
         } else if (System.nanoTime() - startWall > maxWallNanos) {
-            violate(new SandboxViolation("wall-time", "chaining function ran for more than "
-                    + maxWallNanos / 1_000_000 + " ms"));
+            violate(wallTimeViolation());
         } else if (cpu && startCpu >= 0 && MX.getCurrentThreadCpuTime() - startCpu > maxCpuNanos) {
             violate(new SandboxViolation("cpu-time", "chaining function used more than "
                     + maxCpuNanos / 1_000_000 + " ms of CPU time"));
@@ -103,6 +133,206 @@ public final class Budget {
             b.violate(new SandboxViolation("memory", "chaining function allocated an array of " + count
                     + " elements (" + bytes + " bytes), over the limit of " + b.maxAllocatedBytes + " bytes"));
             throw b.violation;
+        }
+    }
+
+    /** Refuses an allocation of {@code bytes} that the invocation's budget cannot hold. */
+    private static void charge(long bytes, String what) {
+        Budget b = CURRENT.get();
+        if (b == null) {
+            return;
+        }
+        if (b.violation != null) {
+            throw b.violation;
+        }
+        b.arrayBytes += Math.max(bytes, 0);
+        if (bytes > b.maxAllocatedBytes || b.arrayBytes > b.maxAllocatedBytes) {
+            b.violate(new SandboxViolation("memory", "chaining function asked for " + what + " (" + bytes
+                    + " bytes), over the limit of " + b.maxAllocatedBytes + " bytes"));
+            throw b.violation;
+        }
+    }
+
+    private static SandboxViolation refuse(String rule, String message) {
+        SandboxViolation v = new SandboxViolation(rule, message);
+        Budget b = CURRENT.get();
+        if (b != null) {
+            b.violate(v);
+        }
+        return v;
+    }
+
+    /** Guard of {@link String#repeat(int)}. */
+    public static String repeat(String s, int count) {
+        charge((long) s.length() * Math.max(count, 0) * 2, "a string of " + s.length() + " chars repeated " + count + " times");
+        return s.repeat(count);
+    }
+
+    /** Guard of {@link StringBuilder#repeat(CharSequence, int)}. */
+    public static StringBuilder repeat(StringBuilder sb, CharSequence s, int count) {
+        charge(((long) sb.length() + (long) s.length() * Math.max(count, 0)) * 2, "a builder with " + s.length()
+                + " chars repeated " + count + " times");
+        return sb.repeat(s, count);
+    }
+
+    /** Guard of {@link StringBuilder#repeat(int, int)}. */
+    public static StringBuilder repeat(StringBuilder sb, int codePoint, int count) {
+        charge(((long) sb.length() + 2L * Math.max(count, 0)) * 2, "a builder with a character repeated " + count + " times");
+        return sb.repeat(codePoint, count);
+    }
+
+    /** Guard of {@link String#indent(int)}. */
+    public static String indent(String s, int n) {
+        if (n > 0) {
+            long lines = s.chars().filter(c -> c == '\n').count() + 1;
+            charge((s.length() + lines * n) * 2, "a string indented by " + n + " on " + lines + " lines");
+        }
+        return s.indent(n);
+    }
+
+    /** Guard of {@link String#format(String, Object...)}. */
+    public static String format(String format, Object[] args) {
+        checkFormat(format, args);
+        return String.format(format, args);
+    }
+
+    /** Guard of {@link String#format(java.util.Locale, String, Object...)}. */
+    public static String format(java.util.Locale locale, String format, Object[] args) {
+        checkFormat(format, args);
+        return String.format(locale, format, args);
+    }
+
+    /** Guard of {@link String#formatted(Object...)}. */
+    public static String formatted(String format, Object[] args) {
+        checkFormat(format, args);
+        return format.formatted(args);
+    }
+
+    /** Guard of {@link io.rpcc.core.VirtualConsole#printf(String, Object...)}. */
+    public static void printf(io.rpcc.core.VirtualConsole console, String format, Object[] args) {
+        checkFormat(format, args);
+        console.printf(format, args);
+    }
+
+    /** Refuses widths and precisions over {@link #MAX_FORMAT_WIDTH}, and numbers out of bounds. */
+    private static void checkFormat(String format, Object[] args) {
+        if (format != null) {
+            long n = 0;
+            for (int i = 0; i < format.length(); i++) {
+                char c = format.charAt(i);
+                if (c >= '0' && c <= '9') {
+                    n = Math.min(n * 10 + (c - '0'), Integer.MAX_VALUE);
+                    if (n > MAX_FORMAT_WIDTH) {
+                        throw refuse("memory", "chaining function used a format width or precision over "
+                                + MAX_FORMAT_WIDTH);
+                    }
+                } else {
+                    n = 0;
+                }
+            }
+        }
+        if (args != null) {
+            for (Object a : args) {
+                if (a instanceof java.math.BigInteger || a instanceof java.math.BigDecimal) {
+                    number(a);
+                }
+            }
+        }
+    }
+
+    private static final java.util.function.IntPredicate TICK_INT = i -> {
+        tick();
+        return true;
+    };
+    private static final java.util.function.LongPredicate TICK_LONG = i -> {
+        tick();
+        return true;
+    };
+
+    /** Guard of {@link java.util.stream.IntStream#range}: every element runs a budget check. */
+    public static java.util.stream.IntStream range(int from, int to) {
+        return java.util.stream.IntStream.range(from, to).filter(TICK_INT);
+    }
+
+    /** Guard of {@link java.util.stream.IntStream#rangeClosed}. */
+    public static java.util.stream.IntStream rangeClosed(int from, int to) {
+        return java.util.stream.IntStream.rangeClosed(from, to).filter(TICK_INT);
+    }
+
+    /** Guard of {@link java.util.stream.LongStream#range}. */
+    public static java.util.stream.LongStream range(long from, long to) {
+        return java.util.stream.LongStream.range(from, to).filter(TICK_LONG);
+    }
+
+    /** Guard of {@link java.util.stream.LongStream#rangeClosed}. */
+    public static java.util.stream.LongStream rangeClosed(long from, long to) {
+        return java.util.stream.LongStream.rangeClosed(from, to).filter(TICK_LONG);
+    }
+
+    /**
+     * Called by instrumented code before a call on a BigInteger or BigDecimal (receiver and
+     * number arguments): refuses numbers too large for one JDK call to handle within the budget.
+     */
+    public static void number(Object value) {
+        if (value instanceof java.math.BigInteger i) {
+            if (i.bitLength() > MAX_NUMBER_BITS) {
+                throw refuse("memory", "chaining function used a BigInteger of " + i.bitLength()
+                        + " bits, over the sandbox's bound of " + MAX_NUMBER_BITS);
+            }
+        } else if (value instanceof java.math.BigDecimal d) {
+            if (Math.abs((long) d.scale()) > MAX_SCALE) {
+                throw refuse("memory", "chaining function used a BigDecimal of scale " + d.scale()
+                        + ", over the sandbox's bound of " + MAX_SCALE + " either way");
+            }
+            if (d.unscaledValue().bitLength() > MAX_NUMBER_BITS) {
+                throw refuse("memory", "chaining function used a BigDecimal of " + d.unscaledValue().bitLength()
+                        + " bits, over the sandbox's bound of " + MAX_NUMBER_BITS);
+            }
+        }
+    }
+
+    /**
+     * Called by instrumented code before {@code op(arg)} on a BigInteger or BigDecimal whose result
+     * grows with {@code arg} (pow, shifts, bits, scales): refuses results out of bounds.
+     */
+    public static void amplify(Object value, int arg, String op) {
+        long bits;
+        long scale = 0;
+        if (value instanceof java.math.BigInteger i) {
+            bits = switch (op) {
+                case "pow" -> (long) Math.max(i.bitLength(), 1) * Math.max(arg, 0);
+                case "shiftLeft", "shiftRight" -> i.bitLength() + Math.abs((long) arg);
+                case "setBit", "clearBit", "flipBit" -> Math.abs((long) arg);
+                default -> 0;
+            };
+        } else if (value instanceof java.math.BigDecimal d) {
+            long unscaled = Math.max(d.unscaledValue().bitLength(), 1);
+            switch (op) {
+                case "pow" -> {
+                    bits = unscaled * Math.max(arg, 0);
+                    scale = (long) d.scale() * arg;
+                }
+                case "setScale" -> {
+                    bits = unscaled + Math.abs(((long) arg - d.scale()) * 4);
+                    scale = arg;
+                }
+                case "movePointLeft", "scaleByPowerOfTen" -> {
+                    bits = unscaled;
+                    scale = (long) d.scale() - arg;
+                }
+                case "movePointRight" -> {
+                    bits = unscaled;
+                    scale = (long) d.scale() + arg;
+                }
+                default -> bits = 0;
+            }
+        } else {
+            return;
+        }
+        if (bits > MAX_NUMBER_BITS || Math.abs(scale) > MAX_SCALE) {
+            throw refuse("memory", "chaining function asked for " + op + "(" + arg + ") of a "
+                    + value.getClass().getSimpleName() + ", whose result would be over the sandbox's bounds ("
+                    + MAX_NUMBER_BITS + " bits, scale " + MAX_SCALE + ")");
         }
     }
 }

@@ -2,10 +2,17 @@ package io.rpcc.core.internal.function;
 
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
@@ -22,11 +29,20 @@ import org.objectweb.asm.Type;
  * defines is checked against {@link SandboxRules} (every class, method and field it refers to,
  * every invokedynamic bootstrap and method handle, every exception handler) and then instrumented
  * so that {@link Budget} can stop it: a check at each method entry and backward jump, and before
- * each array allocation or sized JDK buffer. The JDK has no security manager any more; this is what
- * replaces it for chaining functions.
+ * each array allocation or sized JDK buffer; JDK calls that could allocate or loop without bound go
+ * through guards ({@link SandboxRules#GUARDED_CALLS}, {@link SandboxRules#NUMBER_CLASSES}), and
+ * method references to JDK methods through a checked bridge, so that the JDK never loops over them
+ * unchecked. Classes that declare {@code finalize}, mutable static fields (static state would
+ * outlive the invocation) or {@code synchronized} blocks are refused. The JDK has no security
+ * manager any more; this is what replaces it for chaining functions.
  */
 final class BytecodeSandbox {
     private static final String BUDGET = Type.getInternalName(Budget.class);
+    private static final String LAMBDA_FACTORY = "java/lang/invoke/LambdaMetafactory";
+    private static final Set<String> AMPLIFIERS = Set.of("pow", "shiftLeft", "shiftRight", "setBit", "clearBit",
+            "flipBit", "setScale", "movePointLeft", "movePointRight", "scaleByPowerOfTen");
+    /** JDK and rpcc types → themselves and all their supertypes (internal names). */
+    private static final Map<String, List<String>> SUPERTYPES = new ConcurrentHashMap<>();
 
     private final Set<String> userTypes;
 
@@ -43,26 +59,66 @@ final class BytecodeSandbox {
      * @throws HopFailure with {@link ErrorCode#SANDBOX_VIOLATION} naming the first refused use
      */
     Map<String, byte[]> transform(String functionName, Map<String, byte[]> classes) {
-        Set<String> own = new HashSet<>();
-        for (String name : classes.keySet()) {
-            own.add(name.replace('.', '/'));
+        Map<String, OwnClass> own = new HashMap<>();
+        for (Map.Entry<String, byte[]> e : classes.entrySet()) {
+            ClassReader reader = new ClassReader(e.getValue());
+            Set<String> methods = new HashSet<>();
+            reader.accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                 String[] exceptions) {
+                    methods.add(name + descriptor);
+                    return null;
+                }
+            }, ClassReader.SKIP_CODE);
+            own.put(e.getKey().replace('.', '/'), new OwnClass(reader.getAccess(), reader.getSuperName(),
+                    List.of(reader.getInterfaces()), methods));
         }
         Map<String, byte[]> out = new HashMap<>();
         for (Map.Entry<String, byte[]> e : classes.entrySet()) {
             ClassReader reader = new ClassReader(e.getValue());
             ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-            reader.accept(new Verifier(functionName, own, new Instrumenter(writer)), 0);
+            reader.accept(new Verifier(functionName, own, new Instrumenter(writer, own.keySet())), 0);
             out.put(e.getKey(), writer.toByteArray());
         }
         return out;
     }
 
+    /** What the verifier needs to know of one of the function's own classes. */
+    private record OwnClass(int access, String superName, List<String> interfaces, Set<String> methods) {
+    }
+
+    /** {@code type} and its supertypes, for a JDK or rpcc type. */
+    private static List<String> supertypes(String type) {
+        return SUPERTYPES.computeIfAbsent(type, t -> {
+            Set<String> out = new LinkedHashSet<>();
+            out.add(t);
+            out.add("java/lang/Object");
+            try {
+                Deque<Class<?>> todo = new ArrayDeque<>();
+                todo.add(Class.forName(t.replace('/', '.'), false, BytecodeSandbox.class.getClassLoader()));
+                while (!todo.isEmpty()) {
+                    Class<?> c = todo.poll();
+                    out.add(Type.getInternalName(c));
+                    if (c.getSuperclass() != null) {
+                        todo.add(c.getSuperclass());
+                    }
+                    todo.addAll(List.of(c.getInterfaces()));
+                }
+            } catch (ClassNotFoundException | LinkageError e) {
+                // an unknown type: only its own name is checked
+            }
+            return List.copyOf(out);
+        });
+    }
+
     private final class Verifier extends ClassVisitor {
         private final String function;
-        private final Set<String> own;
+        private final Map<String, OwnClass> own;
         private String where = "";
+        private boolean isEnum;
 
-        Verifier(String function, Set<String> own, ClassVisitor next) {
+        Verifier(String function, Map<String, OwnClass> own, ClassVisitor next) {
             super(Opcodes.ASM9, next);
             this.function = function;
             this.own = own;
@@ -84,7 +140,7 @@ final class BytecodeSandbox {
             if (c.startsWith("L") && c.endsWith(";")) {
                 c = c.substring(1, c.length() - 1);
             }
-            if (own.contains(c) || userTypes.contains(c) || SandboxRules.CLASSES.contains(c)) {
+            if (own.containsKey(c) || userTypes.contains(c) || SandboxRules.CLASSES.contains(c)) {
                 return;
             }
             for (String p : SandboxRules.PACKAGES) {
@@ -115,26 +171,85 @@ final class BytecodeSandbox {
             }
         }
 
-        void checkMember(String owner, String name) {
+        /** Whether a field of type {@code descriptor} holds a value that cannot change. */
+        private boolean immutable(String descriptor) {
+            Type t = Type.getType(descriptor);
+            if (t.getSort() != Type.OBJECT) {
+                return t.getSort() != Type.ARRAY;
+            }
+            String c = t.getInternalName();
+            OwnClass oc = own.get(c);
+            return SandboxRules.IMMUTABLE.contains(c) || (oc != null && (oc.access() & Opcodes.ACC_ENUM) != 0);
+        }
+
+        /** Checks a use of field {@code name} ({@code descriptor} null) or method {@code name descriptor} of {@code owner}. */
+        void checkMember(String owner, String name, String descriptor) {
             if (owner.startsWith("[")) {
                 checkClass(owner);
                 return; // clone(), length
             }
             checkClass(owner);
-            if (own.contains(owner) || userTypes.contains(owner)) {
+            if (own.containsKey(owner)) {
+                if (descriptor != null) {
+                    for (String inherited : inheritedFrom(owner, name + descriptor)) {
+                        checkInherited(inherited, owner, name, descriptor);
+                    }
+                }
+                return;
+            }
+            if (userTypes.contains(owner)) {
                 return;
             }
             Set<String> only = SandboxRules.ONLY_MEMBERS.get(owner);
-            if ((only != null && !only.contains(name)) || SandboxRules.DENIED_MEMBERS.containsKey(owner + "." + name)) {
+            if (only != null && !only.contains(name)) {
                 throw refuse(SandboxRules.ruleForMember(owner, name), owner.replace('/', '.') + "." + name);
             }
-            if (name.equals("wait") || name.equals("notify") || name.equals("notifyAll")) {
-                throw refuse("threads", owner.replace('/', '.') + "." + name);
+            checkInherited(owner, owner, name, descriptor);
+        }
+
+        /** Refuses {@code name} if {@code type} or one of its supertypes denies it. */
+        private void checkInherited(String type, String owner, String name, String descriptor) {
+            for (String t : supertypes(type)) {
+                String rule = SandboxRules.DENIED_MEMBERS.get(t + "." + name);
+                if (rule == null && descriptor != null) {
+                    rule = SandboxRules.DENIED_MEMBERS.get(t + "." + name + descriptor);
+                }
+                if (rule != null) {
+                    throw refuse(rule, owner.replace('/', '.') + "." + name);
+                }
             }
         }
 
+        /**
+         * The JDK types from which own class {@code owner} would inherit method {@code nameDesc}:
+         * none if an own class on the way declares it.
+         */
+        private List<String> inheritedFrom(String owner, String nameDesc) {
+            List<String> out = new ArrayList<>();
+            Deque<String> todo = new ArrayDeque<>(List.of(owner));
+            Set<String> seen = new HashSet<>();
+            while (!todo.isEmpty()) {
+                String c = todo.poll();
+                if (!seen.add(c)) {
+                    continue;
+                }
+                OwnClass oc = own.get(c);
+                if (oc == null) {
+                    out.add(c);
+                } else if (oc.methods().contains(nameDesc)) {
+                    return List.of();
+                } else {
+                    if (oc.superName() != null) {
+                        todo.add(oc.superName());
+                    }
+                    todo.addAll(oc.interfaces());
+                }
+            }
+            return out;
+        }
+
         void checkHandle(Handle h) {
-            checkMember(h.getOwner(), h.getName());
+            checkMember(h.getOwner(), h.getName(), h.getTag() <= Opcodes.H_PUTSTATIC ? null : h.getDesc());
             checkDescriptor(h.getDesc());
         }
 
@@ -156,6 +271,7 @@ final class BytecodeSandbox {
         public void visit(int version, int access, String name, String signature, String superName,
                           String[] interfaces) {
             where = name.replace('/', '.');
+            isEnum = (access & Opcodes.ACC_ENUM) != 0;
             if (superName != null) {
                 checkClass(superName);
             }
@@ -170,6 +286,19 @@ final class BytecodeSandbox {
         @Override
         public FieldVisitor visitField(int access, String name, String descriptor, String signature, Object value) {
             checkDescriptor(descriptor);
+            boolean isStatic = (access & Opcodes.ACC_STATIC) != 0;
+            boolean synthetic = (access & (Opcodes.ACC_SYNTHETIC | Opcodes.ACC_ENUM)) != 0;
+            if ((isStatic || isEnum) && !synthetic) { // an enum's constants are static state too
+                if ((access & Opcodes.ACC_FINAL) == 0) {
+                    throw refuse("static-state", "a non-final " + (isStatic ? "static" : "enum") + " field " + name
+                            + " (state kept across invocations); make it final, or keep the state in ChainState");
+                }
+                if (!immutable(descriptor)) {
+                    throw refuse("static-state", "a " + (isStatic ? "static" : "enum") + " field " + name + " of type "
+                            + Type.getType(descriptor).getClassName() + ", which can change across invocations; "
+                            + "use a primitive, String, number, java.time or own enum type, or build the value per call");
+                }
+            }
             return super.visitField(access, name, descriptor, signature, value);
         }
 
@@ -179,19 +308,19 @@ final class BytecodeSandbox {
             if ((access & Opcodes.ACC_NATIVE) != 0) {
                 throw refuse("native-code", "a native method " + name);
             }
+            if (name.equals("finalize") && descriptor.equals("()V")) {
+                throw refuse("finalizer", "a finalize() method (it would run on the JVM's finalizer thread, "
+                        + "outside the budget)");
+            }
             checkDescriptor(descriptor);
             String method = where + "." + name;
             MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
             return new MethodVisitor(Opcodes.ASM9, next) {
-                private HopFailure at(HopFailure f) {
-                    return f;
-                }
-
                 @Override
                 public void visitMethodInsn(int opcode, String owner, String name, String desc, boolean itf) {
                     String saved = where;
                     where = method;
-                    checkMember(owner, name);
+                    checkMember(owner, name, desc);
                     where = saved;
                     super.visitMethodInsn(opcode, owner, name, desc, itf);
                 }
@@ -200,7 +329,7 @@ final class BytecodeSandbox {
                 public void visitFieldInsn(int opcode, String owner, String name, String desc) {
                     String saved = where;
                     where = method;
-                    checkMember(owner, name);
+                    checkMember(owner, name, null);
                     checkDescriptor(desc);
                     where = saved;
                     super.visitFieldInsn(opcode, owner, name, desc);
@@ -241,6 +370,15 @@ final class BytecodeSandbox {
                 }
 
                 @Override
+                public void visitInsn(int opcode) {
+                    if (opcode == Opcodes.MONITORENTER) {
+                        where = method;
+                        throw refuse("threads", "a synchronized block (chaining functions run on one thread)");
+                    }
+                    super.visitInsn(opcode);
+                }
+
+                @Override
                 public void visitMultiANewArrayInsn(String descriptor, int dims) {
                     where = method;
                     throw refuse("memory", "a multi-dimensional array (" + descriptor + "); nest one-dimensional arrays");
@@ -258,10 +396,100 @@ final class BytecodeSandbox {
         }
     }
 
-    /** Adds the budget checks; runs after the verifier, so user code never sees {@link Budget}. */
+    /**
+     * Adds the budget checks; runs after the verifier, so user code never sees {@link Budget}. Calls
+     * to guarded JDK methods go to {@link Budget}'s guards instead; calls on numbers, and method
+     * references to JDK methods, to bridges it adds to the class (a method reference would otherwise
+     * let the JDK loop over a JDK method with no check at all).
+     */
     private static final class Instrumenter extends ClassVisitor {
-        Instrumenter(ClassVisitor next) {
+        private final Set<String> own;
+        private final Map<String, Bridge> bridges = new LinkedHashMap<>();
+        private final Deque<Bridge> pending = new ArrayDeque<>();
+        private String className;
+        private boolean isInterface;
+
+        /**
+         * A static method added to the class that calls {@code owner.target}: {@code number} ones
+         * check the numbers first and are not instrumented; the others are (a tick, guards).
+         */
+        private record Bridge(String name, String desc, int tag, String owner, String target, String targetDesc,
+                              boolean itf, boolean number) {
+        }
+
+        Instrumenter(ClassVisitor next, Set<String> own) {
             super(Opcodes.ASM9, next);
+            this.own = own;
+        }
+
+        @Override
+        public void visit(int version, int access, String name, String signature, String superName,
+                          String[] interfaces) {
+            className = name;
+            isInterface = (access & Opcodes.ACC_INTERFACE) != 0;
+            super.visit(version, access, name, signature, superName, interfaces);
+        }
+
+        private Bridge bridge(int tag, String owner, String target, String targetDesc, boolean itf, boolean number) {
+            String key = tag + " " + number + " " + owner + "." + target + targetDesc;
+            Bridge b = bridges.get(key);
+            if (b == null) {
+                String desc = switch (tag) {
+                    case Opcodes.H_INVOKESTATIC -> targetDesc;
+                    case Opcodes.H_NEWINVOKESPECIAL ->
+                            Type.getMethodDescriptor(Type.getObjectType(owner), Type.getArgumentTypes(targetDesc));
+                    default -> "(" + Type.getObjectType(owner).getDescriptor() + targetDesc.substring(1);
+                };
+                b = new Bridge("rpcc$bridge$" + bridges.size(), desc, tag, owner, target, targetDesc, itf, number);
+                bridges.put(key, b);
+                pending.add(b);
+            }
+            return b;
+        }
+
+        @Override
+        public void visitEnd() {
+            while (!pending.isEmpty()) {
+                Bridge b = pending.poll();
+                int access = Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_SYNTHETIC;
+                MethodVisitor mv = b.number() ? cv.visitMethod(access, b.name(), b.desc(), null, null)
+                        : visitMethod(access, b.name(), b.desc(), null, null);
+                mv.visitCode();
+                Type[] args = Type.getArgumentTypes(b.desc());
+                if (b.number()) {
+                    for (int i = 0, slot = 0; i < args.length; slot += args[i].getSize(), i++) {
+                        if (args[i].getSort() == Type.OBJECT && SandboxRules.NUMBER_CLASSES.contains(args[i].getInternalName())) {
+                            mv.visitVarInsn(Opcodes.ALOAD, slot);
+                            mv.visitMethodInsn(Opcodes.INVOKESTATIC, BUDGET, "number", "(Ljava/lang/Object;)V", false);
+                        }
+                    }
+                    if (AMPLIFIERS.contains(b.target()) && args.length > 1 && args[1].getSort() == Type.INT) {
+                        mv.visitVarInsn(Opcodes.ALOAD, 0);
+                        mv.visitVarInsn(Opcodes.ILOAD, 1);
+                        mv.visitLdcInsn(b.target());
+                        mv.visitMethodInsn(Opcodes.INVOKESTATIC, BUDGET, "amplify", "(Ljava/lang/Object;ILjava/lang/String;)V",
+                                false);
+                    }
+                }
+                if (b.tag() == Opcodes.H_NEWINVOKESPECIAL) {
+                    mv.visitTypeInsn(Opcodes.NEW, b.owner());
+                    mv.visitInsn(Opcodes.DUP);
+                }
+                for (int i = 0, slot = 0; i < args.length; slot += args[i].getSize(), i++) {
+                    mv.visitVarInsn(args[i].getOpcode(Opcodes.ILOAD), slot);
+                }
+                int opcode = switch (b.tag()) {
+                    case Opcodes.H_INVOKESTATIC -> Opcodes.INVOKESTATIC;
+                    case Opcodes.H_INVOKEINTERFACE -> Opcodes.INVOKEINTERFACE;
+                    case Opcodes.H_NEWINVOKESPECIAL -> Opcodes.INVOKESPECIAL;
+                    default -> Opcodes.INVOKEVIRTUAL;
+                };
+                mv.visitMethodInsn(opcode, b.owner(), b.target(), b.targetDesc(), b.itf());
+                mv.visitInsn(Type.getReturnType(b.desc()).getOpcode(Opcodes.IRETURN));
+                mv.visitMaxs(0, 0);
+                mv.visitEnd();
+            }
+            super.visitEnd();
         }
 
         @Override
@@ -336,11 +564,34 @@ final class BytecodeSandbox {
 
                 @Override
                 public void visitMethodInsn(int opcode, String owner, String name, String desc, boolean itf) {
+                    if (SandboxRules.GUARDED_CALLS.contains(owner + "." + name + desc)) {
+                        String guard = opcode == Opcodes.INVOKESTATIC ? desc
+                                : "(" + Type.getObjectType(owner).getDescriptor() + desc.substring(1);
+                        super.visitMethodInsn(Opcodes.INVOKESTATIC, BUDGET, name, guard, false);
+                        return;
+                    }
+                    if (opcode == Opcodes.INVOKEVIRTUAL && SandboxRules.NUMBER_CLASSES.contains(owner)) {
+                        Bridge b = bridge(Opcodes.H_INVOKEVIRTUAL, owner, name, desc, false, true);
+                        super.visitMethodInsn(Opcodes.INVOKESTATIC, className, b.name(), b.desc(), isInterface);
+                        return;
+                    }
                     Integer bytes = SandboxRules.SIZED_CALLS.get(owner + "." + name + desc);
                     if (bytes != null) {
                         checkSize(bytes);
                     }
                     super.visitMethodInsn(opcode, owner, name, desc, itf);
+                }
+
+                @Override
+                public void visitInvokeDynamicInsn(String name, String desc, Handle bsm, Object... args) {
+                    Object[] bsmArgs = args;
+                    if (bsm.getOwner().equals(LAMBDA_FACTORY) && args.length > 1 && args[1] instanceof Handle h
+                            && !own.contains(h.getOwner()) && h.getTag() != Opcodes.H_INVOKESPECIAL) {
+                        Bridge b = bridge(h.getTag(), h.getOwner(), h.getName(), h.getDesc(), h.isInterface(), false);
+                        bsmArgs = args.clone();
+                        bsmArgs[1] = new Handle(Opcodes.H_INVOKESTATIC, className, b.name(), b.desc(), isInterface);
+                    }
+                    super.visitInvokeDynamicInsn(name, desc, bsm, bsmArgs);
                 }
             };
         }

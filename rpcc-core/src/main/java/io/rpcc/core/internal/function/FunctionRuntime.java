@@ -5,6 +5,8 @@ import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.Refusal;
+import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.SandboxLimits;
@@ -18,15 +20,40 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Loads and runs chaining functions: compiles each source once (per content id), keeps the
  * compiled forms in a bounded LRU cache, and turns anything a function throws into a typed
  * {@link HopFailure}. Compilation of one source is shared by concurrent callers; a source that does
- * not compile is remembered as such (it never will).
+ * not compile is remembered as such (it never will). Compilations run on a small JVM-wide pool of
+ * {@value #COMPILER_THREADS}-or-fewer threads, with no lock between them; each node lets at most
+ * {@code maxQueuedCompiles} of its own wait there and refuses more, so a flood of new functions
+ * slows only itself, and sources over {@code maxSourceChars} are refused before anything reads them.
  */
 public final class FunctionRuntime {
+    /** The default bound of a chaining function's source, in chars. */
+    public static final int DEFAULT_MAX_SOURCE_CHARS = 64 * 1024;
+    /** The default number of compilations one node lets wait or run at once. */
+    public static final int DEFAULT_MAX_QUEUED_COMPILES = 16;
+    static final int COMPILER_THREADS = 2;
+    private static final ExecutorService COMPILERS;
+
+    static {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(COMPILER_THREADS, COMPILER_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), Thread.ofPlatform().name("rpcc-compiler-", 0).daemon(true).factory());
+        pool.allowCoreThreadTimeOut(true);
+        COMPILERS = pool;
+    }
+
     /**
      * Cache counters.
      *
@@ -35,8 +62,10 @@ public final class FunctionRuntime {
      * @param compileNanos total time spent compiling (and fetching)
      * @param size entries in the cache
      * @param fetches sources fetched from a repository
+     * @param abandonedSandboxThreads sandbox threads (JVM-wide) abandoned at their wall-time limit inside a JDK
+     *     call and still running
      */
-    public record Stats(long hits, long misses, long compileNanos, int size, long fetches) {
+    public record Stats(long hits, long misses, long compileNanos, int size, long fetches, int abandonedSandboxThreads) {
     }
 
     /**
@@ -56,6 +85,11 @@ public final class FunctionRuntime {
     private final AtomicLong compileNanos = new AtomicLong();
 
     private final AtomicLong fetches = new AtomicLong();
+    private final Set<String> ready = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger queuedCompiles = new AtomicInteger();
+    private final int maxSourceChars;
+    private final int maxQueuedCompiles;
+    private volatile Refusals refusals = new Refusals();
     private volatile java.util.function.UnaryOperator<ChainingFunctionSource> fetcher = ref -> {
         throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "this node cannot fetch chaining functions");
     };
@@ -68,18 +102,39 @@ public final class FunctionRuntime {
         this.fetcher = fetcher;
     }
 
+    /** Counts this runtime's refusals (sandbox violations, full compile queue, oversized sources) in {@code refusals}. */
+    public void countRefusalsIn(Refusals refusals) {
+        this.refusals = refusals;
+    }
+
     /**
      * A runtime caching at most {@code maxCached} compiled functions made by {@code compilers}
-     * (which decide whether their functions run in a sandbox).
+     * (which decide whether their functions run in a sandbox), with the default bounds on sources
+     * and compile queue.
      */
     public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers) {
+        this(maxCached, compilers, DEFAULT_MAX_SOURCE_CHARS, DEFAULT_MAX_QUEUED_COMPILES);
+    }
+
+    /**
+     * A runtime caching at most {@code maxCached} compiled functions made by {@code compilers},
+     * refusing sources over {@code maxSourceChars} and more than {@code maxQueuedCompiles}
+     * compilations at once.
+     */
+    public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles) {
+        this.maxSourceChars = maxSourceChars;
+        this.maxQueuedCompiles = maxQueuedCompiles;
         for (FunctionCompiler c : compilers) {
             this.compilers.put(c.language(), c);
         }
         this.cache = new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, CompletableFuture<CompiledFunction>> eldest) {
-                return size() > maxCached;
+                if (size() > maxCached) {
+                    ready.remove(eldest.getKey());
+                    return true;
+                }
+                return false;
             }
         };
     }
@@ -89,6 +144,15 @@ public final class FunctionRuntime {
      * the node's registered types allowed), a cache of {@code maxCached} compiled functions.
      */
     public static FunctionRuntime forNode(TypeRegistry types, SandboxLimits limits, int maxCached) {
+        return forNode(types, limits, maxCached, DEFAULT_MAX_SOURCE_CHARS, DEFAULT_MAX_QUEUED_COMPILES);
+    }
+
+    /**
+     * The runtime of a node, as {@link #forNode(TypeRegistry, SandboxLimits, int)}, with bounds on
+     * sources and the compile queue.
+     */
+    public static FunctionRuntime forNode(TypeRegistry types, SandboxLimits limits, int maxCached, int maxSourceChars,
+                                          int maxQueuedCompiles) {
         BytecodeSandbox bytecode = null;
         if (limits != null) {
             Set<String> userTypes = new HashSet<>();
@@ -104,15 +168,16 @@ public final class FunctionRuntime {
                 FunctionRuntime.class.getClassLoader())) {
             compilers.add(p.create(limits, types));
         }
-        return new FunctionRuntime(maxCached, compilers);
+        return new FunctionRuntime(maxCached, compilers, maxSourceChars, maxQueuedCompiles);
     }
 
     /**
      * Whether a hop that runs {@code source} is better started on a platform thread
-     * ({@link #platformThreads()}) than on a virtual one: true for a sandboxed Java function.
+     * ({@link #platformThreads()}) than on a virtual one: true for a sandboxed Java function that
+     * is compiled already (a hop that must wait for a compilation waits on a virtual thread).
      */
     public boolean prefersPlatformThread(ChainingFunctionSource source) {
-        if (source == null || source.isNone() || source.isSame()) {
+        if (source == null || source.isNone() || source.isSame() || !ready.contains(source.id())) {
             return false;
         }
         FunctionCompiler compiler = compilers.get(source.language());
@@ -151,12 +216,13 @@ public final class FunctionRuntime {
                     fetches.incrementAndGet();
                     full = fetcher.apply(source);
                 }
-                entry.complete(compiler.compile(full));
+                entry.complete(compile(compiler, full));
+                ready.add(source.id());
             } catch (RuntimeException | LinkageError e) {
                 entry.completeExceptionally(e instanceof HopFailure ? e
                         : new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "cannot compile chaining function: " + e, e));
                 if (e instanceof HopFailure f && (f.code() == ErrorCode.REPOSITORY_UNAVAILABLE
-                        || f.code() == ErrorCode.FUNCTION_NOT_FOUND)) {
+                        || f.code() == ErrorCode.FUNCTION_NOT_FOUND || f.getCause() instanceof CompileQueueFull)) {
                     synchronized (cache) { // a repository that is down, or not filled yet, may answer later
                         cache.remove(source.id(), entry);
                     }
@@ -170,7 +236,54 @@ public final class FunctionRuntime {
         try {
             return new Loaded(entry.join(), System.nanoTime() - start);
         } catch (CompletionException e) {
+            if (e.getCause() instanceof HopFailure f && f.code() == ErrorCode.SANDBOX_VIOLATION) {
+                refusals.count(Refusal.SANDBOX_VIOLATION); // refused by the verifier
+            }
             throw (RuntimeException) e.getCause();
+        }
+    }
+
+    /** Compiles {@code source} on the compiler pool, waiting for it; refused over the bounds. */
+    private CompiledFunction compile(FunctionCompiler compiler, ChainingFunctionSource source) {
+        if (source.source().length() > maxSourceChars) {
+            refusals.count(Refusal.FUNCTION_SOURCE_TOO_LARGE);
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + source.id()
+                    .substring(0, Math.min(17, source.id().length())) + "…) has " + source.source().length()
+                    + " chars of source, over this node's limit of " + maxSourceChars
+                    + " (NodeBuilder.maxFunctionSourceChars); split it or keep data in the chain state");
+        }
+        if (queuedCompiles.incrementAndGet() > maxQueuedCompiles) {
+            queuedCompiles.decrementAndGet();
+            refusals.count(Refusal.COMPILE_QUEUE_FULL);
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node has " + maxQueuedCompiles
+                    + " chaining functions waiting to compile, its limit (NodeBuilder.maxQueuedCompiles); retry later,"
+                    + " or reuse compiled functions", new CompileQueueFull());
+        }
+        try {
+            CompletableFuture<CompiledFunction> done = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return compiler.compile(source);
+                } catch (StackOverflowError e) {
+                    throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + source.id()
+                            .substring(0, Math.min(17, source.id().length())) + "…) is nested too deeply to compile");
+                }
+            }, COMPILERS);
+            return done.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : e;
+        } catch (RejectedExecutionException e) {
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "cannot compile chaining functions now: " + e);
+        } finally {
+            queuedCompiles.decrementAndGet();
+        }
+    }
+
+    /** The cause of a refusal because the compile queue was full: not cached, the source may compile later. */
+    private static final class CompileQueueFull extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        CompileQueueFull() {
+            super("compile queue full", null, false, false);
         }
     }
 
@@ -180,10 +293,29 @@ public final class FunctionRuntime {
      * @throws HopFailure with {@link ErrorCode#CHAINING_FUNCTION_FAILED} if it throws or returns null
      */
     public NextHop invoke(CompiledFunction function, ChainState state, Object result) {
+        return invoke(function, state, result, null);
+    }
+
+    /**
+     * Runs {@code function} on {@code state} and {@code result}; if the sandbox abandons the
+     * invocation at its wall-time limit, {@code onAbandon} (on another thread) reports the failure
+     * at once and this call, whenever the stuck thread comes back, throws {@link InvocationAbandoned}.
+     *
+     * @throws HopFailure with {@link ErrorCode#CHAINING_FUNCTION_FAILED} if it throws or returns null
+     */
+    public NextHop invoke(CompiledFunction function, ChainState state, Object result, Consumer<HopFailure> onAbandon) {
         NextHop next;
         try {
-            next = function.invoke(state, result);
+            next = onAbandon == null ? function.invoke(state, result) : Sandbox.whenAbandoned(failure -> {
+                refusals.count(Refusal.SANDBOX_VIOLATION);
+                onAbandon.accept(failure);
+            }, () -> function.invoke(state, result));
         } catch (HopFailure e) {
+            if (e.code() == ErrorCode.SANDBOX_VIOLATION) {
+                refusals.count(Refusal.SANDBOX_VIOLATION);
+            }
+            throw e;
+        } catch (InvocationAbandoned e) {
             throw e;
         } catch (Exception | StackOverflowError e) {
             throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, e.getClass().getName(), e.getMessage(),
@@ -210,7 +342,8 @@ public final class FunctionRuntime {
     /** Cache counters. */
     public Stats stats() {
         synchronized (cache) {
-            return new Stats(hits.get(), misses.get(), compileNanos.get(), cache.size(), fetches.get());
+            return new Stats(hits.get(), misses.get(), compileNanos.get(), cache.size(), fetches.get(),
+                    SandboxWatchdog.abandonedRunning());
         }
     }
 }

@@ -22,9 +22,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
 import javax.tools.FileObject;
@@ -45,14 +45,13 @@ import javax.tools.ToolProvider;
  * and the application's class path.
  */
 public final class JavaFunctionCompiler implements FunctionCompiler {
-    private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([\\w.]+)\\s*;", Pattern.MULTILINE);
-    private static final Pattern PUBLIC_CLASS = Pattern.compile(
-            "public\\s+(?:final\\s+|abstract\\s+|sealed\\s+|non-sealed\\s+|strictfp\\s+)*(?:class|record)\\s+(\\w+)");
 
     private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
     private static final List<String> OPTIONS =
             List.of("--release", "21", "-proc:none", "-g", "-implicit:none", "-classpath", classPath());
-    private static StandardJavaFileManager fileManager; // guarded by JavaFunctionCompiler.class; shared: warm
+    /** Idle file managers (warm: they cache the platform classes), at most {@value #IDLE_FILE_MANAGERS}; one per compilation. */
+    private static final Queue<StandardJavaFileManager> FILE_MANAGERS = new ConcurrentLinkedQueue<>();
+    private static final int IDLE_FILE_MANAGERS = 4;
 
     private final ClassLoader parent;
     private final BytecodeSandbox sandbox;
@@ -104,13 +103,16 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         Map<String, byte[]> classes = new ConcurrentHashMap<>();
         boolean ok;
-        synchronized (JavaFunctionCompiler.class) {
-            if (fileManager == null) {
-                fileManager = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
-            }
+        StandardJavaFileManager fileManager = FILE_MANAGERS.poll();
+        if (fileManager == null) {
+            fileManager = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+        }
+        try {
             JavaFileManager memory = new InMemoryOutput(fileManager, classes);
             JavaFileObject unit = new SourceObject(className, source.source());
             ok = JAVAC.getTask(null, memory, diagnostics, OPTIONS, null, List.of(unit)).call();
+        } finally {
+            release(fileManager);
         }
         if (!ok) {
             List<String> details = new ArrayList<>();
@@ -125,6 +127,18 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                             + (details.size() == 1 ? " error" : " errors") + first, details, null);
         }
         return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes));
+    }
+
+    private static void release(StandardJavaFileManager fileManager) {
+        if (FILE_MANAGERS.size() < IDLE_FILE_MANAGERS) {
+            FILE_MANAGERS.add(fileManager);
+            return;
+        }
+        try {
+            fileManager.close();
+        } catch (IOException e) {
+            // nothing more to free
+        }
     }
 
     private CompiledFunction load(ChainingFunctionSource source, String className, Map<String, byte[]> classes) {
@@ -147,7 +161,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                 @Override
                 public NextHop invoke(ChainState state, Object result) throws Exception {
                     return runner == null ? newInstance().apply(state, result)
-                            : runner.run(() -> newInstance().apply(state, result));
+                            : runner.run(() -> OutputCheck.check(newInstance().apply(state, result), loader));
                 }
 
                 private ChainingFunction newInstance() throws Exception {
@@ -178,13 +192,92 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         return source.id().substring(0, Math.min(source.id().length(), 17));
     }
 
-    /** The fully qualified name of the source's public class, or {@code ChainingFunctionImpl}. */
+    /**
+     * The fully qualified name of the source's public top-level class, or {@code ChainingFunctionImpl}:
+     * one pass over the source (linear time whatever it holds), skipping comments, string, text-block
+     * and character literals, and everything nested in braces.
+     */
     static String className(String source) {
-        String stripped = source.replaceAll("(?s)/\\*.*?\\*/", " ").replaceAll("//[^\\n]*", " ");
-        Matcher c = PUBLIC_CLASS.matcher(stripped);
-        String simple = c.find() ? c.group(1) : "ChainingFunctionImpl";
-        Matcher p = PACKAGE.matcher(stripped);
-        return p.find() ? p.group(1) + "." + simple : simple;
+        String pkg = null;
+        String simple = null;
+        boolean expectPackage = false;
+        boolean sawPublic = false;
+        boolean expectName = false;
+        int depth = 0;
+        int n = source.length();
+        int i = 0;
+        while (i < n && simple == null) {
+            char c = source.charAt(i);
+            char next = i + 1 < n ? source.charAt(i + 1) : 0;
+            if (c == '/' && next == '/') {
+                int end = source.indexOf('\n', i);
+                i = end < 0 ? n : end + 1;
+            } else if (c == '/' && next == '*') {
+                int end = source.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+            } else if (c == '"' || c == '\'') {
+                i = skipLiteral(source, i);
+            } else if (c == '{' || c == '}') {
+                depth += c == '{' ? 1 : -1;
+                sawPublic = false;
+                expectName = false;
+                i++;
+            } else if (Character.isJavaIdentifierStart(c)) {
+                int start = i;
+                while (i < n && (Character.isJavaIdentifierPart(source.charAt(i)) || (expectPackage && source.charAt(i) == '.'))) {
+                    i++;
+                }
+                String word = source.substring(start, i);
+                if (depth != 0) {
+                    continue;
+                }
+                if (expectPackage) {
+                    pkg = word;
+                    expectPackage = false;
+                } else if (expectName) {
+                    simple = word;
+                } else if (word.equals("package") && pkg == null) {
+                    expectPackage = true;
+                } else if (word.equals("public")) {
+                    sawPublic = true;
+                } else if (sawPublic && (word.equals("class") || word.equals("record"))) {
+                    expectName = true;
+                } else if (!MODIFIERS.contains(word)) {
+                    sawPublic = false;
+                }
+            } else {
+                if (c == ';' || c == '(' || c == '=') {
+                    sawPublic = false;
+                    expectName = false;
+                }
+                i++;
+            }
+        }
+        String name = simple == null ? "ChainingFunctionImpl" : simple;
+        return pkg == null ? name : pkg + "." + name;
+    }
+
+    private static final Set<String> MODIFIERS = Set.of("final", "abstract", "sealed", "non", "strictfp", "static");
+
+    /** The index just after the string, text block or character literal starting at {@code i}. */
+    private static int skipLiteral(String source, int i) {
+        int n = source.length();
+        char quote = source.charAt(i);
+        boolean textBlock = quote == '"' && source.startsWith("\"\"\"", i);
+        int j = i + (textBlock ? 3 : 1);
+        while (j < n) {
+            char c = source.charAt(j);
+            if (c == '\\') {
+                j += 2;
+            } else if (textBlock ? source.startsWith("\"\"\"", j) : c == quote) {
+                return j + (textBlock ? 3 : 1);
+            } else if (!textBlock && c == '\n') {
+                return j + 1;
+            } else {
+                j++;
+            }
+        }
+        return n;
     }
 
     private static final class SourceObject extends SimpleJavaFileObject {

@@ -5,20 +5,26 @@ import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * The Java sandbox's dynamic half: runs an instrumented chaining function under a {@link Budget}
- * on a platform thread (the JVM measures CPU time and allocation only for those). From a virtual
- * thread the invocation moves to a sandbox thread and the caller waits at most the wall-time
- * limit; a function stuck where no check runs (deep inside a JDK call) is then abandoned: its
- * chain fails at once, and the thread ends at the function's next check.
+ * on a platform thread (the JVM measures CPU time and allocation only for those), watched by the
+ * {@link SandboxWatchdog} for wall time on every path. From a virtual thread the invocation moves to
+ * a sandbox thread and the caller waits at most the wall-time limit. Nothing of the function runs
+ * outside its budget: what it throws is described (class, message, stack trace) inside the budget,
+ * so that overridden {@code getMessage()} or {@code toString()} run under its checks, and no object
+ * of the function's is kept in the failure.
  */
 final class Sandbox {
+    private static final ThreadLocal<Consumer<HopFailure>> ON_ABANDON = new ThreadLocal<>();
 
     private final SandboxLimits limits;
 
@@ -26,32 +32,39 @@ final class Sandbox {
         this.limits = limits;
     }
 
-    /** Runs {@code task} in the sandbox; failures become typed {@link HopFailure}s, other exceptions pass. */
+    /**
+     * Runs {@code work} with {@code onAbandon} as the hook of any sandboxed invocation it makes on
+     * this thread: if the watchdog abandons the invocation, the hook reports the hop's failure and
+     * the invocation ends with {@link InvocationAbandoned}.
+     */
+    static <T> T whenAbandoned(Consumer<HopFailure> onAbandon, Callable<T> work) throws Exception {
+        ON_ABANDON.set(onAbandon);
+        try {
+            return work.call();
+        } finally {
+            ON_ABANDON.remove();
+        }
+    }
+
+    /** Runs {@code task} in the sandbox; failures become typed {@link HopFailure}s. */
     <T> T run(Callable<T> task) throws Exception {
         ChainContext ctx = CurrentContext.peek();
-        Callable<T> body = () -> {
-            Budget budget = new Budget(limits);
-            Budget.enter(budget);
-            try (var scope = ctx == null ? null : CurrentContext.enter(ctx)) {
-                T result = task.call();
-                budget.check(true);
-                if (budget.violation() != null) {
-                    throw budget.violation(); // caught and swallowed by the function: it still counts
-                }
-                return result;
-            } finally {
-                Budget.exit();
-            }
-        };
+        Consumer<HopFailure> onAbandon = ON_ABANDON.get();
+        if (!Thread.currentThread().isVirtual()) {
+            return translate(() -> body(task, ctx, onAbandon));
+        }
+        Future<T> f;
         try {
-            if (!Thread.currentThread().isVirtual()) {
-                return body.call();
-            }
-            Future<T> f = MonitoredExecution.THREADS.submit(body);
+            f = MonitoredExecution.THREADS.submit(() -> body(task, ctx, failure -> { })); // the caller reports
+        } catch (RejectedExecutionException e) {
+            throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, "no sandbox thread available (rule: sandbox-capacity)");
+        }
+        return translate(() -> {
             try {
-                return f.get(limits.wallTime().toMillis() + 250, TimeUnit.MILLISECONDS);
+                return f.get(limits.wallTime().toMillis() + SandboxWatchdog.GRACE_MS + SandboxWatchdog.PERIOD_MS,
+                        TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                f.cancel(true);
+                f.cancel(true); // the watchdog has marked it; it ends at its next check
                 throw new SandboxViolation("wall-time", "chaining function did not return within "
                         + limits.wallTime().toMillis() + " ms");
             } catch (ExecutionException e) {
@@ -61,13 +74,69 @@ final class Sandbox {
                 }
                 throw (Error) cause;
             }
+        });
+    }
+
+    /** The invocation itself, on the thread that runs it. */
+    private <T> T body(Callable<T> task, ChainContext ctx, Consumer<HopFailure> onAbandon) throws Exception {
+        Budget budget = new Budget(limits);
+        SandboxWatchdog.Invocation watched = SandboxWatchdog.start(budget, onAbandon);
+        Budget.enter(budget);
+        try (var scope = ctx == null ? null : CurrentContext.enter(ctx)) {
+            T result;
+            try {
+                result = task.call();
+            } catch (SandboxViolation | VirtualMachineError e) {
+                throw e;
+            } catch (ExceptionInInitializerError e) {
+                if (e.getCause() instanceof SandboxViolation v) {
+                    throw v;
+                }
+                throw describe(e.getCause() == null ? e : e.getCause());
+            } catch (HopFailure e) {
+                throw e;
+            } catch (Throwable e) {
+                throw describe(e); // inside the budget: the function's overrides run under its checks
+            }
+            budget.check(true);
+            if (budget.violation() != null) {
+                throw budget.violation(); // caught and swallowed by the function: it still counts
+            }
+            return result;
+        } finally {
+            Budget.exit();
+            if (!SandboxWatchdog.end(watched)) {
+                throw InvocationAbandoned.INSTANCE; // its hop has failed already
+            }
+        }
+    }
+
+    /**
+     * What the function threw, as a failure that holds none of its objects: the class name, and the
+     * message and stack trace as the function's own code gives them, under the budget.
+     */
+    private static HopFailure describe(Throwable e) {
+        String type = e.getClass().getName();
+        String message;
+        List<String> trace;
+        try {
+            message = e.getMessage();
+            trace = FunctionRuntime.stackTrace(e);
+        } catch (SandboxViolation | VirtualMachineError v) {
+            throw v;
+        } catch (RuntimeException | Error inner) {
+            message = "(its getMessage() threw " + inner.getClass().getName() + ")";
+            trace = List.of();
+        }
+        return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, type, message, trace, null);
+    }
+
+    /** Runs {@code call}, turning the sandbox's errors into typed failures. */
+    private static <T> T translate(Callable<T> call) throws Exception {
+        try {
+            return call.call();
         } catch (SandboxViolation v) {
             throw violation(v.getMessage());
-        } catch (ExceptionInInitializerError e) {
-            if (e.getCause() instanceof SandboxViolation v) {
-                throw violation(v.getMessage());
-            }
-            throw e;
         } catch (StackOverflowError e) {
             throw violation("chaining function recursed too deeply (rule: stack-depth)");
         } catch (OutOfMemoryError e) {

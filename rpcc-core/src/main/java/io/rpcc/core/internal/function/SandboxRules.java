@@ -53,39 +53,97 @@ final class SandboxRules {
 
     /** For these classes, only the listed members are allowed. */
     static final Map<String, Set<String>> ONLY_MEMBERS = Map.of(
-            "java/lang/System", Set.of("arraycopy", "nanoTime", "currentTimeMillis", "identityHashCode", "lineSeparator"),
+            "java/lang/System", Set.of("arraycopy", "nanoTime", "currentTimeMillis", "identityHashCode"),
             "java/lang/Class", Set.of("getName", "getSimpleName", "isInstance", "cast", "desiredAssertionStatus",
-                    "isArray", "isEnum", "isRecord"));
+                    "isArray", "isEnum", "isRecord"),
+            // The rpcc API a chaining function sees is this deliberate subset (rule: rpcc-api):
+            "io/rpcc/core/ChainContext", Set.of("current", "chainId", "originator", "hop", "node", "console",
+                    "preturn"),
+            "io/rpcc/core/ChainingFunctionSource", Set.of("SAME", "NONE", "java", "javascript", "of", "contentId",
+                    "reference", "asReference", "isReference", "repository", "language", "source", "id", "isSame",
+                    "isNone", "equals", "hashCode", "toString"),
+            "io/rpcc/core/VirtualConsole", Set.of("println", "printf", "equals", "hashCode", "toString"));
 
-    /** Members refused even though their class is allowed, with the rule they break. */
+    /**
+     * Members refused even though their class is allowed, with the rule they break. A key is
+     * {@code owner.name} (every overload) or {@code owner.name(descriptor)}; it also covers the
+     * member as inherited by every subtype of {@code owner}, the JDK's or the function's own.
+     */
     static final Map<String, String> DENIED_MEMBERS = Map.ofEntries(
             Map.entry("java/lang/Object.wait", "threads"),
             Map.entry("java/lang/Object.notify", "threads"),
             Map.entry("java/lang/Object.notifyAll", "threads"),
+            Map.entry("java/lang/Object.finalize", "finalizer"),
             Map.entry("java/lang/Throwable.printStackTrace", "files"),
             Map.entry("java/lang/Throwable.setStackTrace", "reflection"),
-            Map.entry("io/rpcc/core/ChainContext.wrap", "threads"),
-            Map.entry("io/rpcc/core/ChainContext.executor", "threads"),
-            Map.entry("io/rpcc/core/ChainContext.startThread", "threads"),
-            Map.entry("io/rpcc/core/ChainContext.startVirtualThread", "threads"),
+            // Every way to a parallel stream or the common fork-join pool:
             Map.entry("java/util/Collection.parallelStream", "threads"),
-            Map.entry("java/util/List.parallelStream", "threads"),
-            Map.entry("java/util/Set.parallelStream", "threads"),
-            Map.entry("java/util/ArrayList.parallelStream", "threads"),
-            Map.entry("java/util/stream/Stream.parallel", "threads"),
-            Map.entry("java/util/stream/IntStream.parallel", "threads"),
-            Map.entry("java/util/stream/LongStream.parallel", "threads"),
-            Map.entry("java/util/stream/DoubleStream.parallel", "threads"),
+            Map.entry("java/util/stream/BaseStream.parallel", "threads"),
             Map.entry("java/util/Arrays.parallelSort", "threads"),
             Map.entry("java/util/Arrays.parallelSetAll", "threads"),
             Map.entry("java/util/Arrays.parallelPrefix", "threads"),
-            Map.entry("java/lang/String.repeat", "memory"),
+            // JVM-global state, shared with every service of the server:
+            Map.entry("java/util/Locale.setDefault", "global-state"),
+            Map.entry("java/lang/String.intern", "global-state"),
+            // Host information:
+            Map.entry("java/util/Locale.getDefault", "host-information"),
+            Map.entry("java/time/ZoneId.systemDefault", "host-information"),
+            Map.entry("java/time/LocalDate.now()Ljava/time/LocalDate;", "host-information"),
+            Map.entry("java/time/LocalDateTime.now()Ljava/time/LocalDateTime;", "host-information"),
+            Map.entry("java/time/LocalTime.now()Ljava/time/LocalTime;", "host-information"),
+            Map.entry("java/time/ZonedDateTime.now()Ljava/time/ZonedDateTime;", "host-information"),
+            Map.entry("java/time/OffsetDateTime.now()Ljava/time/OffsetDateTime;", "host-information"),
+            Map.entry("java/lang/Integer.getInteger", "system-properties"),
+            Map.entry("java/lang/Long.getLong", "system-properties"),
+            Map.entry("java/lang/Boolean.getBoolean", "system-properties"),
+            // Sizes the JDK would allocate or compute for without a check:
+            Map.entry("java/math/MathContext.<init>", "memory"),
+            Map.entry("java/util/Collections.nCopies", "memory"),
             // Regular expressions run inside the JDK, out of the budget's reach, and can backtrack for ever.
             Map.entry("java/lang/String.matches", "cpu-time"),
             Map.entry("java/lang/String.replaceAll", "cpu-time"),
             Map.entry("java/lang/String.replaceFirst", "cpu-time"),
             Map.entry("java/lang/String.split", "cpu-time"),
-            Map.entry("java/util/Collections.nCopies", "memory"));
+            Map.entry("java/lang/String.splitWithDelimiters", "cpu-time"));
+
+    /**
+     * JDK calls that can allocate far more than their arguments, or loop in the JDK without
+     * running any instrumented code: the instrumenter calls the guard of the same name in
+     * {@link Budget} instead (the receiver, if any, becomes the first argument), which checks the
+     * sizes against the budget first. Key: {@code owner.name(descriptor)}.
+     */
+    static final Set<String> GUARDED_CALLS = Set.of(
+            "java/lang/String.repeat(I)Ljava/lang/String;",
+            "java/lang/String.indent(I)Ljava/lang/String;",
+            "java/lang/String.format(Ljava/lang/String;[Ljava/lang/Object;)Ljava/lang/String;",
+            "java/lang/String.format(Ljava/util/Locale;Ljava/lang/String;[Ljava/lang/Object;)Ljava/lang/String;",
+            "java/lang/String.formatted([Ljava/lang/Object;)Ljava/lang/String;",
+            "java/lang/StringBuilder.repeat(Ljava/lang/CharSequence;I)Ljava/lang/StringBuilder;",
+            "java/lang/StringBuilder.repeat(II)Ljava/lang/StringBuilder;",
+            "io/rpcc/core/VirtualConsole.printf(Ljava/lang/String;[Ljava/lang/Object;)V",
+            "java/util/stream/IntStream.range(II)Ljava/util/stream/IntStream;",
+            "java/util/stream/IntStream.rangeClosed(II)Ljava/util/stream/IntStream;",
+            "java/util/stream/LongStream.range(JJ)Ljava/util/stream/LongStream;",
+            "java/util/stream/LongStream.rangeClosed(JJ)Ljava/util/stream/LongStream;");
+
+    /**
+     * Classes whose every instance call is routed through a bridge that first checks the receiver
+     * and the number arguments ({@link Budget#number}) and an amplifying operation's int argument
+     * ({@link Budget#amplify}): one call on a number of unusual size can run for minutes or
+     * allocate gigabytes inside the JDK.
+     */
+    static final Set<String> NUMBER_CLASSES = Set.of("java/math/BigInteger", "java/math/BigDecimal");
+
+    /** Types a static final field may have: values that cannot change. */
+    static final Set<String> IMMUTABLE = Set.of(
+            "java/lang/String", "java/lang/Integer", "java/lang/Long", "java/lang/Short", "java/lang/Byte",
+            "java/lang/Character", "java/lang/Boolean", "java/lang/Double", "java/lang/Float",
+            "java/math/BigInteger", "java/math/BigDecimal", "java/math/RoundingMode", "java/math/MathContext",
+            "java/time/Instant", "java/time/Duration", "java/time/LocalDate", "java/time/LocalDateTime",
+            "java/time/LocalTime", "java/time/ZonedDateTime", "java/time/OffsetDateTime", "java/time/ZoneId",
+            "java/time/ZoneOffset", "java/time/DayOfWeek", "java/time/Month", "java/time/temporal/ChronoUnit",
+            "java/util/UUID", "java/util/Locale", "io/rpcc/core/ChainingFunctionSource", "io/rpcc/core/ChainState",
+            "io/rpcc/core/FunctionLanguage");
 
     /**
      * Calls whose last argument is a size the JDK allocates for: the instrumenter checks it against
@@ -101,7 +159,17 @@ final class SandboxRules {
             Map.entry("java/util/LinkedHashMap.<init>(I)V", 48),
             Map.entry("java/util/HashSet.<init>(I)V", 40),
             Map.entry("java/util/LinkedHashSet.<init>(I)V", 48),
-            Map.entry("java/util/ArrayDeque.<init>(I)V", 8));
+            Map.entry("java/util/ArrayDeque.<init>(I)V", 8),
+            Map.entry("java/util/Arrays.copyOf([ZI)[Z", 1), Map.entry("java/util/Arrays.copyOf([BI)[B", 1),
+            Map.entry("java/util/Arrays.copyOf([CI)[C", 2), Map.entry("java/util/Arrays.copyOf([SI)[S", 2),
+            Map.entry("java/util/Arrays.copyOf([II)[I", 4), Map.entry("java/util/Arrays.copyOf([FI)[F", 4),
+            Map.entry("java/util/Arrays.copyOf([JI)[J", 8), Map.entry("java/util/Arrays.copyOf([DI)[D", 8),
+            Map.entry("java/util/Arrays.copyOf([Ljava/lang/Object;I)[Ljava/lang/Object;", 8),
+            Map.entry("java/util/Arrays.copyOfRange([ZII)[Z", 1), Map.entry("java/util/Arrays.copyOfRange([BII)[B", 1),
+            Map.entry("java/util/Arrays.copyOfRange([CII)[C", 2), Map.entry("java/util/Arrays.copyOfRange([SII)[S", 2),
+            Map.entry("java/util/Arrays.copyOfRange([III)[I", 4), Map.entry("java/util/Arrays.copyOfRange([FII)[F", 4),
+            Map.entry("java/util/Arrays.copyOfRange([JII)[J", 8), Map.entry("java/util/Arrays.copyOfRange([DII)[D", 8),
+            Map.entry("java/util/Arrays.copyOfRange([Ljava/lang/Object;II)[Ljava/lang/Object;", 8));
 
     /** invokedynamic bootstraps the compiler emits for lambdas, string concatenation, records and switches. */
     static final Set<String> BOOTSTRAPS = Set.of(
@@ -126,7 +194,14 @@ final class SandboxRules {
         if (c.contains("ClassLoader") || c.equals("java/lang/ModuleLayer") || c.startsWith("java/lang/instrument/")) {
             return "class-loading";
         }
+        if (c.equals("java/util/TimeZone")) {
+            return "host-information";
+        }
+        if (c.equals("java/security/Security") || c.equals("java/util/logging/LogManager")) {
+            return "global-state";
+        }
         if (c.startsWith("java/lang/Thread") || c.startsWith("java/util/concurrent/") || c.equals("java/util/Timer")
+                || c.equals("java/util/stream/StreamSupport") || c.equals("java/util/stream/BaseStream") || c.startsWith("java/util/Spliterator")
                 || c.startsWith("java/lang/ref/") || c.equals("java/lang/ScopedValue")) {
             return "threads";
         }
@@ -170,13 +245,22 @@ final class SandboxRules {
                 case "getProperty", "getProperties", "setProperty", "setProperties", "clearProperty" -> "system-properties";
                 case "load", "loadLibrary", "mapLibraryName" -> "native-code";
                 case "in", "out", "err", "setIn", "setOut", "setErr", "console", "inheritedChannel" -> "files";
+                case "lineSeparator" -> "host-information";
                 case "getSecurityManager", "setSecurityManager" -> "not-allowed";
                 default -> "environment";
             };
         }
         if (owner.equals("java/lang/Class")) {
-            return name.equals("forName") || name.equals("getClassLoader") ? "class-loading" : "reflection";
+            return name.equals("forName") || name.equals("getClassLoader") ? "class-loading"
+                    : name.startsWith("getResource") ? "class-path-resources" : "reflection";
         }
-        return DENIED_MEMBERS.getOrDefault(owner + "." + name, "not-allowed");
+        if (owner.startsWith("io/rpcc/")) {
+            return switch (name) {
+                case "wrap", "executor", "startThread", "startVirtualThread" -> "threads";
+                case "javaResource", "javascriptResource" -> "class-path-resources";
+                default -> "rpcc-api";
+            };
+        }
+        return "not-allowed";
     }
 }

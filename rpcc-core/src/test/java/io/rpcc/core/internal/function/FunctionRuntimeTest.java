@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.function;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -43,7 +44,7 @@ class FunctionRuntimeTest {
         FunctionRuntime.Loaded first = rt.load(adder(1));
         FunctionRuntime.Loaded second = rt.load(adder(1));
         assertSame(first.function(), second.function());
-        assertEquals(new FunctionRuntime.Stats(1, 1, rt.stats().compileNanos(), 1, 0), rt.stats());
+        assertEquals(new FunctionRuntime.Stats(1, 1, rt.stats().compileNanos(), 1, 0, rt.stats().abandonedSandboxThreads()), rt.stats());
         NextHop next = rt.invoke(first.function(), ChainState.empty(), 41);
         assertEquals(NextHop.end(42), next);
         CompiledFunction counter = rt.load(ChainingFunctionSource.java("""
@@ -168,5 +169,25 @@ class FunctionRuntimeTest {
         HopFailure e = assertThrows(HopFailure.class, () -> rt.invoke(f, ChainState.empty(), 1));
         assertEquals(ErrorCode.SANDBOX_VIOLATION, e.code());
         assertTrue(e.getMessage().contains("(rule: stack-depth)"), e.getMessage());
+    }
+
+    @Test
+    void theClassNameScanIsLinearOnCraftedSources() {
+        assertEquals("a.b.Real", JavaFunctionCompiler.className("""
+                // public class Comment
+                package a.b; /* public class Block */
+                import x.*;
+                public final class Real implements ChainingFunction { class Inner { } public record R() { } }
+                """));
+        assertEquals("Tb", JavaFunctionCompiler.className("String s = \"\"\"\n public class No \"\"\"; public class Tb {}"));
+        // inputs on which the regular expressions used before backtracked for most of a minute
+        String[] crafted = {"public ".repeat(40_000), "/*".repeat(100_000), "package ".repeat(30_000),
+                "public final ".repeat(20_000) + "clas", "\"".repeat(200_000), "{".repeat(200_000)};
+        assertTimeoutPreemptively(java.time.Duration.ofSeconds(10), () -> {
+            for (String source : crafted) {
+                String name = JavaFunctionCompiler.className(source);
+                assertTrue(name.endsWith("ChainingFunctionImpl"), name); // javac then says what is wrong
+            }
+        });
     }
 }

@@ -1,0 +1,82 @@
+package io.rpcc.core.internal.function;
+
+import io.rpcc.core.NextHop;
+import java.lang.reflect.RecordComponent;
+import java.util.ArrayDeque;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Refuses what a sandboxed function returns if it holds an object of one of the function's own
+ * classes (a record, a lambda, a collection subclass...): rpcc serializes, compares and prints the
+ * result, the next hop's parameters and the chain state after the function has returned, outside
+ * its budget, and must never run the function's code then. Runs inside the budget, so the walk
+ * (through collections, maps, arrays and records) is bounded by it.
+ */
+final class OutputCheck {
+    private OutputCheck() {
+    }
+
+    /** Returns {@code next} if none of its values is an instance of a class {@code loader} defined. */
+    static NextHop check(NextHop next, ClassLoader loader) {
+        if (next == null) {
+            return null;
+        }
+        Deque<Object> todo = new ArrayDeque<>();
+        switch (next) {
+            case NextHop.End end -> todo.add(nonNull(end.result()));
+            case NextHop.Call call -> {
+                todo.add(nonNull(call.params()));
+                if (call.state() != null) {
+                    todo.addAll(call.state().asMap().values());
+                }
+            }
+        }
+        Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        while (!todo.isEmpty()) {
+            Object o = todo.poll();
+            if (o == null || !seen.add(o)) {
+                continue;
+            }
+            Class<?> type = o.getClass();
+            Class<?> element = type;
+            while (element.isArray()) {
+                element = element.getComponentType();
+            }
+            if (element.getClassLoader() == loader) {
+                throw new SandboxViolation("output-type", "chaining function returned an object of its own class "
+                        + element.getName() + "; results, parameters and state must be of JDK or registered types");
+            }
+            if (o instanceof Object[] array) {
+                Collections.addAll(todo, array);
+            } else if (o instanceof Collection<?> c) {
+                todo.addAll(c);
+            } else if (o instanceof Map<?, ?> m) {
+                for (Map.Entry<?, ?> e : m.entrySet()) {
+                    todo.add(nonNull(e.getKey()));
+                    todo.add(nonNull(e.getValue()));
+                }
+            } else if (o instanceof Map.Entry<?, ?> e) {
+                todo.add(nonNull(e.getKey()));
+                todo.add(nonNull(e.getValue()));
+            } else if (type.isRecord()) {
+                for (RecordComponent rc : type.getRecordComponents()) {
+                    try {
+                        todo.add(nonNull(rc.getAccessor().invoke(o)));
+                    } catch (ReflectiveOperationException | RuntimeException e) {
+                        // an inaccessible component: serialization will refuse it if it must
+                    }
+                }
+            }
+        }
+        return next;
+    }
+
+    private static Object nonNull(Object o) {
+        return o == null ? "" : o;
+    }
+}

@@ -1,0 +1,137 @@
+package io.rpcc.core.internal.function;
+
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * Enforces the wall-time limit on every sandboxed Java invocation, whatever thread runs it. A
+ * function that only runs its own code is stopped by its {@link Budget}'s checks; one stuck inside
+ * a single JDK call (a huge multiplication, a sort, a search) runs no check, so this watchdog
+ * thread looks at every running invocation every {@value #PERIOD_MS} ms: past its deadline it
+ * marks the budget violated, and {@value #GRACE_MS} ms later it <em>abandons</em> the invocation:
+ * its hop fails at once with rule {@code wall-time} (through the hook the hop gave), the thread is
+ * interrupted and left to finish its JDK call, after which its next check ends it and whatever it
+ * returns is dropped. Abandoned threads still running are counted; while there are
+ * {@value #MAX_ABANDONED} of them, new sandboxed invocations are refused (rule
+ * {@code sandbox-capacity}) rather than adding threads for ever.
+ */
+final class SandboxWatchdog {
+    /** Abandoned threads still running beyond which new sandboxed invocations are refused. */
+    static final int MAX_ABANDONED = 16;
+    static final long PERIOD_MS = 10;
+    static final long GRACE_MS = 50;
+
+    private static final Set<Invocation> RUNNING = ConcurrentHashMap.newKeySet();
+    private static final AtomicInteger ABANDONED_RUNNING = new AtomicInteger();
+    private static final AtomicLong ABANDONED_TOTAL = new AtomicLong();
+    private static final Thread WATCHDOG = Thread.ofPlatform().name("rpcc-sandbox-watchdog").daemon(true)
+            .unstarted(SandboxWatchdog::watch);
+
+    static {
+        WATCHDOG.start();
+    }
+
+    private SandboxWatchdog() {
+    }
+
+    /** One watched invocation: running, then either ended by its thread or abandoned by the watchdog. */
+    static final class Invocation {
+        private static final int RUNNING = 0;
+        private static final int ENDED = 1;
+        private static final int ABANDONED = 2;
+
+        private final Budget budget;
+        private final Consumer<HopFailure> onAbandon;
+        private final AtomicInteger state = new AtomicInteger(RUNNING);
+
+        private Invocation(Budget budget, Consumer<HopFailure> onAbandon) {
+            this.budget = budget;
+            this.onAbandon = onAbandon;
+        }
+
+        /** Abandons the invocation unless it has ended; true if this call did. */
+        boolean abandon() {
+            if (!state.compareAndSet(RUNNING, ABANDONED)) {
+                return false;
+            }
+            ABANDONED_RUNNING.incrementAndGet();
+            ABANDONED_TOTAL.incrementAndGet();
+            budget.violate(budget.wallTimeViolation());
+            budget.thread().interrupt();
+            return true;
+        }
+    }
+
+    /**
+     * Starts watching an invocation with {@code budget} (made on its thread); {@code onAbandon}
+     * (may be null: then the invocation is only marked violated) reports the hop's failure if it is
+     * abandoned.
+     *
+     * @throws HopFailure with rule {@code sandbox-capacity} while too many abandoned threads run
+     */
+    static Invocation start(Budget budget, Consumer<HopFailure> onAbandon) {
+        int stuck = ABANDONED_RUNNING.get();
+        if (stuck >= MAX_ABANDONED) {
+            throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, "this node refuses sandboxed chaining functions "
+                    + "for now: " + stuck + " earlier invocations overran their wall time inside a JDK call and "
+                    + "their threads still run; retry later (rule: sandbox-capacity)");
+        }
+        Invocation inv = new Invocation(budget, onAbandon);
+        RUNNING.add(inv);
+        return inv;
+    }
+
+    /** Stops watching {@code inv}, on its own thread; false if it was abandoned (drop its outcome). */
+    static boolean end(Invocation inv) {
+        RUNNING.remove(inv);
+        if (inv.state.compareAndSet(Invocation.RUNNING, Invocation.ENDED)) {
+            return true;
+        }
+        ABANDONED_RUNNING.decrementAndGet();
+        Thread.interrupted(); // the watchdog's interrupt must not reach the thread's next task
+        return false;
+    }
+
+    /** Abandoned sandbox threads still running (in this JVM). */
+    static int abandonedRunning() {
+        return ABANDONED_RUNNING.get();
+    }
+
+    /** Invocations abandoned since the JVM started. */
+    static long abandonedTotal() {
+        return ABANDONED_TOTAL.get();
+    }
+
+    private static void watch() {
+        long grace = TimeUnit.MILLISECONDS.toNanos(GRACE_MS);
+        while (true) {
+            try {
+                Thread.sleep(PERIOD_MS);
+                long now = System.nanoTime();
+                for (Invocation inv : RUNNING) {
+                    long late = now - inv.budget.deadline();
+                    if (late > 0) {
+                        inv.budget.violate(inv.budget.wallTimeViolation());
+                    }
+                    if (late > grace && inv.onAbandon != null && inv.abandon()) {
+                        RUNNING.remove(inv);
+                        HopFailure failure = new HopFailure(ErrorCode.SANDBOX_VIOLATION, "chaining function ran for "
+                                + "more than " + TimeUnit.NANOSECONDS.toMillis(inv.budget.deadline() - inv.budget.started())
+                                + " ms, stuck in one JDK call; its thread was abandoned (rule: wall-time)");
+                        Thread.ofVirtual().name("rpcc-sandbox-abandon").start(() -> inv.onAbandon.accept(failure));
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                // a failing hook must not stop the watchdog
+            }
+        }
+    }
+}
