@@ -222,8 +222,11 @@ public final class FunctionRuntime {
                 entry.completeExceptionally(e instanceof HopFailure ? e
                         : new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "cannot compile chaining function: " + e, e));
                 if (e instanceof HopFailure f && (f.code() == ErrorCode.REPOSITORY_UNAVAILABLE
-                        || f.code() == ErrorCode.FUNCTION_NOT_FOUND || f.getCause() instanceof CompileQueueFull)) {
-                    synchronized (cache) { // a repository that is down, or not filled yet, may answer later
+                        || f.code() == ErrorCode.FUNCTION_NOT_FOUND || f.getCause() instanceof CompileQueueFull
+                        || MonitoredExecution.isLimitExceeded(f))) {
+                    // a repository that is down, or not filled yet, may answer later; a full queue or a
+                    // parse stopped at a time limit on a loaded node may pass later
+                    synchronized (cache) {
                         cache.remove(source.id(), entry);
                     }
                 }

@@ -67,12 +67,12 @@ public final class MonitoredExecution {
                     violation = check(start, limits, System.nanoTime() - began);
                 }
                 if (violation != null) {
-                    throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation);
+                    throw limitExceeded(violation);
                 }
                 return result;
             } catch (ExecutionException e) {
                 if (violation != null) {
-                    throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation);
+                    throw limitExceeded(violation);
                 }
                 Throwable cause = e.getCause();
                 if (cause instanceof Exception ex) {
@@ -89,9 +89,31 @@ public final class MonitoredExecution {
                     }
                 } else if (now - cancelledAt > GRACE_NANOS) {
                     f.cancel(true); // it did not stop: abandon it, the chain must not wait
-                    throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation);
+                    throw limitExceeded(violation);
                 }
             }
+        }
+    }
+
+    /**
+     * A limit was exceeded. The failure's cause marks it as depending on the moment (a loaded node may
+     * stop a parse that passes later), so that a compilation stopped this way is not cached.
+     */
+    private static HopFailure limitExceeded(String violation) {
+        return new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation, new LimitExceeded());
+    }
+
+    /** True if {@code f} is a limit exceeded while code ran, rather than a refusal of the code itself. */
+    static boolean isLimitExceeded(HopFailure f) {
+        return f.getCause() instanceof LimitExceeded;
+    }
+
+    /** The cause of a {@link #limitExceeded} failure. */
+    private static final class LimitExceeded extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        LimitExceeded() {
+            super("limit exceeded", null, false, false);
         }
     }
 
