@@ -254,8 +254,19 @@ class WireFuzzTest {
         assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), "a refusal without a reason");
     }
 
+    /**
+     * Re-encodes a decoded message: the sender may refuse it with a typed failure (a value that the
+     * frame encoded more loosely than rpcc would, such as elements that take no bytes); if it sends
+     * it, the receiver must read back an equal message.
+     */
     private static void checkRoundTrip(Object message) {
-        ByteBuf encoded = WIRE.encode(message, REENCODE_MAX_FRAME);
+        ByteBuf encoded;
+        try {
+            encoded = WIRE.encode(message, REENCODE_MAX_FRAME);
+        } catch (HopFailure e) {
+            assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), "a refusal without a reason");
+            return;
+        }
         Object again;
         try {
             encoded.skipBytes(4); // the length field
