@@ -53,7 +53,7 @@ final class BoundedInput extends Input {
                 }
             }
         }
-        int chars = result - 1; // Kryo's char count, with Kryo's int overflow (MIN_VALUE - 1 is MAX_VALUE);
+        int chars = result - 1; // Kryo's char count, with Kryo's int overflow: MIN_VALUE - 1 is MAX_VALUE
         if (chars > limit - p) { // a negative one fails without allocating
             throw new KryoException("corrupt string length " + chars + " (" + (limit - p) + " bytes left in the frame)");
         }
