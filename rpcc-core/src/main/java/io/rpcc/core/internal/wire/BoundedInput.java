@@ -53,8 +53,8 @@ final class BoundedInput extends Input {
                 }
             }
         }
-        long chars = (long) result - 1; // Kryo's char count; a negative one fails without allocating
-        if (chars > limit - p) {
+        int chars = result - 1; // Kryo's char count, with Kryo's int overflow: MIN_VALUE - 1 is MAX_VALUE
+        if (chars > limit - p) { // a negative one fails without allocating
             throw new KryoException("corrupt string length " + chars + " (" + (limit - p) + " bytes left in the frame)");
         }
     }

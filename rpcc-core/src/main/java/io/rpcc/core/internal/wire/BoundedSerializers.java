@@ -32,6 +32,30 @@ final class BoundedSerializers {
         }
     }
 
+    /**
+     * Refuses to send a collection or map that {@link #checkCount} would refuse when reading it: one
+     * whose {@code count} elements, written from {@code start}, take fewer bytes than their number
+     * (elements that serialize to nothing, such as empty collections), which a receiver cannot tell
+     * from a corrupt length. The sender gets a typed error instead of the receiver a malformed frame.
+     */
+    static void checkWritten(Output output, long start, int count, Class<?> type) {
+        long elementBytes = output.total() - start - lengthBytes(count + 1);
+        if (count > elementBytes) {
+            throw new KryoException("cannot send a " + type.getName() + " of " + count + " elements that take only "
+                    + elementBytes + " bytes (elements such as empty collections serialize to nothing); a receiver "
+                    + "refuses more elements than bytes");
+        }
+    }
+
+    /** The bytes of Kryo's flagged varint for {@code value} (6 bits in the first byte, 7 in the others). */
+    private static int lengthBytes(int value) {
+        int bytes = 1;
+        for (long rest = (value & 0xFFFFFFFFL) >>> 6; rest != 0; rest >>>= 7) {
+            bytes++;
+        }
+        return bytes;
+    }
+
     /** An array serializer (encoding: varint length + 1, then the elements), bounded. */
     static final class BoundedArray<T> extends Serializer<T> {
         private final Serializer<T> delegate;
@@ -68,6 +92,13 @@ final class BoundedSerializers {
     @SuppressWarnings({"rawtypes", "unchecked"})
     static class BoundedCollection extends CollectionSerializer<Collection> {
         @Override
+        public void write(Kryo kryo, Output output, Collection collection) {
+            long start = output.total();
+            super.write(kryo, output, collection);
+            checkWritten(output, start, collection.size(), collection.getClass());
+        }
+
+        @Override
         protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
             checkCount(input, size, type);
             return super.create(kryo, input, type, size);
@@ -77,6 +108,13 @@ final class BoundedSerializers {
     /** Kryo's map serializer, bounded. */
     @SuppressWarnings({"rawtypes", "unchecked"})
     static class BoundedMap extends MapSerializer<Map> {
+        @Override
+        public void write(Kryo kryo, Output output, Map map) {
+            long start = output.total();
+            super.write(kryo, output, map);
+            checkWritten(output, start, map.size(), map.getClass());
+        }
+
         @Override
         protected Map create(Kryo kryo, Input input, Class<? extends Map> type, int size) {
             checkCount(input, size, type);

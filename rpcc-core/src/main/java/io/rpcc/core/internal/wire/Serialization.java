@@ -43,6 +43,12 @@ public final class Serialization {
     private static final Pattern NOT_REGISTERED = Pattern.compile("Class is not registered: ([\\w.$\\[\\];]+)");
     private static final Pattern UNKNOWN_ID = Pattern.compile("unregistered class ID: (-?\\d+)");
 
+    /**
+     * The deepest nesting of values read or written: each level takes a few stack frames, so a
+     * frame of nested lists a few thousand deep would otherwise overflow an event loop's stack.
+     */
+    public static final int MAX_DEPTH = 100;
+
     private final TypeRegistry types;
     private final Pool<Kryo> pool;
 
@@ -77,6 +83,7 @@ public final class Serialization {
         Kryo kryo = new Kryo();
         kryo.setRegistrationRequired(true);
         kryo.setReferences(false);
+        kryo.setMaxDepth(MAX_DEPTH);
         kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
         kryo.addDefaultSerializer(UUID.class, new UuidSerializer());
         // Kryo itself registers the primitives and String with ids 0..9.

@@ -1,0 +1,447 @@
+package io.rpcc.core.internal.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import com.sun.management.ThreadMXBean;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.CorruptedFrameException;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopTiming;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.Serialization;
+import io.rpcc.core.internal.wire.WireFormat;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.reflect.RecordComponent;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Coverage-guided fuzzing (Jazzer) of everything a peer's bytes reach before any rpcc logic: the
+ * frame body decoder, the length-prefixed stream decoder in a Netty pipeline, and Kryo decoding of
+ * user values inside REQUEST, RESULT and REPLY frames. Properties checked for every input:
+ * <ul>
+ *   <li>decoding either yields a message, or fails with a {@link HopFailure} of kind
+ *       {@code MALFORMED_FRAME} (the stream decoder: a {@code MalformedFrame} message, or Netty's
+ *       framing refusals for oversized and negative lengths); never any other exception, error
+ *       (stack overflow, out of memory) or hang;</li>
+ *   <li>decoding allocates at most a small multiple of the frame's size;</li>
+ *   <li>a user value that cannot be read is reported in the frame's {@code decodeError} with its
+ *       header intact, never thrown;</li>
+ *   <li>a decoded frame re-encodes, and decoding that again gives an equal frame;</li>
+ *   <li>every buffer is released.</li>
+ * </ul>
+ * Seeds are valid frames of every type, made here; inputs that once found a bug are kept under
+ * {@code src/test/resources/io/rpcc/core/internal/transport/WireFuzzTestInputs/<target>/}. In
+ * {@code ./rpcc test} each target fuzzes for a few seconds; {@code ./rpcc fuzz [seconds]} runs them
+ * longer (see the root pom's {@code fuzz} executions). Without {@code JAZZER_FUZZ} the targets run
+ * once per seed and kept input, as plain regression tests.
+ */
+class WireFuzzTest {
+    record Order(String sku, int qty, List<String> tags) {
+    }
+
+    record Blob(String name, byte[] data, Map<String, Object> attributes) {
+    }
+
+    record Box(Object content) {
+    }
+
+    /** The largest frame the stream target accepts (small, so oversized frames are reachable). */
+    static final int STREAM_MAX_FRAME = 1024;
+    /** Room for re-encoding a decoded frame (its canonical encoding is never much larger). */
+    static final int REENCODE_MAX_FRAME = 1 << 20;
+    /** Allocation allowed for decoding: a fixed allowance plus this many bytes per input byte. */
+    static final long ALLOCATION_BASE = 1 << 20;
+    static final long ALLOCATION_PER_BYTE = 64;
+
+    static final WireFormat WIRE = new WireFormat(new Serialization(TypeRegistry.of(Order.class, Blob.class,
+            Box.class)));
+    static final ThreadMXBean THREADS = (ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    /** Inputs executed per target, printed after the run (so {@code ./rpcc fuzz} can report them). */
+    static final Map<String, AtomicLong> EXECUTED = new LinkedHashMap<>();
+    static long startNanos;
+
+    /** The kinds of frame the user-value target wraps its payload in. */
+    enum Carrier { REQUEST, RESULT, REPLY }
+
+    // ---------------------------------------------------------------- targets
+
+    /** A frame body (version, type, payload) of arbitrary bytes. */
+    @MethodSource("frameBodies")
+    @FuzzTest(maxDuration = "10s")
+    void frameBody(byte[] body) {
+        count("frameBody");
+        checkDecode(body);
+    }
+
+    /**
+     * An arbitrary byte stream (first byte: the read size, 1..256) through the length-prefixed
+     * frame decoder in a pipeline, as a connection's reads would bring it.
+     */
+    @MethodSource("streams")
+    @FuzzTest(maxDuration = "10s")
+    void frameStream(byte[] input) {
+        count("frameStream");
+        if (input.length == 0) {
+            return;
+        }
+        int readSize = 1 + (input[0] & 0xFF);
+        RecordingAllocator alloc = new RecordingAllocator();
+        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(WIRE, STREAM_MAX_FRAME));
+        channel.config().setAllocator(alloc);
+        try {
+            for (int at = 1; at < input.length; at += readSize) {
+                int n = Math.min(readSize, input.length - at);
+                try {
+                    channel.writeInbound(alloc.heapBuffer(n).writeBytes(input, at, n));
+                } catch (TooLongFrameException | CorruptedFrameException e) {
+                    // Netty's framing refused a length: counted and logged by the node, stream continues
+                } catch (DecoderException e) {
+                    throw new AssertionError("the frame decoder failed with something other than a typed refusal", e);
+                }
+                for (Object message; (message = channel.readInbound()) != null; ) {
+                    checkMessage(message);
+                }
+            }
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+        assertEquals(List.of(), alloc.unreleased(), "buffers not released");
+    }
+
+    /**
+     * Arbitrary Kryo bytes as the user values of a valid REQUEST, RESULT or REPLY (first byte: which):
+     * the frame must decode with its header intact, and a value that cannot be read must be reported
+     * in its decodeError.
+     */
+    @MethodSource("userValues")
+    @FuzzTest(maxDuration = "10s")
+    void userValue(byte[] input) {
+        count("userValue");
+        if (input.length == 0) {
+            return;
+        }
+        Carrier carrier = Carrier.values()[(input[0] & 0xFF) % Carrier.values().length];
+        byte[] prefix = PREFIXES.get(carrier);
+        byte[] body = Arrays.copyOf(prefix, prefix.length + input.length - 1);
+        System.arraycopy(input, 1, body, prefix.length, input.length - 1);
+        Object message = checkDecode(body);
+        assertTrue(message != null, "a frame with a valid header was refused as a whole");
+        Object template = TEMPLATES.get(carrier);
+        assertEquals(template.getClass(), message.getClass());
+        for (RecordComponent c : template.getClass().getRecordComponents()) {
+            if (!c.getName().equals("decodeError") && !isUserValue(c)) {
+                assertEquals(read(c, template), read(c, message),
+                        () -> c.getName() + " of the " + carrier + " frame changed with its user values");
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- checks
+
+    /**
+     * Decodes {@code body}; checks the refusal is typed, the allocation bounded, and the round trip.
+     * Returns the message, or {@code null} if the frame was refused as a whole.
+     */
+    private static Object checkDecode(byte[] body) {
+        Object message;
+        try {
+            message = decodeWithinAllocationBound(body);
+        } catch (HopFailure e) {
+            checkMalformed(e);
+            return null;
+        }
+        HopFailure decodeError = decodeError(message);
+        if (decodeError != null) {
+            checkMalformed(decodeError);
+        } else {
+            checkRoundTrip(message);
+        }
+        return message;
+    }
+
+    /**
+     * Decodes {@code body} and fails if that allocated more than the bound. The first decoding that
+     * reaches new code also loads (and Jazzer instruments) classes on this thread, so an excess is
+     * measured again on a second decoding before it counts.
+     */
+    private static Object decodeWithinAllocationBound(byte[] body) {
+        long allowed = ALLOCATION_BASE + ALLOCATION_PER_BYTE * body.length;
+        long used = 0;
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            ByteBuf frame = Unpooled.wrappedBuffer(body);
+            long before = THREADS.getCurrentThreadAllocatedBytes();
+            Object outcome;
+            try {
+                outcome = WIRE.decode(frame);
+            } catch (HopFailure e) {
+                outcome = e;
+            } finally {
+                frame.release();
+            }
+            used = THREADS.getCurrentThreadAllocatedBytes() - before;
+            if (used <= allowed) {
+                if (outcome instanceof HopFailure e) {
+                    throw e;
+                }
+                return outcome;
+            }
+        }
+        throw new AssertionError("decoding a frame body of " + body.length + " bytes allocated " + used
+                + " bytes (allowed: " + allowed + ")");
+    }
+
+    private static void checkMessage(Object message) {
+        switch (message) {
+            case FrameDecoder.MalformedFrame m -> checkMalformed(m.reason());
+            case Hello h -> { }
+            case ChainRequest r -> { }
+            case ChainResultFrame r -> { }
+            case ChainErrorFrame e -> { }
+            case ReplyFrame r -> { }
+            case QuietFrame q -> { }
+            default -> fail("not an rpcc message: " + message.getClass());
+        }
+    }
+
+    private static void checkMalformed(HopFailure e) {
+        assertEquals(ErrorCode.MALFORMED_FRAME, e.code(), e::toString);
+        assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), "a refusal without a reason");
+    }
+
+    /**
+     * Re-encodes a decoded message: the sender may refuse it with a typed failure (a value that the
+     * frame encoded more loosely than rpcc would, such as elements that take no bytes); if it sends
+     * it, the receiver must read back an equal message.
+     */
+    private static void checkRoundTrip(Object message) {
+        ByteBuf encoded;
+        try {
+            encoded = WIRE.encode(message, REENCODE_MAX_FRAME);
+        } catch (HopFailure e) {
+            assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), "a refusal without a reason");
+            return;
+        }
+        Object again;
+        try {
+            encoded.skipBytes(4); // the length field
+            again = WIRE.decode(encoded);
+        } finally {
+            encoded.release();
+        }
+        assertNull(decodeError(again), () -> "a re-encoded frame does not decode: " + decodeError(again));
+        if (!StructuralEquality.equal(message, again)) {
+            fail("a decoded frame changed in a round trip:\n  " + message + "\n  " + again);
+        }
+    }
+
+    private static HopFailure decodeError(Object message) {
+        return switch (message) {
+            case ChainRequest r -> r.decodeError();
+            case ChainResultFrame r -> r.decodeError();
+            case ReplyFrame r -> r.decodeError();
+            default -> null;
+        };
+    }
+
+    private static boolean isUserValue(RecordComponent c) {
+        return c.getType() == Object.class || c.getType() == ChainState.class;
+    }
+
+    private static Object read(RecordComponent c, Object record) {
+        try {
+            return c.getAccessor().invoke(record);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void count(String target) {
+        EXECUTED.get(target).incrementAndGet();
+    }
+
+    @BeforeAll
+    static void startCounting() {
+        for (String target : List.of("frameBody", "frameStream", "userValue")) {
+            EXECUTED.put(target, new AtomicLong());
+        }
+        startNanos = System.nanoTime();
+    }
+
+    /** Prints and records how many inputs each target ran, for {@code ./rpcc fuzz}'s summary. */
+    @AfterAll
+    static void reportCounts() {
+        double seconds = (System.nanoTime() - startNanos) / 1e9;
+        StringBuilder report = new StringBuilder();
+        EXECUTED.forEach((target, n) -> {
+            if (n.get() > 0) {
+                report.append(String.format("fuzz target %s: %d inputs in %.1f s%n", target, n.get(), seconds));
+            }
+        });
+        System.out.print(report);
+        try {
+            Path dir = Path.of("target", "fuzz-stats");
+            Files.createDirectories(dir);
+            Files.writeString(dir.resolve(WireFuzzTest.class.getSimpleName() + "-" + System.currentTimeMillis()
+                    + ".txt"), report);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- seeds
+
+    static final Map<Carrier, Object> TEMPLATES = new LinkedHashMap<>();
+    static final Map<Carrier, byte[]> PREFIXES = new LinkedHashMap<>();
+
+    static {
+        TEMPLATES.put(Carrier.REQUEST, new ChainRequest(header(), null, ChainState.empty(), null));
+        TEMPLATES.put(Carrier.RESULT, new ChainResultFrame(7, List.of("a", "b"), List.of(), List.of(), null,
+                Credit.ONE.half(), null));
+        TEMPLATES.put(Carrier.REPLY, new ReplyFrame(3, 2, "b", null, null));
+        // The template's encoding ends with its empty user values: params null and no state (2
+        // bytes) for a REQUEST, one null value for the others.
+        TEMPLATES.forEach((carrier, template) -> {
+            byte[] body = body(template);
+            PREFIXES.put(carrier, Arrays.copyOf(body, body.length - (carrier == Carrier.REQUEST ? 2 : 1)));
+        });
+    }
+
+    private static ChainHeader header() {
+        return new ChainHeader(42, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
+                List.of(new ConsoleLine(1, "a", "chaining", "hi")),
+                List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), "lookup",
+                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half());
+    }
+
+    /** A message's frame without its length field. */
+    private static byte[] body(Object message) {
+        ByteBuf frame = WIRE.encode(message, REENCODE_MAX_FRAME);
+        try {
+            frame.skipBytes(4);
+            byte[] bytes = new byte[frame.readableBytes()];
+            frame.readBytes(bytes);
+            return bytes;
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** User values of every built-in kind and of the registered records. */
+    static List<Object> sampleValues() {
+        Map<String, Object> attributes = new HashMap<>();
+        attributes.put("when", Instant.ofEpochSecond(1_700_000_000, 5));
+        attributes.put("amount", new BigDecimal("12.50"));
+        attributes.put("big", BigInteger.TWO.pow(100));
+        attributes.put("id", new UUID(1, 2));
+        attributes.put("set", Set.of(1, 2, 3));
+        attributes.put("zone", ZonedDateTime.of(2024, 1, 2, 3, 4, 5, 6, ZoneId.of("Europe/Paris")));
+        attributes.put("day", LocalDate.of(2024, 2, 29));
+        attributes.put("took", Duration.ofMillis(1500));
+        attributes.put("sorted", new TreeMap<>(Map.of("a", 1L, "b", 2.5)));
+        return List.of(
+                "text", 42, -7L, 1.5, true, 'c',
+                new Order("A-1", 3, List.of("x", "y")),
+                new Blob("blob", new byte[] {1, 2, 3}, attributes),
+                new Box(new Box(List.of(new Box(null), Map.of("k", new int[] {1, 2})))),
+                new ArrayList<>(List.of("a", 1, new long[] {5}, new String[] {"s", null})),
+                new Object[] {new double[] {0.5}, new char[] {'x'}, List.of()});
+    }
+
+    static Stream<byte[]> frameBodies() {
+        List<Object> messages = new ArrayList<>();
+        messages.add(new Hello("node", "10.0.0.1", 7000, 1 << 20));
+        messages.addAll(TEMPLATES.values());
+        for (Object value : sampleValues()) {
+            messages.add(new ChainRequest(header(), value, ChainState.of("v", value, "n", null), null));
+            messages.add(new ChainResultFrame(7, List.of("a"), List.of(), List.of(), value, Credit.ONE, null));
+            messages.add(new ReplyFrame(3, 2, "b", value, null));
+        }
+        messages.add(new ChainErrorFrame(9, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
+                List.of("a", "h"), List.of("d"), List.of(new ConsoleLine(1, "a", "s", "t")), List.of()),
+                Credit.ONE.half()));
+        messages.add(new QuietFrame(4, Credit.ONE.half().half().half()));
+        return messages.stream().map(WireFuzzTest::body);
+    }
+
+    static Stream<byte[]> streams() {
+        List<byte[]> frames = frameBodies().toList();
+        ByteBuf all = Unpooled.buffer();
+        try {
+            all.writeByte(16); // reads of 17 bytes
+            for (byte[] body : frames) {
+                all.writeInt(body.length).writeBytes(body);
+            }
+            byte[] stream = new byte[all.readableBytes()];
+            all.readBytes(stream);
+            return Stream.of(stream, Arrays.copyOf(stream, Math.min(stream.length, 300)));
+        } finally {
+            all.release();
+        }
+    }
+
+    static Stream<byte[]> userValues() {
+        List<byte[]> seeds = new ArrayList<>();
+        for (Object value : sampleValues()) {
+            Map<Carrier, Object> messages = Map.of(
+                    Carrier.REQUEST, new ChainRequest(header(), value, ChainState.of("v", value), null),
+                    Carrier.RESULT, new ChainResultFrame(7, List.of("a", "b"), List.of(), List.of(), value,
+                            Credit.ONE.half(), null),
+                    Carrier.REPLY, new ReplyFrame(3, 2, "b", value, null));
+            messages.forEach((carrier, message) -> {
+                byte[] body = body(message);
+                int prefix = PREFIXES.get(carrier).length;
+                byte[] seed = new byte[1 + body.length - prefix];
+                seed[0] = (byte) carrier.ordinal();
+                System.arraycopy(body, prefix, seed, 1, body.length - prefix);
+                seeds.add(seed);
+            });
+        }
+        return seeds.stream();
+    }
+}
