@@ -13,6 +13,8 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.InboundListener;
 import io.rpcc.core.internal.transport.NodeTransport;
+import io.rpcc.core.internal.transport.Refusals;
+import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
@@ -60,10 +62,12 @@ public final class Node implements InboundListener, AutoCloseable {
      * @param functions compiles and caches chaining functions
      * @param maxHops the largest hop count this node lets a chain reach
      * @param replyWriteTimeout how long {@code preturn} waits for a slow originator before failing
+     * @param limits what peers may hold of this node
      */
     public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
-                           Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout) {
+                           Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
+                           WireLimits limits) {
     }
 
     private final Settings settings;
@@ -75,10 +79,12 @@ public final class Node implements InboundListener, AutoCloseable {
     public Node(Settings settings, RequestHandler requests) {
         this.settings = settings;
         this.requests = requests != null ? requests : Node::rejectRequest;
-        WireFormat wire = new WireFormat(new Serialization(settings.types()));
+        Refusals refusals = new Refusals();
+        WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
+                refusals::count));
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
-                settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group()),
-                wire, this);
+                settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
+                settings.limits()), wire, refusals, this);
         this.originator = new ChainOriginator(settings.name());
         settings.functions().fetchWith(this::fetchFunction);
     }

@@ -92,9 +92,10 @@ public final class WireFormat {
                     }
                     default -> throw new IllegalArgumentException("not an rpcc message: " + message.getClass());
                 }
-            } catch (RuntimeException e) {
-                throw e instanceof HopFailure hf ? hf
-                        : Serialization.encodeFailure(e, describe(message), maxFrameSize);
+            } catch (HopFailure e) {
+                throw e;
+            } catch (RuntimeException | StackOverflowError e) {
+                throw serialization.encodeFailure(e, describe(message), maxFrameSize);
             }
             byte[] buf = out.getBuffer();
             int length = out.position() - 4;
@@ -256,8 +257,9 @@ public final class WireFormat {
                 };
             } catch (HopFailure e) {
                 throw e;
-            } catch (RuntimeException e) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: " + e.getMessage(), e);
+            } catch (RuntimeException | StackOverflowError e) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: "
+                        + (e instanceof StackOverflowError ? "it overflowed the stack" : e.getMessage()), e);
             }
             if (in.position() != in.limit() && (message instanceof Hello || message instanceof QuietFrame
                     || message instanceof ChainErrorFrame)) {
