@@ -85,7 +85,7 @@ public final class Node implements InboundListener, AutoCloseable {
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
                 settings.limits()), wire, refusals, this);
-        this.originator = new ChainOriginator(settings.name());
+        this.originator = new ChainOriginator(settings.name(), refusals);
         settings.functions().fetchWith(this::fetchFunction);
     }
 
@@ -97,7 +97,7 @@ public final class Node implements InboundListener, AutoCloseable {
                                           ChainingFunctionSource cf, ChainState state, Duration timeout, int hop,
                                           int maxHops, List<String> path, ChainOriginator.ReplySink sink) {
         ChainOriginator.Pending p = originator.start(timeout, sink);
-        ChainHeader header = new ChainHeader(p.id(), name(), transport.advertisedHost(), transport.port(), hop,
+        ChainHeader header = new ChainHeader(p.id(), p.secret(), name(), transport.advertisedHost(), transport.port(), hop,
                 maxHops, path, List.of(), List.of(), serviceFunction, cf, Credit.ONE);
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
@@ -215,7 +215,7 @@ public final class Node implements InboundListener, AutoCloseable {
      */
     public void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
                            Object value, Credit credit) {
-        ChainResultFrame frame = new ChainResultFrame(h.chainId(), path, console, timings, value, credit, null);
+        ChainResultFrame frame = new ChainResultFrame(h.chainId(), h.secret(), path, console, timings, value, credit, null);
         toOrigin(h, frame).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure f && f.code() != ErrorCode.HOP_UNREACHABLE) {
                 sendFailure(h, f, path, console, timings, credit);
@@ -231,12 +231,12 @@ public final class Node implements InboundListener, AutoCloseable {
                             List<HopTiming> timings, Credit credit) {
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
                 console, timings);
-        toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), failure, credit)).whenComplete((v, e) -> {
+        toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure tooBig && tooBig.code() != ErrorCode.HOP_UNREACHABLE) {
                 // The console or details made the error too large: send it without them.
                 ChainFailure lean = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path,
                         List.of(), List.of(), List.of());
-                toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), lean, credit));
+                toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit));
             }
         });
     }
@@ -324,7 +324,7 @@ public final class Node implements InboundListener, AutoCloseable {
         }
         String message = f.message().replace(m.group(), "type id " + m.group(1) + " (" + type.getName()
                 + " at the originator) is not registered on node '" + f.host() + "'");
-        return new ChainErrorFrame(error.chainId(), error.code(), new ChainFailure(f.exceptionName(), message, f.host(),
+        return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message, f.host(),
                 f.hop(), f.path(), f.details(), f.console(), f.timings()), error.credit());
     }
 

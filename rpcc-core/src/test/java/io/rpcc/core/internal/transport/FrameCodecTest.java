@@ -26,6 +26,7 @@ import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -56,6 +57,7 @@ class FrameCodecTest {
     static final int MAX = 4096;
     final WireFormat wire = new WireFormat(new Serialization(TypeRegistry.of(Order.class, Blob.class)));
     final WireFormat bare = new WireFormat(new Serialization(TypeRegistry.empty()));
+    static final ChainSecret SECRET = ChainSecret.random();
     static final Hello HELLO = new Hello("peer", "127.0.0.1", 7000, MAX);
     static final WireLimits LIMITS = new WireLimits(1024, 256, Duration.ofSeconds(10), Duration.ofMinutes(5),
             Duration.ofMinutes(2), 1L << 20, 1L << 20, 255, 128);
@@ -82,7 +84,7 @@ class FrameCodecTest {
     }
 
     private static ChainHeader header(String function) {
-        return new ChainHeader(42, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
+        return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
                 List.of(new ConsoleLine(1, "a", "chaining", "hi")),
                 List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), function,
                 ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half());
@@ -110,17 +112,17 @@ class FrameCodecTest {
         assertEquals(request.state(), got.state());
 
         Credit odd = Credit.ONE.half().half().plus(Credit.ONE.half().half().half()); // 3/8
-        ChainResultFrame result = new ChainResultFrame(7, List.of("a"), List.of(), List.of(), new int[] {1, 2}, odd, null);
+        ChainResultFrame result = new ChainResultFrame(7, SECRET, List.of("a"), List.of(), List.of(), new int[] {1, 2}, odd, null);
         ChainResultFrame gotResult = (ChainResultFrame) roundTrip(result);
         assertEquals(7, gotResult.chainId());
         assertEquals(2, ((int[]) gotResult.value())[1]);
         assertEquals(odd, gotResult.credit());
 
-        ChainErrorFrame error = new ChainErrorFrame(9, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
+        ChainErrorFrame error = new ChainErrorFrame(9, SECRET, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(), List.of()), Credit.ONE);
         assertEquals(error, roundTrip(error));
 
-        ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(3, 2, "b", order, null));
+        ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(3, SECRET, 2, "b", order, null));
         assertEquals(order, reply.value());
         assertEquals(2, reply.hop());
         assertEquals("b", reply.host());
@@ -129,8 +131,11 @@ class FrameCodecTest {
         for (int i = 0; i < 3000; i++) {
             tiny = tiny.half();
         }
-        QuietFrame quiet = new QuietFrame(4, tiny);
+        QuietFrame quiet = new QuietFrame(4, SECRET, tiny);
         assertEquals(quiet, roundTrip(quiet));
+        QuietFrame other = (QuietFrame) roundTrip(new QuietFrame(4, ChainSecret.random(), tiny));
+        assertFalse(SECRET.matches(other.secret()), "the secret travels: another one does not match");
+        assertFalse(request.header().toString().contains(Long.toString(SECRET.high())), "secrets are never printed");
     }
 
     @Test
@@ -153,7 +158,7 @@ class FrameCodecTest {
                 {0, 0, 0, 6, 1, 2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}, // truncated header
                 {0, 0, 0, 8, 1, 3, 1, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f}, // huge list length
         };
-        QuietFrame good = new QuietFrame(5, Credit.ONE);
+        QuietFrame good = new QuietFrame(5, SECRET, Credit.ONE);
         for (byte[] frame : bad) {
             ByteBuf both = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(frame), wire.encode(good, MAX));
             channel.writeInbound(both); // a bad frame and a good one in the same read
@@ -183,7 +188,7 @@ class FrameCodecTest {
                 assertEquals(ErrorCode.MALFORMED_FRAME, m.reason().code());
             }
         }
-        QuietFrame after = new QuietFrame(5, Credit.ONE);
+        QuietFrame after = new QuietFrame(5, SECRET, Credit.ONE);
         assertEquals(after, roundTrip(after));
     }
 
@@ -219,7 +224,7 @@ class FrameCodecTest {
         huge.writeInt(MAX + 100);
         huge.writeBytes(new byte[MAX + 100]);
         assertThrows(TooLongFrameException.class, () -> channel.writeInbound(huge));
-        QuietFrame after = new QuietFrame(5, Credit.ONE);
+        QuietFrame after = new QuietFrame(5, SECRET, Credit.ONE);
         assertEquals(after, roundTrip(after), "the oversized frame's bytes were skipped");
     }
 
@@ -336,7 +341,7 @@ class FrameCodecTest {
         channel.writeInbound(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, 3, 99, 2, 0}), request));
         refused(channel, Refusal.PROTOCOL_VERSION, true);
         assertNull(channel.readInbound(), "the REQUEST behind the foreign frame is not decoded");
-        channel.writeInbound(wire.encode(new QuietFrame(1, Credit.ONE), MAX));
+        channel.writeInbound(wire.encode(new QuietFrame(1, SECRET, Credit.ONE), MAX));
         assertNull(channel.readInbound(), "nor anything later");
     }
 
@@ -403,7 +408,7 @@ class FrameCodecTest {
         List<Object> cyclic = new ArrayList<>();
         cyclic.add(cyclic);
         for (Object value : new Object[] {deep, cyclic}) {
-            HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(new ChainResultFrame(1, List.of(),
+            HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(new ChainResultFrame(1, SECRET, List.of(),
                     List.of(), List.of(), value, Credit.ONE, null), MAX));
             assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
             assertTrue(e.getMessage().contains("nested more than 128 levels"), e.getMessage());
@@ -413,18 +418,18 @@ class FrameCodecTest {
     @Test
     void aRequestWithAnOriginNoOneCouldAnswerIsDropped() {
         for (String host : new String[] {"", "a b", "x".repeat(300), "evil/../host", "-lead.example"}) {
-            ChainHeader h = new ChainHeader(1, "client", host, 4000, 1, 10, List.of(), List.of(), List.of(), "f",
+            ChainHeader h = new ChainHeader(1, SECRET, "client", host, 4000, 1, 10, List.of(), List.of(), List.of(), "f",
                     ChainingFunctionSource.NONE, Credit.ONE);
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), 1 << 16));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }
         for (int port : new int[] {0, 70000}) {
-            ChainHeader h = new ChainHeader(1, "client", "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(),
+            ChainHeader h = new ChainHeader(1, SECRET, "client", "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(),
                     "f", ChainingFunctionSource.NONE, Credit.ONE);
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), MAX));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }
-        QuietFrame after = new QuietFrame(5, Credit.ONE);
+        QuietFrame after = new QuietFrame(5, SECRET, Credit.ONE);
         assertEquals(after, roundTrip(after), "the connection goes on");
     }
 
