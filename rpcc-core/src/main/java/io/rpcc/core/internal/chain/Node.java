@@ -13,6 +13,7 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.InboundListener;
 import io.rpcc.core.internal.transport.NodeTransport;
+import io.rpcc.core.internal.transport.RateLimitedWarnings;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -46,6 +48,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Node implements InboundListener, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
+    /** An originator that cannot be reached may have started many chains: one warning per address per 10 s. */
+    private final RateLimitedWarnings unreachableOrigins = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
 
     /**
      * A node's settings.
@@ -233,19 +237,32 @@ public final class Node implements InboundListener, AutoCloseable {
                 console, timings);
         toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure tooBig && tooBig.code() != ErrorCode.HOP_UNREACHABLE) {
-                // The console or details made the error too large: send it without them.
-                ChainFailure lean = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path,
-                        List.of(), List.of(), List.of());
-                toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit));
+                // The console, details or message made the error too large: send it without them,
+                // and, if even that does not fit, with only its start and no path.
+                ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.getMessage(), 4096),
+                        name(), h.hop(), path, List.of(), List.of(), List.of());
+                toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit)).whenComplete((v2, e2) -> {
+                    if (e2 != null && unwrap(e2) instanceof HopFailure again && again.code() != ErrorCode.HOP_UNREACHABLE) {
+                        ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128),
+                                truncate(f.getMessage(), 256), name(), h.hop(), List.of(), List.of(), List.of(), List.of());
+                        toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit));
+                    }
+                });
             }
         });
     }
 
+    /** {@code s} cut to at most {@code max} characters, marked as cut. */
+    private static String truncate(String s, int max) {
+        return s == null || s.length() <= max ? s : s.substring(0, max - 20) + "... (truncated)";
+    }
+
     private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
-        return transport.send(h.origin(), originAddress(h), frame)
+        InetSocketAddress origin = originAddress(h);
+        return transport.send(h.origin(), origin, frame)
                 .whenComplete((v, e) -> {
                     if (e != null && unwrap(e) instanceof HopFailure f && f.code() == ErrorCode.HOP_UNREACHABLE) {
-                        log.warn("node '{}' cannot reach originator '{}' of chain {}#{}: {}", name(), h.origin(),
+                        unreachableOrigins.warn(origin, "node '{}' cannot reach originator '{}' of chain {}#{}: {}", name(), h.origin(),
                                 h.origin(), h.chainId(), f.getMessage());
                     }
                 });

@@ -12,7 +12,7 @@ import org.slf4j.Logger;
  * a node with garbage must not flood its log too. The warnings suppressed in between are counted
  * in the next one. Remembers a bounded number of addresses.
  */
-final class RateLimitedWarnings {
+public final class RateLimitedWarnings {
     private static final int MAX_ADDRESSES = 4096;
 
     private final Logger log;
@@ -24,13 +24,14 @@ final class RateLimitedWarnings {
         long suppressed;
     }
 
-    RateLimitedWarnings(Logger log, long intervalNanos) {
+    /** Warnings to {@code log}, at most one per remote address per {@code intervalNanos}. */
+    public RateLimitedWarnings(Logger log, long intervalNanos) {
         this.log = log;
         this.intervalNanos = intervalNanos;
     }
 
     /** Logs {@code message} (an SLF4J format with {@code args}) as a WARN unless {@code peer} was warned about lately. */
-    void warn(SocketAddress peer, String message, Object... args) {
+    public void warn(SocketAddress peer, String message, Object... args) {
         if (!log.isWarnEnabled()) {
             return;
         }

@@ -1,0 +1,142 @@
+package io.rpcc.server;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.Serialization;
+import io.rpcc.core.internal.wire.WireFormat;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A hostile peer: speaks the rpcc protocol over a plain socket, with frames built by rpcc's own
+ * encoder or by hand, and reads what the node answers.
+ */
+final class RawPeer implements AutoCloseable {
+    static final int MAX = 1 << 20;
+    static final WireFormat WIRE = new WireFormat(new Serialization(TypeRegistry.empty(), 100_000, r -> { }));
+
+    final String name;
+    final Socket socket;
+    private final OutputStream out;
+    private final DataInputStream in;
+
+    RawPeer(String name, InetSocketAddress node) throws IOException {
+        this(name, node, null);
+    }
+
+    /** Connects to {@code node}, from {@code localAddress} if not null. */
+    RawPeer(String name, InetSocketAddress node, InetAddress localAddress) throws IOException {
+        this.name = name;
+        socket = new Socket();
+        if (localAddress != null) {
+            socket.bind(new InetSocketAddress(localAddress, 0));
+        }
+        socket.connect(node, 5000);
+        socket.setSoTimeout(10_000);
+        out = socket.getOutputStream();
+        in = new DataInputStream(socket.getInputStream());
+    }
+
+    static byte[] bytes(Object message) {
+        ByteBuf buf = WIRE.encode(message, MAX);
+        try {
+            return ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
+    RawPeer send(byte[]... frames) throws IOException {
+        for (byte[] f : frames) {
+            out.write(f);
+        }
+        out.flush();
+        return this;
+    }
+
+    RawPeer hello() throws IOException {
+        return send(bytes(new Hello(name, "127.0.0.1", socket.getLocalPort(), MAX)));
+    }
+
+    /** Sends HELLO and reads the node's HELLO. */
+    RawPeer handshake() throws IOException {
+        hello();
+        Object answer = read();
+        if (!(answer instanceof Hello)) {
+            throw new IllegalStateException("expected the node's HELLO, got " + answer);
+        }
+        return this;
+    }
+
+    /** A REQUEST for {@code function} with {@code params}, whose originator is this peer. */
+    ChainRequest request(long id, String function, Object params) {
+        return new ChainRequest(header(id, function, "127.0.0.1", socket.getLocalPort()), params, ChainState.empty(), null);
+    }
+
+    ChainHeader header(long id, String function, String originHost, int originPort) {
+        return new ChainHeader(id, ChainSecret.random(), name, originHost, originPort, 1, 10, List.of(), List.of(),
+                List.of(), function, ChainingFunctionSource.NONE, Credit.ONE);
+    }
+
+    /** A valid REQUEST frame whose params and state (the last two bytes, 0 0) are replaced by {@code tail}. */
+    byte[] requestEndingWith(long id, String function, byte[] tail) {
+        byte[] valid = bytes(request(id, function, null));
+        byte[] hostile = Arrays.copyOf(valid, valid.length - 2 + tail.length);
+        System.arraycopy(tail, 0, hostile, valid.length - 2, tail.length);
+        int length = hostile.length - 4;
+        hostile[0] = (byte) (length >>> 24);
+        hostile[1] = (byte) (length >>> 16);
+        hostile[2] = (byte) (length >>> 8);
+        hostile[3] = (byte) length;
+        return hostile;
+    }
+
+    /** The next frame from the node, decoded. */
+    Object read() throws IOException {
+        int length = in.readInt();
+        byte[] frame = new byte[length];
+        in.readFully(frame);
+        return WIRE.decode(Unpooled.wrappedBuffer(frame));
+    }
+
+    /** Whether the node closes the connection within {@code millis} (frames before the end are skipped). */
+    boolean closedWithin(long millis) throws IOException {
+        socket.setSoTimeout((int) millis);
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        try {
+            while (System.nanoTime() < deadline) {
+                if (in.read(new byte[4096]) < 0) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (EOFException | SocketException e) {
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
