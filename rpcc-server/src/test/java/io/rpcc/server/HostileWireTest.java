@@ -8,17 +8,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.MalformedFrameException;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.testing.HostResources;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +30,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterAll;
@@ -184,7 +189,7 @@ class HostileWireTest {
             assertTrue(p.closedWithin(5000), "a 2 GB HELLO: closed from its length alone");
         }
         try (RawPeer p = new RawPeer("badhost", at(s1))) {
-            p.send(RawPeer.bytes(new io.rpcc.core.internal.wire.Hello("n", "host name; rm -rf", 80, 1 << 20)));
+            p.send(RawPeer.bytes(new Hello("n", "host name; rm -rf", 80, 1 << 20)));
             assertTrue(p.closedWithin(5000), "an invalid host: closed");
         }
         assertEquals(before + 3, s1.stats().refused(Refusal.INVALID_HELLO));
@@ -250,7 +255,7 @@ class HostileWireTest {
     }
 
     private static Throwable unwrapped(Throwable e) {
-        while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+        while (e instanceof CompletionException && e.getCause() != null) {
             e = e.getCause();
         }
         return e;
@@ -263,11 +268,11 @@ class HostileWireTest {
         try (RawPeer p = new RawPeer("origin", at(s1))) {
             p.handshake();
             for (String host : List.of("evil host", "a/../b", "x".repeat(400), "")) {
-                p.send(RawPeer.bytes(new io.rpcc.core.internal.wire.ChainRequest(p.header(1, "count", host, 80), null,
-                        io.rpcc.core.ChainState.empty(), null)));
+                p.send(RawPeer.bytes(new ChainRequest(p.header(1, "count", host, 80), null,
+                        ChainState.empty(), null)));
             }
-            p.send(RawPeer.bytes(new io.rpcc.core.internal.wire.ChainRequest(p.header(2, "count", "127.0.0.1", 0), null,
-                    io.rpcc.core.ChainState.empty(), null)));
+            p.send(RawPeer.bytes(new ChainRequest(p.header(2, "count", "127.0.0.1", 0), null,
+                    ChainState.empty(), null)));
             p.send(RawPeer.bytes(p.request(3, "count", null))); // a valid one: answered on this connection
             ChainResultFrame result = assertInstanceOf(ChainResultFrame.class, p.read());
             assertEquals(3, result.chainId());
@@ -310,7 +315,7 @@ class HostileWireTest {
             for (int i = 0; i < 40 && !closed; i++) { // ... one byte every 100 ms: never idle, never complete
                 try {
                     p.send(new byte[] {0});
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     closed = true;
                 }
                 Thread.sleep(100);

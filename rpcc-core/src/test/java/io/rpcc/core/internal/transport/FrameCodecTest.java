@@ -33,6 +33,7 @@ import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -360,7 +361,7 @@ class FrameCodecTest {
             List<String> messages = new ArrayList<>();
             for (String name : new String[] {"java.lang.ProcessBuilder", "no.such.Clazz"}) {
                 // Kryo's NAME tag (varint 1), name id 0, then the class name as an ASCII string
-                byte[] nameBytes = name.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                byte[] nameBytes = name.getBytes(StandardCharsets.US_ASCII);
                 byte[] tail = new byte[2 + nameBytes.length + 1];
                 tail[0] = 1;
                 tail[1] = 0;
