@@ -4,6 +4,8 @@ import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.transport.WireLimits;
+import io.rpcc.core.internal.wire.Serialization;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
@@ -21,6 +23,24 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final int DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024;
     /** Default hop limit (paper section 6). */
     public static final int DEFAULT_MAX_HOPS = 2000;
+    /** Default limit of inbound connections a node holds at once. */
+    public static final int DEFAULT_MAX_INBOUND_CONNECTIONS = 1024;
+    /** Default limit of inbound connections a node holds at once from one IP address. */
+    public static final int DEFAULT_MAX_INBOUND_CONNECTIONS_PER_ADDRESS = 256;
+    /** Default time an inbound connection has to send its HELLO: 10 s. */
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
+    /** Default time a connection may carry no frame either way before it is closed: 5 min. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(5);
+    /** Default time a frame may take to arrive once its first bytes did: 2 min. */
+    public static final Duration DEFAULT_FRAME_TIMEOUT = Duration.ofMinutes(2);
+    /** Default bytes of partly received frames a node holds over all its connections: 256 MiB. */
+    public static final long DEFAULT_MAX_PARTIAL_FRAME_BYTES = 256L << 20;
+    /** Default bytes waiting to be written to one connection before it is closed: 64 MiB. */
+    public static final long DEFAULT_MAX_QUEUED_WRITE_BYTES = 64L << 20;
+    /** Default longest node name a peer may give (in HELLO or as a chain's originator): 255 characters. */
+    public static final int DEFAULT_MAX_NODE_NAME_LENGTH = 255;
+    /** Default deepest nesting of a value: 128 levels (a list of lists of strings has 3). */
+    public static final int DEFAULT_MAX_VALUE_DEPTH = Serialization.DEFAULT_MAX_DEPTH;
 
     private String name;
     private InetSocketAddress bind = new InetSocketAddress("127.0.0.1", 0);
@@ -38,6 +58,15 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private NodeTls tls;
     private int maxFunctionSourceChars = FunctionRuntime.DEFAULT_MAX_SOURCE_CHARS;
     private int maxQueuedCompiles = FunctionRuntime.DEFAULT_MAX_QUEUED_COMPILES;
+    private int maxInboundConnections = DEFAULT_MAX_INBOUND_CONNECTIONS;
+    private int maxInboundConnectionsPerAddress = DEFAULT_MAX_INBOUND_CONNECTIONS_PER_ADDRESS;
+    private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
+    private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+    private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
+    private long maxPartialFrameBytes = DEFAULT_MAX_PARTIAL_FRAME_BYTES;
+    private long maxQueuedWriteBytes = DEFAULT_MAX_QUEUED_WRITE_BYTES;
+    private int maxNodeNameLength = DEFAULT_MAX_NODE_NAME_LENGTH;
+    private int maxValueDepth = DEFAULT_MAX_VALUE_DEPTH;
 
     /** A builder for a node named {@code name}. */
     protected NodeBuilder(String name) {
@@ -181,10 +210,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * one fails its chain with a {@link ChainingFunctionCompileException} saying so.
      */
     public B maxFunctionSourceChars(int chars) {
-        if (chars <= 0) {
-            throw new IllegalArgumentException("maxFunctionSourceChars must be positive, got " + chars);
-        }
-        this.maxFunctionSourceChars = chars;
+        this.maxFunctionSourceChars = positive(chars, "maxFunctionSourceChars");
         return self();
     }
 
@@ -195,11 +221,123 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * not delay chains whose functions are compiled.
      */
     public B maxQueuedCompiles(int compiles) {
-        if (compiles <= 0) {
-            throw new IllegalArgumentException("maxQueuedCompiles must be positive, got " + compiles);
-        }
-        this.maxQueuedCompiles = compiles;
+        this.maxQueuedCompiles = positive(compiles, "maxQueuedCompiles");
         return self();
+    }
+
+    /**
+     * How many inbound connections the node holds at once (default 1024); more are closed as soon
+     * as they are accepted and counted as {@link Refusal#TOO_MANY_CONNECTIONS}.
+     */
+    public B maxInboundConnections(int connections) {
+        this.maxInboundConnections = positive(connections, "maxInboundConnections");
+        return self();
+    }
+
+    /**
+     * How many inbound connections the node holds at once from one IP address (default 256); more
+     * are closed as soon as they are accepted and counted as
+     * {@link Refusal#TOO_MANY_CONNECTIONS_FROM_ADDRESS}. Nodes on one host share an address.
+     */
+    public B maxInboundConnectionsPerAddress(int connections) {
+        this.maxInboundConnectionsPerAddress = positive(connections, "maxInboundConnectionsPerAddress");
+        return self();
+    }
+
+    /**
+     * How long an inbound connection has to send its HELLO (default 10 s); a connection that does
+     * not is closed and counted as {@link Refusal#HANDSHAKE_TIMEOUT}.
+     */
+    public B handshakeTimeout(Duration timeout) {
+        this.handshakeTimeout = positive(timeout, "handshakeTimeout");
+        return self();
+    }
+
+    /**
+     * How long a connection may carry no frame either way before it is closed (default 5 min;
+     * {@link Duration#ZERO}: never), counted as {@link Refusal#IDLE_TIMEOUT}. The next chain to that
+     * peer connects again.
+     */
+    public B idleTimeout(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("idleTimeout must not be negative, got " + timeout);
+        }
+        this.idleTimeout = timeout;
+        return self();
+    }
+
+    /**
+     * How long a frame may take to arrive once its first bytes did (default 2 min, enough for a
+     * 16 MiB frame at 1 Mbit/s); a connection that trickles a frame slower is closed and counted as
+     * {@link Refusal#SLOW_FRAME}.
+     */
+    public B frameTimeout(Duration timeout) {
+        this.frameTimeout = positive(timeout, "frameTimeout");
+        return self();
+    }
+
+    /**
+     * How many bytes of partly received frames the node holds over all its connections (default
+     * 256 MiB, and at least twice {@link #maxFrameSize}); the connection whose frame goes over is
+     * closed and counted as {@link Refusal#PARTIAL_FRAMES_OVER_LIMIT}.
+     */
+    public B maxPartialFrameBytes(long bytes) {
+        this.maxPartialFrameBytes = positive(bytes, "maxPartialFrameBytes");
+        return self();
+    }
+
+    /**
+     * How many bytes may wait to be written to one connection (default 64 MiB, and at least four
+     * times {@link #maxFrameSize}): when a peer does not read what it is sent (partial replies wait
+     * for it; results and errors do not), the connection is closed past this limit and counted as
+     * {@link Refusal#WRITE_QUEUE_FULL}.
+     */
+    public B maxQueuedWriteBytes(long bytes) {
+        this.maxQueuedWriteBytes = positive(bytes, "maxQueuedWriteBytes");
+        return self();
+    }
+
+    /**
+     * The longest node name a peer may give, in its HELLO or as a chain's originator (default 255
+     * characters); a longer one is refused ({@link Refusal#INVALID_HELLO}, {@link Refusal#INVALID_ORIGIN}).
+     */
+    public B maxNodeNameLength(int characters) {
+        this.maxNodeNameLength = positive(characters, "maxNodeNameLength");
+        return self();
+    }
+
+    /**
+     * How deeply values (parameters, state, results, replies) may nest, in objects (default 128:
+     * a list of lists of strings has 3). A deeper or cyclic value fails to send with a
+     * {@link MalformedFrameException}; a deeper one received is refused ({@link Refusal#VALUE_TOO_DEEP})
+     * and reported to the chain's originator. Use the same limit on every node.
+     */
+    public B maxValueDepth(int levels) {
+        this.maxValueDepth = positive(levels, "maxValueDepth");
+        return self();
+    }
+
+    private static int positive(int value, String what) {
+        if (value < 1) {
+            throw new IllegalArgumentException(what + " must be positive, got " + value);
+        }
+        return value;
+    }
+
+    private static long positive(long value, String what) {
+        if (value < 1) {
+            throw new IllegalArgumentException(what + " must be positive, got " + value);
+        }
+        return value;
+    }
+
+    private static Duration positive(Duration value, String what) {
+        Objects.requireNonNull(value, what);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(what + " must be positive, got " + value);
+        }
+        return value;
     }
 
     /** The configured hop limit. */
@@ -215,8 +353,11 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     /** The settings for the node runtime. */
     protected Node.Settings settings() {
         Executor ex = executor != null ? executor : new DefaultExecutor(name);
+        WireLimits limits = new WireLimits(maxInboundConnections, maxInboundConnectionsPerAddress, handshakeTimeout,
+                idleTimeout, frameTimeout, Math.max(maxPartialFrameBytes, 2L * maxFrameSize),
+                Math.max(maxQueuedWriteBytes, 4L * maxFrameSize), maxNodeNameLength, maxValueDepth);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
-                types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize,
-                maxFunctionSourceChars, maxQueuedCompiles), maxHops, replyWriteTimeout, tls);
+                types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
+                maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits);
     }
 }

@@ -9,6 +9,48 @@ package io.rpcc.core;
 public enum Refusal {
     /** A frame that could not be decoded, or was over the size limit; its bytes were skipped. */
     MALFORMED_FRAME,
+    /** A frame of another protocol version: the connection was closed and nothing after it was read. */
+    PROTOCOL_VERSION,
+    /** A frame other than HELLO before the connection's handshake: refused unread, the connection closed. */
+    FRAME_BEFORE_HELLO,
+    /** A second HELLO on a connection: the connection was closed. */
+    SECOND_HELLO,
+    /**
+     * A HELLO that was too large, could not be decoded, or named an invalid node, host, port or frame
+     * size ({@link NodeBuilder#maxNodeNameLength}): the connection was closed.
+     */
+    INVALID_HELLO,
+    /** A value that named a class instead of a registered type id: refused without loading the class. */
+    CLASS_NAME,
+    /** A value nested deeper than {@link NodeBuilder#maxValueDepth}: refused before it could exhaust the stack. */
+    VALUE_TOO_DEEP,
+    /** A REQUEST whose originator's name, host or port is invalid: dropped, since no one could be told. */
+    INVALID_ORIGIN,
+    /** An inbound connection over {@link NodeBuilder#maxInboundConnections}: closed at once. */
+    TOO_MANY_CONNECTIONS,
+    /** An inbound connection over {@link NodeBuilder#maxInboundConnectionsPerAddress}: closed at once. */
+    TOO_MANY_CONNECTIONS_FROM_ADDRESS,
+    /** An inbound connection that sent no HELLO within {@link NodeBuilder#handshakeTimeout}: closed. */
+    HANDSHAKE_TIMEOUT,
+    /** A connection with no frame either way for {@link NodeBuilder#idleTimeout}: closed. */
+    IDLE_TIMEOUT,
+    /** A frame that did not arrive completely within {@link NodeBuilder#frameTimeout} of its first bytes: closed. */
+    SLOW_FRAME,
+    /**
+     * A connection whose partly received frame took the node's bytes in partial frames over
+     * {@link NodeBuilder#maxPartialFrameBytes}: closed.
+     */
+    PARTIAL_FRAMES_OVER_LIMIT,
+    /**
+     * A connection whose peer did not read while more than {@link NodeBuilder#maxQueuedWriteBytes}
+     * waited to be written to it: closed.
+     */
+    WRITE_QUEUE_FULL,
+    /**
+     * A RESULT, ERROR, REPLY or QUIET frame whose chain secret did not match a live chain's, or for
+     * a chain id this node never issued: dropped.
+     */
+    FORGED_FRAME,
     /**
      * A TLS peer whose certificate does not carry the node name it claimed: an inbound peer whose
      * HELLO names a node its certificate does not carry, or a node dialled at the address of a name

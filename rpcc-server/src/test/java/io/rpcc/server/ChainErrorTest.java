@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainException;
@@ -23,6 +25,9 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.UnknownServerException;
 import io.rpcc.core.UnknownServiceFunctionException;
 import io.rpcc.core.UnregisteredTypeException;
+import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.Serialization;
+import io.rpcc.core.internal.wire.WireFormat;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -336,6 +341,10 @@ class ChainErrorTest {
         try (Socket raw = new Socket(addr.getAddress(), addr.getPort())) {
             raw.setSoTimeout(5000);
             OutputStream out = raw.getOutputStream();
+            ByteBuf hello = new WireFormat(new Serialization(TypeRegistry.empty()))
+                    .encode(new Hello("raw", "127.0.0.1", 1, 1 << 20), 1 << 20);
+            out.write(ByteBufUtil.getBytes(hello));                         // the handshake first
+            hello.release();
             out.write(new byte[] {0, 0, 0, 5, 1, 99, 1, 2, 3});           // unknown frame type
             out.write(new byte[] {0, 0, 0, 6, 1, 2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}); // truncated request
             out.flush();
@@ -345,6 +354,7 @@ class ChainErrorTest {
             assertEquals(malformedBefore + 2, s1.stats().malformedFrames());
             out.write(new byte[] {0, 0, 0, 5, 7, 2, 1, 2, 3});             // another protocol version: connection closed
             out.flush();
+            raw.getInputStream().readAllBytes(); // the server's HELLO, then the end of the stream (else: a timeout)
             assertEquals(-1, raw.getInputStream().read(), "the server closes a connection that speaks another version");
         }
         // @AfterEach then proves that s1 still serves chains.

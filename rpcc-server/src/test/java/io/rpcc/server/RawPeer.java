@@ -2,7 +2,14 @@ package io.rpcc.server;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.Serialization;
@@ -10,31 +17,88 @@ import io.rpcc.core.internal.wire.WireFormat;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.util.Arrays;
+import java.util.List;
 
-/** A hand-written peer on a socket (plain or TLS): it sends a HELLO of its choosing and reads frames. */
+/**
+ * A hostile peer: speaks the rpcc protocol over a socket (plain or TLS), with frames built by rpcc's
+ * own encoder or by hand, and reads what the node answers.
+ */
 final class RawPeer implements AutoCloseable {
-    private static final int MAX_FRAME = 1 << 20;
+    static final int MAX = 1 << 20;
+    static final WireFormat WIRE = new WireFormat(new Serialization(TypeRegistry.empty(), 100_000, r -> { }));
 
-    private final Socket socket;
+    final String name;
+    final Socket socket;
+    /**
+     * Where this peer listens, as an originator must: a node sends results, errors and replies only
+     * over a connection it opens itself, to the address in the chain's header.
+     */
+    final ServerSocket listener;
+    private final OutputStream out;
     private final DataInputStream in;
+    private Socket back;
+    private DataInputStream backIn;
 
+    RawPeer(String name, InetSocketAddress node) throws IOException {
+        this(name, node, null);
+    }
+
+    /** Connects to {@code node}, from {@code localAddress} if not null. */
+    RawPeer(String name, InetSocketAddress node, InetAddress localAddress) throws IOException {
+        this(name, connect(node, localAddress));
+    }
+
+    /** A peer on an open {@code socket} (plain or TLS) that will claim names of its choosing. */
     RawPeer(Socket socket) throws IOException {
+        this(null, socket);
+    }
+
+    private RawPeer(String name, Socket socket) throws IOException {
+        this.name = name;
         this.socket = socket;
-        this.in = new DataInputStream(socket.getInputStream());
+        this.listener = name == null ? null : new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        socket.setSoTimeout(10_000);
+        out = socket.getOutputStream();
+        in = new DataInputStream(socket.getInputStream());
+    }
+
+    private static Socket connect(InetSocketAddress node, InetAddress localAddress) throws IOException {
+        Socket socket = new Socket();
+        if (localAddress != null) {
+            socket.bind(new InetSocketAddress(localAddress, 0));
+        }
+        socket.connect(node, 5000);
+        return socket;
+    }
+
+    static byte[] bytes(Object message) {
+        ByteBuf buf = WIRE.encode(message, MAX);
+        try {
+            return ByteBufUtil.getBytes(buf);
+        } finally {
+            buf.release();
+        }
+    }
+
+    RawPeer send(byte[]... frames) throws IOException {
+        for (byte[] f : frames) {
+            out.write(f);
+        }
+        out.flush();
+        return this;
     }
 
     /** Sends a HELLO claiming to be {@code node}, listening at {@code host:port}. */
-    void hello(String node, String host, int port) throws IOException {
-        ByteBuf frame = new WireFormat(new Serialization(TypeRegistry.empty())).encode(new Hello(node, host, port, MAX_FRAME),
-                MAX_FRAME);
-        try {
-            socket.getOutputStream().write(ByteBufUtil.getBytes(frame));
-            socket.getOutputStream().flush();
-        } finally {
-            frame.release();
-        }
+    RawPeer hello(String node, String host, int port) throws IOException {
+        return send(bytes(new Hello(node, host, port, MAX)));
     }
 
     /**
@@ -54,15 +118,116 @@ final class RawPeer implements AutoCloseable {
         } catch (EOFException e) {
             return "closed";
         } catch (IOException e) {
-            if (socket.isClosed() || e.getMessage() != null && (e.getMessage().contains("reset") || e.getMessage().contains("closed"))) {
+            if (socket.isClosed() || e.getMessage() != null
+                    && (e.getMessage().contains("reset") || e.getMessage().contains("closed"))) {
                 return "closed";
             }
             throw e;
         }
     }
 
+    RawPeer hello() throws IOException {
+        return send(bytes(new Hello(name, "127.0.0.1", listenPort(), MAX)));
+    }
+
+    private int listenPort() {
+        return listener != null ? listener.getLocalPort() : socket.getLocalPort();
+    }
+
+    /**
+     * The connection the node opened back to this peer's listener, after the HELLO exchange on it;
+     * waits for the node to dial.
+     */
+    RawPeer backChannel() throws IOException {
+        if (back == null) {
+            listener.setSoTimeout(10_000);
+            back = listener.accept();
+            back.setSoTimeout(10_000);
+            backIn = new DataInputStream(back.getInputStream());
+            Object hello = readFrom(backIn);
+            if (!(hello instanceof Hello)) {
+                throw new IllegalStateException("expected the node's HELLO on its connection back, got " + hello);
+            }
+            back.getOutputStream().write(bytes(new Hello(name, "127.0.0.1", listenPort(), MAX)));
+            back.getOutputStream().flush();
+        }
+        return this;
+    }
+
+    /** Sends HELLO and reads the node's HELLO. */
+    RawPeer handshake() throws IOException {
+        hello();
+        Object answer = readFrom(in);
+        if (!(answer instanceof Hello)) {
+            throw new IllegalStateException("expected the node's HELLO, got " + answer);
+        }
+        return this;
+    }
+
+    /** A REQUEST for {@code function} with {@code params}, whose originator is this peer. */
+    ChainRequest request(long id, String function, Object params) {
+        return new ChainRequest(header(id, function, "127.0.0.1", listenPort()), params, ChainState.empty(), null);
+    }
+
+    ChainHeader header(long id, String function, String originHost, int originPort) {
+        return new ChainHeader(id, ChainSecret.random(), name, originHost, originPort, 1, 10, List.of(), List.of(),
+                List.of(), function, ChainingFunctionSource.NONE, Credit.ONE);
+    }
+
+    /** A valid REQUEST frame whose params and state (the last two bytes, 0 0) are replaced by {@code tail}. */
+    byte[] requestEndingWith(long id, String function, byte[] tail) {
+        byte[] valid = bytes(request(id, function, null));
+        byte[] hostile = Arrays.copyOf(valid, valid.length - 2 + tail.length);
+        System.arraycopy(tail, 0, hostile, valid.length - 2, tail.length);
+        int length = hostile.length - 4;
+        hostile[0] = (byte) (length >>> 24);
+        hostile[1] = (byte) (length >>> 16);
+        hostile[2] = (byte) (length >>> 8);
+        hostile[3] = (byte) length;
+        return hostile;
+    }
+
+    /** The next frame the node sends this peer as an originator (on its connection back), decoded. */
+    Object read() throws IOException {
+        backChannel();
+        return readFrom(backIn);
+    }
+
+    private static Object readFrom(DataInputStream from) throws IOException {
+        int length = from.readInt();
+        byte[] frame = new byte[length];
+        from.readFully(frame);
+        return WIRE.decode(Unpooled.wrappedBuffer(frame));
+    }
+
+    /** Whether the node closes the connection within {@code millis} (frames before the end are skipped). */
+    boolean closedWithin(long millis) throws IOException {
+        Socket socket = back != null ? back : this.socket;
+        DataInputStream in = back != null ? backIn : this.in;
+        socket.setSoTimeout((int) millis);
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        try {
+            while (System.nanoTime() < deadline) {
+                if (in.read(new byte[4096]) < 0) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (EOFException | SocketException e) {
+            return true;
+        } catch (SocketTimeoutException e) {
+            return false;
+        }
+    }
+
     @Override
     public void close() throws IOException {
         socket.close();
+        if (back != null) {
+            back.close();
+        }
+        if (listener != null) {
+            listener.close();
+        }
     }
 }

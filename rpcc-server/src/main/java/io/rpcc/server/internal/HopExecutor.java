@@ -168,7 +168,7 @@ public final class HopExecutor implements RequestHandler {
         timings.add(timing.withChaining(0, 0, chainingProxy));
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
-        ChainHeader ph = new ChainHeader(h.chainId(), h.origin(), h.originHost(), h.originPort(), h.hop(),
+        ChainHeader ph = new ChainHeader(h.chainId(), h.secret(), h.origin(), h.originHost(), h.originPort(), h.hop(),
                 h.maxHops(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass);
         node.forward(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
             if (e != null) {
@@ -192,7 +192,7 @@ public final class HopExecutor implements RequestHandler {
         ChainingFunctionSource next = call.chainingFunction().isSame() ? current : call.chainingFunction();
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
-        ChainHeader nh = new ChainHeader(h.chainId(), h.origin(), h.originHost(), h.originPort(), h.hop() + 1,
+        ChainHeader nh = new ChainHeader(h.chainId(), h.secret(), h.origin(), h.originHost(), h.originPort(), h.hop() + 1,
                 h.maxHops(), path, consoleNow, timings, call.serviceFunction(), next, pass);
         ChainState state = call.state();
         node.forward(call.server(), new ChainRequest(nh, call.params(), state, null)).whenComplete((v, e) -> {

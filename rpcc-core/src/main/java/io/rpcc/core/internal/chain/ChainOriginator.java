@@ -6,8 +6,11 @@ import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.Refusal;
+import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
@@ -52,6 +55,7 @@ public final class ChainOriginator {
     /** A chain in flight, as its originator sees it. */
     public static final class Pending {
         private final long id;
+        private final ChainSecret secret = ChainSecret.random();
         private final long startNanos = System.nanoTime();
         private final CompletableFuture<Arrival> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -66,6 +70,11 @@ public final class ChainOriginator {
         /** The chain's number at this node. */
         public long id() {
             return id;
+        }
+
+        /** The chain's secret, which every frame back to this node must carry. */
+        ChainSecret secret() {
+            return secret;
         }
 
         /** When it started ({@link System#nanoTime()}). */
@@ -105,10 +114,12 @@ public final class ChainOriginator {
     private final AtomicLong nextId = new AtomicLong();
     private final ConcurrentMap<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong lateFrames = new AtomicLong();
+    private final Refusals refusals;
 
-    /** The originator table of node {@code nodeName}. */
-    public ChainOriginator(String nodeName) {
+    /** The originator table of node {@code nodeName}, counting forged frames in {@code refusals}. */
+    public ChainOriginator(String nodeName, Refusals refusals) {
         this.nodeName = nodeName;
+        this.refusals = refusals;
     }
 
     /** Registers a new chain whose replies go to {@code sink} and that times out after {@code timeout}. */
@@ -139,7 +150,7 @@ public final class ChainOriginator {
 
     /** A RESULT frame arrived (called on an event loop). */
     public void onResult(ChainResultFrame frame) {
-        Pending p = live(frame.chainId());
+        Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
             p.outcome().complete(new Arrival(frame, System.nanoTime()));
             recover(p, frame.credit());
@@ -148,7 +159,7 @@ public final class ChainOriginator {
 
     /** An ERROR frame arrived (called on an event loop). */
     public void onError(ChainErrorFrame frame) {
-        Pending p = live(frame.chainId());
+        Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
             p.outcome().completeExceptionally(frame.code().toException(frame.failure()));
             recover(p, frame.credit());
@@ -157,7 +168,7 @@ public final class ChainOriginator {
 
     /** A partial reply arrived (called on an event loop). */
     public void onReply(ReplyFrame frame, Channel from) {
-        Pending p = live(frame.chainId());
+        Pending p = live(frame.chainId(), frame.secret());
         if (p == null) {
             return;
         }
@@ -172,18 +183,28 @@ public final class ChainOriginator {
 
     /** A hop returned its credit (called on an event loop). */
     public void onQuiet(QuietFrame frame) {
-        Pending p = live(frame.chainId());
+        Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
             recover(p, frame.credit());
         }
     }
 
-    private Pending live(long id) {
+    /**
+     * The live chain {@code id} if {@code secret} is its secret. A frame with the wrong secret, or
+     * for an id never issued, is forged: it is dropped and counted. A frame for a chain that ended
+     * (timed out) is late: dropped and counted too (its secret cannot be checked any more).
+     */
+    private Pending live(long id, ChainSecret secret) {
         Pending p = pending.get(id);
-        if (p == null) {
+        if (p != null && p.secret().matches(secret)) {
+            return p;
+        }
+        if (p != null || id < 1 || id > nextId.get()) {
+            refusals.count(Refusal.FORGED_FRAME);
+        } else {
             lateFrames.incrementAndGet();
         }
-        return p;
+        return null;
     }
 
     private void recover(Pending p, Credit credit) {

@@ -108,7 +108,7 @@ public final class HopReplies implements Replies {
                 throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.origin() + "' has not read partial "
                         + "replies for " + writeTimeout.toMillis() + " ms (its buffer is full)");
             }
-            node.transport().send(ch, new ReplyFrame(header.chainId(), header.hop(), node.name(), reply, null))
+            node.transport().send(ch, new ReplyFrame(header.chainId(), header.secret(), header.hop(), node.name(), reply, null))
                     .whenComplete((v, e) -> {
                         if (e != null) {
                             log.warn("partial reply of chain {} at '{}' was not sent: {}", chainId(), node.name(),
@@ -169,7 +169,7 @@ public final class HopReplies implements Replies {
             return;
         }
         CompletableFuture<Channel> f = replyChannel;
-        QuietFrame frame = new QuietFrame(header.chainId(), credit);
+        QuietFrame frame = new QuietFrame(header.chainId(), header.secret(), credit);
         if (f == null) { // no reply was ever sent: any connection will do
             node.transport().send(header.origin(), node.originAddress(header), frame);
             return;

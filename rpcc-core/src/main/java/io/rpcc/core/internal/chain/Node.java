@@ -14,6 +14,9 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.InboundListener;
 import io.rpcc.core.internal.transport.NodeTransport;
+import io.rpcc.core.internal.transport.RateLimitedWarnings;
+import io.rpcc.core.internal.transport.Refusals;
+import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
@@ -32,6 +35,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -45,6 +49,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Node implements InboundListener, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Node.class);
+    /** An originator that cannot be reached may have started many chains: one warning per address per 10 s. */
+    private final RateLimitedWarnings unreachableOrigins = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
 
     /**
      * A node's settings.
@@ -62,11 +68,12 @@ public final class Node implements InboundListener, AutoCloseable {
      * @param maxHops the largest hop count this node lets a chain reach
      * @param replyWriteTimeout how long {@code preturn} waits for a slow originator before failing
      * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
+     * @param limits what peers may hold of this node
      */
     public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
                            Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
-                           NodeTls tls) {
+                           NodeTls tls, WireLimits limits) {
     }
 
     private final Settings settings;
@@ -78,12 +85,13 @@ public final class Node implements InboundListener, AutoCloseable {
     public Node(Settings settings, RequestHandler requests) {
         this.settings = settings;
         this.requests = requests != null ? requests : Node::rejectRequest;
-        WireFormat wire = new WireFormat(new Serialization(settings.types()));
+        Refusals refusals = new Refusals();
+        WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
+                refusals::count));
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
-                settings.tls()),
-                wire, this);
-        this.originator = new ChainOriginator(settings.name());
+                settings.tls(), settings.limits()), wire, refusals, this);
+        this.originator = new ChainOriginator(settings.name(), refusals);
         settings.functions().fetchWith(this::fetchFunction);
         settings.functions().countRefusalsIn(transport.refusals());
     }
@@ -96,7 +104,7 @@ public final class Node implements InboundListener, AutoCloseable {
                                           ChainingFunctionSource cf, ChainState state, Duration timeout, int hop,
                                           int maxHops, List<String> path, ChainOriginator.ReplySink sink) {
         ChainOriginator.Pending p = originator.start(timeout, sink);
-        ChainHeader header = new ChainHeader(p.id(), name(), transport.advertisedHost(), transport.port(), hop,
+        ChainHeader header = new ChainHeader(p.id(), p.secret(), name(), transport.advertisedHost(), transport.port(), hop,
                 maxHops, path, List.of(), List.of(), serviceFunction, cf, Credit.ONE);
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
@@ -214,7 +222,7 @@ public final class Node implements InboundListener, AutoCloseable {
      */
     public void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
                            Object value, Credit credit) {
-        ChainResultFrame frame = new ChainResultFrame(h.chainId(), path, console, timings, value, credit, null);
+        ChainResultFrame frame = new ChainResultFrame(h.chainId(), h.secret(), path, console, timings, value, credit, null);
         toOrigin(h, frame).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure f && !f.code().unreachable()) {
                 sendFailure(h, f, path, console, timings, credit);
@@ -230,21 +238,34 @@ public final class Node implements InboundListener, AutoCloseable {
                             List<HopTiming> timings, Credit credit) {
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
                 console, timings);
-        toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), failure, credit)).whenComplete((v, e) -> {
+        toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure tooBig && !tooBig.code().unreachable()) {
-                // The console or details made the error too large: send it without them.
-                ChainFailure lean = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path,
-                        List.of(), List.of(), List.of());
-                toOrigin(h, new ChainErrorFrame(h.chainId(), f.code(), lean, credit));
+                // The console, details or message made the error too large: send it without them,
+                // and, if even that does not fit, with only its start and no path.
+                ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.getMessage(), 4096),
+                        name(), h.hop(), path, List.of(), List.of(), List.of());
+                toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit)).whenComplete((v2, e2) -> {
+                    if (e2 != null && unwrap(e2) instanceof HopFailure again && !again.code().unreachable()) {
+                        ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128),
+                                truncate(f.getMessage(), 256), name(), h.hop(), List.of(), List.of(), List.of(), List.of());
+                        toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit));
+                    }
+                });
             }
         });
     }
 
+    /** {@code s} cut to at most {@code max} characters, marked as cut. */
+    private static String truncate(String s, int max) {
+        return s == null || s.length() <= max ? s : s.substring(0, max - 20) + "... (truncated)";
+    }
+
     private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
-        return transport.send(h.origin(), originAddress(h), frame)
+        InetSocketAddress origin = originAddress(h);
+        return transport.send(h.origin(), origin, frame)
                 .whenComplete((v, e) -> {
                     if (e != null && unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
-                        log.warn("node '{}' cannot reach originator '{}' of chain {}#{}: {}", name(), h.origin(),
+                        unreachableOrigins.warn(origin, "node '{}' cannot reach originator '{}' of chain {}#{}: {}", name(), h.origin(),
                                 h.origin(), h.chainId(), f.getMessage());
                     }
                 });
@@ -323,7 +344,7 @@ public final class Node implements InboundListener, AutoCloseable {
         }
         String message = f.message().replace(m.group(), "type id " + m.group(1) + " (" + type.getName()
                 + " at the originator) is not registered on node '" + f.host() + "'");
-        return new ChainErrorFrame(error.chainId(), error.code(), new ChainFailure(f.exceptionName(), message, f.host(),
+        return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message, f.host(),
                 f.hop(), f.path(), f.details(), f.console(), f.timings()), error.credit());
     }
 

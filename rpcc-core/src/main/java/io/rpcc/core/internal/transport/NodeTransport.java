@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -20,6 +21,8 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -84,9 +87,10 @@ public final class NodeTransport implements AutoCloseable {
      * @param connectTimeout how long to wait for a connection and its HELLO
      * @param group the event loops, or {@code null} for the JVM-wide shared group
      * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
+     * @param limits what peers may hold of this node
      */
     public record Config(String nodeName, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
-                         Duration connectTimeout, EventLoopGroup group, NodeTls tls) {
+                         Duration connectTimeout, EventLoopGroup group, NodeTls tls, WireLimits limits) {
     }
 
     private final Config config;
@@ -96,18 +100,23 @@ public final class NodeTransport implements AutoCloseable {
     private final ConcurrentMap<PeerKey, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
     private final TlsContexts tls;
     private final ChannelGroup channels = new DefaultChannelGroup("rpcc", GlobalEventExecutor.INSTANCE);
-    private final Refusals refusals = new Refusals();
+    private final Refusals refusals;
     private final AtomicLong framesReceived = new AtomicLong();
+    private final AtomicLong partialFrameBytes = new AtomicLong();
+    private final InboundConnections inbound;
+    private final RateLimitedWarnings warnings = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
     private volatile Hello self;
     private volatile Channel serverChannel;
 
-    /** A transport, not yet listening. */
-    public NodeTransport(Config config, WireFormat wire, InboundListener listener) {
+    /** A transport, not yet listening, counting what it refuses in {@code refusals}. */
+    public NodeTransport(Config config, WireFormat wire, Refusals refusals, InboundListener listener) {
         this.config = config;
         this.wire = wire;
+        this.refusals = refusals;
         this.listener = listener;
         this.group = config.group() != null ? config.group() : sharedGroup();
         this.tls = config.tls() == null ? null : TlsContexts.forNode(config.nodeName(), config.tls());
+        this.inbound = new InboundConnections(config.limits());
     }
 
     /** The JVM-wide event loops used by nodes that were not given their own (daemon threads). */
@@ -135,7 +144,7 @@ public final class NodeTransport implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        setUp(ch, null, null);
+                        admit(ch);
                     }
                 });
         Channel ch;
@@ -266,6 +275,33 @@ public final class NodeTransport implements AutoCloseable {
     }
 
     /**
+     * Takes an inbound connection if the node's connection limits allow it (else closes it at
+     * once), and closes it if it sends no HELLO within the handshake timeout.
+     */
+    private void admit(SocketChannel ch) {
+        Refusal refused = inbound.admit(ch);
+        if (refused != null) {
+            refusals.count(refused);
+            warnings.warn(ch.remoteAddress(), "node '{}' refused a connection from {}: {}", config.nodeName(),
+                    ch.remoteAddress(), refused == Refusal.TOO_MANY_CONNECTIONS
+                            ? "already " + config.limits().maxInboundConnections() + " inbound connections"
+                            : "already " + config.limits().maxInboundConnectionsPerAddress()
+                            + " inbound connections from that address");
+            ch.close();
+            return;
+        }
+        setUp(ch, null, null);
+        long timeout = config.limits().handshakeTimeout().toNanos();
+        var check = ch.eventLoop().schedule(() -> {
+            if (ch.isActive() && ch.attr(PEER).get() == null) {
+                refuse(ch, Refusal.HANDSHAKE_TIMEOUT, "no HELLO within " + config.limits().handshakeTimeout().toMillis()
+                        + " ms", true);
+            }
+        }, timeout, TimeUnit.NANOSECONDS);
+        ch.closeFuture().addListener(f -> check.cancel(false));
+    }
+
+    /**
      * Sets up a connection: inbound if {@code key} is {@code null}, else outbound to {@code key}, whose
      * {@code handshake} completes when the peer is known to be {@code key.node()}.
      */
@@ -278,8 +314,24 @@ public final class NodeTransport implements AutoCloseable {
         if (key != null) {
             ch.attr(KEY).set(key);
         }
-        ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize()));
+        long idle = config.limits().idleTimeout().toNanos();
+        if (idle > 0) {
+            ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idle, TimeUnit.NANOSECONDS));
+        }
+        ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize(), config.limits(), partialFrameBytes));
         ch.pipeline().addLast("rpcc", new FrameHandler(key == null ? null : key.node(), handshake));
+    }
+
+    /** Counts a refusal on {@code ch}, warns (rate-limited) and closes the connection if {@code close}. */
+    private void refuse(Channel ch, Refusal kind, String reason, boolean close) {
+        refusals.count(kind);
+        Hello h = ch.attr(PEER).get();
+        warnings.warn(ch.remoteAddress(), "node '{}' refused {} from {}: {}{}", config.nodeName(), kind,
+                h != null ? "'" + h.node() + "' at " + ch.remoteAddress() : ch.remoteAddress(), reason,
+                close ? "; connection closed" : "");
+        if (close) {
+            ch.close();
+        }
     }
 
     /**
@@ -295,6 +347,16 @@ public final class NodeTransport implements AutoCloseable {
             frame = wire.encode(message, limit);
         } catch (HopFailure e) {
             return CompletableFuture.failedFuture(e);
+        }
+        ChannelOutboundBuffer queue = ch.unsafe().outboundBuffer();
+        long queued = queue == null ? 0 : queue.totalPendingWriteBytes();
+        if (queued + frame.readableBytes() > config.limits().maxQueuedWriteBytes()) {
+            frame.release();
+            refuse(ch, Refusal.WRITE_QUEUE_FULL, queued + " bytes wait to be written and the peer does not read "
+                    + "(limit: " + config.limits().maxQueuedWriteBytes() + " bytes)", true);
+            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '"
+                    + (peer == null ? ch.remoteAddress() : peer.node()) + "' closed: " + queued + " bytes were "
+                    + "waiting to be written to it and it did not read them"));
         }
         CompletableFuture<Void> written = new CompletableFuture<>();
         ch.writeAndFlush(frame).addListener((ChannelFutureListener) f -> {
@@ -358,6 +420,12 @@ public final class NodeTransport implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
             framesReceived.incrementAndGet();
+            if (!(msg instanceof Hello || msg instanceof FrameDecoder.Refused)
+                    && (ctx.channel().attr(PEER).get() == null || !ctx.channel().isActive())) {
+                // the HELLO before it was refused (TLS identity) and the connection is closing: frames
+                // decoded from the same read must not run
+                return;
+            }
             switch (msg) {
                 case ChainRequest r -> listener.onRequest(r);
                 case ChainResultFrame r -> listener.onResult(r);
@@ -366,6 +434,7 @@ public final class NodeTransport implements AutoCloseable {
                 case QuietFrame q -> listener.onQuiet(q);
                 case Hello h -> onHello(ctx.channel(), h);
                 case FrameDecoder.MalformedFrame m -> onMalformed(ctx, m.reason());
+                case FrameDecoder.Refused r -> refuse(ctx.channel(), r.kind(), r.reason(), r.closes());
                 default -> throw new IllegalStateException("unexpected message " + msg.getClass());
             }
         }
@@ -402,7 +471,7 @@ public final class NodeTransport implements AutoCloseable {
             refusals.count(Refusal.IMPERSONATION);
             String why = "the peer at " + ch.remoteAddress() + " claims to be '" + claimed + "' but its "
                     + (cert == null ? "certificate is unknown" : NodeIdentity.describe(cert)) + " does not carry that name";
-            log.warn("node '{}' refused a connection: {}", config.nodeName(), why);
+            warnings.warn(ch.remoteAddress(), "node '{}' refused a connection: {}", config.nodeName(), why);
             if (handshake != null) {
                 handshake.completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, why
                         + ": check the name resolver, or give '" + claimed + "' a certificate with "
@@ -430,6 +499,11 @@ public final class NodeTransport implements AutoCloseable {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
+            if (evt instanceof IdleStateEvent) {
+                refuse(ctx.channel(), Refusal.IDLE_TIMEOUT, "no frame either way for "
+                        + config.limits().idleTimeout().toMillis() + " ms", true);
+                return;
+            }
             if (evt instanceof SslHandshakeCompletionEvent done) {
                 Channel ch = ctx.channel();
                 if (!done.isSuccess()) {
@@ -439,7 +513,8 @@ public final class NodeTransport implements AutoCloseable {
                         handshake.completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, "TLS handshake "
                                 + "with '" + expectedPeer + "' at " + ch.remoteAddress() + " failed: " + why, done.cause()));
                     } else {
-                        log.warn("node '{}' refused a TLS connection from {}: {}", config.nodeName(), ch.remoteAddress(), why);
+                        warnings.warn(ch.remoteAddress(), "node '{}' refused a TLS connection from {}: {}",
+                                config.nodeName(), ch.remoteAddress(), why);
                     }
                     ctx.close();
                 } else if (handshake != null) {
@@ -495,13 +570,7 @@ public final class NodeTransport implements AutoCloseable {
         }
 
         private void onMalformed(ChannelHandlerContext ctx, Throwable reason) {
-            refusals.count(Refusal.MALFORMED_FRAME);
-            Hello h = ctx.channel().attr(PEER).get();
-            log.warn("node '{}' dropped a malformed frame from {}: {}", config.nodeName(),
-                    h != null ? "'" + h.node() + "'" : ctx.channel().remoteAddress(), reason.getMessage());
-            if (reason.getMessage() != null && reason.getMessage().startsWith("unsupported protocol version")) {
-                ctx.close(); // a peer that speaks another protocol cannot be understood at all
-            }
+            refuse(ctx.channel(), Refusal.MALFORMED_FRAME, "a malformed frame: " + reason.getMessage(), false);
         }
 
         @Override

@@ -7,5 +7,5 @@ import io.rpcc.core.internal.chain.Credit;
  * An ERROR frame: a chain failed; sent by the node that saw the failure to the originator, with the
  * credit that node held.
  */
-public record ChainErrorFrame(long chainId, ErrorCode code, ChainFailure failure, Credit credit) {
+public record ChainErrorFrame(long chainId, ChainSecret secret, ErrorCode code, ChainFailure failure, Credit credit) {
 }

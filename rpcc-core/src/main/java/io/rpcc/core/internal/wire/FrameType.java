@@ -6,11 +6,12 @@ package io.rpcc.core.internal.wire;
  * <pre>
  * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
  * HELLO   := node host port:varint maxFrameSize:varint           (first frame each way)
- * REQUEST := header credit params:value state                      (run a hop)
- * RESULT  := chainId:varlong path console timings credit value     (last hop to originator)
- * ERROR   := chainId:varlong code:varint failure credit            (any hop to originator)
- * REPLY   := chainId:varlong hop:varint host value                 (preturn: any hop to originator)
- * QUIET   := chainId:varlong credit                                (a hop that sent replies is done)
+ * REQUEST := header credit params:value state                      (run a hop; the header starts with chain)
+ * RESULT  := chain path console timings credit value              (last hop to originator)
+ * ERROR   := chain code:varint failure credit                      (any hop to originator)
+ * REPLY   := chain hop:varint host value                           (preturn: any hop to originator)
+ * QUIET   := chain credit                                          (a hop that sent replies is done)
+ * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
  * </pre>
  *

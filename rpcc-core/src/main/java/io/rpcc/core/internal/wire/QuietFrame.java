@@ -7,5 +7,5 @@ import io.rpcc.core.internal.chain.Credit;
  * started, and returns the credit it kept. It travels on the connection that carried the hop's
  * replies, behind the last of them, so its arrival proves they all arrived.
  */
-public record QuietFrame(long chainId, Credit credit) {
+public record QuietFrame(long chainId, ChainSecret secret, Credit credit) {
 }

@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.KryoBufferOverflowException;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.Pool;
+import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -29,6 +30,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -43,22 +45,32 @@ public final class Serialization {
     private static final Pattern NOT_REGISTERED = Pattern.compile("Class is not registered: ([\\w.$\\[\\];]+)");
     private static final Pattern UNKNOWN_ID = Pattern.compile("unregistered class ID: (-?\\d+)");
 
-    /**
-     * The deepest nesting of values read or written: each level takes a few stack frames, so a
-     * frame of nested lists a few thousand deep would otherwise overflow an event loop's stack.
-     */
-    public static final int MAX_DEPTH = 100;
+    /** Default deepest nesting of a value, in Kryo objects (a list of lists of strings: 3). */
+    public static final int DEFAULT_MAX_DEPTH = 128;
+    private static final String MAX_DEPTH = "Max depth exceeded";
 
     private final TypeRegistry types;
+    private final int maxDepth;
+    private final Consumer<Refusal> refused;
     private final Pool<Kryo> pool;
 
-    /** Serialization for a node that registered {@code types}. */
+    /** Serialization for a node that registered {@code types}, with the default nesting limit, counting nothing. */
     public Serialization(TypeRegistry types) {
+        this(types, DEFAULT_MAX_DEPTH, r -> { });
+    }
+
+    /**
+     * Serialization for a node that registered {@code types}, refusing values nested deeper than
+     * {@code maxDepth}; values refused while decoding are reported to {@code refused}.
+     */
+    public Serialization(TypeRegistry types, int maxDepth, Consumer<Refusal> refused) {
         this.types = types;
+        this.maxDepth = maxDepth;
+        this.refused = refused;
         this.pool = new Pool<>(true, false, 256) {
             @Override
             protected Kryo create() {
-                return newKryo(types);
+                return newKryo(types, maxDepth);
             }
         };
         pool.free(pool.obtain()); // fail fast on a bad registry
@@ -69,21 +81,37 @@ public final class Serialization {
         return types;
     }
 
-    /** Runs {@code work} with a pooled Kryo. */
+    /** The deepest nesting of a value this node sends or accepts. */
+    public int maxDepth() {
+        return maxDepth;
+    }
+
+    /**
+     * Runs {@code work} with a pooled Kryo. A Kryo that saw a stack overflow (a {@link HopFailure}
+     * caused by one) is dropped rather than pooled: its depth count may be off.
+     */
     public <T> T withKryo(Function<Kryo, T> work) {
         Kryo kryo = pool.obtain();
+        boolean sound = false;
         try {
-            return work.apply(kryo);
+            T result = work.apply(kryo);
+            sound = true;
+            return result;
+        } catch (RuntimeException e) {
+            sound = !(e.getCause() instanceof StackOverflowError);
+            throw e;
         } finally {
-            pool.free(kryo);
+            if (sound) {
+                pool.free(kryo);
+            }
         }
     }
 
-    static Kryo newKryo(TypeRegistry types) {
-        Kryo kryo = new Kryo();
+    static Kryo newKryo(TypeRegistry types, int maxDepth) {
+        Kryo kryo = new Kryo(new RegisteredIdsOnly(), null);
         kryo.setRegistrationRequired(true);
         kryo.setReferences(false);
-        kryo.setMaxDepth(MAX_DEPTH);
+        kryo.setMaxDepth(maxDepth);
         kryo.setInstantiatorStrategy(new DefaultInstantiatorStrategy(new StdInstantiatorStrategy()));
         kryo.addDefaultSerializer(UUID.class, new UuidSerializer());
         // Kryo itself registers the primitives and String with ids 0..9.
@@ -161,8 +189,17 @@ public final class Serialization {
      * Turns a Kryo failure while writing {@code what} into a typed hop failure: an unregistered class
      * (named), a value over the frame limit, or another serialization error.
      */
-    public static HopFailure encodeFailure(RuntimeException e, String what, int maxFrameSize) {
+    public HopFailure encodeFailure(Throwable e, String what, int maxFrameSize) {
+        if (e instanceof StackOverflowError) {
+            return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": its serializer "
+                    + "overflowed the stack (a cyclic value, or one nested too deeply)", e);
+        }
         for (Throwable t = e; t != null; t = t.getCause()) {
+            if (isTooDeep(t)) {
+                return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": it is nested more "
+                        + "than " + maxDepth + " levels deep (a cyclic value, or one nested too deeply); "
+                        + "flatten it, or raise the limit on every node with NodeBuilder.maxValueDepth", e);
+            }
             if (t instanceof KryoBufferOverflowException) {
                 return new HopFailure(ErrorCode.FRAME_TOO_LARGE, what + " does not fit in the maximum frame size of "
                         + maxFrameSize + " bytes", e);
@@ -179,9 +216,22 @@ public final class Serialization {
         return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": " + e, e);
     }
 
+    private static boolean isTooDeep(Throwable t) {
+        return t instanceof KryoException && t.getMessage() != null && t.getMessage().startsWith(MAX_DEPTH);
+    }
+
     /** Turns a Kryo failure while reading {@code what} into a typed hop failure. */
     public HopFailure decodeFailure(RuntimeException e, String what) {
         for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof RegisteredIdsOnly.ClassNameRefused) {
+                refused.accept(Refusal.CLASS_NAME);
+                return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": " + t.getMessage(), e);
+            }
+            if (isTooDeep(t)) {
+                refused.accept(Refusal.VALUE_TOO_DEEP);
+                return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": it is nested more "
+                        + "than " + maxDepth + " levels deep (NodeBuilder.maxValueDepth of the receiving node)", e);
+            }
             String msg = t.getMessage();
             Matcher m = msg == null ? null : UNKNOWN_ID.matcher(msg);
             if (m != null && m.find()) {

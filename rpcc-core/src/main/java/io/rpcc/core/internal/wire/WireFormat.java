@@ -64,7 +64,7 @@ public final class WireFormat {
                     }
                     case ChainResultFrame r -> {
                         out.writeByte(FrameType.RESULT.wire());
-                        out.writeVarLong(r.chainId(), true);
+                        writeChain(out, r.chainId(), r.secret());
                         writeStrings(out, r.path());
                         writeConsole(out, r.console());
                         writeTimings(out, r.timings());
@@ -73,28 +73,29 @@ public final class WireFormat {
                     }
                     case ChainErrorFrame e -> {
                         out.writeByte(FrameType.ERROR.wire());
-                        out.writeVarLong(e.chainId(), true);
+                        writeChain(out, e.chainId(), e.secret());
                         out.writeVarInt(e.code().ordinal(), true);
                         writeFailure(out, e.failure());
                         writeCredit(out, e.credit());
                     }
                     case ReplyFrame r -> {
                         out.writeByte(FrameType.REPLY.wire());
-                        out.writeVarLong(r.chainId(), true);
+                        writeChain(out, r.chainId(), r.secret());
                         out.writeVarInt(r.hop(), true);
                         out.writeString(r.host());
                         kryo.writeClassAndObject(out, r.value());
                     }
                     case QuietFrame q -> {
                         out.writeByte(FrameType.QUIET.wire());
-                        out.writeVarLong(q.chainId(), true);
+                        writeChain(out, q.chainId(), q.secret());
                         writeCredit(out, q.credit());
                     }
                     default -> throw new IllegalArgumentException("not an rpcc message: " + message.getClass());
                 }
-            } catch (RuntimeException e) {
-                throw e instanceof HopFailure hf ? hf
-                        : Serialization.encodeFailure(e, describe(message), maxFrameSize);
+            } catch (HopFailure e) {
+                throw e;
+            } catch (RuntimeException | StackOverflowError e) {
+                throw serialization.encodeFailure(e, describe(message), maxFrameSize);
             }
             byte[] buf = out.getBuffer();
             int length = out.position() - 4;
@@ -115,8 +116,18 @@ public final class WireFormat {
         };
     }
 
+    private static void writeChain(Output out, long chainId, ChainSecret secret) {
+        out.writeVarLong(chainId, true);
+        out.writeLong(secret.high());
+        out.writeLong(secret.low());
+    }
+
+    private static ChainSecret readSecret(Input in) {
+        return new ChainSecret(in.readLong(), in.readLong());
+    }
+
     private static void writeHeader(Output out, ChainHeader h) {
-        out.writeVarLong(h.chainId(), true);
+        writeChain(out, h.chainId(), h.secret());
         out.writeString(h.origin());
         out.writeString(h.originHost());
         out.writeVarInt(h.originPort(), true);
@@ -249,15 +260,16 @@ public final class WireFormat {
                     case HELLO -> new Hello(in.readString(), in.readString(), in.readVarInt(true), in.readVarInt(true));
                     case REQUEST -> readRequest(kryo, in);
                     case RESULT -> readResult(kryo, in);
-                    case ERROR -> new ChainErrorFrame(in.readVarLong(true), ErrorCode.fromWire(in.readVarInt(true)),
-                            readFailure(in), readCredit(in));
+                    case ERROR -> new ChainErrorFrame(in.readVarLong(true), readSecret(in),
+                            ErrorCode.fromWire(in.readVarInt(true)), readFailure(in), readCredit(in));
                     case REPLY -> readReply(kryo, in);
-                    case QUIET -> new QuietFrame(in.readVarLong(true), readCredit(in));
+                    case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in));
                 };
             } catch (HopFailure e) {
                 throw e;
-            } catch (RuntimeException e) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: " + e.getMessage(), e);
+            } catch (RuntimeException | StackOverflowError e) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: "
+                        + (e instanceof StackOverflowError ? "it overflowed the stack" : e.getMessage()), e);
             }
             if (in.position() != in.limit() && (message instanceof Hello || message instanceof QuietFrame
                     || message instanceof ChainErrorFrame)) {
@@ -269,7 +281,7 @@ public final class WireFormat {
     }
 
     private ChainRequest readRequest(Kryo kryo, Input in) {
-        ChainHeader header = new ChainHeader(in.readVarLong(true), in.readString(), in.readString(),
+        ChainHeader header = new ChainHeader(in.readVarLong(true), readSecret(in), in.readString(), in.readString(),
                 in.readVarInt(true), in.readVarInt(true), in.readVarInt(true), readStrings(in), readConsole(in),
                 readTimings(in), in.readString(), readFunction(in), readCredit(in));
         if (header.origin() == null || header.serviceFunction() == null) {
@@ -289,6 +301,7 @@ public final class WireFormat {
 
     private ChainResultFrame readResult(Kryo kryo, Input in) {
         long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
         List<String> path = readStrings(in);
         List<ConsoleLine> console = readConsole(in);
         List<HopTiming> timings = readTimings(in);
@@ -296,23 +309,24 @@ public final class WireFormat {
         try {
             Object value = kryo.readClassAndObject(in);
             checkFullyRead(in, "RESULT");
-            return new ChainResultFrame(chainId, path, console, timings, value, credit, null);
+            return new ChainResultFrame(chainId, secret, path, console, timings, value, credit, null);
         } catch (RuntimeException e) {
-            return new ChainResultFrame(chainId, path, console, timings, null, credit, e instanceof HopFailure hf ? hf
+            return new ChainResultFrame(chainId, secret, path, console, timings, null, credit, e instanceof HopFailure hf ? hf
                     : serialization.decodeFailure(e, "the chain's result"));
         }
     }
 
     private ReplyFrame readReply(Kryo kryo, Input in) {
         long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
         int hop = in.readVarInt(true);
         String host = in.readString();
         try {
             Object value = kryo.readClassAndObject(in);
             checkFullyRead(in, "REPLY");
-            return new ReplyFrame(chainId, hop, host, value, null);
+            return new ReplyFrame(chainId, secret, hop, host, value, null);
         } catch (RuntimeException e) {
-            return new ReplyFrame(chainId, hop, host, null, e instanceof HopFailure hf ? hf
+            return new ReplyFrame(chainId, secret, hop, host, null, e instanceof HopFailure hf ? hf
                     : serialization.decodeFailure(e, "a partial reply"));
         }
     }

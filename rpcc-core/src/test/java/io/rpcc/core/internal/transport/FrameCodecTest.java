@@ -17,6 +17,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
@@ -25,12 +26,15 @@ import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,6 +43,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -53,7 +58,19 @@ class FrameCodecTest {
     static final int MAX = 4096;
     final WireFormat wire = new WireFormat(new Serialization(TypeRegistry.of(Order.class, Blob.class)));
     final WireFormat bare = new WireFormat(new Serialization(TypeRegistry.empty()));
-    final EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(wire, MAX));
+    static final ChainSecret SECRET = ChainSecret.random();
+    static final Hello HELLO = new Hello("peer", "127.0.0.1", 7000, MAX);
+    static final WireLimits LIMITS = new WireLimits(1024, 256, Duration.ofSeconds(10), Duration.ofMinutes(5),
+            Duration.ofMinutes(2), 1L << 20, 1L << 20, 255, 128);
+    final EmbeddedChannel channel = handshaken(wire);
+
+    /** A decoder on a channel whose peer has sent its HELLO. */
+    private static EmbeddedChannel handshaken(WireFormat format) {
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(format, MAX, LIMITS, new AtomicLong()));
+        ch.writeInbound(format.encode(HELLO, MAX));
+        assertEquals(HELLO, ch.readInbound());
+        return ch;
+    }
 
     @AfterEach
     void close() {
@@ -68,7 +85,7 @@ class FrameCodecTest {
     }
 
     private static ChainHeader header(String function) {
-        return new ChainHeader(42, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
+        return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
                 List.of(new ConsoleLine(1, "a", "chaining", "hi")),
                 List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), function,
                 ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half());
@@ -76,8 +93,11 @@ class FrameCodecTest {
 
     @Test
     void everyFrameTypeRoundTrips() {
+        EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
         Hello hello = new Hello("node", "10.0.0.1", 7000, 1 << 20);
-        assertEquals(hello, roundTrip(hello));
+        fresh.writeInbound(wire.encode(hello, MAX));
+        assertEquals(hello, fresh.readInbound());
+        fresh.finishAndReleaseAll();
 
         Map<String, Object> map = new HashMap<>();
         map.put("when", Instant.ofEpochSecond(1_700_000_000));
@@ -93,17 +113,17 @@ class FrameCodecTest {
         assertEquals(request.state(), got.state());
 
         Credit odd = Credit.ONE.half().half().plus(Credit.ONE.half().half().half()); // 3/8
-        ChainResultFrame result = new ChainResultFrame(7, List.of("a"), List.of(), List.of(), new int[] {1, 2}, odd, null);
+        ChainResultFrame result = new ChainResultFrame(7, SECRET, List.of("a"), List.of(), List.of(), new int[] {1, 2}, odd, null);
         ChainResultFrame gotResult = (ChainResultFrame) roundTrip(result);
         assertEquals(7, gotResult.chainId());
         assertEquals(2, ((int[]) gotResult.value())[1]);
         assertEquals(odd, gotResult.credit());
 
-        ChainErrorFrame error = new ChainErrorFrame(9, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
+        ChainErrorFrame error = new ChainErrorFrame(9, SECRET, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(), List.of()), Credit.ONE);
         assertEquals(error, roundTrip(error));
 
-        ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(3, 2, "b", order, null));
+        ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(3, SECRET, 2, "b", order, null));
         assertEquals(order, reply.value());
         assertEquals(2, reply.hop());
         assertEquals("b", reply.host());
@@ -112,8 +132,11 @@ class FrameCodecTest {
         for (int i = 0; i < 3000; i++) {
             tiny = tiny.half();
         }
-        QuietFrame quiet = new QuietFrame(4, tiny);
+        QuietFrame quiet = new QuietFrame(4, SECRET, tiny);
         assertEquals(quiet, roundTrip(quiet));
+        QuietFrame other = (QuietFrame) roundTrip(new QuietFrame(4, ChainSecret.random(), tiny));
+        assertFalse(SECRET.matches(other.secret()), "the secret travels: another one does not match");
+        assertFalse(request.header().toString().contains(Long.toString(SECRET.high())), "secrets are never printed");
     }
 
     @Test
@@ -132,12 +155,11 @@ class FrameCodecTest {
     void garbageIsRejectedAndTheStreamStaysInStep() {
         byte[][] bad = {
                 {0, 0, 0, 5, 1, 99, 1, 2, 3},                          // unknown type
-                {0, 0, 0, 3, 9, 2, 0},                                  // unknown version
                 {0, 0, 0, 1, 1},                                        // too short for a type
                 {0, 0, 0, 6, 1, 2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}, // truncated header
                 {0, 0, 0, 8, 1, 3, 1, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f}, // huge list length
         };
-        Hello good = new Hello("n", "h", 1, 2);
+        QuietFrame good = new QuietFrame(5, SECRET, Credit.ONE);
         for (byte[] frame : bad) {
             ByteBuf both = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(frame), wire.encode(good, MAX));
             channel.writeInbound(both); // a bad frame and a good one in the same read
@@ -156,7 +178,7 @@ class FrameCodecTest {
             ByteBuf buf = Unpooled.buffer(4 + len);
             buf.writeInt(len);
             buf.writeByte(1);
-            buf.writeByte(1 + random.nextInt(6));
+            buf.writeByte(2 + random.nextInt(5)); // any type but HELLO, which may come only once
             byte[] body = new byte[len - 2];
             random.nextBytes(body);
             buf.writeBytes(body);
@@ -167,7 +189,7 @@ class FrameCodecTest {
                 assertEquals(ErrorCode.MALFORMED_FRAME, m.reason().code());
             }
         }
-        Hello after = new Hello("n", "h", 1, 2);
+        QuietFrame after = new QuietFrame(5, SECRET, Credit.ONE);
         assertEquals(after, roundTrip(after));
     }
 
@@ -203,7 +225,7 @@ class FrameCodecTest {
         huge.writeInt(MAX + 100);
         huge.writeBytes(new byte[MAX + 100]);
         assertThrows(TooLongFrameException.class, () -> channel.writeInbound(huge));
-        Hello after = new Hello("n", "h", 1, 2);
+        QuietFrame after = new QuietFrame(5, SECRET, Credit.ONE);
         assertEquals(after, roundTrip(after), "the oversized frame's bytes were skipped");
     }
 
@@ -226,7 +248,7 @@ class FrameCodecTest {
 
     @Test
     void unknownTypeIdIsReportedWithTheHeaderIntact() {
-        EmbeddedChannel bareChannel = new EmbeddedChannel(new FrameDecoder(bare, MAX));
+        EmbeddedChannel bareChannel = handshaken(bare);
         try {
             ChainRequest request = new ChainRequest(header("f"), new Order("a", 1, List.of()), ChainState.empty(), null);
             bareChannel.writeInbound(wire.encode(request, MAX));
@@ -249,6 +271,185 @@ class FrameCodecTest {
         frame.release();
         ChainRequest got = channel.readInbound();
         assertEquals("payload", got.params());
+    }
+
+    /** A valid REQUEST frame for service function "f" whose params and state are replaced by {@code tail}. */
+    private ByteBuf requestEndingWith(byte[] tail) {
+        ByteBuf valid = wire.encode(new ChainRequest(header("f"), null, ChainState.empty(), null), MAX);
+        byte[] bytes = new byte[valid.readableBytes()];
+        valid.readBytes(bytes);
+        valid.release();
+        byte[] hostile = java.util.Arrays.copyOf(bytes, bytes.length - 2 + tail.length); // params = 0, state = 0
+        System.arraycopy(tail, 0, hostile, bytes.length - 2, tail.length);
+        int length = hostile.length - 4;
+        hostile[0] = (byte) (length >>> 24);
+        hostile[1] = (byte) (length >>> 16);
+        hostile[2] = (byte) (length >>> 8);
+        hostile[3] = (byte) length;
+        return Unpooled.wrappedBuffer(hostile);
+    }
+
+    private static FrameDecoder.Refused refused(EmbeddedChannel ch, Refusal kind, boolean closes) {
+        FrameDecoder.Refused r = assertInstanceOf(FrameDecoder.Refused.class, ch.readInbound());
+        assertEquals(kind, r.kind(), r.reason());
+        assertEquals(closes, r.closes());
+        return r;
+    }
+
+    @Test
+    void aFrameBeforeHelloIsRefusedFromItsTypeByteAndNothingAfterItIsRead() {
+        EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+        try {
+            ByteBuf request = wire.encode(new ChainRequest(header("f"), "x", ChainState.empty(), null), MAX);
+            // Only the first 6 bytes of the REQUEST: refused before the rest of it is even there.
+            fresh.writeInbound(request.readRetainedSlice(6));
+            refused(fresh, Refusal.FRAME_BEFORE_HELLO, true);
+            fresh.writeInbound(request, wire.encode(HELLO, MAX));
+            assertNull(fresh.readInbound(), "nothing is decoded after the refusal, not even a HELLO");
+        } finally {
+            fresh.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void anOversizedHelloIsRefusedFromItsLengthAlone() {
+        EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+        try {
+            fresh.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0, 0x0f, 0}));
+            refused(fresh, Refusal.INVALID_HELLO, true);
+        } finally {
+            fresh.finishAndReleaseAll();
+        }
+        EmbeddedChannel other = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+        try {
+            other.writeInbound(wire.encode(new Hello("x".repeat(256), "127.0.0.1", 1, MAX), MAX));
+            refused(other, Refusal.INVALID_HELLO, true);
+        } finally {
+            other.finishAndReleaseAll();
+        }
+        EmbeddedChannel badHost = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+        try {
+            badHost.writeInbound(wire.encode(new Hello("n", "evil host/..", 80, MAX), MAX));
+            refused(badHost, Refusal.INVALID_HELLO, true);
+        } finally {
+            badHost.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void aVersionMismatchEndsDecodingEvenForFramesInTheSameRead() {
+        ByteBuf request = wire.encode(new ChainRequest(header("f"), "x", ChainState.empty(), null), MAX);
+        channel.writeInbound(Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, 3, 99, 2, 0}), request));
+        refused(channel, Refusal.PROTOCOL_VERSION, true);
+        assertNull(channel.readInbound(), "the REQUEST behind the foreign frame is not decoded");
+        channel.writeInbound(wire.encode(new QuietFrame(1, SECRET, Credit.ONE), MAX));
+        assertNull(channel.readInbound(), "nor anything later");
+    }
+
+    @Test
+    void aSecondHelloIsRefused() {
+        channel.writeInbound(wire.encode(HELLO, MAX));
+        refused(channel, Refusal.SECOND_HELLO, true);
+    }
+
+    @Test
+    void aClassNameInAValueIsRefusedWithoutLoadingAnything() {
+        List<Refusal> counted = new ArrayList<>();
+        WireFormat counting = new WireFormat(new Serialization(TypeRegistry.empty(), 128, counted::add));
+        EmbeddedChannel ch = handshaken(counting);
+        try {
+            List<String> messages = new ArrayList<>();
+            for (String name : new String[] {"java.lang.ProcessBuilder", "no.such.Clazz"}) {
+                // Kryo's NAME tag (varint 1), name id 0, then the class name as an ASCII string
+                byte[] nameBytes = name.getBytes(StandardCharsets.US_ASCII);
+                byte[] tail = new byte[2 + nameBytes.length + 1];
+                tail[0] = 1;
+                tail[1] = 0;
+                System.arraycopy(nameBytes, 0, tail, 2, nameBytes.length);
+                tail[1 + nameBytes.length] |= (byte) 0x80; // Kryo's end of an ASCII string
+                tail[tail.length - 1] = 0; // state: empty
+                ch.writeInbound(requestEndingWith(tail));
+                ChainRequest got = ch.readInbound();
+                assertEquals("f", got.header().serviceFunction(), "the header is intact: the originator is told");
+                assertEquals(ErrorCode.MALFORMED_FRAME, got.decodeError().code());
+                assertTrue(got.decodeError().getMessage().contains("names a class"), got.decodeError().getMessage());
+                messages.add(got.decodeError().getMessage());
+            }
+            assertEquals(messages.get(0), messages.get(1), "the answer does not tell whether a class exists");
+            assertEquals(List.of(Refusal.CLASS_NAME, Refusal.CLASS_NAME), counted);
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void aValueNestedTooDeeplyIsRefusedWhenDecodedAndWhenEncoded() {
+        List<Refusal> counted = new ArrayList<>();
+        WireFormat counting = new WireFormat(new Serialization(TypeRegistry.empty(), 128, counted::add));
+        EmbeddedChannel ch = handshaken(counting);
+        try {
+            int levels = 1500;
+            byte[] tail = new byte[2 * levels + 2]; // Object[] (id 29, written 31) of one element, 1500 deep
+            for (int i = 0; i < levels; i++) {
+                tail[2 * i] = 31;
+                tail[2 * i + 1] = 2;
+            }
+            ch.writeInbound(requestEndingWith(tail));
+            ChainRequest got = ch.readInbound();
+            assertTrue(got.decodeError().getMessage().contains("nested more than 128 levels"),
+                    got.decodeError().getMessage());
+            assertEquals(List.of(Refusal.VALUE_TOO_DEEP), counted);
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+        Object deep = "bottom";
+        for (int i = 0; i < 200; i++) {
+            deep = new Object[] {deep};
+        }
+        List<Object> cyclic = new ArrayList<>();
+        cyclic.add(cyclic);
+        for (Object value : new Object[] {deep, cyclic}) {
+            HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(new ChainResultFrame(1, SECRET, List.of(),
+                    List.of(), List.of(), value, Credit.ONE, null), MAX));
+            assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
+            assertTrue(e.getMessage().contains("nested more than 128 levels"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aRequestWithAnOriginNoOneCouldAnswerIsDropped() {
+        for (String host : new String[] {"", "a b", "x".repeat(300), "evil/../host", "-lead.example"}) {
+            ChainHeader h = new ChainHeader(1, SECRET, "client", host, 4000, 1, 10, List.of(), List.of(), List.of(), "f",
+                    ChainingFunctionSource.NONE, Credit.ONE);
+            channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), 1 << 16));
+            refused(channel, Refusal.INVALID_ORIGIN, false);
+        }
+        for (int port : new int[] {0, 70000}) {
+            ChainHeader h = new ChainHeader(1, SECRET, "client", "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(),
+                    "f", ChainingFunctionSource.NONE, Credit.ONE);
+            channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), MAX));
+            refused(channel, Refusal.INVALID_ORIGIN, false);
+        }
+        QuietFrame after = new QuietFrame(5, SECRET, Credit.ONE);
+        assertEquals(after, roundTrip(after), "the connection goes on");
+    }
+
+    @Test
+    void partialFramesOverTheNodeWideLimitAreRefused() {
+        AtomicLong nodeWide = new AtomicLong(LIMITS.maxPartialFrameBytes() - 100); // other connections hold the rest
+        EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, nodeWide));
+        try {
+            ch.writeInbound(wire.encode(HELLO, MAX));
+            assertEquals(HELLO, ch.readInbound());
+            ByteBuf request = wire.encode(new ChainRequest(header("f"), "x".repeat(1000), ChainState.empty(), null), MAX);
+            ch.writeInbound(request.readRetainedSlice(500));
+            refused(ch, Refusal.PARTIAL_FRAMES_OVER_LIMIT, true);
+            request.release();
+            assertEquals(LIMITS.maxPartialFrameBytes() - 100, nodeWide.get(), "the refused connection's bytes are uncounted");
+        } finally {
+            ch.finishAndReleaseAll();
+        }
+        assertEquals(LIMITS.maxPartialFrameBytes() - 100, nodeWide.get());
     }
 
     @Test

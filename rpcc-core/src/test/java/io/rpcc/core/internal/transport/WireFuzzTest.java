@@ -24,6 +24,7 @@ import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -132,7 +133,7 @@ class WireFuzzTest {
         }
         int readSize = 1 + (input[0] & 0xFF);
         RecordingAllocator alloc = new RecordingAllocator();
-        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(WIRE, STREAM_MAX_FRAME));
+        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(WIRE, STREAM_MAX_FRAME, FrameCodecTest.LIMITS, new AtomicLong()));
         channel.config().setAllocator(alloc);
         try {
             for (int at = 1; at < input.length; at += readSize) {
@@ -239,6 +240,7 @@ class WireFuzzTest {
     private static void checkMessage(Object message) {
         switch (message) {
             case FrameDecoder.MalformedFrame m -> checkMalformed(m.reason());
+            case FrameDecoder.Refused r -> { } // a typed refusal: the node counts it and closes if it must
             case Hello h -> { }
             case ChainRequest r -> { }
             case ChainResultFrame r -> { }
@@ -336,14 +338,16 @@ class WireFuzzTest {
 
     // ---------------------------------------------------------------- seeds
 
+    /** A fixed secret, so that seeds are the same on every run. */
+    static final ChainSecret SECRET = new ChainSecret(0x0123456789abcdefL, 0x0fedcba987654321L);
     static final Map<Carrier, Object> TEMPLATES = new LinkedHashMap<>();
     static final Map<Carrier, byte[]> PREFIXES = new LinkedHashMap<>();
 
     static {
         TEMPLATES.put(Carrier.REQUEST, new ChainRequest(header(), null, ChainState.empty(), null));
-        TEMPLATES.put(Carrier.RESULT, new ChainResultFrame(7, List.of("a", "b"), List.of(), List.of(), null,
+        TEMPLATES.put(Carrier.RESULT, new ChainResultFrame(7, SECRET, List.of("a", "b"), List.of(), List.of(), null,
                 Credit.ONE.half(), null));
-        TEMPLATES.put(Carrier.REPLY, new ReplyFrame(3, 2, "b", null, null));
+        TEMPLATES.put(Carrier.REPLY, new ReplyFrame(3, SECRET, 2, "b", null, null));
         // The template's encoding ends with its empty user values: params null and no state (2
         // bytes) for a REQUEST, one null value for the others.
         TEMPLATES.forEach((carrier, template) -> {
@@ -353,7 +357,7 @@ class WireFuzzTest {
     }
 
     private static ChainHeader header() {
-        return new ChainHeader(42, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
+        return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
                 List.of(new ConsoleLine(1, "a", "chaining", "hi")),
                 List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), "lookup",
                 ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half());
@@ -399,13 +403,13 @@ class WireFuzzTest {
         messages.addAll(TEMPLATES.values());
         for (Object value : sampleValues()) {
             messages.add(new ChainRequest(header(), value, ChainState.of("v", value, "n", null), null));
-            messages.add(new ChainResultFrame(7, List.of("a"), List.of(), List.of(), value, Credit.ONE, null));
-            messages.add(new ReplyFrame(3, 2, "b", value, null));
+            messages.add(new ChainResultFrame(7, SECRET, List.of("a"), List.of(), List.of(), value, Credit.ONE, null));
+            messages.add(new ReplyFrame(3, SECRET, 2, "b", value, null));
         }
-        messages.add(new ChainErrorFrame(9, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
+        messages.add(new ChainErrorFrame(9, SECRET, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(new ConsoleLine(1, "a", "s", "t")), List.of()),
                 Credit.ONE.half()));
-        messages.add(new QuietFrame(4, Credit.ONE.half().half().half()));
+        messages.add(new QuietFrame(4, SECRET, Credit.ONE.half().half().half()));
         return messages.stream().map(WireFuzzTest::body);
     }
 
@@ -430,9 +434,9 @@ class WireFuzzTest {
         for (Object value : sampleValues()) {
             Map<Carrier, Object> messages = Map.of(
                     Carrier.REQUEST, new ChainRequest(header(), value, ChainState.of("v", value), null),
-                    Carrier.RESULT, new ChainResultFrame(7, List.of("a", "b"), List.of(), List.of(), value,
+                    Carrier.RESULT, new ChainResultFrame(7, SECRET, List.of("a", "b"), List.of(), List.of(), value,
                             Credit.ONE.half(), null),
-                    Carrier.REPLY, new ReplyFrame(3, 2, "b", value, null));
+                    Carrier.REPLY, new ReplyFrame(3, SECRET, 2, "b", value, null));
             messages.forEach((carrier, message) -> {
                 byte[] body = body(message);
                 int prefix = PREFIXES.get(carrier).length;

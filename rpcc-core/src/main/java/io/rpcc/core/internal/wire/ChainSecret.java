@@ -1,0 +1,41 @@
+package io.rpcc.core.internal.wire;
+
+import java.security.SecureRandom;
+
+/**
+ * The secret of a chain: 128 random bits drawn by its originator, carried in every hop request and
+ * echoed in every RESULT, ERROR, REPLY and QUIET frame. The originator accepts those frames only
+ * when the secret matches, so a peer that is not a participant of the chain cannot end it, fail it
+ * or add replies to it, even knowing its (sequential) id. It never appears in logs or messages.
+ *
+ * @param high the first 64 bits
+ * @param low the last 64 bits
+ */
+public record ChainSecret(long high, long low) {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    /** A fresh secret. */
+    public static ChainSecret random() {
+        return new ChainSecret(RANDOM.nextLong(), RANDOM.nextLong());
+    }
+
+    /** Whether {@code other} is this secret, in time that does not depend on where they differ. */
+    public boolean matches(ChainSecret other) {
+        return other != null && ((high ^ other.high) | (low ^ other.low)) == 0;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof ChainSecret s && matches(s);
+    }
+
+    @Override
+    public int hashCode() {
+        return 0; // not a hash key: a hash of the bits would leak some of them
+    }
+
+    @Override
+    public String toString() {
+        return "ChainSecret[redacted]";
+    }
+}
