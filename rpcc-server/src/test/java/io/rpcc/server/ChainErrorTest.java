@@ -25,6 +25,7 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.UnknownServerException;
 import io.rpcc.core.UnknownServiceFunctionException;
 import io.rpcc.core.UnregisteredTypeException;
+import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
@@ -345,8 +346,9 @@ class ChainErrorTest {
                     .encode(new Hello("raw", "127.0.0.1", 1, 1 << 20), 1 << 20);
             out.write(ByteBufUtil.getBytes(hello));                         // the handshake first
             hello.release();
-            out.write(new byte[] {0, 0, 0, 5, 1, 99, 1, 2, 3});           // unknown frame type
-            out.write(new byte[] {0, 0, 0, 6, 1, 2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}); // truncated request
+            byte v = FrameType.PROTOCOL_VERSION;
+            out.write(new byte[] {0, 0, 0, 5, v, 99, 1, 2, 3});           // unknown frame type
+            out.write(new byte[] {0, 0, 0, 6, v, 2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}); // truncated request
             out.flush();
             for (int i = 0; i < 100 && s1.stats().malformedFrames() < malformedBefore + 2; i++) {
                 Thread.sleep(20);

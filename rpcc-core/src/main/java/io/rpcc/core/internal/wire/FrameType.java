@@ -1,7 +1,8 @@
 package io.rpcc.core.internal.wire;
 
 /**
- * The frame types of the rpcc wire protocol, version {@link #PROTOCOL_VERSION}.
+ * The frame types of the rpcc wire protocol, version {@link #PROTOCOL_VERSION} (version 2 added the
+ * chain secret; a node refuses frames of any other version and closes the connection).
  *
  * <pre>
  * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
@@ -22,7 +23,7 @@ public enum FrameType {
     HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6);
 
     /** The protocol version every frame carries. */
-    public static final byte PROTOCOL_VERSION = 1;
+    public static final byte PROTOCOL_VERSION = 2;
 
     private final byte wire;
 

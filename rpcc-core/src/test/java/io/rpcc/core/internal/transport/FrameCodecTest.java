@@ -28,6 +28,7 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.Serialization;
@@ -153,11 +154,12 @@ class FrameCodecTest {
 
     @Test
     void garbageIsRejectedAndTheStreamStaysInStep() {
+        byte v = FrameType.PROTOCOL_VERSION;
         byte[][] bad = {
-                {0, 0, 0, 5, 1, 99, 1, 2, 3},                          // unknown type
-                {0, 0, 0, 1, 1},                                        // too short for a type
-                {0, 0, 0, 6, 1, 2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}, // truncated header
-                {0, 0, 0, 8, 1, 3, 1, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f}, // huge list length
+                {0, 0, 0, 5, v, 99, 1, 2, 3},                          // unknown type
+                {0, 0, 0, 1, v},                                        // too short for a type
+                {0, 0, 0, 6, v, 2, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff}, // truncated header
+                {0, 0, 0, 8, v, 3, 1, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x0f}, // huge list length
         };
         QuietFrame good = new QuietFrame(5, SECRET, Credit.ONE);
         for (byte[] frame : bad) {
@@ -177,7 +179,7 @@ class FrameCodecTest {
             int len = 2 + random.nextInt(200);
             ByteBuf buf = Unpooled.buffer(4 + len);
             buf.writeInt(len);
-            buf.writeByte(1);
+            buf.writeByte(FrameType.PROTOCOL_VERSION);
             buf.writeByte(2 + random.nextInt(5)); // any type but HELLO, which may come only once
             byte[] body = new byte[len - 2];
             random.nextBytes(body);
