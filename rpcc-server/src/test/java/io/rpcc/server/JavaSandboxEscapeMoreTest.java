@@ -136,6 +136,9 @@ class JavaSandboxEscapeMoreTest {
                 Arguments.of("non-final static counter", "calls++;", "static int calls;", "static-state"),
                 Arguments.of("static final array", "CELLS[0]++;", "static final int[] CELLS = new int[1];", "static-state"),
                 Arguments.of("mutable enum field", "E.A.n++;", "enum E { A; int n; }", "static-state"),
+                Arguments.of("static final ChainState holding a mutable list",
+                        "((List<byte[]>) KEEP.get(\"k\")).add(new byte[1 << 20]);",
+                        "static final ChainState KEEP = ChainState.of(\"k\", new ArrayList<byte[]>());", "static-state"),
                 // single JDK calls that allocate a lot, or loop in the JDK
                 Arguments.of("StringBuilder.repeat", "new StringBuilder().repeat(\"x\", 1 << 30);", "", "memory"),
                 Arguments.of("format width", "String.format(\"%900000000d\", 1);", "", "memory"),

@@ -134,7 +134,10 @@ final class SandboxRules {
      */
     static final Set<String> NUMBER_CLASSES = Set.of("java/math/BigInteger", "java/math/BigDecimal");
 
-    /** Types a static final field may have: values that cannot change. */
+    /**
+     * Types a static final field may have: values that cannot change and hold nothing that can
+     * (not {@code ChainState}, whose values may be mutable collections).
+     */
     static final Set<String> IMMUTABLE = Set.of(
             "java/lang/String", "java/lang/Integer", "java/lang/Long", "java/lang/Short", "java/lang/Byte",
             "java/lang/Character", "java/lang/Boolean", "java/lang/Double", "java/lang/Float",
@@ -142,7 +145,7 @@ final class SandboxRules {
             "java/time/Instant", "java/time/Duration", "java/time/LocalDate", "java/time/LocalDateTime",
             "java/time/LocalTime", "java/time/ZonedDateTime", "java/time/OffsetDateTime", "java/time/ZoneId",
             "java/time/ZoneOffset", "java/time/DayOfWeek", "java/time/Month", "java/time/temporal/ChronoUnit",
-            "java/util/UUID", "java/util/Locale", "io/rpcc/core/ChainingFunctionSource", "io/rpcc/core/ChainState",
+            "java/util/UUID", "java/util/Locale", "io/rpcc/core/ChainingFunctionSource",
             "io/rpcc/core/FunctionLanguage");
 
     /**
