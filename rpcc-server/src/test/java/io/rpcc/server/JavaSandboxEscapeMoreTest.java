@@ -110,6 +110,9 @@ class JavaSandboxEscapeMoreTest {
                 Arguments.of("CompletableFuture.supplyAsync", "java.util.concurrent.CompletableFuture.supplyAsync(() -> 1);", "", "threads"),
                 Arguments.of("Arrays.parallelSort", "Arrays.parallelSort(new int[4]);", "", "threads"),
                 Arguments.of("synchronized on a shared object", "synchronized (String.class) { result.hashCode(); }", "", "threads"),
+                Arguments.of("synchronized method", "new S().s();", "static class S { synchronized void s() { } }", "threads"),
+                Arguments.of("static synchronized method locking the shared class", "S.s();",
+                        "static class S { static synchronized void s() { } }", "threads"),
                 Arguments.of("wait inherited by an own class", "new W().w();",
                         "static class W { void w() throws Exception { wait(1); } }", "threads"),
                 // JVM-global state and host information
@@ -313,6 +316,39 @@ class JavaSandboxEscapeMoreTest {
         assertEquals(0, guard.stats().abandonedSandboxThreads());
         serverStillServes();
         HostResources.assertBackTo(baseline, 6, 4, 16L << 20);
+    }
+
+    /**
+     * Two own classes whose static initializers use each other, first touched by two concurrent
+     * invocations in opposite orders, would wait for each other for ever: the classes are
+     * initialized once, when the function is compiled, so both chains complete.
+     */
+    @Test
+    void cyclicStaticInitializersCannotDeadlockTwoInvocations() throws Exception {
+        ChainingFunctionSource cyclic = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Cyclic implements ChainingFunction {
+                    static final class A {
+                        static final long X;
+                        static { long end = System.nanoTime() + 30_000_000L; while (System.nanoTime() < end) { } X = 1 + B.Y; }
+                    }
+                    static final class B {
+                        static final long Y;
+                        static { long end = System.nanoTime() + 30_000_000L; while (System.nanoTime() < end) { } Y = 2 + A.X; }
+                    }
+                    public NextHop apply(ChainState state, Object result) {
+                        return NextHop.end("a".equals(result) ? "A" + A.X : "B" + B.Y);
+                    }
+                }
+                """);
+        CompletableFuture<Object> a = CompletableFuture.supplyAsync(() -> client.runChain(
+                ChainCall.to("guard", "echo").params("a").chainingFunction(cyclic)).value());
+        CompletableFuture<Object> b = CompletableFuture.supplyAsync(() -> client.runChain(
+                ChainCall.to("guard", "echo").params("b").chainingFunction(cyclic)).value());
+        // whichever initializer ran first, the other saw it half done: A.X == 1 (then B.Y == 3) or B.Y == 2 (then A.X == 3)
+        String both = a.get(20, TimeUnit.SECONDS) + "," + b.get(20, TimeUnit.SECONDS);
+        assertTrue(both.equals("A1,B3") || both.equals("A3,B2"), both);
+        assertEquals(0, guard.stats().abandonedSandboxThreads(), "no invocation stuck");
     }
 
     private static final class ExecutionExceptionHolder {

@@ -33,7 +33,7 @@ import org.objectweb.asm.Type;
  * through guards ({@link SandboxRules#GUARDED_CALLS}, {@link SandboxRules#NUMBER_CLASSES}), and
  * method references to JDK methods through a checked bridge, so that the JDK never loops over them
  * unchecked. Classes that declare {@code finalize}, mutable static fields (static state would
- * outlive the invocation) or {@code synchronized} blocks are refused. The JDK has no security
+ * outlive the invocation), {@code synchronized} blocks or methods are refused. The JDK has no security
  * manager any more; this is what replaces it for chaining functions.
  */
 final class BytecodeSandbox {
@@ -311,6 +311,10 @@ final class BytecodeSandbox {
             if (name.equals("finalize") && descriptor.equals("()V")) {
                 throw refuse("finalizer", "a finalize() method (it would run on the JVM's finalizer thread, "
                         + "outside the budget)");
+            }
+            if ((access & Opcodes.ACC_SYNCHRONIZED) != 0) {
+                throw refuse("threads", "a synchronized method " + name + " (it locks " + ((access & Opcodes.ACC_STATIC) != 0
+                        ? "the class, shared by every invocation" : "its object") + "; chaining functions run on one thread)");
             }
             checkDescriptor(descriptor);
             String method = where + "." + name;
