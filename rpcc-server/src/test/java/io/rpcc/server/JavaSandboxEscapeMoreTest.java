@@ -366,7 +366,8 @@ class JavaSandboxEscapeMoreTest {
      * A function stuck in one long JDK call (the text of four numbers of two million bits, reached
      * through {@code Objects.toString}, so no bound on numbers applies) on a node whose wall-time
      * limit is 50 ms is abandoned at that limit: the chain fails with {@code wall-time} at once, the
-     * node answers other chains meanwhile, and the thread is counted until its call ends.
+     * node answers other chains meanwhile, and the thread is counted (by that node, not by others in
+     * the JVM) until its call ends.
      */
     @Test
     void aFunctionStuckInOneJdkCallFailsAtTheWallTimeLimit() throws Exception {
@@ -398,6 +399,7 @@ class JavaSandboxEscapeMoreTest {
         assertEquals("wall-time", v.rule(), v.getMessage());
         // its thread still runs the JDK call (some 100s of ms more), abandoned and counted
         assertTrue(hasty.stats().abandonedSandboxThreads() > 0, "the stuck thread is counted");
+        assertEquals(0, guard.stats().abandonedSandboxThreads(), "by its own node only (the cap is per node)");
         assertEquals("hasty", v.host());
         assertTrue(hasty.stats().refused(Refusal.SANDBOX_VIOLATION) > before, "counted in the node's refusals");
         assertTrue(tookMs < 10_000, "failed at the limit (plus compiling), not when the JDK call ended: " + tookMs + " ms");

@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
  * Loads and runs chaining functions: compiles each source once (per content id), keeps the
@@ -62,8 +63,8 @@ public final class FunctionRuntime {
      * @param compileNanos total time spent compiling (and fetching)
      * @param size entries in the cache
      * @param fetches sources fetched from a repository
-     * @param abandonedSandboxThreads sandbox threads (JVM-wide) abandoned at their wall-time limit inside a JDK
-     *     call and still running
+     * @param abandonedSandboxThreads this runtime's sandbox threads abandoned at their wall-time limit inside a
+     *     JDK call and still running
      */
     public record Stats(long hits, long misses, long compileNanos, int size, long fetches, int abandonedSandboxThreads) {
     }
@@ -89,6 +90,7 @@ public final class FunctionRuntime {
     private final AtomicInteger queuedCompiles = new AtomicInteger();
     private final int maxSourceChars;
     private final int maxQueuedCompiles;
+    private final IntSupplier abandonedSandboxThreads;
     private volatile Refusals refusals = new Refusals();
     private volatile java.util.function.UnaryOperator<ChainingFunctionSource> fetcher = ref -> {
         throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "this node cannot fetch chaining functions");
@@ -122,6 +124,12 @@ public final class FunctionRuntime {
      * compilations at once.
      */
     public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles) {
+        this(maxCached, compilers, maxSourceChars, maxQueuedCompiles, () -> 0);
+    }
+
+    private FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
+                            IntSupplier abandonedSandboxThreads) {
+        this.abandonedSandboxThreads = abandonedSandboxThreads;
         this.maxSourceChars = maxSourceChars;
         this.maxQueuedCompiles = maxQueuedCompiles;
         for (FunctionCompiler c : compilers) {
@@ -162,13 +170,14 @@ public final class FunctionRuntime {
             bytecode = new BytecodeSandbox(userTypes);
         }
         List<FunctionCompiler> compilers = new java.util.ArrayList<>();
-        compilers.add(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader(), bytecode,
-                limits == null ? null : new Sandbox(limits)));
+        Sandbox sandbox = limits == null ? null : new Sandbox(limits);
+        compilers.add(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader(), bytecode, sandbox));
         for (FunctionCompilerProvider p : java.util.ServiceLoader.load(FunctionCompilerProvider.class,
                 FunctionRuntime.class.getClassLoader())) {
             compilers.add(p.create(limits, types));
         }
-        return new FunctionRuntime(maxCached, compilers, maxSourceChars, maxQueuedCompiles);
+        return new FunctionRuntime(maxCached, compilers, maxSourceChars, maxQueuedCompiles,
+                sandbox == null ? () -> 0 : sandbox::abandonedRunning);
     }
 
     /**
@@ -346,7 +355,7 @@ public final class FunctionRuntime {
     public Stats stats() {
         synchronized (cache) {
             return new Stats(hits.get(), misses.get(), compileNanos.get(), cache.size(), fetches.get(),
-                    SandboxWatchdog.abandonedRunning());
+                    abandonedSandboxThreads.getAsInt());
         }
     }
 }

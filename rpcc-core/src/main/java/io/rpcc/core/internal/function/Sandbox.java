@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -27,9 +28,15 @@ final class Sandbox {
     private static final ThreadLocal<Consumer<HopFailure>> ON_ABANDON = new ThreadLocal<>();
 
     private final SandboxLimits limits;
+    private final AtomicInteger abandonedRunning = new AtomicInteger();
 
     Sandbox(SandboxLimits limits) {
         this.limits = limits;
+    }
+
+    /** This sandbox's (its node's) abandoned invocations whose threads still run. */
+    int abandonedRunning() {
+        return abandonedRunning.get();
     }
 
     /**
@@ -80,7 +87,7 @@ final class Sandbox {
     /** The invocation itself, on the thread that runs it. */
     private <T> T body(Callable<T> task, ChainContext ctx, Consumer<HopFailure> onAbandon) throws Exception {
         Budget budget = new Budget(limits);
-        SandboxWatchdog.Invocation watched = SandboxWatchdog.start(budget, onAbandon);
+        SandboxWatchdog.Invocation watched = SandboxWatchdog.start(budget, onAbandon, abandonedRunning);
         Budget.enter(budget);
         try (var scope = ctx == null ? null : CurrentContext.enter(ctx)) {
             T result;
