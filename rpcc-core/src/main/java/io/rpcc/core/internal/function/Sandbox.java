@@ -76,6 +76,10 @@ final class Sandbox {
                         + limits.wallTime().toMillis() + " ms");
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
+                if (cause instanceof InvocationAbandoned) { // abandoned with a do-nothing hook: the failure is ours to report
+                    throw new SandboxViolation("wall-time", "chaining function ran for more than "
+                            + limits.wallTime().toMillis() + " ms, stuck in one JDK call; its thread was abandoned");
+                }
                 if (cause instanceof Exception ex) {
                     throw ex;
                 }
