@@ -37,11 +37,15 @@ final class SandboxWatchdog {
     private SandboxWatchdog() {
     }
 
-    /** One watched invocation: running, then either ended by its thread or abandoned by the watchdog. */
+    /**
+     * One watched invocation: running, then either ended by its thread or abandoned by the watchdog
+     * (abandoning while the watchdog counts and interrupts it, then abandoned).
+     */
     static final class Invocation {
         private static final int RUNNING = 0;
         private static final int ENDED = 1;
-        private static final int ABANDONED = 2;
+        private static final int ABANDONING = 2;
+        private static final int ABANDONED = 3;
 
         private final Budget budget;
         private final Consumer<HopFailure> onAbandon;
@@ -56,12 +60,13 @@ final class SandboxWatchdog {
 
         /** Abandons the invocation unless it has ended; true if this call did. */
         boolean abandon() {
-            if (!state.compareAndSet(RUNNING, ABANDONED)) {
+            if (!state.compareAndSet(RUNNING, ABANDONING)) {
                 return false;
             }
             abandonedRunning.incrementAndGet();
             budget.violate(budget.wallTimeViolation());
             budget.thread().interrupt();
+            state.set(ABANDONED); // only now may the thread's end() clear the interrupt
             return true;
         }
     }
@@ -90,6 +95,9 @@ final class SandboxWatchdog {
         RUNNING.remove(inv);
         if (inv.state.compareAndSet(Invocation.RUNNING, Invocation.ENDED)) {
             return true;
+        }
+        while (inv.state.get() == Invocation.ABANDONING) {
+            Thread.onSpinWait(); // the watchdog is between counting and interrupting: a few instructions
         }
         inv.abandonedRunning.decrementAndGet();
         Thread.interrupted(); // the watchdog's interrupt must not reach the thread's next task
