@@ -335,6 +335,20 @@ class JavaSandboxEscapeMoreTest {
         assertEquals("guard", f.host());
     }
 
+    /** A message of millions of chars is cut where it is taken, inside the budget: the ERROR frame stays small. */
+    @Test
+    void aHugeExceptionMessageIsBounded() {
+        ChainingFunctionSource cf = attempt("if (result != null) throw new IllegalStateException(\"x\".repeat(5_000_000));", "");
+        ChainException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(ChainException.class,
+                () -> client.runChain(ChainCall.to("guard", "echo").params("x").chainingFunction(cf))));
+        ChainingFunctionException f = assertInstanceOf(ChainingFunctionException.class, e);
+        assertEquals("java.lang.IllegalStateException", f.exceptionName());
+        assertTrue(f.remoteMessage().length() < 2100, "bounded: " + f.remoteMessage().length() + " chars");
+        assertTrue(f.remoteMessage().startsWith("xxxx") && f.remoteMessage().endsWith("(5000000 chars in all)"),
+                f.remoteMessage().substring(Math.max(0, f.remoteMessage().length() - 60)));
+        assertEquals("guard", f.host());
+    }
+
     @Test
     void ordinaryCodeWithGuardedCallsStillWorks() {
         ChainingFunctionSource cf = ChainingFunctionSource.java("""

@@ -9,6 +9,7 @@ import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.function.CompiledFunction;
 import io.rpcc.core.internal.function.FunctionCompiler;
+import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.function.MonitoredExecution;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -64,8 +65,6 @@ final class JsFunctionCompiler implements FunctionCompiler {
      * (each of many redeclarations reports the whole line), so size is bounded as well as time.
      */
     static final int MAX_SOURCE_CHARS = 32 * 1024;
-    /** The longest error message or stack line reported from a function, in chars. */
-    static final int MAX_MESSAGE_CHARS = 2000;
     private static final int MAX_TRACE_LINES = 12;
 
     /** Globals the sandbox removes, each with the rule its use breaks. */
@@ -200,16 +199,16 @@ final class JsFunctionCompiler implements FunctionCompiler {
             if (x.isSyntaxError()) {
                 SourceSection at = x.getSourceLocation();
                 String detail = (at == null ? "0:0" : at.getStartLine() + ":" + at.getStartColumn()) + ": "
-                        + bounded(x.getMessage());
+                        + FunctionRuntime.bounded(x.getMessage());
                 throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, ErrorCode.CHAINING_FUNCTION_COMPILE.exceptionName(),
                         "JavaScript chaining function (" + id + ") does not parse: " + detail, List.of(detail), null);
             }
             if (x.isResourceExhausted()) {
                 throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id
-                        + ") nests too deeply to parse: " + bounded(x.getMessage()));
+                        + ") nests too deeply to parse: " + FunctionRuntime.bounded(x.getMessage()));
             }
             throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id
-                    + ") cannot be parsed: " + bounded(x.getMessage()));
+                    + ") cannot be parsed: " + FunctionRuntime.bounded(x.getMessage()));
         }
         return new CompiledFunction() {
             @Override
@@ -247,7 +246,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
             Value fn = cx.eval(js);
             if (!fn.canExecute()) {
                 throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "a JavaScript chaining function must evaluate "
-                        + "to a function (state, result) => nextHop, got " + bounded(fn.toString()));
+                        + "to a function (state, result) => nextHop, got " + FunctionRuntime.bounded(fn.toString()));
             }
             Value out = fn.execute(JsValues.toGuest(state, invocation), JsValues.toGuest(result, invocation));
             invocation.throwIfRefused();
@@ -258,19 +257,11 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 return null; // reported as "returned null" by the runtime
             }
             throw new IllegalArgumentException("a JavaScript chaining function must return rpcc.call(...), "
-                    + "rpcc.callThenEnd(...) or rpcc.end(...), got " + bounded(out.toString()));
+                    + "rpcc.callThenEnd(...) or rpcc.end(...), got " + FunctionRuntime.bounded(out.toString()));
         } catch (PolyglotException x) {
             invocation.throwIfRefused();
             throw translate(x);
         }
-    }
-
-    /** {@code s} cut to {@link #MAX_MESSAGE_CHARS}, saying how long it was. */
-    static String bounded(String s) {
-        if (s == null || s.length() <= MAX_MESSAGE_CHARS) {
-            return s;
-        }
-        return s.substring(0, MAX_MESSAGE_CHARS) + "… (" + s.length() + " chars in all)";
     }
 
     private static RuntimeException translate(PolyglotException e) {
@@ -279,10 +270,11 @@ final class JsFunctionCompiler implements FunctionCompiler {
         }
         if (e.isHostException()) {
             Throwable host = e.asHostException();
-            return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, host.getClass().getName(), bounded(host.getMessage()),
+            return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, host.getClass().getName(),
+                    FunctionRuntime.bounded(host.getMessage()),
                     List.of(), null);
         }
-        String message = e.getMessage() == null ? "" : bounded(e.getMessage());
+        String message = e.getMessage() == null ? "" : FunctionRuntime.bounded(e.getMessage());
         if (message.contains("Invalid string length") || message.contains("Invalid array length")
                 || message.contains("Array buffer allocation failed") || message.contains("Invalid typed array length")
                 || message.contains("Maximum apply argument length")) {
@@ -296,7 +288,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
         List<String> trace = new ArrayList<>();
         for (PolyglotException.StackFrame f : e.getPolyglotStackTrace()) {
             if (f.isGuestFrame() && trace.size() < MAX_TRACE_LINES) {
-                trace.add(bounded("at " + f));
+                trace.add(FunctionRuntime.bounded("at " + f));
             }
         }
         String name = message.contains(":") ? message.substring(0, Math.min(message.indexOf(':'), 100)) : "Error";

@@ -45,6 +45,8 @@ public final class FunctionRuntime {
     public static final int DEFAULT_MAX_SOURCE_CHARS = 64 * 1024;
     /** The default number of compilations one node lets wait or run at once. */
     public static final int DEFAULT_MAX_QUEUED_COMPILES = 16;
+    /** The longest error message or stack line reported from a chaining function, in chars. */
+    public static final int MAX_MESSAGE_CHARS = 2000;
     static final int COMPILER_THREADS = 2;
     private static final ExecutorService COMPILERS;
 
@@ -330,7 +332,7 @@ public final class FunctionRuntime {
         } catch (InvocationAbandoned e) {
             throw e;
         } catch (Exception | StackOverflowError e) {
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, e.getClass().getName(), e.getMessage(),
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, e.getClass().getName(), bounded(e.getMessage()),
                     stackTrace(e), e);
         }
         if (next == null) {
@@ -340,15 +342,26 @@ public final class FunctionRuntime {
         return next;
     }
 
-    /** The first lines of {@code t}'s stack trace, for failure details. */
+    /** The first lines of {@code t}'s stack trace, for failure details, each {@link #bounded}. */
     public static List<String> stackTrace(Throwable t) {
         StackTraceElement[] st = t.getStackTrace();
         int n = Math.min(st.length, 12);
         String[] out = new String[n];
         for (int i = 0; i < n; i++) {
-            out[i] = "at " + st[i];
+            out[i] = bounded("at " + st[i]);
         }
         return List.of(out);
+    }
+
+    /**
+     * {@code s} cut to {@link #MAX_MESSAGE_CHARS}, saying how long it was: what a chaining function
+     * of any language makes a failure say must fit in an ERROR frame.
+     */
+    public static String bounded(String s) {
+        if (s == null || s.length() <= MAX_MESSAGE_CHARS) {
+            return s;
+        }
+        return s.substring(0, MAX_MESSAGE_CHARS) + "… (" + s.length() + " chars in all)";
     }
 
     /** Cache counters. */

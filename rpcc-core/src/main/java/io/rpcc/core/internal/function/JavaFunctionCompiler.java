@@ -209,7 +209,8 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             throw f.code() == ErrorCode.SANDBOX_VIOLATION ? MonitoredExecution.limitExceeded(f.getMessage()) : f;
         } catch (ExceptionInInitializerError e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, cause.getClass().getName(), cause.getMessage(),
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, cause.getClass().getName(),
+                    FunctionRuntime.bounded(cause.getMessage()),
                     FunctionRuntime.stackTrace(cause), null);
         } catch (RuntimeException e) {
             throw e;

@@ -131,7 +131,7 @@ final class Sandbox {
         String message;
         List<String> trace;
         try {
-            message = e.getMessage();
+            message = FunctionRuntime.bounded(e.getMessage());
             trace = FunctionRuntime.stackTrace(e);
         } catch (SandboxViolation | VirtualMachineError v) {
             throw v;
