@@ -86,22 +86,58 @@ final class JsFunctionCompiler implements FunctionCompiler {
     JsFunctionCompiler(SandboxLimits limits) {
         this.limits = limits;
         long maxSplit = limits == null ? Integer.MAX_VALUE : Math.max(1024, limits.allocatedBytes() / 64);
+        // split makes one string per piece in a single built-in call, out of the watcher's reach. On a
+        // string over max chars with no limit under max, a string separator (whatever object gives it)
+        // is counted first, '' refused; a regular expression (RegExp.prototype[Symbol.split], however it
+        // is reached: it may match the empty string) needs a limit. Every conversion of the function's
+        // values (this, separator, limit, Symbol.split) happens once, and the built-in gets the result.
         this.prologue = Source.newBuilder("js", """
                 (() => {
                     'use strict';
-                    const split = String.prototype.split, apply = Reflect.apply, max = %d;
+                    const split = String.prototype.split, regexSplit = RegExp.prototype[Symbol.split];
+                    const apply = Reflect.apply, indexOf = String.prototype.indexOf, max = %d;
+                    const refuse = (what, length) => {
+                        throw new RangeError('Invalid array length: ' + what + ' of ' + length
+                            + ' characters, over the limit of ' + max + ' pieces; pass a limit');
+                    };
+                    const unbounded = (s, lim) => s.length > max && (lim === undefined || lim > max);
                     const guarded = {split(separator, limit) {
-                        if (separator === '' && this !== null && this !== undefined) {
-                            const s = String(this);
-                            if (s.length > max && (limit === undefined || limit >>> 0 > max)) {
-                                throw new RangeError('Invalid array length: split(\\'\\') of ' + s.length
-                                    + ' characters, over the limit of ' + max);
-                            }
-                            return apply(split, s, [separator, limit]);
+                        if (this === null || this === undefined) {
+                            return apply(split, this, [separator, limit]); // a TypeError
                         }
-                        return apply(split, this, [separator, limit]);
+                        if (separator !== null && separator !== undefined) {
+                            const splitter = separator[Symbol.split];
+                            if (splitter !== undefined && splitter !== null) {
+                                return apply(splitter, separator, [this, limit]);
+                            }
+                        }
+                        const s = `${this}`;
+                        const lim = limit === undefined ? undefined : limit >>> 0;
+                        const sep = separator === undefined ? undefined : `${separator}`;
+                        if (sep !== undefined && unbounded(s, lim)) {
+                            if (sep === '') {
+                                refuse("split('')", s.length);
+                            }
+                            let pieces = 1;
+                            for (let i = apply(indexOf, s, [sep]); i >= 0; i = apply(indexOf, s, [sep, i + sep.length])) {
+                                if (++pieces > max) {
+                                    refuse('split', s.length);
+                                }
+                            }
+                        }
+                        return apply(split, s, [sep, lim]);
                     }}.split;
+                    const guardedRegex = {[Symbol.split](string, limit) {
+                        const s = `${string}`;
+                        const lim = limit === undefined ? undefined : limit >>> 0;
+                        if (unbounded(s, lim)) {
+                            refuse('split by a regular expression', s.length);
+                        }
+                        return apply(regexSplit, this, [s, lim]);
+                    }}[Symbol.split];
                     Object.defineProperty(String.prototype, 'split', {value: guarded, writable: true, configurable: true});
+                    Object.defineProperty(RegExp.prototype, Symbol.split, {value: guardedRegex, writable: true,
+                        configurable: true});
                 })();
                 """.formatted(maxSplit), "rpcc-prologue.js").buildLiteral();
     }
