@@ -237,7 +237,8 @@ class JsSandboxHolesTest {
             assertTrue(f.remoteMessage().length() < 2200, () -> name + ": message of " + f.remoteMessage().length());
             assertTrue(f.exceptionName().length() < 200, () -> name + ": name of " + f.exceptionName().length());
             f.failure().details().forEach(line -> assertTrue(line.length() < 2200, name));
-            assertTrue(System.nanoTime() - start < 2_000_000_000L, name);
+            long ms = (System.nanoTime() - start) / 1_000_000; // parsing a new function included, on a loaded machine
+            assertTrue(ms < 10_000, () -> name + ": took " + ms + " ms, the client's timeout is 20 s");
             normalChainWorks();
         }
     }
@@ -316,7 +317,7 @@ class JsSandboxHolesTest {
             ChainException e = assertThrows(ChainException.class,
                     () -> client.runChain("vault", "echo", "x", slow, ChainState.empty()));
             SandboxViolationException v = assertInstanceOf(SandboxViolationException.class, e, e::toString);
-            assertTrue(List.of("cpu-time", "memory").contains(v.rule()), v.getMessage());
+            assertTrue(List.of("cpu-time", "memory", "wall-time").contains(v.rule()), v.getMessage());
             assertEquals("vault", v.host());
             assertTrue(System.nanoTime() - start < (WALL.toMillis() + 2500) * 1_000_000L);
         });
