@@ -349,6 +349,19 @@ class JavaSandboxEscapeMoreTest {
         assertEquals("guard", f.host());
     }
 
+    /** Only the specifiers' widths and precisions are bounded: numbers in the text, and argument indexes, are not. */
+    @Test
+    void formatsWithLargeNumbersInTheirTextWork() {
+        ChainingFunctionSource cf = attempt("""
+                if (result != null) return NextHop.end(String.format("order 1234567: %s %5d%%", result, 42)
+                        + "|" + "%2$s-%1$s, ticket 99999999".formatted("a", "b") + "|" + String.format("%.3f", 1.0));
+                """, "");
+        assertEquals("order 1234567: x    42%|b-a, ticket 99999999|1.000",
+                client.runChain("guard", "echo", "x", cf, ChainState.empty()).value());
+        assertViolation("width after literal digits", attempt("String.format(\"order 1234567: %0900000000d\", 1);", ""),
+                "memory");
+    }
+
     @Test
     void ordinaryCodeWithGuardedCallsStillWorks() {
         ChainingFunctionSource cf = ChainingFunctionSource.java("""

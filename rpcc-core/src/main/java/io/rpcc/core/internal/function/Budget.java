@@ -229,21 +229,34 @@ public final class Budget {
         console.printf(format, args);
     }
 
-    /** Refuses widths and precisions over {@link #MAX_FORMAT_WIDTH}, and numbers out of bounds. */
+    /**
+     * Refuses widths and precisions over {@link #MAX_FORMAT_WIDTH}, and numbers out of bounds. Only
+     * the format specifiers' numbers count ({@code %[index$][flags][width][.precision]conversion}):
+     * digits in the text around them, or an argument index, allocate nothing.
+     */
     private static void checkFormat(String format, Object[] args) {
         if (format != null) {
-            long n = 0;
-            for (int i = 0; i < format.length(); i++) {
-                char c = format.charAt(i);
-                if (c >= '0' && c <= '9') {
-                    n = Math.min(n * 10 + (c - '0'), Integer.MAX_VALUE);
-                    if (n > MAX_FORMAT_WIDTH) {
+            int n = format.length();
+            int i = format.indexOf('%');
+            while (i >= 0 && i < n) {
+                i++;
+                while (i < n && !Character.isLetter(format.charAt(i)) && format.charAt(i) != '%') {
+                    if (format.charAt(i) < '0' || format.charAt(i) > '9') {
+                        i++;
+                        continue;
+                    }
+                    long number = 0;
+                    while (i < n && format.charAt(i) >= '0' && format.charAt(i) <= '9') {
+                        number = Math.min(number * 10 + (format.charAt(i) - '0'), Integer.MAX_VALUE);
+                        i++;
+                    }
+                    boolean argumentIndex = i < n && format.charAt(i) == '$';
+                    if (!argumentIndex && number > MAX_FORMAT_WIDTH) {
                         throw refuse("memory", "chaining function used a format width or precision over "
                                 + MAX_FORMAT_WIDTH);
                     }
-                } else {
-                    n = 0;
                 }
+                i = i + 1 < n ? format.indexOf('%', i + 1) : -1; // past the conversion, or %%
             }
         }
         if (args != null) {
