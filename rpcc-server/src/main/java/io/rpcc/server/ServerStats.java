@@ -14,9 +14,9 @@ import java.util.Map;
  * @param functionCompileNanos total time spent fetching and compiling chaining functions
  * @param functionFetches chaining functions fetched from a repository
  * @param refusals what the server refused (frames, connections, functions), by kind; kinds never seen are absent
- * @param abandonedSandboxThreads threads (in this JVM) of chaining functions that were stuck in one JDK call at
- *     their wall-time limit, abandoned (their chains failed) and still running; at 16, new sandboxed
- *     invocations are refused until some end
+ * @param abandonedSandboxThreads threads of this server's chaining functions that were stuck in one JDK call
+ *     at their wall-time limit, abandoned (their chains failed) and still running; at 16, this server
+ *     refuses new sandboxed invocations until some end (other servers in the JVM are not affected)
  */
 public record ServerStats(int connectionsOpen, long malformedFrames, long framesReceived,
                           long functionCacheHits, long functionCacheMisses, long functionCompileNanos,

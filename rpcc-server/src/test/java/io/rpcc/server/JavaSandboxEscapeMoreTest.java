@@ -45,6 +45,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class JavaSandboxEscapeMoreTest {
     static Cluster cluster;
     static RpccServer guard;
+    /** A node with a tiny wall-time limit, where one long JDK call surely overruns it. */
+    static RpccServer hasty;
     static RpccClient client;
 
     @BeforeAll
@@ -54,6 +56,9 @@ class JavaSandboxEscapeMoreTest {
                 .sandbox(new SandboxLimits(Duration.ofMillis(200), 16L << 20, Duration.ofMillis(400)))
                 .maxFunctionSourceChars(32 * 1024)
                 .maxQueuedCompiles(4)
+                .service("echo", p -> p));
+        hasty = cluster.server("hasty", b -> b
+                .sandbox(new SandboxLimits(Duration.ofSeconds(10), 256L << 20, Duration.ofMillis(50)))
                 .service("echo", p -> p));
         client = cluster.client(b -> b.timeout(Duration.ofSeconds(30)));
     }
@@ -110,6 +115,9 @@ class JavaSandboxEscapeMoreTest {
                 Arguments.of("CompletableFuture.supplyAsync", "java.util.concurrent.CompletableFuture.supplyAsync(() -> 1);", "", "threads"),
                 Arguments.of("Arrays.parallelSort", "Arrays.parallelSort(new int[4]);", "", "threads"),
                 Arguments.of("synchronized on a shared object", "synchronized (String.class) { result.hashCode(); }", "", "threads"),
+                Arguments.of("synchronized method", "new S().s();", "static class S { synchronized void s() { } }", "threads"),
+                Arguments.of("static synchronized method locking the shared class", "S.s();",
+                        "static class S { static synchronized void s() { } }", "threads"),
                 Arguments.of("wait inherited by an own class", "new W().w();",
                         "static class W { void w() throws Exception { wait(1); } }", "threads"),
                 // JVM-global state and host information
@@ -136,6 +144,9 @@ class JavaSandboxEscapeMoreTest {
                 Arguments.of("non-final static counter", "calls++;", "static int calls;", "static-state"),
                 Arguments.of("static final array", "CELLS[0]++;", "static final int[] CELLS = new int[1];", "static-state"),
                 Arguments.of("mutable enum field", "E.A.n++;", "enum E { A; int n; }", "static-state"),
+                Arguments.of("static final ChainState holding a mutable list",
+                        "((List<byte[]>) KEEP.get(\"k\")).add(new byte[1 << 20]);",
+                        "static final ChainState KEEP = ChainState.of(\"k\", new ArrayList<byte[]>());", "static-state"),
                 // single JDK calls that allocate a lot, or loop in the JDK
                 Arguments.of("StringBuilder.repeat", "new StringBuilder().repeat(\"x\", 1 << 30);", "", "memory"),
                 Arguments.of("format width", "String.format(\"%900000000d\", 1);", "", "memory"),
@@ -165,6 +176,89 @@ class JavaSandboxEscapeMoreTest {
     @MethodSource("attempts")
     void everyEscapeIsDenied(String name, String body, String extra, String rule) {
         assertViolation(name, attempt(body, extra), rule);
+    }
+
+    /** A number of about {@code bits} bits, built with linear-time calls only. */
+    static String big(int bits) {
+        return "java.math.BigInteger.ONE.shiftLeft(" + bits + ").subtract(java.math.BigInteger.valueOf(12345))";
+    }
+
+    /**
+     * Calls on numbers whose cost grows faster than the numbers, and number parsing: refused before
+     * the JDK runs them (so quickly, at any load), by the sandbox's bound of the operation.
+     */
+    static Stream<Arguments> expensiveNumbers() {
+        String bi = "java.math.BigInteger";
+        String bd = "java.math.BigDecimal";
+        return Stream.of(
+                Arguments.of("modPow of 8 Kbit", big(8192) + ".modPow(" + big(8191) + ", " + big(8192) + ".add(" + bi + ".TWO));", ""),
+                Arguments.of("modInverse of 1 Mbit", bi + ".valueOf(3).modInverse(" + big(1 << 20) + ");", ""),
+                Arguments.of("isProbablePrime of 1 Mbit", big(1 << 20) + ".isProbablePrime(50);", ""),
+                Arguments.of("nextProbablePrime of 2 Kbit", big(2048) + ".nextProbablePrime();", ""),
+                Arguments.of("sqrt of 2 Mbit", big(2_000_000) + ".sqrt();", ""),
+                Arguments.of("gcd of 1 Mbit", big(1 << 20) + ".gcd(" + big(1 << 20) + ".subtract(" + bi + ".TEN));", ""),
+                Arguments.of("toString of 2 Mbit", big(2_000_000) + ".toString();", ""),
+                Arguments.of("toString(radix) of 2 Mbit", big(2_000_000) + ".toString(7);", ""),
+                Arguments.of("multiply of 1 Mbit", big(1 << 20) + ".multiply(" + big(1 << 20) + ");", ""),
+                Arguments.of("divide of 2 Mbit", big(2_000_000) + ".divide(" + big(1 << 20) + ");", ""),
+                Arguments.of("pow to 1.5 Mbit", bi + ".valueOf(3).pow(1_000_000);", ""),
+                Arguments.of("BigDecimal toPlainString of 2 Mbit", "new " + bd + "(" + big(2_000_000) + ").toPlainString();", ""),
+                Arguments.of("BigDecimal stripTrailingZeros", "new " + bd + "(" + big(2_000_000) + ").stripTrailingZeros();", ""),
+                Arguments.of("BigDecimal rounded at construction", "new " + bd + "(" + big(2_000_000)
+                        + ", java.math.MathContext.DECIMAL32);", ""),
+                Arguments.of("BigDecimal rounded with a scale at construction", "new " + bd + "(" + big(2_000_000)
+                        + ", 3, java.math.MathContext.DECIMAL64);", ""),
+                Arguments.of("new BigInteger(String)", "new " + bi + "(\"9\".repeat(1_000_000));", ""),
+                Arguments.of("new BigInteger(String, radix)", "new " + bi + "(\"7\".repeat(1_000_000), 8);", ""),
+                Arguments.of("new BigDecimal(String)", "new " + bd + "(\"9\".repeat(1_000_000));", ""),
+                Arguments.of("new BigDecimal(String, MathContext)", "new " + bd + "(\"9\".repeat(1_000_000), "
+                        + "java.math.MathContext.DECIMAL32);", ""),
+                Arguments.of("new BigDecimal(char[])", "new " + bd + "(\"9\".repeat(1_000_000).toCharArray());", ""),
+                Arguments.of("new BigDecimal(char[], offset, length, MathContext)", "new " + bd
+                        + "(\"9\".repeat(1_000_000).toCharArray(), 0, 1_000_000, java.math.MathContext.DECIMAL32);", ""),
+                Arguments.of("BigInteger::new reference", "java.util.function.Function<String, " + bi + "> f = " + bi
+                        + "::new; f.apply(\"9\".repeat(1_000_000));", ""),
+                Arguments.of("BigInteger::modPow reference", "java.util.function.BiFunction<" + bi + ", " + bi + ", " + bi
+                        + "> f = " + big(8192) + "::modPow; f.apply(" + big(8192) + ", " + big(8192) + ".add(" + bi + ".TWO));", ""),
+                Arguments.of("own subclass of BigInteger", "new Big().modPow(" + big(8192) + ", " + big(8192) + ");",
+                        "static class Big extends java.math.BigInteger { Big() { super(\"3\"); } }"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("expensiveNumbers")
+    void expensiveCallsOnNumbersAreRefusedBeforeTheyRun(String name, String body, String extra) {
+        SandboxViolationException v = assertTimeoutPreemptively(Duration.ofSeconds(20),
+                () -> assertViolation(name, attempt(body, extra), "cpu-time"));
+        assertTrue(v.getMessage().contains("sandbox's bound") || v.getMessage().contains("subclass of java.math"),
+                () -> name + ": refused by the bound, not by the CPU limit: " + v.getMessage());
+    }
+
+    @Test
+    void aBigIntegerOfTooManyBytesIsRefused() {
+        SandboxViolationException v = assertViolation("new BigInteger(byte[])",
+                attempt("new java.math.BigInteger(new byte[1 << 20]);", ""), "memory");
+        assertTrue(v.getMessage().contains("bytes, over the sandbox's bound"), v.getMessage());
+    }
+
+    @Test
+    void numbersWithinTheBoundsStillWork() {
+        ChainingFunctionSource cf = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                import java.math.*;
+                public class Numbers implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        BigInteger p = new BigInteger("170141183460469231731687303715884105727"); // 2^127 - 1
+                        BigInteger m = BigInteger.ONE.shiftLeft(2048).subtract(BigInteger.valueOf(159));
+                        String s = p.isProbablePrime(40) + "," + BigInteger.valueOf(3).modPow(p, m).bitLength() / 100
+                                + "," + new BigDecimal("1234.5600").stripTrailingZeros().toPlainString()
+                                + "," + BigInteger.TEN.pow(1000).sqrt().toString().length()
+                                + "," + new BigInteger("ff", 16).gcd(BigInteger.valueOf(85))
+                                + "," + BigInteger.valueOf(100).nextProbablePrime();
+                        return NextHop.end(s);
+                    }
+                }
+                """);
+        assertEquals("true,20,1234.56,501,85,101", client.runChain("guard", "echo", "x", cf, ChainState.empty()).value());
     }
 
     /**
@@ -241,6 +335,33 @@ class JavaSandboxEscapeMoreTest {
         assertEquals("guard", f.host());
     }
 
+    /** A message of millions of chars is cut where it is taken, inside the budget: the ERROR frame stays small. */
+    @Test
+    void aHugeExceptionMessageIsBounded() {
+        ChainingFunctionSource cf = attempt("if (result != null) throw new IllegalStateException(\"x\".repeat(5_000_000));", "");
+        ChainException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(ChainException.class,
+                () -> client.runChain(ChainCall.to("guard", "echo").params("x").chainingFunction(cf))));
+        ChainingFunctionException f = assertInstanceOf(ChainingFunctionException.class, e);
+        assertEquals("java.lang.IllegalStateException", f.exceptionName());
+        assertTrue(f.remoteMessage().length() < 2100, "bounded: " + f.remoteMessage().length() + " chars");
+        assertTrue(f.remoteMessage().startsWith("xxxx") && f.remoteMessage().endsWith("(5000000 chars in all)"),
+                f.remoteMessage().substring(Math.max(0, f.remoteMessage().length() - 60)));
+        assertEquals("guard", f.host());
+    }
+
+    /** Only the specifiers' widths and precisions are bounded: numbers in the text, and argument indexes, are not. */
+    @Test
+    void formatsWithLargeNumbersInTheirTextWork() {
+        ChainingFunctionSource cf = attempt("""
+                if (result != null) return NextHop.end(String.format("order 1234567: %s %5d%%", result, 42)
+                        + "|" + "%2$s-%1$s, ticket 99999999".formatted("a", "b") + "|" + String.format("%.3f", 1.0));
+                """, "");
+        assertEquals("order 1234567: x    42%|b-a, ticket 99999999|1.000",
+                client.runChain("guard", "echo", "x", cf, ChainState.empty()).value());
+        assertViolation("width after literal digits", attempt("String.format(\"order 1234567: %0900000000d\", 1);", ""),
+                "memory");
+    }
+
     @Test
     void ordinaryCodeWithGuardedCallsStillWorks() {
         ChainingFunctionSource cf = ChainingFunctionSource.java("""
@@ -269,27 +390,31 @@ class JavaSandboxEscapeMoreTest {
     }
 
     /**
-     * A function stuck in one long JDK call (a modular exponentiation of some thousand bits) is
-     * abandoned at its wall-time limit: the chain fails with {@code wall-time} at once, the server
-     * answers other chains meanwhile, and the thread is counted until its call ends.
+     * A function stuck in one long JDK call (the text of four numbers of two million bits, reached
+     * through {@code Objects.toString}, so no bound on numbers applies) on a node whose wall-time
+     * limit is 50 ms is abandoned at that limit: the chain fails with {@code wall-time} at once, the
+     * node answers other chains meanwhile, and the thread is counted (by that node, not by others in
+     * the JVM) until its call ends.
      */
     @Test
     void aFunctionStuckInOneJdkCallFailsAtTheWallTimeLimit() throws Exception {
         warmUp();
         HostResources baseline = HostResources.now();
         ChainingFunctionSource stuck = attempt("""
-                java.math.BigInteger m = java.math.BigInteger.ONE.shiftLeft(6000).add(java.math.BigInteger.ONE);
-                java.math.BigInteger e = java.math.BigInteger.ONE.shiftLeft(6000).subtract(java.math.BigInteger.ONE);
-                java.math.BigInteger.valueOf(3).modPow(e, m);
+                java.math.BigInteger n = java.math.BigInteger.ONE.shiftLeft(2_000_000).subtract(java.math.BigInteger.TEN);
+                Objects.toString(List.of(n, n.add(java.math.BigInteger.ONE), n.subtract(java.math.BigInteger.ONE), n.negate()));
                 """, "");
-        client.runChain("guard", "echo", "x", FINE, ChainState.empty()); // compiled and warm
+        ChainingFunctionSource fine = attempt("if (result == null) throw new IllegalStateException();", "");
+        assertEquals("escaped", client.runChain("hasty", "echo", "x", fine, ChainState.empty()).value()); // warm
+        long before = hasty.stats().refused(Refusal.SANDBOX_VIOLATION);
         long start = System.nanoTime();
         CompletableFuture<Object> chain = CompletableFuture.supplyAsync(() -> client.runChain(
-                ChainCall.to("guard", "echo").params("x").chainingFunction(stuck)).value());
+                ChainCall.to("hasty", "echo").params("x").chainingFunction(stuck)).value());
         ExecutionExceptionHolder failure = new ExecutionExceptionHolder();
-        // meanwhile the server answers other chains
+        // meanwhile the nodes answer other chains
         for (int i = 0; i < 3; i++) {
             serverStillServes();
+            assertEquals("escaped", client.runChain("hasty", "echo", "x", fine, ChainState.empty()).value());
         }
         try {
             chain.get(20, TimeUnit.SECONDS);
@@ -299,15 +424,18 @@ class JavaSandboxEscapeMoreTest {
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         SandboxViolationException v = assertInstanceOf(SandboxViolationException.class, failure.cause);
         assertEquals("wall-time", v.rule(), v.getMessage());
-        assertEquals("guard", v.host());
+        // its thread still runs the JDK call (some 100s of ms more), abandoned and counted
+        assertTrue(hasty.stats().abandonedSandboxThreads() > 0, "the stuck thread is counted");
+        assertEquals(0, guard.stats().abandonedSandboxThreads(), "by its own node only (the cap is per node)");
+        assertEquals("hasty", v.host());
+        assertTrue(hasty.stats().refused(Refusal.SANDBOX_VIOLATION) > before, "counted in the node's refusals");
         assertTrue(tookMs < 10_000, "failed at the limit (plus compiling), not when the JDK call ended: " + tookMs + " ms");
-        serverStillServes();
         // the abandoned thread is accounted for until its call ends; then everything is back
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (guard.stats().abandonedSandboxThreads() > 0 && System.nanoTime() < deadline) {
+        while (hasty.stats().abandonedSandboxThreads() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
-        assertEquals(0, guard.stats().abandonedSandboxThreads());
+        assertEquals(0, hasty.stats().abandonedSandboxThreads());
         serverStillServes();
         HostResources.assertBackTo(baseline, 6, 4, 16L << 20);
     }

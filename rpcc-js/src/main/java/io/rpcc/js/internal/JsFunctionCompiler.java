@@ -9,6 +9,7 @@ import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.function.CompiledFunction;
 import io.rpcc.core.internal.function.FunctionCompiler;
+import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.function.MonitoredExecution;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -64,8 +65,6 @@ final class JsFunctionCompiler implements FunctionCompiler {
      * (each of many redeclarations reports the whole line), so size is bounded as well as time.
      */
     static final int MAX_SOURCE_CHARS = 32 * 1024;
-    /** The longest error message or stack line reported from a function, in chars. */
-    static final int MAX_MESSAGE_CHARS = 2000;
     private static final int MAX_TRACE_LINES = 12;
 
     /** Globals the sandbox removes, each with the rule its use breaks. */
@@ -87,22 +86,58 @@ final class JsFunctionCompiler implements FunctionCompiler {
     JsFunctionCompiler(SandboxLimits limits) {
         this.limits = limits;
         long maxSplit = limits == null ? Integer.MAX_VALUE : Math.max(1024, limits.allocatedBytes() / 64);
+        // split makes one string per piece in a single built-in call, out of the watcher's reach. On a
+        // string over max chars with no limit under max, a string separator (whatever object gives it)
+        // is counted first, '' refused; a regular expression (RegExp.prototype[Symbol.split], however it
+        // is reached: it may match the empty string) needs a limit. Every conversion of the function's
+        // values (this, separator, limit, Symbol.split) happens once, and the built-in gets the result.
         this.prologue = Source.newBuilder("js", """
                 (() => {
                     'use strict';
-                    const split = String.prototype.split, apply = Reflect.apply, max = %d;
+                    const split = String.prototype.split, regexSplit = RegExp.prototype[Symbol.split];
+                    const apply = Reflect.apply, indexOf = String.prototype.indexOf, max = %d;
+                    const refuse = (what, length) => {
+                        throw new RangeError('Invalid array length: ' + what + ' of ' + length
+                            + ' characters, over the limit of ' + max + ' pieces; pass a limit');
+                    };
+                    const unbounded = (s, lim) => s.length > max && (lim === undefined || lim > max);
                     const guarded = {split(separator, limit) {
-                        if (separator === '' && this !== null && this !== undefined) {
-                            const s = String(this);
-                            if (s.length > max && (limit === undefined || limit >>> 0 > max)) {
-                                throw new RangeError('Invalid array length: split(\\'\\') of ' + s.length
-                                    + ' characters, over the limit of ' + max);
-                            }
-                            return apply(split, s, [separator, limit]);
+                        if (this === null || this === undefined) {
+                            return apply(split, this, [separator, limit]); // a TypeError
                         }
-                        return apply(split, this, [separator, limit]);
+                        if (separator !== null && separator !== undefined) {
+                            const splitter = separator[Symbol.split];
+                            if (splitter !== undefined && splitter !== null) {
+                                return apply(splitter, separator, [this, limit]);
+                            }
+                        }
+                        const s = `${this}`;
+                        const lim = limit === undefined ? undefined : limit >>> 0;
+                        const sep = separator === undefined ? undefined : `${separator}`;
+                        if (sep !== undefined && unbounded(s, lim)) {
+                            if (sep === '') {
+                                refuse("split('')", s.length);
+                            }
+                            let pieces = 1;
+                            for (let i = apply(indexOf, s, [sep]); i >= 0; i = apply(indexOf, s, [sep, i + sep.length])) {
+                                if (++pieces > max) {
+                                    refuse('split', s.length);
+                                }
+                            }
+                        }
+                        return apply(split, s, [sep, lim]);
                     }}.split;
+                    const guardedRegex = {[Symbol.split](string, limit) {
+                        const s = `${string}`;
+                        const lim = limit === undefined ? undefined : limit >>> 0;
+                        if (unbounded(s, lim)) {
+                            refuse('split by a regular expression', s.length);
+                        }
+                        return apply(regexSplit, this, [s, lim]);
+                    }}[Symbol.split];
                     Object.defineProperty(String.prototype, 'split', {value: guarded, writable: true, configurable: true});
+                    Object.defineProperty(RegExp.prototype, Symbol.split, {value: guardedRegex, writable: true,
+                        configurable: true});
                 })();
                 """.formatted(maxSplit), "rpcc-prologue.js").buildLiteral();
     }
@@ -200,16 +235,16 @@ final class JsFunctionCompiler implements FunctionCompiler {
             if (x.isSyntaxError()) {
                 SourceSection at = x.getSourceLocation();
                 String detail = (at == null ? "0:0" : at.getStartLine() + ":" + at.getStartColumn()) + ": "
-                        + bounded(x.getMessage());
+                        + FunctionRuntime.bounded(x.getMessage());
                 throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, ErrorCode.CHAINING_FUNCTION_COMPILE.exceptionName(),
                         "JavaScript chaining function (" + id + ") does not parse: " + detail, List.of(detail), null);
             }
             if (x.isResourceExhausted()) {
                 throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id
-                        + ") nests too deeply to parse: " + bounded(x.getMessage()));
+                        + ") nests too deeply to parse: " + FunctionRuntime.bounded(x.getMessage()));
             }
             throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id
-                    + ") cannot be parsed: " + bounded(x.getMessage()));
+                    + ") cannot be parsed: " + FunctionRuntime.bounded(x.getMessage()));
         }
         return new CompiledFunction() {
             @Override
@@ -247,7 +282,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
             Value fn = cx.eval(js);
             if (!fn.canExecute()) {
                 throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "a JavaScript chaining function must evaluate "
-                        + "to a function (state, result) => nextHop, got " + bounded(fn.toString()));
+                        + "to a function (state, result) => nextHop, got " + FunctionRuntime.bounded(fn.toString()));
             }
             Value out = fn.execute(JsValues.toGuest(state, invocation), JsValues.toGuest(result, invocation));
             invocation.throwIfRefused();
@@ -258,19 +293,11 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 return null; // reported as "returned null" by the runtime
             }
             throw new IllegalArgumentException("a JavaScript chaining function must return rpcc.call(...), "
-                    + "rpcc.callThenEnd(...) or rpcc.end(...), got " + bounded(out.toString()));
+                    + "rpcc.callThenEnd(...) or rpcc.end(...), got " + FunctionRuntime.bounded(out.toString()));
         } catch (PolyglotException x) {
             invocation.throwIfRefused();
             throw translate(x);
         }
-    }
-
-    /** {@code s} cut to {@link #MAX_MESSAGE_CHARS}, saying how long it was. */
-    static String bounded(String s) {
-        if (s == null || s.length() <= MAX_MESSAGE_CHARS) {
-            return s;
-        }
-        return s.substring(0, MAX_MESSAGE_CHARS) + "… (" + s.length() + " chars in all)";
     }
 
     private static RuntimeException translate(PolyglotException e) {
@@ -279,10 +306,11 @@ final class JsFunctionCompiler implements FunctionCompiler {
         }
         if (e.isHostException()) {
             Throwable host = e.asHostException();
-            return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, host.getClass().getName(), bounded(host.getMessage()),
+            return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, host.getClass().getName(),
+                    FunctionRuntime.bounded(host.getMessage()),
                     List.of(), null);
         }
-        String message = e.getMessage() == null ? "" : bounded(e.getMessage());
+        String message = e.getMessage() == null ? "" : FunctionRuntime.bounded(e.getMessage());
         if (message.contains("Invalid string length") || message.contains("Invalid array length")
                 || message.contains("Array buffer allocation failed") || message.contains("Invalid typed array length")
                 || message.contains("Maximum apply argument length")) {
@@ -296,7 +324,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
         List<String> trace = new ArrayList<>();
         for (PolyglotException.StackFrame f : e.getPolyglotStackTrace()) {
             if (f.isGuestFrame() && trace.size() < MAX_TRACE_LINES) {
-                trace.add(bounded("at " + f));
+                trace.add(FunctionRuntime.bounded("at " + f));
             }
         }
         String name = message.contains(":") ? message.substring(0, Math.min(message.indexOf(':'), 100)) : "Error";

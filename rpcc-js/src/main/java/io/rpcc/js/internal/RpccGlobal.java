@@ -2,6 +2,7 @@ package io.rpcc.js.internal;
 
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.internal.function.FunctionRuntime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -87,7 +88,7 @@ final class RpccGlobal implements ProxyObject {
     private static String text(Value v) {
         if (!v.isString()) {
             throw new IllegalArgumentException("a server or service function name must be a string, got "
-                    + JsFunctionCompiler.bounded(v.toString()));
+                    + FunctionRuntime.bounded(v.toString()));
         }
         return v.asString();
     }

@@ -1,5 +1,6 @@
 package io.rpcc.js.internal;
 
+import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.function.SandboxViolation;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
@@ -23,7 +24,7 @@ final class Tripwire implements ProxyObject, ProxyExecutable, ProxyInstantiable 
     }
 
     private SandboxViolation trip(String what) {
-        return invocation.refuse(rule, "chaining function used " + JsFunctionCompiler.bounded(what)
+        return invocation.refuse(rule, "chaining function used " + FunctionRuntime.bounded(what)
                 + ", which the JavaScript sandbox does not provide");
     }
 

@@ -14,6 +14,21 @@ public final class Budget {
     static final int MAX_SCALE = 100_000;
     /** The largest number of bits in a BigInteger (or a BigDecimal's unscaled value) a function may use. */
     static final long MAX_NUMBER_BITS = 1L << 21;
+    /**
+     * The largest operands (bits) of a call on numbers that costs more than linear time
+     * (multiplication, division, roots, text): well under the default CPU limit even cold.
+     */
+    static final long OPERATION_BITS = 1L << 16;
+    /** The largest operands (bits) of modular exponentiation and inversion, and of primality tests. */
+    static final long MODULAR_BITS = 4096;
+    /** The largest number (bits) whose next probable prime a function may look for. */
+    static final long PRIME_SEARCH_BITS = 512;
+    /** The largest operands (bits) of a greatest common divisor (quadratic in the JDK). */
+    static final long GCD_BITS = 1L << 14;
+    /** The largest result (bits) of {@code pow} on a number. */
+    static final long POW_RESULT_BITS = 1L << 18;
+    /** The longest text (chars) a number may be parsed from (parsing is quadratic in the JDK). */
+    static final int MAX_NUMBER_CHARS = 20_000;
     /** The largest width or precision in a format string. */
     static final int MAX_FORMAT_WIDTH = 10_000;
 
@@ -214,28 +229,39 @@ public final class Budget {
         console.printf(format, args);
     }
 
-    /** Refuses widths and precisions over {@link #MAX_FORMAT_WIDTH}, and numbers out of bounds. */
+    /**
+     * Refuses widths and precisions over {@link #MAX_FORMAT_WIDTH}, and numbers out of bounds. Only
+     * the format specifiers' numbers count ({@code %[index$][flags][width][.precision]conversion}):
+     * digits in the text around them, or an argument index, allocate nothing.
+     */
     private static void checkFormat(String format, Object[] args) {
         if (format != null) {
-            long n = 0;
-            for (int i = 0; i < format.length(); i++) {
-                char c = format.charAt(i);
-                if (c >= '0' && c <= '9') {
-                    n = Math.min(n * 10 + (c - '0'), Integer.MAX_VALUE);
-                    if (n > MAX_FORMAT_WIDTH) {
+            int n = format.length();
+            int i = format.indexOf('%');
+            while (i >= 0 && i < n) {
+                i++;
+                while (i < n && !Character.isLetter(format.charAt(i)) && format.charAt(i) != '%') {
+                    if (format.charAt(i) < '0' || format.charAt(i) > '9') {
+                        i++;
+                        continue;
+                    }
+                    long number = 0;
+                    while (i < n && format.charAt(i) >= '0' && format.charAt(i) <= '9') {
+                        number = Math.min(number * 10 + (format.charAt(i) - '0'), Integer.MAX_VALUE);
+                        i++;
+                    }
+                    boolean argumentIndex = i < n && format.charAt(i) == '$';
+                    if (!argumentIndex && number > MAX_FORMAT_WIDTH) {
                         throw refuse("memory", "chaining function used a format width or precision over "
                                 + MAX_FORMAT_WIDTH);
                     }
-                } else {
-                    n = 0;
                 }
+                i = i + 1 < n ? format.indexOf('%', i + 1) : -1; // past the conversion, or %%
             }
         }
         if (args != null) {
             for (Object a : args) {
-                if (a instanceof java.math.BigInteger || a instanceof java.math.BigDecimal) {
-                    number(a);
-                }
+                number(a, OPERATION_BITS, "format");
             }
         }
     }
@@ -270,25 +296,70 @@ public final class Budget {
     }
 
     /**
-     * Called by instrumented code before a call on a BigInteger or BigDecimal (receiver and
-     * number arguments): refuses numbers too large for one JDK call to handle within the budget.
+     * Called by instrumented code before a call {@code op} on a BigInteger or BigDecimal (receiver
+     * and number arguments): refuses numbers too large for one JDK call to handle within the budget,
+     * that is over {@link #MAX_NUMBER_BITS} bits or {@link #MAX_SCALE} (rule {@code memory}), or over
+     * {@code bound} bits, the bound of an operation whose cost grows faster than its operands (rule
+     * {@code cpu-time}).
      */
-    public static void number(Object value) {
+    public static void number(Object value, long bound, String op) {
+        long bits;
         if (value instanceof java.math.BigInteger i) {
-            if (i.bitLength() > MAX_NUMBER_BITS) {
-                throw refuse("memory", "chaining function used a BigInteger of " + i.bitLength()
-                        + " bits, over the sandbox's bound of " + MAX_NUMBER_BITS);
-            }
+            bits = i.bitLength();
         } else if (value instanceof java.math.BigDecimal d) {
             if (Math.abs((long) d.scale()) > MAX_SCALE) {
                 throw refuse("memory", "chaining function used a BigDecimal of scale " + d.scale()
                         + ", over the sandbox's bound of " + MAX_SCALE + " either way");
             }
-            if (d.unscaledValue().bitLength() > MAX_NUMBER_BITS) {
-                throw refuse("memory", "chaining function used a BigDecimal of " + d.unscaledValue().bitLength()
-                        + " bits, over the sandbox's bound of " + MAX_NUMBER_BITS);
-            }
+            bits = d.unscaledValue().bitLength();
+        } else {
+            return;
         }
+        if (bits > MAX_NUMBER_BITS) {
+            throw refuse("memory", "chaining function used a " + value.getClass().getSimpleName() + " of " + bits
+                    + " bits, over the sandbox's bound of " + MAX_NUMBER_BITS);
+        }
+        if (bits > bound) {
+            throw refuse("cpu-time", "chaining function called " + op + " on a " + value.getClass().getSimpleName()
+                    + " of " + bits + " bits, over the sandbox's bound of " + bound + " bits for that operation "
+                    + "(its cost grows faster than the number)");
+        }
+    }
+
+    /** Called by instrumented code before a number is parsed from {@code text}. */
+    public static void numberText(String text) {
+        numberCharCount(text == null ? 0 : text.length());
+    }
+
+    /** Called by instrumented code before a number is parsed from {@code chars}. */
+    public static void numberChars(char[] chars) {
+        numberCharCount(chars == null ? 0 : chars.length);
+    }
+
+    /** Called by instrumented code before a number is parsed from {@code count} chars. */
+    public static void numberCharCount(int count) {
+        if (count > MAX_NUMBER_CHARS) {
+            throw refuse("cpu-time", "chaining function parsed a number from " + count + " chars, over the sandbox's "
+                    + "bound of " + MAX_NUMBER_CHARS + " (parsing costs more than linear time)");
+        }
+    }
+
+    /** Called by instrumented code before a BigInteger is made of {@code bytes}. */
+    public static void numberBytes(byte[] bytes) {
+        numberByteCount(bytes == null ? 0 : bytes.length);
+    }
+
+    /** Called by instrumented code before a BigInteger is made of {@code count} bytes. */
+    public static void numberByteCount(int count) {
+        if ((long) count * 8 > MAX_NUMBER_BITS) {
+            throw refuse("memory", "chaining function made a BigInteger of " + count + " bytes, over the sandbox's "
+                    + "bound of " + MAX_NUMBER_BITS + " bits");
+        }
+    }
+
+    /** Called by instrumented code before a BigDecimal is made by rounding {@code value}. */
+    public static void numberRounded(Object value) {
+        number(value, OPERATION_BITS, "new BigDecimal");
     }
 
     /**
@@ -333,6 +404,11 @@ public final class Budget {
             throw refuse("memory", "chaining function asked for " + op + "(" + arg + ") of a "
                     + value.getClass().getSimpleName() + ", whose result would be over the sandbox's bounds ("
                     + MAX_NUMBER_BITS + " bits, scale " + MAX_SCALE + ")");
+        }
+        if (op.equals("pow") && bits > POW_RESULT_BITS) {
+            throw refuse("cpu-time", "chaining function asked for pow(" + arg + ") of a " + value.getClass().getSimpleName()
+                    + ", a result of about " + bits + " bits, over the sandbox's bound of " + POW_RESULT_BITS
+                    + " bits for that operation (its cost grows faster than the number)");
         }
     }
 }

@@ -33,7 +33,7 @@ import org.objectweb.asm.Type;
  * through guards ({@link SandboxRules#GUARDED_CALLS}, {@link SandboxRules#NUMBER_CLASSES}), and
  * method references to JDK methods through a checked bridge, so that the JDK never loops over them
  * unchecked. Classes that declare {@code finalize}, mutable static fields (static state would
- * outlive the invocation) or {@code synchronized} blocks are refused. The JDK has no security
+ * outlive the invocation), {@code synchronized} blocks or methods are refused. The JDK has no security
  * manager any more; this is what replaces it for chaining functions.
  */
 final class BytecodeSandbox {
@@ -272,6 +272,10 @@ final class BytecodeSandbox {
                           String[] interfaces) {
             where = name.replace('/', '.');
             isEnum = (access & Opcodes.ACC_ENUM) != 0;
+            if (superName != null && SandboxRules.NUMBER_CLASSES.contains(superName)) {
+                throw refuse("cpu-time", "a subclass of " + superName.replace('/', '.') + " (calls on it would pass "
+                        + "the sandbox's bounds on numbers); use the number itself");
+            }
             if (superName != null) {
                 checkClass(superName);
             }
@@ -311,6 +315,10 @@ final class BytecodeSandbox {
             if (name.equals("finalize") && descriptor.equals("()V")) {
                 throw refuse("finalizer", "a finalize() method (it would run on the JVM's finalizer thread, "
                         + "outside the budget)");
+            }
+            if ((access & Opcodes.ACC_SYNCHRONIZED) != 0) {
+                throw refuse("threads", "a synchronized method " + name + " (it locks " + ((access & Opcodes.ACC_STATIC) != 0
+                        ? "the class, shared by every invocation" : "its object") + "; chaining functions run on one thread)");
             }
             checkDescriptor(descriptor);
             String method = where + "." + name;
@@ -457,10 +465,14 @@ final class BytecodeSandbox {
                 mv.visitCode();
                 Type[] args = Type.getArgumentTypes(b.desc());
                 if (b.number()) {
+                    long bound = operandBits(b.owner(), b.target(), args);
                     for (int i = 0, slot = 0; i < args.length; slot += args[i].getSize(), i++) {
                         if (args[i].getSort() == Type.OBJECT && SandboxRules.NUMBER_CLASSES.contains(args[i].getInternalName())) {
                             mv.visitVarInsn(Opcodes.ALOAD, slot);
-                            mv.visitMethodInsn(Opcodes.INVOKESTATIC, BUDGET, "number", "(Ljava/lang/Object;)V", false);
+                            mv.visitLdcInsn(bound);
+                            mv.visitLdcInsn(b.target());
+                            mv.visitMethodInsn(Opcodes.INVOKESTATIC, BUDGET, "number", "(Ljava/lang/Object;JLjava/lang/String;)V",
+                                    false);
                         }
                     }
                     if (AMPLIFIERS.contains(b.target()) && args.length > 1 && args[1].getSort() == Type.INT) {
@@ -490,6 +502,21 @@ final class BytecodeSandbox {
                 mv.visitEnd();
             }
             super.visitEnd();
+        }
+
+        /**
+         * The largest operands (bits) of call {@code name} on a number: {@link Budget#MAX_NUMBER_BITS}
+         * for linear-time calls without a {@code MathContext}, else the operation's tighter bound.
+         */
+        private static long operandBits(String owner, String name, Type[] args) {
+            boolean rounds = false;
+            for (Type a : args) {
+                rounds |= a.getSort() == Type.OBJECT && a.getInternalName().equals("java/math/MathContext");
+            }
+            if (!rounds && SandboxRules.LINEAR_NUMBER_OPERATIONS.getOrDefault(owner, Set.of()).contains(name)) {
+                return Budget.MAX_NUMBER_BITS;
+            }
+            return SandboxRules.NUMBER_OPERATION_BITS.getOrDefault(name, Budget.OPERATION_BITS);
         }
 
         @Override
@@ -570,6 +597,13 @@ final class BytecodeSandbox {
                         super.visitMethodInsn(Opcodes.INVOKESTATIC, BUDGET, name, guard, false);
                         return;
                     }
+                    String numberCheck = SandboxRules.NUMBER_CONSTRUCTOR_CHECKS.get(owner + "." + name + desc);
+                    if (numberCheck != null) {
+                        copyCheckedArgument(desc);
+                        int paren = numberCheck.indexOf('(');
+                        super.visitMethodInsn(Opcodes.INVOKESTATIC, BUDGET, numberCheck.substring(0, paren),
+                                numberCheck.substring(paren), false);
+                    }
                     if (opcode == Opcodes.INVOKEVIRTUAL && SandboxRules.NUMBER_CLASSES.contains(owner)) {
                         Bridge b = bridge(Opcodes.H_INVOKEVIRTUAL, owner, name, desc, false, true);
                         super.visitMethodInsn(Opcodes.INVOKESTATIC, className, b.name(), b.desc(), isInterface);
@@ -580,6 +614,27 @@ final class BytecodeSandbox {
                         checkSize(bytes);
                     }
                     super.visitMethodInsn(opcode, owner, name, desc, itf);
+                }
+
+                /**
+                 * Copies the argument a {@link SandboxRules#NUMBER_CONSTRUCTOR_CHECKS} entry checks to
+                 * the top of the stack (all arguments there take one slot).
+                 */
+                private void copyCheckedArgument(String desc) {
+                    Type[] args = Type.getArgumentTypes(desc);
+                    Type last = args[args.length - 1];
+                    if (args.length == 3 && args[0].getInternalName().equals("java/math/BigInteger")) {
+                        super.visitInsn(Opcodes.DUP2_X1); // a b c → b c a b c
+                        super.visitInsn(Opcodes.POP2); // → b c a
+                        super.visitInsn(Opcodes.DUP_X2); // → a b c a
+                    } else if (last.getSort() == Type.INT && args[0].getSort() == Type.OBJECT
+                            && args[0].getInternalName().equals("java/lang/String")
+                            || last.getSort() == Type.OBJECT && last.getInternalName().equals("java/math/MathContext")) {
+                        super.visitInsn(Opcodes.DUP2); // a b → a b a b
+                        super.visitInsn(Opcodes.POP); // → a b a
+                    } else {
+                        super.visitInsn(Opcodes.DUP);
+                    }
                 }
 
                 @Override

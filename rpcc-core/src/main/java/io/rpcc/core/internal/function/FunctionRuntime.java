@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
  * Loads and runs chaining functions: compiles each source once (per content id), keeps the
@@ -44,6 +45,8 @@ public final class FunctionRuntime {
     public static final int DEFAULT_MAX_SOURCE_CHARS = 64 * 1024;
     /** The default number of compilations one node lets wait or run at once. */
     public static final int DEFAULT_MAX_QUEUED_COMPILES = 16;
+    /** The longest error message or stack line reported from a chaining function, in chars. */
+    public static final int MAX_MESSAGE_CHARS = 2000;
     static final int COMPILER_THREADS = 2;
     private static final ExecutorService COMPILERS;
 
@@ -62,8 +65,8 @@ public final class FunctionRuntime {
      * @param compileNanos total time spent compiling (and fetching)
      * @param size entries in the cache
      * @param fetches sources fetched from a repository
-     * @param abandonedSandboxThreads sandbox threads (JVM-wide) abandoned at their wall-time limit inside a JDK
-     *     call and still running
+     * @param abandonedSandboxThreads this runtime's sandbox threads abandoned at their wall-time limit inside a
+     *     JDK call and still running
      */
     public record Stats(long hits, long misses, long compileNanos, int size, long fetches, int abandonedSandboxThreads) {
     }
@@ -89,6 +92,7 @@ public final class FunctionRuntime {
     private final AtomicInteger queuedCompiles = new AtomicInteger();
     private final int maxSourceChars;
     private final int maxQueuedCompiles;
+    private final IntSupplier abandonedSandboxThreads;
     private volatile Refusals refusals = new Refusals();
     private volatile java.util.function.UnaryOperator<ChainingFunctionSource> fetcher = ref -> {
         throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "this node cannot fetch chaining functions");
@@ -122,6 +126,12 @@ public final class FunctionRuntime {
      * compilations at once.
      */
     public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles) {
+        this(maxCached, compilers, maxSourceChars, maxQueuedCompiles, () -> 0);
+    }
+
+    private FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
+                            IntSupplier abandonedSandboxThreads) {
+        this.abandonedSandboxThreads = abandonedSandboxThreads;
         this.maxSourceChars = maxSourceChars;
         this.maxQueuedCompiles = maxQueuedCompiles;
         for (FunctionCompiler c : compilers) {
@@ -162,13 +172,14 @@ public final class FunctionRuntime {
             bytecode = new BytecodeSandbox(userTypes);
         }
         List<FunctionCompiler> compilers = new java.util.ArrayList<>();
-        compilers.add(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader(), bytecode,
-                limits == null ? null : new Sandbox(limits)));
+        Sandbox sandbox = limits == null ? null : new Sandbox(limits);
+        compilers.add(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader(), bytecode, sandbox));
         for (FunctionCompilerProvider p : java.util.ServiceLoader.load(FunctionCompilerProvider.class,
                 FunctionRuntime.class.getClassLoader())) {
             compilers.add(p.create(limits, types));
         }
-        return new FunctionRuntime(maxCached, compilers, maxSourceChars, maxQueuedCompiles);
+        return new FunctionRuntime(maxCached, compilers, maxSourceChars, maxQueuedCompiles,
+                sandbox == null ? () -> 0 : sandbox::abandonedRunning);
     }
 
     /**
@@ -321,7 +332,7 @@ public final class FunctionRuntime {
         } catch (InvocationAbandoned e) {
             throw e;
         } catch (Exception | StackOverflowError e) {
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, e.getClass().getName(), e.getMessage(),
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, e.getClass().getName(), bounded(e.getMessage()),
                     stackTrace(e), e);
         }
         if (next == null) {
@@ -331,22 +342,33 @@ public final class FunctionRuntime {
         return next;
     }
 
-    /** The first lines of {@code t}'s stack trace, for failure details. */
+    /** The first lines of {@code t}'s stack trace, for failure details, each {@link #bounded}. */
     public static List<String> stackTrace(Throwable t) {
         StackTraceElement[] st = t.getStackTrace();
         int n = Math.min(st.length, 12);
         String[] out = new String[n];
         for (int i = 0; i < n; i++) {
-            out[i] = "at " + st[i];
+            out[i] = bounded("at " + st[i]);
         }
         return List.of(out);
+    }
+
+    /**
+     * {@code s} cut to {@link #MAX_MESSAGE_CHARS}, saying how long it was: what a chaining function
+     * of any language makes a failure say must fit in an ERROR frame.
+     */
+    public static String bounded(String s) {
+        if (s == null || s.length() <= MAX_MESSAGE_CHARS) {
+            return s;
+        }
+        return s.substring(0, MAX_MESSAGE_CHARS) + "… (" + s.length() + " chars in all)";
     }
 
     /** Cache counters. */
     public Stats stats() {
         synchronized (cache) {
             return new Stats(hits.get(), misses.get(), compileNanos.get(), cache.size(), fetches.get(),
-                    SandboxWatchdog.abandonedRunning());
+                    abandonedSandboxThreads.getAsInt());
         }
     }
 }

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -152,6 +153,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                 throw failure(source, className + " is abstract");
             }
             Constructor<? extends ChainingFunction> ctor = type.asSubclass(ChainingFunction.class).getConstructor();
+            initialize(classes.keySet(), loader);
             return new CompiledFunction() {
                 @Override
                 public ChainingFunctionSource source() {
@@ -181,6 +183,40 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                     : "compiled, but found no class " + className);
         } catch (LinkageError e) {
             throw failure(source, "cannot load " + className + ": " + e);
+        }
+    }
+
+    /**
+     * Initializes all of the function's classes now, once, on the compiling thread (under the
+     * sandbox's budget if it has one): static initializers run by two concurrent invocations could
+     * otherwise wait for each other for ever (two classes whose initializers use each other). A
+     * sandbox limit hit here may not be hit on a less busy node, so the failure is not cached.
+     */
+    private void initialize(Set<String> names, ClassLoader loader) {
+        Callable<Void> init = () -> {
+            for (String name : names) {
+                Class.forName(name, true, loader);
+            }
+            return null;
+        };
+        try {
+            if (runner == null) {
+                init.call();
+            } else {
+                runner.run(init);
+            }
+        } catch (HopFailure f) {
+            throw f.code() == ErrorCode.SANDBOX_VIOLATION ? MonitoredExecution.limitExceeded(f.getMessage()) : f;
+        } catch (ExceptionInInitializerError e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, cause.getClass().getName(),
+                    FunctionRuntime.bounded(cause.getMessage()),
+                    FunctionRuntime.stackTrace(cause), null);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "cannot initialize the chaining function's classes: "
+                    + e, e);
         }
     }
 

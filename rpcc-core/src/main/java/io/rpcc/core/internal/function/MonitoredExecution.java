@@ -99,7 +99,7 @@ public final class MonitoredExecution {
      * A limit was exceeded. The failure's cause marks it as depending on the moment (a loaded node may
      * stop a parse that passes later), so that a compilation stopped this way is not cached.
      */
-    private static HopFailure limitExceeded(String violation) {
+    static HopFailure limitExceeded(String violation) {
         return new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation, new LimitExceeded());
     }
 

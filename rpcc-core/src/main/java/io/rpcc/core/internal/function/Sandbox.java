@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -27,9 +28,15 @@ final class Sandbox {
     private static final ThreadLocal<Consumer<HopFailure>> ON_ABANDON = new ThreadLocal<>();
 
     private final SandboxLimits limits;
+    private final AtomicInteger abandonedRunning = new AtomicInteger();
 
     Sandbox(SandboxLimits limits) {
         this.limits = limits;
+    }
+
+    /** This sandbox's (its node's) abandoned invocations whose threads still run. */
+    int abandonedRunning() {
+        return abandonedRunning.get();
     }
 
     /**
@@ -69,6 +76,10 @@ final class Sandbox {
                         + limits.wallTime().toMillis() + " ms");
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
+                if (cause instanceof InvocationAbandoned) { // abandoned with a do-nothing hook: the failure is ours to report
+                    throw new SandboxViolation("wall-time", "chaining function ran for more than "
+                            + limits.wallTime().toMillis() + " ms, stuck in one JDK call; its thread was abandoned");
+                }
                 if (cause instanceof Exception ex) {
                     throw ex;
                 }
@@ -80,7 +91,7 @@ final class Sandbox {
     /** The invocation itself, on the thread that runs it. */
     private <T> T body(Callable<T> task, ChainContext ctx, Consumer<HopFailure> onAbandon) throws Exception {
         Budget budget = new Budget(limits);
-        SandboxWatchdog.Invocation watched = SandboxWatchdog.start(budget, onAbandon);
+        SandboxWatchdog.Invocation watched = SandboxWatchdog.start(budget, onAbandon, abandonedRunning);
         Budget.enter(budget);
         try (var scope = ctx == null ? null : CurrentContext.enter(ctx)) {
             T result;
@@ -120,7 +131,7 @@ final class Sandbox {
         String message;
         List<String> trace;
         try {
-            message = e.getMessage();
+            message = FunctionRuntime.bounded(e.getMessage());
             trace = FunctionRuntime.stackTrace(e);
         } catch (SandboxViolation | VirtualMachineError v) {
             throw v;

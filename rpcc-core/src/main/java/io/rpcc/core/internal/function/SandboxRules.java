@@ -134,7 +134,57 @@ final class SandboxRules {
      */
     static final Set<String> NUMBER_CLASSES = Set.of("java/math/BigInteger", "java/math/BigDecimal");
 
-    /** Types a static final field may have: values that cannot change. */
+    /**
+     * Calls on numbers whose cost grows no faster than the numbers' size: their operands may have
+     * up to {@link Budget#MAX_NUMBER_BITS} bits. Every other call on a number (multiplication,
+     * division, roots, conversions to text, rounding with a {@code MathContext}...) costs more than
+     * linear time: its operands get the tighter bound of {@link #NUMBER_OPERATION_BITS}, by default
+     * {@link Budget#OPERATION_BITS}.
+     */
+    static final Map<String, Set<String>> LINEAR_NUMBER_OPERATIONS = Map.of(
+            "java/math/BigInteger", Set.of("add", "subtract", "negate", "abs", "signum", "compareTo", "equals",
+                    "hashCode", "bitLength", "bitCount", "testBit", "getLowestSetBit", "and", "or", "xor", "not",
+                    "andNot", "setBit", "clearBit", "flipBit", "shiftLeft", "shiftRight", "intValue", "longValue",
+                    "shortValue", "byteValue", "intValueExact", "longValueExact", "shortValueExact", "byteValueExact",
+                    "floatValue", "doubleValue", "min", "max", "toByteArray"),
+            "java/math/BigDecimal", Set.of("signum", "scale", "unscaledValue", "negate", "abs", "plus", "equals",
+                    "hashCode", "ulp", "movePointLeft", "movePointRight", "scaleByPowerOfTen"));
+
+    /** The largest operands (bits) of the calls on numbers that cost the most per bit. */
+    static final Map<String, Long> NUMBER_OPERATION_BITS = Map.of(
+            "modPow", Budget.MODULAR_BITS, "modInverse", Budget.MODULAR_BITS, "isProbablePrime", Budget.MODULAR_BITS,
+            "nextProbablePrime", Budget.PRIME_SEARCH_BITS, "gcd", Budget.GCD_BITS);
+
+    /**
+     * Constructors of numbers from text or bytes, or rounding a number: the instrumenter checks the
+     * text's length (or the bytes' count, or the number to round) first, with the {@link Budget}
+     * method named. Key: {@code owner.<init>(descriptor)}. The checked argument is the last one, or
+     * the one before it if the last is an {@code int} radix or a {@code MathContext}, or the first of
+     * {@code (BigInteger, int, MathContext)}.
+     */
+    static final Map<String, String> NUMBER_CONSTRUCTOR_CHECKS = Map.ofEntries(
+            Map.entry("java/math/BigInteger.<init>(Ljava/lang/String;)V", "numberText(Ljava/lang/String;)V"),
+            Map.entry("java/math/BigInteger.<init>(Ljava/lang/String;I)V", "numberText(Ljava/lang/String;)V"),
+            Map.entry("java/math/BigInteger.<init>([B)V", "numberBytes([B)V"),
+            Map.entry("java/math/BigInteger.<init>(I[B)V", "numberBytes([B)V"),
+            Map.entry("java/math/BigInteger.<init>([BII)V", "numberByteCount(I)V"),
+            Map.entry("java/math/BigInteger.<init>(I[BII)V", "numberByteCount(I)V"),
+            Map.entry("java/math/BigDecimal.<init>(Ljava/lang/String;)V", "numberText(Ljava/lang/String;)V"),
+            Map.entry("java/math/BigDecimal.<init>(Ljava/lang/String;Ljava/math/MathContext;)V",
+                    "numberText(Ljava/lang/String;)V"),
+            Map.entry("java/math/BigDecimal.<init>([C)V", "numberChars([C)V"),
+            Map.entry("java/math/BigDecimal.<init>([CLjava/math/MathContext;)V", "numberChars([C)V"),
+            Map.entry("java/math/BigDecimal.<init>([CII)V", "numberCharCount(I)V"),
+            Map.entry("java/math/BigDecimal.<init>([CIILjava/math/MathContext;)V", "numberCharCount(I)V"),
+            Map.entry("java/math/BigDecimal.<init>(Ljava/math/BigInteger;Ljava/math/MathContext;)V",
+                    "numberRounded(Ljava/lang/Object;)V"),
+            Map.entry("java/math/BigDecimal.<init>(Ljava/math/BigInteger;ILjava/math/MathContext;)V",
+                    "numberRounded(Ljava/lang/Object;)V"));
+
+    /**
+     * Types a static final field may have: values that cannot change and hold nothing that can
+     * (not {@code ChainState}, whose values may be mutable collections).
+     */
     static final Set<String> IMMUTABLE = Set.of(
             "java/lang/String", "java/lang/Integer", "java/lang/Long", "java/lang/Short", "java/lang/Byte",
             "java/lang/Character", "java/lang/Boolean", "java/lang/Double", "java/lang/Float",
@@ -142,7 +192,7 @@ final class SandboxRules {
             "java/time/Instant", "java/time/Duration", "java/time/LocalDate", "java/time/LocalDateTime",
             "java/time/LocalTime", "java/time/ZonedDateTime", "java/time/OffsetDateTime", "java/time/ZoneId",
             "java/time/ZoneOffset", "java/time/DayOfWeek", "java/time/Month", "java/time/temporal/ChronoUnit",
-            "java/util/UUID", "java/util/Locale", "io/rpcc/core/ChainingFunctionSource", "io/rpcc/core/ChainState",
+            "java/util/UUID", "java/util/Locale", "io/rpcc/core/ChainingFunctionSource",
             "io/rpcc/core/FunctionLanguage");
 
     /**

@@ -6,7 +6,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -17,19 +16,17 @@ import java.util.function.Consumer;
  * marks the budget violated, and {@value #GRACE_MS} ms later it <em>abandons</em> the invocation:
  * its hop fails at once with rule {@code wall-time} (through the hook the hop gave), the thread is
  * interrupted and left to finish its JDK call, after which its next check ends it and whatever it
- * returns is dropped. Abandoned threads still running are counted; while there are
- * {@value #MAX_ABANDONED} of them, new sandboxed invocations are refused (rule
- * {@code sandbox-capacity}) rather than adding threads for ever.
+ * returns is dropped. Abandoned threads still running are counted per node; while a node has
+ * {@value #MAX_ABANDONED} of them, it refuses new sandboxed invocations (rule
+ * {@code sandbox-capacity}) rather than adding threads for ever; other nodes in the JVM go on.
  */
 final class SandboxWatchdog {
-    /** Abandoned threads still running beyond which new sandboxed invocations are refused. */
+    /** Abandoned threads of one node still running beyond which it refuses new sandboxed invocations. */
     static final int MAX_ABANDONED = 16;
     static final long PERIOD_MS = 10;
     static final long GRACE_MS = 50;
 
     private static final Set<Invocation> RUNNING = ConcurrentHashMap.newKeySet();
-    private static final AtomicInteger ABANDONED_RUNNING = new AtomicInteger();
-    private static final AtomicLong ABANDONED_TOTAL = new AtomicLong();
     private static final Thread WATCHDOG = Thread.ofPlatform().name("rpcc-sandbox-watchdog").daemon(true)
             .unstarted(SandboxWatchdog::watch);
 
@@ -40,30 +37,36 @@ final class SandboxWatchdog {
     private SandboxWatchdog() {
     }
 
-    /** One watched invocation: running, then either ended by its thread or abandoned by the watchdog. */
+    /**
+     * One watched invocation: running, then either ended by its thread or abandoned by the watchdog
+     * (abandoning while the watchdog counts and interrupts it, then abandoned).
+     */
     static final class Invocation {
         private static final int RUNNING = 0;
         private static final int ENDED = 1;
-        private static final int ABANDONED = 2;
+        private static final int ABANDONING = 2;
+        private static final int ABANDONED = 3;
 
         private final Budget budget;
         private final Consumer<HopFailure> onAbandon;
+        private final AtomicInteger abandonedRunning;
         private final AtomicInteger state = new AtomicInteger(RUNNING);
 
-        private Invocation(Budget budget, Consumer<HopFailure> onAbandon) {
+        private Invocation(Budget budget, Consumer<HopFailure> onAbandon, AtomicInteger abandonedRunning) {
             this.budget = budget;
             this.onAbandon = onAbandon;
+            this.abandonedRunning = abandonedRunning;
         }
 
         /** Abandons the invocation unless it has ended; true if this call did. */
         boolean abandon() {
-            if (!state.compareAndSet(RUNNING, ABANDONED)) {
+            if (!state.compareAndSet(RUNNING, ABANDONING)) {
                 return false;
             }
-            ABANDONED_RUNNING.incrementAndGet();
-            ABANDONED_TOTAL.incrementAndGet();
+            abandonedRunning.incrementAndGet();
             budget.violate(budget.wallTimeViolation());
             budget.thread().interrupt();
+            state.set(ABANDONED); // only now may the thread's end() clear the interrupt
             return true;
         }
     }
@@ -71,18 +74,18 @@ final class SandboxWatchdog {
     /**
      * Starts watching an invocation with {@code budget} (made on its thread); {@code onAbandon}
      * (may be null: then the invocation is only marked violated) reports the hop's failure if it is
-     * abandoned.
+     * abandoned; {@code abandonedRunning} counts the node's abandoned threads still running.
      *
-     * @throws HopFailure with rule {@code sandbox-capacity} while too many abandoned threads run
+     * @throws HopFailure with rule {@code sandbox-capacity} while too many of the node's abandoned threads run
      */
-    static Invocation start(Budget budget, Consumer<HopFailure> onAbandon) {
-        int stuck = ABANDONED_RUNNING.get();
+    static Invocation start(Budget budget, Consumer<HopFailure> onAbandon, AtomicInteger abandonedRunning) {
+        int stuck = abandonedRunning.get();
         if (stuck >= MAX_ABANDONED) {
             throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, "this node refuses sandboxed chaining functions "
                     + "for now: " + stuck + " earlier invocations overran their wall time inside a JDK call and "
                     + "their threads still run; retry later (rule: sandbox-capacity)");
         }
-        Invocation inv = new Invocation(budget, onAbandon);
+        Invocation inv = new Invocation(budget, onAbandon, abandonedRunning);
         RUNNING.add(inv);
         return inv;
     }
@@ -93,19 +96,12 @@ final class SandboxWatchdog {
         if (inv.state.compareAndSet(Invocation.RUNNING, Invocation.ENDED)) {
             return true;
         }
-        ABANDONED_RUNNING.decrementAndGet();
+        while (inv.state.get() == Invocation.ABANDONING) {
+            Thread.onSpinWait(); // the watchdog is between counting and interrupting: a few instructions
+        }
+        inv.abandonedRunning.decrementAndGet();
         Thread.interrupted(); // the watchdog's interrupt must not reach the thread's next task
         return false;
-    }
-
-    /** Abandoned sandbox threads still running (in this JVM). */
-    static int abandonedRunning() {
-        return ABANDONED_RUNNING.get();
-    }
-
-    /** Invocations abandoned since the JVM started. */
-    static long abandonedTotal() {
-        return ABANDONED_TOTAL.get();
     }
 
     private static void watch() {

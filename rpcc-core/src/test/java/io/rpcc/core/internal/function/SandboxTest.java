@@ -1,0 +1,46 @@
+package io.rpcc.core.internal.function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.core.SandboxLimits;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The Java sandbox's runner, driven directly with tasks that are not instrumented. */
+class SandboxTest {
+    /**
+     * On the virtual-thread path, an invocation the watchdog abandons (it interrupts the thread,
+     * which here makes the task return at once, before the caller's own timeout) must still fail
+     * its hop with {@code wall-time}: the hook there does nothing, so the caller reports it. (When
+     * the caller's timeout comes first, the failure is {@code wall-time} too.)
+     */
+    @Test
+    void anAbandonedInvocationOnTheVirtualPathFailsWithWallTime() throws Exception {
+        Sandbox sandbox = new Sandbox(new SandboxLimits(Duration.ofSeconds(5), 64L << 20, Duration.ofMillis(30)));
+        for (int i = 0; i < 5; i++) {
+            CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    sandbox.run(() -> {
+                        Thread.sleep(10_000); // "stuck": the watchdog's interrupt at abandonment ends it
+                        return "late";
+                    });
+                    outcome.complete(null);
+                } catch (Throwable t) {
+                    outcome.complete(t);
+                }
+            });
+            Throwable t = outcome.get(10, TimeUnit.SECONDS);
+            HopFailure f = assertInstanceOf(HopFailure.class, t, () -> "a typed failure, not " + t);
+            assertEquals(ErrorCode.SANDBOX_VIOLATION, f.code());
+            assertTrue(f.getMessage().contains("(rule: wall-time)"), f.getMessage());
+        }
+        assertEquals(0, sandbox.abandonedRunning(), "the abandoned threads have returned");
+    }
+}
