@@ -213,13 +213,13 @@ final class JsFunctionCompiler implements FunctionCompiler {
     }
 
     @Override
+    public int maxSourceChars() {
+        return MAX_SOURCE_CHARS;
+    }
+
+    @Override
     public CompiledFunction compile(ChainingFunctionSource source) {
-        String id = source.id().substring(0, Math.min(15, source.id().length())) + "…";
-        if (source.source().length() > MAX_SOURCE_CHARS) {
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id + ") has "
-                    + source.source().length() + " chars, over the limit of " + MAX_SOURCE_CHARS
-                    + "; keep chaining functions small and move the work into service functions");
-        }
+        String id = FunctionRuntime.shortId(source);
         Source js = Source.newBuilder("js", source.source(), "chaining-function.js").buildLiteral();
         Engine e = engine();
         Invocation parse = new Invocation(limits);

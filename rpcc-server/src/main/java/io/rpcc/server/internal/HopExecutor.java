@@ -106,12 +106,15 @@ public final class HopExecutor implements RequestHandler {
             NextHop next;
             VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
             HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies);
-            List<HopTiming> timingsBefore = List.copyOf(timings);
             HopTiming serviceTiming = timing;
             try (var scope = CurrentContext.enter(cfContext)) {
                 // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
+                // (with the timings rebuilt from the header: this hop's list belongs to the stuck thread)
                 next = node.functions().invoke(loaded.function(), request.state(), result, failure -> {
-                    List<HopTiming> at = new ArrayList<>(timingsBefore);
+                    List<HopTiming> at = new ArrayList<>(h.timings());
+                    if (proxied) {
+                        at.removeLast();
+                    }
                     at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
                     node.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
                 });

@@ -27,4 +27,12 @@ public interface FunctionCompiler {
     default boolean prefersPlatformThread() {
         return false;
     }
+
+    /**
+     * The largest source this compiler accepts, in chars; the node's own limit
+     * ({@code NodeBuilder.maxFunctionSourceChars}) applies too, whichever is smaller.
+     */
+    default int maxSourceChars() {
+        return Integer.MAX_VALUE;
+    }
 }

@@ -22,7 +22,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
@@ -109,24 +108,6 @@ public final class FunctionRuntime {
     /** Counts this runtime's refusals (sandbox violations, full compile queue, oversized sources) in {@code refusals}. */
     public void countRefusalsIn(Refusals refusals) {
         this.refusals = refusals;
-    }
-
-    /**
-     * A runtime caching at most {@code maxCached} compiled functions made by {@code compilers}
-     * (which decide whether their functions run in a sandbox), with the default bounds on sources
-     * and compile queue.
-     */
-    public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers) {
-        this(maxCached, compilers, DEFAULT_MAX_SOURCE_CHARS, DEFAULT_MAX_QUEUED_COMPILES);
-    }
-
-    /**
-     * A runtime caching at most {@code maxCached} compiled functions made by {@code compilers},
-     * refusing sources over {@code maxSourceChars} and more than {@code maxQueuedCompiles}
-     * compilations at once.
-     */
-    public FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles) {
-        this(maxCached, compilers, maxSourceChars, maxQueuedCompiles, () -> 0);
     }
 
     private FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
@@ -233,8 +214,7 @@ public final class FunctionRuntime {
                 entry.completeExceptionally(e instanceof HopFailure ? e
                         : new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "cannot compile chaining function: " + e, e));
                 if (e instanceof HopFailure f && (f.code() == ErrorCode.REPOSITORY_UNAVAILABLE
-                        || f.code() == ErrorCode.FUNCTION_NOT_FOUND || f.getCause() instanceof CompileQueueFull
-                        || MonitoredExecution.isLimitExceeded(f))) {
+                        || f.code() == ErrorCode.FUNCTION_NOT_FOUND || TransientFailure.is(f))) {
                     // a repository that is down, or not filled yet, may answer later; a full queue or a
                     // parse stopped at a time limit on a loaded node may pass later
                     synchronized (cache) {
@@ -259,45 +239,36 @@ public final class FunctionRuntime {
 
     /** Compiles {@code source} on the compiler pool, waiting for it; refused over the bounds. */
     private CompiledFunction compile(FunctionCompiler compiler, ChainingFunctionSource source) {
-        if (source.source().length() > maxSourceChars) {
+        int max = Math.min(maxSourceChars, compiler.maxSourceChars());
+        if (source.source().length() > max) {
             refusals.count(Refusal.FUNCTION_SOURCE_TOO_LARGE);
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + source.id()
-                    .substring(0, Math.min(17, source.id().length())) + "…) has " + source.source().length()
-                    + " chars of source, over this node's limit of " + maxSourceChars
-                    + " (NodeBuilder.maxFunctionSourceChars); split it or keep data in the chain state");
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, source.language() + " chaining function ("
+                    + shortId(source) + ") has " + source.source().length() + " chars of source, over this node's limit"
+                    + " of " + max + (max == maxSourceChars ? " (NodeBuilder.maxFunctionSourceChars)"
+                    : " for " + source.language() + " functions") + "; keep chaining functions small and move the"
+                    + " work into service functions, or data into the chain state");
         }
         if (queuedCompiles.incrementAndGet() > maxQueuedCompiles) {
             queuedCompiles.decrementAndGet();
             refusals.count(Refusal.COMPILE_QUEUE_FULL);
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node has " + maxQueuedCompiles
+            throw TransientFailure.of(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node has " + maxQueuedCompiles
                     + " chaining functions waiting to compile, its limit (NodeBuilder.maxQueuedCompiles); retry later,"
-                    + " or reuse compiled functions", new CompileQueueFull());
+                    + " or reuse compiled functions");
         }
         try {
             CompletableFuture<CompiledFunction> done = CompletableFuture.supplyAsync(() -> {
                 try {
                     return compiler.compile(source);
                 } catch (StackOverflowError e) {
-                    throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + source.id()
-                            .substring(0, Math.min(17, source.id().length())) + "…) is nested too deeply to compile");
+                    throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + shortId(source)
+                            + ") is nested too deeply to compile");
                 }
             }, COMPILERS);
             return done.join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;
-        } catch (RejectedExecutionException e) {
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "cannot compile chaining functions now: " + e);
         } finally {
             queuedCompiles.decrementAndGet();
-        }
-    }
-
-    /** The cause of a refusal because the compile queue was full: not cached, the source may compile later. */
-    private static final class CompileQueueFull extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        CompileQueueFull() {
-            super("compile queue full", null, false, false);
         }
     }
 
@@ -320,7 +291,10 @@ public final class FunctionRuntime {
     public NextHop invoke(CompiledFunction function, ChainState state, Object result, Consumer<HopFailure> onAbandon) {
         NextHop next;
         try {
-            next = onAbandon == null ? function.invoke(state, result) : Sandbox.whenAbandoned(failure -> {
+            FunctionCompiler compiler = compilers.get(function.source().language());
+            boolean watched = onAbandon != null && compiler != null && compiler.prefersPlatformThread();
+            next = !watched ? function.invoke(state, result)
+                    : Sandbox.whenAbandoned(failure -> { // only the Java sandbox's watchdog abandons invocations
                 refusals.count(Refusal.SANDBOX_VIOLATION);
                 onAbandon.accept(failure);
             }, () -> function.invoke(state, result));
@@ -336,10 +310,16 @@ public final class FunctionRuntime {
                     stackTrace(e), e);
         }
         if (next == null) {
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, "chaining function (" + function.source().id()
-                    .substring(0, 17) + "…) returned null; return NextHop.end(result) to end the chain");
+            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, "chaining function (" + shortId(function.source())
+                    + ") returned null; return NextHop.end(result) to end the chain");
         }
         return next;
+    }
+
+    /** The start of {@code source}'s id, enough to tell functions apart in a message. */
+    public static String shortId(ChainingFunctionSource source) {
+        String id = source.id();
+        return id.length() <= 17 ? id : id.substring(0, 17) + "…";
     }
 
     /** The first lines of {@code t}'s stack trace, for failure details, each {@link #bounded}. */

@@ -124,7 +124,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             }
             String first = details.isEmpty() ? "" : "; first: " + details.get(0).lines().findFirst().orElse("");
             throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, ErrorCode.CHAINING_FUNCTION_COMPILE.exceptionName(),
-                    "chaining function " + className + " (" + shortId(source) + ") does not compile: " + details.size()
+                    "chaining function " + className + " (" + FunctionRuntime.shortId(source) + ") does not compile: " + details.size()
                             + (details.size() == 1 ? " error" : " errors") + first, details, null);
         }
         return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes));
@@ -221,11 +221,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
     }
 
     private static HopFailure failure(ChainingFunctionSource source, String message) {
-        return new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + shortId(source) + "): " + message);
-    }
-
-    private static String shortId(ChainingFunctionSource source) {
-        return source.id().substring(0, Math.min(source.id().length(), 17));
+        return new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + FunctionRuntime.shortId(source) + "): " + message);
     }
 
     /**

@@ -95,26 +95,9 @@ public final class MonitoredExecution {
         }
     }
 
-    /**
-     * A limit was exceeded. The failure's cause marks it as depending on the moment (a loaded node may
-     * stop a parse that passes later), so that a compilation stopped this way is not cached.
-     */
+    /** A limit was exceeded: a failure of the moment (a loaded node may stop a parse that passes later). */
     static HopFailure limitExceeded(String violation) {
-        return new HopFailure(ErrorCode.SANDBOX_VIOLATION, violation, new LimitExceeded());
-    }
-
-    /** True if {@code f} is a limit exceeded while code ran, rather than a refusal of the code itself. */
-    static boolean isLimitExceeded(HopFailure f) {
-        return f.getCause() instanceof LimitExceeded;
-    }
-
-    /** The cause of a {@link #limitExceeded} failure. */
-    private static final class LimitExceeded extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        LimitExceeded() {
-            super("limit exceeded", null, false, false);
-        }
+        return TransientFailure.of(ErrorCode.SANDBOX_VIOLATION, violation);
     }
 
     private static String check(long[] start, SandboxLimits limits, long elapsed) {

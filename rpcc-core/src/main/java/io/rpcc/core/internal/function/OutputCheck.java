@@ -1,11 +1,11 @@
 package io.rpcc.core.internal.function;
 
 import io.rpcc.core.NextHop;
+import java.lang.reflect.Method;
 import java.lang.reflect.RecordComponent;
-import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -18,6 +18,20 @@ import java.util.Set;
  * (through collections, maps, arrays and records) is bounded by it.
  */
 final class OutputCheck {
+    /** The accessors of each record type, looked up once. */
+    private static final ClassValue<Method[]> ACCESSORS = new ClassValue<>() {
+        @Override
+        protected Method[] computeValue(Class<?> type) {
+            RecordComponent[] components = type.getRecordComponents();
+            Method[] accessors = new Method[components.length];
+            for (int i = 0; i < components.length; i++) {
+                accessors[i] = components[i].getAccessor();
+                accessors[i].trySetAccessible();
+            }
+            return accessors;
+        }
+    };
+
     private OutputCheck() {
     }
 
@@ -26,11 +40,11 @@ final class OutputCheck {
         if (next == null) {
             return null;
         }
-        Deque<Object> todo = new ArrayDeque<>();
+        ArrayList<Object> todo = new ArrayList<>(); // a stack; values may be null
         switch (next) {
-            case NextHop.End end -> todo.add(nonNull(end.result()));
+            case NextHop.End end -> todo.add(end.result());
             case NextHop.Call call -> {
-                todo.add(nonNull(call.params()));
+                todo.add(call.params());
                 if (call.state() != null) {
                     todo.addAll(call.state().asMap().values());
                 }
@@ -38,7 +52,7 @@ final class OutputCheck {
         }
         Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         while (!todo.isEmpty()) {
-            Object o = todo.poll();
+            Object o = todo.removeLast();
             if (o == null || !seen.add(o)) {
                 continue;
             }
@@ -57,16 +71,16 @@ final class OutputCheck {
                 todo.addAll(c);
             } else if (o instanceof Map<?, ?> m) {
                 for (Map.Entry<?, ?> e : m.entrySet()) {
-                    todo.add(nonNull(e.getKey()));
-                    todo.add(nonNull(e.getValue()));
+                    todo.add(e.getKey());
+                    todo.add(e.getValue());
                 }
             } else if (o instanceof Map.Entry<?, ?> e) {
-                todo.add(nonNull(e.getKey()));
-                todo.add(nonNull(e.getValue()));
+                todo.add(e.getKey());
+                todo.add(e.getValue());
             } else if (type.isRecord()) {
-                for (RecordComponent rc : type.getRecordComponents()) {
+                for (Method accessor : ACCESSORS.get(type)) {
                     try {
-                        todo.add(nonNull(rc.getAccessor().invoke(o)));
+                        todo.add(accessor.invoke(o));
                     } catch (ReflectiveOperationException | RuntimeException e) {
                         // an inaccessible component: serialization will refuse it if it must
                     }
@@ -74,9 +88,5 @@ final class OutputCheck {
             }
         }
         return next;
-    }
-
-    private static Object nonNull(Object o) {
-        return o == null ? "" : o;
     }
 }

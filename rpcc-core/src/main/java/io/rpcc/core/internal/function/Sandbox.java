@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -60,12 +59,7 @@ final class Sandbox {
         if (!Thread.currentThread().isVirtual()) {
             return translate(() -> body(task, ctx, onAbandon));
         }
-        Future<T> f;
-        try {
-            f = MonitoredExecution.THREADS.submit(() -> body(task, ctx, failure -> { })); // the caller reports
-        } catch (RejectedExecutionException e) {
-            throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, "no sandbox thread available (rule: sandbox-capacity)");
-        }
+        Future<T> f = MonitoredExecution.THREADS.submit(() -> body(task, ctx, failure -> { })); // the caller reports
         return translate(() -> {
             try {
                 return f.get(limits.wallTime().toMillis() + SandboxWatchdog.GRACE_MS + SandboxWatchdog.PERIOD_MS,

@@ -249,7 +249,7 @@ public final class NodeTransport implements AutoCloseable {
             }
             Channel ch = f.channel();
             ch.writeAndFlush(wire.encode(self, config.maxFrameSize()));
-            ch.eventLoop().schedule(() -> {
+            var timeout = ch.eventLoop().schedule(() -> {
                 if (handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node at " + address
                         + " (expected '" + peer + "') did not answer the " + (tls != null ? "TLS and " : "")
                         + "rpcc handshake within " + config.connectTimeout().toMillis() + " ms"
@@ -257,6 +257,7 @@ public final class NodeTransport implements AutoCloseable {
                     ch.close();
                 }
             }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            handshake.whenComplete((c, e) -> timeout.cancel(false));
         });
     }
 
