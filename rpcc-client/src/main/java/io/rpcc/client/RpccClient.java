@@ -10,6 +10,7 @@ import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.RepositoryProtocol;
+import java.util.ArrayList;
 import java.util.List;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -50,6 +51,7 @@ public final class RpccClient implements AutoCloseable {
     private final int inlineLimit;
     private final java.util.Set<String> uploaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final InetSocketAddress address;
+    private final List<ClientInterceptor> interceptors;
 
     private RpccClient(Builder b, Node.Settings settings) {
         this.node = new Node(settings, null);
@@ -60,6 +62,7 @@ public final class RpccClient implements AutoCloseable {
         this.replyBufferSize = b.replyBufferSize;
         this.repository = b.repository;
         this.inlineLimit = b.inlineFunctionLimit;
+        this.interceptors = List.copyOf(b.interceptors);
         this.address = node.start();
     }
 
@@ -128,8 +131,14 @@ public final class RpccClient implements AutoCloseable {
         return source.asReference(repository);
     }
 
-    /** The chaining function as it should travel: by reference when it is over the inline limit. */
+    /**
+     * The call as it should start: as the interceptors make it, with the chaining function by
+     * reference when it is over the inline limit.
+     */
     private ChainCall prepare(ChainCall call) {
+        for (ClientInterceptor interceptor : interceptors) {
+            call = Objects.requireNonNull(interceptor.interceptStart(call), "a client interceptor returned no call");
+        }
         ChainingFunctionSource cf = call.chainingFunction();
         if (repository == null || cf.isReference() || cf.language() == null || cf.source().length() <= inlineLimit) {
             return call;
@@ -144,14 +153,19 @@ public final class RpccClient implements AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        return launchPrepared(call);
+    }
+
+    /** Starts {@code call}, which {@link #prepare} returned. */
+    private CompletableFuture<ChainResult> launchPrepared(ChainCall call) {
         Duration timeout = timeout(call);
         int maxHops = maxHops(call);
         if (isInteractive(call)) {
             return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                    call.state(), timeout, maxHops);
+                    call.state(), call.metadata(), timeout, maxHops);
         }
         return launcher.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                call.state(), timeout, maxHops);
+                call.state(), call.metadata(), timeout, maxHops);
     }
 
     /**
@@ -165,10 +179,10 @@ public final class RpccClient implements AutoCloseable {
         ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, node.executor());
         if (isInteractive(call)) {
             return interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
         }
         return launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+                call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
     }
 
     /**
@@ -195,9 +209,9 @@ public final class RpccClient implements AutoCloseable {
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
             return interactiveChains.runCollecting(call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
         }
-        return await(launch(call));
+        return await(launchPrepared(call));
     }
 
     private Duration timeout(ChainCall call) {
@@ -262,6 +276,7 @@ public final class RpccClient implements AutoCloseable {
         private int replyBufferSize = 1024;
         private String repository;
         private int inlineFunctionLimit = 2048;
+        private final List<ClientInterceptor> interceptors = new ArrayList<>();
 
         private Builder(String name) {
             super(name);
@@ -310,6 +325,15 @@ public final class RpccClient implements AutoCloseable {
                 throw new IllegalArgumentException("inlineFunctionLimit must not be negative, got " + chars);
             }
             this.inlineFunctionLimit = chars;
+            return this;
+        }
+
+        /**
+         * Runs {@code interceptor} before every chain this client starts (see {@link ClientInterceptor});
+         * interceptors run in the order they are added.
+         */
+        public Builder interceptor(ClientInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
             return this;
         }
 

@@ -8,7 +8,9 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -86,6 +88,7 @@ public final class RpccServer implements AutoCloseable {
         private final Map<String, ServiceFunction> services = new LinkedHashMap<>();
         private String chainingProxy;
         private boolean actsAsProxy;
+        private final List<ServerInterceptor> interceptors = new ArrayList<>();
 
         private Builder(String name) {
             super(name);
@@ -150,9 +153,19 @@ public final class RpccServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Runs {@code interceptor} around every hop of this server (see {@link ServerInterceptor});
+         * interceptors run in the order they are added, the first one outermost.
+         */
+        public Builder interceptor(ServerInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
         /** The server (not started). */
         public RpccServer build() {
-            return new RpccServer(new Node(settings(), new HopExecutor(services, chainingProxy, actsAsProxy)));
+            return new RpccServer(new Node(settings(), new HopExecutor(services, chainingProxy, actsAsProxy,
+                    interceptors)));
         }
     }
 }

@@ -3,8 +3,10 @@ package io.rpcc.server;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.wire.ChainHeader;
@@ -12,6 +14,7 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.DataInputStream;
@@ -171,7 +174,8 @@ final class RawPeer implements AutoCloseable {
 
     ChainHeader header(long id, String function, String originHost, int originPort) {
         return new ChainHeader(id, ChainSecret.random(), name, originHost, originPort, 1, 10, List.of(), List.of(),
-                List.of(), function, ChainingFunctionSource.NONE, Credit.ONE);
+                List.of(), function, ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress(name, originHost, originPort),
+                Metadata.empty(), List.of(), BranchId.root());
     }
 
     /** A valid REQUEST frame whose params and state (the last two bytes, 0 0) are replaced by {@code tail}. */

@@ -105,7 +105,7 @@ public final class HopReplies implements Replies {
         try {
             Channel ch = channel();
             if (!ch.isWritable() && !awaitWritable(ch)) {
-                throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.origin() + "' has not read partial "
+                throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read partial "
                         + "replies for " + writeTimeout.toMillis() + " ms (its buffer is full)");
             }
             node.transport().send(ch, new ReplyFrame(header.chainId(), header.secret(), header.hop(), node.name(), reply, null))
@@ -150,7 +150,7 @@ public final class HopReplies implements Replies {
             synchronized (this) {
                 f = replyChannel;
                 if (f == null) {
-                    f = node.transport().connect(header.origin(), node.originAddress(header));
+                    f = node.transport().connect(header.replyTo().node(), node.replyAddress(header));
                     replyChannel = f;
                 }
             }
@@ -159,7 +159,7 @@ public final class HopReplies implements Replies {
             return f.join();
         } catch (java.util.concurrent.CompletionException e) {
             throw Node.unwrap(e) instanceof HopFailure hf ? hf
-                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.origin() + "'");
+                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.replyTo().node() + "'");
         }
     }
 
@@ -171,7 +171,7 @@ public final class HopReplies implements Replies {
         CompletableFuture<Channel> f = replyChannel;
         QuietFrame frame = new QuietFrame(header.chainId(), header.secret(), credit);
         if (f == null) { // no reply was ever sent: any connection will do
-            node.transport().send(header.origin(), node.originAddress(header), frame);
+            node.transport().send(header.replyTo().node(), node.replyAddress(header), frame);
             return;
         }
         f.thenAccept(ch -> {

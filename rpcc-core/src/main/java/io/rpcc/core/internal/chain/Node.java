@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.chain;
 
 import io.netty.channel.EventLoopGroup;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
@@ -8,6 +9,7 @@ import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.internal.function.RepositoryProtocol;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.TypeRegistry;
@@ -23,6 +25,7 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.netty.channel.Channel;
@@ -101,11 +104,13 @@ public final class Node implements InboundListener, AutoCloseable {
      * the chain's credit, and registers it; partial replies go to {@code sink}.
      */
     public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
-                                          ChainingFunctionSource cf, ChainState state, Duration timeout, int hop,
-                                          int maxHops, List<String> path, ChainOriginator.ReplySink sink) {
+                                          ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                          Duration timeout, int hop, int maxHops, List<String> path,
+                                          ChainOriginator.ReplySink sink) {
         ChainOriginator.Pending p = originator.start(timeout, sink);
-        ChainHeader header = new ChainHeader(p.id(), p.secret(), name(), transport.advertisedHost(), transport.port(), hop,
-                maxHops, path, List.of(), List.of(), serviceFunction, cf, Credit.ONE);
+        NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
+        ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
+                List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), BranchId.root());
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);
@@ -122,7 +127,7 @@ public final class Node implements InboundListener, AutoCloseable {
      */
     public Object call(String server, String serviceFunction, Object params, Duration timeout) {
         ChainOriginator.Pending p = launch(server, serviceFunction, params, ChainingFunctionSource.NONE,
-                ChainState.empty(), timeout, 1, 1, List.of(), (value, hop, host, from) -> { });
+                ChainState.empty(), Metadata.empty(), timeout, 1, 1, List.of(), (value, hop, host, from) -> { });
         try {
             ChainOriginator.Arrival a = p.outcome().join();
             if (a.frame().decodeError() != null) {
@@ -261,31 +266,32 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
-        InetSocketAddress origin = originAddress(h);
-        return transport.send(h.origin(), origin, frame)
+        InetSocketAddress replyTo = replyAddress(h);
+        return transport.send(h.replyTo().node(), replyTo, frame)
                 .whenComplete((v, e) -> {
                     if (e != null && unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
-                        unreachableOrigins.warn(origin, "node '{}' cannot reach originator '{}' of chain {}#{}: {}", name(), h.origin(),
-                                h.origin(), h.chainId(), f.getMessage());
+                        unreachableOrigins.warn(replyTo, "node '{}' cannot reach '{}', where chain {}#{} replies: {}",
+                                name(), h.replyTo().node(), h.origin(), h.chainId(), f.getMessage());
                     }
                 });
     }
 
     /**
-     * Where the originator of {@code h} is reached: through this node's resolver if it knows the
-     * originator's name (so that a testbed or a NAT can route the way back), else at the address the
-     * originator advertised in the chain.
+     * Where the results, errors and replies of {@code h} go (its reply-to node): through this node's
+     * resolver if it knows that node's name (so that a testbed or a NAT can route the way back), else
+     * at the address the header gives.
      */
-    public InetSocketAddress originAddress(ChainHeader h) {
+    public InetSocketAddress replyAddress(ChainHeader h) {
+        NodeAddress to = h.replyTo();
         try {
-            var known = settings.resolver().resolve(h.origin());
+            var known = settings.resolver().resolve(to.node());
             if (known.isPresent()) {
                 return known.get();
             }
         } catch (RuntimeException e) {
             // fall back to the advertised address
         }
-        return new InetSocketAddress(h.originHost(), h.originPort());
+        return new InetSocketAddress(to.host(), to.port());
     }
 
     /** The cause of a failed future's exception. */

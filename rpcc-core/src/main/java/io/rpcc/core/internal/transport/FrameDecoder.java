@@ -10,6 +10,7 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -97,7 +98,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             return switch (message) {
                 case Hello h -> accept(in, h);
                 case ChainRequest r -> hasValidOrigin(r.header()) ? r : new Refused(Refusal.INVALID_ORIGIN,
-                        "a REQUEST whose originator cannot be answered (name, host or port invalid)", false);
+                        "a REQUEST whose originator or reply-to node cannot be answered (name, host or port invalid)", false);
                 default -> message;
             };
         } finally {
@@ -142,8 +143,12 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     }
 
     private boolean hasValidOrigin(ChainHeader h) {
-        return HostNames.isValidNodeName(h.origin(), limits.maxNodeNameLength()) && HostNames.isValidHost(h.originHost())
-                && HostNames.isValidPort(h.originPort());
+        return isValid(h.originator()) && isValid(h.replyTo()) && h.returnStack().stream().allMatch(p -> isValid(p.node()));
+    }
+
+    private boolean isValid(NodeAddress a) {
+        return HostNames.isValidNodeName(a.node(), limits.maxNodeNameLength()) && HostNames.isValidHost(a.host())
+                && HostNames.isValidPort(a.port());
     }
 
     /** Ends decoding on this connection: everything after {@code refusal} is discarded unread. */

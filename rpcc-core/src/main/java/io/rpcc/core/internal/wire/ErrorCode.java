@@ -7,6 +7,7 @@ import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionException;
 import io.rpcc.core.FrameTooLargeException;
 import io.rpcc.core.HopLimitExceededException;
+import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.MalformedFrameException;
 import io.rpcc.core.ServiceFunctionException;
@@ -37,7 +38,9 @@ public enum ErrorCode {
             io.rpcc.core.RepositoryUnavailableException::new),
     /** Appended last: a code's ordinal is its wire value. */
     PEER_AUTHENTICATION(io.rpcc.core.PeerAuthenticationException.class,
-            io.rpcc.core.PeerAuthenticationException::new);
+            io.rpcc.core.PeerAuthenticationException::new),
+    /** A server interceptor (or service function) refused the hop. */
+    HOP_REJECTED(HopRejectedException.class, HopRejectedException::new);
 
     private static final ErrorCode[] VALUES = values();
 

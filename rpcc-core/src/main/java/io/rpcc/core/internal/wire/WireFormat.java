@@ -5,12 +5,14 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.Credit;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -139,6 +141,65 @@ public final class WireFormat {
         out.writeString(h.serviceFunction());
         writeFunction(out, h.chainingFunction());
         writeCredit(out, h.credit());
+        writeReplyTo(out, h);
+        writeMetadata(out, h.metadata());
+        writeReturnStack(out, h.returnStack());
+        writeBranch(out, h.branch());
+    }
+
+    /** Reply-to tag: replies go to the originator, whose address the header already holds. */
+    private static final int REPLY_TO_ORIGINATOR = 0;
+    /** Reply-to tag: replies go to the address that follows. */
+    private static final int REPLY_TO_ADDRESS = 1;
+    /** Metadata value tag: text. */
+    private static final int METADATA_TEXT = 0;
+    /** Metadata value tag: bytes. */
+    private static final int METADATA_BYTES = 1;
+
+    private static void writeReplyTo(Output out, ChainHeader h) {
+        if (h.replyTo().equals(h.originator())) {
+            out.writeByte(REPLY_TO_ORIGINATOR);
+        } else {
+            out.writeByte(REPLY_TO_ADDRESS);
+            writeAddress(out, h.replyTo());
+        }
+    }
+
+    private static void writeAddress(Output out, NodeAddress a) {
+        out.writeString(a.node());
+        out.writeString(a.host());
+        out.writeVarInt(a.port(), true);
+    }
+
+    private static void writeMetadata(Output out, Metadata m) {
+        out.writeVarInt(m.size(), true);
+        for (String key : m.keys()) {
+            out.writeString(key);
+            if (m.isBytes(key)) {
+                byte[] b = m.getBytes(key);
+                out.writeByte(METADATA_BYTES);
+                out.writeVarInt(b.length, true);
+                out.writeBytes(b);
+            } else {
+                out.writeByte(METADATA_TEXT);
+                out.writeString(m.get(key));
+            }
+        }
+    }
+
+    private static void writeReturnStack(Output out, List<ReturnPoint> stack) {
+        out.writeVarInt(stack.size(), true);
+        for (ReturnPoint p : stack) {
+            writeAddress(out, p.node());
+            out.writeVarLong(p.continuation(), true);
+        }
+    }
+
+    private static void writeBranch(Output out, BranchId b) {
+        out.writeVarInt(b.depth(), true);
+        for (int i : b.indexes()) {
+            out.writeVarInt(i, true);
+        }
     }
 
     private static void writeCredit(Output out, Credit c) {
@@ -281,13 +342,24 @@ public final class WireFormat {
     }
 
     private ChainRequest readRequest(Kryo kryo, Input in) {
-        ChainHeader header = new ChainHeader(in.readVarLong(true), readSecret(in), in.readString(), in.readString(),
-                in.readVarInt(true), in.readVarInt(true), in.readVarInt(true), readStrings(in), readConsole(in),
-                readTimings(in), in.readString(), readFunction(in), readCredit(in));
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        String origin = in.readString();
+        String originHost = in.readString();
+        int originPort = in.readVarInt(true);
+        ChainHeader header = new ChainHeader(chainId, secret, origin, originHost, originPort, in.readVarInt(true),
+                in.readVarInt(true), readStrings(in), readConsole(in), readTimings(in), in.readString(), readFunction(in),
+                readCredit(in), readReplyTo(in, new NodeAddress(origin, originHost, originPort)), Metadata.empty(),
+                List.of(), BranchId.root());
         if (header.origin() == null || header.serviceFunction() == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");
         }
         try {
+            // from here on, what cannot be read is reported to the chain's reply-to node
+            header = new ChainHeader(header.chainId(), header.secret(), header.origin(), header.originHost(),
+                    header.originPort(), header.hop(), header.maxHops(), header.path(), header.console(),
+                    header.timings(), header.serviceFunction(), header.chainingFunction(), header.credit(),
+                    header.replyTo(), readMetadata(in), readReturnStack(in), readBranch(in));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");
@@ -329,6 +401,82 @@ public final class WireFormat {
             return new ReplyFrame(chainId, secret, hop, host, null, e instanceof HopFailure hf ? hf
                     : serialization.decodeFailure(e, "a partial reply"));
         }
+    }
+
+    private static NodeAddress readReplyTo(Input in, NodeAddress originator) {
+        int tag = in.readByte();
+        return switch (tag) {
+            case REPLY_TO_ORIGINATOR -> originator;
+            case REPLY_TO_ADDRESS -> readAddress(in);
+            default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown reply-to tag " + tag);
+        };
+    }
+
+    private static NodeAddress readAddress(Input in) {
+        return new NodeAddress(in.readString(), in.readString(), in.readVarInt(true));
+    }
+
+    private static Metadata readMetadata(Input in) {
+        int n = count(in);
+        if (n > Metadata.MAX_ENTRIES) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's metadata has " + n + " entries (at most "
+                    + Metadata.MAX_ENTRIES + ")");
+        }
+        Metadata m = Metadata.empty();
+        for (int i = 0; i < n; i++) {
+            String key = in.readString();
+            if (!Metadata.isValidKey(key) || m.contains(key)) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's metadata has an invalid or repeated key");
+            }
+            int tag = in.readByte();
+            try {
+                m = switch (tag) {
+                    case METADATA_TEXT -> m.with(key, requireText(in.readString()));
+                    case METADATA_BYTES -> m.with(key, in.readBytes(count(in)));
+                    default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown metadata value tag " + tag);
+                };
+            } catch (IllegalArgumentException tooLarge) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's metadata is too large: "
+                        + tooLarge.getMessage());
+            }
+        }
+        return m;
+    }
+
+    private static String requireText(String s) {
+        if (s == null) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a metadata text value is null");
+        }
+        return s;
+    }
+
+    private static List<ReturnPoint> readReturnStack(Input in) {
+        int n = count(in);
+        if (n > ReturnPoint.MAX_DEPTH) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's return stack is " + n + " deep (at most "
+                    + ReturnPoint.MAX_DEPTH + ")");
+        }
+        List<ReturnPoint> stack = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            stack.add(new ReturnPoint(readAddress(in), in.readVarLong(true)));
+        }
+        return List.copyOf(stack);
+    }
+
+    private static BranchId readBranch(Input in) {
+        int n = count(in);
+        if (n > BranchId.MAX_DEPTH) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's branch id is " + n + " levels deep (at most "
+                    + BranchId.MAX_DEPTH + ")");
+        }
+        int[] indexes = new int[n];
+        for (int i = 0; i < n; i++) {
+            indexes[i] = in.readVarInt(true);
+            if (indexes[i] < 0) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "negative branch index");
+            }
+        }
+        return BranchId.of(indexes);
     }
 
     private static void checkFullyRead(Input in, String type) {

@@ -13,11 +13,13 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
@@ -28,6 +30,7 @@ import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.Serialization;
@@ -360,7 +363,9 @@ class WireFuzzTest {
         return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
                 List.of(new ConsoleLine(1, "a", "chaining", "hi")),
                 List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), "lookup",
-                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half());
+                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(),
+                new NodeAddress("client-1", "127.0.0.1", 4000), Metadata.empty().with("tenant", "acme"), List.of(),
+                BranchId.root());
     }
 
     /** A message's frame without its length field. */
