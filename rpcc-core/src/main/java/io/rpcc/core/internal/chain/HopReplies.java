@@ -10,9 +10,8 @@ import io.rpcc.core.internal.wire.ReplyFrame;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Partial replies of one hop at a server, and the hop's part in the chain's termination protocol
@@ -26,7 +25,6 @@ import org.slf4j.LoggerFactory;
  * originator proves that every reply of this hop arrived before it.
  */
 public final class HopReplies implements Replies {
-    private static final Logger log = LoggerFactory.getLogger(HopReplies.class);
     private static final long COUNT = 0xFFFF_FFFFL;
     private static final long REPLIED = 1L << 32;
 
@@ -37,7 +35,8 @@ public final class HopReplies implements Replies {
     private final AtomicLong state = new AtomicLong(1);
     private volatile Credit kept = Credit.ZERO;
     private volatile CompletableFuture<Channel> replyChannel;
-    private final java.util.concurrent.atomic.AtomicBoolean handedOver = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean handedOver = new AtomicBoolean();
+    private final AtomicBoolean replyLost = new AtomicBoolean();
 
     /** The replies of the hop described by {@code header}, running at {@code node}. */
     public HopReplies(Node node, ChainHeader header) {
@@ -110,9 +109,8 @@ public final class HopReplies implements Replies {
             }
             node.transport().send(ch, new ReplyFrame(header.chainId(), header.secret(), header.hop(), node.name(), reply, null))
                     .whenComplete((v, e) -> {
-                        if (e != null) {
-                            log.warn("partial reply of chain {} at '{}' was not sent: {}", chainId(), node.name(),
-                                    Node.unwrap(e).getMessage());
+                        if (e != null && replyLost.compareAndSet(false, true)) {
+                            node.failures().replyLost(header, Node.unwrap(e));
                         }
                         lower();
                     });
@@ -179,8 +177,7 @@ public final class HopReplies implements Replies {
                 node.transport().send(ch, frame);
             } else {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
-                log.warn("connection to originator of chain {} closed before its replies were confirmed; "
-                        + "the originator will time out", chainId());
+                node.failures().repliesUnconfirmed(header);
             }
         });
     }

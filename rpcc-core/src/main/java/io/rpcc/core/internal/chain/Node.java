@@ -16,7 +16,6 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.InboundListener;
 import io.rpcc.core.internal.transport.NodeTransport;
-import io.rpcc.core.internal.transport.RateLimitedWarnings;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
@@ -38,11 +37,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A participant in chains: a name, a listening address, connections to its peers, the chains it
@@ -51,9 +47,6 @@ import org.slf4j.LoggerFactory;
  * last hop of a chain can send the result straight to it.
  */
 public final class Node implements InboundListener, AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(Node.class);
-    /** An originator that cannot be reached may have started many chains: one warning per address per 10 s. */
-    private final RateLimitedWarnings unreachableOrigins = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
 
     /**
      * A node's settings.
@@ -83,10 +76,12 @@ public final class Node implements InboundListener, AutoCloseable {
     private final NodeTransport transport;
     private final ChainOriginator originator;
     private final RequestHandler requests;
+    private final FailureLog failures;
 
     /** A node that handles hop requests with {@code requests} (or rejects them if {@code null}). */
     public Node(Settings settings, RequestHandler requests) {
         this.settings = settings;
+        this.failures = new FailureLog(settings.name());
         this.requests = requests != null ? requests : Node::rejectRequest;
         Refusals refusals = new Refusals();
         WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
@@ -186,6 +181,11 @@ public final class Node implements InboundListener, AutoCloseable {
         return transport;
     }
 
+    /** Where this node logs chain failures. */
+    public FailureLog failures() {
+        return failures;
+    }
+
     /** The chains this node started. */
     public ChainOriginator originator() {
         return originator;
@@ -241,6 +241,7 @@ public final class Node implements InboundListener, AutoCloseable {
      */
     public void sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
                             List<HopTiming> timings, Credit credit) {
+        failures.hopFailed(h, f);
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
                 console, timings);
         toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
@@ -270,8 +271,7 @@ public final class Node implements InboundListener, AutoCloseable {
         return transport.send(h.replyTo().node(), replyTo, frame)
                 .whenComplete((v, e) -> {
                     if (e != null && unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
-                        unreachableOrigins.warn(replyTo, "node '{}' cannot reach '{}', where chain {}#{} replies: {}",
-                                name(), h.replyTo().node(), h.origin(), h.chainId(), f.getMessage());
+                        failures.replyToUnreachable(h, replyTo, f);
                     }
                 });
     }
