@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
@@ -37,6 +38,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -65,11 +67,12 @@ public final class Node implements InboundListener, AutoCloseable {
      * @param replyWriteTimeout how long {@code preturn} waits for a slow originator before failing
      * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
      * @param limits what peers may hold of this node
+     * @param pipelineCustomizer what the user adds to every connection's pipeline
      */
     public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
                            Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
-                           NodeTls tls, WireLimits limits) {
+                           NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer) {
     }
 
     private final Settings settings;
@@ -88,7 +91,7 @@ public final class Node implements InboundListener, AutoCloseable {
                 refusals::count));
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
-                settings.tls(), settings.limits()), wire, refusals, this);
+                settings.tls(), settings.limits(), settings.pipelineCustomizer()), wire, refusals, this);
         this.originator = new ChainOriginator(settings.name(), refusals);
         settings.functions().fetchWith(this::fetchFunction);
         settings.functions().countRefusalsIn(transport.refusals());

@@ -8,6 +8,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -48,6 +49,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,9 +90,11 @@ public final class NodeTransport implements AutoCloseable {
      * @param group the event loops, or {@code null} for the JVM-wide shared group
      * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
      * @param limits what peers may hold of this node
+     * @param pipelineCustomizer what the user adds to every connection's pipeline, after rpcc's handlers
      */
     public record Config(String nodeName, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
-                         Duration connectTimeout, EventLoopGroup group, NodeTls tls, WireLimits limits) {
+                         Duration connectTimeout, EventLoopGroup group, NodeTls tls, WireLimits limits,
+                         Consumer<ChannelPipeline> pipelineCustomizer) {
     }
 
     private final Config config;
@@ -321,6 +325,12 @@ public final class NodeTransport implements AutoCloseable {
         }
         ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize(), config.limits(), partialFrameBytes));
         ch.pipeline().addLast("rpcc", new FrameHandler(key == null ? null : key.node(), handshake));
+        try {
+            config.pipelineCustomizer().accept(ch.pipeline());
+        } catch (RuntimeException e) {
+            log.warn("node '{}': the pipeline customizer failed on {}; connection closed", config.nodeName(), ch, e);
+            ch.close();
+        }
     }
 
     /** Counts a refusal on {@code ch}, warns (rate-limited) and closes the connection if {@code close}. */
