@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,6 +47,11 @@ class ChainMetadataTest {
                 return p;
             }));
         }
+        cluster.server("proxy", b -> b.actAsChainingProxy());
+        cluster.server("p1", b -> b.chainingProxy("proxy").service("see", p -> {
+            seen.put(ChainContext.current().node(), ChainContext.current().metadata());
+            return p;
+        }));
         client = cluster.client();
     }
 
@@ -70,6 +76,15 @@ class ChainMetadataTest {
         assertEquals(Map.of("s1", expected, "s2", expected, "s3", expected), seen);
         assertArrayEquals(TRACE, seen.get("s3").getBytes("trace-bin"));
         assertEquals(Map.of("s1", BranchId.root(), "s2", BranchId.root(), "s3", BranchId.root()), branches);
+    }
+
+    @Test
+    void metadataPassesThroughAChainingProxy() {
+        StaticRoute viaProxy = StaticRoute.of(StaticRoute.hop("p1", "see"), StaticRoute.hop("s2", "see"),
+                StaticRoute.hop("s3", "see"));
+        client.runChain(ChainCall.along(viaProxy, "x").metadata("tenant", "acme"));
+        Metadata expected = Metadata.empty().with("tenant", "acme");
+        assertEquals(Map.of("p1", expected, "s2", expected, "s3", expected), seen);
     }
 
     @ParameterizedTest(name = "interactive: {0}")
