@@ -37,7 +37,11 @@ public enum ErrorCode {
             io.rpcc.core.RepositoryUnavailableException::new),
     /** Appended last: a code's ordinal is its wire value. */
     PEER_AUTHENTICATION(io.rpcc.core.PeerAuthenticationException.class,
-            io.rpcc.core.PeerAuthenticationException::new);
+            io.rpcc.core.PeerAuthenticationException::new),
+    /** The originator, or the server running a hop, was closed. */
+    NODE_CLOSED(io.rpcc.core.NodeClosedException.class, io.rpcc.core.NodeClosedException::new),
+    /** A draining node refused new work (a server: the hop did not start). */
+    NODE_SHUTTING_DOWN(io.rpcc.core.NodeShuttingDownException.class, io.rpcc.core.NodeShuttingDownException::new);
 
     private static final ErrorCode[] VALUES = values();
 

@@ -1,0 +1,62 @@
+package io.rpcc.core.internal.function;
+
+import io.rpcc.core.internal.lifecycle.SharedResource;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The threads chaining functions need, shared by the nodes of a JVM: a small compiler pool (so that
+ * compiling never takes more than {@value #COMPILER_THREADS} cores however many nodes compile), the
+ * platform threads sandboxed functions run on, and the sandbox's watchdog. Owned by the nodes
+ * together: each {@link FunctionRuntime} takes a hold when its node starts and gives it up when the
+ * node closes; the last one to close stops them all (see {@link SharedResource}).
+ */
+final class FunctionThreads {
+    /** At most this many chaining functions compile at once in the JVM. */
+    static final int COMPILER_THREADS = 2;
+
+    private static final SharedResource<FunctionThreads> SHARED = new SharedResource<>("rpcc's chaining-function threads",
+            FunctionThreads::new, FunctionThreads::stop);
+
+    private final ExecutorService compilers;
+    private final ExecutorService sandbox;
+    private final Thread watchdog;
+
+    private FunctionThreads() {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(COMPILER_THREADS, COMPILER_THREADS, 30, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), Thread.ofPlatform().name("rpcc-compiler-", 0).daemon(true).factory());
+        pool.allowCoreThreadTimeOut(true);
+        this.compilers = pool;
+        this.sandbox = Executors.newCachedThreadPool(Thread.ofPlatform().name("rpcc-sandbox-", 0).daemon(true).factory());
+        this.watchdog = Thread.ofPlatform().name("rpcc-sandbox-watchdog").daemon(true).start(SandboxWatchdog::watch);
+    }
+
+    /** Takes a hold on the threads (starting them if nobody held them). */
+    static void acquire() {
+        SHARED.acquire();
+    }
+
+    /** Gives up a hold; the last one stops the threads (running work finishes, nothing new starts). */
+    static void release() {
+        SHARED.release();
+    }
+
+    /** The compiler pool. */
+    static ExecutorService compilers() {
+        return SHARED.current().compilers;
+    }
+
+    /** The platform threads sandboxed functions of every language run on. */
+    static ExecutorService sandbox() {
+        return SHARED.current().sandbox;
+    }
+
+    private void stop() {
+        watchdog.interrupt();
+        compilers.shutdown();
+        sandbox.shutdown();
+    }
+}
