@@ -31,7 +31,7 @@ import java.util.function.IntSupplier;
  * compiled forms in a bounded LRU cache, and turns anything a function throws into a typed
  * {@link HopFailure}. Compilation of one source is shared by concurrent callers; a source that does
  * not compile is remembered as such (it never will). Compilations run on a small pool of
- * {@value FunctionThreads#COMPILER_THREADS}-or-fewer threads shared by the JVM's nodes ({@link FunctionThreads},
+ * {@value FunctionResources#COMPILER_THREADS}-or-fewer threads shared by the JVM's nodes ({@link FunctionResources},
  * held from {@link #open()} to {@link #close()}), with no lock between them; each node lets at most
  * {@code maxQueuedCompiles} of its own wait there and refuses more, so a flood of new functions
  * slows only itself, and sources over {@code maxSourceChars} are refused before anything reads them.
@@ -166,7 +166,7 @@ public final class FunctionRuntime {
 
     /** The platform threads sandboxed functions run on (shared by the JVM's nodes; while one is open). */
     public static Executor platformThreads() {
-        return FunctionThreads.sandbox();
+        return FunctionResources.sandbox();
     }
 
     /**
@@ -174,13 +174,13 @@ public final class FunctionRuntime {
      * call is balanced by one {@link #close()}.
      */
     public FunctionRuntime open() {
-        FunctionThreads.acquire();
+        FunctionResources.acquire();
         return this;
     }
 
     /** Gives up the hold {@link #open()} took (the node closed); the JVM's last one stops the threads. */
     public void close() {
-        FunctionThreads.release();
+        FunctionResources.release();
     }
 
     /** Loads {@code source}, compiling it on a cache miss. */
@@ -265,7 +265,7 @@ public final class FunctionRuntime {
                     throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + shortId(source)
                             + ") is nested too deeply to compile");
                 }
-            }, FunctionThreads.compilers());
+            }, FunctionResources.compilers());
             return done.join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;

@@ -37,7 +37,7 @@ public final class MonitoredExecution {
         ChainContext ctx = CurrentContext.peek();
         long[] start = {-1, 0, 0, -1, -1}; // thread id, cpu, allocated at start; cpu, allocated at the end
         // platform threads: CPU time and allocation are measurable there
-        Future<T> f = FunctionThreads.sandbox().submit(() -> {
+        Future<T> f = FunctionResources.sandbox().submit(() -> {
             long id = Thread.currentThread().threadId();
             synchronized (start) {
                 start[1] = MX.getThreadCpuTime(id);

@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * Enforces the wall-time limit on every sandboxed Java invocation, whatever thread runs it. A
  * function that only runs its own code is stopped by its {@link Budget}'s checks; one stuck inside
  * a single JDK call (a huge multiplication, a sort, a search) runs no check, so this watchdog
- * thread ({@link FunctionThreads}) looks at every running invocation every {@value #PERIOD_MS} ms: past its deadline it
+ * thread ({@link FunctionResources}) looks at every running invocation every {@value #PERIOD_MS} ms: past its deadline it
  * marks the budget violated, and {@value #GRACE_MS} ms later it <em>abandons</em> the invocation:
  * its hop fails at once with rule {@code wall-time} (through the hook the hop gave), the thread is
  * interrupted and left to finish its JDK call, after which its next check ends it and whatever it
@@ -98,7 +98,7 @@ final class SandboxWatchdog {
         return false;
     }
 
-    /** The watchdog's loop, run by the thread {@link FunctionThreads} owns until it is interrupted. */
+    /** The watchdog's loop, run by the thread {@link FunctionResources} owns until it is interrupted. */
     static void watch() {
         long grace = TimeUnit.MILLISECONDS.toNanos(GRACE_MS);
         while (true) {

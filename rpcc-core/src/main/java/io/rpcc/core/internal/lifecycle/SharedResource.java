@@ -62,8 +62,8 @@ public final class SharedResource<T> {
         return value;
     }
 
-    /** How many holds are outstanding (for tests and diagnostics). */
-    public synchronized int users() {
-        return users;
+    /** The resource while someone holds it, else {@code null}. */
+    public synchronized T currentOrNull() {
+        return value;
     }
 }

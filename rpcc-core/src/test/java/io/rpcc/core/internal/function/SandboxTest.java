@@ -18,13 +18,13 @@ import org.junit.jupiter.api.Test;
 class SandboxTest {
     /** The threads a started node would hold for its runtime. */
     @BeforeAll
-    static void holdFunctionThreads() {
-        FunctionThreads.acquire();
+    static void holdFunctionResources() {
+        FunctionResources.acquire();
     }
 
     @AfterAll
-    static void releaseFunctionThreads() {
-        FunctionThreads.release();
+    static void releaseFunctionResources() {
+        FunctionResources.release();
     }
 
     /**
