@@ -40,7 +40,7 @@ class LifecycleTest {
     private Cluster cluster;
     private final CountDownLatch entered = new CountDownLatch(1);
     private final CountDownLatch release = new CountDownLatch(1);
-    private final AtomicInteger interruptedOrDone = new AtomicInteger();
+    private final AtomicInteger blockReturned = new AtomicInteger();
 
     @BeforeEach
     void setUp() {
@@ -59,7 +59,7 @@ class LifecycleTest {
                 .service("block", p -> {
                     entered.countDown();
                     release.await();
-                    interruptedOrDone.incrementAndGet();
+                    blockReturned.incrementAndGet();
                     return "done";
                 })
                 .service("echo", p -> p)
@@ -179,7 +179,7 @@ class LifecycleTest {
         release.countDown();
         assertEquals("done", running.get(PROMPTLY_S, TimeUnit.SECONDS).value());
         shutdown.get(PROMPTLY_S, TimeUnit.SECONDS);
-        assertEquals(1, interruptedOrDone.get());
+        assertEquals(1, blockReturned.get());
         assertInstanceOf(ChainException.class, failureOf(client.call("s1", "echo", 1)), "the server is closed now");
     }
 

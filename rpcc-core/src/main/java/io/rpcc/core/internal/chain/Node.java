@@ -180,8 +180,8 @@ public final class Node implements InboundListener, AutoCloseable {
      */
     public InetSocketAddress start() {
         if (!state.compareAndSet(State.NEW, State.RUNNING)) {
-            throw new IllegalStateException("node '" + name() + "' was started before" + (state.get() == State.CLOSED
-                    ? " and is closed; build a new one" : ""));
+            throw new IllegalStateException("node '" + name() + "' " + (state.get() == State.CLOSED
+                    ? "is closed: build a new one" : "is started already"));
         }
         settings.functions().open();
         originator.open();
