@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 
@@ -48,6 +49,7 @@ public final class HopExecutor implements RequestHandler {
     private final String chainingProxy;
     private final boolean actsAsProxy;
     private final List<ServerInterceptor> interceptors;
+    private final RunningHops running = new RunningHops();
 
     /**
      * An executor for a server hosting {@code services}, which hands its chaining functions to
@@ -71,17 +73,41 @@ public final class HopExecutor implements RequestHandler {
             // than hand the function over from a virtual thread and back (two wake-ups per hop)
             executor = FunctionRuntime.platformThreads();
         }
-        executor.execute(() -> run(node, request, arrivedNanos));
+        RunningHops.Hop hop = running.arrived(node, request.header());
+        try {
+            executor.execute(() -> {
+                try {
+                    run(node, request, arrivedNanos, hop.replies());
+                } finally {
+                    running.ran(hop);
+                }
+            });
+        } catch (RuntimeException e) { // an executor that refuses work: the hop fails here
+            running.ran(hop);
+            ChainHeader h = request.header();
+            node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
+                    + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
+                    h.console(), h.timings(), hop.replies().handOver(h.credit()));
+        }
     }
 
-    private void run(Node node, ChainRequest request, long arrivedNanos) {
+    @Override
+    public int hopsInFlight() {
+        return running.size();
+    }
+
+    @Override
+    public CompletableFuture<Void> abandonHops(Node node) {
+        return running.abandonAll(node);
+    }
+
+    private void run(Node node, ChainRequest request, long arrivedNanos, HopReplies replies) {
         ChainHeader h = request.header();
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
         List<String> path = proxied ? h.path() : node.pathThrough(h); // a proxy is not a hop of its own
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
-        HopReplies replies = new HopReplies(node, h);
         try {
             if (request.decodeError() != null) {
                 throw request.decodeError();

@@ -37,6 +37,8 @@ public final class HopReplies implements Replies {
     private volatile CompletableFuture<Channel> replyChannel;
     private final AtomicBoolean handedOver = new AtomicBoolean();
     private final AtomicBoolean replyLost = new AtomicBoolean();
+    private final CompletableFuture<Void> quiet = new CompletableFuture<>();
+    private volatile boolean abandoned;
 
     /** The replies of the hop described by {@code header}, running at {@code node}. */
     public HopReplies(Node node, ChainHeader header) {
@@ -82,15 +84,38 @@ public final class HopReplies implements Replies {
      */
     public Credit handOver(Credit credit) {
         if (!handedOver.compareAndSet(false, true)) {
+            if (abandoned) {
+                return Credit.ZERO; // the closing node reported the hop with its credit: what it sends now is late
+            }
             throw new IllegalStateException("hop " + header.hop() + " of chain " + chainId() + " handed over twice");
         }
         if (state.compareAndSet(1, 0)) {
+            quiet.complete(null);
             return credit;
         }
         Credit half = credit.half();
         kept = half;
         lower();
         return half;
+    }
+
+    /**
+     * The node is closing while this hop runs: if the hop has not handed over yet, takes that
+     * hand-over (the hop's own will carry no credit) and returns the whole {@code credit}, to be
+     * sent to the originator with the failure; else {@code null} (the chain has moved on).
+     */
+    public Credit abandon(Credit credit) {
+        if (!handedOver.compareAndSet(false, true)) {
+            return null;
+        }
+        abandoned = true;
+        quiet.complete(null);
+        return credit;
+    }
+
+    /** Completes when the hop has handed over and nothing it started runs or sends any more. */
+    public CompletableFuture<Void> whenQuiet() {
+        return quiet;
     }
 
     @Override
@@ -162,6 +187,7 @@ public final class HopReplies implements Replies {
     }
 
     private void quiet() {
+        quiet.complete(null);
         Credit credit = kept;
         if (credit.isZero()) {
             return;

@@ -4,6 +4,9 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.NodeShuttingDownException;
+import io.rpcc.core.NodeClosedException;
+import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
@@ -37,10 +40,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A participant in chains: a name, a listening address, connections to its peers, the chains it
@@ -75,10 +84,16 @@ public final class Node implements InboundListener, AutoCloseable {
                            NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer) {
     }
 
+    /** Where a node is in its life: built, started, draining ({@link #shutdown}), closed. */
+    private enum State { NEW, RUNNING, DRAINING, CLOSED }
+
     private final Settings settings;
+    private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final NodeTransport transport;
     private final ChainOriginator originator;
     private final RequestHandler requests;
+    private static final Logger log = LoggerFactory.getLogger(Node.class);
+
     private final FailureLog failures;
 
     /** A node that handles hop requests with {@code requests} (or rejects them if {@code null}). */
@@ -105,6 +120,7 @@ public final class Node implements InboundListener, AutoCloseable {
                                           ChainingFunctionSource cf, ChainState state, Metadata metadata,
                                           Duration timeout, int hop, int maxHops, List<String> path,
                                           ChainOriginator.ReplySink sink) {
+        requireStarted();
         ChainOriginator.Pending p = originator.start(timeout, sink);
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
         ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
@@ -164,9 +180,56 @@ public final class Node implements InboundListener, AutoCloseable {
         return full;
     }
 
-    /** Starts listening; returns the bound address. */
+    /**
+     * Starts the node: takes its holds on the shared threads (see {@link #close()}) and listens;
+     * returns the bound address. Connections to peers open on first use.
+     *
+     * @throws IllegalStateException if the node was started before
+     */
     public InetSocketAddress start() {
-        return transport.start();
+        if (!state.compareAndSet(State.NEW, State.RUNNING)) {
+            throw new IllegalStateException("node '" + name() + "' " + (state.get() == State.CLOSED
+                    ? "is closed: build a new one" : "is started already"));
+        }
+        settings.functions().open();
+        originator.open();
+        try {
+            return transport.start();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Throws unless the node was started (it may have closed since: then chains fail with a typed error). */
+    public void requireStarted() {
+        if (state.get() == State.NEW) {
+            throw new IllegalStateException("node '" + name() + "' is not started: call start() after build()");
+        }
+    }
+
+    /**
+     * Throws unless the node takes new chains: {@link IllegalStateException} if it is not started,
+     * {@link NodeShuttingDownException} while it drains, {@link NodeClosedException} once closed.
+     */
+    public void requireAcceptingChains() {
+        switch (state.get()) {
+            case NEW -> requireStarted();
+            case DRAINING -> throw refusal(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
+                    + "' is shutting down and starts no new chains; start it on another node");
+            case CLOSED -> throw closedError();
+            case RUNNING -> { }
+        }
+    }
+
+    private ChainException closedError() {
+        return refusal(ErrorCode.NODE_CLOSED, "node '" + name() + "' was closed; its chains in flight ended "
+                + "with it and it starts no new ones (build and start a new node)");
+    }
+
+    private ChainException refusal(ErrorCode code, String message) {
+        return code.toException(new ChainFailure(code.exceptionName(), message, name(), 0, List.of(), List.of(),
+                List.of(), List.of()));
     }
 
     /** The settings. */
@@ -240,14 +303,14 @@ public final class Node implements InboundListener, AutoCloseable {
 
     /**
      * Reports a failure of the hop described by {@code h}, at this node, to the chain's originator,
-     * returning {@code credit} with it.
+     * returning {@code credit} with it; the future completes when the report is written or failed.
      */
-    public void sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
-                            List<HopTiming> timings, Credit credit) {
+    public CompletableFuture<Void> sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
+                                               List<HopTiming> timings, Credit credit) {
         failures.hopFailed(h, f);
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
                 console, timings);
-        toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
+        return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure tooBig && !tooBig.code().unreachable()) {
                 // The console, details or message made the error too large: send it without them,
                 // and, if even that does not fit, with only its start and no path.
@@ -312,6 +375,13 @@ public final class Node implements InboundListener, AutoCloseable {
 
     @Override
     public void onRequest(ChainRequest request) {
+        if (state.get() != State.RUNNING) {
+            ChainHeader h = request.header();
+            executor().execute(() -> sendFailure(h, new HopFailure(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
+                    + "' is shutting down and starts no new hops; '" + h.serviceFunction() + "' did not run: retry"
+                    + " at another server or once it is back"), pathThrough(h), h.console(), h.timings(), h.credit()));
+            return;
+        }
         requests.onRequest(this, request, System.nanoTime());
     }
 
@@ -364,8 +434,59 @@ public final class Node implements InboundListener, AutoCloseable {
                 + "')"), node.pathThrough(h), h.console(), h.timings(), h.credit()));
     }
 
+    /**
+     * Drains, then closes: takes no new chains or hops (hops are refused with
+     * {@link NodeShuttingDownException}, so their originators can retry elsewhere), waits up to
+     * {@code grace} for the hops running here and the chains started here to finish, then
+     * {@link #close()}s, ending whatever is still running.
+     */
+    public void shutdown(Duration grace) {
+        State was = state.get();
+        if (was == State.RUNNING && !state.compareAndSet(State.RUNNING, State.DRAINING)) {
+            was = state.get();
+        }
+        if (was == State.RUNNING || was == State.DRAINING) {
+            long deadline = System.nanoTime() + grace.toNanos();
+            try {
+                while ((requests.hopsInFlight() > 0 || originator.inFlight() > 0) && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // stop waiting: close now
+            }
+        }
+        close();
+    }
+
+    /**
+     * Closes the node at once: every chain it started ends now with {@link NodeClosedException}
+     * (futures and reply sets complete, nothing waits for a timeout); every hop running here is
+     * abandoned, its originator told with a {@link NodeClosedException} naming this node if that can
+     * still be sent; the node stops listening, closes its connections and gives up its holds on the
+     * shared threads (the last node to close stops them). Idempotent.
+     */
     @Override
     public void close() {
+        State was = state.getAndSet(State.CLOSED);
+        if (was == State.CLOSED) {
+            return;
+        }
+        if (was != State.NEW) {
+            try {
+                requests.abandonHops(this).get(ABANDON_REPORT_WAIT_MS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                log.debug("node '{}': not every abandoned hop could be reported before closing: {}", name(), e.toString());
+            }
+        }
+        originator.close(this::closedError);
         transport.close();
+        if (was != State.NEW) {
+            settings.functions().close();
+        }
     }
+
+    /** How long closing waits for the reports of abandoned hops to be written. */
+    private static final long ABANDON_REPORT_WAIT_MS = 1000;
 }

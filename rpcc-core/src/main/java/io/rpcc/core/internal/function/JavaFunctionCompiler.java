@@ -23,9 +23,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
 import javax.tools.FileObject;
@@ -50,9 +48,6 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
     private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
     private static final List<String> OPTIONS =
             List.of("--release", "21", "-proc:none", "-g", "-implicit:none", "-classpath", classPath());
-    /** Idle file managers (warm: they cache the platform classes), at most {@value #IDLE_FILE_MANAGERS}; one per compilation. */
-    private static final Queue<StandardJavaFileManager> FILE_MANAGERS = new ConcurrentLinkedQueue<>();
-    private static final int IDLE_FILE_MANAGERS = 4;
 
     private final ClassLoader parent;
     private final BytecodeSandbox sandbox;
@@ -104,7 +99,8 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         Map<String, byte[]> classes = new ConcurrentHashMap<>();
         boolean ok;
-        StandardJavaFileManager fileManager = FILE_MANAGERS.poll();
+        // one file manager per compilation; idle ones (warm: they cache the platform classes) are kept by FunctionResources
+        StandardJavaFileManager fileManager = FunctionResources.idleFileManager();
         if (fileManager == null) {
             fileManager = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
         }
@@ -113,7 +109,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             JavaFileObject unit = new SourceObject(className, source.source());
             ok = JAVAC.getTask(null, memory, diagnostics, OPTIONS, null, List.of(unit)).call();
         } finally {
-            release(fileManager);
+            FunctionResources.release(fileManager);
         }
         if (!ok) {
             List<String> details = new ArrayList<>();
@@ -128,18 +124,6 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                             + (details.size() == 1 ? " error" : " errors") + first, details, null);
         }
         return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes));
-    }
-
-    private static void release(StandardJavaFileManager fileManager) {
-        if (FILE_MANAGERS.size() < IDLE_FILE_MANAGERS) {
-            FILE_MANAGERS.add(fileManager);
-            return;
-        }
-        try {
-            fileManager.close();
-        } catch (IOException e) {
-            // nothing more to free
-        }
     }
 
     private CompiledFunction load(ChainingFunctionSource source, String className, Map<String, byte[]> classes) {

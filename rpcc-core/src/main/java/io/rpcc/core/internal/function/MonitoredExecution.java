@@ -8,8 +8,6 @@ import io.rpcc.core.internal.wire.HopFailure;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,9 +19,6 @@ import java.util.concurrent.TimeoutException;
  * {@code Context.close(true)}). The chain then fails with a sandbox violation naming the rule.
  */
 public final class MonitoredExecution {
-    /** The platform threads that run sandboxed functions of every language (CPU and allocation are measurable there). */
-    static final ExecutorService THREADS = Executors.newCachedThreadPool(
-            Thread.ofPlatform().name("rpcc-sandbox-", 0).daemon(true).factory());
     private static final com.sun.management.ThreadMXBean MX =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final long POLL_MS = 5;
@@ -41,7 +36,8 @@ public final class MonitoredExecution {
     public static <T> T run(Callable<T> task, SandboxLimits limits, Runnable cancel) throws Exception {
         ChainContext ctx = CurrentContext.peek();
         long[] start = {-1, 0, 0, -1, -1}; // thread id, cpu, allocated at start; cpu, allocated at the end
-        Future<T> f = THREADS.submit(() -> {
+        // platform threads: CPU time and allocation are measurable there
+        Future<T> f = FunctionResources.sandbox().submit(() -> {
             long id = Thread.currentThread().threadId();
             synchronized (start) {
                 start[1] = MX.getThreadCpuTime(id);

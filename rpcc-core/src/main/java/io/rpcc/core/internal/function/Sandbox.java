@@ -59,7 +59,7 @@ final class Sandbox {
         if (!Thread.currentThread().isVirtual()) {
             return translate(() -> body(task, ctx, onAbandon));
         }
-        Future<T> f = MonitoredExecution.THREADS.submit(() -> body(task, ctx, failure -> { })); // the caller reports
+        Future<T> f = FunctionResources.sandbox().submit(() -> body(task, ctx, failure -> { })); // the caller reports
         return translate(() -> {
             try {
                 return f.get(limits.wallTime().toMillis() + SandboxWatchdog.GRACE_MS + SandboxWatchdog.PERIOD_MS,

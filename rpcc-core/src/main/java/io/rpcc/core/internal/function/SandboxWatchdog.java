@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * Enforces the wall-time limit on every sandboxed Java invocation, whatever thread runs it. A
  * function that only runs its own code is stopped by its {@link Budget}'s checks; one stuck inside
  * a single JDK call (a huge multiplication, a sort, a search) runs no check, so this watchdog
- * thread looks at every running invocation every {@value #PERIOD_MS} ms: past its deadline it
+ * thread ({@link FunctionResources}) looks at every running invocation every {@value #PERIOD_MS} ms: past its deadline it
  * marks the budget violated, and {@value #GRACE_MS} ms later it <em>abandons</em> the invocation:
  * its hop fails at once with rule {@code wall-time} (through the hook the hop gave), the thread is
  * interrupted and left to finish its JDK call, after which its next check ends it and whatever it
@@ -27,12 +27,6 @@ final class SandboxWatchdog {
     static final long GRACE_MS = 50;
 
     private static final Set<Invocation> RUNNING = ConcurrentHashMap.newKeySet();
-    private static final Thread WATCHDOG = Thread.ofPlatform().name("rpcc-sandbox-watchdog").daemon(true)
-            .unstarted(SandboxWatchdog::watch);
-
-    static {
-        WATCHDOG.start();
-    }
 
     private SandboxWatchdog() {
     }
@@ -104,7 +98,8 @@ final class SandboxWatchdog {
         return false;
     }
 
-    private static void watch() {
+    /** The watchdog's loop, run by the thread {@link FunctionResources} owns until it is interrupted. */
+    static void watch() {
         long grace = TimeUnit.MILLISECONDS.toNanos(GRACE_MS);
         while (true) {
             try {

@@ -30,6 +30,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.Refusal;
+import io.rpcc.core.internal.lifecycle.SharedResource;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
@@ -76,7 +77,14 @@ public final class NodeTransport implements AutoCloseable {
     private static final AttributeKey<WritabilityGate> GATE = AttributeKey.valueOf("rpcc.writability");
     private static final AttributeKey<PeerKey> KEY = AttributeKey.valueOf("rpcc.peerKey");
     private static final AttributeKey<Throwable> TLS_FAILURE = AttributeKey.valueOf("rpcc.tlsFailure");
-    private static volatile EventLoopGroup sharedGroup;
+    /**
+     * The event loops of the nodes that were not given their own: one group for every such node of
+     * the JVM, created when the first of them starts and shut down when the last of them closes.
+     */
+    private static final SharedResource<EventLoopGroup> SHARED_GROUP = new SharedResource<>("rpcc's shared event loops",
+            () -> new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                    new DefaultThreadFactory("rpcc-io", true), NioIoHandler.newFactory()),
+            g -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS));
 
     /**
      * How a node's transport is set up.
@@ -87,7 +95,8 @@ public final class NodeTransport implements AutoCloseable {
      *     bound address (the local host's address if bound to the wildcard address)
      * @param maxFrameSize the largest frame this node sends or accepts, in bytes
      * @param connectTimeout how long to wait for a connection and its HELLO
-     * @param group the event loops, or {@code null} for the JVM-wide shared group
+     * @param group the event loops, or {@code null} for the group shared by the JVM's nodes (the
+     *     caller's own group is never shut down by the transport)
      * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
      * @param limits what peers may hold of this node
      * @param pipelineCustomizer what the user adds to every connection's pipeline, after rpcc's handlers
@@ -100,7 +109,7 @@ public final class NodeTransport implements AutoCloseable {
     private final Config config;
     private final WireFormat wire;
     private final InboundListener listener;
-    private final EventLoopGroup group;
+    private volatile EventLoopGroup group;
     private final ConcurrentMap<PeerKey, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
     private final TlsContexts tls;
     private final ChannelGroup channels = new DefaultChannelGroup("rpcc", GlobalEventExecutor.INSTANCE);
@@ -111,6 +120,7 @@ public final class NodeTransport implements AutoCloseable {
     private final RateLimitedWarnings warnings = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
     private volatile Hello self;
     private volatile Channel serverChannel;
+    private volatile boolean closed;
 
     /** A transport, not yet listening, counting what it refuses in {@code refusals}. */
     public NodeTransport(Config config, WireFormat wire, Refusals refusals, InboundListener listener) {
@@ -118,29 +128,16 @@ public final class NodeTransport implements AutoCloseable {
         this.wire = wire;
         this.refusals = refusals;
         this.listener = listener;
-        this.group = config.group() != null ? config.group() : sharedGroup();
         this.tls = config.tls() == null ? null : TlsContexts.forNode(config.nodeName(), config.tls());
         this.inbound = new InboundConnections(config.limits());
     }
 
-    /** The JVM-wide event loops used by nodes that were not given their own (daemon threads). */
-    public static EventLoopGroup sharedGroup() {
-        EventLoopGroup g = sharedGroup;
-        if (g == null) {
-            synchronized (NodeTransport.class) {
-                g = sharedGroup;
-                if (g == null) {
-                    g = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
-                            new DefaultThreadFactory("rpcc-io", true), NioIoHandler.newFactory());
-                    sharedGroup = g;
-                }
-            }
-        }
-        return g;
-    }
-
-    /** Starts listening; returns the bound address. */
+    /**
+     * Starts listening (taking a hold on the shared event loops if the node has no group of its
+     * own); returns the bound address. Called once.
+     */
     public InetSocketAddress start() {
+        group = config.group() != null ? config.group() : SHARED_GROUP.acquire();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
@@ -155,6 +152,7 @@ public final class NodeTransport implements AutoCloseable {
         try {
             ch = b.bind(config.bind()).syncUninterruptibly().channel();
         } catch (RuntimeException e) {
+            close();
             throw new IllegalStateException("node '" + config.nodeName() + "' cannot listen on " + config.bind() + ": " + e, e);
         }
         serverChannel = ch;
@@ -234,8 +232,14 @@ public final class NodeTransport implements AutoCloseable {
     private void open(PeerKey key, CompletableFuture<Channel> handshake) {
         String peer = key.node();
         InetSocketAddress address = key.address();
+        EventLoopGroup loops = group;
+        if (closed || loops == null) {
+            handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node '" + config.nodeName()
+                    + "' is " + (closed ? "closed" : "not started") + ": it cannot connect to '" + peer + "'"));
+            return;
+        }
         Bootstrap b = new Bootstrap()
-                .group(group)
+                .group(loops)
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
@@ -312,6 +316,9 @@ public final class NodeTransport implements AutoCloseable {
      */
     private void setUp(SocketChannel ch, PeerKey key, CompletableFuture<Channel> handshake) {
         channels.add(ch);
+        if (closed) { // opened while the node closed: not kept
+            ch.close();
+        }
         if (tls != null) {
             ch.pipeline().addLast("tls", key == null ? tls.inbound(ch.alloc(), config.connectTimeout())
                     : tls.outbound(ch.alloc(), key.address(), config.connectTimeout()));
@@ -408,15 +415,30 @@ public final class NodeTransport implements AutoCloseable {
         return connect(peer, address).thenCompose(ch -> send(ch, message));
     }
 
+    /**
+     * Stops listening, closes every connection and, for a node on the shared event loops, gives up
+     * its hold on them (the last node to close shuts them down). A group the caller gave is left
+     * running. Later sends fail at once. Idempotent.
+     */
     @Override
     public void close() {
+        EventLoopGroup loops;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            loops = group;
+        }
         Channel s = serverChannel;
         if (s != null) {
             s.close().syncUninterruptibly();
         }
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         peers.clear();
-        // The event loops are not ours to stop: either the JVM-wide shared group or the caller's.
+        if (loops != null && config.group() == null) {
+            SHARED_GROUP.release();
+        }
     }
 
     private final class FrameHandler extends SimpleChannelInboundHandler<Object> {

@@ -40,7 +40,11 @@ public enum ErrorCode {
     PEER_AUTHENTICATION(io.rpcc.core.PeerAuthenticationException.class,
             io.rpcc.core.PeerAuthenticationException::new),
     /** A server interceptor (or service function) refused the hop. */
-    HOP_REJECTED(HopRejectedException.class, HopRejectedException::new);
+    HOP_REJECTED(HopRejectedException.class, HopRejectedException::new),
+    /** The originator, or the server running a hop, was closed. */
+    NODE_CLOSED(io.rpcc.core.NodeClosedException.class, io.rpcc.core.NodeClosedException::new),
+    /** A draining node refused new work (a server: the hop did not start). */
+    NODE_SHUTTING_DOWN(io.rpcc.core.NodeShuttingDownException.class, io.rpcc.core.NodeShuttingDownException::new);
 
     private static final ErrorCode[] VALUES = values();
 

@@ -17,10 +17,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Compiling chaining functions in memory, caching them by content id, and running them. */
 class FunctionRuntimeTest {
+    /** The threads a started node would hold for its runtime. */
+    @BeforeAll
+    static void holdFunctionResources() {
+        FunctionResources.acquire();
+    }
+
+    @AfterAll
+    static void releaseFunctionResources() {
+        FunctionResources.release();
+    }
+
     private static FunctionRuntime runtime(int max) {
         return FunctionRuntime.forNode(io.rpcc.core.TypeRegistry.empty(), io.rpcc.core.SandboxLimits.DEFAULT, max);
     }
