@@ -10,7 +10,6 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainState;
-import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.ProtocolVersionException;
 import io.rpcc.core.Refusal;
@@ -20,6 +19,7 @@ import io.rpcc.core.internal.wire.VersionRange;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
@@ -145,7 +145,7 @@ class ProtocolVersionTest {
         FakeNode(String name, Function<DataInputStream, byte[]> answer) throws IOException {
             this.name = name;
             this.socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-            cluster.names.register(name, new java.net.InetSocketAddress("127.0.0.1", socket.getLocalPort()));
+            cluster.names.register(name, new InetSocketAddress("127.0.0.1", socket.getLocalPort()));
             acceptor = Thread.ofVirtual().start(() -> {
                 while (!socket.isClosed()) {
                     try (Socket s = socket.accept()) {
