@@ -30,4 +30,10 @@ public class HopRejectedException extends ChainException {
     public HopRejectedException(ChainFailure failure) {
         super(failure);
     }
+
+    /** {@link ChainErrorCode#HOP_REJECTED}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.HOP_REJECTED;
+    }
 }

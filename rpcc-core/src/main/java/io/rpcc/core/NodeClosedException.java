@@ -19,4 +19,10 @@ public class NodeClosedException extends ChainException {
     public NodeClosedException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#NODE_CLOSED}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.NODE_CLOSED;
+    }
 }

@@ -18,4 +18,10 @@ public class NodeShuttingDownException extends NodeClosedException {
     public NodeShuttingDownException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#NODE_SHUTTING_DOWN}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.NODE_SHUTTING_DOWN;
+    }
 }

@@ -1,5 +1,6 @@
 package io.rpcc.server;
 
+import com.esotericsoftware.kryo.io.Output;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -16,6 +17,7 @@ import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.Serialization;
+import io.rpcc.core.internal.wire.VersionRange;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -102,6 +104,40 @@ final class RawPeer implements AutoCloseable {
     /** Sends a HELLO claiming to be {@code node}, listening at {@code host:port}. */
     RawPeer hello(String node, String host, int port) throws IOException {
         return send(bytes(new Hello(node, host, port, MAX)));
+    }
+
+    /** Sends a HELLO of this peer announcing protocol {@code versions}. */
+    RawPeer hello(VersionRange versions) throws IOException {
+        return send(bytes(new Hello(versions, name, "127.0.0.1", listenPort(), MAX)));
+    }
+
+    /** A HELLO in the layout of protocol version 2 (version byte 2, no version range), as rpcc 2 sent it. */
+    static byte[] helloOfVersion2(String node, String host, int port) {
+        Output out = new Output(256);
+        out.writeInt(0);
+        out.writeByte(2);
+        out.writeByte(FrameType.HELLO.wire());
+        out.writeString(node);
+        out.writeString(host);
+        out.writeVarInt(port, true);
+        out.writeVarInt(MAX, true);
+        byte[] frame = out.toBytes();
+        int length = frame.length - 4;
+        frame[0] = (byte) (length >>> 24);
+        frame[1] = (byte) (length >>> 16);
+        frame[2] = (byte) (length >>> 8);
+        frame[3] = (byte) length;
+        return frame;
+    }
+
+    /** The next frame the node sends on this peer's connection, decoded. */
+    Object readFrame() throws IOException {
+        return readFrom(in);
+    }
+
+    /** Reads and decodes one frame from {@code from}. */
+    static Object readFrame(DataInputStream from) throws IOException {
+        return readFrom(from);
     }
 
     /**

@@ -111,7 +111,7 @@ public final class ChainLauncher {
     static ChainException failure(HopFailure f, String host, int hop, List<String> path, List<ConsoleLine> console,
                                   List<HopTiming> timings) {
         return f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), host, hop, path, f.details(),
-                console, timings));
+                console, timings, f.fields()));
     }
 
     /** Waits for {@code f}, throwing the chain's exception itself rather than a wrapper. */

@@ -224,7 +224,7 @@ public final class ChainOriginator {
         if (frame.decodeError() != null) {
             HopFailure f = frame.decodeError();
             p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(),
-                    f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of())));
+                    f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of(), f.fields())));
             return;
         }
         p.sink().onReply(frame.value(), frame.hop(), frame.host(), from);
@@ -272,7 +272,7 @@ public final class ChainOriginator {
             return;
         }
         p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
-                nodeName, 0, List.of(), f.details(), List.of(), List.of())));
+                nodeName, 0, List.of(), f.details(), List.of(), List.of(), f.fields())));
         p.finished().complete(null);
     }
 

@@ -142,7 +142,7 @@ public final class HopReplies implements Replies {
             handedToWriter = true;
         } catch (HopFailure f) {
             throw f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), header.hop(),
-                    node.pathThrough(header), f.details(), List.of(), List.of()));
+                    node.pathThrough(header), f.details(), List.of(), List.of(), f.fields()));
         } finally {
             if (!handedToWriter) {
                 lower();

@@ -7,6 +7,7 @@ import io.rpcc.core.ChainFailure;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.ChainException;
+import io.rpcc.core.FailureFields;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
@@ -309,22 +310,30 @@ public final class Node implements InboundListener, AutoCloseable {
                                                List<HopTiming> timings, Credit credit) {
         failures.hopFailed(h, f);
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
-                console, timings);
+                console, timings, f.fields());
         return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure tooBig && !tooBig.code().unreachable()) {
                 // The console, details or message made the error too large: send it without them,
                 // and, if even that does not fit, with only its start and no path.
+                FailureFields small = lean(f.fields());
                 ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.getMessage(), 4096),
-                        name(), h.hop(), path, List.of(), List.of(), List.of());
+                        name(), h.hop(), path, List.of(), List.of(), List.of(), small);
                 toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit)).whenComplete((v2, e2) -> {
                     if (e2 != null && unwrap(e2) instanceof HopFailure again && !again.code().unreachable()) {
                         ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128),
-                                truncate(f.getMessage(), 256), name(), h.hop(), List.of(), List.of(), List.of(), List.of());
+                                truncate(f.getMessage(), 256), name(), h.hop(), List.of(), List.of(), List.of(), List.of(),
+                                small);
                         toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit));
                     }
                 });
             }
         });
+    }
+
+    /** {@code fields} without the diagnostics and with a bounded type name: small enough for any frame. */
+    private static FailureFields lean(FailureFields fields) {
+        return new FailureFields(fields.transientCondition(), truncate(fields.sandboxRule(), 128),
+                truncate(fields.typeName(), 512), fields.typeId(), List.of());
     }
 
     /** {@code s} cut to at most {@code max} characters, marked as cut. */
@@ -405,26 +414,23 @@ public final class Node implements InboundListener, AutoCloseable {
         originator.onQuiet(quiet);
     }
 
-    private static final Pattern UNKNOWN_TYPE_ID = Pattern.compile("type id (\\d+) is not registered on this node");
-
     /**
      * A receiver that did not register a type knows only its id; the originator usually registered
      * it, so it can name the class.
      */
     private ChainErrorFrame withTypeName(ChainErrorFrame error) {
         ChainFailure f = error.failure();
-        Matcher m = f.message() == null ? null : UNKNOWN_TYPE_ID.matcher(f.message());
-        if (m == null || !m.find()) {
-            return error;
-        }
-        Class<?> type = settings.types().typeOf(Integer.parseInt(m.group(1)));
+        FailureFields fields = f.fields();
+        Class<?> type = fields.typeId() == null || fields.typeName() != null ? null : settings.types().typeOf(fields.typeId());
         if (type == null) {
             return error;
         }
-        String message = f.message().replace(m.group(), "type id " + m.group(1) + " (" + type.getName()
-                + " at the originator) is not registered on node '" + f.host() + "'");
-        return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message, f.host(),
-                f.hop(), f.path(), f.details(), f.console(), f.timings()), error.credit());
+        String message = f.message() + " (the originator registers type id " + fields.typeId() + " as " + type.getName()
+                + ")";
+        FailureFields named = new FailureFields(fields.transientCondition(), fields.sandboxRule(), type.getName(),
+                fields.typeId(), fields.diagnostics());
+        return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message,
+                f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), named), error.credit());
     }
 
     private static void rejectRequest(Node node, ChainRequest request, long arrivedNanos) {

@@ -4,6 +4,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -112,16 +113,16 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             FunctionResources.release(fileManager);
         }
         if (!ok) {
-            List<String> details = new ArrayList<>();
+            List<ChainingFunctionCompileException.Diagnostic> errors = new ArrayList<>();
             for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
                 if (d.getKind() == Diagnostic.Kind.ERROR) {
-                    details.add(d.getLineNumber() + ":" + d.getColumnNumber() + ": " + d.getMessage(Locale.ROOT));
+                    errors.add(new ChainingFunctionCompileException.Diagnostic(Math.max(0, d.getLineNumber()),
+                            Math.max(0, d.getColumnNumber()), d.getMessage(Locale.ROOT)));
                 }
             }
-            String first = details.isEmpty() ? "" : "; first: " + details.get(0).lines().findFirst().orElse("");
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, ErrorCode.CHAINING_FUNCTION_COMPILE.exceptionName(),
-                    "chaining function " + className + " (" + FunctionRuntime.shortId(source) + ") does not compile: " + details.size()
-                            + (details.size() == 1 ? " error" : " errors") + first, details, null);
+            String first = errors.isEmpty() ? "" : "; first: " + errors.get(0).toString().lines().findFirst().orElse("");
+            throw HopFailure.compileErrors("chaining function " + className + " (" + FunctionRuntime.shortId(source)
+                    + ") does not compile: " + errors.size() + (errors.size() == 1 ? " error" : " errors") + first, errors);
         }
         return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes));
     }
@@ -190,7 +191,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                 runner.run(init);
             }
         } catch (HopFailure f) {
-            throw f.code() == ErrorCode.SANDBOX_VIOLATION ? MonitoredExecution.limitExceeded(f.getMessage()) : f;
+            throw f.code() == ErrorCode.SANDBOX_VIOLATION ? MonitoredExecution.limitExceeded(f) : f;
         } catch (ExceptionInInitializerError e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, cause.getClass().getName(),

@@ -54,7 +54,7 @@ public final class MonitoredExecution {
             }
         });
         long began = System.nanoTime();
-        String violation = null;
+        SandboxViolation violation = null;
         long cancelledAt = 0;
         while (true) {
             try {
@@ -92,11 +92,16 @@ public final class MonitoredExecution {
     }
 
     /** A limit was exceeded: a failure of the moment (a loaded node may stop a parse that passes later). */
-    static HopFailure limitExceeded(String violation) {
-        return TransientFailure.of(ErrorCode.SANDBOX_VIOLATION, violation);
+    static HopFailure limitExceeded(SandboxViolation violation) {
+        return TransientFailure.sandboxViolation(violation.rule(), violation.reason());
     }
 
-    private static String check(long[] start, SandboxLimits limits, long elapsed) {
+    /** A limit was exceeded ({@code violation} says which): a failure of the moment. */
+    static HopFailure limitExceeded(HopFailure violation) {
+        return TransientFailure.of(violation);
+    }
+
+    private static SandboxViolation check(long[] start, SandboxLimits limits, long elapsed) {
         long id;
         long cpu0;
         long alloc0;
@@ -110,19 +115,21 @@ public final class MonitoredExecution {
             allocEnd = start[4];
         }
         if (elapsed > limits.wallTime().toNanos()) {
-            return "chaining function ran for more than " + limits.wallTime().toMillis() + " ms (rule: wall-time)";
+            return new SandboxViolation("wall-time", "chaining function ran for more than " + limits.wallTime().toMillis()
+                    + " ms");
         }
         if (id < 0) {
             return null; // not started yet
         }
         long cpu = (cpuEnd >= 0 ? cpuEnd : MX.getThreadCpuTime(id)) - cpu0;
         if (cpu0 >= 0 && cpu > limits.cpuTime().toNanos()) {
-            return "chaining function used more than " + limits.cpuTime().toMillis() + " ms of CPU time (rule: cpu-time)";
+            return new SandboxViolation("cpu-time", "chaining function used more than " + limits.cpuTime().toMillis()
+                    + " ms of CPU time");
         }
         long allocated = (allocEnd >= 0 ? allocEnd : MX.getThreadAllocatedBytes(id)) - alloc0;
         if (alloc0 >= 0 && allocated > limits.allocatedBytes()) {
-            return "chaining function allocated " + allocated + " bytes, over the limit of " + limits.allocatedBytes()
-                    + " (rule: memory)";
+            return new SandboxViolation("memory", "chaining function allocated " + allocated + " bytes, over the limit of "
+                    + limits.allocatedBytes());
         }
         return null;
     }

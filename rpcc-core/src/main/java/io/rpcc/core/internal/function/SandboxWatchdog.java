@@ -1,6 +1,5 @@
 package io.rpcc.core.internal.function;
 
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -75,9 +74,9 @@ final class SandboxWatchdog {
     static Invocation start(Budget budget, Consumer<HopFailure> onAbandon, AtomicInteger abandonedRunning) {
         int stuck = abandonedRunning.get();
         if (stuck >= MAX_ABANDONED) {
-            throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, "this node refuses sandboxed chaining functions "
+            throw HopFailure.sandboxViolation("sandbox-capacity", "this node refuses sandboxed chaining functions "
                     + "for now: " + stuck + " earlier invocations overran their wall time inside a JDK call and "
-                    + "their threads still run; retry later (rule: sandbox-capacity)");
+                    + "their threads still run; retry later", true, null);
         }
         Invocation inv = new Invocation(budget, onAbandon, abandonedRunning);
         RUNNING.add(inv);
@@ -112,9 +111,9 @@ final class SandboxWatchdog {
                     }
                     if (late > grace && inv.onAbandon != null && inv.abandon()) {
                         RUNNING.remove(inv);
-                        HopFailure failure = new HopFailure(ErrorCode.SANDBOX_VIOLATION, "chaining function ran for "
+                        HopFailure failure = HopFailure.sandboxViolation("wall-time", "chaining function ran for "
                                 + "more than " + TimeUnit.NANOSECONDS.toMillis(inv.budget.deadline() - inv.budget.started())
-                                + " ms, stuck in one JDK call; its thread was abandoned (rule: wall-time)");
+                                + " ms, stuck in one JDK call; its thread was abandoned", false, null);
                         Thread.ofVirtual().name("rpcc-sandbox-abandon").start(() -> inv.onAbandon.accept(failure));
                     }
                 }

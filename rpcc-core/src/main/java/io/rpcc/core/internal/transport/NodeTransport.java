@@ -39,6 +39,7 @@ import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.VersionRange;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -453,7 +454,7 @@ public final class NodeTransport implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
             framesReceived.incrementAndGet();
-            if (!(msg instanceof Hello || msg instanceof FrameDecoder.Refused)
+            if (!(msg instanceof Hello || msg instanceof FrameDecoder.Refused || msg instanceof FrameDecoder.VersionMismatch)
                     && (ctx.channel().attr(PEER).get() == null || !ctx.channel().isActive())) {
                 // the HELLO before it was refused (TLS identity) and the connection is closing: frames
                 // decoded from the same read must not run
@@ -467,6 +468,7 @@ public final class NodeTransport implements AutoCloseable {
                 case QuietFrame q -> listener.onQuiet(q);
                 case Hello h -> onHello(ctx.channel(), h);
                 case FrameDecoder.MalformedFrame m -> onMalformed(ctx, m.reason());
+                case FrameDecoder.VersionMismatch v -> onVersionMismatch(ctx.channel(), v);
                 case FrameDecoder.Refused r -> refuse(ctx.channel(), r.kind(), r.reason(), r.closes());
                 default -> throw new IllegalStateException("unexpected message " + msg.getClass());
             }
@@ -490,6 +492,27 @@ public final class NodeTransport implements AutoCloseable {
             } else {
                 handshake.complete(ch);
             }
+        }
+
+        /**
+         * The peer's HELLO shows no protocol version in common with this node's: counted and logged;
+         * an inbound connection is answered with this node's HELLO (so that the peer learns this
+         * node's versions and can say so) and closed; an outbound one fails its handshake with a
+         * {@link ErrorCode#PROTOCOL_VERSION} failure naming both nodes' versions.
+         */
+        private void onVersionMismatch(Channel ch, FrameDecoder.VersionMismatch v) {
+            refusals.count(Refusal.PROTOCOL_VERSION);
+            String peer = v.peer() != null ? v.peer() : expectedPeer != null ? expectedPeer : "the node at " + ch.remoteAddress();
+            String reason = VersionRange.SUPPORTED.mismatch(config.nodeName(), peer, v.versions());
+            warnings.warn(ch.remoteAddress(), "node '{}' refused {} from {}: {}; connection closed", config.nodeName(),
+                    Refusal.PROTOCOL_VERSION, ch.remoteAddress(), reason);
+            if (handshake == null) {
+                ch.writeAndFlush(wire.encode(self, config.maxFrameSize())).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            handshake.completeExceptionally(new HopFailure(ErrorCode.PROTOCOL_VERSION, "cannot reach '" + expectedPeer
+                    + "' at " + ch.remoteAddress() + ": " + reason));
+            ch.close();
         }
 
         /**
@@ -594,7 +617,9 @@ public final class NodeTransport implements AutoCloseable {
                 handshake.completeExceptionally(tlsFailure == null
                         ? new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer
                                 + "' closed during the rpcc handshake" + (tls == null
-                                ? " (if it runs TLS, this node needs TLS too: builder.tls(...))" : ""))
+                                ? " (if it runs TLS, this node needs TLS too: builder.tls(...))" : "")
+                                + "; a node of rpcc protocol version 2 or older closes the connection like this too: "
+                                + "then upgrade '" + expectedPeer + "'")
                         : new HopFailure(ErrorCode.PEER_AUTHENTICATION, "'" + expectedPeer + "' at " + key.address()
                                 + " closed the connection during the TLS handshake: "
                                 + TlsContexts.explain(tlsFailure), tlsFailure));

@@ -8,8 +8,10 @@ import io.netty.buffer.Unpooled;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionCompileException.Diagnostic;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.FailureFields;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
@@ -19,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Encodes and decodes rpcc frames (see {@link FrameType} for the layout). rpcc's own structures are
@@ -49,10 +52,12 @@ public final class WireFormat {
             Output out = new Output(256, maxFrameSize + 4);
             try {
                 out.writeInt(0);
-                out.writeByte(FrameType.PROTOCOL_VERSION);
+                out.writeByte(message instanceof Hello ? FrameType.HELLO_VERSION : FrameType.PROTOCOL_VERSION);
                 switch (message) {
                     case Hello h -> {
                         out.writeByte(FrameType.HELLO.wire());
+                        out.writeVarInt(h.versions().min(), true);
+                        out.writeVarInt(h.versions().max(), true);
                         out.writeString(h.node());
                         out.writeString(h.host());
                         out.writeVarInt(h.port(), true);
@@ -76,7 +81,7 @@ public final class WireFormat {
                     case ChainErrorFrame e -> {
                         out.writeByte(FrameType.ERROR.wire());
                         writeChain(out, e.chainId(), e.secret());
-                        out.writeVarInt(e.code().ordinal(), true);
+                        out.writeVarInt(e.code().number(), true);
                         writeFailure(out, e.failure());
                         writeCredit(out, e.credit());
                     }
@@ -288,6 +293,55 @@ public final class WireFormat {
         writeStrings(out, f.details());
         writeConsole(out, f.console());
         writeTimings(out, f.timings());
+        writeFields(out, f.fields());
+    }
+
+    /** Tags of the structured failure fields; a receiver skips tags it does not know. */
+    private static final int TRANSIENT = 1;
+    private static final int SANDBOX_RULE = 2;
+    private static final int TYPE_NAME = 3;
+    private static final int TYPE_ID = 4;
+    private static final int DIAGNOSTIC = 5;
+
+    private static void writeFields(Output out, FailureFields f) {
+        List<Output> fields = new ArrayList<>();
+        List<Integer> tags = new ArrayList<>();
+        if (f.transientCondition()) {
+            tags.add(TRANSIENT);
+            fields.add(new Output(0));
+        }
+        if (f.sandboxRule() != null) {
+            tags.add(SANDBOX_RULE);
+            fields.add(field(o -> o.writeString(f.sandboxRule())));
+        }
+        if (f.typeName() != null) {
+            tags.add(TYPE_NAME);
+            fields.add(field(o -> o.writeString(f.typeName())));
+        }
+        if (f.typeId() != null) {
+            tags.add(TYPE_ID);
+            fields.add(field(o -> o.writeVarInt(f.typeId(), false)));
+        }
+        for (Diagnostic d : f.diagnostics()) {
+            tags.add(DIAGNOSTIC);
+            fields.add(field(o -> {
+                o.writeVarLong(d.line(), true);
+                o.writeVarLong(d.column(), true);
+                o.writeString(d.message());
+            }));
+        }
+        out.writeVarInt(fields.size(), true);
+        for (int i = 0; i < fields.size(); i++) {
+            out.writeVarInt(tags.get(i), true);
+            out.writeVarInt(fields.get(i).position(), true);
+            out.writeBytes(fields.get(i).getBuffer(), 0, fields.get(i).position());
+        }
+    }
+
+    private static Output field(Consumer<Output> write) {
+        Output o = new Output(32, -1);
+        write.accept(o);
+        return o;
     }
 
     // ---------------------------------------------------------------- decoding
@@ -305,20 +359,22 @@ public final class WireFormat {
         if (bytes.length < 2) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "frame of " + bytes.length + " bytes is too short");
         }
-        if (bytes[0] != FrameType.PROTOCOL_VERSION) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unsupported protocol version " + bytes[0]
-                    + " (this node speaks version " + FrameType.PROTOCOL_VERSION + ")");
-        }
         FrameType type = FrameType.fromWire(bytes[1]);
         if (type == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown frame type " + bytes[1]);
+        }
+        byte expected = type == FrameType.HELLO ? FrameType.HELLO_VERSION : FrameType.PROTOCOL_VERSION;
+        if (bytes[0] != expected) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unsupported protocol version " + bytes[0]
+                    + " (this node speaks " + VersionRange.SUPPORTED.describe() + ")");
         }
         Input in = new BoundedInput(bytes, 2, bytes.length - 2);
         return serialization.withKryo(kryo -> {
             Object message;
             try {
                 message = switch (type) {
-                    case HELLO -> new Hello(in.readString(), in.readString(), in.readVarInt(true), in.readVarInt(true));
+                    case HELLO -> new Hello(new VersionRange(in.readVarInt(true), in.readVarInt(true)), in.readString(),
+                            in.readString(), in.readVarInt(true), in.readVarInt(true));
                     case REQUEST -> readRequest(kryo, in);
                     case RESULT -> readResult(kryo, in);
                     case ERROR -> new ChainErrorFrame(in.readVarLong(true), readSecret(in),
@@ -332,7 +388,8 @@ public final class WireFormat {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: "
                         + (e instanceof StackOverflowError ? "it overflowed the stack" : e.getMessage()), e);
             }
-            if (in.position() != in.limit() && (message instanceof Hello || message instanceof QuietFrame
+            boolean newerHello = message instanceof Hello h && h.versions().max() > VersionRange.SUPPORTED.max();
+            if (in.position() != in.limit() && !newerHello && (message instanceof Hello || message instanceof QuietFrame
                     || message instanceof ChainErrorFrame)) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
@@ -550,7 +607,36 @@ public final class WireFormat {
 
     private static ChainFailure readFailure(Input in) {
         return new ChainFailure(in.readString(), in.readString(), in.readString(), in.readVarInt(true),
-                readStrings(in), readStrings(in), readConsole(in), readTimings(in));
+                readStrings(in), readStrings(in), readConsole(in), readTimings(in), readFields(in));
+    }
+
+    private static FailureFields readFields(Input in) {
+        int n = count(in);
+        boolean transientCondition = false;
+        String rule = null;
+        String typeName = null;
+        Integer typeId = null;
+        List<Diagnostic> diagnostics = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int tag = in.readVarInt(true);
+            int length = count(in);
+            int end = in.position() + length;
+            switch (tag) {
+                case TRANSIENT -> transientCondition = true;
+                case SANDBOX_RULE -> rule = in.readString();
+                case TYPE_NAME -> typeName = in.readString();
+                case TYPE_ID -> typeId = in.readVarInt(false);
+                case DIAGNOSTIC -> diagnostics.add(new Diagnostic(in.readVarLong(true), in.readVarLong(true),
+                        in.readString()));
+                default -> { } // a field of a newer version: skipped
+            }
+            if (in.position() > end) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "failure field " + tag + " overruns its " + length
+                        + " bytes");
+            }
+            in.setPosition(end); // a newer version may have extended a field
+        }
+        return new FailureFields(transientCondition, rule, typeName, typeId, diagnostics);
     }
 
     /** A list length, checked against what the frame can hold (a corrupt length must not allocate gigabytes). */

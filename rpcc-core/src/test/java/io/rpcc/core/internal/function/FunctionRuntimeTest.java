@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
+import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.internal.wire.ErrorCode;
@@ -148,8 +149,11 @@ class FunctionRuntimeTest {
                 """);
         HopFailure e = assertThrows(HopFailure.class, () -> rt.load(broken));
         assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, e.code());
-        assertEquals(1, e.details().size());
-        assertTrue(e.details().get(0).startsWith("4:17: incompatible types"), e.details().get(0));
+        assertEquals(1, e.fields().diagnostics().size());
+        ChainingFunctionCompileException.Diagnostic d = e.fields().diagnostics().get(0);
+        assertEquals(4, d.line());
+        assertEquals(17, d.column());
+        assertTrue(d.message().startsWith("incompatible types"), d.message());
         assertThrows(HopFailure.class, () -> rt.load(broken));
         assertEquals(1, rt.stats().misses(), "a source that does not compile is not compiled again");
     }

@@ -15,6 +15,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainingFunctionCompileException.Diagnostic;
+import io.rpcc.core.FailureFields;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
@@ -31,6 +33,7 @@ import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.VersionRange;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
@@ -129,6 +132,11 @@ class FrameCodecTest {
         ChainErrorFrame error = new ChainErrorFrame(9, SECRET, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(), List.of()), Credit.ONE);
         assertEquals(error, roundTrip(error));
+        FailureFields fields = new FailureFields(true, "wall-time", "com.example.Order", 1_048_675,
+                List.of(new Diagnostic(4, 17, "incompatible types"), new Diagnostic(9, 1, "';' expected")));
+        ChainErrorFrame structured = new ChainErrorFrame(10, SECRET, ErrorCode.SANDBOX_VIOLATION, new ChainFailure("n", "m",
+                "h", 2, List.of("h"), List.of(), List.of(), List.of(), fields), Credit.ONE);
+        assertEquals(structured, roundTrip(structured));
 
         ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(3, SECRET, 2, "b", order, null));
         assertEquals(order, reply.value());
@@ -262,7 +270,8 @@ class FrameCodecTest {
             bareChannel.writeInbound(wire.encode(request, MAX));
             ChainRequest got = bareChannel.readInbound();
             assertEquals(request.header(), got.header(), "the header is readable, so the originator can be told");
-            assertEquals(ErrorCode.MALFORMED_FRAME, got.decodeError().code());
+            assertEquals(ErrorCode.UNREGISTERED_TYPE, got.decodeError().code());
+            assertEquals(TypeRegistry.nameDerivedId(Order.class), got.decodeError().fields().typeId());
             assertTrue(got.decodeError().getMessage().contains("type id " + TypeRegistry.nameDerivedId(Order.class)
                     + " is not registered on this node"), got.decodeError().getMessage());
         } finally {
@@ -341,6 +350,72 @@ class FrameCodecTest {
             refused(badHost, Refusal.INVALID_HELLO, true);
         } finally {
             badHost.finishAndReleaseAll();
+        }
+    }
+
+    /** A HELLO frame as a node speaking {@code versions} sends it, with {@code extension} after the version-3 fields. */
+    private ByteBuf helloOf(VersionRange versions, byte[] extension) {
+        ByteBuf hello = wire.encode(new Hello(versions, "peer", "127.0.0.1", 7000, MAX), MAX);
+        ByteBuf frame = Unpooled.buffer();
+        frame.writeInt(hello.readableBytes() - 4 + extension.length);
+        frame.writeBytes(hello, 4, hello.readableBytes() - 4);
+        frame.writeBytes(extension);
+        hello.release();
+        return frame;
+    }
+
+    @Test
+    void peersAgreeOnTheHighestCommonVersionAndANewerHelloMayCarryMoreFields() {
+        for (VersionRange offered : List.of(new VersionRange(3, 3), new VersionRange(1, 3), new VersionRange(3, 9))) {
+            EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+            try {
+                byte[] extension = offered.max() > 3 ? new byte[] {1, 2, 3} : new byte[0];
+                fresh.writeInbound(helloOf(offered, extension));
+                Hello got = assertInstanceOf(Hello.class, fresh.readInbound(), offered.toString());
+                assertEquals(offered, got.versions());
+                assertEquals(3, VersionRange.SUPPORTED.agree(offered));
+                QuietFrame quiet = new QuietFrame(1, SECRET, Credit.ONE);
+                fresh.writeInbound(wire.encode(quiet, MAX));
+                assertEquals(quiet, fresh.readInbound(), "frames of the agreed version follow");
+            } finally {
+                fresh.finishAndReleaseAll();
+            }
+        }
+    }
+
+    @Test
+    void aHelloWithoutACommonVersionIsRefusedNamingBothRanges() {
+        for (VersionRange offered : List.of(new VersionRange(4, 5), new VersionRange(1, 2), new VersionRange(5, 4))) {
+            EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+            try {
+                fresh.writeInbound(helloOf(offered, new byte[0]), wire.encode(new QuietFrame(1, SECRET, Credit.ONE), MAX));
+                FrameDecoder.VersionMismatch m = assertInstanceOf(FrameDecoder.VersionMismatch.class, fresh.readInbound());
+                assertEquals("peer", m.peer());
+                assertEquals(offered, m.versions());
+                assertNull(fresh.readInbound(), "nothing after the refused HELLO is decoded");
+            } finally {
+                fresh.finishAndReleaseAll();
+            }
+        }
+        assertEquals("'new' speaks rpcc protocol versions 4 to 5 and 'me' speaks version 3: no version in common; "
+                + "upgrade 'me' to an rpcc build that speaks versions 4 to 5",
+                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(4, 5)));
+        assertEquals("'old' speaks rpcc protocol version 2 and 'me' speaks version 3: no version in common; "
+                + "upgrade 'old' to an rpcc build that speaks version 3",
+                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(2, 2)));
+    }
+
+    @Test
+    void aHelloOfVersionTwoIsRefusedFromItsVersionByte() {
+        EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+        try {
+            // version 2's HELLO: version byte 2, type 1, then node host port maxFrameSize (no range)
+            fresh.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, 12, 2, 1}));
+            FrameDecoder.VersionMismatch m = assertInstanceOf(FrameDecoder.VersionMismatch.class, fresh.readInbound());
+            assertNull(m.peer(), "refused before its name is read");
+            assertEquals(new VersionRange(2, 2), m.versions());
+        } finally {
+            fresh.finishAndReleaseAll();
         }
     }
 

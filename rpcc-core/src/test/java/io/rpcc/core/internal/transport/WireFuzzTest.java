@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -73,7 +74,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       framing refusals for oversized and negative lengths); never any other exception, error
  *       (stack overflow, out of memory) or hang;</li>
  *   <li>decoding allocates at most a small multiple of the frame's size;</li>
- *   <li>a user value that cannot be read is reported in the frame's {@code decodeError} with its
+ *   <li>a user value that cannot be read is reported in the frame's {@code decodeError} (of kind
+ *       {@code MALFORMED_FRAME}, or {@code UNREGISTERED_TYPE} with the unknown type id) with its
  *       header intact, never thrown;</li>
  *   <li>a decoded frame re-encodes, and decoding that again gives an equal frame;</li>
  *   <li>every buffer is released.</li>
@@ -202,7 +204,7 @@ class WireFuzzTest {
         }
         HopFailure decodeError = decodeError(message);
         if (decodeError != null) {
-            checkMalformed(decodeError);
+            checkUnreadableValue(decodeError);
         } else {
             checkRoundTrip(message);
         }
@@ -244,6 +246,7 @@ class WireFuzzTest {
         switch (message) {
             case FrameDecoder.MalformedFrame m -> checkMalformed(m.reason());
             case FrameDecoder.Refused r -> { } // a typed refusal: the node counts it and closes if it must
+            case FrameDecoder.VersionMismatch v -> { } // a HELLO without a common version: refused, closed
             case Hello h -> { }
             case ChainRequest r -> { }
             case ChainResultFrame r -> { }
@@ -257,6 +260,15 @@ class WireFuzzTest {
     private static void checkMalformed(HopFailure e) {
         assertEquals(ErrorCode.MALFORMED_FRAME, e.code(), e::toString);
         assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), "a refusal without a reason");
+    }
+
+    /** A user value that could not be read: malformed, or of a type id this node has not registered (that id given). */
+    private static void checkUnreadableValue(HopFailure e) {
+        if (e.code() == ErrorCode.UNREGISTERED_TYPE) {
+            assertNotNull(e.fields().typeId(), e::toString);
+            return;
+        }
+        checkMalformed(e);
     }
 
     /**
