@@ -70,6 +70,19 @@ public final class RpccServer implements AutoCloseable {
                 f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads());
     }
 
+    /**
+     * Chains this server remembers for cancellation: where it sent them, hops of them running here,
+     * cancelled ones whose request may still come (test hook: drains to zero once chains end).
+     */
+    int trackedChains() {
+        return node.trackedChains();
+    }
+
+    /** Hop requests this server refused because their chain had been cancelled (test hook). */
+    long refusedAfterCancel() {
+        return node.refusedAfterCancel();
+    }
+
     /** Stops listening and closes its connections. */
     @Override
     public void close() {

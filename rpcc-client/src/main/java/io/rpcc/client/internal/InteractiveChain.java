@@ -13,11 +13,13 @@ import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.chain.HopContext;
+import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -53,9 +55,9 @@ public final class InteractiveChain {
 
     /** Runs a chain on the calling thread and waits until it is finished; replies are collected in the result. */
     public ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                     ChainState state, Duration timeout, int maxHops) {
+                                     ChainState state, Duration timeout, Instant deadline, int maxHops) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        Run run = run(server, serviceFunction, params, cf, state, timeout, maxHops,
+        Run run = run(server, serviceFunction, params, cf, state, timeout, deadline, maxHops,
                 (value, hop, host, from) -> collected.add(value));
         ChainLauncher.join(run.finished().handle((v, e) -> {
             if (run.error() != null) {
@@ -72,11 +74,11 @@ public final class InteractiveChain {
     /** Runs a chain on the node's executor; the future completes like {@link ChainLauncher#start}'s. */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Duration timeout,
-                                               int maxHops) {
+                                               Instant deadline, int maxHops) {
         CompletableFuture<ChainResult> out = new CompletableFuture<>();
         launcher.node().executor().execute(() -> {
             try {
-                out.complete(runCollecting(server, serviceFunction, params, cf, state, timeout, maxHops));
+                out.complete(runCollecting(server, serviceFunction, params, cf, state, timeout, deadline, maxHops));
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
             }
@@ -87,11 +89,11 @@ public final class InteractiveChain {
     /** Runs a chain on the node's executor, handing replies to {@code replies} as they arrive. */
     public <T> ReplySet<T> startWithReplies(ReplySet<T> replies, String server, String serviceFunction, Object params,
                                             ChainingFunctionSource cf, ChainState state, Duration timeout,
-                                            int maxHops) {
+                                            Instant deadline, int maxHops) {
         launcher.node().executor().execute(() -> {
             Run run;
             try {
-                run = run(server, serviceFunction, params, cf, state, timeout, maxHops, replies.sink());
+                run = run(server, serviceFunction, params, cf, state, timeout, deadline, maxHops, replies.sink());
             } catch (RuntimeException | Error e) {
                 replies.resultFailed(e);
                 replies.finished(null);
@@ -109,10 +111,10 @@ public final class InteractiveChain {
 
     /** Runs a chain on the calling thread; returns when its result (or error) is known. */
     public Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-                   Duration timeout, int maxHops, ChainOriginator.ReplySink sink) {
+                   Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink) {
         Node node = launcher.node();
         long start = System.nanoTime();
-        long deadline = start + timeout.toNanos();
+        long deadlineNanos = start + timeout.toNanos();
         List<String> path = List.of();
         List<ConsoleLine> console = new CopyOnWriteArrayList<>();
         List<HopTiming> timings = new ArrayList<>();
@@ -123,15 +125,15 @@ public final class InteractiveChain {
         ChainingFunctionSource current = cf;
         try {
             for (int hop = 1; ; hop++) {
-                long left = deadline - System.nanoTime();
+                long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
                     throw ErrorCode.TIMEOUT.toException(new ChainFailure(ErrorCode.TIMEOUT.exceptionName(),
                             "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(),
                             console, timings));
                 }
                 ChainOriginator.Pending step = launcher.launch(server, serviceFunction, params,
-                        ChainingFunctionSource.NONE, ChainState.empty(), Duration.ofNanos(left), hop, maxHops, path,
-                        sink);
+                        ChainingFunctionSource.NONE, ChainState.empty(), Duration.ofNanos(left), deadline, hop, maxHops,
+                        path, sink);
                 finishes.add(step.finished());
                 ChainOriginator.Arrival arrival = ChainLauncher.join(step.outcome());
                 path = arrival.frame().path();
@@ -153,8 +155,9 @@ public final class InteractiveChain {
                     loadNanos = loaded.loadNanos();
                     cfStart = System.nanoTime();
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
+                    long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
                     try (var scope = CurrentContext.enter(new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, local))) {
+                            node.name(), cfConsole, local, new HopControl(System.nanoTime(), budget)))) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {

@@ -2,6 +2,7 @@ package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.VirtualConsole;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -10,7 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The {@link ChainContext} of one service or chaining function invocation. Work handed to other
  * threads through its wrappers keeps the context and holds the hop's {@link Replies} count open
- * until it ends.
+ * until it ends; while it runs, its thread is one that a cancel of the chain interrupts
+ * ({@link HopControl}).
  */
 public final class HopContext implements ChainContext {
     private final String chainId;
@@ -19,9 +21,12 @@ public final class HopContext implements ChainContext {
     private final String node;
     private final VirtualConsole console;
     private final Replies replies;
+    private final HopControl control;
 
-    /** A context whose partial replies go to {@code replies}. */
-    public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies) {
+    /** A context whose partial replies go to {@code replies}, with the deadline and cancellation of {@code control}. */
+    public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies,
+                      HopControl control) {
+        this.control = control;
         this.chainId = chainId;
         this.originator = originator;
         this.hop = hop;
@@ -53,6 +58,16 @@ public final class HopContext implements ChainContext {
     @Override
     public VirtualConsole console() {
         return console;
+    }
+
+    @Override
+    public Instant deadline() {
+        return control.deadline();
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return control.isCancelled();
     }
 
     @Override
@@ -90,7 +105,7 @@ public final class HopContext implements ChainContext {
             if (!ran.compareAndSet(false, true)) {
                 throw new IllegalStateException("a task wrapped by ChainContext.wrap runs once");
             }
-            try (var scope = CurrentContext.enter(this)) {
+            try (var scope = CurrentContext.enter(this); var working = control.enter()) {
                 return task.call();
             } finally {
                 replies.lower();

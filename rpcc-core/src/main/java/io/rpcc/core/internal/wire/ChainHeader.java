@@ -22,8 +22,22 @@ import java.util.List;
  * @param serviceFunction the service function to run
  * @param chainingFunction the chaining function to run after it, or {@link ChainingFunctionSource#NONE}
  * @param credit the share of the chain's termination credit that this hop receives
+ * @param budgetNanos what is left of the chain's deadline when the request leaves its sender, in
+ *     nanoseconds (zero or less: expired), or {@link #NO_DEADLINE}; a budget, not a time, so that the
+ *     nodes' clocks need not agree
  */
 public record ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop, int maxHops,
                           List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                          String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit) {
+                          String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
+                          long budgetNanos) {
+    /** The budget of a chain without a deadline. */
+    public static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    /** This header for the next hop: the same chain, with the given fields changed. */
+    public ChainHeader next(int hop, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
+                            String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
+                            long budgetNanos) {
+        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
+                serviceFunction, chainingFunction, credit, budgetNanos);
+    }
 }

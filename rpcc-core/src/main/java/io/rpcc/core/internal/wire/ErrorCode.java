@@ -1,10 +1,12 @@
 package io.rpcc.core.internal.wire;
 
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionException;
+import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.FrameTooLargeException;
 import io.rpcc.core.HopLimitExceededException;
 import io.rpcc.core.HopUnreachableException;
@@ -37,7 +39,11 @@ public enum ErrorCode {
             io.rpcc.core.RepositoryUnavailableException::new),
     /** Appended last: a code's ordinal is its wire value. */
     PEER_AUTHENTICATION(io.rpcc.core.PeerAuthenticationException.class,
-            io.rpcc.core.PeerAuthenticationException::new);
+            io.rpcc.core.PeerAuthenticationException::new),
+    /** A hop arrived after the chain's deadline (wire value 17). */
+    DEADLINE_EXCEEDED(DeadlineExceededException.class, DeadlineExceededException::new),
+    /** The originator cancelled the chain (wire value 18). */
+    CANCELLED(ChainCancelledException.class, ChainCancelledException::new);
 
     private static final ErrorCode[] VALUES = values();
 

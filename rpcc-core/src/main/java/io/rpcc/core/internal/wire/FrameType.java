@@ -7,20 +7,22 @@ package io.rpcc.core.internal.wire;
  * <pre>
  * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
  * HELLO   := node host port:varint maxFrameSize:varint           (first frame each way)
- * REQUEST := header credit params:value state                      (run a hop; the header starts with chain)
+ * REQUEST := header credit budget params:value state               (run a hop; the header starts with chain)
  * RESULT  := chain path console timings credit value              (last hop to originator)
  * ERROR   := chain code:varint failure credit                      (any hop to originator)
  * REPLY   := chain hop:varint host value                           (preturn: any hop to originator)
  * QUIET   := chain credit                                          (a hop that sent replies is done)
+ * CANCEL  := chain origin:string budget                             (originator, then along the chain's trail)
  * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
+ * budget  := present:int8 [remainingNanos:varlong zigzag]          (0: no deadline; else nanoseconds left, &lt;= 0: expired)
  * </pre>
  *
  * The header of a REQUEST holds only rpcc's own types, so a receiver can always read it and report
  * a failure to decode the user values that follow to the chain's originator.
  */
 public enum FrameType {
-    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6);
+    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), CANCEL(8);
 
     /** The protocol version every frame carries. */
     public static final byte PROTOCOL_VERSION = 2;
@@ -45,6 +47,7 @@ public enum FrameType {
             case 4 -> ERROR;
             case 5 -> REPLY;
             case 6 -> QUIET;
+            case 8 -> CANCEL;
             default -> null;
         };
     }

@@ -37,8 +37,9 @@ public final class WireFormat {
     // ---------------------------------------------------------------- encoding
 
     /**
-     * Encodes {@code message} (a {@link Hello}, {@link ChainRequest}, {@link ChainResultFrame} or
-     * {@link ChainErrorFrame}) into a complete frame.
+     * Encodes {@code message} (a {@link Hello}, {@link ChainRequest}, {@link ChainResultFrame},
+     * {@link ChainErrorFrame}, {@link ReplyFrame}, {@link QuietFrame} or {@link CancelFrame}) into a
+     * complete frame.
      *
      * @throws HopFailure if a value cannot be serialized or the frame exceeds {@code maxFrameSize}
      */
@@ -90,6 +91,12 @@ public final class WireFormat {
                         writeChain(out, q.chainId(), q.secret());
                         writeCredit(out, q.credit());
                     }
+                    case CancelFrame c -> {
+                        out.writeByte(FrameType.CANCEL.wire());
+                        writeChain(out, c.chainId(), c.secret());
+                        out.writeString(c.origin());
+                        writeBudget(out, c.budgetNanos());
+                    }
                     default -> throw new IllegalArgumentException("not an rpcc message: " + message.getClass());
                 }
             } catch (HopFailure e) {
@@ -139,6 +146,27 @@ public final class WireFormat {
         out.writeString(h.serviceFunction());
         writeFunction(out, h.chainingFunction());
         writeCredit(out, h.credit());
+        writeBudget(out, h.budgetNanos());
+    }
+
+    private static void writeBudget(Output out, long budgetNanos) {
+        if (budgetNanos == ChainHeader.NO_DEADLINE) {
+            out.writeByte(0);
+        } else {
+            out.writeByte(1);
+            out.writeVarLong(budgetNanos, false);
+        }
+    }
+
+    private static long readBudget(Input in) {
+        return switch (in.readByte()) {
+            case 0 -> ChainHeader.NO_DEADLINE;
+            case 1 -> {
+                long budget = in.readVarLong(false);
+                yield budget == ChainHeader.NO_DEADLINE ? budget - 1 : budget;
+            }
+            default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt deadline flag");
+        };
     }
 
     private static void writeCredit(Output out, Credit c) {
@@ -264,6 +292,7 @@ public final class WireFormat {
                             ErrorCode.fromWire(in.readVarInt(true)), readFailure(in), readCredit(in));
                     case REPLY -> readReply(kryo, in);
                     case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in));
+                    case CANCEL -> readCancel(in);
                 };
             } catch (HopFailure e) {
                 throw e;
@@ -272,7 +301,7 @@ public final class WireFormat {
                         + (e instanceof StackOverflowError ? "it overflowed the stack" : e.getMessage()), e);
             }
             if (in.position() != in.limit() && (message instanceof Hello || message instanceof QuietFrame
-                    || message instanceof ChainErrorFrame)) {
+                    || message instanceof ChainErrorFrame || message instanceof CancelFrame)) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
@@ -283,7 +312,7 @@ public final class WireFormat {
     private ChainRequest readRequest(Kryo kryo, Input in) {
         ChainHeader header = new ChainHeader(in.readVarLong(true), readSecret(in), in.readString(), in.readString(),
                 in.readVarInt(true), in.readVarInt(true), in.readVarInt(true), readStrings(in), readConsole(in),
-                readTimings(in), in.readString(), readFunction(in), readCredit(in));
+                readTimings(in), in.readString(), readFunction(in), readCredit(in), readBudget(in));
         if (header.origin() == null || header.serviceFunction() == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");
         }
@@ -297,6 +326,14 @@ public final class WireFormat {
                     : serialization.decodeFailure(e, "the parameters or state for service function '"
                     + header.serviceFunction() + "'"));
         }
+    }
+
+    private static CancelFrame readCancel(Input in) {
+        CancelFrame cancel = new CancelFrame(in.readVarLong(true), readSecret(in), in.readString(), readBudget(in));
+        if (cancel.origin() == null) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "CANCEL frame without origin");
+        }
+        return cancel;
     }
 
     private ChainResultFrame readResult(Kryo kryo, Input in) {

@@ -20,6 +20,7 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
@@ -89,7 +90,20 @@ class FrameCodecTest {
         return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
                 List.of(new ConsoleLine(1, "a", "chaining", "hi")),
                 List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), function,
-                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half());
+                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(), 1_500_000_000L);
+    }
+
+    @Test
+    void deadlineBudgetsRoundTripInTheHeader() {
+        for (long budget : new long[] {ChainHeader.NO_DEADLINE, 0, 1, -1, -5_000_000_000L, 30_000_000_000L,
+                ChainHeader.NO_DEADLINE - 1, Long.MIN_VALUE}) {
+            ChainHeader h = header("f").next(3, List.of(), List.of(), List.of(), "f", ChainingFunctionSource.NONE,
+                    Credit.ONE, budget);
+            ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, null, ChainState.empty(), null));
+            assertEquals(budget, got.header().budgetNanos(), "budget " + budget);
+            CancelFrame cancel = (CancelFrame) roundTrip(new CancelFrame(8, SECRET, "o", budget));
+            assertEquals(budget, cancel.budgetNanos(), "cancel budget " + budget);
+        }
     }
 
     @Test
@@ -138,6 +152,9 @@ class FrameCodecTest {
         QuietFrame other = (QuietFrame) roundTrip(new QuietFrame(4, ChainSecret.random(), tiny));
         assertFalse(SECRET.matches(other.secret()), "the secret travels: another one does not match");
         assertFalse(request.header().toString().contains(Long.toString(SECRET.high())), "secrets are never printed");
+
+        CancelFrame cancel = new CancelFrame(6, SECRET, "client-1", 250_000_000L);
+        assertEquals(cancel, roundTrip(cancel));
     }
 
     @Test
@@ -422,13 +439,13 @@ class FrameCodecTest {
     void aRequestWithAnOriginNoOneCouldAnswerIsDropped() {
         for (String host : new String[] {"", "a b", "x".repeat(300), "evil/../host", "-lead.example"}) {
             ChainHeader h = new ChainHeader(1, SECRET, "client", host, 4000, 1, 10, List.of(), List.of(), List.of(), "f",
-                    ChainingFunctionSource.NONE, Credit.ONE);
+                    ChainingFunctionSource.NONE, Credit.ONE, ChainHeader.NO_DEADLINE);
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), 1 << 16));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }
         for (int port : new int[] {0, 70000}) {
             ChainHeader h = new ChainHeader(1, SECRET, "client", "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(),
-                    "f", ChainingFunctionSource.NONE, Credit.ONE);
+                    "f", ChainingFunctionSource.NONE, Credit.ONE, ChainHeader.NO_DEADLINE);
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), MAX));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }
