@@ -13,10 +13,16 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
+import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -47,10 +53,11 @@ class ChainCancellationTest {
     /** What the service functions saw, by {@code id.what}. */
     static final Map<String, Object> seen = new ConcurrentHashMap<>();
     static final Map<String, CountDownLatch> latches = new ConcurrentHashMap<>();
+    static final AtomicInteger producers = new AtomicInteger();
     static final StaticRoute FIVE_HOPS = StaticRoute.of(StaticRoute.hop("s1", "step"), StaticRoute.hop("s2", "step"),
             StaticRoute.hop("s3", "step"), StaticRoute.hop("s4", "step"), StaticRoute.hop("s5", "step"));
     /** Short, so that what the nodes remember of these chains (their budget plus 5 s) drains during the class. */
-    static final Duration TIMEOUT = Duration.ofSeconds(5);
+    static final Duration TIMEOUT = Duration.ofSeconds(10);
 
     static CountDownLatch latch(String name, int count) {
         return latches.computeIfAbsent(name, n -> new CountDownLatch(count));
@@ -100,7 +107,7 @@ class ChainCancellationTest {
                 }
             }
         } catch (RuntimeException e) {
-            seen.put(id + ".producer" + latch(id + ".producers", 2).getCount(), e);
+            seen.put(id + ".producer" + producers.incrementAndGet(), e);
             latch(id + ".producers", 2).countDown();
         }
     }
@@ -159,7 +166,7 @@ class ChainCancellationTest {
     void cancellingAReplySetStopsItsProducersAndItsChain() throws Exception {
         ReplySet<String> replies = client.startChainWithReplies(ChainCall.along(FIVE_HOPS, "replies|produce|3").timeout(TIMEOUT),
                 String.class);
-        for (int i = 0; i < 20; i++) {
+        for (int i = 0; i < 5; i++) {
             assertTrue(replies.next().startsWith("replies:"));
         }
         assertTrue(replies.cancel());
@@ -218,6 +225,30 @@ class ChainCancellationTest {
         assertTrue(seen.get("forged.interrupted") == null, "the running hop was not interrupted");
         f.cancel(true);
         await("forged.interrupted");
+    }
+
+    @Test
+    void aCancelThatOvertakesItsRequestMakesTheNodeRefuseIt() throws Exception {
+        RpccServer s1 = servers.get("s1");
+        long refusedBefore = s1.refusedAfterCancel();
+        try (RawPeer origin = new RawPeer("origin-x", cluster.names.resolve("s1").orElseThrow())) {
+            origin.handshake();
+            ChainSecret secret = ChainSecret.random();
+            long budget = TIMEOUT.toNanos();
+            origin.send(RawPeer.bytes(new CancelFrame(1, secret, "origin-x", budget)));
+            int port = origin.listener.getLocalPort();
+            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(1, secret, "origin-x", "127.0.0.1", port, 1, 10,
+                    List.of(), List.of(), List.of(), "step", ChainingFunctionSource.NONE, Credit.ONE, budget),
+                    "overtaken|none|0", ChainState.empty(), null)));
+            // a chain that was not cancelled runs, and its result comes back: the node read both frames
+            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(2, ChainSecret.random(), "origin-x",
+                    "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(), "step", ChainingFunctionSource.NONE,
+                    Credit.ONE, budget), "notCancelled|none|0", ChainState.empty(), null)));
+            assertInstanceOf(ChainResultFrame.class, origin.read());
+        }
+        assertEquals(1, runs("notCancelled", 1));
+        assertEquals(0, runs("overtaken", 1), "the request that came after its cancel did not run");
+        assertEquals(refusedBefore + 1, s1.refusedAfterCancel());
     }
 
     @Test
