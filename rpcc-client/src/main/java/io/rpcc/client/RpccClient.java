@@ -5,7 +5,6 @@ import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.InteractiveChain;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
-import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
@@ -177,11 +176,9 @@ public final class RpccClient implements AutoCloseable {
         call = prepare(Objects.requireNonNull(call, "call"));
         ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, node.executor());
         if (isInteractive(call)) {
-            replies.cancelWith(() -> replies.finished(new ChainCancelledException(new ChainFailure(
-                    ChainCancelledException.class.getName(), "interactive chain cancelled by ReplySet.cancel() (the "
-                    + "step in progress runs to its end)", name(), 0, List.of(), List.of(), List.of(), List.of()))));
-            return interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), timeout(call), call.deadline(), maxHops(call));
+            replies.cancelWith(interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(),
+                    call.params(), call.chainingFunction(), call.state(), timeout(call), call.deadline(), maxHops(call)));
+            return replies;
         }
         replies.cancelWith(launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
                 call.chainingFunction(), call.state(), timeout(call), call.deadline(), maxHops(call)));

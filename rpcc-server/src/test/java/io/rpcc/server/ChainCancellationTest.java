@@ -163,6 +163,16 @@ class ChainCancellationTest {
     }
 
     @Test
+    void cancellingAnInteractiveChainStopsItsStepInFlightAndTheStepsAfter() throws Exception {
+        CompletableFuture<ChainResult> f = client.startChain(ChainCall.along(FIVE_HOPS, "interactive|block|3")
+                .timeout(TIMEOUT).interactive(true));
+        await("interactive.entered");
+        assertTrue(f.cancel(true));
+        assertThrows(CancellationException.class, f::join);
+        assertStoppedAtHop3("interactive");
+    }
+
+    @Test
     void cancellingAReplySetStopsItsProducersAndItsChain() throws Exception {
         ReplySet<String> replies = client.startChainWithReplies(ChainCall.along(FIVE_HOPS, "replies|produce|3").timeout(TIMEOUT),
                 String.class);
