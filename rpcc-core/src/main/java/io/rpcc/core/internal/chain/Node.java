@@ -189,24 +189,28 @@ public final class Node implements InboundListener, AutoCloseable {
         if (c.next() != null) {
             long budget = c.budgetNanos() == ChainHeader.NO_DEADLINE ? c.budgetNanos() : c.budgetNanos() - allowanceNanos();
             CancelFrame frame = new CancelFrame(chainId, secret, origin, budget);
-            InetSocketAddress address;
-            try {
-                address = settings.resolver().resolve(c.next()).orElse(null);
-            } catch (RuntimeException e) {
-                address = null;
-            }
-            if (address == null) {
-                log.debug("cannot pass the cancel of chain {}#{} on to '{}': no address", origin, chainId, c.next());
-            } else {
-                transport.send(c.next(), address, frame).whenComplete((v, e) -> {
-                    if (e != null) {
-                        log.debug("cannot pass the cancel of chain {}#{} on to '{}': {}", origin, chainId, c.next(),
-                                unwrap(e).getMessage());
-                    }
-                });
-            }
+            executor().execute(() -> passOn(c.next(), frame)); // the resolver may block: not on an event loop
         }
         return true;
+    }
+
+    private void passOn(String next, CancelFrame frame) {
+        InetSocketAddress address;
+        try {
+            address = settings.resolver().resolve(next).orElse(null);
+        } catch (RuntimeException e) {
+            address = null;
+        }
+        if (address == null) {
+            log.debug("cannot pass the cancel of chain {}#{} on to '{}': no address", frame.origin(), frame.chainId(), next);
+            return;
+        }
+        transport.send(next, address, frame).whenComplete((v, e) -> {
+            if (e != null) {
+                log.debug("cannot pass the cancel of chain {}#{} on to '{}': {}", frame.origin(), frame.chainId(), next,
+                        unwrap(e).getMessage());
+            }
+        });
     }
 
     /**

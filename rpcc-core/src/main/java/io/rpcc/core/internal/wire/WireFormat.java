@@ -163,7 +163,7 @@ public final class WireFormat {
             case 0 -> ChainHeader.NO_DEADLINE;
             case 1 -> {
                 long budget = in.readVarLong(false);
-                yield budget == ChainHeader.NO_DEADLINE ? budget - 1 : budget;
+                yield budget == ChainHeader.NO_DEADLINE ? budget - 1 : budget; // a budget that is there is never "none"
             }
             default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt deadline flag");
         };
