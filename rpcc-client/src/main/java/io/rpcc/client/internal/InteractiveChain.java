@@ -1,6 +1,7 @@
 package io.rpcc.client.internal;
 
 import io.rpcc.client.ReplySet;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
@@ -73,7 +74,7 @@ public final class InteractiveChain {
             }
         }
 
-        /** Throws the chain's {@link io.rpcc.core.ChainCancelledException} if it was cancelled. */
+        /** Throws the chain's {@link ChainCancelledException} if it was cancelled. */
         synchronized void check(int hop) {
             if (cancelled) {
                 throw exception(hop);

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.Refusal;
@@ -155,7 +156,7 @@ public final class ChainOriginator {
     }
 
     /**
-     * Ends chain {@code p} at once with a {@link io.rpcc.core.ChainCancelledException}; whatever
+     * Ends chain {@code p} at once with a {@link ChainCancelledException}; whatever
      * arrives for it later is a late frame. Returns {@code false} if it had already ended.
      */
     public boolean cancel(Pending p, String why) {

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * entry, and the request is refused when it comes.
  *
  * <p>An entry lives as long as the chain's budget plus {@link #GRACE_NANOS} (at most
- * {@link #MAX_RETENTION_NANOS}) and while a hop of the chain still works here; the originator forgets its chains when they end. At most
+ * {@link #MAX_RETENTION_NANOS}) and while a hop of the chain still works here, except that a chain
+ * that ended here (its last hop, with nothing sent on) is forgotten when that hop is quiet; the originator forgets its chains when they end. At most
  * {@link #MAX_ENTRIES} are kept (the oldest are forgotten first). The first secret seen for a chain
  * is the one a cancel must carry; a cancel with another one is forged.
  */
@@ -115,11 +116,19 @@ public final class ChainTrails {
         return control;
     }
 
-    /** The hop of {@code h} that {@code control} controls has ended here (it is quiet). */
+    /**
+     * The hop of {@code h} that {@code control} controls has ended here (it is quiet). A chain that
+     * this node did not send on (it ended here) is forgotten at once: no cancel needs its trail.
+     */
     public synchronized void left(ChainHeader h, HopControl control) {
-        Trail e = entries.get(new Key(h.origin(), h.chainId()));
+        Key key = new Key(h.origin(), h.chainId());
+        Trail e = entries.get(key);
         if (e != null && e.hops.remove(control)) {
-            e.extend(System.nanoTime(), control.remainingNanos(System.nanoTime()), graceNanos);
+            if (e.hops.isEmpty() && e.next == null && !e.cancelled) {
+                entries.remove(key);
+            } else {
+                e.extend(System.nanoTime(), control.remainingNanos(System.nanoTime()), graceNanos);
+            }
         }
     }
 

@@ -69,10 +69,14 @@ class ChainTrailsTest {
         long now = System.nanoTime();
         ChainHeader h = header(5, secret, TimeUnit.MILLISECONDS.toNanos(50));
         HopControl hop = trails.arrive(h, now);
+        trails.forwarding(h, "s3", now); // sent on: the trail matters to a cancel
         Thread.sleep(100);
         assertEquals(1, trails.size(), "the hop still works here: a cancel must still find it");
         trails.left(h, hop);
         assertEquals(0, trails.size(), "budget spent and no hop here: forgotten");
+        ChainHeader last = header(8, secret, 60 * SECOND);
+        trails.left(last, trails.arrive(last, System.nanoTime()));
+        assertEquals(0, trails.size(), "a chain that ended here is forgotten once its hop is quiet");
         trails.cancel("client", 6, secret, 0, System.nanoTime());
         assertEquals(0, trails.size(), "a cancel without budget left leaves nothing behind");
         trails.forwarding(header(7, secret, 5 * SECOND), "s1", System.nanoTime());
