@@ -19,4 +19,10 @@ public class ChainCancelledException extends ChainException {
     public ChainCancelledException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#CANCELLED}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.CANCELLED;
+    }
 }

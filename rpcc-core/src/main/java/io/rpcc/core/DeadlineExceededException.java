@@ -18,4 +18,10 @@ public class DeadlineExceededException extends ChainException {
     public DeadlineExceededException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#DEADLINE_EXCEEDED}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.DEADLINE_EXCEEDED;
+    }
 }

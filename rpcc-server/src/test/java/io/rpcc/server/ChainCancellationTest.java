@@ -10,12 +10,14 @@ import io.rpcc.client.ChainCall;
 import io.rpcc.client.ClientProbe;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.internal.chain.Credit;
@@ -24,6 +26,7 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.NodeAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -247,13 +250,15 @@ class ChainCancellationTest {
             long budget = TIMEOUT.toNanos();
             origin.send(RawPeer.bytes(new CancelFrame(1, secret, "origin-x", budget)));
             int port = origin.listener.getLocalPort();
+            NodeAddress self = new NodeAddress("origin-x", "127.0.0.1", port);
             origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(1, secret, "origin-x", "127.0.0.1", port, 1, 10,
-                    List.of(), List.of(), List.of(), "step", ChainingFunctionSource.NONE, Credit.ONE, budget),
+                    List.of(), List.of(), List.of(), "step", ChainingFunctionSource.NONE, Credit.ONE, self,
+                    Metadata.empty(), List.of(), BranchId.root(), budget),
                     "overtaken|none|0", ChainState.empty(), null)));
             // a chain that was not cancelled runs, and its result comes back: the node read both frames
             origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(2, ChainSecret.random(), "origin-x",
                     "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(), "step", ChainingFunctionSource.NONE,
-                    Credit.ONE, budget), "notCancelled|none|0", ChainState.empty(), null)));
+                    Credit.ONE, self, Metadata.empty(), List.of(), BranchId.root(), budget), "notCancelled|none|0", ChainState.empty(), null)));
             assertInstanceOf(ChainResultFrame.class, origin.read());
         }
         assertEquals(1, runs("notCancelled", 1));

@@ -8,6 +8,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainResultFrame;
@@ -45,11 +46,11 @@ public final class ChainLauncher {
      * The future completes on an event loop: attach no user code. Cancelling it cancels the chain.
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
-                                               ChainingFunctionSource cf, ChainState state, Duration timeout,
-                                               Instant deadline, int maxHops) {
+                                               ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                               Duration timeout, Instant deadline, int maxHops) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, timeout, deadline, 1, maxHops,
-                List.of(), (value, hop, host, from) -> collected.add(value));
+        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
+                maxHops, List.of(), (value, hop, host, from) -> collected.add(value));
         CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> cancel(p, "its future was cancelled"));
         whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
                 arrival.arrivedNanos() - p.startNanos(), false).withReplies(collected)).whenComplete((r, e) -> {
@@ -76,10 +77,10 @@ public final class ChainLauncher {
      * returns what cancels it.
      */
     public Runnable startWithReplies(ReplySet<?> replies, String server, String serviceFunction, Object params,
-                                     ChainingFunctionSource cf, ChainState state, Duration timeout, Instant deadline,
-                                     int maxHops) {
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, timeout, deadline, 1, maxHops,
-                List.of(), replies.sink());
+                                     ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                     Duration timeout, Instant deadline, int maxHops) {
+        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
+                maxHops, List.of(), replies.sink());
         p.outcome().whenComplete((arrival, e) -> {
             if (e == null) {
                 try {
@@ -114,9 +115,10 @@ public final class ChainLauncher {
      * budget is the earlier of {@code timeout} and {@code deadline} (or {@code null}).
      */
     ChainOriginator.Pending launch(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                   ChainState state, Duration timeout, Instant deadline, int hop, int maxHops,
-                                   List<String> path, ChainOriginator.ReplySink sink) {
-        return node.launch(server, serviceFunction, params, cf, state, timeout, deadline, hop, maxHops, path, sink);
+                                   ChainState state, Metadata metadata, Duration timeout, Instant deadline, int hop,
+                                   int maxHops, List<String> path, ChainOriginator.ReplySink sink) {
+        return node.launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, hop, maxHops, path,
+                sink);
     }
 
     /** The result in {@code frame}; throws if its value could not be decoded. */
@@ -133,7 +135,7 @@ public final class ChainLauncher {
     static ChainException failure(HopFailure f, String host, int hop, List<String> path, List<ConsoleLine> console,
                                   List<HopTiming> timings) {
         return f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), host, hop, path, f.details(),
-                console, timings));
+                console, timings, f.fields()));
     }
 
     /** Waits for {@code f}, throwing the chain's exception itself rather than a wrapper. */

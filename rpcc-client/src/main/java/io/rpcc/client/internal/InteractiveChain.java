@@ -9,6 +9,8 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
@@ -108,16 +110,17 @@ public final class InteractiveChain {
 
     /** Runs a chain on the calling thread and waits until it is finished; replies are collected in the result. */
     public ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                     ChainState state, Duration timeout, Instant deadline, int maxHops) {
-        return runCollecting(server, serviceFunction, params, cf, state, timeout, deadline, maxHops,
+                                     ChainState state, Metadata metadata, Duration timeout, Instant deadline,
+                                     int maxHops) {
+        return runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
                 new Cancellation(launcher.node()));
     }
 
     private ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                      ChainState state, Duration timeout, Instant deadline, int maxHops,
-                                      Cancellation cancellation) {
+                                      ChainState state, Metadata metadata, Duration timeout, Instant deadline,
+                                      int maxHops, Cancellation cancellation) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        Run run = run(server, serviceFunction, params, cf, state, timeout, deadline, maxHops,
+        Run run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
                 (value, hop, host, from) -> collected.add(value), cancellation);
         ChainLauncher.join(run.finished().handle((v, e) -> {
             if (run.error() != null) {
@@ -136,14 +139,14 @@ public final class InteractiveChain {
      * and cancelling it cancels the chain.
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
-                                               ChainingFunctionSource cf, ChainState state, Duration timeout,
-                                               Instant deadline, int maxHops) {
+                                               ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                               Duration timeout, Instant deadline, int maxHops) {
         Cancellation cancellation = new Cancellation(launcher.node());
         CompletableFuture<ChainResult> out = new CancellableFuture<>(() -> cancellation.cancel("its future was cancelled"));
         launcher.node().executor().execute(() -> {
             try {
-                out.complete(runCollecting(server, serviceFunction, params, cf, state, timeout, deadline, maxHops,
-                        cancellation));
+                out.complete(runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline,
+                        maxHops, cancellation));
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
             }
@@ -156,14 +159,14 @@ public final class InteractiveChain {
      * what cancels it (it also ends the set).
      */
     public Runnable startWithReplies(ReplySet<?> replies, String server, String serviceFunction, Object params,
-                                     ChainingFunctionSource cf, ChainState state, Duration timeout,
+                                     ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
                                      Instant deadline, int maxHops) {
         Cancellation cancellation = new Cancellation(launcher.node());
         launcher.node().executor().execute(() -> {
             Run run;
             try {
-                run = run(server, serviceFunction, params, cf, state, timeout, deadline, maxHops, replies.sink(),
-                        cancellation);
+                run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
+                        replies.sink(), cancellation);
             } catch (RuntimeException | Error e) {
                 replies.resultFailed(e);
                 replies.finished(null);
@@ -181,13 +184,14 @@ public final class InteractiveChain {
 
     /** Runs a chain on the calling thread; returns when its result (or error) is known. */
     public Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-                   Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink) {
-        return run(server, serviceFunction, params, cf, state, timeout, deadline, maxHops, sink,
+                   Metadata metadata, Duration timeout, Instant deadline, int maxHops,
+                   ChainOriginator.ReplySink sink) {
+        return run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops, sink,
                 new Cancellation(launcher.node()));
     }
 
     private Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-                    Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
+                    Metadata metadata, Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
                     Cancellation cancellation) {
         Node node = launcher.node();
         long start = System.nanoTime();
@@ -210,7 +214,8 @@ public final class InteractiveChain {
                             console, timings));
                 }
                 ChainOriginator.Pending step = launcher.launch(server, serviceFunction, params,
-                        ChainingFunctionSource.NONE, ChainState.empty(), Duration.ofNanos(left), deadline, hop, maxHops,
+                        ChainingFunctionSource.NONE, ChainState.empty(), metadata, Duration.ofNanos(left), deadline, hop,
+                        maxHops,
                         path, sink);
                 finishes.add(step.finished());
                 cancellation.stepping(step);
@@ -236,7 +241,8 @@ public final class InteractiveChain {
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
                     long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
                     try (var scope = CurrentContext.enter(new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, local, new HopControl(System.nanoTime(), budget)))) {
+                            node.name(), cfConsole, local, metadata, BranchId.root(),
+                            new HopControl(System.nanoTime(), budget)))) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {

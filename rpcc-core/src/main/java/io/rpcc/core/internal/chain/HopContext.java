@@ -1,6 +1,8 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainContext;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.VirtualConsole;
 import java.time.Instant;
 import java.util.concurrent.Callable;
@@ -21,18 +23,25 @@ public final class HopContext implements ChainContext {
     private final String node;
     private final VirtualConsole console;
     private final Replies replies;
+    private final Metadata metadata;
+    private final BranchId branch;
     private final HopControl control;
 
-    /** A context whose partial replies go to {@code replies}, with the deadline and cancellation of {@code control}. */
+    /**
+     * A context whose partial replies go to {@code replies}, with the deadline and cancellation of
+     * {@code control}.
+     */
     public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies,
-                      HopControl control) {
-        this.control = control;
+                      Metadata metadata, BranchId branch, HopControl control) {
         this.chainId = chainId;
         this.originator = originator;
         this.hop = hop;
         this.node = node;
         this.console = console;
         this.replies = replies;
+        this.metadata = metadata;
+        this.branch = branch;
+        this.control = control;
     }
 
     @Override
@@ -53,6 +62,16 @@ public final class HopContext implements ChainContext {
     @Override
     public String node() {
         return node;
+    }
+
+    @Override
+    public Metadata metadata() {
+        return metadata;
+    }
+
+    @Override
+    public BranchId branch() {
+        return branch;
     }
 
     @Override

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.NodeAddress;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +26,8 @@ class ChainTrailsTest {
 
     private ChainHeader header(long id, ChainSecret s, long budget) {
         return new ChainHeader(id, s, "client", "127.0.0.1", 4000, 2, 10, List.of(), List.of(), List.of(), "f",
-                ChainingFunctionSource.NONE, Credit.ONE, budget);
+                ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client", "127.0.0.1", 4000), Metadata.empty(),
+                List.of(), BranchId.root(), budget);
     }
 
     @Test
