@@ -1,6 +1,7 @@
 package io.rpcc.client;
 
 import io.netty.channel.Channel;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainTimeoutException;
@@ -46,6 +47,9 @@ import java.util.stream.StreamSupport;
  * producers' connections stop being writable and their {@code preturn} waits; memory stays bounded
  * whatever the speed of the reader. (Other chains sharing those connections wait too.)
  *
+ * <p>{@link #cancel()} stops the chain wherever it is, and ends the set with a
+ * {@link ChainCancelledException}; a timeout cancels the chain too.
+ *
  * @param <T> the type of the replies
  */
 public final class ReplySet<T> implements Iterable<T> {
@@ -66,6 +70,7 @@ public final class ReplySet<T> implements Iterable<T> {
     private int received;
     private int arrivedAfterEnd;
     private int maxBuffered;
+    private volatile Runnable canceller;
 
     ReplySet(Class<T> type, int capacity, Executor executor) {
         if (capacity < 1) {
@@ -97,6 +102,35 @@ public final class ReplySet<T> implements Iterable<T> {
                 from.config().setAutoRead(false);
             }
             changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What {@link #cancel()} runs to cancel the chain (set once by the client). */
+    void cancelWith(Runnable canceller) {
+        this.canceller = canceller;
+    }
+
+    /**
+     * Cancels the chain: the notice follows it from server to server, the hop running is
+     * interrupted, the producers' {@code preturn} throws, no further hop starts, and the set ends at
+     * once with a {@link ChainCancelledException} ({@link #error()}, {@link #result()}); the replies
+     * received so far stay readable, and those still on their way are dropped.
+     *
+     * @return {@code true} if this call ended the set, {@code false} if it had already ended
+     */
+    public boolean cancel() {
+        if (isDone()) {
+            return false;
+        }
+        Runnable c = canceller;
+        if (c != null) {
+            c.run();
+        }
+        lock.lock();
+        try {
+            return ended && error instanceof ChainCancelledException;
         } finally {
             lock.unlock();
         }
@@ -275,7 +309,7 @@ public final class ReplySet<T> implements Iterable<T> {
         }
     }
 
-    /** Whether the set ended before the chain produced everything: by an error or a timeout. */
+    /** Whether the set ended before the chain produced everything: by an error, a timeout or a cancel. */
     public boolean isPartial() {
         lock.lock();
         try {

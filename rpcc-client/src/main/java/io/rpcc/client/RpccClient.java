@@ -1,7 +1,9 @@
 package io.rpcc.client;
 
+import io.rpcc.client.internal.CancellableFuture;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.InteractiveChain;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
@@ -110,11 +112,20 @@ public final class RpccClient implements AutoCloseable {
         return startChain(ChainCall.along(route, params));
     }
 
-    /** Starts a chain described by {@code call}. */
+    /**
+     * Starts a chain described by {@code call}. {@code cancel(true)} on the returned future cancels
+     * the chain wherever it is (the notice follows it from server to server: the hop running is
+     * interrupted and no further hop starts); the future then throws a {@code CancellationException}
+     * whose cause is a {@link ChainCancelledException}.
+     */
     public CompletableFuture<ChainResult> startChain(ChainCall call) {
         // The internal future completes on an event loop; user code continues on the executor.
-        CompletableFuture<ChainResult> user = new CompletableFuture<>();
-        launch(call).whenComplete((r, e) -> node.executor().execute(() -> {
+        CompletableFuture<ChainResult> internal = launch(call);
+        CompletableFuture<ChainResult> user = new CancellableFuture<>(() -> {
+            internal.cancel(true);
+            return CancellableFuture.cancellationCause(internal);
+        });
+        internal.whenComplete((r, e) -> node.executor().execute(() -> {
             if (e != null) {
                 user.completeExceptionally(Node.unwrap(e));
             } else {
@@ -183,15 +194,16 @@ public final class RpccClient implements AutoCloseable {
         int maxHops = maxHops(call);
         if (isInteractive(call)) {
             return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                    call.state(), call.metadata(), timeout, maxHops);
+                    call.state(), call.metadata(), timeout, call.deadline(), maxHops);
         }
         return launcher.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                call.state(), call.metadata(), timeout, maxHops);
+                call.state(), call.metadata(), timeout, call.deadline(), maxHops);
     }
 
     /**
      * Starts a chain whose partial replies ({@code preturn} at any hop) are read as they arrive. The
-     * set ends exactly when the chain's result and every reply of every hop have arrived.
+     * set ends exactly when the chain's result and every reply of every hop have arrived;
+     * {@link ReplySet#cancel()} cancels the chain.
      *
      * @param replyType the type of the replies ({@code Object.class} for any)
      */
@@ -208,11 +220,14 @@ public final class RpccClient implements AutoCloseable {
             return replies;
         }
         if (isInteractive(call)) {
-            return interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
+            replies.cancelWith(interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(),
+                    call.params(), call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
+                    maxHops(call)));
+            return replies;
         }
-        return launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
+        replies.cancelWith(launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
+                call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(), maxHops(call)));
+        return replies;
     }
 
     /**
@@ -240,7 +255,8 @@ public final class RpccClient implements AutoCloseable {
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
             return interactiveChains.runCollecting(call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
+                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
+                    maxHops(call));
         }
         return await(launchPrepared(call));
     }
@@ -291,7 +307,7 @@ public final class RpccClient implements AutoCloseable {
         return node.originator().inFlight();
     }
 
-    /** Result or error frames that arrived after their chain had ended (timed out). */
+    /** Result, error, reply or QUIET frames that arrived after their chain had ended (timed out or cancelled). */
     public long lateFrames() {
         return node.originator().lateFrames();
     }
@@ -300,6 +316,11 @@ public final class RpccClient implements AutoCloseable {
     public ClientStats stats() {
         var t = node.transport().stats();
         return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals());
+    }
+
+    /** Chains this client's node remembers for cancellation (test hook: drains to zero once chains end). */
+    int trackedChains() {
+        return node.trackedChains();
     }
 
     /**

@@ -4,12 +4,14 @@ import io.netty.channel.Channel;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.lifecycle.SharedResource;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
@@ -34,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <em>finished</em> when exactly one unit of credit has come home: then no reply of any hop can
  * still be on its way. Frames arrive on event loops, each connection's in order; they are handled
  * at once, in that order, so only rpcc's own continuations may be attached to these futures. Frames
- * for chains that already ended (timed out) are counted and dropped. Timeouts use a timer wheel, so
+ * for chains that already ended (timed out or cancelled) are counted and dropped. Timeouts use a timer wheel, so
  * starting a chain wakes no other thread.
  */
 public final class ChainOriginator {
@@ -64,11 +66,18 @@ public final class ChainOriginator {
         private final CompletableFuture<Arrival> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
         private final ReplySink sink;
+        private final long budgetNanos;
         private Credit recovered = Credit.ZERO; // guarded by this
 
-        private Pending(long id, ReplySink sink) {
+        private Pending(long id, long budgetNanos, ReplySink sink) {
             this.id = id;
+            this.budgetNanos = budgetNanos;
             this.sink = sink;
+        }
+
+        /** What is left of the chain's deadline at {@code nowNanos}, or {@link ChainHeader#NO_DEADLINE}. */
+        public long remainingNanos(long nowNanos) {
+            return budgetNanos == ChainHeader.NO_DEADLINE ? budgetNanos : budgetNanos - (nowNanos - startNanos);
         }
 
         /** The chain's number at this node. */
@@ -151,12 +160,13 @@ public final class ChainOriginator {
     }
 
     /**
-     * Registers a new chain whose replies go to {@code sink} and that times out after {@code timeout};
-     * on a closed node, the chain has ended already with the reason the node closed.
+     * Registers a new chain whose replies go to {@code sink}, that times out after {@code timeout} and
+     * whose hops have {@code budgetNanos} to start in (or {@link ChainHeader#NO_DEADLINE}); on a closed
+     * node, the chain has ended already with the reason the node closed.
      */
-    public Pending start(Duration timeout, ReplySink sink) {
+    public Pending start(Duration timeout, long budgetNanos, ReplySink sink) {
         long id = nextId.incrementAndGet();
-        Pending p = new Pending(id, sink);
+        Pending p = new Pending(id, budgetNanos, sink);
         pending.put(id, p);
         Supplier<ChainException> closed = closedWith;
         if (closed != null) { // checked after the put: either this or close() ends the chain
@@ -190,6 +200,22 @@ public final class ChainOriginator {
             p.outcome().completeExceptionally(e);
             p.finished().completeExceptionally(e);
         }
+    }
+
+    /**
+     * Ends chain {@code p} at once with a {@link ChainCancelledException}; whatever
+     * arrives for it later is a late frame. Returns {@code false} if it had already ended.
+     */
+    public boolean cancel(Pending p, String why) {
+        if (!pending.remove(p.id(), p)) {
+            return false;
+        }
+        ChainException e = ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+                "chain " + chainId(p.id()) + " was cancelled by its originator (" + why + "); its hops were told to stop",
+                nodeName, 0, List.of(), List.of(), List.of(), List.of()));
+        p.outcome().completeExceptionally(e);
+        p.finished().completeExceptionally(e);
+        return true;
     }
 
     /** The chain id as users see it: {@code <node>#<number>}. */
@@ -281,7 +307,7 @@ public final class ChainOriginator {
         return pending.size();
     }
 
-    /** Frames that arrived for chains that had already ended (timed out). */
+    /** Frames that arrived for chains that had already ended (timed out or cancelled). */
     public long lateFrames() {
         return lateFrames.get();
     }

@@ -4,6 +4,7 @@ import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.VirtualConsole;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -12,7 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The {@link ChainContext} of one service or chaining function invocation. Work handed to other
  * threads through its wrappers keeps the context and holds the hop's {@link Replies} count open
- * until it ends.
+ * until it ends; while it runs, its thread is one that a cancel of the chain interrupts
+ * ({@link HopControl}).
  */
 public final class HopContext implements ChainContext {
     private final String chainId;
@@ -23,10 +25,14 @@ public final class HopContext implements ChainContext {
     private final Replies replies;
     private final Metadata metadata;
     private final BranchId branch;
+    private final HopControl control;
 
-    /** A context whose partial replies go to {@code replies}. */
+    /**
+     * A context whose partial replies go to {@code replies}, with the deadline and cancellation of
+     * {@code control}.
+     */
     public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies,
-                      Metadata metadata, BranchId branch) {
+                      Metadata metadata, BranchId branch, HopControl control) {
         this.chainId = chainId;
         this.originator = originator;
         this.hop = hop;
@@ -35,6 +41,7 @@ public final class HopContext implements ChainContext {
         this.replies = replies;
         this.metadata = metadata;
         this.branch = branch;
+        this.control = control;
     }
 
     @Override
@@ -73,6 +80,16 @@ public final class HopContext implements ChainContext {
     }
 
     @Override
+    public Instant deadline() {
+        return control.deadline();
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return control.isCancelled();
+    }
+
+    @Override
     public void preturn(Object reply) {
         replies.preturn(reply);
     }
@@ -107,7 +124,7 @@ public final class HopContext implements ChainContext {
             if (!ran.compareAndSet(false, true)) {
                 throw new IllegalStateException("a task wrapped by ChainContext.wrap runs once");
             }
-            try (var scope = CurrentContext.enter(this)) {
+            try (var scope = CurrentContext.enter(this); var working = control.enter()) {
                 return task.call();
             } finally {
                 replies.lower();

@@ -30,6 +30,7 @@ public final class HopReplies implements Replies {
 
     private final Node node;
     private final ChainHeader header;
+    private final HopControl control;
     private final Duration writeTimeout;
     /** Low 32 bits: the POP count; bit 32: a reply was produced. Starts with the invocation's unit. */
     private final AtomicLong state = new AtomicLong(1);
@@ -40,10 +41,14 @@ public final class HopReplies implements Replies {
     private final CompletableFuture<Void> quiet = new CompletableFuture<>();
     private volatile boolean abandoned;
 
-    /** The replies of the hop described by {@code header}, running at {@code node}. */
-    public HopReplies(Node node, ChainHeader header) {
+    /**
+     * The replies of the hop described by {@code header}, running at {@code node} under
+     * {@code control}, which is handed back to the node when the hop is quiet.
+     */
+    public HopReplies(Node node, ChainHeader header, HopControl control) {
         this.node = node;
         this.header = header;
+        this.control = control;
         this.writeTimeout = node.settings().replyWriteTimeout();
     }
 
@@ -90,6 +95,7 @@ public final class HopReplies implements Replies {
             throw new IllegalStateException("hop " + header.hop() + " of chain " + chainId() + " handed over twice");
         }
         if (state.compareAndSet(1, 0)) {
+            node.hopEnded(header, control);
             quiet.complete(null);
             return credit;
         }
@@ -120,6 +126,9 @@ public final class HopReplies implements Replies {
 
     @Override
     public void preturn(Object reply) {
+        if (control.isCancelled()) {
+            throw cancelled();
+        }
         if (!tryRaise(REPLIED)) {
             throw new IllegalStateException("preturn after hop " + header.hop() + " of chain " + chainId() + " at '"
                     + node.name() + "' finished; hand work to other threads with ChainContext.wrap, executor or "
@@ -141,6 +150,9 @@ public final class HopReplies implements Replies {
                     });
             handedToWriter = true;
         } catch (HopFailure f) {
+            if (control.isCancelled()) {
+                throw cancelled();
+            }
             throw f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), header.hop(),
                     node.pathThrough(header), f.details(), List.of(), List.of(), f.fields()));
         } finally {
@@ -160,6 +172,13 @@ public final class HopReplies implements Replies {
             throw failure(ErrorCode.FLOW_CONTROL, "the originator's buffer is full and preturn was called on an "
                     + "event loop, where it cannot wait");
         }
+    }
+
+    /** What {@code preturn} throws once the chain is cancelled. */
+    private RuntimeException cancelled() {
+        return ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(), "chain "
+                + chainId() + " was cancelled by its originator: stop producing replies", node.name(), header.hop(),
+                node.pathThrough(header), List.of(), List.of(), List.of()));
     }
 
     private HopFailure failure(ErrorCode code, String message) {
@@ -187,10 +206,11 @@ public final class HopReplies implements Replies {
     }
 
     private void quiet() {
+        node.hopEnded(header, control);
         quiet.complete(null);
         Credit credit = kept;
-        if (credit.isZero()) {
-            return;
+        if (credit.isZero() || control.isCancelled()) {
+            return; // a cancelled chain has ended at its originator: the credit would be a late frame
         }
         CompletableFuture<Channel> f = replyChannel;
         QuietFrame frame = new QuietFrame(header.chainId(), header.secret(), credit);

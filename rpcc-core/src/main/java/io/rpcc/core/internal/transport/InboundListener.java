@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.transport;
 
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.netty.channel.Channel;
@@ -26,4 +27,7 @@ public interface InboundListener {
 
     /** A hop of a chain this node started returns its credit. */
     void onQuiet(QuietFrame quiet);
+
+    /** The originator of a chain cancelled it (the notice comes from the node before this one on its trail). */
+    void onCancel(CancelFrame cancel);
 }

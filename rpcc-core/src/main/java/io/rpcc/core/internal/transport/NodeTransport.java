@@ -31,6 +31,7 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.lifecycle.SharedResource;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
@@ -466,6 +467,7 @@ public final class NodeTransport implements AutoCloseable {
                 case ChainErrorFrame e -> listener.onError(e);
                 case ReplyFrame r -> listener.onReply(r, ctx.channel());
                 case QuietFrame q -> listener.onQuiet(q);
+                case CancelFrame c -> listener.onCancel(c);
                 case Hello h -> onHello(ctx.channel(), h);
                 case FrameDecoder.MalformedFrame m -> onMalformed(ctx, m.reason());
                 case FrameDecoder.VersionMismatch v -> onVersionMismatch(ctx.channel(), v);
