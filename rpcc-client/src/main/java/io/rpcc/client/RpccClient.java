@@ -8,6 +8,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.RepositoryProtocol;
 import java.util.List;
@@ -315,7 +316,7 @@ public final class RpccClient implements AutoCloseable {
 
         /** The client, listening for results. */
         public RpccClient build() {
-            return new RpccClient(this, settings());
+            return new RpccClient(this, BuilderAccess.settingsOf(this));
         }
     }
 }

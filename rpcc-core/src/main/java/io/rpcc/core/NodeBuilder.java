@@ -1,6 +1,7 @@
 package io.rpcc.core;
 
 import io.netty.channel.EventLoopGroup;
+import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -41,6 +42,10 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final int DEFAULT_MAX_NODE_NAME_LENGTH = 255;
     /** Default deepest nesting of a value: 128 levels (a list of lists of strings has 3). */
     public static final int DEFAULT_MAX_VALUE_DEPTH = Serialization.DEFAULT_MAX_DEPTH;
+
+    static {
+        BuilderAccess.register(NodeBuilder::settings);
+    }
 
     private String name;
     private InetSocketAddress bind = new InetSocketAddress("127.0.0.1", 0);
@@ -350,8 +355,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return name;
     }
 
-    /** The settings for the node runtime. */
-    protected Node.Settings settings() {
+    /** The settings for the node runtime (read by the facades through {@link BuilderAccess}). */
+    Node.Settings settings() {
         Executor ex = executor != null ? executor : new DefaultExecutor(name);
         WireLimits limits = new WireLimits(maxInboundConnections, maxInboundConnectionsPerAddress, handshakeTimeout,
                 idleTimeout, frameTimeout, Math.max(maxPartialFrameBytes, 2L * maxFrameSize),

@@ -2,6 +2,7 @@ package io.rpcc.server;
 
 import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.server.internal.HopExecutor;
 import java.lang.reflect.InvocationTargetException;
@@ -152,7 +153,7 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
-            return new RpccServer(new Node(settings(), new HopExecutor(services, chainingProxy, actsAsProxy)));
+            return new RpccServer(new Node(BuilderAccess.settingsOf(this), new HopExecutor(services, chainingProxy, actsAsProxy)));
         }
     }
 }

@@ -6,7 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.TypeRegistry;
-import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSecret;

@@ -11,7 +11,6 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
-import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -153,8 +152,8 @@ public final class InteractiveChain {
                     loadNanos = loaded.loadNanos();
                     cfStart = System.nanoTime();
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
-                    try (var scope = CurrentContext.enter(new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, local))) {
+                    try (var scope = new HopContext(node.name() + "#interactive", node.name(), hop,
+                            node.name(), cfConsole, local).push()) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {

@@ -7,8 +7,7 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.VirtualConsole;
-import io.rpcc.core.internal.chain.Credit;
-import io.rpcc.core.internal.chain.CurrentContext;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopReplies;
@@ -107,7 +106,7 @@ public final class HopExecutor implements RequestHandler {
             VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
             HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies);
             HopTiming serviceTiming = timing;
-            try (var scope = CurrentContext.enter(cfContext)) {
+            try (var scope = cfContext.push()) {
                 // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
                 // (with the timings rebuilt from the header: this hop's list belongs to the stuck thread)
                 next = node.functions().invoke(loaded.function(), request.state(), result, failure -> {
@@ -153,7 +152,7 @@ public final class HopExecutor implements RequestHandler {
         Object result;
         VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
         HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies);
-        try (var scope = CurrentContext.enter(sfContext)) {
+        try (var scope = sfContext.push()) {
             result = sf.apply(request.params());
         } catch (Throwable e) {
             throw new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(), "service function '"

@@ -11,6 +11,7 @@ import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;

@@ -90,7 +90,7 @@ public final class HopContext implements ChainContext {
             if (!ran.compareAndSet(false, true)) {
                 throw new IllegalStateException("a task wrapped by ChainContext.wrap runs once");
             }
-            try (var scope = CurrentContext.enter(this)) {
+            try (var scope = push()) {
                 return task.call();
             } finally {
                 replies.lower();

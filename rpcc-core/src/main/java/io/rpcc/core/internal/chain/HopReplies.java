@@ -3,6 +3,7 @@ package io.rpcc.core.internal.chain;
 import io.netty.channel.Channel;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;

@@ -11,7 +11,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.HopTiming;
-import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.Credit;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

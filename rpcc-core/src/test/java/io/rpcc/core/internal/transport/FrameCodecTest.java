@@ -19,7 +19,7 @@ import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
-import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
