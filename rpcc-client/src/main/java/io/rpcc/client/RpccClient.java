@@ -7,10 +7,13 @@ import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.NodeClosedException;
+import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.RepositoryProtocol;
+import java.util.ArrayList;
 import java.util.List;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -28,7 +31,8 @@ import java.util.concurrent.CompletionException;
  * RpccClient client = RpccClient.builder()
  *     .resolver(names)
  *     .types(types)
- *     .build();                       // listening on 127.0.0.1, any free port
+ *     .build()
+ *     .start();                       // listening on 127.0.0.1, any free port
  *
  * // asynchronous
  * CompletableFuture<ChainResult> f = client.startChain("gateway", "region", order, route, ChainState.of("sku", sku));
@@ -39,6 +43,11 @@ import java.util.concurrent.CompletionException;
  * <p>Futures complete on the client's executor (virtual threads by default), never on a Netty event
  * loop, so callbacks may block. A failed chain completes the future with a {@link ChainException}
  * subclass naming the hop, host and path.
+ *
+ * <p>Life cycle, as for servers: {@link Builder#build()} makes the client, {@link #start()} makes
+ * it listen (connections to servers open on first use); a client that is not started refuses to
+ * start chains. {@link #close()} ends every chain in flight at once with a
+ * {@link NodeClosedException}; {@link #shutdown(Duration)} first lets them finish.
  */
 public final class RpccClient implements AutoCloseable {
     private final Node node;
@@ -50,7 +59,8 @@ public final class RpccClient implements AutoCloseable {
     private final String repository;
     private final int inlineLimit;
     private final java.util.Set<String> uploaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final InetSocketAddress address;
+    private volatile InetSocketAddress address;
+    private final List<ClientInterceptor> interceptors;
 
     private RpccClient(Builder b, Node.Settings settings) {
         this.node = new Node(settings, null);
@@ -61,7 +71,18 @@ public final class RpccClient implements AutoCloseable {
         this.replyBufferSize = b.replyBufferSize;
         this.repository = b.repository;
         this.inlineLimit = b.inlineFunctionLimit;
-        this.address = node.start();
+        this.interceptors = List.copyOf(b.interceptors);
+    }
+
+    /**
+     * Starts the client: it listens, so that results and replies can come straight back to it.
+     *
+     * @return this client
+     * @throws IllegalStateException if it was started before
+     */
+    public RpccClient start() {
+        address = node.start();
+        return this;
     }
 
     /** A builder for a client with a generated name ({@code client-<random>}). */
@@ -118,6 +139,7 @@ public final class RpccClient implements AutoCloseable {
         if (source.isReference() || source.language() == null) {
             return source;
         }
+        node.requireAcceptingChains();
         if (!uploaded.contains(source.id())) {
             Object id = node.call(repository, RepositoryProtocol.PUT, List.of(source.language().name(), source.source()),
                     defaultTimeout);
@@ -129,8 +151,14 @@ public final class RpccClient implements AutoCloseable {
         return source.asReference(repository);
     }
 
-    /** The chaining function as it should travel: by reference when it is over the inline limit. */
+    /**
+     * The call as it should start: as the interceptors make it, with the chaining function by
+     * reference when it is over the inline limit.
+     */
     private ChainCall prepare(ChainCall call) {
+        for (ClientInterceptor interceptor : interceptors) {
+            call = Objects.requireNonNull(interceptor.interceptStart(call), "a client interceptor returned no call");
+        }
         ChainingFunctionSource cf = call.chainingFunction();
         if (repository == null || cf.isReference() || cf.language() == null || cf.source().length() <= inlineLimit) {
             return call;
@@ -140,19 +168,26 @@ public final class RpccClient implements AutoCloseable {
 
     private CompletableFuture<ChainResult> launch(ChainCall call) {
         Objects.requireNonNull(call, "call");
+        node.requireStarted();
         try {
+            node.requireAcceptingChains();
             call = prepare(call);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        return launchPrepared(call);
+    }
+
+    /** Starts {@code call}, which {@link #prepare} returned. */
+    private CompletableFuture<ChainResult> launchPrepared(ChainCall call) {
         Duration timeout = timeout(call);
         int maxHops = maxHops(call);
         if (isInteractive(call)) {
             return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                    call.state(), timeout, maxHops);
+                    call.state(), call.metadata(), timeout, maxHops);
         }
         return launcher.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                call.state(), timeout, maxHops);
+                call.state(), call.metadata(), timeout, maxHops);
     }
 
     /**
@@ -162,14 +197,23 @@ public final class RpccClient implements AutoCloseable {
      * @param replyType the type of the replies ({@code Object.class} for any)
      */
     public <T> ReplySet<T> startChainWithReplies(ChainCall call, Class<T> replyType) {
-        call = prepare(Objects.requireNonNull(call, "call"));
+        Objects.requireNonNull(call, "call");
+        node.requireStarted();
         ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, node.executor());
+        try {
+            node.requireAcceptingChains();
+            call = prepare(call);
+        } catch (RuntimeException e) {
+            replies.resultFailed(e);
+            replies.finished(e);
+            return replies;
+        }
         if (isInteractive(call)) {
             return interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
         }
         return launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+                call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
     }
 
     /**
@@ -193,12 +237,13 @@ public final class RpccClient implements AutoCloseable {
 
     /** {@link #startChain(ChainCall)}, waiting for the result. */
     public ChainResult runChain(ChainCall call) {
+        node.requireAcceptingChains();
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
             return interactiveChains.runCollecting(call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
         }
-        return await(launch(call));
+        return await(launchPrepared(call));
     }
 
     private Duration timeout(ChainCall call) {
@@ -229,9 +274,17 @@ public final class RpccClient implements AutoCloseable {
         return node.name();
     }
 
-    /** The address where results reach this client. */
+    /**
+     * The address where results reach this client.
+     *
+     * @throws IllegalStateException if it is not started
+     */
     public InetSocketAddress address() {
-        return address;
+        InetSocketAddress a = address;
+        if (a == null) {
+            throw new IllegalStateException("client '" + name() + "' is not started: call start() after build()");
+        }
+        return a;
     }
 
     /** Chains started and not yet ended. */
@@ -250,19 +303,32 @@ public final class RpccClient implements AutoCloseable {
         return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals());
     }
 
-    /** Closes the client's connections and stops listening. */
+    /**
+     * Closes the client at once: every chain in flight ends now with a {@link NodeClosedException}
+     * (futures and reply sets complete, nothing waits for a timeout), and the client stops listening
+     * and closes its connections. Idempotent.
+     */
     @Override
     public void close() {
         node.close();
     }
 
-    /** Builds an {@link RpccClient}; {@link #build()} also starts it. */
+    /**
+     * Closes the client gracefully: it starts no new chains ({@link NodeShuttingDownException}),
+     * waits up to {@code grace} for the chains in flight to finish, then {@link #close()}s.
+     */
+    public void shutdown(Duration grace) {
+        node.shutdown(Objects.requireNonNull(grace, "grace"));
+    }
+
+    /** Builds an {@link RpccClient}; {@link RpccClient#start()} then starts it. */
     public static final class Builder extends NodeBuilder<Builder> {
         private Duration timeout = Duration.ofSeconds(30);
         private boolean interactive;
         private int replyBufferSize = 1024;
         private String repository;
         private int inlineFunctionLimit = 2048;
+        private final List<ClientInterceptor> interceptors = new ArrayList<>();
 
         private Builder(String name) {
             super(name);
@@ -314,7 +380,16 @@ public final class RpccClient implements AutoCloseable {
             return this;
         }
 
-        /** The client, listening for results. */
+        /**
+         * Runs {@code interceptor} before every chain this client starts (see {@link ClientInterceptor});
+         * interceptors run in the order they are added.
+         */
+        public Builder interceptor(ClientInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /** The client, not started: call {@link RpccClient#start()}. Nothing listens or connects yet. */
         public RpccClient build() {
             return new RpccClient(this, BuilderAccess.settingsOf(this));
         }

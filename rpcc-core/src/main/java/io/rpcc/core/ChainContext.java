@@ -111,6 +111,17 @@ public interface ChainContext {
     /** Starts a virtual thread that runs {@code task} with this context. */
     Thread startVirtualThread(Runnable task);
 
+    /**
+     * The chain's metadata as this hop received it (credentials, trace context...): set by the
+     * originator and its client interceptors, and changed on the way only by server interceptors
+     * around forwarding. Read-only here: what a function computes for later hops goes into the
+     * parameters and the {@link ChainState}.
+     */
+    Metadata metadata();
+
+    /** The branch of the chain this hop is on: {@link BranchId#root()} until chains split. */
+    BranchId branch();
+
     /** A context made current by {@link #push()}; closing it restores the previous one. */
     @FunctionalInterface
     interface Scope extends AutoCloseable {

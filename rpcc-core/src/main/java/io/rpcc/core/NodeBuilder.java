@@ -1,5 +1,6 @@
 package io.rpcc.core;
 
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.DefaultExecutor;
@@ -11,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * Settings shared by every node, client or server: name, listening address, name resolver,
@@ -72,6 +74,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private long maxQueuedWriteBytes = DEFAULT_MAX_QUEUED_WRITE_BYTES;
     private int maxNodeNameLength = DEFAULT_MAX_NODE_NAME_LENGTH;
     private int maxValueDepth = DEFAULT_MAX_VALUE_DEPTH;
+    private Consumer<ChannelPipeline> pipelineCustomizer = pipeline -> { };
 
     /** A builder for a node named {@code name}. */
     protected NodeBuilder(String name) {
@@ -323,6 +326,30 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return self();
     }
 
+    /**
+     * Adds Netty handlers to the pipeline of every connection of this node, inbound and outbound:
+     * {@code customizer} runs once per connection, on its event loop, after rpcc has set the pipeline
+     * up, and must not block. Calling this again adds another customizer, run after the earlier ones.
+     *
+     * <p>rpcc's handlers are named {@code "tls"} (with {@link #tls}: bytes on the wire), {@code "idle"}
+     * (with an {@link #idleTimeout}), {@code "frames"} (bytes into rpcc frames) and {@code "rpcc"}
+     * (frames to chains). Put handlers that look at traffic before {@code "frames"}:
+     * {@code pipeline.addBefore("frames", "bytes", counter)} sees every frame's bytes, in and out, as
+     * {@code ByteBuf}s (after TLS decryption); {@code pipeline.addFirst(...)} sees the bytes on the
+     * wire. Handlers after {@code "frames"} would see rpcc's internal frame objects: do not rely on
+     * them. Give each connection its own handler unless the handler is {@code @Sharable}. A customizer
+     * that throws closes the connection (and is logged).
+     *
+     * <pre>{@code
+     * builder.pipelineCustomizer(p -> p.addBefore("frames", "traffic", new TrafficCounter()));
+     * }</pre>
+     */
+    public B pipelineCustomizer(Consumer<ChannelPipeline> customizer) {
+        Objects.requireNonNull(customizer, "customizer");
+        this.pipelineCustomizer = this.pipelineCustomizer.andThen(customizer);
+        return self();
+    }
+
     private static int positive(int value, String what) {
         if (value < 1) {
             throw new IllegalArgumentException(what + " must be positive, got " + value);
@@ -363,6 +390,6 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 Math.max(maxQueuedWriteBytes, 4L * maxFrameSize), maxNodeNameLength, maxValueDepth);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
-                maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits);
+                maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer);
     }
 }

@@ -58,7 +58,7 @@ class JsSandboxHolesTest {
                 .sandbox(new SandboxLimits(Duration.ofMillis(300), 32L << 20, WALL))
                 .service("echo", p -> p).build().start();
         names.register("vault", vault.address());
-        client = RpccClient.builder().resolver(names).types(types).timeout(Duration.ofSeconds(20)).build();
+        client = RpccClient.builder().resolver(names).types(types).timeout(Duration.ofSeconds(20)).build().start();
         normalChainWorks(); // GraalJS loaded before any baseline is taken
     }
 

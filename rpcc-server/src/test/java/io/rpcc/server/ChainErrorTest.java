@@ -1,6 +1,7 @@
 package io.rpcc.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +10,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
@@ -18,7 +20,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FrameTooLargeException;
 import io.rpcc.core.HopLimitExceededException;
 import io.rpcc.core.HopUnreachableException;
-import io.rpcc.core.MalformedFrameException;
+import io.rpcc.core.SandboxViolationException;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
@@ -215,6 +217,31 @@ class ChainErrorTest {
         assertEquals(28, d.column());
         assertTrue(d.message().contains("cannot find symbol"), d.message());
         assertTrue(e.getMessage().contains("Broken") && e.getMessage().contains("4:28"), e.getMessage());
+        assertEquals(ChainErrorCode.CHAINING_FUNCTION_COMPILE, e.code());
+        assertEquals(e.diagnostics(), e.failure().fields().diagnostics(), "diagnostics travel as fields");
+    }
+
+    @Test
+    void aSandboxViolationAtHop2CarriesItsRuleAsAField() {
+        ChainingFunctionSource cf = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Hog implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        if (state.contains("go")) return NextHop.call("s2", "echo", result, ChainState.empty());
+                        long[] huge = new long[Integer.MAX_VALUE - 8];
+                        return NextHop.end(huge.length);
+                    }
+                }
+                """);
+        SandboxViolationException e = fails(SandboxViolationException.class,
+                () -> client.runChain("s1", "echo", "x", cf, ChainState.of("go", true)));
+        assertEquals(ChainErrorCode.SANDBOX_VIOLATION, e.code());
+        assertEquals("memory", e.failure().fields().sandboxRule(), "the rule travels as a field");
+        assertEquals("memory", e.rule());
+        assertEquals("s2", e.host());
+        assertEquals(2, e.hop());
+        assertEquals(List.of("s1", "s2"), e.path());
+        assertFalse(e.isRetryable(), "the function, not the moment: it fails again");
     }
 
     @Test
@@ -240,14 +267,19 @@ class ChainErrorTest {
 
     @Test
     void valueTheReceiverCannotDecode() {
-        MalformedFrameException e = fails(MalformedFrameException.class, () -> clientWithExtraType.runChain(
+        UnregisteredTypeException e = fails(UnregisteredTypeException.class, () -> clientWithExtraType.runChain(
                 "s1", "echo", new ClientOnly("hi"), ChainingFunctionSource.NONE, ChainState.empty()));
         assertEquals("s1", e.host());
         assertEquals(1, e.hop());
         assertEquals(List.of("s1"), e.path());
+        assertEquals(ChainErrorCode.UNREGISTERED_TYPE, e.code());
+        assertEquals(TypeRegistry.nameDerivedId(ClientOnly.class), e.typeId().orElseThrow(), "the id, as a field");
+        assertEquals(ClientOnly.class.getName(), e.typeName().orElseThrow(), "the originator's class for that id");
         assertTrue(e.remoteMessage().contains("type id " + TypeRegistry.nameDerivedId(ClientOnly.class)
-                + " (io.rpcc.server.ChainErrorTest$ClientOnly at the originator) is not registered on node 's1'"),
+                + " is not registered on this node") && e.remoteMessage().contains("(the originator registers type id "
+                + TypeRegistry.nameDerivedId(ClientOnly.class) + " as io.rpcc.server.ChainErrorTest$ClientOnly)"),
                 e.remoteMessage());
+        assertFalse(e.isRetryable());
     }
 
     @Test
@@ -257,6 +289,8 @@ class ChainErrorTest {
         assertEquals(0, e.hop());
         assertTrue(e.remoteMessage().contains("class io.rpcc.server.ChainErrorTest$Unregistered is not registered"),
                 e.remoteMessage());
+        assertEquals(Unregistered.class.getName(), e.typeName().orElseThrow());
+        assertTrue(e.typeId().isEmpty(), "the sender has no id for a class it did not register");
     }
 
     @Test

@@ -8,6 +8,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainResultFrame;
@@ -44,10 +45,11 @@ public final class ChainLauncher {
      * The future completes on an event loop: attach no user code.
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
-                                               ChainingFunctionSource cf, ChainState state, Duration timeout,
-                                               int maxHops) {
+                                               ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                               Duration timeout, int maxHops) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, timeout, 1, maxHops, List.of(),
+        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, 1, maxHops,
+                List.of(),
                 (value, hop, host, from) -> collected.add(value));
         return whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
                 arrival.arrivedNanos() - p.startNanos(), false).withReplies(collected));
@@ -55,9 +57,10 @@ public final class ChainLauncher {
 
     /** Starts a chain in chain mode whose partial replies go to {@code replies} as they arrive. */
     public <T> ReplySet<T> startWithReplies(ReplySet<T> replies, String server, String serviceFunction, Object params,
-                                            ChainingFunctionSource cf, ChainState state, Duration timeout, int maxHops) {
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, timeout, 1, maxHops, List.of(),
-                replies.sink());
+                                            ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                            Duration timeout, int maxHops) {
+        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, 1, maxHops,
+                List.of(), replies.sink());
         p.outcome().whenComplete((arrival, e) -> {
             if (e == null) {
                 try {
@@ -89,9 +92,9 @@ public final class ChainLauncher {
 
     /** Sends hop {@code hop} (after {@code path}) with all the chain's credit and registers it. */
     ChainOriginator.Pending launch(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                   ChainState state, Duration timeout, int hop, int maxHops, List<String> path,
-                                   ChainOriginator.ReplySink sink) {
-        return node.launch(server, serviceFunction, params, cf, state, timeout, hop, maxHops, path, sink);
+                                   ChainState state, Metadata metadata, Duration timeout, int hop, int maxHops,
+                                   List<String> path, ChainOriginator.ReplySink sink) {
+        return node.launch(server, serviceFunction, params, cf, state, metadata, timeout, hop, maxHops, path, sink);
     }
 
     /** The result in {@code frame}; throws if its value could not be decoded. */
@@ -108,7 +111,7 @@ public final class ChainLauncher {
     static ChainException failure(HopFailure f, String host, int hop, List<String> path, List<ConsoleLine> console,
                                   List<HopTiming> timings) {
         return f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), host, hop, path, f.details(),
-                console, timings));
+                console, timings, f.fields()));
     }
 
     /** Waits for {@code f}, throwing the chain's exception itself rather than a wrapper. */

@@ -8,6 +8,8 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
@@ -52,9 +54,9 @@ public final class InteractiveChain {
 
     /** Runs a chain on the calling thread and waits until it is finished; replies are collected in the result. */
     public ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                     ChainState state, Duration timeout, int maxHops) {
+                                     ChainState state, Metadata metadata, Duration timeout, int maxHops) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        Run run = run(server, serviceFunction, params, cf, state, timeout, maxHops,
+        Run run = run(server, serviceFunction, params, cf, state, metadata, timeout, maxHops,
                 (value, hop, host, from) -> collected.add(value));
         ChainLauncher.join(run.finished().handle((v, e) -> {
             if (run.error() != null) {
@@ -70,12 +72,12 @@ public final class InteractiveChain {
 
     /** Runs a chain on the node's executor; the future completes like {@link ChainLauncher#start}'s. */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
-                                               ChainingFunctionSource cf, ChainState state, Duration timeout,
-                                               int maxHops) {
+                                               ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                               Duration timeout, int maxHops) {
         CompletableFuture<ChainResult> out = new CompletableFuture<>();
         launcher.node().executor().execute(() -> {
             try {
-                out.complete(runCollecting(server, serviceFunction, params, cf, state, timeout, maxHops));
+                out.complete(runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, maxHops));
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
             }
@@ -85,12 +87,12 @@ public final class InteractiveChain {
 
     /** Runs a chain on the node's executor, handing replies to {@code replies} as they arrive. */
     public <T> ReplySet<T> startWithReplies(ReplySet<T> replies, String server, String serviceFunction, Object params,
-                                            ChainingFunctionSource cf, ChainState state, Duration timeout,
-                                            int maxHops) {
+                                            ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                            Duration timeout, int maxHops) {
         launcher.node().executor().execute(() -> {
             Run run;
             try {
-                run = run(server, serviceFunction, params, cf, state, timeout, maxHops, replies.sink());
+                run = run(server, serviceFunction, params, cf, state, metadata, timeout, maxHops, replies.sink());
             } catch (RuntimeException | Error e) {
                 replies.resultFailed(e);
                 replies.finished(null);
@@ -108,7 +110,7 @@ public final class InteractiveChain {
 
     /** Runs a chain on the calling thread; returns when its result (or error) is known. */
     public Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-                   Duration timeout, int maxHops, ChainOriginator.ReplySink sink) {
+                   Metadata metadata, Duration timeout, int maxHops, ChainOriginator.ReplySink sink) {
         Node node = launcher.node();
         long start = System.nanoTime();
         long deadline = start + timeout.toNanos();
@@ -129,8 +131,8 @@ public final class InteractiveChain {
                             console, timings));
                 }
                 ChainOriginator.Pending step = launcher.launch(server, serviceFunction, params,
-                        ChainingFunctionSource.NONE, ChainState.empty(), Duration.ofNanos(left), hop, maxHops, path,
-                        sink);
+                        ChainingFunctionSource.NONE, ChainState.empty(), metadata, Duration.ofNanos(left), hop, maxHops,
+                        path, sink);
                 finishes.add(step.finished());
                 ChainOriginator.Arrival arrival = ChainLauncher.join(step.outcome());
                 path = arrival.frame().path();
@@ -153,7 +155,7 @@ public final class InteractiveChain {
                     cfStart = System.nanoTime();
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
                     try (var scope = new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, local).push()) {
+                            node.name(), cfConsole, local, metadata, BranchId.root()).push()) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {

@@ -1,9 +1,12 @@
 package io.rpcc.server.internal;
 
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.VirtualConsole;
@@ -19,10 +22,13 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.server.ServerInterceptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 
@@ -41,15 +47,20 @@ public final class HopExecutor implements RequestHandler {
     private final Map<String, ServiceFunction> services;
     private final String chainingProxy;
     private final boolean actsAsProxy;
+    private final List<ServerInterceptor> interceptors;
+    private final RunningHops running = new RunningHops();
 
     /**
      * An executor for a server hosting {@code services}, which hands its chaining functions to
-     * {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy}.
+     * {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy},
+     * with {@code interceptors} (the first outermost) around every hop.
      */
-    public HopExecutor(Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy) {
+    public HopExecutor(Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy,
+                       List<ServerInterceptor> interceptors) {
         this.services = Map.copyOf(services);
         this.chainingProxy = chainingProxy;
         this.actsAsProxy = actsAsProxy;
+        this.interceptors = List.copyOf(interceptors);
     }
 
     @Override
@@ -61,17 +72,41 @@ public final class HopExecutor implements RequestHandler {
             // than hand the function over from a virtual thread and back (two wake-ups per hop)
             executor = FunctionRuntime.platformThreads();
         }
-        executor.execute(() -> run(node, request, arrivedNanos));
+        RunningHops.Hop hop = running.arrived(node, request.header());
+        try {
+            executor.execute(() -> {
+                try {
+                    run(node, request, arrivedNanos, hop.replies());
+                } finally {
+                    running.ran(hop);
+                }
+            });
+        } catch (RuntimeException e) { // an executor that refuses work: the hop fails here
+            running.ran(hop);
+            ChainHeader h = request.header();
+            node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
+                    + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
+                    h.console(), h.timings(), hop.replies().handOver(h.credit()));
+        }
     }
 
-    private void run(Node node, ChainRequest request, long arrivedNanos) {
+    @Override
+    public int hopsInFlight() {
+        return running.size();
+    }
+
+    @Override
+    public CompletableFuture<Void> abandonHops(Node node) {
+        return running.abandonAll(node);
+    }
+
+    private void run(Node node, ChainRequest request, long arrivedNanos, HopReplies replies) {
         ChainHeader h = request.header();
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
         List<String> path = proxied ? h.path() : node.pathThrough(h); // a proxy is not a hop of its own
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
-        HopReplies replies = new HopReplies(node, h);
         try {
             if (request.decodeError() != null) {
                 throw request.decodeError();
@@ -104,26 +139,30 @@ public final class HopExecutor implements RequestHandler {
             long cfStart = System.nanoTime();
             NextHop next;
             VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
-            HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies);
+            HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies,
+                    h.metadata(), h.branch());
             HopTiming serviceTiming = timing;
             try (var scope = cfContext.push()) {
                 // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
                 // (with the timings rebuilt from the header: this hop's list belongs to the stuck thread)
-                next = node.functions().invoke(loaded.function(), request.state(), result, failure -> {
-                    List<HopTiming> at = new ArrayList<>(h.timings());
-                    if (proxied) {
-                        at.removeLast();
-                    }
-                    at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
-                    node.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
-                });
+                next = interceptChaining(node, cfContext, request.state(), result, (state, value) ->
+                        node.functions().invoke(loaded.function(), state, value, failure -> {
+                            List<HopTiming> at = new ArrayList<>(h.timings());
+                            if (proxied) {
+                                at.removeLast();
+                            }
+                            at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart,
+                                    node.name()));
+                            node.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
+                        }));
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
             }
             switch (next) {
                 case NextHop.End end -> node.sendResult(h, path, List.copyOf(console), timings, end.result(),
                         replies.handOver(h.credit()));
-                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies);
+                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies,
+                        interceptForward(node, cfContext, call));
             }
         } catch (InvocationAbandoned a) {
             // the hop failed when its chaining function was abandoned; what it did since is dropped
@@ -151,9 +190,12 @@ public final class HopExecutor implements RequestHandler {
         long sfStart = System.nanoTime();
         Object result;
         VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
-        HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies);
+        HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies,
+                h.metadata(), h.branch());
         try (var scope = sfContext.push()) {
-            result = sf.apply(request.params());
+            result = interceptService(sfContext, h.serviceFunction(), sf).apply(request.params());
+        } catch (HopRejectedException r) {
+            throw rejected(r);
         } catch (Throwable e) {
             throw new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(), "service function '"
                     + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e);
@@ -170,8 +212,8 @@ public final class HopExecutor implements RequestHandler {
         timings.add(timing.withChaining(0, 0, chainingProxy));
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
-        ChainHeader ph = new ChainHeader(h.chainId(), h.secret(), h.origin(), h.originHost(), h.originPort(), h.hop(),
-                h.maxHops(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass);
+        ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
+                h.metadata());
         node.forward(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = Node.unwrap(e);
@@ -183,9 +225,98 @@ public final class HopExecutor implements RequestHandler {
         });
     }
 
+    /** {@code sf} inside the interceptors. */
+    private ServiceFunction interceptService(HopContext context, String name, ServiceFunction sf) {
+        ServiceFunction call = sf;
+        for (ServerInterceptor interceptor : interceptors.reversed()) {
+            ServiceFunction inner = call;
+            call = params -> interceptor.interceptService(context, name, params, inner);
+        }
+        return call;
+    }
+
+    /**
+     * Runs {@code cf} inside the interceptors. Failures of the chaining function itself pass as they
+     * are; an interceptor's own exception becomes a failure naming it. If the sandbox abandoned the
+     * function (the hop has failed already), the hop stops here even if an interceptor swallowed that.
+     */
+    private NextHop interceptChaining(Node node, HopContext context, ChainState state, Object result,
+                                      ChainingFunction cf) {
+        if (interceptors.isEmpty()) {
+            return call(cf, state, result);
+        }
+        InvocationAbandoned[] abandoned = new InvocationAbandoned[1];
+        ChainingFunction call = (s, r) -> {
+            try {
+                return call(cf, s, r);
+            } catch (InvocationAbandoned a) {
+                abandoned[0] = a;
+                throw a;
+            }
+        };
+        for (ServerInterceptor interceptor : interceptors.reversed()) {
+            ChainingFunction inner = call;
+            call = (s, r) -> interceptor.interceptChaining(context, s, r, inner);
+        }
+        NextHop next;
+        try {
+            next = call.apply(state, result);
+        } catch (HopFailure | InvocationAbandoned passed) {
+            throw passed;
+        } catch (HopRejectedException r) {
+            throw rejected(r);
+        } catch (Exception e) {
+            throw interceptorFailed(node, "around the chaining function", e);
+        }
+        if (abandoned[0] != null) {
+            throw abandoned[0];
+        }
+        if (next == null) {
+            throw new HopFailure(ErrorCode.INTERNAL, "a server interceptor at '" + node.name()
+                    + "' returned no next hop from interceptChaining");
+        }
+        return next;
+    }
+
+    /** The runtime's invocation of a chaining function throws only unchecked exceptions. */
+    private static NextHop call(ChainingFunction cf, ChainState state, Object result) {
+        try {
+            return cf.apply(state, result);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e); // unreachable: FunctionRuntime.invoke throws no checked exception
+        }
+    }
+
+    /** The metadata for the hop after this one, as the interceptors make it. */
+    private Metadata interceptForward(Node node, HopContext context, NextHop.Call call) {
+        Metadata metadata = context.metadata();
+        try (var scope = context.push()) {
+            for (ServerInterceptor interceptor : interceptors) {
+                metadata = Objects.requireNonNull(interceptor.interceptForward(context, call, metadata),
+                        "interceptForward returned null metadata");
+            }
+        } catch (HopRejectedException r) {
+            throw rejected(r);
+        } catch (RuntimeException e) {
+            throw interceptorFailed(node, "before forwarding to '" + call.server() + "'", e);
+        }
+        return metadata;
+    }
+
+    private static HopFailure rejected(HopRejectedException r) {
+        return new HopFailure(ErrorCode.HOP_REJECTED, r.remoteMessage(), r);
+    }
+
+    private static HopFailure interceptorFailed(Node node, String where, Exception e) {
+        return new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "a server interceptor at '" + node.name()
+                + "' failed " + where + ": " + e, FunctionRuntime.stackTrace(e), e);
+    }
+
     private static void forward(Node node, ChainHeader h, NextHop.Call call, ChainingFunctionSource current,
                                 List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                                HopReplies replies) {
+                                HopReplies replies, Metadata metadata) {
         int limit = Math.min(h.maxHops(), node.settings().maxHops());
         if (h.hop() + 1 > limit) {
             throw new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
@@ -194,8 +325,7 @@ public final class HopExecutor implements RequestHandler {
         ChainingFunctionSource next = call.chainingFunction().isSame() ? current : call.chainingFunction();
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
-        ChainHeader nh = new ChainHeader(h.chainId(), h.secret(), h.origin(), h.originHost(), h.originPort(), h.hop() + 1,
-                h.maxHops(), path, consoleNow, timings, call.serviceFunction(), next, pass);
+        ChainHeader nh = h.onward(h.hop() + 1, path, consoleNow, timings, call.serviceFunction(), next, pass, metadata);
         ChainState state = call.state();
         node.forward(call.server(), new ChainRequest(nh, call.params(), state, null)).whenComplete((v, e) -> {
             if (e != null) { // the request and its credit never left: report, with that credit

@@ -7,6 +7,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.Refusal;
+import io.rpcc.core.internal.lifecycle.SharedResource;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainResultFrame;
@@ -23,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +40,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class ChainOriginator {
     private static final Logger log = LoggerFactory.getLogger(ChainOriginator.class);
-    private static final HashedWheelTimer TIMER = new HashedWheelTimer(
-            new DefaultThreadFactory("rpcc-timeouts", true), 10, TimeUnit.MILLISECONDS);
+    /** The chains' timeouts, for every node of the JVM: held by each started node, stopped when the last closes. */
+    private static final SharedResource<HashedWheelTimer> TIMER = new SharedResource<>("rpcc's chain timeout timer",
+            () -> new HashedWheelTimer(new DefaultThreadFactory("rpcc-timeouts", true), 10, TimeUnit.MILLISECONDS),
+            HashedWheelTimer::stop);
 
     /** Where the partial replies of a chain go. Called on an event loop, in arrival order. */
     @FunctionalInterface
@@ -116,6 +120,8 @@ public final class ChainOriginator {
     private final ConcurrentMap<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong lateFrames = new AtomicLong();
     private final Refusals refusals;
+    private volatile HashedWheelTimer timer;
+    private volatile Supplier<ChainException> closedWith;
 
     /** The originator table of node {@code nodeName}, counting forged frames in {@code refusals}. */
     public ChainOriginator(String nodeName, Refusals refusals) {
@@ -123,14 +129,57 @@ public final class ChainOriginator {
         this.refusals = refusals;
     }
 
-    /** Registers a new chain whose replies go to {@code sink} and that times out after {@code timeout}. */
+    /** Takes a hold on the timer that times chains out; called when the node starts. */
+    public void open() {
+        timer = TIMER.acquire();
+    }
+
+    /**
+     * Ends every chain in flight at once with {@code why} (their futures and reply sets complete
+     * now) and refuses new ones with it; gives up the hold on the timer. Called when the node closes.
+     */
+    public void close(Supplier<ChainException> why) {
+        if (closedWith != null) {
+            return;
+        }
+        closedWith = why;
+        for (Pending p : pending.values()) {
+            fail(p, why.get());
+        }
+        if (timer != null) {
+            TIMER.release();
+        }
+    }
+
+    /**
+     * Registers a new chain whose replies go to {@code sink} and that times out after {@code timeout};
+     * on a closed node, the chain has ended already with the reason the node closed.
+     */
     public Pending start(Duration timeout, ReplySink sink) {
         long id = nextId.incrementAndGet();
         Pending p = new Pending(id, sink);
         pending.put(id, p);
-        Timeout timeoutTask = TIMER.newTimeout(t -> timeOut(p, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        Supplier<ChainException> closed = closedWith;
+        if (closed != null) { // checked after the put: either this or close() ends the chain
+            fail(p, closed.get());
+            return p;
+        }
+        Timeout timeoutTask;
+        try {
+            timeoutTask = timer.newTimeout(t -> timeOut(p, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException stopped) { // the node closed meanwhile
+            fail(p, closedWith.get());
+            return p;
+        }
         p.finished().whenComplete((r, e) -> timeoutTask.cancel());
         return p;
+    }
+
+    private void fail(Pending p, ChainException why) {
+        if (pending.remove(p.id(), p)) {
+            p.outcome().completeExceptionally(why);
+            p.finished().completeExceptionally(why);
+        }
     }
 
     private void timeOut(Pending p, Duration timeout) {
@@ -176,7 +225,7 @@ public final class ChainOriginator {
         if (frame.decodeError() != null) {
             HopFailure f = frame.decodeError();
             p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(),
-                    f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of())));
+                    f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of(), f.fields())));
             return;
         }
         p.sink().onReply(frame.value(), frame.hop(), frame.host(), from);
@@ -224,7 +273,7 @@ public final class ChainOriginator {
             return;
         }
         p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
-                nodeName, 0, List.of(), f.details(), List.of(), List.of())));
+                nodeName, 0, List.of(), f.details(), List.of(), List.of(), f.fields())));
         p.finished().complete(null);
     }
 

@@ -1,6 +1,8 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainContext;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.VirtualConsole;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
@@ -19,15 +21,20 @@ public final class HopContext implements ChainContext {
     private final String node;
     private final VirtualConsole console;
     private final Replies replies;
+    private final Metadata metadata;
+    private final BranchId branch;
 
     /** A context whose partial replies go to {@code replies}. */
-    public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies) {
+    public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies,
+                      Metadata metadata, BranchId branch) {
         this.chainId = chainId;
         this.originator = originator;
         this.hop = hop;
         this.node = node;
         this.console = console;
         this.replies = replies;
+        this.metadata = metadata;
+        this.branch = branch;
     }
 
     @Override
@@ -48,6 +55,16 @@ public final class HopContext implements ChainContext {
     @Override
     public String node() {
         return node;
+    }
+
+    @Override
+    public Metadata metadata() {
+        return metadata;
+    }
+
+    @Override
+    public BranchId branch() {
+        return branch;
     }
 
     @Override

@@ -11,9 +11,8 @@ import io.rpcc.core.internal.wire.ReplyFrame;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Partial replies of one hop at a server, and the hop's part in the chain's termination protocol
@@ -27,7 +26,6 @@ import org.slf4j.LoggerFactory;
  * originator proves that every reply of this hop arrived before it.
  */
 public final class HopReplies implements Replies {
-    private static final Logger log = LoggerFactory.getLogger(HopReplies.class);
     private static final long COUNT = 0xFFFF_FFFFL;
     private static final long REPLIED = 1L << 32;
 
@@ -38,7 +36,10 @@ public final class HopReplies implements Replies {
     private final AtomicLong state = new AtomicLong(1);
     private volatile Credit kept = Credit.ZERO;
     private volatile CompletableFuture<Channel> replyChannel;
-    private final java.util.concurrent.atomic.AtomicBoolean handedOver = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean handedOver = new AtomicBoolean();
+    private final AtomicBoolean replyLost = new AtomicBoolean();
+    private final CompletableFuture<Void> quiet = new CompletableFuture<>();
+    private volatile boolean abandoned;
 
     /** The replies of the hop described by {@code header}, running at {@code node}. */
     public HopReplies(Node node, ChainHeader header) {
@@ -84,15 +85,38 @@ public final class HopReplies implements Replies {
      */
     public Credit handOver(Credit credit) {
         if (!handedOver.compareAndSet(false, true)) {
+            if (abandoned) {
+                return Credit.ZERO; // the closing node reported the hop with its credit: what it sends now is late
+            }
             throw new IllegalStateException("hop " + header.hop() + " of chain " + chainId() + " handed over twice");
         }
         if (state.compareAndSet(1, 0)) {
+            quiet.complete(null);
             return credit;
         }
         Credit half = credit.half();
         kept = half;
         lower();
         return half;
+    }
+
+    /**
+     * The node is closing while this hop runs: if the hop has not handed over yet, takes that
+     * hand-over (the hop's own will carry no credit) and returns the whole {@code credit}, to be
+     * sent to the originator with the failure; else {@code null} (the chain has moved on).
+     */
+    public Credit abandon(Credit credit) {
+        if (!handedOver.compareAndSet(false, true)) {
+            return null;
+        }
+        abandoned = true;
+        quiet.complete(null);
+        return credit;
+    }
+
+    /** Completes when the hop has handed over and nothing it started runs or sends any more. */
+    public CompletableFuture<Void> whenQuiet() {
+        return quiet;
     }
 
     @Override
@@ -106,21 +130,20 @@ public final class HopReplies implements Replies {
         try {
             Channel ch = channel();
             if (!ch.isWritable() && !awaitWritable(ch)) {
-                throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.origin() + "' has not read partial "
+                throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read partial "
                         + "replies for " + writeTimeout.toMillis() + " ms (its buffer is full)");
             }
             node.transport().send(ch, new ReplyFrame(header.chainId(), header.secret(), header.hop(), node.name(), reply, null))
                     .whenComplete((v, e) -> {
-                        if (e != null) {
-                            log.warn("partial reply of chain {} at '{}' was not sent: {}", chainId(), node.name(),
-                                    Node.unwrap(e).getMessage());
+                        if (e != null && replyLost.compareAndSet(false, true)) {
+                            node.failures().replyLost(header, Node.unwrap(e));
                         }
                         lower();
                     });
             handedToWriter = true;
         } catch (HopFailure f) {
             throw f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), header.hop(),
-                    node.pathThrough(header), f.details(), List.of(), List.of()));
+                    node.pathThrough(header), f.details(), List.of(), List.of(), f.fields()));
         } finally {
             if (!handedToWriter) {
                 lower();
@@ -151,7 +174,7 @@ public final class HopReplies implements Replies {
             synchronized (this) {
                 f = replyChannel;
                 if (f == null) {
-                    f = node.transport().connect(header.origin(), node.originAddress(header));
+                    f = node.transport().connect(header.replyTo().node(), node.replyAddress(header));
                     replyChannel = f;
                 }
             }
@@ -160,11 +183,12 @@ public final class HopReplies implements Replies {
             return f.join();
         } catch (java.util.concurrent.CompletionException e) {
             throw Node.unwrap(e) instanceof HopFailure hf ? hf
-                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.origin() + "'");
+                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.replyTo().node() + "'");
         }
     }
 
     private void quiet() {
+        quiet.complete(null);
         Credit credit = kept;
         if (credit.isZero()) {
             return;
@@ -172,7 +196,7 @@ public final class HopReplies implements Replies {
         CompletableFuture<Channel> f = replyChannel;
         QuietFrame frame = new QuietFrame(header.chainId(), header.secret(), credit);
         if (f == null) { // no reply was ever sent: any connection will do
-            node.transport().send(header.origin(), node.originAddress(header), frame);
+            node.transport().send(header.replyTo().node(), node.replyAddress(header), frame);
             return;
         }
         f.thenAccept(ch -> {
@@ -180,8 +204,7 @@ public final class HopReplies implements Replies {
                 node.transport().send(ch, frame);
             } else {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
-                log.warn("connection to originator of chain {} closed before its replies were confirmed; "
-                        + "the originator will time out", chainId());
+                node.failures().repliesUnconfirmed(header);
             }
         });
     }
