@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Interactive mode (paper section 3.7): every chaining function runs at the client, so the chain
@@ -119,6 +120,7 @@ public final class InteractiveChain {
         List<CompletableFuture<Void>> finishes = new ArrayList<>();
         AtomicLong localCount = new AtomicLong(1); // the driver's own unit, released at the end
         CompletableFuture<Void> localQuiet = new CompletableFuture<>();
+        AtomicReference<ChainException> localFailure = new AtomicReference<>();
         finishes.add(localQuiet);
         ChainingFunctionSource current = cf;
         try {
@@ -142,12 +144,13 @@ public final class InteractiveChain {
                     timings.add(timing);
                     return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,
                             Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes, localCount,
-                            localQuiet);
+                            localQuiet, localFailure);
                 }
                 NextHop next;
                 long loadNanos = 0;
                 long cfStart = System.nanoTime();
-                LocalReplies local = new LocalReplies(sink, node.name(), hop, localCount, localQuiet);
+                LocalReplies local = new LocalReplies(sink, node.name(), hop, localCount, localQuiet,
+                        localFailure);
                 try {
                     FunctionRuntime.Loaded loaded = node.functions().load(current);
                     loadNanos = loaded.loadNanos();
@@ -166,7 +169,7 @@ public final class InteractiveChain {
                     case NextHop.End end -> {
                         return finish(new ChainResult(end.result(), node.name(), path, console, timings,
                                 Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes,
-                                localCount, localQuiet);
+                                localCount, localQuiet, localFailure);
                     }
                     case NextHop.Call call -> {
                         int limit = Math.min(maxHops, node.settings().maxHops());
@@ -185,15 +188,14 @@ public final class InteractiveChain {
                 }
             }
         } catch (ChainException e) {
-            return finish(null, e, finishes, localCount, localQuiet);
+            return finish(null, e, finishes, localCount, localQuiet, localFailure);
         }
     }
 
     private static Run finish(ChainResult result, ChainException error, List<CompletableFuture<Void>> finishes,
-                              AtomicLong localCount, CompletableFuture<Void> localQuiet) {
-        if (localCount.decrementAndGet() == 0) {
-            localQuiet.complete(null);
-        }
+                              AtomicLong localCount, CompletableFuture<Void> localQuiet,
+                              AtomicReference<ChainException> localFailure) {
+        LocalReplies.release(localCount, localQuiet, localFailure);
         return new Run(result, error, CompletableFuture.allOf(finishes.toArray(CompletableFuture[]::new)));
     }
 }

@@ -1,14 +1,20 @@
 package io.rpcc.client.internal;
 
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.Replies;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.ErrorCode;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Partial replies of chaining functions that run at the client (interactive mode): they go
  * straight into the chain's sink. The same counting as at a server tells when the work these
- * functions started has ended.
+ * functions started has ended; if some of it threw, the chain ends partial with the first error.
  */
 final class LocalReplies implements Replies {
     private final ChainOriginator.ReplySink sink;
@@ -16,13 +22,16 @@ final class LocalReplies implements Replies {
     private final int hop;
     private final AtomicLong count;
     private final CompletableFuture<Void> quiet;
+    private final AtomicReference<ChainException> failure;
 
-    LocalReplies(ChainOriginator.ReplySink sink, String host, int hop, AtomicLong count, CompletableFuture<Void> quiet) {
+    LocalReplies(ChainOriginator.ReplySink sink, String host, int hop, AtomicLong count, CompletableFuture<Void> quiet,
+                 AtomicReference<ChainException> failure) {
         this.sink = sink;
         this.host = host;
         this.hop = hop;
         this.count = count;
         this.quiet = quiet;
+        this.failure = failure;
     }
 
     @Override
@@ -51,8 +60,26 @@ final class LocalReplies implements Replies {
 
     @Override
     public void lower() {
+        release(count, quiet, failure);
+    }
+
+    @Override
+    public void failed(Throwable error) {
+        failure.compareAndSet(null, ErrorCode.SERVICE_FUNCTION_FAILED.toException(new ChainFailure(
+                error.getClass().getName(), "a task that the chaining function of hop " + hop + " started through "
+                + "ChainContext at '" + host + "' threw " + error, host, hop, List.of(),
+                FunctionRuntime.stackTrace(error), List.of(), List.of())));
+    }
+
+    /** Lowers {@code count}; at zero, {@code quiet} completes, or fails with the first task failure. */
+    static void release(AtomicLong count, CompletableFuture<Void> quiet, AtomicReference<ChainException> failure) {
         if (count.decrementAndGet() == 0) {
-            quiet.complete(null);
+            ChainException e = failure.get();
+            if (e == null) {
+                quiet.complete(null);
+            } else {
+                quiet.completeExceptionally(e);
+            }
         }
     }
 }

@@ -61,6 +61,7 @@ public final class ChainOriginator {
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
         private final ReplySink sink;
         private Credit recovered = Credit.ZERO; // guarded by this
+        private volatile ChainException failedAfterResult;
 
         private Pending(long id, ReplySink sink) {
             this.id = id;
@@ -87,7 +88,10 @@ public final class ChainOriginator {
             return outcome;
         }
 
-        /** Completes when all credit has come home; fails with a {@link ChainException} on timeout. */
+        /**
+         * Completes when all credit has come home; fails with a {@link ChainException} on timeout, or
+         * when an error arrived after a successful result (work started through a hop's context failed).
+         */
         public CompletableFuture<Void> finished() {
             return finished;
         }
@@ -157,11 +161,18 @@ public final class ChainOriginator {
         }
     }
 
-    /** An ERROR frame arrived (called on an event loop). */
+    /**
+     * An ERROR frame arrived (called on an event loop). It may come after the RESULT (work that a
+     * hop started through its context failed): the chain then ends partial with that error.
+     */
     public void onError(ChainErrorFrame frame) {
         Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
-            p.outcome().completeExceptionally(frame.code().toException(frame.failure()));
+            ChainException e = frame.code().toException(frame.failure());
+            if (!p.outcome().completeExceptionally(e) && !p.outcome().isCompletedExceptionally()
+                    && p.failedAfterResult == null) {
+                p.failedAfterResult = e;
+            }
             recover(p, frame.credit());
         }
     }
@@ -209,7 +220,12 @@ public final class ChainOriginator {
 
     private void recover(Pending p, Credit credit) {
         if (p.recover(credit) && pending.remove(p.id(), p)) {
-            p.finished().complete(null);
+            ChainException late = p.failedAfterResult;
+            if (late == null) {
+                p.finished().complete(null);
+            } else {
+                p.finished().completeExceptionally(late);
+            }
         }
     }
 

@@ -2,6 +2,8 @@ package io.rpcc.core.internal.chain;
 
 import io.netty.channel.Channel;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -11,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +31,7 @@ import org.slf4j.LoggerFactory;
 public final class HopReplies implements Replies {
     private static final Logger log = LoggerFactory.getLogger(HopReplies.class);
     private static final long COUNT = 0xFFFF_FFFFL;
+    /** A reply was produced or a task failed: the hop keeps credit, to return once it is quiet. */
     private static final long REPLIED = 1L << 32;
 
     private final Node node;
@@ -38,6 +42,8 @@ public final class HopReplies implements Replies {
     private volatile Credit kept = Credit.ZERO;
     private volatile CompletableFuture<Channel> replyChannel;
     private final java.util.concurrent.atomic.AtomicBoolean handedOver = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The first error thrown by work started through the context, reported instead of QUIET. */
+    private final AtomicReference<Throwable> taskFailure = new AtomicReference<>();
 
     /** The replies of the hop described by {@code header}, running at {@code node}. */
     public HopReplies(Node node, ChainHeader header) {
@@ -64,6 +70,14 @@ public final class HopReplies implements Replies {
             if (state.compareAndSet(s, (s + 1) | flags)) {
                 return true;
             }
+        }
+    }
+
+    @Override
+    public void failed(Throwable error) {
+        if (taskFailure.compareAndSet(null, error)) {
+            // the failing task still holds its unit: the count is not zero, so the hop keeps credit
+            state.getAndUpdate(s -> s | REPLIED);
         }
     }
 
@@ -169,7 +183,10 @@ public final class HopReplies implements Replies {
             return;
         }
         CompletableFuture<Channel> f = replyChannel;
-        QuietFrame frame = new QuietFrame(header.chainId(), header.secret(), credit);
+        Throwable failed = taskFailure.get();
+        Object frame = failed == null ? new QuietFrame(header.chainId(), header.secret(), credit)
+                : new ChainErrorFrame(header.chainId(), header.secret(), ErrorCode.SERVICE_FUNCTION_FAILED,
+                taskFailure(failed), credit);
         if (f == null) { // no reply was ever sent: any connection will do
             node.transport().send(header.origin(), node.originAddress(header), frame);
             return;
@@ -183,6 +200,17 @@ public final class HopReplies implements Replies {
                         + "the originator will time out", chainId());
             }
         });
+    }
+
+    /** The failure to report for work started through the context that threw {@code e}. */
+    private ChainFailure taskFailure(Throwable e) {
+        String message = "a task that hop " + header.hop() + " started through ChainContext (startThread, "
+                + "startVirtualThread, executor or wrap) at '" + node.name() + "' threw " + e;
+        if (message.length() > 4096) {
+            message = message.substring(0, 4076) + "... (truncated)";
+        }
+        return new ChainFailure(e.getClass().getName(), message, node.name(), header.hop(), node.pathThrough(header),
+                FunctionRuntime.stackTrace(e), List.of(), List.of());
     }
 
     private String chainId() {
