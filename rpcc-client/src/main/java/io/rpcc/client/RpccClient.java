@@ -46,6 +46,7 @@ public final class RpccClient implements AutoCloseable {
     private final Duration defaultTimeout;
     private final boolean defaultInteractive;
     private final int replyBufferSize;
+    private final long replyBufferBytes;
     private final String repository;
     private final int inlineLimit;
     private final java.util.Set<String> uploaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -58,6 +59,7 @@ public final class RpccClient implements AutoCloseable {
         this.defaultTimeout = b.timeout;
         this.defaultInteractive = b.interactive;
         this.replyBufferSize = b.replyBufferSize;
+        this.replyBufferBytes = b.replyBufferBytes;
         this.repository = b.repository;
         this.inlineLimit = b.inlineFunctionLimit;
         this.address = node.start();
@@ -162,7 +164,7 @@ public final class RpccClient implements AutoCloseable {
      */
     public <T> ReplySet<T> startChainWithReplies(ChainCall call, Class<T> replyType) {
         call = prepare(Objects.requireNonNull(call, "call"));
-        ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, node.executor());
+        ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, replyBufferBytes, node.executor());
         if (isInteractive(call)) {
             return interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
                     call.chainingFunction(), call.state(), timeout(call), maxHops(call));
@@ -260,6 +262,7 @@ public final class RpccClient implements AutoCloseable {
         private Duration timeout = Duration.ofSeconds(30);
         private boolean interactive;
         private int replyBufferSize = 1024;
+        private long replyBufferBytes = 16L << 20;
         private String repository;
         private int inlineFunctionLimit = 2048;
 
@@ -280,14 +283,27 @@ public final class RpccClient implements AutoCloseable {
         }
 
         /**
-         * How many partial replies a {@link ReplySet} buffers before the client stops reading from
-         * the connections that bring them (default 1024).
+         * How many partial replies a {@link ReplySet} holds unread, at most (default 1024): the servers
+         * that produce them send only within the room the set grants them, and wait when there is none.
          */
         public Builder replyBufferSize(int replies) {
             if (replies < 1) {
                 throw new IllegalArgumentException("replyBufferSize must be positive, got " + replies);
             }
             this.replyBufferSize = replies;
+            return this;
+        }
+
+        /**
+         * How many bytes of partial replies (counted as their frames on the wire) a {@link ReplySet}
+         * holds unread, at most (default 16 MiB). A reply larger than this can never be sent: its
+         * {@code preturn} fails with {@code FlowControlException} after the server's reply write timeout.
+         */
+        public Builder replyBufferBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("replyBufferBytes must be positive, got " + bytes);
+            }
+            this.replyBufferBytes = bytes;
             return this;
         }
 

@@ -14,6 +14,7 @@ import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -121,6 +122,7 @@ public final class InteractiveChain {
         AtomicLong localCount = new AtomicLong(1); // the driver's own unit, released at the end
         CompletableFuture<Void> localQuiet = new CompletableFuture<>();
         AtomicReference<ChainException> localFailure = new AtomicReference<>();
+        ReplyWindow window = sink.window(); // one window for every step: the bound holds across them
         finishes.add(localQuiet);
         ChainingFunctionSource current = cf;
         try {
@@ -149,8 +151,8 @@ public final class InteractiveChain {
                 NextHop next;
                 long loadNanos = 0;
                 long cfStart = System.nanoTime();
-                LocalReplies local = new LocalReplies(sink, node.name(), hop, localCount, localQuiet,
-                        localFailure);
+                LocalReplies local = new LocalReplies(sink, window, node.settings().replyWriteTimeout(), node.name(),
+                        hop, localCount, localQuiet, localFailure);
                 try {
                     FunctionRuntime.Loaded loaded = node.functions().load(current);
                     loadNanos = loaded.loadNanos();

@@ -4,6 +4,8 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.Replies;
+import io.rpcc.core.internal.chain.ReplyWindow;
+import java.time.Duration;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ErrorCode;
 import java.util.List;
@@ -23,10 +25,14 @@ final class LocalReplies implements Replies {
     private final AtomicLong count;
     private final CompletableFuture<Void> quiet;
     private final AtomicReference<ChainException> failure;
+    private final ReplyWindow window;
+    private final Duration writeTimeout;
 
-    LocalReplies(ChainOriginator.ReplySink sink, String host, int hop, AtomicLong count, CompletableFuture<Void> quiet,
-                 AtomicReference<ChainException> failure) {
+    LocalReplies(ChainOriginator.ReplySink sink, ReplyWindow window, Duration writeTimeout, String host, int hop,
+                 AtomicLong count, CompletableFuture<Void> quiet, AtomicReference<ChainException> failure) {
         this.sink = sink;
+        this.window = window;
+        this.writeTimeout = writeTimeout;
         this.host = host;
         this.hop = hop;
         this.count = count;
@@ -38,7 +44,20 @@ final class LocalReplies implements Replies {
     public void preturn(Object reply) {
         raise();
         try {
-            sink.onReply(reply, hop, host, null);
+            boolean room;
+            try {
+                room = window.acquireLocal(writeTimeout);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                room = false;
+            }
+            if (!room) {
+                throw ErrorCode.FLOW_CONTROL.toException(new ChainFailure(ErrorCode.FLOW_CONTROL.exceptionName(),
+                        "the chaining function of hop " + hop + " at '" + host + "' could not send a partial reply: "
+                        + "the reply set has not been read for " + writeTimeout.toMillis() + " ms (its buffer is full)",
+                        host, hop, List.of(), List.of(), List.of(), List.of()));
+            }
+            sink.onReply(reply, hop, host, 0);
         } finally {
             lower();
         }

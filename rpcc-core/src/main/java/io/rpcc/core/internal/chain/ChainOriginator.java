@@ -15,6 +15,7 @@ import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,10 +48,18 @@ public final class ChainOriginator {
         /**
          * A partial reply arrived.
          *
-         * @param from the connection it came on, which the sink may pause (flow control); {@code null}
-         *     for replies produced locally
+         * @param bytes what it costs of the sink's {@link #window()} until it is read (its frame's
+         *     length; 0 for replies produced at this node)
          */
-        void onReply(Object value, int hop, String host, Channel from);
+        void onReply(Object value, int hop, String host, int bytes);
+
+        /**
+         * The flow-control window of this sink's replies, asked once per chain (a sink that reads
+         * replies shares its window among the chains that feed it; the default grants without bound).
+         */
+        default ReplyWindow window() {
+            return ReplyWindow.unbounded();
+        }
     }
 
     /** A chain in flight, as its originator sees it. */
@@ -60,12 +70,14 @@ public final class ChainOriginator {
         private final CompletableFuture<Arrival> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
         private final ReplySink sink;
+        private final ReplyWindow window;
         private Credit recovered = Credit.ZERO; // guarded by this
         private volatile ChainException failedAfterResult;
 
         private Pending(long id, ReplySink sink) {
             this.id = id;
             this.sink = sink;
+            this.window = sink.window();
         }
 
         /** The chain's number at this node. */
@@ -119,11 +131,16 @@ public final class ChainOriginator {
     private final ConcurrentMap<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong lateFrames = new AtomicLong();
     private final Refusals refusals;
+    private final BiConsumer<Channel, Object> send;
 
-    /** The originator table of node {@code nodeName}, counting forged frames in {@code refusals}. */
-    public ChainOriginator(String nodeName, Refusals refusals) {
+    /**
+     * The originator table of node {@code nodeName}, counting forged frames in {@code refusals} and
+     * sending reply-window grants with {@code send}.
+     */
+    public ChainOriginator(String nodeName, Refusals refusals, BiConsumer<Channel, Object> send) {
         this.nodeName = nodeName;
         this.refusals = refusals;
+        this.send = send;
     }
 
     /** Registers a new chain whose replies go to {@code sink} and that times out after {@code timeout}. */
@@ -178,18 +195,38 @@ public final class ChainOriginator {
     }
 
     /** A partial reply arrived (called on an event loop). */
-    public void onReply(ReplyFrame frame, Channel from) {
+    public void onReply(ReplyFrame frame) {
         Pending p = live(frame.chainId(), frame.secret());
         if (p == null) {
             return;
         }
+        p.window.arrived(frame.chainId(), frame.hop(), frame.host(), frame.size());
         if (frame.decodeError() != null) {
+            p.window.consumed(frame.size());
             HopFailure f = frame.decodeError();
             p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(),
                     f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of())));
             return;
         }
-        p.sink().onReply(frame.value(), frame.hop(), frame.host(), from);
+        p.sink().onReply(frame.value(), frame.hop(), frame.host(), frame.size());
+    }
+
+    /**
+     * A reply stream of one of this node's chains gave room back and may wait for more (called on an
+     * event loop); grants go back on {@code from}. Updates for chains that have ended are dropped
+     * without being counted as late: room a stream gives back may cross the chain's end.
+     */
+    public void onWindowUpdate(WindowUpdateFrame frame, Channel from) {
+        Pending p = pending.get(frame.chainId());
+        if (p == null || !p.secret().matches(frame.secret())) {
+            if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
+                refusals.count(Refusal.FORGED_FRAME);
+            }
+            return;
+        }
+        p.window.update(frame.chainId(), frame.hop(), frame.host(), frame.replies(), frame.bytes(), frame.wantBytes(),
+                (replies, bytes) -> send.accept(from, new WindowUpdateFrame(frame.chainId(), frame.secret(),
+                        frame.hop(), frame.host(), true, replies, bytes, 0)));
     }
 
     /** A hop returned its credit (called on an event loop). */

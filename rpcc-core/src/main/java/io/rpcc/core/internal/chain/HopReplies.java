@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -9,6 +10,7 @@ import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +29,12 @@ import org.slf4j.LoggerFactory;
  * returns it in a QUIET frame when its count reaches zero, on the connection that carried its
  * replies, after the last of them: since that connection is FIFO, the credit's arrival at the
  * originator proves that every reply of this hop arrived before it.
+ *
+ * <p>Flow control: the hop's replies are one reply stream of the chain, which sends only within the
+ * room its originator granted ({@link SendWindow}, {@link ReplyWindow}); {@code preturn} waits for
+ * room on the calling thread (at most the node's reply write timeout, then it throws
+ * {@code FlowControlException}), and the room left when the hop is quiet goes back just before its
+ * credit.
  */
 public final class HopReplies implements Replies {
     private static final Logger log = LoggerFactory.getLogger(HopReplies.class);
@@ -41,6 +49,7 @@ public final class HopReplies implements Replies {
     private final AtomicLong state = new AtomicLong(1);
     private volatile Credit kept = Credit.ZERO;
     private volatile CompletableFuture<Channel> replyChannel;
+    private volatile SendWindow window;
     private final java.util.concurrent.atomic.AtomicBoolean handedOver = new java.util.concurrent.atomic.AtomicBoolean();
     /** The first error thrown by work started through the context, reported instead of QUIET. */
     private final AtomicReference<Throwable> taskFailure = new AtomicReference<>();
@@ -118,18 +127,27 @@ public final class HopReplies implements Replies {
         boolean handedToWriter = false;
         try {
             Channel ch = channel();
-            if (!ch.isWritable() && !awaitWritable(ch)) {
-                throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.origin() + "' has not read partial "
-                        + "replies for " + writeTimeout.toMillis() + " ms (its buffer is full)");
+            ByteBuf frame = node.transport().encode(ch, new ReplyFrame(header.chainId(), header.secret(), header.hop(),
+                    node.name(), reply, null));
+            boolean written = false;
+            try {
+                if (!ch.isWritable() && !awaitWritable(ch)) {
+                    throw failure(ErrorCode.FLOW_CONTROL, "the connection to the originator '" + header.origin()
+                            + "' has not drained for " + writeTimeout.toMillis() + " ms");
+                }
+                awaitRoom(ch, frame.readableBytes(), () -> node.transport().write(ch, frame).whenComplete((v, e) -> {
+                    if (e != null) {
+                        log.warn("partial reply of chain {} at '{}' was not sent: {}", chainId(), node.name(),
+                                Node.unwrap(e).getMessage());
+                    }
+                    lower();
+                }));
+                written = true;
+            } finally {
+                if (!written) {
+                    frame.release();
+                }
             }
-            node.transport().send(ch, new ReplyFrame(header.chainId(), header.secret(), header.hop(), node.name(), reply, null))
-                    .whenComplete((v, e) -> {
-                        if (e != null) {
-                            log.warn("partial reply of chain {} at '{}' was not sent: {}", chainId(), node.name(),
-                                    Node.unwrap(e).getMessage());
-                        }
-                        lower();
-                    });
             handedToWriter = true;
         } catch (HopFailure f) {
             throw f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), header.hop(),
@@ -139,6 +157,57 @@ public final class HopReplies implements Replies {
                 lower();
             }
         }
+    }
+
+    /**
+     * Takes room for a reply of {@code size} bytes in this hop's reply window, asking the originator
+     * for more and waiting (at most the reply write timeout) if there is none, then runs {@code send}.
+     */
+    private void awaitRoom(Channel ch, int size, Runnable send) {
+        SendWindow w = window();
+        boolean got;
+        try {
+            if (ch.eventLoop().inEventLoop()) {
+                got = w.acquire(size, Duration.ZERO, (r, b, want) -> ask(ch, r, b, want), send);
+                if (!got) {
+                    throw failure(ErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' has no "
+                            + "room left in the reply window of the originator '" + header.origin() + "' and preturn "
+                            + "was called on an event loop, where it cannot wait");
+                }
+            } else {
+                got = w.acquire(size, writeTimeout, (r, b, want) -> ask(ch, r, b, want), send);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw failure(ErrorCode.FLOW_CONTROL, "interrupted while hop " + header.hop() + " at '" + node.name()
+                    + "' waited for the originator '" + header.origin() + "' to read partial replies");
+        }
+        if (!got) {
+            throw failure(ErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' could not send "
+                    + "a partial reply of " + size + " bytes: the originator '" + header.origin() + "' has not read "
+                    + "partial replies for " + writeTimeout.toMillis() + " ms (its reply buffer is full"
+                    + ", or smaller than this reply: RpccClient.builder().replyBufferBytes)");
+        }
+    }
+
+    /** This hop's reply window, registered with the node on first use so that grants find it. */
+    private SendWindow window() {
+        SendWindow w = window;
+        if (w == null) {
+            synchronized (this) {
+                w = window;
+                if (w == null) {
+                    w = node.replyStreams().open(header.chainId(), header.secret(), header.hop());
+                    window = w;
+                }
+            }
+        }
+        return w;
+    }
+
+    private void ask(Channel ch, int replies, long bytes, long wantBytes) {
+        node.transport().send(ch, new WindowUpdateFrame(header.chainId(), header.secret(), header.hop(), node.name(),
+                false, replies, bytes, wantBytes));
     }
 
     private boolean awaitWritable(Channel ch) {
@@ -191,8 +260,18 @@ public final class HopReplies implements Replies {
             node.transport().send(header.origin(), node.originAddress(header), frame);
             return;
         }
+        SendWindow w = window;
+        long[] left = {0, 0};
+        if (w != null) { // the room this hop did not use goes back, before the credit
+            node.replyStreams().remove(header.chainId(), header.secret(), header.hop(), w);
+            left = w.close();
+        }
+        long[] unused = left;
         f.thenAccept(ch -> {
             if (ch.isActive()) {
+                if (unused[0] > 0 || unused[1] > 0) {
+                    ask(ch, (int) Math.min(Integer.MAX_VALUE, unused[0]), unused[1], 0);
+                }
                 node.transport().send(ch, frame);
             } else {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.

@@ -25,6 +25,7 @@ import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
@@ -80,6 +81,7 @@ public final class Node implements InboundListener, AutoCloseable {
     private final NodeTransport transport;
     private final ChainOriginator originator;
     private final RequestHandler requests;
+    private final ReplyStreams replyStreams = new ReplyStreams();
 
     /** A node that handles hop requests with {@code requests} (or rejects them if {@code null}). */
     public Node(Settings settings, RequestHandler requests) {
@@ -91,7 +93,7 @@ public final class Node implements InboundListener, AutoCloseable {
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
                 settings.tls(), settings.limits()), wire, refusals, this);
-        this.originator = new ChainOriginator(settings.name(), refusals);
+        this.originator = new ChainOriginator(settings.name(), refusals, transport::send);
         settings.functions().fetchWith(this::fetchFunction);
         settings.functions().countRefusalsIn(transport.refusals());
     }
@@ -122,7 +124,7 @@ public final class Node implements InboundListener, AutoCloseable {
      */
     public Object call(String server, String serviceFunction, Object params, Duration timeout) {
         ChainOriginator.Pending p = launch(server, serviceFunction, params, ChainingFunctionSource.NONE,
-                ChainState.empty(), timeout, 1, 1, List.of(), (value, hop, host, from) -> { });
+                ChainState.empty(), timeout, 1, 1, List.of(), (value, hop, host, bytes) -> { });
         try {
             ChainOriginator.Arrival a = p.outcome().join();
             if (a.frame().decodeError() != null) {
@@ -179,6 +181,11 @@ public final class Node implements InboundListener, AutoCloseable {
     /** The transport. */
     public NodeTransport transport() {
         return transport;
+    }
+
+    /** The reply streams of hops running here that wait for or hold room in their originators' windows. */
+    public ReplyStreams replyStreams() {
+        return replyStreams;
     }
 
     /** The chains this node started. */
@@ -317,8 +324,19 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     @Override
-    public void onReply(ReplyFrame reply, Channel from) {
-        originator.onReply(reply, from);
+    public void onReply(ReplyFrame reply) {
+        originator.onReply(reply);
+    }
+
+    @Override
+    public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
+        if (!update.grant()) {
+            originator.onWindowUpdate(update, from);
+        } else if (!replyStreams.grant(update.chainId(), update.secret(), update.hop(), update.replies(), update.bytes())) {
+            // the stream has ended: the room goes back to the originator
+            transport.send(from, new WindowUpdateFrame(update.chainId(), update.secret(), update.hop(), update.host(),
+                    false, update.replies(), update.bytes(), 0));
+        }
     }
 
     @Override

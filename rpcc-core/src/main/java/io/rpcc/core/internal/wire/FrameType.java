@@ -12,6 +12,9 @@ package io.rpcc.core.internal.wire;
  * ERROR   := chain code:varint failure credit                      (any hop to originator)
  * REPLY   := chain hop:varint host value                           (preturn: any hop to originator)
  * QUIET   := chain credit                                          (a hop that sent replies is done)
+ * WINDOW_UPDATE := chain hop:varint host kind:int8 replies:varint bytes:varlong want:varlong
+ *                  (reply flow control; kind 0: the originator grants room to the stream (hop, host),
+ *                  kind 1: the stream gives room back and, if want &gt; 0, waits for a reply of want bytes)
  * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
  * </pre>
@@ -20,7 +23,7 @@ package io.rpcc.core.internal.wire;
  * a failure to decode the user values that follow to the chain's originator.
  */
 public enum FrameType {
-    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6);
+    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7);
 
     /** The protocol version every frame carries. */
     public static final byte PROTOCOL_VERSION = 2;
@@ -45,6 +48,7 @@ public enum FrameType {
             case 4 -> ERROR;
             case 5 -> REPLY;
             case 6 -> QUIET;
+            case 7 -> WINDOW_UPDATE;
             default -> null;
         };
     }

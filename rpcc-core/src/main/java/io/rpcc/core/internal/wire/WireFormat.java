@@ -90,6 +90,16 @@ public final class WireFormat {
                         writeChain(out, q.chainId(), q.secret());
                         writeCredit(out, q.credit());
                     }
+                    case WindowUpdateFrame w -> {
+                        out.writeByte(FrameType.WINDOW_UPDATE.wire());
+                        writeChain(out, w.chainId(), w.secret());
+                        out.writeVarInt(w.hop(), true);
+                        out.writeString(w.host());
+                        out.writeByte(w.grant() ? 0 : 1);
+                        out.writeVarInt(w.replies(), true);
+                        out.writeVarLong(w.bytes(), true);
+                        out.writeVarLong(w.wantBytes(), true);
+                    }
                     default -> throw new IllegalArgumentException("not an rpcc message: " + message.getClass());
                 }
             } catch (HopFailure e) {
@@ -262,8 +272,9 @@ public final class WireFormat {
                     case RESULT -> readResult(kryo, in);
                     case ERROR -> new ChainErrorFrame(in.readVarLong(true), readSecret(in),
                             ErrorCode.fromWire(in.readVarInt(true)), readFailure(in), readCredit(in));
-                    case REPLY -> readReply(kryo, in);
+                    case REPLY -> readReply(kryo, in, bytes.length + 4);
                     case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in));
+                    case WINDOW_UPDATE -> readWindowUpdate(in);
                 };
             } catch (HopFailure e) {
                 throw e;
@@ -272,7 +283,7 @@ public final class WireFormat {
                         + (e instanceof StackOverflowError ? "it overflowed the stack" : e.getMessage()), e);
             }
             if (in.position() != in.limit() && (message instanceof Hello || message instanceof QuietFrame
-                    || message instanceof ChainErrorFrame)) {
+                    || message instanceof ChainErrorFrame || message instanceof WindowUpdateFrame)) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
@@ -316,7 +327,7 @@ public final class WireFormat {
         }
     }
 
-    private ReplyFrame readReply(Kryo kryo, Input in) {
+    private ReplyFrame readReply(Kryo kryo, Input in, int size) {
         long chainId = in.readVarLong(true);
         ChainSecret secret = readSecret(in);
         int hop = in.readVarInt(true);
@@ -324,11 +335,26 @@ public final class WireFormat {
         try {
             Object value = kryo.readClassAndObject(in);
             checkFullyRead(in, "REPLY");
-            return new ReplyFrame(chainId, secret, hop, host, value, null);
+            return new ReplyFrame(chainId, secret, hop, host, value, null, size);
         } catch (RuntimeException e) {
             return new ReplyFrame(chainId, secret, hop, host, null, e instanceof HopFailure hf ? hf
-                    : serialization.decodeFailure(e, "a partial reply"));
+                    : serialization.decodeFailure(e, "a partial reply"), size);
         }
+    }
+
+    private static WindowUpdateFrame readWindowUpdate(Input in) {
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        int hop = in.readVarInt(true);
+        String host = in.readString();
+        int kind = in.readByte();
+        int replies = in.readVarInt(true);
+        long bytes = in.readVarLong(true);
+        long want = in.readVarLong(true);
+        if (host == null || (kind != 0 && kind != 1) || replies < 0 || bytes < 0 || want < 0 || (kind == 0 && want != 0)) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt WINDOW_UPDATE frame");
+        }
+        return new WindowUpdateFrame(chainId, secret, hop, host, kind == 0, replies, bytes, want);
     }
 
     private static void checkFullyRead(Input in, String type) {
