@@ -116,6 +116,11 @@ class ReplyWindowTest {
                 StaticRoute.hop("p1", "spray"), StaticRoute.hop("p2", "spray"), StaticRoute.hop("p3", "spray")),
                 params).timeout(Duration.ofSeconds(90)), byte[].class);
         Set<String> seen = new HashSet<>();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!replies.isDone() && replies.received() < BUFFER && replies.maxBufferedBytes() <= BUFFER_BYTES - size - 64
+                && System.nanoTime() < until) {
+            Thread.sleep(5); // read nothing at first: the producers fill the window
+        }
         int read = 0;
         while (replies.hasMore()) {
             byte[] r = replies.next();
@@ -130,6 +135,8 @@ class ReplyWindowTest {
         assertEquals(3 * 4 * perThread, read);
         assertTrue(replies.maxBuffered() <= BUFFER, "max buffered " + replies.maxBuffered());
         assertTrue(replies.maxBufferedBytes() <= BUFFER_BYTES, "max buffered bytes " + replies.maxBufferedBytes());
+        assertTrue(replies.maxBuffered() == BUFFER || replies.maxBufferedBytes() > BUFFER_BYTES - size - 64,
+                "the window filled up to one of its bounds");
         assertEquals(0, replies.arrivedAfterEnd());
         System.out.printf("%d-byte replies: at most %d replies, %d bytes buffered (bounds %d, %d)%n", size,
                 replies.maxBuffered(), replies.maxBufferedBytes(), BUFFER, BUFFER_BYTES);

@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * still be on its way. Frames arrive on event loops, each connection's in order; they are handled
  * at once, in that order, so only rpcc's own continuations may be attached to these futures. Frames
  * for chains that already ended (timed out) are counted and dropped. Timeouts use a timer wheel, so
- * starting a chain wakes no other thread.
+ * starting a chain wakes no other thread. Each chain's replies count against its sink's
+ * {@link ReplyWindow}, which grants room to the chain's reply streams (WINDOW_UPDATE frames).
  */
 public final class ChainOriginator {
     private static final Logger log = LoggerFactory.getLogger(ChainOriginator.class);

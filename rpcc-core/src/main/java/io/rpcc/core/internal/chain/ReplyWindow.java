@@ -20,10 +20,12 @@ import org.slf4j.LoggerFactory;
  * only the streams that feed it, never a connection.
  *
  * <p>A stream that lacks room gives back what it has left and says how large the reply is that it
- * waits to send ({@link #update}); the window grants it as soon as there is room for that reply, and,
- * while replies wait unread, only once a quarter of the buffer is free (so that a slow reader does not
- * cost two frames per reply). A grant is at most half of the bound, so several streams share it.
- * Streams give back what they have left when they end. All methods may be called from any thread;
+ * waits to send ({@link #update}); the window grants it as soon as there is room for that reply, but
+ * waits for a quarter of the buffer to be free if the reader will free that much (so that a slow reader
+ * does not cost two frames per reply). A stream's first grant is small (8 replies, 64 KiB) and each
+ * next one at most twice the last, up to half the bound: a stream that sends few replies holds little
+ * room that others might need, and a fast one soon gets large grants. Streams give back what they
+ * have left when they end. All methods may be called from any thread;
  * grants are sent after the window's lock is released.
  */
 public final class ReplyWindow {
@@ -39,12 +41,18 @@ public final class ReplyWindow {
     private record StreamKey(long chainId, int hop, String host) {
     }
 
-    /** What a stream holds (granted and not yet arrived nor given back) and what it waits for. */
+    /** A stream's first grant: at most this many replies and bytes (a grant doubles from one to the next). */
+    private static final long FIRST_GRANT_REPLIES = 8;
+    private static final long FIRST_GRANT_BYTES = 64 * 1024;
+
+    /** What a stream holds (granted and not yet arrived nor given back), what it waits for, its last grant. */
     private static final class Stream {
         long replies;
         long bytes;
         long wantBytes; // 0: not waiting
         Granter granter;
+        long lastGrantReplies;
+        long lastGrantBytes;
     }
 
     private final long maxReplies;
@@ -186,12 +194,19 @@ public final class ReplyWindow {
             long freeReplies = maxReplies - bufferedReplies - heldReplies;
             long freeBytes = maxBytes - bufferedBytes - heldBytes;
             if (needReplies > 0 || needBytes > 0) {
+                long quarter = Math.max(1, maxReplies / 4);
                 if (freeReplies < needReplies || freeBytes < needBytes
-                        || (bufferedReplies > 0 && freeReplies < Math.max(1, maxReplies / 4))) {
-                    continue;
+                        || (freeReplies < quarter && freeReplies + bufferedReplies >= quarter)) {
+                    continue; // (the reader will free a quarter of the buffer: wait for it rather than grant crumbs)
                 }
-                long replies = Math.min(Integer.MAX_VALUE, Math.max(needReplies, Math.min(freeReplies, Math.max(1, maxReplies / 2))));
-                long bytes = Math.max(needBytes, Math.min(freeBytes, Math.max(1, maxBytes / 2)));
+                long capReplies = s.lastGrantReplies == 0 ? FIRST_GRANT_REPLIES
+                        : Math.min(Math.max(1, maxReplies / 2), 2 * s.lastGrantReplies);
+                long capBytes = s.lastGrantBytes == 0 ? FIRST_GRANT_BYTES
+                        : Math.min(Math.max(1, maxBytes / 2), 2 * s.lastGrantBytes);
+                long replies = Math.min(Integer.MAX_VALUE, Math.max(needReplies, Math.min(freeReplies, capReplies)));
+                long bytes = Math.max(needBytes, Math.min(freeBytes, capBytes));
+                s.lastGrantReplies = replies;
+                s.lastGrantBytes = bytes;
                 s.replies += replies;
                 s.bytes += bytes;
                 heldReplies += replies;
