@@ -87,7 +87,7 @@ public class ChainBenchmark {
         names.register("s1", s1.address());
         s2 = server("s2");
         names.register("s2", s2.address());
-        client = RpccClient.builder().name("bench-client").resolver(names).build();
+        client = RpccClient.builder().name("bench-client").resolver(names).build().start();
         payload = "x".repeat(payloadBytes);
         plain = ChainCall.to("s1", "echo").params(payload);
         oneHop = plain.chainingFunction(END).state(ChainState.empty());

@@ -2,8 +2,11 @@ package io.rpcc.client;
 
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.MetadataTooLargeException;
 import io.rpcc.core.StaticRoute;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -16,6 +19,8 @@ import java.util.Objects;
  *     .chainingFunction(route)
  *     .state(ChainState.of("sku", order.sku()))
  *     .timeout(Duration.ofSeconds(2))
+ *     .deadline(Duration.ofMillis(500))  // hops that would start later are refused
+ *     .metadata("tenant", "acme")  // travels with the chain to every hop
  *     .interactive(true);          // run every chaining function here, as plain RPCs
  * ChainResult r = client.startChain(call).join();
  * }</pre>
@@ -29,9 +34,12 @@ import java.util.Objects;
  * @param timeout how long to wait for the result, or {@code null} for the client's default
  * @param maxHops the hop limit, or 0 for the client's default
  * @param interactive whether to run in interactive mode, or {@code null} for the client's default
+ * @param metadata the chain's metadata, which every hop can read ({@code ChainContext.metadata()})
+ * @param deadline when the chain must be done, on this node's clock, or {@code null}: the timeout alone
  */
 public record ChainCall(String server, String serviceFunction, Object params, ChainingFunctionSource chainingFunction,
-                        ChainState state, Duration timeout, int maxHops, Boolean interactive) {
+                        ChainState state, Duration timeout, int maxHops, Boolean interactive, Metadata metadata,
+                        Instant deadline) {
 
     public ChainCall {
         Objects.requireNonNull(server, "server");
@@ -41,6 +49,7 @@ public record ChainCall(String server, String serviceFunction, Object params, Ch
             throw new IllegalArgumentException("a chain cannot start with ChainingFunctionSource.SAME: give a source");
         }
         state = state == null ? ChainState.empty() : state;
+        metadata = metadata == null ? Metadata.empty() : metadata;
         if (maxHops < 0) {
             throw new IllegalArgumentException("maxHops must be positive, got " + maxHops);
         }
@@ -48,7 +57,8 @@ public record ChainCall(String server, String serviceFunction, Object params, Ch
 
     /** A plain call of {@code serviceFunction} at {@code server}, to be completed with the setters. */
     public static ChainCall to(String server, String serviceFunction) {
-        return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null);
+        return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null,
+                Metadata.empty(), null);
     }
 
     /** A chain along {@code route}, starting with {@code params}. */
@@ -59,31 +69,80 @@ public record ChainCall(String server, String serviceFunction, Object params, Ch
 
     /** With the first service function's parameters. */
     public ChainCall params(Object params) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
     }
 
     /** With the chaining function to run after the first service function. */
     public ChainCall chainingFunction(ChainingFunctionSource cf) {
-        return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive);
+        return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive, metadata,
+                deadline);
     }
 
     /** With the initial state. */
     public ChainCall state(ChainState state) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
+    }
+
+    /**
+     * With a deadline: the chain's servers start no hop after it (the hop that would start later
+     * ends the chain with a {@code DeadlineExceededException} naming it), and service functions read
+     * it from {@code ChainContext.current().deadline()}. It travels as a budget, so the servers'
+     * clocks need not agree with this one. The chain's effective deadline is the earlier of this and
+     * the timeout; unlike the timeout, it does not make the client stop waiting by itself.
+     */
+    public ChainCall deadline(Instant deadline) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
+                metadata, Objects.requireNonNull(deadline, "deadline"));
+    }
+
+    /** With a deadline {@code budget} from now: {@code deadline(Instant.now().plus(budget))}. */
+    public ChainCall deadline(Duration budget) {
+        return deadline(Instant.now().plus(budget));
     }
 
     /** With a timeout for the whole chain. */
     public ChainCall timeout(Duration timeout) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
     }
 
     /** With a hop limit. */
     public ChainCall maxHops(int maxHops) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
     }
 
     /** In interactive mode ({@code true}) or chain mode ({@code false}). */
     public ChainCall interactive(boolean interactive) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
+    }
+
+    /** With {@code metadata} as the chain's metadata (replacing what was set before). */
+    public ChainCall metadata(Metadata metadata) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
+                metadata, deadline);
+    }
+
+    /**
+     * With metadata key {@code key} set to the text {@code value}.
+     *
+     * @throws IllegalArgumentException if the key is not valid (see {@link Metadata})
+     * @throws MetadataTooLargeException if the metadata would hold too many entries or bytes
+     */
+    public ChainCall metadata(String key, String value) {
+        return metadata(metadata.with(key, value));
+    }
+
+    /**
+     * With metadata key {@code key} set to the bytes {@code value} (copied).
+     *
+     * @throws IllegalArgumentException if the key is not valid (see {@link Metadata})
+     * @throws MetadataTooLargeException if the metadata would hold too many entries or bytes
+     */
+    public ChainCall metadata(String key, byte[] value) {
+        return metadata(metadata.with(key, value));
     }
 }

@@ -1,5 +1,6 @@
 package io.rpcc.client;
 
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainTimeoutException;
@@ -45,6 +46,9 @@ import java.util.stream.StreamSupport;
  * this set grants them, and their {@code preturn} waits while there is none; memory stays bounded
  * whatever the speed of the reader, and other chains, even on the same connections, are not held up.
  *
+ * <p>{@link #cancel()} stops the chain wherever it is, and ends the set with a
+ * {@link ChainCancelledException}; a timeout cancels the chain too.
+ *
  * @param <T> the type of the replies
  */
 public final class ReplySet<T> implements Iterable<T> {
@@ -66,6 +70,7 @@ public final class ReplySet<T> implements Iterable<T> {
     private int maxBuffered;
     private long bufferedBytes;
     private long maxBufferedBytes;
+    private volatile Runnable canceller;
 
     /** A reply waiting to be read, and what it costs of the window. */
     private record Buffered(Object value, int bytes) {
@@ -110,6 +115,35 @@ public final class ReplySet<T> implements Iterable<T> {
             maxBuffered = Math.max(maxBuffered, buffer.size());
             maxBufferedBytes = Math.max(maxBufferedBytes, bufferedBytes);
             changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What {@link #cancel()} runs to cancel the chain (set once by the client). */
+    void cancelWith(Runnable canceller) {
+        this.canceller = canceller;
+    }
+
+    /**
+     * Cancels the chain: the notice follows it from server to server, the hop running is
+     * interrupted, the producers' {@code preturn} throws, no further hop starts, and the set ends at
+     * once with a {@link ChainCancelledException} ({@link #error()}, {@link #result()}); the replies
+     * received so far stay readable, and those still on their way are dropped.
+     *
+     * @return {@code true} if this call ended the set, {@code false} if it had already ended
+     */
+    public boolean cancel() {
+        if (isDone()) {
+            return false;
+        }
+        Runnable c = canceller;
+        if (c != null) {
+            c.run();
+        }
+        lock.lock();
+        try {
+            return ended && error instanceof ChainCancelledException;
         } finally {
             lock.unlock();
         }
@@ -280,7 +314,7 @@ public final class ReplySet<T> implements Iterable<T> {
         }
     }
 
-    /** Whether the set ended before the chain produced everything: by an error or a timeout. */
+    /** Whether the set ended before the chain produced everything: by an error, a timeout or a cancel. */
     public boolean isPartial() {
         lock.lock();
         try {

@@ -1,15 +1,20 @@
 package io.rpcc.client;
 
+import io.rpcc.client.internal.CancellableFuture;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.InteractiveChain;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.NodeClosedException;
+import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.RepositoryProtocol;
+import java.util.ArrayList;
 import java.util.List;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -27,7 +32,8 @@ import java.util.concurrent.CompletionException;
  * RpccClient client = RpccClient.builder()
  *     .resolver(names)
  *     .types(types)
- *     .build();                       // listening on 127.0.0.1, any free port
+ *     .build()
+ *     .start();                       // listening on 127.0.0.1, any free port
  *
  * // asynchronous
  * CompletableFuture<ChainResult> f = client.startChain("gateway", "region", order, route, ChainState.of("sku", sku));
@@ -38,6 +44,11 @@ import java.util.concurrent.CompletionException;
  * <p>Futures complete on the client's executor (virtual threads by default), never on a Netty event
  * loop, so callbacks may block. A failed chain completes the future with a {@link ChainException}
  * subclass naming the hop, host and path.
+ *
+ * <p>Life cycle, as for servers: {@link Builder#build()} makes the client, {@link #start()} makes
+ * it listen (connections to servers open on first use); a client that is not started refuses to
+ * start chains. {@link #close()} ends every chain in flight at once with a
+ * {@link NodeClosedException}; {@link #shutdown(Duration)} first lets them finish.
  */
 public final class RpccClient implements AutoCloseable {
     private final Node node;
@@ -50,7 +61,8 @@ public final class RpccClient implements AutoCloseable {
     private final String repository;
     private final int inlineLimit;
     private final java.util.Set<String> uploaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final InetSocketAddress address;
+    private volatile InetSocketAddress address;
+    private final List<ClientInterceptor> interceptors;
 
     private RpccClient(Builder b, Node.Settings settings) {
         this.node = new Node(settings, null);
@@ -62,7 +74,18 @@ public final class RpccClient implements AutoCloseable {
         this.replyBufferBytes = b.replyBufferBytes;
         this.repository = b.repository;
         this.inlineLimit = b.inlineFunctionLimit;
-        this.address = node.start();
+        this.interceptors = List.copyOf(b.interceptors);
+    }
+
+    /**
+     * Starts the client: it listens, so that results and replies can come straight back to it.
+     *
+     * @return this client
+     * @throws IllegalStateException if it was started before
+     */
+    public RpccClient start() {
+        address = node.start();
+        return this;
     }
 
     /** A builder for a client with a generated name ({@code client-<random>}). */
@@ -91,11 +114,20 @@ public final class RpccClient implements AutoCloseable {
         return startChain(ChainCall.along(route, params));
     }
 
-    /** Starts a chain described by {@code call}. */
+    /**
+     * Starts a chain described by {@code call}. {@code cancel(true)} on the returned future cancels
+     * the chain wherever it is (the notice follows it from server to server: the hop running is
+     * interrupted and no further hop starts); the future then throws a {@code CancellationException}
+     * whose cause is a {@link ChainCancelledException}.
+     */
     public CompletableFuture<ChainResult> startChain(ChainCall call) {
         // The internal future completes on an event loop; user code continues on the executor.
-        CompletableFuture<ChainResult> user = new CompletableFuture<>();
-        launch(call).whenComplete((r, e) -> node.executor().execute(() -> {
+        CompletableFuture<ChainResult> internal = launch(call);
+        CompletableFuture<ChainResult> user = new CancellableFuture<>(() -> {
+            internal.cancel(true);
+            return CancellableFuture.cancellationCause(internal);
+        });
+        internal.whenComplete((r, e) -> node.executor().execute(() -> {
             if (e != null) {
                 user.completeExceptionally(Node.unwrap(e));
             } else {
@@ -119,6 +151,7 @@ public final class RpccClient implements AutoCloseable {
         if (source.isReference() || source.language() == null) {
             return source;
         }
+        node.requireAcceptingChains();
         if (!uploaded.contains(source.id())) {
             Object id = node.call(repository, RepositoryProtocol.PUT, List.of(source.language().name(), source.source()),
                     defaultTimeout);
@@ -130,8 +163,14 @@ public final class RpccClient implements AutoCloseable {
         return source.asReference(repository);
     }
 
-    /** The chaining function as it should travel: by reference when it is over the inline limit. */
+    /**
+     * The call as it should start: as the interceptors make it, with the chaining function by
+     * reference when it is over the inline limit.
+     */
     private ChainCall prepare(ChainCall call) {
+        for (ClientInterceptor interceptor : interceptors) {
+            call = Objects.requireNonNull(interceptor.interceptStart(call), "a client interceptor returned no call");
+        }
         ChainingFunctionSource cf = call.chainingFunction();
         if (repository == null || cf.isReference() || cf.language() == null || cf.source().length() <= inlineLimit) {
             return call;
@@ -141,36 +180,56 @@ public final class RpccClient implements AutoCloseable {
 
     private CompletableFuture<ChainResult> launch(ChainCall call) {
         Objects.requireNonNull(call, "call");
+        node.requireStarted();
         try {
+            node.requireAcceptingChains();
             call = prepare(call);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        return launchPrepared(call);
+    }
+
+    /** Starts {@code call}, which {@link #prepare} returned. */
+    private CompletableFuture<ChainResult> launchPrepared(ChainCall call) {
         Duration timeout = timeout(call);
         int maxHops = maxHops(call);
         if (isInteractive(call)) {
             return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                    call.state(), timeout, maxHops);
+                    call.state(), call.metadata(), timeout, call.deadline(), maxHops);
         }
         return launcher.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                call.state(), timeout, maxHops);
+                call.state(), call.metadata(), timeout, call.deadline(), maxHops);
     }
 
     /**
      * Starts a chain whose partial replies ({@code preturn} at any hop) are read as they arrive. The
-     * set ends exactly when the chain's result and every reply of every hop have arrived.
+     * set ends exactly when the chain's result and every reply of every hop have arrived;
+     * {@link ReplySet#cancel()} cancels the chain.
      *
      * @param replyType the type of the replies ({@code Object.class} for any)
      */
     public <T> ReplySet<T> startChainWithReplies(ChainCall call, Class<T> replyType) {
-        call = prepare(Objects.requireNonNull(call, "call"));
+        Objects.requireNonNull(call, "call");
+        node.requireStarted();
         ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, replyBufferBytes, node.executor());
-        if (isInteractive(call)) {
-            return interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+        try {
+            node.requireAcceptingChains();
+            call = prepare(call);
+        } catch (RuntimeException e) {
+            replies.resultFailed(e);
+            replies.finished(e);
+            return replies;
         }
-        return launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+        if (isInteractive(call)) {
+            replies.cancelWith(interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(),
+                    call.params(), call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
+                    maxHops(call)));
+            return replies;
+        }
+        replies.cancelWith(launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
+                call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(), maxHops(call)));
+        return replies;
     }
 
     /**
@@ -194,12 +253,14 @@ public final class RpccClient implements AutoCloseable {
 
     /** {@link #startChain(ChainCall)}, waiting for the result. */
     public ChainResult runChain(ChainCall call) {
+        node.requireAcceptingChains();
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
             return interactiveChains.runCollecting(call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), timeout(call), maxHops(call));
+                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
+                    maxHops(call));
         }
-        return await(launch(call));
+        return await(launchPrepared(call));
     }
 
     private Duration timeout(ChainCall call) {
@@ -230,9 +291,17 @@ public final class RpccClient implements AutoCloseable {
         return node.name();
     }
 
-    /** The address where results reach this client. */
+    /**
+     * The address where results reach this client.
+     *
+     * @throws IllegalStateException if it is not started
+     */
     public InetSocketAddress address() {
-        return address;
+        InetSocketAddress a = address;
+        if (a == null) {
+            throw new IllegalStateException("client '" + name() + "' is not started: call start() after build()");
+        }
+        return a;
     }
 
     /** Chains started and not yet ended. */
@@ -240,7 +309,7 @@ public final class RpccClient implements AutoCloseable {
         return node.originator().inFlight();
     }
 
-    /** Result or error frames that arrived after their chain had ended (timed out). */
+    /** Result, error, reply or QUIET frames that arrived after their chain had ended (timed out or cancelled). */
     public long lateFrames() {
         return node.originator().lateFrames();
     }
@@ -251,13 +320,30 @@ public final class RpccClient implements AutoCloseable {
         return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals());
     }
 
-    /** Closes the client's connections and stops listening. */
+    /** Chains this client's node remembers for cancellation (test hook: drains to zero once chains end). */
+    int trackedChains() {
+        return node.trackedChains();
+    }
+
+    /**
+     * Closes the client at once: every chain in flight ends now with a {@link NodeClosedException}
+     * (futures and reply sets complete, nothing waits for a timeout), and the client stops listening
+     * and closes its connections. Idempotent.
+     */
     @Override
     public void close() {
         node.close();
     }
 
-    /** Builds an {@link RpccClient}; {@link #build()} also starts it. */
+    /**
+     * Closes the client gracefully: it starts no new chains ({@link NodeShuttingDownException}),
+     * waits up to {@code grace} for the chains in flight to finish, then {@link #close()}s.
+     */
+    public void shutdown(Duration grace) {
+        node.shutdown(Objects.requireNonNull(grace, "grace"));
+    }
+
+    /** Builds an {@link RpccClient}; {@link RpccClient#start()} then starts it. */
     public static final class Builder extends NodeBuilder<Builder> {
         private Duration timeout = Duration.ofSeconds(30);
         private boolean interactive;
@@ -265,6 +351,7 @@ public final class RpccClient implements AutoCloseable {
         private long replyBufferBytes = 16L << 20;
         private String repository;
         private int inlineFunctionLimit = 2048;
+        private final List<ClientInterceptor> interceptors = new ArrayList<>();
 
         private Builder(String name) {
             super(name);
@@ -329,7 +416,16 @@ public final class RpccClient implements AutoCloseable {
             return this;
         }
 
-        /** The client, listening for results. */
+        /**
+         * Runs {@code interceptor} before every chain this client starts (see {@link ClientInterceptor});
+         * interceptors run in the order they are added.
+         */
+        public Builder interceptor(ClientInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /** The client, not started: call {@link RpccClient#start()}. Nothing listens or connects yet. */
         public RpccClient build() {
             return new RpccClient(this, settings());
         }

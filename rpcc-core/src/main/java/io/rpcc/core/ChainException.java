@@ -38,9 +38,10 @@ public class ChainException extends RuntimeException {
         StringBuilder sb = new StringBuilder(f.message() == null ? f.exceptionName() : f.message());
         sb.append(" (hop ").append(f.hop()).append(" at '").append(f.host()).append("'; path: ");
         sb.append(f.path().isEmpty() ? "none" : pathString(f.path())).append(')');
-        if (!f.details().isEmpty() && f.details().size() <= 20) {
-            for (String d : f.details()) {
-                sb.append(System.lineSeparator()).append("  ").append(d);
+        List<?> lines = f.details().isEmpty() ? f.fields().diagnostics() : f.details();
+        if (!lines.isEmpty() && lines.size() <= 20) {
+            for (Object line : lines) {
+                sb.append(System.lineSeparator()).append("  ").append(line);
             }
         }
         return sb.toString();
@@ -52,6 +53,43 @@ public class ChainException extends RuntimeException {
         }
         return String.join(" → ", path.subList(0, 5)) + " → … (" + (path.size() - 10) + " more) → "
                 + String.join(" → ", path.subList(path.size() - 5, path.size()));
+    }
+
+    /**
+     * The kind of failure, for code that switches on it. Each rpcc exception type has its own code;
+     * this base type stands for {@link ChainErrorCode#INTERNAL}, which is also what a code from a
+     * newer node that this build does not know becomes.
+     */
+    public ChainErrorCode code() {
+        return ChainErrorCode.INTERNAL;
+    }
+
+    /**
+     * Whether running the same chain again may succeed and rpcc has nothing against it: the failure
+     * was a condition of the moment, and nothing of the chain ran at the place that failed. True for
+     * <ul>
+     *   <li>{@link ChainErrorCode#HOP_UNREACHABLE} (not its subtypes for TLS authentication or
+     *       protocol versions, which are configuration): the next hop's server could not be reached,
+     *       so it did not receive the chain; the hops before it did run;</li>
+     *   <li>{@link ChainErrorCode#REPOSITORY_UNAVAILABLE}: the chaining function could not be
+     *       fetched, so it did not run; the hop's service function did;</li>
+     *   <li>{@link ChainErrorCode#NODE_SHUTTING_DOWN}: a draining server refused the hop before its
+     *       service function ran (or a draining client started nothing);</li>
+     *   <li>any failure its node marked as of the moment ({@link FailureFields#transientCondition()}):
+     *       a chaining function refused because the node had too many compilations waiting or too
+     *       many abandoned sandbox threads still running, or stopped at a sandbox limit while the
+     *       node was compiling or loading it under load.</li>
+     * </ul>
+     * False for everything else: failures of the chain itself (its functions, values, names or
+     * configuration), which fail again, and failures after which rpcc cannot know how far the chain
+     * got ({@link ChainErrorCode#TIMEOUT}, {@link ChainErrorCode#INTERNAL}). Whether the service
+     * functions of the hops before {@link #hop()} may run again is the application's call: rpcc
+     * does not know whether they are idempotent.
+     */
+    public boolean isRetryable() {
+        ChainErrorCode c = code();
+        return c == ChainErrorCode.HOP_UNREACHABLE || c == ChainErrorCode.REPOSITORY_UNAVAILABLE
+                || c == ChainErrorCode.NODE_SHUTTING_DOWN || failure.fields().transientCondition();
     }
 
     /** All that is known about the failure. */

@@ -13,16 +13,25 @@ import java.util.List;
  * @param hop the index of the hop that failed (1 is the first server; 0 means the originator
  *     failed before the first hop left)
  * @param path the servers the chain traversed, in order, up to and including {@code host}
- * @param details extra lines: compiler diagnostics, or the remote stack trace
+ * @param details extra lines, such as the remote stack trace
  * @param console the virtual console up to the failure
  * @param timings the hop timings up to the failure
+ * @param fields the structured facts of the failure (sandbox rule, type id, compile diagnostics...)
  */
 public record ChainFailure(String exceptionName, String message, String host, int hop, List<String> path,
-                           List<String> details, List<ConsoleLine> console, List<HopTiming> timings) {
+                           List<String> details, List<ConsoleLine> console, List<HopTiming> timings,
+                           FailureFields fields) {
     public ChainFailure {
         path = List.copyOf(path);
         details = List.copyOf(details);
         console = List.copyOf(console);
         timings = List.copyOf(timings);
+        fields = fields == null ? FailureFields.NONE : fields;
+    }
+
+    /** A failure without structured facts ({@link FailureFields#NONE}). */
+    public ChainFailure(String exceptionName, String message, String host, int hop, List<String> path,
+                        List<String> details, List<ConsoleLine> console, List<HopTiming> timings) {
+        this(exceptionName, message, host, hop, path, details, console, timings, FailureFields.NONE);
     }
 }

@@ -16,4 +16,10 @@ public class ChainTimeoutException extends ChainException {
     public ChainTimeoutException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#TIMEOUT}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.TIMEOUT;
+    }
 }

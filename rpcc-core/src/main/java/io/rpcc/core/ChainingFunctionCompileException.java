@@ -1,6 +1,5 @@
 package io.rpcc.core;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -18,19 +17,10 @@ public class ChainingFunctionCompileException extends ChainException {
      * @param message the compiler's message
      */
     public record Diagnostic(long line, long column, String message) {
-        /** The form used in {@link ChainFailure#details()}: {@code line:column: message}. */
+        /** {@code line:column: message}, as in the exception's message. */
         @Override
         public String toString() {
             return line + ":" + column + ": " + message;
-        }
-
-        static Diagnostic parse(String detail) {
-            String[] parts = detail.split(":", 3);
-            try {
-                return new Diagnostic(Long.parseLong(parts[0]), Long.parseLong(parts[1]), parts[2].strip());
-            } catch (RuntimeException e) {
-                return new Diagnostic(0, 0, detail);
-            }
         }
     }
 
@@ -39,12 +29,18 @@ public class ChainingFunctionCompileException extends ChainException {
         super(failure);
     }
 
-    /** The compiler's error messages. */
+    /**
+     * The compiler's error messages, in its order, carried as structured fields
+     * ({@link FailureFields#diagnostics()}); empty if the source failed for another reason (a source
+     * over the node's limit, a node without a compiler).
+     */
     public List<Diagnostic> diagnostics() {
-        List<Diagnostic> out = new ArrayList<>();
-        for (String d : failure().details()) {
-            out.add(Diagnostic.parse(d));
-        }
-        return out;
+        return failure().fields().diagnostics();
+    }
+
+    /** {@link ChainErrorCode#CHAINING_FUNCTION_COMPILE}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.CHAINING_FUNCTION_COMPILE;
     }
 }

@@ -16,4 +16,10 @@ public class ChainingFunctionException extends ChainException {
     public ChainingFunctionException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#CHAINING_FUNCTION_FAILED}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.CHAINING_FUNCTION_FAILED;
+    }
 }

@@ -11,4 +11,10 @@ public class ChainingFunctionNotFoundException extends ChainException {
     public ChainingFunctionNotFoundException(ChainFailure failure) {
         super(failure);
     }
+
+    /** {@link ChainErrorCode#FUNCTION_NOT_FOUND}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.FUNCTION_NOT_FOUND;
+    }
 }

@@ -12,4 +12,10 @@ public class FlowControlException extends ChainException {
     public FlowControlException(ChainFailure failure) {
         super(failure);
     }
+
+    /** {@link ChainErrorCode#FLOW_CONTROL}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.FLOW_CONTROL;
+    }
 }

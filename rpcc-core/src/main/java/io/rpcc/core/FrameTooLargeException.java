@@ -16,4 +16,10 @@ public class FrameTooLargeException extends ChainException {
     public FrameTooLargeException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#FRAME_TOO_LARGE}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.FRAME_TOO_LARGE;
+    }
 }

@@ -16,4 +16,10 @@ public class HopLimitExceededException extends ChainException {
     public HopLimitExceededException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#HOP_LIMIT_EXCEEDED}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.HOP_LIMIT_EXCEEDED;
+    }
 }

@@ -16,4 +16,10 @@ public class HopUnreachableException extends ChainException {
     public HopUnreachableException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#HOP_UNREACHABLE}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.HOP_UNREACHABLE;
+    }
 }

@@ -16,4 +16,10 @@ public class MalformedFrameException extends ChainException {
     public MalformedFrameException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#MALFORMED_FRAME}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.MALFORMED_FRAME;
+    }
 }

@@ -1,5 +1,6 @@
 package io.rpcc.core;
 
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.Node;
@@ -10,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.function.Consumer;
 
 /**
  * Settings shared by every node, client or server: name, listening address, name resolver,
@@ -41,6 +43,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final int DEFAULT_MAX_NODE_NAME_LENGTH = 255;
     /** Default deepest nesting of a value: 128 levels (a list of lists of strings has 3). */
     public static final int DEFAULT_MAX_VALUE_DEPTH = Serialization.DEFAULT_MAX_DEPTH;
+    /** Default of {@link #deadlineNetworkAllowance}: 1 ms per crossing. */
+    public static final Duration DEFAULT_DEADLINE_NETWORK_ALLOWANCE = Duration.ofMillis(1);
 
     private String name;
     private InetSocketAddress bind = new InetSocketAddress("127.0.0.1", 0);
@@ -67,6 +71,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private long maxQueuedWriteBytes = DEFAULT_MAX_QUEUED_WRITE_BYTES;
     private int maxNodeNameLength = DEFAULT_MAX_NODE_NAME_LENGTH;
     private int maxValueDepth = DEFAULT_MAX_VALUE_DEPTH;
+    private Duration deadlineNetworkAllowance = DEFAULT_DEADLINE_NETWORK_ALLOWANCE;
+    private Consumer<ChannelPipeline> pipelineCustomizer = pipeline -> { };
 
     /** A builder for a node named {@code name}. */
     protected NodeBuilder(String name) {
@@ -164,6 +170,22 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      */
     public B replyWriteTimeout(Duration timeout) {
         this.replyWriteTimeout = Objects.requireNonNull(timeout, "timeout");
+        return self();
+    }
+
+    /**
+     * What a chain's deadline budget loses each time this node sends the chain on, besides the time
+     * the chain spent at this node (default 1 ms): an estimate of the crossing to the next node,
+     * which no clock measures since the nodes' clocks need not agree. Set it near the one-way
+     * latency to the next servers (e.g. 40 ms between continents) so that a hop that cannot finish
+     * in time is refused rather than started; {@link Duration#ZERO} counts only local time.
+     */
+    public B deadlineNetworkAllowance(Duration allowance) {
+        Objects.requireNonNull(allowance, "allowance");
+        if (allowance.isNegative()) {
+            throw new IllegalArgumentException("deadlineNetworkAllowance must not be negative, got " + allowance);
+        }
+        this.deadlineNetworkAllowance = allowance;
         return self();
     }
 
@@ -318,6 +340,30 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return self();
     }
 
+    /**
+     * Adds Netty handlers to the pipeline of every connection of this node, inbound and outbound:
+     * {@code customizer} runs once per connection, on its event loop, after rpcc has set the pipeline
+     * up, and must not block. Calling this again adds another customizer, run after the earlier ones.
+     *
+     * <p>rpcc's handlers are named {@code "tls"} (with {@link #tls}: bytes on the wire), {@code "idle"}
+     * (with an {@link #idleTimeout}), {@code "frames"} (bytes into rpcc frames) and {@code "rpcc"}
+     * (frames to chains). Put handlers that look at traffic before {@code "frames"}:
+     * {@code pipeline.addBefore("frames", "bytes", counter)} sees every frame's bytes, in and out, as
+     * {@code ByteBuf}s (after TLS decryption); {@code pipeline.addFirst(...)} sees the bytes on the
+     * wire. Handlers after {@code "frames"} would see rpcc's internal frame objects: do not rely on
+     * them. Give each connection its own handler unless the handler is {@code @Sharable}. A customizer
+     * that throws closes the connection (and is logged).
+     *
+     * <pre>{@code
+     * builder.pipelineCustomizer(p -> p.addBefore("frames", "traffic", new TrafficCounter()));
+     * }</pre>
+     */
+    public B pipelineCustomizer(Consumer<ChannelPipeline> customizer) {
+        Objects.requireNonNull(customizer, "customizer");
+        this.pipelineCustomizer = this.pipelineCustomizer.andThen(customizer);
+        return self();
+    }
+
     private static int positive(int value, String what) {
         if (value < 1) {
             throw new IllegalArgumentException(what + " must be positive, got " + value);
@@ -358,6 +404,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 Math.max(maxQueuedWriteBytes, 4L * maxFrameSize), maxNodeNameLength, maxValueDepth);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
-                maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits);
+                maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,
+                deadlineNetworkAllowance);
     }
 }

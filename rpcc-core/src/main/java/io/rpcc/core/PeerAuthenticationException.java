@@ -23,4 +23,10 @@ public class PeerAuthenticationException extends HopUnreachableException {
     public PeerAuthenticationException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#PEER_AUTHENTICATION}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.PEER_AUTHENTICATION;
+    }
 }

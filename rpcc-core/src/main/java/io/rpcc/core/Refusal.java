@@ -9,7 +9,11 @@ package io.rpcc.core;
 public enum Refusal {
     /** A frame that could not be decoded, or was over the size limit; its bytes were skipped. */
     MALFORMED_FRAME,
-    /** A frame of another protocol version: the connection was closed and nothing after it was read. */
+    /**
+     * A peer with no protocol version in common with this node (its HELLO's version range, or an rpcc
+     * 1 or 2 HELLO), or a frame of another version than the one agreed: the connection was closed and
+     * nothing after it was read.
+     */
     PROTOCOL_VERSION,
     /** A frame other than HELLO before the connection's handshake: refused unread, the connection closed. */
     FRAME_BEFORE_HELLO,

@@ -11,4 +11,10 @@ public class RepositoryUnavailableException extends ChainException {
     public RepositoryUnavailableException(ChainFailure failure) {
         super(failure);
     }
+
+    /** {@link ChainErrorCode#REPOSITORY_UNAVAILABLE}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.REPOSITORY_UNAVAILABLE;
+    }
 }

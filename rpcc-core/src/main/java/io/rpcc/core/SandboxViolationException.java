@@ -21,11 +21,17 @@ public class SandboxViolationException extends ChainException {
      * {@code native-code}, {@code unsafe}, {@code not-allowed}, {@code cpu-time}, {@code memory},
      * {@code wall-time}, {@code stack-depth}, {@code finalizer}, {@code static-state}, {@code global-state},
      * {@code host-information}, {@code class-path-resources}, {@code rpcc-api}, {@code output-type},
-     * {@code sandbox-capacity}, ...
+     * {@code sandbox-capacity}, ...; {@code unknown} if the failing node did not say.
+     * Carried as a structured field ({@link FailureFields#sandboxRule()}), never parsed from the message.
      */
     public String rule() {
-        String m = remoteMessage();
-        int i = m == null ? -1 : m.indexOf("(rule: ");
-        return i < 0 ? "unknown" : m.substring(i + 7, m.indexOf(')', i));
+        String rule = failure().fields().sandboxRule();
+        return rule == null ? "unknown" : rule;
+    }
+
+    /** {@link ChainErrorCode#SANDBOX_VIOLATION}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.SANDBOX_VIOLATION;
     }
 }

@@ -16,4 +16,10 @@ public class ServiceFunctionException extends ChainException {
     public ServiceFunctionException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#SERVICE_FUNCTION_FAILED}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.SERVICE_FUNCTION_FAILED;
+    }
 }

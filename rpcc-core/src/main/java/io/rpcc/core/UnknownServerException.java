@@ -16,4 +16,10 @@ public class UnknownServerException extends ChainException {
     public UnknownServerException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#UNKNOWN_SERVER}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.UNKNOWN_SERVER;
+    }
 }

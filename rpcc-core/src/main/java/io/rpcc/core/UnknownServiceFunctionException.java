@@ -15,4 +15,10 @@ public class UnknownServiceFunctionException extends ChainException {
     public UnknownServiceFunctionException(ChainFailure failure, Throwable cause) {
         super(failure, cause);
     }
+
+    /** {@link ChainErrorCode#UNKNOWN_SERVICE_FUNCTION}. */
+    @Override
+    public ChainErrorCode code() {
+        return ChainErrorCode.UNKNOWN_SERVICE_FUNCTION;
+    }
 }

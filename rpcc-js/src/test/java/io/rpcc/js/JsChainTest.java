@@ -86,7 +86,7 @@ public class JsChainTest {
             ChainContext.current().console().println("pricing " + qs);
             return (Integer) qs.get(0) * 100 + (Integer) qs.get(1);
         }));
-        client = RpccClient.builder().resolver(names).types(types).timeout(Duration.ofSeconds(30)).build();
+        client = RpccClient.builder().resolver(names).types(types).timeout(Duration.ofSeconds(30)).build().start();
         nodes.add(client);
     }
 

@@ -45,7 +45,7 @@ class JsSandboxEscapeTest {
                 .service("echo", p -> p).build().start();
         names.register("guard", guard.address());
         client = RpccClient.builder().resolver(names).types(io.rpcc.core.TypeRegistry.of(Secret.class))
-                .timeout(Duration.ofSeconds(20)).build();
+                .timeout(Duration.ofSeconds(20)).build().start();
     }
 
     @AfterAll

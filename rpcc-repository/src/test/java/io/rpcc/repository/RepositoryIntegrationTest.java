@@ -54,7 +54,7 @@ class RepositoryIntegrationTest {
 
     RpccClient client(int inlineLimit) {
         RpccClient c = RpccClient.builder().resolver(names).repository("repo").inlineFunctionLimit(inlineLimit)
-                .timeout(Duration.ofSeconds(20)).build();
+                .timeout(Duration.ofSeconds(20)).build().start();
         nodes.add(c);
         return c;
     }

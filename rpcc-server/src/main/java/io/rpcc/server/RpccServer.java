@@ -1,6 +1,8 @@
 package io.rpcc.server;
 
 import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.NodeClosedException;
+import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.server.internal.HopExecutor;
@@ -8,12 +10,17 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
 /**
  * A server: a node that hosts service functions and runs the hops of chains that reach it.
+ * {@link Builder#build()} makes it, {@link #start()} makes it listen (connections to other nodes
+ * open on first use); {@link #shutdown(Duration)} drains it, {@link #close()} stops it at once.
  *
  * <pre>{@code
  * StaticNameResolver names = new StaticNameResolver();
@@ -43,7 +50,12 @@ public final class RpccServer implements AutoCloseable {
         return new Builder(name);
     }
 
-    /** Starts listening. */
+    /**
+     * Starts the server: it listens for hops.
+     *
+     * @return this server
+     * @throws IllegalStateException if it was started before
+     */
     public RpccServer start() {
         address = node.start();
         return this;
@@ -70,10 +82,39 @@ public final class RpccServer implements AutoCloseable {
                 f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads());
     }
 
-    /** Stops listening and closes its connections. */
+    /**
+     * Chains this server remembers for cancellation: where it sent them, hops of them running here,
+     * cancelled ones whose request may still come (test hook: drains to zero once chains end).
+     */
+    int trackedChains() {
+        return node.trackedChains();
+    }
+
+    /** Hop requests this server refused because their chain had been cancelled (test hook). */
+    long refusedAfterCancel() {
+        return node.refusedAfterCancel();
+    }
+
+    /**
+     * Closes the server at once: the hops running here are abandoned (each one's originator gets a
+     * {@link NodeClosedException} naming this server, if it can still be sent; a hop that already
+     * passed the chain on is left to the originator's timeout), the chains this server started end
+     * with a {@link NodeClosedException}, and it stops listening and closes its connections.
+     * Idempotent.
+     */
     @Override
     public void close() {
         node.close();
+    }
+
+    /**
+     * Closes the server gracefully: new hops are refused at once with a
+     * {@link NodeShuttingDownException} (their service functions do not run, so their originators
+     * can retry elsewhere); the hops running here get up to {@code grace} to finish (their replies
+     * included); then the server {@link #close()}s.
+     */
+    public void shutdown(Duration grace) {
+        node.shutdown(Objects.requireNonNull(grace, "grace"));
     }
 
     @Override
@@ -86,6 +127,7 @@ public final class RpccServer implements AutoCloseable {
         private final Map<String, ServiceFunction> services = new LinkedHashMap<>();
         private String chainingProxy;
         private boolean actsAsProxy;
+        private final List<ServerInterceptor> interceptors = new ArrayList<>();
 
         private Builder(String name) {
             super(name);
@@ -150,9 +192,19 @@ public final class RpccServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Runs {@code interceptor} around every hop of this server (see {@link ServerInterceptor});
+         * interceptors run in the order they are added, the first one outermost.
+         */
+        public Builder interceptor(ServerInterceptor interceptor) {
+            interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
         /** The server (not started). */
         public RpccServer build() {
-            return new RpccServer(new Node(settings(), new HopExecutor(services, chainingProxy, actsAsProxy)));
+            return new RpccServer(new Node(settings(), new HopExecutor(services, chainingProxy, actsAsProxy,
+                    interceptors)));
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.rpcc.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,7 +10,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionCompileException;
@@ -18,8 +21,9 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FrameTooLargeException;
 import io.rpcc.core.HopLimitExceededException;
 import io.rpcc.core.HopUnreachableException;
-import io.rpcc.core.MalformedFrameException;
+import io.rpcc.core.SandboxViolationException;
 import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.UnknownServerException;
@@ -35,6 +39,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -215,6 +221,31 @@ class ChainErrorTest {
         assertEquals(28, d.column());
         assertTrue(d.message().contains("cannot find symbol"), d.message());
         assertTrue(e.getMessage().contains("Broken") && e.getMessage().contains("4:28"), e.getMessage());
+        assertEquals(ChainErrorCode.CHAINING_FUNCTION_COMPILE, e.code());
+        assertEquals(e.diagnostics(), e.failure().fields().diagnostics(), "diagnostics travel as fields");
+    }
+
+    @Test
+    void aSandboxViolationAtHop2CarriesItsRuleAsAField() {
+        ChainingFunctionSource cf = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Hog implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        if (state.contains("go")) return NextHop.call("s2", "echo", result, ChainState.empty());
+                        long[] huge = new long[Integer.MAX_VALUE - 8];
+                        return NextHop.end(huge.length);
+                    }
+                }
+                """);
+        SandboxViolationException e = fails(SandboxViolationException.class,
+                () -> client.runChain("s1", "echo", "x", cf, ChainState.of("go", true)));
+        assertEquals(ChainErrorCode.SANDBOX_VIOLATION, e.code());
+        assertEquals("memory", e.failure().fields().sandboxRule(), "the rule travels as a field");
+        assertEquals("memory", e.rule());
+        assertEquals("s2", e.host());
+        assertEquals(2, e.hop());
+        assertEquals(List.of("s1", "s2"), e.path());
+        assertFalse(e.isRetryable(), "the function, not the moment: it fails again");
     }
 
     @Test
@@ -240,14 +271,19 @@ class ChainErrorTest {
 
     @Test
     void valueTheReceiverCannotDecode() {
-        MalformedFrameException e = fails(MalformedFrameException.class, () -> clientWithExtraType.runChain(
+        UnregisteredTypeException e = fails(UnregisteredTypeException.class, () -> clientWithExtraType.runChain(
                 "s1", "echo", new ClientOnly("hi"), ChainingFunctionSource.NONE, ChainState.empty()));
         assertEquals("s1", e.host());
         assertEquals(1, e.hop());
         assertEquals(List.of("s1"), e.path());
+        assertEquals(ChainErrorCode.UNREGISTERED_TYPE, e.code());
+        assertEquals(TypeRegistry.nameDerivedId(ClientOnly.class), e.typeId().orElseThrow(), "the id, as a field");
+        assertEquals(ClientOnly.class.getName(), e.typeName().orElseThrow(), "the originator's class for that id");
         assertTrue(e.remoteMessage().contains("type id " + TypeRegistry.nameDerivedId(ClientOnly.class)
-                + " (io.rpcc.server.ChainErrorTest$ClientOnly at the originator) is not registered on node 's1'"),
+                + " is not registered on this node") && e.remoteMessage().contains("(the originator registers type id "
+                + TypeRegistry.nameDerivedId(ClientOnly.class) + " as io.rpcc.server.ChainErrorTest$ClientOnly)"),
                 e.remoteMessage());
+        assertFalse(e.isRetryable());
     }
 
     @Test
@@ -257,6 +293,8 @@ class ChainErrorTest {
         assertEquals(0, e.hop());
         assertTrue(e.remoteMessage().contains("class io.rpcc.server.ChainErrorTest$Unregistered is not registered"),
                 e.remoteMessage());
+        assertEquals(Unregistered.class.getName(), e.typeName().orElseThrow());
+        assertTrue(e.typeId().isEmpty(), "the sender has no id for a class it did not register");
     }
 
     @Test
@@ -323,16 +361,27 @@ class ChainErrorTest {
 
     @Test
     void timeoutAtTheClientAndTheLateResultIsDropped() throws Exception {
-        long lateBefore = client.lateFrames();
-        ChainTimeoutException e = fails(ChainTimeoutException.class, () -> client.runChain(
-                ChainCall.to("s2", "slow").params("x").timeout(Duration.ofMillis(200))));
-        assertEquals(client.name(), e.host());
+        // The timeout cancels the chain, but the notice cannot reach s2 (this client forgets its
+        // address once the request left), so s2's result arrives after the end: dropped and counted.
+        StaticNameResolver own = new StaticNameResolver().register("s2", cluster.names.resolve("s2").orElseThrow());
+        RpccClient forgetful = cluster.client(b -> b.resolver(own));
+        CompletableFuture<ChainResult> f = forgetful.startChain(ChainCall.to("s2", "slow").params("x")
+                .timeout(Duration.ofMillis(200)));
+        own.unregister("s2");
+        ChainTimeoutException e = fails(ChainTimeoutException.class, () -> {
+            try {
+                return f.join();
+            } catch (CompletionException c) {
+                throw (RuntimeException) c.getCause();
+            }
+        });
+        assertEquals(forgetful.name(), e.host());
         assertTrue(e.remoteMessage().contains("no result within 200 ms"), e.remoteMessage());
-        for (int i = 0; i < 100 && client.lateFrames() == lateBefore; i++) {
+        for (int i = 0; i < 100 && forgetful.lateFrames() == 0; i++) {
             Thread.sleep(50);
         }
-        assertEquals(lateBefore + 1, client.lateFrames());
-        assertEquals(0, client.chainsInFlight());
+        assertEquals(1, forgetful.lateFrames());
+        assertEquals(0, forgetful.chainsInFlight());
     }
 
     @Test

@@ -64,7 +64,7 @@ final class Cluster implements AutoCloseable {
         if (security == Security.MUTUAL_TLS) {
             b.tls(TestPki.shared().node(name));
         }
-        RpccClient c = config.apply(b).build();
+        RpccClient c = config.apply(b).build().start();
         nodes.add(c);
         return c;
     }

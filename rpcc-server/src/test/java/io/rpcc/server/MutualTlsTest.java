@@ -208,7 +208,7 @@ class MutualTlsTest {
     @Test
     void aPlaintextClientIsRefused() throws Exception {
         RpccClient plain = RpccClient.builder().name("plain").resolver(cluster.names).timeout(Duration.ofSeconds(10))
-                .connectTimeout(Duration.ofSeconds(2)).build();
+                .connectTimeout(Duration.ofSeconds(2)).build().start();
         extra.add(plain);
         long before = s1.stats().refused(Refusal.TLS_HANDSHAKE);
         HopUnreachableException e = fails(HopUnreachableException.class,

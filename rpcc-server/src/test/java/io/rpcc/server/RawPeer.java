@@ -1,10 +1,13 @@
 package io.rpcc.server;
 
+import com.esotericsoftware.kryo.io.Output;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.wire.ChainHeader;
@@ -12,7 +15,9 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.Serialization;
+import io.rpcc.core.internal.wire.VersionRange;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.DataInputStream;
 import java.io.EOFException;
@@ -101,6 +106,40 @@ final class RawPeer implements AutoCloseable {
         return send(bytes(new Hello(node, host, port, MAX)));
     }
 
+    /** Sends a HELLO of this peer announcing protocol {@code versions}. */
+    RawPeer hello(VersionRange versions) throws IOException {
+        return send(bytes(new Hello(versions, name, "127.0.0.1", listenPort(), MAX)));
+    }
+
+    /** A HELLO in the layout of protocol version 2 (version byte 2, no version range), as rpcc 2 sent it. */
+    static byte[] helloOfVersion2(String node, String host, int port) {
+        Output out = new Output(256);
+        out.writeInt(0);
+        out.writeByte(2);
+        out.writeByte(FrameType.HELLO.wire());
+        out.writeString(node);
+        out.writeString(host);
+        out.writeVarInt(port, true);
+        out.writeVarInt(MAX, true);
+        byte[] frame = out.toBytes();
+        int length = frame.length - 4;
+        frame[0] = (byte) (length >>> 24);
+        frame[1] = (byte) (length >>> 16);
+        frame[2] = (byte) (length >>> 8);
+        frame[3] = (byte) length;
+        return frame;
+    }
+
+    /** The next frame the node sends on this peer's connection, decoded. */
+    Object readFrame() throws IOException {
+        return readFrom(in);
+    }
+
+    /** Reads and decodes one frame from {@code from}. */
+    static Object readFrame(DataInputStream from) throws IOException {
+        return readFrom(from);
+    }
+
     /**
      * The type of the next frame, read within {@code millis}: {@code null} if none came in time,
      * {@code "closed"} if the node closed the connection.
@@ -171,7 +210,8 @@ final class RawPeer implements AutoCloseable {
 
     ChainHeader header(long id, String function, String originHost, int originPort) {
         return new ChainHeader(id, ChainSecret.random(), name, originHost, originPort, 1, 10, List.of(), List.of(),
-                List.of(), function, ChainingFunctionSource.NONE, Credit.ONE);
+                List.of(), function, ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress(name, originHost, originPort),
+                Metadata.empty(), List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
     }
 
     /** A valid REQUEST frame whose params and state (the last two bytes, 0 0) are replaced by {@code tail}. */

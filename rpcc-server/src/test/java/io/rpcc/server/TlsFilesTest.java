@@ -69,7 +69,7 @@ class TlsFilesTest {
         try (RpccServer s1 = RpccServer.builder("s1").resolver(names).tls(s1Tls).service("echo", p -> p).build().start();
              RpccServer s2 = RpccServer.builder("s2").resolver(names).tls(s2Tls).service("who", p -> "s2 got " + p)
                      .build().start();
-             RpccClient client = RpccClient.builder().name("app").resolver(names).tls(clientTls).build()) {
+             RpccClient client = RpccClient.builder().name("app").resolver(names).tls(clientTls).build().start()) {
             names.register("s1", s1.address());
             names.register("s2", s2.address());
             ChainResult r = client.runChain(ChainCall.along(

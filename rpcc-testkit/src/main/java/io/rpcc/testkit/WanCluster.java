@@ -91,7 +91,7 @@ public final class WanCluster implements AfterAllCallback, AutoCloseable {
     public RpccClient client(String name, String site, UnaryOperator<RpccClient.Builder> config) {
         emulator.topology().link(site, site);
         RpccClient c = config.apply(RpccClient.builder().name(name).types(types).resolver(resolverFor(site))
-                .timeout(Duration.ofSeconds(60))).build();
+                .timeout(Duration.ofSeconds(60))).build().start();
         placements.put(name, new Placement(site, c.address()));
         synchronized (nodes) {
             nodes.add(c);

@@ -81,13 +81,14 @@ public final class Aggregation {
                         .service("records", p -> produce(s)).build().start()));
             }
             // The aggregator reaches the sources through a client of its own.
-            RpccClient toSources = RpccClient.builder().name("aggregator-out").types(types).resolver(names).build();
+            RpccClient toSources = RpccClient.builder().name("aggregator-out").types(types).resolver(names).build()
+                    .start();
             nodes.add(toSources);
             nodes.add(register(names, RpccServer.builder("aggregator").types(types).resolver(names)
                     .service("gather", p -> gather(toSources, sources, false))
                     .service("gatherStreaming", p -> gather(toSources, sources, true))
                     .build().start()));
-            RpccClient client = RpccClient.builder().name("client").types(types).resolver(names).build();
+            RpccClient client = RpccClient.builder().name("client").types(types).resolver(names).build().start();
             nodes.add(client);
 
             int expected = sources.stream().mapToInt(Source::count).sum();

@@ -50,7 +50,7 @@ public final class Quickstart {
                         return pricesCents.getOrDefault(order.sku(), 1_000L) * order.quantity();
                     })));
 
-            RpccClient client = RpccClient.builder().name("client").resolver(names).types(types).build();
+            RpccClient client = RpccClient.builder().name("client").resolver(names).types(types).build().start();
             nodes.add(client);
 
             Order order = new Order("o-1001", country, "KB-42", 2);

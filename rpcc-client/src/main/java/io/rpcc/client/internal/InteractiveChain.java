@@ -1,6 +1,7 @@
 package io.rpcc.client.internal;
 
 import io.rpcc.client.ReplySet;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
@@ -8,17 +9,21 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.chain.HopContext;
+import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -48,6 +53,58 @@ public final class InteractiveChain {
     public record Run(ChainResult result, ChainException error, CompletableFuture<Void> finished) {
     }
 
+    /**
+     * The cancellation of one interactive chain: the step in flight is cancelled (its notice follows
+     * its trail like any chain's) and no further step, nor chaining function, starts.
+     */
+    static final class Cancellation {
+        private final Node node;
+        private boolean cancelled; // guarded by this
+        private ChainOriginator.Pending step; // guarded by this
+
+        Cancellation(Node node) {
+            this.node = node;
+        }
+
+        /** The step now in flight; cancelled at once if the chain is. */
+        void stepping(ChainOriginator.Pending p) {
+            boolean now;
+            synchronized (this) {
+                step = p;
+                now = cancelled;
+            }
+            if (now) {
+                node.cancel(p, "interactive chain cancelled");
+            }
+        }
+
+        /** Throws the chain's {@link ChainCancelledException} if it was cancelled. */
+        synchronized void check(int hop) {
+            if (cancelled) {
+                throw exception(hop);
+            }
+        }
+
+        /** Cancels the chain; returns the exception it ends with. */
+        ChainException cancel(String why) {
+            ChainOriginator.Pending p;
+            synchronized (this) {
+                cancelled = true;
+                p = step;
+            }
+            if (p != null) {
+                node.cancel(p, why);
+            }
+            return exception(0);
+        }
+
+        private ChainException exception(int hop) {
+            return ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+                    "interactive chain cancelled by its originator; its step in flight was told to stop", node.name(),
+                    hop, List.of(), List.of(), List.of(), List.of()));
+        }
+    }
+
     /** Interactive chains started through {@code launcher}. */
     public InteractiveChain(ChainLauncher launcher) {
         this.launcher = launcher;
@@ -55,10 +112,18 @@ public final class InteractiveChain {
 
     /** Runs a chain on the calling thread and waits until it is finished; replies are collected in the result. */
     public ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                     ChainState state, Duration timeout, int maxHops) {
+                                     ChainState state, Metadata metadata, Duration timeout, Instant deadline,
+                                     int maxHops) {
+        return runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
+                new Cancellation(launcher.node()));
+    }
+
+    private ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
+                                      ChainState state, Metadata metadata, Duration timeout, Instant deadline,
+                                      int maxHops, Cancellation cancellation) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        Run run = run(server, serviceFunction, params, cf, state, timeout, maxHops,
-                (value, hop, host, from) -> collected.add(value));
+        Run run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
+                (value, hop, host, from) -> collected.add(value), cancellation);
         ChainLauncher.join(run.finished().handle((v, e) -> {
             if (run.error() != null) {
                 throw run.error();
@@ -71,14 +136,19 @@ public final class InteractiveChain {
         return run.result().withReplies(collected);
     }
 
-    /** Runs a chain on the node's executor; the future completes like {@link ChainLauncher#start}'s. */
+    /**
+     * Runs a chain on the node's executor; the future completes like {@link ChainLauncher#start}'s,
+     * and cancelling it cancels the chain.
+     */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
-                                               ChainingFunctionSource cf, ChainState state, Duration timeout,
-                                               int maxHops) {
-        CompletableFuture<ChainResult> out = new CompletableFuture<>();
+                                               ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                               Duration timeout, Instant deadline, int maxHops) {
+        Cancellation cancellation = new Cancellation(launcher.node());
+        CompletableFuture<ChainResult> out = new CancellableFuture<>(() -> cancellation.cancel("its future was cancelled"));
         launcher.node().executor().execute(() -> {
             try {
-                out.complete(runCollecting(server, serviceFunction, params, cf, state, timeout, maxHops));
+                out.complete(runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline,
+                        maxHops, cancellation));
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
             }
@@ -86,14 +156,19 @@ public final class InteractiveChain {
         return out;
     }
 
-    /** Runs a chain on the node's executor, handing replies to {@code replies} as they arrive. */
-    public <T> ReplySet<T> startWithReplies(ReplySet<T> replies, String server, String serviceFunction, Object params,
-                                            ChainingFunctionSource cf, ChainState state, Duration timeout,
-                                            int maxHops) {
+    /**
+     * Runs a chain on the node's executor, handing replies to {@code replies} as they arrive; returns
+     * what cancels it (it also ends the set).
+     */
+    public Runnable startWithReplies(ReplySet<?> replies, String server, String serviceFunction, Object params,
+                                     ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
+                                     Instant deadline, int maxHops) {
+        Cancellation cancellation = new Cancellation(launcher.node());
         launcher.node().executor().execute(() -> {
             Run run;
             try {
-                run = run(server, serviceFunction, params, cf, state, timeout, maxHops, replies.sink());
+                run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
+                        replies.sink(), cancellation);
             } catch (RuntimeException | Error e) {
                 replies.resultFailed(e);
                 replies.finished(null);
@@ -106,15 +181,23 @@ public final class InteractiveChain {
             }
             run.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
         });
-        return replies;
+        return () -> replies.finished(cancellation.cancel("ReplySet.cancel()"));
     }
 
     /** Runs a chain on the calling thread; returns when its result (or error) is known. */
     public Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-                   Duration timeout, int maxHops, ChainOriginator.ReplySink sink) {
+                   Metadata metadata, Duration timeout, Instant deadline, int maxHops,
+                   ChainOriginator.ReplySink sink) {
+        return run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops, sink,
+                new Cancellation(launcher.node()));
+    }
+
+    private Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
+                    Metadata metadata, Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
+                    Cancellation cancellation) {
         Node node = launcher.node();
         long start = System.nanoTime();
-        long deadline = start + timeout.toNanos();
+        long deadlineNanos = start + timeout.toNanos();
         List<String> path = List.of();
         List<ConsoleLine> console = new CopyOnWriteArrayList<>();
         List<HopTiming> timings = new ArrayList<>();
@@ -127,16 +210,19 @@ public final class InteractiveChain {
         ChainingFunctionSource current = cf;
         try {
             for (int hop = 1; ; hop++) {
-                long left = deadline - System.nanoTime();
+                cancellation.check(hop);
+                long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
                     throw ErrorCode.TIMEOUT.toException(new ChainFailure(ErrorCode.TIMEOUT.exceptionName(),
                             "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(),
                             console, timings));
                 }
                 ChainOriginator.Pending step = launcher.launch(server, serviceFunction, params,
-                        ChainingFunctionSource.NONE, ChainState.empty(), Duration.ofNanos(left), hop, maxHops, path,
-                        sink);
+                        ChainingFunctionSource.NONE, ChainState.empty(), metadata, Duration.ofNanos(left), deadline, hop,
+                        maxHops,
+                        path, sink);
                 finishes.add(step.finished());
+                cancellation.stepping(step);
                 ChainOriginator.Arrival arrival = ChainLauncher.join(step.outcome());
                 path = arrival.frame().path();
                 console.addAll(arrival.frame().console());
@@ -158,8 +244,10 @@ public final class InteractiveChain {
                     loadNanos = loaded.loadNanos();
                     cfStart = System.nanoTime();
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
+                    long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
                     try (var scope = CurrentContext.enter(new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, local))) {
+                            node.name(), cfConsole, local, metadata, BranchId.root(),
+                            new HopControl(System.nanoTime(), budget)))) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {

@@ -6,6 +6,9 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -14,7 +17,7 @@ import java.util.stream.Stream;
  * then {@link #assertBackTo assert} that the JVM returned to the snapshot within a tolerance (other
  * work in the JVM, such as a shared event loop starting a thread, moves the figures a little).
  *
- * @param threads live threads
+ * @param threads live platform threads of the whole JVM (whatever their thread group)
  * @param fileDescriptors open file descriptors ({@code -1} where {@code /proc/self/fd} does not exist)
  * @param heapBytes heap in use after a full collection
  */
@@ -23,7 +26,7 @@ public record HostResources(int threads, int fileDescriptors, long heapBytes) {
     /** Collects garbage, then reads the figures. */
     public static HostResources now() {
         gc();
-        return new HostResources(Thread.activeCount(), openFileDescriptors(),
+        return new HostResources(ManagementFactory.getThreadMXBean().getThreadCount(), openFileDescriptors(),
                 ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
     }
 
@@ -45,8 +48,41 @@ public record HostResources(int threads, int fileDescriptors, long heapBytes) {
             sleep(100);
         } while (System.nanoTime() < deadline);
         fail("resources did not return to the baseline: before " + baseline + ", now " + now
-                + " (slack: " + threadSlack + " threads, " + fdSlack + " fds, " + heapSlack + " heap bytes)");
+                + " (slack: " + threadSlack + " threads, " + fdSlack + " fds, " + heapSlack + " heap bytes); threads now: "
+                + threadNames() + "; file descriptors now: " + fileDescriptorKinds());
         return now;
+    }
+
+    /** The names of the JVM's live platform threads whose names start with {@code prefix}. */
+    public static List<String> threadsNamed(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).filter(n -> n.startsWith(prefix))
+                .sorted().toList();
+    }
+
+    /** The names of the JVM's live platform threads, for a failure message. */
+    public static String threadNames() {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).sorted().toList().toString();
+    }
+
+    /** How many open file descriptors of each kind (socket, pipe, eventpoll, file...) the JVM has. */
+    public static String fileDescriptorKinds() {
+        Path fds = Path.of("/proc/self/fd");
+        if (!Files.isDirectory(fds)) {
+            return "unknown";
+        }
+        try (Stream<Path> s = Files.list(fds)) {
+            return s.map(fd -> {
+                try {
+                    String target = Files.readSymbolicLink(fd).toString();
+                    int bracket = target.indexOf(':');
+                    return target.startsWith("/") ? "file" : bracket > 0 ? target.substring(0, bracket) : target;
+                } catch (IOException e) {
+                    return "gone";
+                }
+            }).collect(Collectors.groupingBy(k -> k, TreeMap::new, Collectors.counting())).toString();
+        } catch (IOException e) {
+            return "unknown";
+        }
     }
 
     private static int openFileDescriptors() {

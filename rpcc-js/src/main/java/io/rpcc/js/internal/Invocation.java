@@ -2,7 +2,6 @@ package io.rpcc.js.internal;
 
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.internal.function.SandboxViolation;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicReference;
@@ -92,7 +91,7 @@ final class Invocation {
     void throwIfRefused() {
         SandboxViolation v = refused.get();
         if (v != null) {
-            throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, v.getMessage());
+            throw v.toFailure();
         }
     }
 }

@@ -2,6 +2,7 @@ package io.rpcc.js.internal;
 
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionCompileException.Diagnostic;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
@@ -234,10 +235,10 @@ final class JsFunctionCompiler implements FunctionCompiler {
         } catch (PolyglotException x) {
             if (x.isSyntaxError()) {
                 SourceSection at = x.getSourceLocation();
-                String detail = (at == null ? "0:0" : at.getStartLine() + ":" + at.getStartColumn()) + ": "
-                        + FunctionRuntime.bounded(x.getMessage());
-                throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, ErrorCode.CHAINING_FUNCTION_COMPILE.exceptionName(),
-                        "JavaScript chaining function (" + id + ") does not parse: " + detail, List.of(detail), null);
+                Diagnostic error = new Diagnostic(at == null ? 0 : at.getStartLine(), at == null ? 0 : at.getStartColumn(),
+                        FunctionRuntime.bounded(x.getMessage()));
+                throw HopFailure.compileErrors("JavaScript chaining function (" + id + ") does not parse: " + error,
+                        List.of(error));
             }
             if (x.isResourceExhausted()) {
                 throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id
@@ -314,12 +315,12 @@ final class JsFunctionCompiler implements FunctionCompiler {
         if (message.contains("Invalid string length") || message.contains("Invalid array length")
                 || message.contains("Array buffer allocation failed") || message.contains("Invalid typed array length")
                 || message.contains("Maximum apply argument length")) {
-            return new HopFailure(ErrorCode.SANDBOX_VIOLATION, "JavaScript chaining function hit an allocation limit: "
-                    + message + " (rule: memory)");
+            return HopFailure.sandboxViolation("memory", "JavaScript chaining function hit an allocation limit: "
+                    + message, false, null);
         }
         if (e.isResourceExhausted() || message.contains("Maximum call stack size exceeded")) {
-            return new HopFailure(ErrorCode.SANDBOX_VIOLATION, "JavaScript chaining function recursed too deeply: "
-                    + message + " (rule: stack-depth)");
+            return HopFailure.sandboxViolation("stack-depth", "JavaScript chaining function recursed too deeply: "
+                    + message, false, null);
         }
         List<String> trace = new ArrayList<>();
         for (PolyglotException.StackFrame f : e.getPolyglotStackTrace()) {

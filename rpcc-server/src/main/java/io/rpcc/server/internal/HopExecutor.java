@@ -1,9 +1,12 @@
 package io.rpcc.server.internal;
 
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.VirtualConsole;
@@ -11,6 +14,7 @@ import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.HopContext;
+import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.HopReplies;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
@@ -20,12 +24,16 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.server.ServerInterceptor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one hop of a chain at a server (paper Fig. 3, steps 3 to 7): the service function, then the
@@ -34,6 +42,10 @@ import java.util.concurrent.Executor;
  * originator as a typed error naming this hop; the server carries on. The hop's partial replies and
  * its share of the chain's termination credit are handled by {@link HopReplies}: exactly one
  * hand-over per hop decides how much credit travels on with the chain (or its result or error).
+ * A hop that arrives past the chain's deadline does not run its service function and ends the
+ * chain with a deadline error; a hop whose chain is cancelled while it is here (see
+ * {@link HopControl}) stops where it is and sends nothing more: its originator has already ended
+ * the chain.
  */
 public final class HopExecutor implements RequestHandler {
     /** The service function a server asks its chaining proxy to run the chaining function for. */
@@ -42,19 +54,24 @@ public final class HopExecutor implements RequestHandler {
     private final Map<String, ServiceFunction> services;
     private final String chainingProxy;
     private final boolean actsAsProxy;
+    private final List<ServerInterceptor> interceptors;
+    private final RunningHops running = new RunningHops();
 
     /**
      * An executor for a server hosting {@code services}, which hands its chaining functions to
-     * {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy}.
+     * {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy},
+     * with {@code interceptors} (the first outermost) around every hop.
      */
-    public HopExecutor(Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy) {
+    public HopExecutor(Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy,
+                       List<ServerInterceptor> interceptors) {
         this.services = Map.copyOf(services);
         this.chainingProxy = chainingProxy;
         this.actsAsProxy = actsAsProxy;
+        this.interceptors = List.copyOf(interceptors);
     }
 
     @Override
-    public void onRequest(Node node, ChainRequest request, long arrivedNanos) {
+    public void onRequest(Node node, ChainRequest request, HopControl control, long arrivedNanos) {
         Executor executor = node.executor();
         if (executor instanceof DefaultExecutor && (chainingProxy == null || actsAsProxy)
                 && node.functions().prefersPlatformThread(request.header().chainingFunction())) {
@@ -62,20 +79,56 @@ public final class HopExecutor implements RequestHandler {
             // than hand the function over from a virtual thread and back (two wake-ups per hop)
             executor = FunctionRuntime.platformThreads();
         }
-        executor.execute(() -> run(node, request, arrivedNanos));
+        RunningHops.Hop hop = running.arrived(node, request.header(), control);
+        try {
+            executor.execute(() -> {
+                try {
+                    run(node, request, control, arrivedNanos, hop.replies());
+                } finally {
+                    running.ran(hop);
+                }
+            });
+        } catch (RuntimeException e) { // an executor that refuses work: the hop fails here
+            running.ran(hop);
+            ChainHeader h = request.header();
+            node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
+                    + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
+                    h.console(), h.timings(), hop.replies().handOver(h.credit()));
+        }
     }
 
-    private void run(Node node, ChainRequest request, long arrivedNanos) {
+    @Override
+    public int hopsInFlight() {
+        return running.size();
+    }
+
+    @Override
+    public CompletableFuture<Void> abandonHops(Node node) {
+        return running.abandonAll(node);
+    }
+
+    private void run(Node node, ChainRequest request, HopControl control, long arrivedNanos,
+                     HopReplies replies) {
         ChainHeader h = request.header();
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
         List<String> path = proxied ? h.path() : node.pathThrough(h); // a proxy is not a hop of its own
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
-        HopReplies replies = new HopReplies(node, h);
         try {
+            if (control.isCancelled()) {
+                replies.handOver(h.credit()); // cancelled while it waited for a thread
+                return;
+            }
             if (request.decodeError() != null) {
                 throw request.decodeError();
+            }
+            long left = control.remainingNanos(System.nanoTime());
+            if (!proxied && left <= 0) {
+                throw new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
+                        + "' at '" + node.name() + "') started " + TimeUnit.NANOSECONDS.toMillis(-left)
+                        + " ms after the chain's deadline, so its service function did not run; give the chain a "
+                        + "later deadline (ChainCall.deadline or timeout) or make the hops before it faster");
             }
             Object result;
             HopTiming timing;
@@ -87,11 +140,15 @@ public final class HopExecutor implements RequestHandler {
                 result = request.params();
                 timing = timings.removeLast();
             } else {
-                ServiceRun run = runService(node, h, request, console, replies, chainId, arrivedNanos);
+                ServiceRun run = runService(node, h, request, console, replies, control, chainId, arrivedNanos);
+                if (control.isCancelled()) {
+                    replies.handOver(h.credit()); // the result is for nobody: the originator ended the chain
+                    return;
+                }
                 result = run.result();
                 timing = run.timing();
                 if (chainingProxy != null && !h.chainingFunction().isNone()) {
-                    delegate(node, h, path, console, timings, timing, request, result, replies);
+                    delegate(node, h, path, console, timings, timing, request, result, replies, control);
                     return;
                 }
             }
@@ -105,35 +162,47 @@ public final class HopExecutor implements RequestHandler {
             long cfStart = System.nanoTime();
             NextHop next;
             VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
-            HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies);
+            HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies,
+                    h.metadata(), h.branch(), control);
             HopTiming serviceTiming = timing;
             try (var scope = CurrentContext.enter(cfContext)) {
                 // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
                 // (with the timings rebuilt from the header: this hop's list belongs to the stuck thread)
-                next = node.functions().invoke(loaded.function(), request.state(), result, failure -> {
-                    List<HopTiming> at = new ArrayList<>(h.timings());
-                    if (proxied) {
-                        at.removeLast();
-                    }
-                    at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
-                    node.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
-                });
+                next = interceptChaining(node, cfContext, request.state(), result, (state, value) ->
+                        node.functions().invoke(loaded.function(), state, value, failure -> {
+                            List<HopTiming> at = new ArrayList<>(h.timings());
+                            if (proxied) {
+                                at.removeLast();
+                            }
+                            at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart,
+                                    node.name()));
+                            node.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
+                        }));
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
+            }
+            if (control.isCancelled()) {
+                replies.handOver(h.credit()); // no further hop starts
+                return;
             }
             switch (next) {
                 case NextHop.End end -> node.sendResult(h, path, List.copyOf(console), timings, end.result(),
                         replies.handOver(h.credit()));
-                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies);
+                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies, control,
+                        interceptForward(node, cfContext, call));
             }
         } catch (InvocationAbandoned a) {
             // the hop failed when its chaining function was abandoned; what it did since is dropped
-        } catch (HopFailure f) {
-            node.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
         } catch (RuntimeException | Error e) {
-            node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
-                    + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings,
-                    replies.handOver(h.credit()));
+            if (control.isCancelled()) {
+                replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain
+            } else if (e instanceof HopFailure f) {
+                node.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
+            } else {
+                node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
+                        + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings,
+                        replies.handOver(h.credit()));
+            }
         }
     }
 
@@ -142,7 +211,7 @@ public final class HopExecutor implements RequestHandler {
     }
 
     private ServiceRun runService(Node node, ChainHeader h, ChainRequest request, List<ConsoleLine> console,
-                                  HopReplies replies, String chainId, long arrivedNanos) {
+                                  HopReplies replies, HopControl control, String chainId, long arrivedNanos) {
         ServiceFunction sf = services.get(h.serviceFunction());
         if (sf == null) {
             throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + node.name()
@@ -152,9 +221,12 @@ public final class HopExecutor implements RequestHandler {
         long sfStart = System.nanoTime();
         Object result;
         VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
-        HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies);
-        try (var scope = CurrentContext.enter(sfContext)) {
-            result = sf.apply(request.params());
+        HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies,
+                h.metadata(), h.branch(), control);
+        try (var scope = CurrentContext.enter(sfContext); var working = control.enter()) {
+            result = interceptService(sfContext, h.serviceFunction(), sf).apply(request.params());
+        } catch (HopRejectedException r) {
+            throw rejected(r);
         } catch (Throwable e) {
             throw new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(), "service function '"
                     + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e);
@@ -167,14 +239,14 @@ public final class HopExecutor implements RequestHandler {
     /** Hands the chaining function, with the service function's result, to the chaining proxy. */
     private void delegate(Node node, ChainHeader h, List<String> path, List<ConsoleLine> console,
                           List<HopTiming> timings, HopTiming timing, ChainRequest request, Object result,
-                          HopReplies replies) {
+                          HopReplies replies, HopControl control) {
         timings.add(timing.withChaining(0, 0, chainingProxy));
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
-        ChainHeader ph = new ChainHeader(h.chainId(), h.secret(), h.origin(), h.originHost(), h.originPort(), h.hop(),
-                h.maxHops(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass);
+        ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
+                h.metadata(), node.budgetForNext(control, System.nanoTime()));
         node.forward(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
-            if (e != null) {
+            if (e != null && !control.isCancelled()) {
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
                         : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + chainingProxy
@@ -184,9 +256,98 @@ public final class HopExecutor implements RequestHandler {
         });
     }
 
+    /** {@code sf} inside the interceptors. */
+    private ServiceFunction interceptService(HopContext context, String name, ServiceFunction sf) {
+        ServiceFunction call = sf;
+        for (ServerInterceptor interceptor : interceptors.reversed()) {
+            ServiceFunction inner = call;
+            call = params -> interceptor.interceptService(context, name, params, inner);
+        }
+        return call;
+    }
+
+    /**
+     * Runs {@code cf} inside the interceptors. Failures of the chaining function itself pass as they
+     * are; an interceptor's own exception becomes a failure naming it. If the sandbox abandoned the
+     * function (the hop has failed already), the hop stops here even if an interceptor swallowed that.
+     */
+    private NextHop interceptChaining(Node node, HopContext context, ChainState state, Object result,
+                                      ChainingFunction cf) {
+        if (interceptors.isEmpty()) {
+            return call(cf, state, result);
+        }
+        InvocationAbandoned[] abandoned = new InvocationAbandoned[1];
+        ChainingFunction call = (s, r) -> {
+            try {
+                return call(cf, s, r);
+            } catch (InvocationAbandoned a) {
+                abandoned[0] = a;
+                throw a;
+            }
+        };
+        for (ServerInterceptor interceptor : interceptors.reversed()) {
+            ChainingFunction inner = call;
+            call = (s, r) -> interceptor.interceptChaining(context, s, r, inner);
+        }
+        NextHop next;
+        try {
+            next = call.apply(state, result);
+        } catch (HopFailure | InvocationAbandoned passed) {
+            throw passed;
+        } catch (HopRejectedException r) {
+            throw rejected(r);
+        } catch (Exception e) {
+            throw interceptorFailed(node, "around the chaining function", e);
+        }
+        if (abandoned[0] != null) {
+            throw abandoned[0];
+        }
+        if (next == null) {
+            throw new HopFailure(ErrorCode.INTERNAL, "a server interceptor at '" + node.name()
+                    + "' returned no next hop from interceptChaining");
+        }
+        return next;
+    }
+
+    /** The runtime's invocation of a chaining function throws only unchecked exceptions. */
+    private static NextHop call(ChainingFunction cf, ChainState state, Object result) {
+        try {
+            return cf.apply(state, result);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e); // unreachable: FunctionRuntime.invoke throws no checked exception
+        }
+    }
+
+    /** The metadata for the hop after this one, as the interceptors make it. */
+    private Metadata interceptForward(Node node, HopContext context, NextHop.Call call) {
+        Metadata metadata = context.metadata();
+        try (var scope = CurrentContext.enter(context)) {
+            for (ServerInterceptor interceptor : interceptors) {
+                metadata = Objects.requireNonNull(interceptor.interceptForward(context, call, metadata),
+                        "interceptForward returned null metadata");
+            }
+        } catch (HopRejectedException r) {
+            throw rejected(r);
+        } catch (RuntimeException e) {
+            throw interceptorFailed(node, "before forwarding to '" + call.server() + "'", e);
+        }
+        return metadata;
+    }
+
+    private static HopFailure rejected(HopRejectedException r) {
+        return new HopFailure(ErrorCode.HOP_REJECTED, r.remoteMessage(), r);
+    }
+
+    private static HopFailure interceptorFailed(Node node, String where, Exception e) {
+        return new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "a server interceptor at '" + node.name()
+                + "' failed " + where + ": " + e, FunctionRuntime.stackTrace(e), e);
+    }
+
     private static void forward(Node node, ChainHeader h, NextHop.Call call, ChainingFunctionSource current,
                                 List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                                HopReplies replies) {
+                                HopReplies replies, HopControl control, Metadata metadata) {
         int limit = Math.min(h.maxHops(), node.settings().maxHops());
         if (h.hop() + 1 > limit) {
             throw new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
@@ -195,11 +356,11 @@ public final class HopExecutor implements RequestHandler {
         ChainingFunctionSource next = call.chainingFunction().isSame() ? current : call.chainingFunction();
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
-        ChainHeader nh = new ChainHeader(h.chainId(), h.secret(), h.origin(), h.originHost(), h.originPort(), h.hop() + 1,
-                h.maxHops(), path, consoleNow, timings, call.serviceFunction(), next, pass);
+        ChainHeader nh = h.onward(h.hop() + 1, path, consoleNow, timings, call.serviceFunction(), next, pass, metadata,
+                node.budgetForNext(control, System.nanoTime()));
         ChainState state = call.state();
         node.forward(call.server(), new ChainRequest(nh, call.params(), state, null)).whenComplete((v, e) -> {
-            if (e != null) { // the request and its credit never left: report, with that credit
+            if (e != null && !control.isCancelled()) { // the request and its credit never left: report, with that credit
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
                         : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + call.server() + "': " + cause, cause);

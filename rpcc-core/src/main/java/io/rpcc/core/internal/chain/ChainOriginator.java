@@ -4,11 +4,14 @@ import io.netty.channel.Channel;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.Refusal;
+import io.rpcc.core.internal.lifecycle.SharedResource;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
@@ -24,6 +27,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,14 +38,16 @@ import org.slf4j.LoggerFactory;
  * <em>finished</em> when exactly one unit of credit has come home: then no reply of any hop can
  * still be on its way. Frames arrive on event loops, each connection's in order; they are handled
  * at once, in that order, so only rpcc's own continuations may be attached to these futures. Frames
- * for chains that already ended (timed out) are counted and dropped. Timeouts use a timer wheel, so
- * starting a chain wakes no other thread. Each chain's replies count against its sink's
+ * for chains that already ended (timed out or cancelled) are counted and dropped. Timeouts use a timer
+ * wheel, so starting a chain wakes no other thread. Each chain's replies count against its sink's
  * {@link ReplyWindow}, which grants room to the chain's reply streams (WINDOW_UPDATE frames).
  */
 public final class ChainOriginator {
     private static final Logger log = LoggerFactory.getLogger(ChainOriginator.class);
-    private static final HashedWheelTimer TIMER = new HashedWheelTimer(
-            new DefaultThreadFactory("rpcc-timeouts", true), 10, TimeUnit.MILLISECONDS);
+    /** The chains' timeouts, for every node of the JVM: held by each started node, stopped when the last closes. */
+    private static final SharedResource<HashedWheelTimer> TIMER = new SharedResource<>("rpcc's chain timeout timer",
+            () -> new HashedWheelTimer(new DefaultThreadFactory("rpcc-timeouts", true), 10, TimeUnit.MILLISECONDS),
+            HashedWheelTimer::stop);
 
     /** Where the partial replies of a chain go. Called on an event loop, in arrival order. */
     @FunctionalInterface
@@ -72,13 +78,20 @@ public final class ChainOriginator {
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
         private final ReplySink sink;
         private final ReplyWindow window;
+        private final long budgetNanos;
         private Credit recovered = Credit.ZERO; // guarded by this
         private volatile ChainException failedAfterResult;
 
-        private Pending(long id, ReplySink sink) {
+        private Pending(long id, long budgetNanos, ReplySink sink) {
             this.id = id;
+            this.budgetNanos = budgetNanos;
             this.sink = sink;
             this.window = sink.window();
+        }
+
+        /** What is left of the chain's deadline at {@code nowNanos}, or {@link ChainHeader#NO_DEADLINE}. */
+        public long remainingNanos(long nowNanos) {
+            return budgetNanos == ChainHeader.NO_DEADLINE ? budgetNanos : budgetNanos - (nowNanos - startNanos);
         }
 
         /** The chain's number at this node. */
@@ -133,6 +146,8 @@ public final class ChainOriginator {
     private final AtomicLong lateFrames = new AtomicLong();
     private final Refusals refusals;
     private final BiConsumer<Channel, Object> send;
+    private volatile HashedWheelTimer timer;
+    private volatile Supplier<ChainException> closedWith;
 
     /**
      * The originator table of node {@code nodeName}, counting forged frames in {@code refusals} and
@@ -144,14 +159,58 @@ public final class ChainOriginator {
         this.send = send;
     }
 
-    /** Registers a new chain whose replies go to {@code sink} and that times out after {@code timeout}. */
-    public Pending start(Duration timeout, ReplySink sink) {
+    /** Takes a hold on the timer that times chains out; called when the node starts. */
+    public void open() {
+        timer = TIMER.acquire();
+    }
+
+    /**
+     * Ends every chain in flight at once with {@code why} (their futures and reply sets complete
+     * now) and refuses new ones with it; gives up the hold on the timer. Called when the node closes.
+     */
+    public void close(Supplier<ChainException> why) {
+        if (closedWith != null) {
+            return;
+        }
+        closedWith = why;
+        for (Pending p : pending.values()) {
+            fail(p, why.get());
+        }
+        if (timer != null) {
+            TIMER.release();
+        }
+    }
+
+    /**
+     * Registers a new chain whose replies go to {@code sink}, that times out after {@code timeout} and
+     * whose hops have {@code budgetNanos} to start in (or {@link ChainHeader#NO_DEADLINE}); on a closed
+     * node, the chain has ended already with the reason the node closed.
+     */
+    public Pending start(Duration timeout, long budgetNanos, ReplySink sink) {
         long id = nextId.incrementAndGet();
-        Pending p = new Pending(id, sink);
+        Pending p = new Pending(id, budgetNanos, sink);
         pending.put(id, p);
-        Timeout timeoutTask = TIMER.newTimeout(t -> timeOut(p, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        Supplier<ChainException> closed = closedWith;
+        if (closed != null) { // checked after the put: either this or close() ends the chain
+            fail(p, closed.get());
+            return p;
+        }
+        Timeout timeoutTask;
+        try {
+            timeoutTask = timer.newTimeout(t -> timeOut(p, timeout), timeout.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException stopped) { // the node closed meanwhile
+            fail(p, closedWith.get());
+            return p;
+        }
         p.finished().whenComplete((r, e) -> timeoutTask.cancel());
         return p;
+    }
+
+    private void fail(Pending p, ChainException why) {
+        if (pending.remove(p.id(), p)) {
+            p.outcome().completeExceptionally(why);
+            p.finished().completeExceptionally(why);
+        }
     }
 
     private void timeOut(Pending p, Duration timeout) {
@@ -163,6 +222,22 @@ public final class ChainOriginator {
             p.outcome().completeExceptionally(e);
             p.finished().completeExceptionally(e);
         }
+    }
+
+    /**
+     * Ends chain {@code p} at once with a {@link ChainCancelledException}; whatever
+     * arrives for it later is a late frame. Returns {@code false} if it had already ended.
+     */
+    public boolean cancel(Pending p, String why) {
+        if (!pending.remove(p.id(), p)) {
+            return false;
+        }
+        ChainException e = ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+                "chain " + chainId(p.id()) + " was cancelled by its originator (" + why + "); its hops were told to stop",
+                nodeName, 0, List.of(), List.of(), List.of(), List.of()));
+        p.outcome().completeExceptionally(e);
+        p.finished().completeExceptionally(e);
+        return true;
     }
 
     /** The chain id as users see it: {@code <node>#<number>}. */
@@ -206,7 +281,7 @@ public final class ChainOriginator {
             p.window.consumed(frame.size());
             HopFailure f = frame.decodeError();
             p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(),
-                    f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of())));
+                    f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of(), f.fields())));
             return;
         }
         p.sink().onReply(frame.value(), frame.hop(), frame.host(), frame.size());
@@ -277,7 +352,7 @@ public final class ChainOriginator {
             return;
         }
         p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
-                nodeName, 0, List.of(), f.details(), List.of(), List.of())));
+                nodeName, 0, List.of(), f.details(), List.of(), List.of(), f.fields())));
         p.finished().complete(null);
     }
 
@@ -286,7 +361,7 @@ public final class ChainOriginator {
         return pending.size();
     }
 
-    /** Frames that arrived for chains that had already ended (timed out). */
+    /** Frames that arrived for chains that had already ended (timed out or cancelled). */
     public long lateFrames() {
         return lateFrames.get();
     }

@@ -1,7 +1,10 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainContext;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.VirtualConsole;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,15 +24,25 @@ public final class HopContext implements ChainContext {
     private final String node;
     private final VirtualConsole console;
     private final Replies replies;
+    private final Metadata metadata;
+    private final BranchId branch;
+    private final HopControl control;
 
-    /** A context whose partial replies go to {@code replies}. */
-    public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies) {
+    /**
+     * A context whose partial replies go to {@code replies}, with the deadline and cancellation of
+     * {@code control}.
+     */
+    public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies,
+                      Metadata metadata, BranchId branch, HopControl control) {
         this.chainId = chainId;
         this.originator = originator;
         this.hop = hop;
         this.node = node;
         this.console = console;
         this.replies = replies;
+        this.metadata = metadata;
+        this.branch = branch;
+        this.control = control;
     }
 
     @Override
@@ -53,8 +66,28 @@ public final class HopContext implements ChainContext {
     }
 
     @Override
+    public Metadata metadata() {
+        return metadata;
+    }
+
+    @Override
+    public BranchId branch() {
+        return branch;
+    }
+
+    @Override
     public VirtualConsole console() {
         return console;
+    }
+
+    @Override
+    public Instant deadline() {
+        return control.deadline();
+    }
+
+    @Override
+    public boolean isCancelled() {
+        return control.isCancelled();
     }
 
     @Override
@@ -104,7 +137,7 @@ public final class HopContext implements ChainContext {
             if (!ran.compareAndSet(false, true)) {
                 throw new IllegalStateException("a task wrapped by ChainContext.wrap runs once");
             }
-            try (var scope = CurrentContext.enter(this)) {
+            try (var scope = CurrentContext.enter(this); var working = control.enter()) {
                 return task.call();
             } catch (Throwable e) {
                 replies.failed(e);

@@ -14,10 +14,9 @@ import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Partial replies of one hop at a server, and the hop's part in the chain's termination protocol
@@ -37,27 +36,34 @@ import org.slf4j.LoggerFactory;
  * credit.
  */
 public final class HopReplies implements Replies {
-    private static final Logger log = LoggerFactory.getLogger(HopReplies.class);
     private static final long COUNT = 0xFFFF_FFFFL;
     /** A reply was produced or a task failed: the hop keeps credit, to return once it is quiet. */
     private static final long REPLIED = 1L << 32;
 
     private final Node node;
     private final ChainHeader header;
+    private final HopControl control;
     private final Duration writeTimeout;
     /** Low 32 bits: the POP count; bit 32: a reply was produced. Starts with the invocation's unit. */
     private final AtomicLong state = new AtomicLong(1);
     private volatile Credit kept = Credit.ZERO;
     private volatile CompletableFuture<Channel> replyChannel;
     private volatile SendWindow window;
-    private final java.util.concurrent.atomic.AtomicBoolean handedOver = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean handedOver = new AtomicBoolean();
     /** The first error thrown by work started through the context, reported instead of QUIET. */
     private final AtomicReference<Throwable> taskFailure = new AtomicReference<>();
+    private final AtomicBoolean replyLost = new AtomicBoolean();
+    private final CompletableFuture<Void> quiet = new CompletableFuture<>();
+    private volatile boolean abandoned;
 
-    /** The replies of the hop described by {@code header}, running at {@code node}. */
-    public HopReplies(Node node, ChainHeader header) {
+    /**
+     * The replies of the hop described by {@code header}, running at {@code node} under
+     * {@code control}, which is handed back to the node when the hop is quiet.
+     */
+    public HopReplies(Node node, ChainHeader header, HopControl control) {
         this.node = node;
         this.header = header;
+        this.control = control;
         this.writeTimeout = node.settings().replyWriteTimeout();
     }
 
@@ -106,9 +112,14 @@ public final class HopReplies implements Replies {
      */
     public Credit handOver(Credit credit) {
         if (!handedOver.compareAndSet(false, true)) {
+            if (abandoned) {
+                return Credit.ZERO; // the closing node reported the hop with its credit: what it sends now is late
+            }
             throw new IllegalStateException("hop " + header.hop() + " of chain " + chainId() + " handed over twice");
         }
         if (state.compareAndSet(1, 0)) {
+            node.hopEnded(header, control);
+            quiet.complete(null);
             return credit;
         }
         Credit half = credit.half();
@@ -117,8 +128,30 @@ public final class HopReplies implements Replies {
         return half;
     }
 
+    /**
+     * The node is closing while this hop runs: if the hop has not handed over yet, takes that
+     * hand-over (the hop's own will carry no credit) and returns the whole {@code credit}, to be
+     * sent to the originator with the failure; else {@code null} (the chain has moved on).
+     */
+    public Credit abandon(Credit credit) {
+        if (!handedOver.compareAndSet(false, true)) {
+            return null;
+        }
+        abandoned = true;
+        quiet.complete(null);
+        return credit;
+    }
+
+    /** Completes when the hop has handed over and nothing it started runs or sends any more. */
+    public CompletableFuture<Void> whenQuiet() {
+        return quiet;
+    }
+
     @Override
     public void preturn(Object reply) {
+        if (control.isCancelled()) {
+            throw cancelled();
+        }
         if (!tryRaise(REPLIED)) {
             throw new IllegalStateException("preturn after hop " + header.hop() + " of chain " + chainId() + " at '"
                     + node.name() + "' finished; hand work to other threads with ChainContext.wrap, executor or "
@@ -132,13 +165,12 @@ public final class HopReplies implements Replies {
             boolean written = false;
             try {
                 if (!ch.isWritable() && !awaitWritable(ch)) {
-                    throw failure(ErrorCode.FLOW_CONTROL, "the connection to the originator '" + header.origin()
-                            + "' has not drained for " + writeTimeout.toMillis() + " ms");
+                    throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read "
+                            + "partial replies for " + writeTimeout.toMillis() + " ms (its connection has not drained)");
                 }
                 awaitRoom(ch, frame.readableBytes(), () -> node.transport().write(ch, frame).whenComplete((v, e) -> {
-                    if (e != null) {
-                        log.warn("partial reply of chain {} at '{}' was not sent: {}", chainId(), node.name(),
-                                Node.unwrap(e).getMessage());
+                    if (e != null && replyLost.compareAndSet(false, true)) {
+                        node.failures().replyLost(header, Node.unwrap(e));
                     }
                     lower();
                 }));
@@ -150,8 +182,11 @@ public final class HopReplies implements Replies {
             }
             handedToWriter = true;
         } catch (HopFailure f) {
+            if (control.isCancelled()) {
+                throw cancelled();
+            }
             throw f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), header.hop(),
-                    node.pathThrough(header), f.details(), List.of(), List.of()));
+                    node.pathThrough(header), f.details(), List.of(), List.of(), f.fields()));
         } finally {
             if (!handedToWriter) {
                 lower();
@@ -171,7 +206,7 @@ public final class HopReplies implements Replies {
                 got = w.acquire(size, Duration.ZERO, (r, b, want) -> ask(ch, r, b, want), send);
                 if (!got) {
                     throw failure(ErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' has no "
-                            + "room left in the reply window of the originator '" + header.origin() + "' and preturn "
+                            + "room left in the reply window of the originator '" + header.replyTo().node() + "' and preturn "
                             + "was called on an event loop, where it cannot wait");
                 }
             } else {
@@ -180,11 +215,11 @@ public final class HopReplies implements Replies {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw failure(ErrorCode.FLOW_CONTROL, "interrupted while hop " + header.hop() + " at '" + node.name()
-                    + "' waited for the originator '" + header.origin() + "' to read partial replies");
+                    + "' waited for the originator '" + header.replyTo().node() + "' to read partial replies");
         }
         if (!got) {
             throw failure(ErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' could not send "
-                    + "a partial reply of " + size + " bytes: the originator '" + header.origin() + "' has not read "
+                    + "a partial reply of " + size + " bytes: the originator '" + header.replyTo().node() + "' has not read "
                     + "partial replies for " + writeTimeout.toMillis() + " ms (its reply buffer is full"
                     + ", or smaller than this reply: RpccClient.builder().replyBufferBytes)");
         }
@@ -222,6 +257,13 @@ public final class HopReplies implements Replies {
         }
     }
 
+    /** What {@code preturn} throws once the chain is cancelled. */
+    private RuntimeException cancelled() {
+        return ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(), "chain "
+                + chainId() + " was cancelled by its originator: stop producing replies", node.name(), header.hop(),
+                node.pathThrough(header), List.of(), List.of(), List.of()));
+    }
+
     private HopFailure failure(ErrorCode code, String message) {
         return new HopFailure(code, message);
     }
@@ -233,7 +275,7 @@ public final class HopReplies implements Replies {
             synchronized (this) {
                 f = replyChannel;
                 if (f == null) {
-                    f = node.transport().connect(header.origin(), node.originAddress(header));
+                    f = node.transport().connect(header.replyTo().node(), node.replyAddress(header));
                     replyChannel = f;
                 }
             }
@@ -242,14 +284,22 @@ public final class HopReplies implements Replies {
             return f.join();
         } catch (java.util.concurrent.CompletionException e) {
             throw Node.unwrap(e) instanceof HopFailure hf ? hf
-                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.origin() + "'");
+                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.replyTo().node() + "'");
         }
     }
 
     private void quiet() {
+        node.hopEnded(header, control);
+        quiet.complete(null);
+        SendWindow w = window;
+        long[] left = {0, 0};
+        if (w != null) { // the room this hop did not use goes back, before the credit
+            node.replyStreams().remove(header.chainId(), header.secret(), header.hop(), w);
+            left = w.close();
+        }
         Credit credit = kept;
-        if (credit.isZero()) {
-            return;
+        if (credit.isZero() || control.isCancelled()) {
+            return; // a cancelled chain has ended at its originator: the credit would be a late frame
         }
         CompletableFuture<Channel> f = replyChannel;
         Throwable failed = taskFailure.get();
@@ -257,14 +307,8 @@ public final class HopReplies implements Replies {
                 : new ChainErrorFrame(header.chainId(), header.secret(), ErrorCode.SERVICE_FUNCTION_FAILED,
                 taskFailure(failed), credit);
         if (f == null) { // no reply was ever sent: any connection will do
-            node.transport().send(header.origin(), node.originAddress(header), frame);
+            node.transport().send(header.replyTo().node(), node.replyAddress(header), frame);
             return;
-        }
-        SendWindow w = window;
-        long[] left = {0, 0};
-        if (w != null) { // the room this hop did not use goes back, before the credit
-            node.replyStreams().remove(header.chainId(), header.secret(), header.hop(), w);
-            left = w.close();
         }
         long[] unused = left;
         f.thenAccept(ch -> {
@@ -275,8 +319,7 @@ public final class HopReplies implements Replies {
                 node.transport().send(ch, frame);
             } else {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
-                log.warn("connection to originator of chain {} closed before its replies were confirmed; "
-                        + "the originator will time out", chainId());
+                node.failures().repliesUnconfirmed(header);
             }
         });
     }

@@ -1,28 +1,40 @@
 package io.rpcc.core.internal.chain;
 
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
+import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.NodeShuttingDownException;
+import io.rpcc.core.NodeClosedException;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.FailureFields;
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.internal.function.RepositoryProtocol;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeTls;
+import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.InboundListener;
 import io.rpcc.core.internal.transport.NodeTransport;
-import io.rpcc.core.internal.transport.RateLimitedWarnings;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.transport.WireLimits;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
@@ -31,12 +43,18 @@ import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -49,9 +67,6 @@ import org.slf4j.LoggerFactory;
  * last hop of a chain can send the result straight to it.
  */
 public final class Node implements InboundListener, AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(Node.class);
-    /** An originator that cannot be reached may have started many chains: one warning per address per 10 s. */
-    private final RateLimitedWarnings unreachableOrigins = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
 
     /**
      * A node's settings.
@@ -70,29 +85,44 @@ public final class Node implements InboundListener, AutoCloseable {
      * @param replyWriteTimeout how long {@code preturn} waits for a slow originator before failing
      * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
      * @param limits what peers may hold of this node
+     * @param pipelineCustomizer what the user adds to every connection's pipeline
+     * @param deadlineNetworkAllowance what a chain's budget loses, besides this node's own time, each time
+     *     this node sends it on (the crossing to the next node)
      */
     public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
                            Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
-                           NodeTls tls, WireLimits limits) {
+                           NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer,
+                           Duration deadlineNetworkAllowance) {
     }
 
+    /** Where a node is in its life: built, started, draining ({@link #shutdown}), closed. */
+    private enum State { NEW, RUNNING, DRAINING, CLOSED }
+
     private final Settings settings;
+    private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final NodeTransport transport;
     private final ChainOriginator originator;
     private final RequestHandler requests;
     private final ReplyStreams replyStreams = new ReplyStreams();
+    private final Refusals refusals;
+    private final ChainTrails trails = new ChainTrails();
+    private final AtomicLong refusedAfterCancel = new AtomicLong();
+    private static final Logger log = LoggerFactory.getLogger(Node.class);
+
+    private final FailureLog failures;
 
     /** A node that handles hop requests with {@code requests} (or rejects them if {@code null}). */
     public Node(Settings settings, RequestHandler requests) {
         this.settings = settings;
+        this.failures = new FailureLog(settings.name());
         this.requests = requests != null ? requests : Node::rejectRequest;
-        Refusals refusals = new Refusals();
+        this.refusals = new Refusals();
         WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
                 refusals::count));
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
-                settings.tls(), settings.limits()), wire, refusals, this);
+                settings.tls(), settings.limits(), settings.pipelineCustomizer()), wire, refusals, this);
         this.originator = new ChainOriginator(settings.name(), refusals, transport::send);
         settings.functions().fetchWith(this::fetchFunction);
         settings.functions().countRefusalsIn(transport.refusals());
@@ -100,14 +130,28 @@ public final class Node implements InboundListener, AutoCloseable {
 
     /**
      * Starts hop {@code hop} (after {@code path}) of a chain that this node originates, with all of
-     * the chain's credit, and registers it; partial replies go to {@code sink}.
+     * the chain's credit, and registers it; partial replies go to {@code sink}. The chain's budget is
+     * the earlier of {@code timeout} and {@code deadline} (local clock, or {@code null}). When the
+     * chain is cancelled or times out, the notice follows its trail.
      */
     public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
-                                          ChainingFunctionSource cf, ChainState state, Duration timeout, int hop,
-                                          int maxHops, List<String> path, ChainOriginator.ReplySink sink) {
-        ChainOriginator.Pending p = originator.start(timeout, sink);
-        ChainHeader header = new ChainHeader(p.id(), p.secret(), name(), transport.advertisedHost(), transport.port(), hop,
-                maxHops, path, List.of(), List.of(), serviceFunction, cf, Credit.ONE);
+                                          ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                          Duration timeout, Instant deadline, int hop, int maxHops, List<String> path,
+                                          ChainOriginator.ReplySink sink) {
+        requireStarted();
+        long budget = budgetNanos(timeout, deadline);
+        ChainOriginator.Pending p = originator.start(timeout, budget, sink);
+        p.finished().whenComplete((v, e) -> {
+            if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException) {
+                sendCancel(name(), p.id(), p.secret(), p.remainingNanos(System.nanoTime()));
+            } else {
+                trails.forget(name(), p.id());
+            }
+        });
+        NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
+        ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
+                List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), BranchId.root(),
+                budget - allowanceNanos());
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);
@@ -118,13 +162,87 @@ public final class Node implements InboundListener, AutoCloseable {
         return p;
     }
 
+    /** The budget of a chain: nanoseconds until the earlier of {@code timeout} from now and {@code deadline} (or {@code null}). */
+    public static long budgetNanos(Duration timeout, Instant deadline) {
+        long budget = saturatedNanos(timeout);
+        return deadline == null ? budget : Math.min(budget, saturatedNanos(Duration.between(Instant.now(), deadline)));
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return d.isNegative() ? Long.MIN_VALUE / 2 : ChainHeader.NO_DEADLINE - 1;
+        }
+    }
+
+    /** What a chain's budget loses per crossing, besides the sender's own time. */
+    public long allowanceNanos() {
+        return settings.deadlineNetworkAllowance().toNanos();
+    }
+
+    /**
+     * The budget to send the chain of a hop on with, at {@code nowNanos}: what is left of it here,
+     * less the network allowance.
+     */
+    public long budgetForNext(HopControl control, long nowNanos) {
+        long left = control.remainingNanos(nowNanos);
+        return left == ChainHeader.NO_DEADLINE ? left : left - allowanceNanos();
+    }
+
+    /**
+     * Cancels chain {@code p}, which this node started: it ends at once with a
+     * {@link ChainCancelledException} and the notice follows its trail. {@code false} if it had ended.
+     */
+    public boolean cancel(ChainOriginator.Pending p, String why) {
+        return originator.cancel(p, why);
+    }
+
+    /**
+     * Marks chain {@code origin#chainId} cancelled here, interrupts its hops running here and sends
+     * the notice on to where this node sent the chain. {@code false} if {@code secret} is not the
+     * chain's.
+     */
+    private boolean sendCancel(String origin, long chainId, ChainSecret secret, long budgetNanos) {
+        ChainTrails.Cancelled c = trails.cancel(origin, chainId, secret, budgetNanos, System.nanoTime());
+        if (c == null) {
+            return false;
+        }
+        c.hops().forEach(HopControl::cancel);
+        if (c.next() != null) {
+            long budget = c.budgetNanos() == ChainHeader.NO_DEADLINE ? c.budgetNanos() : c.budgetNanos() - allowanceNanos();
+            CancelFrame frame = new CancelFrame(chainId, secret, origin, budget);
+            executor().execute(() -> passOn(c.next(), frame)); // the resolver may block: not on an event loop
+        }
+        return true;
+    }
+
+    private void passOn(String next, CancelFrame frame) {
+        InetSocketAddress address;
+        try {
+            address = settings.resolver().resolve(next).orElse(null);
+        } catch (RuntimeException e) {
+            address = null;
+        }
+        if (address == null) {
+            log.debug("cannot pass the cancel of chain {}#{} on to '{}': no address", frame.origin(), frame.chainId(), next);
+            return;
+        }
+        transport.send(next, address, frame).whenComplete((v, e) -> {
+            if (e != null) {
+                log.debug("cannot pass the cancel of chain {}#{} on to '{}': {}", frame.origin(), frame.chainId(), next,
+                        unwrap(e).getMessage());
+            }
+        });
+    }
+
     /**
      * A plain call from this node ({@code serviceFunction} at {@code server}), waiting for its
      * result; for rpcc's own services (the repository). Throws the chain's {@code ChainException}.
      */
     public Object call(String server, String serviceFunction, Object params, Duration timeout) {
         ChainOriginator.Pending p = launch(server, serviceFunction, params, ChainingFunctionSource.NONE,
-                ChainState.empty(), timeout, 1, 1, List.of(), (value, hop, host, bytes) -> { });
+                ChainState.empty(), Metadata.empty(), timeout, null, 1, 1, List.of(), (value, hop, host, bytes) -> { });
         try {
             ChainOriginator.Arrival a = p.outcome().join();
             if (a.frame().decodeError() != null) {
@@ -163,9 +281,56 @@ public final class Node implements InboundListener, AutoCloseable {
         return full;
     }
 
-    /** Starts listening; returns the bound address. */
+    /**
+     * Starts the node: takes its holds on the shared threads (see {@link #close()}) and listens;
+     * returns the bound address. Connections to peers open on first use.
+     *
+     * @throws IllegalStateException if the node was started before
+     */
     public InetSocketAddress start() {
-        return transport.start();
+        if (!state.compareAndSet(State.NEW, State.RUNNING)) {
+            throw new IllegalStateException("node '" + name() + "' " + (state.get() == State.CLOSED
+                    ? "is closed: build a new one" : "is started already"));
+        }
+        settings.functions().open();
+        originator.open();
+        try {
+            return transport.start();
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** Throws unless the node was started (it may have closed since: then chains fail with a typed error). */
+    public void requireStarted() {
+        if (state.get() == State.NEW) {
+            throw new IllegalStateException("node '" + name() + "' is not started: call start() after build()");
+        }
+    }
+
+    /**
+     * Throws unless the node takes new chains: {@link IllegalStateException} if it is not started,
+     * {@link NodeShuttingDownException} while it drains, {@link NodeClosedException} once closed.
+     */
+    public void requireAcceptingChains() {
+        switch (state.get()) {
+            case NEW -> requireStarted();
+            case DRAINING -> throw refusal(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
+                    + "' is shutting down and starts no new chains; start it on another node");
+            case CLOSED -> throw closedError();
+            case RUNNING -> { }
+        }
+    }
+
+    private ChainException closedError() {
+        return refusal(ErrorCode.NODE_CLOSED, "node '" + name() + "' was closed; its chains in flight ended "
+                + "with it and it starts no new ones (build and start a new node)");
+    }
+
+    private ChainException refusal(ErrorCode code, String message) {
+        return code.toException(new ChainFailure(code.exceptionName(), message, name(), 0, List.of(), List.of(),
+                List.of(), List.of()));
     }
 
     /** The settings. */
@@ -188,6 +353,11 @@ public final class Node implements InboundListener, AutoCloseable {
         return replyStreams;
     }
 
+    /** Where this node logs chain failures. */
+    public FailureLog failures() {
+        return failures;
+    }
+
     /** The chains this node started. */
     public ChainOriginator originator() {
         return originator;
@@ -205,10 +375,16 @@ public final class Node implements InboundListener, AutoCloseable {
 
     /**
      * Sends {@code request} to server {@code server}: resolves its name, connects (or reuses the
-     * connection) and writes the frame. Fails with a {@link HopFailure}: unknown server, unreachable
-     * server, or a request that cannot be serialized.
+     * connection) and writes the frame, remembering where the chain went (its trail). Fails with a
+     * {@link HopFailure}: unknown server, unreachable server, a request that cannot be serialized,
+     * or a chain cancelled here.
      */
     public CompletableFuture<Void> forward(String server, ChainRequest request) {
+        if (!trails.forwarding(request.header(), server, System.nanoTime())) {
+            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain "
+                    + request.header().origin() + "#" + request.header().chainId() + " was cancelled; not calling '"
+                    + request.header().serviceFunction() + "' at '" + server + "'"));
+        }
         InetSocketAddress address;
         try {
             address = settings.resolver().resolve(server).orElse(null);
@@ -239,27 +415,36 @@ public final class Node implements InboundListener, AutoCloseable {
 
     /**
      * Reports a failure of the hop described by {@code h}, at this node, to the chain's originator,
-     * returning {@code credit} with it.
+     * returning {@code credit} with it; the future completes when the report is written or failed.
      */
-    public void sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
-                            List<HopTiming> timings, Credit credit) {
+    public CompletableFuture<Void> sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
+                                               List<HopTiming> timings, Credit credit) {
+        failures.hopFailed(h, f);
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
-                console, timings);
-        toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
+                console, timings, f.fields());
+        return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
             if (e != null && unwrap(e) instanceof HopFailure tooBig && !tooBig.code().unreachable()) {
                 // The console, details or message made the error too large: send it without them,
                 // and, if even that does not fit, with only its start and no path.
+                FailureFields small = lean(f.fields());
                 ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.getMessage(), 4096),
-                        name(), h.hop(), path, List.of(), List.of(), List.of());
+                        name(), h.hop(), path, List.of(), List.of(), List.of(), small);
                 toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit)).whenComplete((v2, e2) -> {
                     if (e2 != null && unwrap(e2) instanceof HopFailure again && !again.code().unreachable()) {
                         ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128),
-                                truncate(f.getMessage(), 256), name(), h.hop(), List.of(), List.of(), List.of(), List.of());
+                                truncate(f.getMessage(), 256), name(), h.hop(), List.of(), List.of(), List.of(), List.of(),
+                                small);
                         toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit));
                     }
                 });
             }
         });
+    }
+
+    /** {@code fields} without the diagnostics and with a bounded type name: small enough for any frame. */
+    private static FailureFields lean(FailureFields fields) {
+        return new FailureFields(fields.transientCondition(), truncate(fields.sandboxRule(), 128),
+                truncate(fields.typeName(), 512), fields.typeId(), List.of());
     }
 
     /** {@code s} cut to at most {@code max} characters, marked as cut. */
@@ -268,31 +453,31 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
-        InetSocketAddress origin = originAddress(h);
-        return transport.send(h.origin(), origin, frame)
+        InetSocketAddress replyTo = replyAddress(h);
+        return transport.send(h.replyTo().node(), replyTo, frame)
                 .whenComplete((v, e) -> {
                     if (e != null && unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
-                        unreachableOrigins.warn(origin, "node '{}' cannot reach originator '{}' of chain {}#{}: {}", name(), h.origin(),
-                                h.origin(), h.chainId(), f.getMessage());
+                        failures.replyToUnreachable(h, replyTo, f);
                     }
                 });
     }
 
     /**
-     * Where the originator of {@code h} is reached: through this node's resolver if it knows the
-     * originator's name (so that a testbed or a NAT can route the way back), else at the address the
-     * originator advertised in the chain.
+     * Where the results, errors and replies of {@code h} go (its reply-to node): through this node's
+     * resolver if it knows that node's name (so that a testbed or a NAT can route the way back), else
+     * at the address the header gives.
      */
-    public InetSocketAddress originAddress(ChainHeader h) {
+    public InetSocketAddress replyAddress(ChainHeader h) {
+        NodeAddress to = h.replyTo();
         try {
-            var known = settings.resolver().resolve(h.origin());
+            var known = settings.resolver().resolve(to.node());
             if (known.isPresent()) {
                 return known.get();
             }
         } catch (RuntimeException e) {
             // fall back to the advertised address
         }
-        return new InetSocketAddress(h.originHost(), h.originPort());
+        return new InetSocketAddress(to.host(), to.port());
     }
 
     /** The cause of a failed future's exception. */
@@ -310,7 +495,42 @@ public final class Node implements InboundListener, AutoCloseable {
 
     @Override
     public void onRequest(ChainRequest request) {
-        requests.onRequest(this, request, System.nanoTime());
+        if (state.get() != State.RUNNING) {
+            ChainHeader h = request.header();
+            executor().execute(() -> sendFailure(h, new HopFailure(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
+                    + "' is shutting down and starts no new hops; '" + h.serviceFunction() + "' did not run: retry"
+                    + " at another server or once it is back"), pathThrough(h), h.console(), h.timings(), h.credit()));
+            return;
+        }
+        long now = System.nanoTime();
+        HopControl control = trails.arrive(request.header(), now);
+        if (control == null) { // the chain was cancelled before its request got here: its originator has ended it
+            refusedAfterCancel.incrementAndGet();
+            return;
+        }
+        requests.onRequest(this, request, control, now);
+    }
+
+    /** The hop of {@code h} that {@code control} controls has ended at this node (it is quiet). */
+    public void hopEnded(ChainHeader h, HopControl control) {
+        trails.left(h, control);
+    }
+
+    @Override
+    public void onCancel(CancelFrame cancel) {
+        if (!sendCancel(cancel.origin(), cancel.chainId(), cancel.secret(), cancel.budgetNanos())) {
+            refusals.count(Refusal.FORGED_FRAME);
+        }
+    }
+
+    /** Chains this node remembers (trail, cancelled chains, hops running here); expired ones are forgotten first. */
+    public int trackedChains() {
+        return trails.size();
+    }
+
+    /** Hop requests refused because their chain had been cancelled. */
+    public long refusedAfterCancel() {
+        return refusedAfterCancel.get();
     }
 
     @Override
@@ -344,37 +564,88 @@ public final class Node implements InboundListener, AutoCloseable {
         originator.onQuiet(quiet);
     }
 
-    private static final Pattern UNKNOWN_TYPE_ID = Pattern.compile("type id (\\d+) is not registered on this node");
-
     /**
      * A receiver that did not register a type knows only its id; the originator usually registered
      * it, so it can name the class.
      */
     private ChainErrorFrame withTypeName(ChainErrorFrame error) {
         ChainFailure f = error.failure();
-        Matcher m = f.message() == null ? null : UNKNOWN_TYPE_ID.matcher(f.message());
-        if (m == null || !m.find()) {
-            return error;
-        }
-        Class<?> type = settings.types().typeOf(Integer.parseInt(m.group(1)));
+        FailureFields fields = f.fields();
+        Class<?> type = fields.typeId() == null || fields.typeName() != null ? null : settings.types().typeOf(fields.typeId());
         if (type == null) {
             return error;
         }
-        String message = f.message().replace(m.group(), "type id " + m.group(1) + " (" + type.getName()
-                + " at the originator) is not registered on node '" + f.host() + "'");
-        return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message, f.host(),
-                f.hop(), f.path(), f.details(), f.console(), f.timings()), error.credit());
+        String message = f.message() + " (the originator registers type id " + fields.typeId() + " as " + type.getName()
+                + ")";
+        FailureFields named = new FailureFields(fields.transientCondition(), fields.sandboxRule(), type.getName(),
+                fields.typeId(), fields.diagnostics());
+        return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message,
+                f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), named), error.credit());
     }
 
-    private static void rejectRequest(Node node, ChainRequest request, long arrivedNanos) {
+    private static void rejectRequest(Node node, ChainRequest request, HopControl control, long arrivedNanos) {
         ChainHeader h = request.header();
-        node.executor().execute(() -> node.sendFailure(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '"
-                + node.name() + "' is a client and hosts no service functions (asked for '" + h.serviceFunction()
-                + "')"), node.pathThrough(h), h.console(), h.timings(), h.credit()));
+        node.executor().execute(() -> {
+            node.sendFailure(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '" + node.name()
+                    + "' is a client and hosts no service functions (asked for '" + h.serviceFunction() + "')"),
+                    node.pathThrough(h), h.console(), h.timings(), h.credit());
+            node.hopEnded(h, control);
+        });
     }
 
+    /**
+     * Drains, then closes: takes no new chains or hops (hops are refused with
+     * {@link NodeShuttingDownException}, so their originators can retry elsewhere), waits up to
+     * {@code grace} for the hops running here and the chains started here to finish, then
+     * {@link #close()}s, ending whatever is still running.
+     */
+    public void shutdown(Duration grace) {
+        State was = state.get();
+        if (was == State.RUNNING && !state.compareAndSet(State.RUNNING, State.DRAINING)) {
+            was = state.get();
+        }
+        if (was == State.RUNNING || was == State.DRAINING) {
+            long deadline = System.nanoTime() + grace.toNanos();
+            try {
+                while ((requests.hopsInFlight() > 0 || originator.inFlight() > 0) && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // stop waiting: close now
+            }
+        }
+        close();
+    }
+
+    /**
+     * Closes the node at once: every chain it started ends now with {@link NodeClosedException}
+     * (futures and reply sets complete, nothing waits for a timeout); every hop running here is
+     * abandoned, its originator told with a {@link NodeClosedException} naming this node if that can
+     * still be sent; the node stops listening, closes its connections and gives up its holds on the
+     * shared threads (the last node to close stops them). Idempotent.
+     */
     @Override
     public void close() {
+        State was = state.getAndSet(State.CLOSED);
+        if (was == State.CLOSED) {
+            return;
+        }
+        if (was != State.NEW) {
+            try {
+                requests.abandonHops(this).get(ABANDON_REPORT_WAIT_MS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                log.debug("node '{}': not every abandoned hop could be reported before closing: {}", name(), e.toString());
+            }
+        }
+        originator.close(this::closedError);
         transport.close();
+        if (was != State.NEW) {
+            settings.functions().close();
+        }
     }
+
+    /** How long closing waits for the reports of abandoned hops to be written. */
+    private static final long ABANDON_REPORT_WAIT_MS = 1000;
 }

@@ -125,8 +125,8 @@ final class BytecodeSandbox {
         }
 
         private HopFailure refuse(String rule, String what) {
-            return new HopFailure(ErrorCode.SANDBOX_VIOLATION, "chaining function " + function + " uses " + what
-                    + (where.isEmpty() ? "" : " in " + where) + ", which the sandbox does not allow (rule: " + rule + ")");
+            return HopFailure.sandboxViolation(rule, "chaining function " + function + " uses " + what
+                    + (where.isEmpty() ? "" : " in " + where) + ", which the sandbox does not allow", false, null);
         }
 
         void checkClass(String internalName) {

@@ -20,10 +20,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,8 +30,9 @@ import java.util.function.IntSupplier;
  * Loads and runs chaining functions: compiles each source once (per content id), keeps the
  * compiled forms in a bounded LRU cache, and turns anything a function throws into a typed
  * {@link HopFailure}. Compilation of one source is shared by concurrent callers; a source that does
- * not compile is remembered as such (it never will). Compilations run on a small JVM-wide pool of
- * {@value #COMPILER_THREADS}-or-fewer threads, with no lock between them; each node lets at most
+ * not compile is remembered as such (it never will). Compilations run on a small pool of
+ * {@value FunctionResources#COMPILER_THREADS}-or-fewer threads shared by the JVM's nodes ({@link FunctionResources},
+ * held from {@link #open()} to {@link #close()}), with no lock between them; each node lets at most
  * {@code maxQueuedCompiles} of its own wait there and refuses more, so a flood of new functions
  * slows only itself, and sources over {@code maxSourceChars} are refused before anything reads them.
  */
@@ -46,15 +43,6 @@ public final class FunctionRuntime {
     public static final int DEFAULT_MAX_QUEUED_COMPILES = 16;
     /** The longest error message or stack line reported from a chaining function, in chars. */
     public static final int MAX_MESSAGE_CHARS = 2000;
-    static final int COMPILER_THREADS = 2;
-    private static final ExecutorService COMPILERS;
-
-    static {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(COMPILER_THREADS, COMPILER_THREADS, 30, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), Thread.ofPlatform().name("rpcc-compiler-", 0).daemon(true).factory());
-        pool.allowCoreThreadTimeOut(true);
-        COMPILERS = pool;
-    }
 
     /**
      * Cache counters.
@@ -176,9 +164,23 @@ public final class FunctionRuntime {
         return compiler != null && compiler.prefersPlatformThread();
     }
 
-    /** The platform threads sandboxed functions run on (shared by every node in the JVM). */
+    /** The platform threads sandboxed functions run on (shared by the JVM's nodes; while one is open). */
     public static Executor platformThreads() {
-        return MonitoredExecution.THREADS;
+        return FunctionResources.sandbox();
+    }
+
+    /**
+     * Takes a hold on the threads that compile and run chaining functions (the node started); each
+     * call is balanced by one {@link #close()}.
+     */
+    public FunctionRuntime open() {
+        FunctionResources.acquire();
+        return this;
+    }
+
+    /** Gives up the hold {@link #open()} took (the node closed); the JVM's last one stops the threads. */
+    public void close() {
+        FunctionResources.release();
     }
 
     /** Loads {@code source}, compiling it on a cache miss. */
@@ -263,7 +265,7 @@ public final class FunctionRuntime {
                     throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + shortId(source)
                             + ") is nested too deeply to compile");
                 }
-            }, COMPILERS);
+            }, FunctionResources.compilers());
             return done.join();
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;

@@ -4,6 +4,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -23,9 +24,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
 import javax.tools.FileObject;
@@ -50,9 +49,6 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
     private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
     private static final List<String> OPTIONS =
             List.of("--release", "21", "-proc:none", "-g", "-implicit:none", "-classpath", classPath());
-    /** Idle file managers (warm: they cache the platform classes), at most {@value #IDLE_FILE_MANAGERS}; one per compilation. */
-    private static final Queue<StandardJavaFileManager> FILE_MANAGERS = new ConcurrentLinkedQueue<>();
-    private static final int IDLE_FILE_MANAGERS = 4;
 
     private final ClassLoader parent;
     private final BytecodeSandbox sandbox;
@@ -104,7 +100,8 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         Map<String, byte[]> classes = new ConcurrentHashMap<>();
         boolean ok;
-        StandardJavaFileManager fileManager = FILE_MANAGERS.poll();
+        // one file manager per compilation; idle ones (warm: they cache the platform classes) are kept by FunctionResources
+        StandardJavaFileManager fileManager = FunctionResources.idleFileManager();
         if (fileManager == null) {
             fileManager = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
         }
@@ -113,33 +110,21 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             JavaFileObject unit = new SourceObject(className, source.source());
             ok = JAVAC.getTask(null, memory, diagnostics, OPTIONS, null, List.of(unit)).call();
         } finally {
-            release(fileManager);
+            FunctionResources.release(fileManager);
         }
         if (!ok) {
-            List<String> details = new ArrayList<>();
+            List<ChainingFunctionCompileException.Diagnostic> errors = new ArrayList<>();
             for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
                 if (d.getKind() == Diagnostic.Kind.ERROR) {
-                    details.add(d.getLineNumber() + ":" + d.getColumnNumber() + ": " + d.getMessage(Locale.ROOT));
+                    errors.add(new ChainingFunctionCompileException.Diagnostic(Math.max(0, d.getLineNumber()),
+                            Math.max(0, d.getColumnNumber()), d.getMessage(Locale.ROOT)));
                 }
             }
-            String first = details.isEmpty() ? "" : "; first: " + details.get(0).lines().findFirst().orElse("");
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, ErrorCode.CHAINING_FUNCTION_COMPILE.exceptionName(),
-                    "chaining function " + className + " (" + FunctionRuntime.shortId(source) + ") does not compile: " + details.size()
-                            + (details.size() == 1 ? " error" : " errors") + first, details, null);
+            String first = errors.isEmpty() ? "" : "; first: " + errors.get(0).toString().lines().findFirst().orElse("");
+            throw HopFailure.compileErrors("chaining function " + className + " (" + FunctionRuntime.shortId(source)
+                    + ") does not compile: " + errors.size() + (errors.size() == 1 ? " error" : " errors") + first, errors);
         }
         return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes));
-    }
-
-    private static void release(StandardJavaFileManager fileManager) {
-        if (FILE_MANAGERS.size() < IDLE_FILE_MANAGERS) {
-            FILE_MANAGERS.add(fileManager);
-            return;
-        }
-        try {
-            fileManager.close();
-        } catch (IOException e) {
-            // nothing more to free
-        }
     }
 
     private CompiledFunction load(ChainingFunctionSource source, String className, Map<String, byte[]> classes) {
@@ -206,7 +191,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                 runner.run(init);
             }
         } catch (HopFailure f) {
-            throw f.code() == ErrorCode.SANDBOX_VIOLATION ? MonitoredExecution.limitExceeded(f.getMessage()) : f;
+            throw f.code() == ErrorCode.SANDBOX_VIOLATION ? MonitoredExecution.limitExceeded(f) : f;
         } catch (ExceptionInInitializerError e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, cause.getClass().getName(),

@@ -8,8 +8,6 @@ import io.rpcc.core.internal.wire.HopFailure;
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,9 +19,6 @@ import java.util.concurrent.TimeoutException;
  * {@code Context.close(true)}). The chain then fails with a sandbox violation naming the rule.
  */
 public final class MonitoredExecution {
-    /** The platform threads that run sandboxed functions of every language (CPU and allocation are measurable there). */
-    static final ExecutorService THREADS = Executors.newCachedThreadPool(
-            Thread.ofPlatform().name("rpcc-sandbox-", 0).daemon(true).factory());
     private static final com.sun.management.ThreadMXBean MX =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private static final long POLL_MS = 5;
@@ -41,7 +36,8 @@ public final class MonitoredExecution {
     public static <T> T run(Callable<T> task, SandboxLimits limits, Runnable cancel) throws Exception {
         ChainContext ctx = CurrentContext.peek();
         long[] start = {-1, 0, 0, -1, -1}; // thread id, cpu, allocated at start; cpu, allocated at the end
-        Future<T> f = THREADS.submit(() -> {
+        // platform threads: CPU time and allocation are measurable there
+        Future<T> f = FunctionResources.sandbox().submit(() -> {
             long id = Thread.currentThread().threadId();
             synchronized (start) {
                 start[1] = MX.getThreadCpuTime(id);
@@ -58,7 +54,7 @@ public final class MonitoredExecution {
             }
         });
         long began = System.nanoTime();
-        String violation = null;
+        SandboxViolation violation = null;
         long cancelledAt = 0;
         while (true) {
             try {
@@ -96,11 +92,16 @@ public final class MonitoredExecution {
     }
 
     /** A limit was exceeded: a failure of the moment (a loaded node may stop a parse that passes later). */
-    static HopFailure limitExceeded(String violation) {
-        return TransientFailure.of(ErrorCode.SANDBOX_VIOLATION, violation);
+    static HopFailure limitExceeded(SandboxViolation violation) {
+        return TransientFailure.sandboxViolation(violation.rule(), violation.reason());
     }
 
-    private static String check(long[] start, SandboxLimits limits, long elapsed) {
+    /** A limit was exceeded ({@code violation} says which): a failure of the moment. */
+    static HopFailure limitExceeded(HopFailure violation) {
+        return TransientFailure.of(violation);
+    }
+
+    private static SandboxViolation check(long[] start, SandboxLimits limits, long elapsed) {
         long id;
         long cpu0;
         long alloc0;
@@ -114,19 +115,21 @@ public final class MonitoredExecution {
             allocEnd = start[4];
         }
         if (elapsed > limits.wallTime().toNanos()) {
-            return "chaining function ran for more than " + limits.wallTime().toMillis() + " ms (rule: wall-time)";
+            return new SandboxViolation("wall-time", "chaining function ran for more than " + limits.wallTime().toMillis()
+                    + " ms");
         }
         if (id < 0) {
             return null; // not started yet
         }
         long cpu = (cpuEnd >= 0 ? cpuEnd : MX.getThreadCpuTime(id)) - cpu0;
         if (cpu0 >= 0 && cpu > limits.cpuTime().toNanos()) {
-            return "chaining function used more than " + limits.cpuTime().toMillis() + " ms of CPU time (rule: cpu-time)";
+            return new SandboxViolation("cpu-time", "chaining function used more than " + limits.cpuTime().toMillis()
+                    + " ms of CPU time");
         }
         long allocated = (allocEnd >= 0 ? allocEnd : MX.getThreadAllocatedBytes(id)) - alloc0;
         if (alloc0 >= 0 && allocated > limits.allocatedBytes()) {
-            return "chaining function allocated " + allocated + " bytes, over the limit of " + limits.allocatedBytes()
-                    + " (rule: memory)";
+            return new SandboxViolation("memory", "chaining function allocated " + allocated + " bytes, over the limit of "
+                    + limits.allocatedBytes());
         }
         return null;
     }

@@ -59,7 +59,7 @@ final class Sandbox {
         if (!Thread.currentThread().isVirtual()) {
             return translate(() -> body(task, ctx, onAbandon));
         }
-        Future<T> f = MonitoredExecution.THREADS.submit(() -> body(task, ctx, failure -> { })); // the caller reports
+        Future<T> f = FunctionResources.sandbox().submit(() -> body(task, ctx, failure -> { })); // the caller reports
         return translate(() -> {
             try {
                 return f.get(limits.wallTime().toMillis() + SandboxWatchdog.GRACE_MS + SandboxWatchdog.PERIOD_MS,
@@ -141,15 +141,12 @@ final class Sandbox {
         try {
             return call.call();
         } catch (SandboxViolation v) {
-            throw violation(v.getMessage());
+            throw v.toFailure();
         } catch (StackOverflowError e) {
-            throw violation("chaining function recursed too deeply (rule: stack-depth)");
+            throw HopFailure.sandboxViolation("stack-depth", "chaining function recursed too deeply", false, null);
         } catch (OutOfMemoryError e) {
-            throw violation("chaining function ran out of memory: " + e.getMessage() + " (rule: memory)");
+            throw HopFailure.sandboxViolation("memory", "chaining function ran out of memory: " + e.getMessage(),
+                    false, null);
         }
-    }
-
-    private static HopFailure violation(String message) {
-        return new HopFailure(ErrorCode.SANDBOX_VIOLATION, message);
     }
 }

@@ -1,6 +1,5 @@
 package io.rpcc.core.internal.function;
 
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,7 +11,7 @@ import java.util.function.Consumer;
  * Enforces the wall-time limit on every sandboxed Java invocation, whatever thread runs it. A
  * function that only runs its own code is stopped by its {@link Budget}'s checks; one stuck inside
  * a single JDK call (a huge multiplication, a sort, a search) runs no check, so this watchdog
- * thread looks at every running invocation every {@value #PERIOD_MS} ms: past its deadline it
+ * thread ({@link FunctionResources}) looks at every running invocation every {@value #PERIOD_MS} ms: past its deadline it
  * marks the budget violated, and {@value #GRACE_MS} ms later it <em>abandons</em> the invocation:
  * its hop fails at once with rule {@code wall-time} (through the hook the hop gave), the thread is
  * interrupted and left to finish its JDK call, after which its next check ends it and whatever it
@@ -27,12 +26,6 @@ final class SandboxWatchdog {
     static final long GRACE_MS = 50;
 
     private static final Set<Invocation> RUNNING = ConcurrentHashMap.newKeySet();
-    private static final Thread WATCHDOG = Thread.ofPlatform().name("rpcc-sandbox-watchdog").daemon(true)
-            .unstarted(SandboxWatchdog::watch);
-
-    static {
-        WATCHDOG.start();
-    }
 
     private SandboxWatchdog() {
     }
@@ -81,9 +74,9 @@ final class SandboxWatchdog {
     static Invocation start(Budget budget, Consumer<HopFailure> onAbandon, AtomicInteger abandonedRunning) {
         int stuck = abandonedRunning.get();
         if (stuck >= MAX_ABANDONED) {
-            throw new HopFailure(ErrorCode.SANDBOX_VIOLATION, "this node refuses sandboxed chaining functions "
+            throw HopFailure.sandboxViolation("sandbox-capacity", "this node refuses sandboxed chaining functions "
                     + "for now: " + stuck + " earlier invocations overran their wall time inside a JDK call and "
-                    + "their threads still run; retry later (rule: sandbox-capacity)");
+                    + "their threads still run; retry later", true, null);
         }
         Invocation inv = new Invocation(budget, onAbandon, abandonedRunning);
         RUNNING.add(inv);
@@ -104,7 +97,8 @@ final class SandboxWatchdog {
         return false;
     }
 
-    private static void watch() {
+    /** The watchdog's loop, run by the thread {@link FunctionResources} owns until it is interrupted. */
+    static void watch() {
         long grace = TimeUnit.MILLISECONDS.toNanos(GRACE_MS);
         while (true) {
             try {
@@ -117,9 +111,9 @@ final class SandboxWatchdog {
                     }
                     if (late > grace && inv.onAbandon != null && inv.abandon()) {
                         RUNNING.remove(inv);
-                        HopFailure failure = new HopFailure(ErrorCode.SANDBOX_VIOLATION, "chaining function ran for "
+                        HopFailure failure = HopFailure.sandboxViolation("wall-time", "chaining function ran for "
                                 + "more than " + TimeUnit.NANOSECONDS.toMillis(inv.budget.deadline() - inv.budget.started())
-                                + " ms, stuck in one JDK call; its thread was abandoned (rule: wall-time)");
+                                + " ms, stuck in one JDK call; its thread was abandoned", false, null);
                         Thread.ofVirtual().name("rpcc-sandbox-abandon").start(() -> inv.onAbandon.accept(failure));
                     }
                 }

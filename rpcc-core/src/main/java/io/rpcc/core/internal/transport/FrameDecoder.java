@@ -10,6 +10,8 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.VersionRange;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,10 +23,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <ul>
  *   <li>The first frame must be a HELLO of at most {@link WireLimits#maxHelloFrameBytes} bytes; any
- *       other frame type, version or size is refused from its first bytes, before the frame is
- *       buffered or decoded. A second HELLO, a frame of another protocol version, or an invalid
- *       HELLO is refused too. Such a refusal ends the connection: the decoder discards everything
- *       after it, in the same read and later.</li>
+ *       other frame type, HELLO layout (a node of protocol version 1 or 2) or size is refused from
+ *       its first bytes, before the frame is buffered or decoded. A HELLO whose version range has
+ *       no version in common with this node's ({@link VersionRange#SUPPORTED}) is refused as
+ *       {@link Refusal#PROTOCOL_VERSION}, naming both ranges. A second HELLO, a later frame of
+ *       another version than the one agreed, or an invalid HELLO is refused too. Such a refusal
+ *       ends the connection: the decoder discards everything after it, in the same read and later.</li>
  *   <li>A REQUEST whose originator could not be answered (invalid name, host or port) is dropped.</li>
  *   <li>A frame must arrive within {@link WireLimits#frameTimeout} of its first bytes, and the
  *       node's connections together hold at most {@link WireLimits#maxPartialFrameBytes} of
@@ -40,6 +44,8 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private final WireLimits limits;
     private final AtomicLong partialBytes;
     private boolean helloSeen;
+    /** The protocol version agreed with the peer: the version byte of every frame after the HELLO. */
+    private byte agreed;
     private boolean stopped;
     /** Bytes of a partly received frame this connection holds, as counted in {@link #partialBytes}. */
     private int held;
@@ -65,7 +71,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             return null;
         }
         if (!helloSeen) {
-            Refused early = checkHandshakeStart(in);
+            Object early = checkHandshakeStart(in);
             if (early != null) {
                 return stop(in, early);
             }
@@ -76,11 +82,12 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         }
         partialSince = 0; // a frame is complete: the clock for the next one starts with its first bytes
         try {
-            if (frame.readableBytes() >= 1 && frame.getByte(frame.readerIndex()) != FrameType.PROTOCOL_VERSION) {
-                return stop(in, versionMismatch(frame.getByte(frame.readerIndex())));
-            }
             if (helloSeen && frame.readableBytes() >= 2 && frame.getByte(frame.readerIndex() + 1) == FrameType.HELLO.wire()) {
                 return stop(in, new Refused(Refusal.SECOND_HELLO, "a second HELLO on the connection", true));
+            }
+            if (helloSeen && frame.readableBytes() >= 1 && frame.getByte(frame.readerIndex()) != agreed) {
+                return stop(in, new Refused(Refusal.PROTOCOL_VERSION, "a frame of protocol version "
+                        + frame.getByte(frame.readerIndex()) + " on a connection that agreed on version " + agreed, true));
             }
             Object message;
             try {
@@ -97,7 +104,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             return switch (message) {
                 case Hello h -> accept(in, h);
                 case ChainRequest r -> hasValidOrigin(r.header()) ? r : new Refused(Refusal.INVALID_ORIGIN,
-                        "a REQUEST whose originator cannot be answered (name, host or port invalid)", false);
+                        "a REQUEST whose originator or reply-to node cannot be answered (name, host or port invalid)", false);
                 default -> message;
             };
         } finally {
@@ -106,11 +113,11 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     }
 
     /** Refuses a connection's first frame from its first bytes: another version, type or too large. */
-    private Refused checkHandshakeStart(ByteBuf in) {
+    private Object checkHandshakeStart(ByteBuf in) {
         int at = in.readerIndex();
         int readable = in.readableBytes();
-        if (readable >= 5 && in.getByte(at + 4) != FrameType.PROTOCOL_VERSION) {
-            return versionMismatch(in.getByte(at + 4));
+        if (readable >= 5 && in.getByte(at + 4) != FrameType.HELLO_VERSION) {
+            return olderHello(in.getByte(at + 4));
         }
         if (readable >= 6 && in.getByte(at + 5) != FrameType.HELLO.wire()) {
             return new Refused(Refusal.FRAME_BEFORE_HELLO, "a frame of type " + in.getByte(at + 5)
@@ -126,9 +133,16 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         return null;
     }
 
-    private static Refused versionMismatch(byte version) {
-        return new Refused(Refusal.PROTOCOL_VERSION, "a frame of protocol version " + version + " (this node speaks "
-                + FrameType.PROTOCOL_VERSION + ")", true);
+    /**
+     * A first frame whose version byte is not the HELLO's: a node of protocol version 1 or 2 (whose
+     * HELLO carried its only version there), or not an rpcc node at all.
+     */
+    private static Object olderHello(byte version) {
+        if (version >= 1 && version < FrameType.HELLO_VERSION) {
+            return new VersionMismatch(null, new VersionRange(version, version));
+        }
+        return new Refused(Refusal.PROTOCOL_VERSION, "a first frame of unknown layout " + version + " (not an rpcc "
+                + "HELLO; this node speaks rpcc protocol " + VersionRange.SUPPORTED.describe() + ")", true);
     }
 
     private Object accept(ByteBuf in, Hello h) {
@@ -137,17 +151,26 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             return stop(in, new Refused(Refusal.INVALID_HELLO, "a HELLO with an invalid node name (at most "
                     + limits.maxNodeNameLength() + " characters), host, port or frame size", true));
         }
+        int version = VersionRange.SUPPORTED.agree(h.versions());
+        if (version < 0) {
+            return stop(in, new VersionMismatch(h.node(), h.versions()));
+        }
         helloSeen = true;
+        agreed = (byte) version;
         return h;
     }
 
     private boolean hasValidOrigin(ChainHeader h) {
-        return HostNames.isValidNodeName(h.origin(), limits.maxNodeNameLength()) && HostNames.isValidHost(h.originHost())
-                && HostNames.isValidPort(h.originPort());
+        return isValid(h.originator()) && isValid(h.replyTo()) && h.returnStack().stream().allMatch(p -> isValid(p.node()));
+    }
+
+    private boolean isValid(NodeAddress a) {
+        return HostNames.isValidNodeName(a.node(), limits.maxNodeNameLength()) && HostNames.isValidHost(a.host())
+                && HostNames.isValidPort(a.port());
     }
 
     /** Ends decoding on this connection: everything after {@code refusal} is discarded unread. */
-    private Refused stop(ByteBuf in, Refused refusal) {
+    private Object stop(ByteBuf in, Object refusal) {
         stopped = true;
         in.skipBytes(in.readableBytes());
         release();
@@ -228,6 +251,17 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     /** A frame that could not be decoded, and why. */
     record MalformedFrame(HopFailure reason) {
+    }
+
+    /**
+     * The peer's HELLO has no protocol version in common with this node's: refused as
+     * {@link Refusal#PROTOCOL_VERSION}, and the connection must be closed (the decoder reads nothing
+     * more from it).
+     *
+     * @param peer the peer's node name, or {@code null} if its HELLO was not read (an older layout)
+     * @param versions the versions the peer speaks
+     */
+    record VersionMismatch(String peer, VersionRange versions) {
     }
 
     /**

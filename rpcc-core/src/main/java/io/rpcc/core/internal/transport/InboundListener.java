@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.transport;
 
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.netty.channel.Channel;
@@ -33,4 +34,6 @@ public interface InboundListener {
      * by a reply stream of a chain this node started; read from {@code from}, where the answer goes.
      */
     void onWindowUpdate(WindowUpdateFrame update, Channel from);
+    /** The originator of a chain cancelled it (the notice comes from the node before this one on its trail). */
+    void onCancel(CancelFrame cancel);
 }

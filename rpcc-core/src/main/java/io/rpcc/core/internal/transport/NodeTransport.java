@@ -8,6 +8,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -29,6 +30,8 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.Refusal;
+import io.rpcc.core.internal.lifecycle.SharedResource;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
@@ -37,6 +40,7 @@ import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.VersionRange;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.IOException;
@@ -49,6 +53,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,7 +80,14 @@ public final class NodeTransport implements AutoCloseable {
     private static final AttributeKey<WritabilityGate> GATE = AttributeKey.valueOf("rpcc.writability");
     private static final AttributeKey<PeerKey> KEY = AttributeKey.valueOf("rpcc.peerKey");
     private static final AttributeKey<Throwable> TLS_FAILURE = AttributeKey.valueOf("rpcc.tlsFailure");
-    private static volatile EventLoopGroup sharedGroup;
+    /**
+     * The event loops of the nodes that were not given their own: one group for every such node of
+     * the JVM, created when the first of them starts and shut down when the last of them closes.
+     */
+    private static final SharedResource<EventLoopGroup> SHARED_GROUP = new SharedResource<>("rpcc's shared event loops",
+            () -> new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                    new DefaultThreadFactory("rpcc-io", true), NioIoHandler.newFactory()),
+            g -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS));
 
     /**
      * How a node's transport is set up.
@@ -86,18 +98,21 @@ public final class NodeTransport implements AutoCloseable {
      *     bound address (the local host's address if bound to the wildcard address)
      * @param maxFrameSize the largest frame this node sends or accepts, in bytes
      * @param connectTimeout how long to wait for a connection and its HELLO
-     * @param group the event loops, or {@code null} for the JVM-wide shared group
+     * @param group the event loops, or {@code null} for the group shared by the JVM's nodes (the
+     *     caller's own group is never shut down by the transport)
      * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
      * @param limits what peers may hold of this node
+     * @param pipelineCustomizer what the user adds to every connection's pipeline, after rpcc's handlers
      */
     public record Config(String nodeName, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
-                         Duration connectTimeout, EventLoopGroup group, NodeTls tls, WireLimits limits) {
+                         Duration connectTimeout, EventLoopGroup group, NodeTls tls, WireLimits limits,
+                         Consumer<ChannelPipeline> pipelineCustomizer) {
     }
 
     private final Config config;
     private final WireFormat wire;
     private final InboundListener listener;
-    private final EventLoopGroup group;
+    private volatile EventLoopGroup group;
     private final ConcurrentMap<PeerKey, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
     private final TlsContexts tls;
     private final ChannelGroup channels = new DefaultChannelGroup("rpcc", GlobalEventExecutor.INSTANCE);
@@ -108,6 +123,7 @@ public final class NodeTransport implements AutoCloseable {
     private final RateLimitedWarnings warnings = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
     private volatile Hello self;
     private volatile Channel serverChannel;
+    private volatile boolean closed;
 
     /** A transport, not yet listening, counting what it refuses in {@code refusals}. */
     public NodeTransport(Config config, WireFormat wire, Refusals refusals, InboundListener listener) {
@@ -115,29 +131,16 @@ public final class NodeTransport implements AutoCloseable {
         this.wire = wire;
         this.refusals = refusals;
         this.listener = listener;
-        this.group = config.group() != null ? config.group() : sharedGroup();
         this.tls = config.tls() == null ? null : TlsContexts.forNode(config.nodeName(), config.tls());
         this.inbound = new InboundConnections(config.limits());
     }
 
-    /** The JVM-wide event loops used by nodes that were not given their own (daemon threads). */
-    public static EventLoopGroup sharedGroup() {
-        EventLoopGroup g = sharedGroup;
-        if (g == null) {
-            synchronized (NodeTransport.class) {
-                g = sharedGroup;
-                if (g == null) {
-                    g = new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
-                            new DefaultThreadFactory("rpcc-io", true), NioIoHandler.newFactory());
-                    sharedGroup = g;
-                }
-            }
-        }
-        return g;
-    }
-
-    /** Starts listening; returns the bound address. */
+    /**
+     * Starts listening (taking a hold on the shared event loops if the node has no group of its
+     * own); returns the bound address. Called once.
+     */
     public InetSocketAddress start() {
+        group = config.group() != null ? config.group() : SHARED_GROUP.acquire();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
@@ -152,6 +155,7 @@ public final class NodeTransport implements AutoCloseable {
         try {
             ch = b.bind(config.bind()).syncUninterruptibly().channel();
         } catch (RuntimeException e) {
+            close();
             throw new IllegalStateException("node '" + config.nodeName() + "' cannot listen on " + config.bind() + ": " + e, e);
         }
         serverChannel = ch;
@@ -231,8 +235,14 @@ public final class NodeTransport implements AutoCloseable {
     private void open(PeerKey key, CompletableFuture<Channel> handshake) {
         String peer = key.node();
         InetSocketAddress address = key.address();
+        EventLoopGroup loops = group;
+        if (closed || loops == null) {
+            handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node '" + config.nodeName()
+                    + "' is " + (closed ? "closed" : "not started") + ": it cannot connect to '" + peer + "'"));
+            return;
+        }
         Bootstrap b = new Bootstrap()
-                .group(group)
+                .group(loops)
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
@@ -309,6 +319,9 @@ public final class NodeTransport implements AutoCloseable {
      */
     private void setUp(SocketChannel ch, PeerKey key, CompletableFuture<Channel> handshake) {
         channels.add(ch);
+        if (closed) { // opened while the node closed: not kept
+            ch.close();
+        }
         if (tls != null) {
             ch.pipeline().addLast("tls", key == null ? tls.inbound(ch.alloc(), config.connectTimeout())
                     : tls.outbound(ch.alloc(), key.address(), config.connectTimeout()));
@@ -322,6 +335,12 @@ public final class NodeTransport implements AutoCloseable {
         }
         ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize(), config.limits(), partialFrameBytes));
         ch.pipeline().addLast("rpcc", new FrameHandler(key == null ? null : key.node(), handshake));
+        try {
+            config.pipelineCustomizer().accept(ch.pipeline());
+        } catch (RuntimeException e) {
+            log.warn("node '{}': the pipeline customizer failed on {}; connection closed", config.nodeName(), ch, e);
+            ch.close();
+        }
     }
 
     /** Counts a refusal on {@code ch}, warns (rate-limited) and closes the connection if {@code close}. */
@@ -419,15 +438,30 @@ public final class NodeTransport implements AutoCloseable {
         return connect(peer, address).thenCompose(ch -> send(ch, message));
     }
 
+    /**
+     * Stops listening, closes every connection and, for a node on the shared event loops, gives up
+     * its hold on them (the last node to close shuts them down). A group the caller gave is left
+     * running. Later sends fail at once. Idempotent.
+     */
     @Override
     public void close() {
+        EventLoopGroup loops;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            loops = group;
+        }
         Channel s = serverChannel;
         if (s != null) {
             s.close().syncUninterruptibly();
         }
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         peers.clear();
-        // The event loops are not ours to stop: either the JVM-wide shared group or the caller's.
+        if (loops != null && config.group() == null) {
+            SHARED_GROUP.release();
+        }
     }
 
     private final class FrameHandler extends SimpleChannelInboundHandler<Object> {
@@ -442,7 +476,7 @@ public final class NodeTransport implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
             framesReceived.incrementAndGet();
-            if (!(msg instanceof Hello || msg instanceof FrameDecoder.Refused)
+            if (!(msg instanceof Hello || msg instanceof FrameDecoder.Refused || msg instanceof FrameDecoder.VersionMismatch)
                     && (ctx.channel().attr(PEER).get() == null || !ctx.channel().isActive())) {
                 // the HELLO before it was refused (TLS identity) and the connection is closing: frames
                 // decoded from the same read must not run
@@ -454,9 +488,11 @@ public final class NodeTransport implements AutoCloseable {
                 case ChainErrorFrame e -> listener.onError(e);
                 case ReplyFrame r -> listener.onReply(r);
                 case QuietFrame q -> listener.onQuiet(q);
+                case CancelFrame c -> listener.onCancel(c);
                 case WindowUpdateFrame w -> listener.onWindowUpdate(w, ctx.channel());
                 case Hello h -> onHello(ctx.channel(), h);
                 case FrameDecoder.MalformedFrame m -> onMalformed(ctx, m.reason());
+                case FrameDecoder.VersionMismatch v -> onVersionMismatch(ctx.channel(), v);
                 case FrameDecoder.Refused r -> refuse(ctx.channel(), r.kind(), r.reason(), r.closes());
                 default -> throw new IllegalStateException("unexpected message " + msg.getClass());
             }
@@ -480,6 +516,27 @@ public final class NodeTransport implements AutoCloseable {
             } else {
                 handshake.complete(ch);
             }
+        }
+
+        /**
+         * The peer's HELLO shows no protocol version in common with this node's: counted and logged;
+         * an inbound connection is answered with this node's HELLO (so that the peer learns this
+         * node's versions and can say so) and closed; an outbound one fails its handshake with a
+         * {@link ErrorCode#PROTOCOL_VERSION} failure naming both nodes' versions.
+         */
+        private void onVersionMismatch(Channel ch, FrameDecoder.VersionMismatch v) {
+            refusals.count(Refusal.PROTOCOL_VERSION);
+            String peer = v.peer() != null ? v.peer() : expectedPeer != null ? expectedPeer : "the node at " + ch.remoteAddress();
+            String reason = VersionRange.SUPPORTED.mismatch(config.nodeName(), peer, v.versions());
+            warnings.warn(ch.remoteAddress(), "node '{}' refused {} from {}: {}; connection closed", config.nodeName(),
+                    Refusal.PROTOCOL_VERSION, ch.remoteAddress(), reason);
+            if (handshake == null) {
+                ch.writeAndFlush(wire.encode(self, config.maxFrameSize())).addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            handshake.completeExceptionally(new HopFailure(ErrorCode.PROTOCOL_VERSION, "cannot reach '" + expectedPeer
+                    + "' at " + ch.remoteAddress() + ": " + reason));
+            ch.close();
         }
 
         /**
@@ -584,7 +641,9 @@ public final class NodeTransport implements AutoCloseable {
                 handshake.completeExceptionally(tlsFailure == null
                         ? new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer
                                 + "' closed during the rpcc handshake" + (tls == null
-                                ? " (if it runs TLS, this node needs TLS too: builder.tls(...))" : ""))
+                                ? " (if it runs TLS, this node needs TLS too: builder.tls(...))" : "")
+                                + "; a node of rpcc protocol version 2 or older closes the connection like this too: "
+                                + "then upgrade '" + expectedPeer + "'")
                         : new HopFailure(ErrorCode.PEER_AUTHENTICATION, "'" + expectedPeer + "' at " + key.address()
                                 + " closed the connection during the TLS handshake: "
                                 + TlsContexts.explain(tlsFailure), tlsFailure));

@@ -23,9 +23,13 @@ public record WireLimits(int maxInboundConnections, int maxInboundConnectionsPer
     /** Longest host name (RFC 1035) or IP literal a HELLO or a chain's origin may give. */
     public static final int MAX_HOST_LENGTH = 253;
 
+    /** Bytes a HELLO of a later protocol version may add after the fields of version 3. */
+    public static final int HELLO_EXTENSION_BYTES = 256;
+
     /** The largest HELLO frame (after its length field) that fits the field limits. */
     public int maxHelloFrameBytes() {
-        // version, type; two strings (at most 3 bytes a char, plus a 5-byte length); two varints
-        return 2 + (5 + 3 * maxNodeNameLength) + (5 + 3 * MAX_HOST_LENGTH) + 5 + 5;
+        // version, type; version range (two varints); two strings (at most 3 bytes a char, plus a
+        // 5-byte length); two varints; room for a later version's fields
+        return 2 + 5 + 5 + (5 + 3 * maxNodeNameLength) + (5 + 3 * MAX_HOST_LENGTH) + 5 + 5 + HELLO_EXTENSION_BYTES;
     }
 }

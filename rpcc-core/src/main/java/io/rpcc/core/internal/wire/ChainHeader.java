@@ -1,8 +1,10 @@
 package io.rpcc.core.internal.wire;
 
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.Credit;
 import java.util.List;
 
@@ -11,7 +13,7 @@ import java.util.List;
  *
  * @param chainId the chain's number at its originator
  * @param secret the chain's secret, echoed in every frame to the originator
- * @param origin the originator's node name
+ * @param origin the originator's node name: who started the chain (its identity, e.g. in chain ids)
  * @param originHost the originator's advertised host
  * @param originPort the originator's advertised port
  * @param hop this hop's index, starting at 1
@@ -22,8 +24,38 @@ import java.util.List;
  * @param serviceFunction the service function to run
  * @param chainingFunction the chaining function to run after it, or {@link ChainingFunctionSource#NONE}
  * @param credit the share of the chain's termination credit that this hop receives
+ * @param replyTo where the chain's result, error, partial replies and returned credit go (for now
+ *     always the originator); the chain id and secret are registered there
+ * @param metadata the chain's metadata
+ * @param returnStack where the chain returns to when it ends, innermost last (empty: nowhere, it
+ *     ends at {@code replyTo})
+ * @param branch the branch of the chain this hop is on
+ * @param budgetNanos what is left of the chain's deadline when the request leaves its sender, in
+ *     nanoseconds (zero or less: expired), or {@link #NO_DEADLINE}; a budget, not a time, so that the
+ *     nodes' clocks need not agree
  */
 public record ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop, int maxHops,
                           List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                          String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit) {
+                          String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
+                          NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
+                          long budgetNanos) {
+    /** The budget of a chain without a deadline. */
+    public static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    /** The originator's address. */
+    public NodeAddress originator() {
+        return new NodeAddress(origin, originHost, originPort);
+    }
+
+    /**
+     * The header of the chain's next request from this hop: same chain, originator, reply-to, return
+     * stack and branch, with the given hop, path so far, function, credit, metadata and budget.
+     */
+    public ChainHeader onward(int nextHop, List<String> pathSoFar, List<ConsoleLine> consoleSoFar,
+                              List<HopTiming> timingsSoFar, String nextService, ChainingFunctionSource nextChaining,
+                              Credit nextCredit, Metadata nextMetadata, long nextBudgetNanos) {
+        return new ChainHeader(chainId, secret, origin, originHost, originPort, nextHop, maxHops, pathSoFar, consoleSoFar,
+                timingsSoFar, nextService, nextChaining, nextCredit, replyTo, nextMetadata, returnStack, branch,
+                nextBudgetNanos);
+    }
 }

@@ -1,32 +1,46 @@
 package io.rpcc.core.internal.wire;
 
 /**
- * The frame types of the rpcc wire protocol, version {@link #PROTOCOL_VERSION} (version 2 added the
- * chain secret; a node refuses frames of any other version and closes the connection).
+ * The frame types of the rpcc wire protocol, version {@link #PROTOCOL_VERSION}; {@code docs/protocol.md}
+ * is the full specification. Version 2 added the chain secret; version 3 the version range in the
+ * HELLO and stable error numbers with structured failure fields.
  *
  * <pre>
  * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
- * HELLO   := node host port:varint maxFrameSize:varint           (first frame each way)
+ * HELLO   := min:varint max:varint node host port:varint maxFrameSize:varint   (first frame each way;
+ *            its version byte is always {@link #HELLO_VERSION}, whatever versions the sender speaks)
  * REQUEST := header credit params:value state                      (run a hop; the header starts with chain)
  * RESULT  := chain path console timings credit value              (last hop to originator)
- * ERROR   := chain code:varint failure credit                      (any hop to originator)
+ * ERROR   := chain code:varint failure credit                      (any hop to originator; code: ChainErrorCode number)
  * REPLY   := chain hop:varint host value                           (preturn: any hop to originator)
  * QUIET   := chain credit                                          (a hop that sent replies is done)
  * WINDOW_UPDATE := chain hop:varint host kind:int8 replies:varint bytes:varlong want:varlong
  *                  (reply flow control; kind 0: the originator grants room to the stream (hop, host),
  *                  kind 1: the stream gives room back and, if want &gt; 0, waits for a reply of want bytes)
+ * CANCEL  := chain origin:string budget                             (originator, then along the chain's trail)
  * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
+ * budget  := present:int8 [remainingNanos:varlong zigzag]          (0: no deadline; else nanoseconds left, &lt;= 0: expired)
+ * failure := exceptionName message host hop:varint path details console timings fields
+ * fields  := count:varint (tag:varint length:varint bytes)*        (unknown tags are skipped)
  * </pre>
  *
- * The header of a REQUEST holds only rpcc's own types, so a receiver can always read it and report
- * a failure to decode the user values that follow to the chain's originator.
+ * Frames after the HELLO carry the version the two nodes agreed on (the highest both speak). The
+ * header of a REQUEST holds only rpcc's own types, so a receiver can always read it and report a
+ * failure to decode the user values that follow to the chain's originator.
  */
 public enum FrameType {
-    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7);
+    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8);
 
-    /** The protocol version every frame carries. */
-    public static final byte PROTOCOL_VERSION = 2;
+    /** The protocol version this build speaks: the version byte of every frame after the HELLO. */
+    public static final byte PROTOCOL_VERSION = 3;
+
+    /**
+     * The version byte of every HELLO, in this and every later protocol version: the HELLO's layout
+     * (version range first) never changes, so nodes of different versions can read each other's.
+     * (Versions 1 and 2 had no range: their HELLO carried their own version in this byte.)
+     */
+    public static final byte HELLO_VERSION = 3;
 
     private final byte wire;
 
@@ -49,6 +63,7 @@ public enum FrameType {
             case 5 -> REPLY;
             case 6 -> QUIET;
             case 7 -> WINDOW_UPDATE;
+            case 8 -> CANCEL;
             default -> null;
         };
     }

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.wire;
 
+import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.Registration;
 import com.esotericsoftware.kryo.io.Input;
@@ -22,6 +23,34 @@ final class RegisteredIdsOnly extends DefaultClassResolver {
             super("the value names a class instead of giving a registered type id; rpcc never resolves class "
                     + "names from the wire");
         }
+    }
+
+    /** The failure for a value whose type id this node has not registered. */
+    static final class UnknownTypeId extends KryoException {
+        private static final long serialVersionUID = 1L;
+
+        private final int id;
+
+        UnknownTypeId(int id) {
+            super("type id " + id + " is not registered on this node");
+            this.id = id;
+        }
+
+        int id() {
+            return id;
+        }
+    }
+
+    /** Reads a class id as Kryo does, failing with {@link UnknownTypeId} for an id that is not registered. */
+    @Override
+    public Registration readClass(Input input) {
+        int start = input.position();
+        int classId = input.readVarInt(true);
+        if (classId != Kryo.NULL && classId != NAME + 2 && getRegistration(classId - 2) == null) {
+            throw new UnknownTypeId(classId - 2);
+        }
+        input.setPosition(start);
+        return super.readClass(input);
     }
 
     @Override

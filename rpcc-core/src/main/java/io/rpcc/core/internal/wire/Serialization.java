@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.KryoBufferOverflowException;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.Pool;
+import io.rpcc.core.FailureFields;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
 import java.math.BigDecimal;
@@ -43,7 +44,6 @@ import org.objenesis.strategy.StdInstantiatorStrategy;
  */
 public final class Serialization {
     private static final Pattern NOT_REGISTERED = Pattern.compile("Class is not registered: ([\\w.$\\[\\];]+)");
-    private static final Pattern UNKNOWN_ID = Pattern.compile("unregistered class ID: (-?\\d+)");
 
     /** Default deepest nesting of a value, in Kryo objects (a list of lists of strings: 3). */
     public static final int DEFAULT_MAX_DEPTH = 128;
@@ -208,9 +208,10 @@ public final class Serialization {
             Matcher m = msg == null ? null : NOT_REGISTERED.matcher(msg);
             if (m != null && m.find()) {
                 String type = m.group(1);
-                return new HopFailure(ErrorCode.UNREGISTERED_TYPE, "cannot send " + what + ": class " + type
-                        + " is not registered for serialization; register it on every node with "
-                        + "TypeRegistry.builder().register(" + type.replace('$', '.') + ".class)", e);
+                return new HopFailure(ErrorCode.UNREGISTERED_TYPE, ErrorCode.UNREGISTERED_TYPE.exceptionName(),
+                        "cannot send " + what + ": class " + type + " is not registered for serialization; register it "
+                        + "on every node with TypeRegistry.builder().register(" + type.replace('$', '.') + ".class)",
+                        List.of(), new FailureFields(false, null, type, null, List.of()), e);
             }
         }
         return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": " + e, e);
@@ -232,11 +233,11 @@ public final class Serialization {
                 return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": it is nested more "
                         + "than " + maxDepth + " levels deep (NodeBuilder.maxValueDepth of the receiving node)", e);
             }
-            String msg = t.getMessage();
-            Matcher m = msg == null ? null : UNKNOWN_ID.matcher(msg);
-            if (m != null && m.find()) {
-                return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": type id " + m.group(1)
-                        + " is not registered on this node; register the same types on every node with TypeRegistry", e);
+            if (t instanceof RegisteredIdsOnly.UnknownTypeId unknown) {
+                return new HopFailure(ErrorCode.UNREGISTERED_TYPE, ErrorCode.UNREGISTERED_TYPE.exceptionName(),
+                        "cannot decode " + what + ": type id " + unknown.id() + " is not registered on this node; "
+                        + "register the same types on every node with TypeRegistry", List.of(),
+                        new FailureFields(false, null, null, unknown.id(), List.of()), e);
             }
         }
         String reason = e instanceof KryoException ? e.getMessage().lines().findFirst().orElse("") : e.toString();

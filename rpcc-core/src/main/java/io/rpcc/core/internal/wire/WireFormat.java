@@ -5,18 +5,23 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionCompileException.Diagnostic;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.FailureFields;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.Credit;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Encodes and decodes rpcc frames (see {@link FrameType} for the layout). rpcc's own structures are
@@ -37,8 +42,9 @@ public final class WireFormat {
     // ---------------------------------------------------------------- encoding
 
     /**
-     * Encodes {@code message} (a {@link Hello}, {@link ChainRequest}, {@link ChainResultFrame} or
-     * {@link ChainErrorFrame}) into a complete frame.
+     * Encodes {@code message} (a {@link Hello}, {@link ChainRequest}, {@link ChainResultFrame},
+     * {@link ChainErrorFrame}, {@link ReplyFrame}, {@link QuietFrame} or {@link CancelFrame}) into a
+     * complete frame.
      *
      * @throws HopFailure if a value cannot be serialized or the frame exceeds {@code maxFrameSize}
      */
@@ -47,10 +53,12 @@ public final class WireFormat {
             Output out = new Output(256, maxFrameSize + 4);
             try {
                 out.writeInt(0);
-                out.writeByte(FrameType.PROTOCOL_VERSION);
+                out.writeByte(message instanceof Hello ? FrameType.HELLO_VERSION : FrameType.PROTOCOL_VERSION);
                 switch (message) {
                     case Hello h -> {
                         out.writeByte(FrameType.HELLO.wire());
+                        out.writeVarInt(h.versions().min(), true);
+                        out.writeVarInt(h.versions().max(), true);
                         out.writeString(h.node());
                         out.writeString(h.host());
                         out.writeVarInt(h.port(), true);
@@ -74,7 +82,7 @@ public final class WireFormat {
                     case ChainErrorFrame e -> {
                         out.writeByte(FrameType.ERROR.wire());
                         writeChain(out, e.chainId(), e.secret());
-                        out.writeVarInt(e.code().ordinal(), true);
+                        out.writeVarInt(e.code().number(), true);
                         writeFailure(out, e.failure());
                         writeCredit(out, e.credit());
                     }
@@ -99,6 +107,12 @@ public final class WireFormat {
                         out.writeVarInt(w.replies(), true);
                         out.writeVarLong(w.bytes(), true);
                         out.writeVarLong(w.wantBytes(), true);
+                    }
+                    case CancelFrame c -> {
+                        out.writeByte(FrameType.CANCEL.wire());
+                        writeChain(out, c.chainId(), c.secret());
+                        out.writeString(c.origin());
+                        writeBudget(out, c.budgetNanos());
                     }
                     default -> throw new IllegalArgumentException("not an rpcc message: " + message.getClass());
                 }
@@ -149,6 +163,86 @@ public final class WireFormat {
         out.writeString(h.serviceFunction());
         writeFunction(out, h.chainingFunction());
         writeCredit(out, h.credit());
+        writeReplyTo(out, h);
+        writeMetadata(out, h.metadata());
+        writeReturnStack(out, h.returnStack());
+        writeBranch(out, h.branch());
+        writeBudget(out, h.budgetNanos());
+    }
+
+    /** Reply-to tag: replies go to the originator, whose address the header already holds. */
+    private static final int REPLY_TO_ORIGINATOR = 0;
+    /** Reply-to tag: replies go to the address that follows. */
+    private static final int REPLY_TO_ADDRESS = 1;
+    /** Metadata value tag: text. */
+    private static final int METADATA_TEXT = 0;
+    /** Metadata value tag: bytes. */
+    private static final int METADATA_BYTES = 1;
+
+    private static void writeReplyTo(Output out, ChainHeader h) {
+        if (h.replyTo().equals(h.originator())) {
+            out.writeByte(REPLY_TO_ORIGINATOR);
+        } else {
+            out.writeByte(REPLY_TO_ADDRESS);
+            writeAddress(out, h.replyTo());
+        }
+    }
+
+    private static void writeAddress(Output out, NodeAddress a) {
+        out.writeString(a.node());
+        out.writeString(a.host());
+        out.writeVarInt(a.port(), true);
+    }
+
+    private static void writeMetadata(Output out, Metadata m) {
+        out.writeVarInt(m.size(), true);
+        for (String key : m.keys()) {
+            out.writeString(key);
+            if (m.isBytes(key)) {
+                byte[] b = m.getBytes(key);
+                out.writeByte(METADATA_BYTES);
+                out.writeVarInt(b.length, true);
+                out.writeBytes(b);
+            } else {
+                out.writeByte(METADATA_TEXT);
+                out.writeString(m.get(key));
+            }
+        }
+    }
+
+    private static void writeReturnStack(Output out, List<ReturnPoint> stack) {
+        out.writeVarInt(stack.size(), true);
+        for (ReturnPoint p : stack) {
+            writeAddress(out, p.node());
+            out.writeVarLong(p.continuation(), true);
+        }
+    }
+
+    private static void writeBranch(Output out, BranchId b) {
+        out.writeVarInt(b.depth(), true);
+        for (int i : b.indexes()) {
+            out.writeVarInt(i, true);
+        }
+    }
+
+    private static void writeBudget(Output out, long budgetNanos) {
+        if (budgetNanos == ChainHeader.NO_DEADLINE) {
+            out.writeByte(0);
+        } else {
+            out.writeByte(1);
+            out.writeVarLong(budgetNanos, false);
+        }
+    }
+
+    private static long readBudget(Input in) {
+        return switch (in.readByte()) {
+            case 0 -> ChainHeader.NO_DEADLINE;
+            case 1 -> {
+                long budget = in.readVarLong(false);
+                yield budget == ChainHeader.NO_DEADLINE ? budget - 1 : budget; // a budget that is there is never "none"
+            }
+            default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt deadline flag");
+        };
     }
 
     private static void writeCredit(Output out, Credit c) {
@@ -237,6 +331,55 @@ public final class WireFormat {
         writeStrings(out, f.details());
         writeConsole(out, f.console());
         writeTimings(out, f.timings());
+        writeFields(out, f.fields());
+    }
+
+    /** Tags of the structured failure fields; a receiver skips tags it does not know. */
+    private static final int TRANSIENT = 1;
+    private static final int SANDBOX_RULE = 2;
+    private static final int TYPE_NAME = 3;
+    private static final int TYPE_ID = 4;
+    private static final int DIAGNOSTIC = 5;
+
+    private static void writeFields(Output out, FailureFields f) {
+        List<Output> fields = new ArrayList<>();
+        List<Integer> tags = new ArrayList<>();
+        if (f.transientCondition()) {
+            tags.add(TRANSIENT);
+            fields.add(new Output(0));
+        }
+        if (f.sandboxRule() != null) {
+            tags.add(SANDBOX_RULE);
+            fields.add(field(o -> o.writeString(f.sandboxRule())));
+        }
+        if (f.typeName() != null) {
+            tags.add(TYPE_NAME);
+            fields.add(field(o -> o.writeString(f.typeName())));
+        }
+        if (f.typeId() != null) {
+            tags.add(TYPE_ID);
+            fields.add(field(o -> o.writeVarInt(f.typeId(), false)));
+        }
+        for (Diagnostic d : f.diagnostics()) {
+            tags.add(DIAGNOSTIC);
+            fields.add(field(o -> {
+                o.writeVarLong(d.line(), true);
+                o.writeVarLong(d.column(), true);
+                o.writeString(d.message());
+            }));
+        }
+        out.writeVarInt(fields.size(), true);
+        for (int i = 0; i < fields.size(); i++) {
+            out.writeVarInt(tags.get(i), true);
+            out.writeVarInt(fields.get(i).position(), true);
+            out.writeBytes(fields.get(i).getBuffer(), 0, fields.get(i).position());
+        }
+    }
+
+    private static Output field(Consumer<Output> write) {
+        Output o = new Output(32, -1);
+        write.accept(o);
+        return o;
     }
 
     // ---------------------------------------------------------------- decoding
@@ -254,20 +397,22 @@ public final class WireFormat {
         if (bytes.length < 2) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "frame of " + bytes.length + " bytes is too short");
         }
-        if (bytes[0] != FrameType.PROTOCOL_VERSION) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unsupported protocol version " + bytes[0]
-                    + " (this node speaks version " + FrameType.PROTOCOL_VERSION + ")");
-        }
         FrameType type = FrameType.fromWire(bytes[1]);
         if (type == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown frame type " + bytes[1]);
+        }
+        byte expected = type == FrameType.HELLO ? FrameType.HELLO_VERSION : FrameType.PROTOCOL_VERSION;
+        if (bytes[0] != expected) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unsupported protocol version " + bytes[0]
+                    + " (this node speaks " + VersionRange.SUPPORTED.describe() + ")");
         }
         Input in = new BoundedInput(bytes, 2, bytes.length - 2);
         return serialization.withKryo(kryo -> {
             Object message;
             try {
                 message = switch (type) {
-                    case HELLO -> new Hello(in.readString(), in.readString(), in.readVarInt(true), in.readVarInt(true));
+                    case HELLO -> new Hello(new VersionRange(in.readVarInt(true), in.readVarInt(true)), in.readString(),
+                            in.readString(), in.readVarInt(true), in.readVarInt(true));
                     case REQUEST -> readRequest(kryo, in);
                     case RESULT -> readResult(kryo, in);
                     case ERROR -> new ChainErrorFrame(in.readVarLong(true), readSecret(in),
@@ -275,6 +420,7 @@ public final class WireFormat {
                     case REPLY -> readReply(kryo, in, bytes.length + 4);
                     case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in));
                     case WINDOW_UPDATE -> readWindowUpdate(in);
+                    case CANCEL -> readCancel(in);
                 };
             } catch (HopFailure e) {
                 throw e;
@@ -282,8 +428,10 @@ public final class WireFormat {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: "
                         + (e instanceof StackOverflowError ? "it overflowed the stack" : e.getMessage()), e);
             }
-            if (in.position() != in.limit() && (message instanceof Hello || message instanceof QuietFrame
-                    || message instanceof ChainErrorFrame || message instanceof WindowUpdateFrame)) {
+            boolean newerHello = message instanceof Hello h && h.versions().max() > VersionRange.SUPPORTED.max();
+            if (in.position() != in.limit() && !newerHello && (message instanceof Hello || message instanceof QuietFrame
+                    || message instanceof ChainErrorFrame || message instanceof CancelFrame
+                    || message instanceof WindowUpdateFrame)) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
@@ -292,13 +440,24 @@ public final class WireFormat {
     }
 
     private ChainRequest readRequest(Kryo kryo, Input in) {
-        ChainHeader header = new ChainHeader(in.readVarLong(true), readSecret(in), in.readString(), in.readString(),
-                in.readVarInt(true), in.readVarInt(true), in.readVarInt(true), readStrings(in), readConsole(in),
-                readTimings(in), in.readString(), readFunction(in), readCredit(in));
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        String origin = in.readString();
+        String originHost = in.readString();
+        int originPort = in.readVarInt(true);
+        ChainHeader header = new ChainHeader(chainId, secret, origin, originHost, originPort, in.readVarInt(true),
+                in.readVarInt(true), readStrings(in), readConsole(in), readTimings(in), in.readString(), readFunction(in),
+                readCredit(in), readReplyTo(in, new NodeAddress(origin, originHost, originPort)), Metadata.empty(),
+                List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
         if (header.origin() == null || header.serviceFunction() == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");
         }
         try {
+            // from here on, what cannot be read is reported to the chain's reply-to node
+            header = new ChainHeader(header.chainId(), header.secret(), header.origin(), header.originHost(),
+                    header.originPort(), header.hop(), header.maxHops(), header.path(), header.console(),
+                    header.timings(), header.serviceFunction(), header.chainingFunction(), header.credit(),
+                    header.replyTo(), readMetadata(in), readReturnStack(in), readBranch(in), readBudget(in));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");
@@ -308,6 +467,14 @@ public final class WireFormat {
                     : serialization.decodeFailure(e, "the parameters or state for service function '"
                     + header.serviceFunction() + "'"));
         }
+    }
+
+    private static CancelFrame readCancel(Input in) {
+        CancelFrame cancel = new CancelFrame(in.readVarLong(true), readSecret(in), in.readString(), readBudget(in));
+        if (cancel.origin() == null) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "CANCEL frame without origin");
+        }
+        return cancel;
     }
 
     private ChainResultFrame readResult(Kryo kryo, Input in) {
@@ -355,6 +522,82 @@ public final class WireFormat {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt WINDOW_UPDATE frame");
         }
         return new WindowUpdateFrame(chainId, secret, hop, host, kind == 0, replies, bytes, want);
+    }
+
+    private static NodeAddress readReplyTo(Input in, NodeAddress originator) {
+        int tag = in.readByte();
+        return switch (tag) {
+            case REPLY_TO_ORIGINATOR -> originator;
+            case REPLY_TO_ADDRESS -> readAddress(in);
+            default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown reply-to tag " + tag);
+        };
+    }
+
+    private static NodeAddress readAddress(Input in) {
+        return new NodeAddress(in.readString(), in.readString(), in.readVarInt(true));
+    }
+
+    private static Metadata readMetadata(Input in) {
+        int n = count(in);
+        if (n > Metadata.MAX_ENTRIES) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's metadata has " + n + " entries (at most "
+                    + Metadata.MAX_ENTRIES + ")");
+        }
+        Metadata m = Metadata.empty();
+        for (int i = 0; i < n; i++) {
+            String key = in.readString();
+            if (!Metadata.isValidKey(key) || m.contains(key)) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's metadata has an invalid or repeated key");
+            }
+            int tag = in.readByte();
+            try {
+                m = switch (tag) {
+                    case METADATA_TEXT -> m.with(key, requireText(in.readString()));
+                    case METADATA_BYTES -> m.with(key, in.readBytes(count(in)));
+                    default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown metadata value tag " + tag);
+                };
+            } catch (IllegalArgumentException tooLarge) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's metadata is too large: "
+                        + tooLarge.getMessage());
+            }
+        }
+        return m;
+    }
+
+    private static String requireText(String s) {
+        if (s == null) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a metadata text value is null");
+        }
+        return s;
+    }
+
+    private static List<ReturnPoint> readReturnStack(Input in) {
+        int n = count(in);
+        if (n > ReturnPoint.MAX_DEPTH) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's return stack is " + n + " deep (at most "
+                    + ReturnPoint.MAX_DEPTH + ")");
+        }
+        List<ReturnPoint> stack = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            stack.add(new ReturnPoint(readAddress(in), in.readVarLong(true)));
+        }
+        return List.copyOf(stack);
+    }
+
+    private static BranchId readBranch(Input in) {
+        int n = count(in);
+        if (n > BranchId.MAX_DEPTH) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's branch id is " + n + " levels deep (at most "
+                    + BranchId.MAX_DEPTH + ")");
+        }
+        int[] indexes = new int[n];
+        for (int i = 0; i < n; i++) {
+            indexes[i] = in.readVarInt(true);
+            if (indexes[i] < 0) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "negative branch index");
+            }
+        }
+        return BranchId.of(indexes);
     }
 
     private static void checkFullyRead(Input in, String type) {
@@ -428,7 +671,36 @@ public final class WireFormat {
 
     private static ChainFailure readFailure(Input in) {
         return new ChainFailure(in.readString(), in.readString(), in.readString(), in.readVarInt(true),
-                readStrings(in), readStrings(in), readConsole(in), readTimings(in));
+                readStrings(in), readStrings(in), readConsole(in), readTimings(in), readFields(in));
+    }
+
+    private static FailureFields readFields(Input in) {
+        int n = count(in);
+        boolean transientCondition = false;
+        String rule = null;
+        String typeName = null;
+        Integer typeId = null;
+        List<Diagnostic> diagnostics = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int tag = in.readVarInt(true);
+            int length = count(in);
+            int end = in.position() + length;
+            switch (tag) {
+                case TRANSIENT -> transientCondition = true;
+                case SANDBOX_RULE -> rule = in.readString();
+                case TYPE_NAME -> typeName = in.readString();
+                case TYPE_ID -> typeId = in.readVarInt(false);
+                case DIAGNOSTIC -> diagnostics.add(new Diagnostic(in.readVarLong(true), in.readVarLong(true),
+                        in.readString()));
+                default -> { } // a field of a newer version: skipped
+            }
+            if (in.position() > end) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "failure field " + tag + " overruns its " + length
+                        + " bytes");
+            }
+            in.setPosition(end); // a newer version may have extended a field
+        }
+        return new FailureFields(transientCondition, rule, typeName, typeId, diagnostics);
     }
 
     /** A list length, checked against what the frame can hold (a corrupt length must not allocate gigabytes). */

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
+import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.internal.wire.ErrorCode;
@@ -17,10 +18,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** Compiling chaining functions in memory, caching them by content id, and running them. */
 class FunctionRuntimeTest {
+    /** The threads a started node would hold for its runtime. */
+    @BeforeAll
+    static void holdFunctionResources() {
+        FunctionResources.acquire();
+    }
+
+    @AfterAll
+    static void releaseFunctionResources() {
+        FunctionResources.release();
+    }
+
     private static FunctionRuntime runtime(int max) {
         return FunctionRuntime.forNode(io.rpcc.core.TypeRegistry.empty(), io.rpcc.core.SandboxLimits.DEFAULT, max);
     }
@@ -135,8 +149,11 @@ class FunctionRuntimeTest {
                 """);
         HopFailure e = assertThrows(HopFailure.class, () -> rt.load(broken));
         assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, e.code());
-        assertEquals(1, e.details().size());
-        assertTrue(e.details().get(0).startsWith("4:17: incompatible types"), e.details().get(0));
+        assertEquals(1, e.fields().diagnostics().size());
+        ChainingFunctionCompileException.Diagnostic d = e.fields().diagnostics().get(0);
+        assertEquals(4, d.line());
+        assertEquals(17, d.column());
+        assertTrue(d.message().startsWith("incompatible types"), d.message());
         assertThrows(HopFailure.class, () -> rt.load(broken));
         assertEquals(1, rt.stats().misses(), "a source that does not compile is not compiled again");
     }

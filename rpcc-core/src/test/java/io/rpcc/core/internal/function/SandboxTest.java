@@ -10,10 +10,23 @@ import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The Java sandbox's runner, driven directly with tasks that are not instrumented. */
 class SandboxTest {
+    /** The threads a started node would hold for its runtime. */
+    @BeforeAll
+    static void holdFunctionResources() {
+        FunctionResources.acquire();
+    }
+
+    @AfterAll
+    static void releaseFunctionResources() {
+        FunctionResources.release();
+    }
+
     /**
      * On the virtual-thread path, an invocation the watchdog abandons (it interrupts the thread,
      * which here makes the task return at once, before the caller's own timeout) must still fail

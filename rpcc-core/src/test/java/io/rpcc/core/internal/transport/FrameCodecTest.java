@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.transport;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,17 +13,20 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.TooLongFrameException;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainingFunctionCompileException.Diagnostic;
+import io.rpcc.core.FailureFields;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
-import io.rpcc.core.internal.wire.QuietFrame;
-import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
@@ -30,7 +34,12 @@ import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.VersionRange;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReturnPoint;
+import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.math.BigDecimal;
@@ -89,7 +98,22 @@ class FrameCodecTest {
         return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
                 List.of(new ConsoleLine(1, "a", "chaining", "hi")),
                 List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), function,
-                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half());
+                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(),
+                new NodeAddress("client-1", "127.0.0.1", 4000), Metadata.empty(), List.of(), BranchId.root(),
+                1_500_000_000L);
+    }
+
+    @Test
+    void deadlineBudgetsRoundTripInTheHeader() {
+        for (long budget : new long[] {ChainHeader.NO_DEADLINE, 0, 1, -1, -5_000_000_000L, 30_000_000_000L,
+                ChainHeader.NO_DEADLINE - 1, Long.MIN_VALUE}) {
+            ChainHeader h = header("f").onward(3, List.of(), List.of(), List.of(), "f", ChainingFunctionSource.NONE,
+                    Credit.ONE, Metadata.empty(), budget);
+            ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, null, ChainState.empty(), null));
+            assertEquals(budget, got.header().budgetNanos(), "budget " + budget);
+            CancelFrame cancel = (CancelFrame) roundTrip(new CancelFrame(8, SECRET, "o", budget));
+            assertEquals(budget, cancel.budgetNanos(), "cancel budget " + budget);
+        }
     }
 
     @Test
@@ -123,6 +147,11 @@ class FrameCodecTest {
         ChainErrorFrame error = new ChainErrorFrame(9, SECRET, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(), List.of()), Credit.ONE);
         assertEquals(error, roundTrip(error));
+        FailureFields fields = new FailureFields(true, "wall-time", "com.example.Order", 1_048_675,
+                List.of(new Diagnostic(4, 17, "incompatible types"), new Diagnostic(9, 1, "';' expected")));
+        ChainErrorFrame structured = new ChainErrorFrame(10, SECRET, ErrorCode.SANDBOX_VIOLATION, new ChainFailure("n", "m",
+                "h", 2, List.of("h"), List.of(), List.of(), List.of(), fields), Credit.ONE);
+        assertEquals(structured, roundTrip(structured));
 
         ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(3, SECRET, 2, "b", order, null));
         assertEquals(order, reply.value());
@@ -138,6 +167,9 @@ class FrameCodecTest {
         QuietFrame other = (QuietFrame) roundTrip(new QuietFrame(4, ChainSecret.random(), tiny));
         assertFalse(SECRET.matches(other.secret()), "the secret travels: another one does not match");
         assertFalse(request.header().toString().contains(Long.toString(SECRET.high())), "secrets are never printed");
+
+        CancelFrame cancel = new CancelFrame(6, SECRET, "client-1", 250_000_000L);
+        assertEquals(cancel, roundTrip(cancel));
     }
 
     @Test
@@ -256,7 +288,8 @@ class FrameCodecTest {
             bareChannel.writeInbound(wire.encode(request, MAX));
             ChainRequest got = bareChannel.readInbound();
             assertEquals(request.header(), got.header(), "the header is readable, so the originator can be told");
-            assertEquals(ErrorCode.MALFORMED_FRAME, got.decodeError().code());
+            assertEquals(ErrorCode.UNREGISTERED_TYPE, got.decodeError().code());
+            assertEquals(TypeRegistry.nameDerivedId(Order.class), got.decodeError().fields().typeId());
             assertTrue(got.decodeError().getMessage().contains("type id " + TypeRegistry.nameDerivedId(Order.class)
                     + " is not registered on this node"), got.decodeError().getMessage());
         } finally {
@@ -335,6 +368,72 @@ class FrameCodecTest {
             refused(badHost, Refusal.INVALID_HELLO, true);
         } finally {
             badHost.finishAndReleaseAll();
+        }
+    }
+
+    /** A HELLO frame as a node speaking {@code versions} sends it, with {@code extension} after the version-3 fields. */
+    private ByteBuf helloOf(VersionRange versions, byte[] extension) {
+        ByteBuf hello = wire.encode(new Hello(versions, "peer", "127.0.0.1", 7000, MAX), MAX);
+        ByteBuf frame = Unpooled.buffer();
+        frame.writeInt(hello.readableBytes() - 4 + extension.length);
+        frame.writeBytes(hello, 4, hello.readableBytes() - 4);
+        frame.writeBytes(extension);
+        hello.release();
+        return frame;
+    }
+
+    @Test
+    void peersAgreeOnTheHighestCommonVersionAndANewerHelloMayCarryMoreFields() {
+        for (VersionRange offered : List.of(new VersionRange(3, 3), new VersionRange(1, 3), new VersionRange(3, 9))) {
+            EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+            try {
+                byte[] extension = offered.max() > 3 ? new byte[] {1, 2, 3} : new byte[0];
+                fresh.writeInbound(helloOf(offered, extension));
+                Hello got = assertInstanceOf(Hello.class, fresh.readInbound(), offered.toString());
+                assertEquals(offered, got.versions());
+                assertEquals(3, VersionRange.SUPPORTED.agree(offered));
+                QuietFrame quiet = new QuietFrame(1, SECRET, Credit.ONE);
+                fresh.writeInbound(wire.encode(quiet, MAX));
+                assertEquals(quiet, fresh.readInbound(), "frames of the agreed version follow");
+            } finally {
+                fresh.finishAndReleaseAll();
+            }
+        }
+    }
+
+    @Test
+    void aHelloWithoutACommonVersionIsRefusedNamingBothRanges() {
+        for (VersionRange offered : List.of(new VersionRange(4, 5), new VersionRange(1, 2), new VersionRange(5, 4))) {
+            EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+            try {
+                fresh.writeInbound(helloOf(offered, new byte[0]), wire.encode(new QuietFrame(1, SECRET, Credit.ONE), MAX));
+                FrameDecoder.VersionMismatch m = assertInstanceOf(FrameDecoder.VersionMismatch.class, fresh.readInbound());
+                assertEquals("peer", m.peer());
+                assertEquals(offered, m.versions());
+                assertNull(fresh.readInbound(), "nothing after the refused HELLO is decoded");
+            } finally {
+                fresh.finishAndReleaseAll();
+            }
+        }
+        assertEquals("'new' speaks rpcc protocol versions 4 to 5 and 'me' speaks version 3: no version in common; "
+                + "upgrade 'me' to an rpcc build that speaks versions 4 to 5",
+                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(4, 5)));
+        assertEquals("'old' speaks rpcc protocol version 2 and 'me' speaks version 3: no version in common; "
+                + "upgrade 'old' to an rpcc build that speaks version 3",
+                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(2, 2)));
+    }
+
+    @Test
+    void aHelloOfVersionTwoIsRefusedFromItsVersionByte() {
+        EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
+        try {
+            // version 2's HELLO: version byte 2, type 1, then node host port maxFrameSize (no range)
+            fresh.writeInbound(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, 12, 2, 1}));
+            FrameDecoder.VersionMismatch m = assertInstanceOf(FrameDecoder.VersionMismatch.class, fresh.readInbound());
+            assertNull(m.peer(), "refused before its name is read");
+            assertEquals(new VersionRange(2, 2), m.versions());
+        } finally {
+            fresh.finishAndReleaseAll();
         }
     }
 
@@ -419,16 +518,106 @@ class FrameCodecTest {
     }
 
     @Test
+    void theHeaderFieldsAfterTheCreditRoundTrip() {
+        ChainHeader base = header("lookup");
+        Metadata metadata = Metadata.empty().with("tenant", "acme").with("trace-bin", new byte[] {0, -1, 127})
+                .with("empty", "");
+        List<ReturnPoint> stack = List.of(new ReturnPoint(new NodeAddress("outer", "10.0.0.7", 7001), 5),
+                new ReturnPoint(new NodeAddress("inner", "inner.example", 65535), Long.MAX_VALUE));
+        ChainHeader h = new ChainHeader(base.chainId(), base.secret(), base.origin(), base.originHost(), base.originPort(),
+                base.hop(), base.maxHops(), base.path(), base.console(), base.timings(), base.serviceFunction(),
+                base.chainingFunction(), base.credit(), new NodeAddress("collector", "10.0.0.9", 7100), metadata, stack,
+                BranchId.of(0, 2, 300), base.budgetNanos());
+        ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, "p", ChainState.empty(), null));
+        assertNull(got.decodeError(), () -> String.valueOf(got.decodeError()));
+        assertEquals(h, got.header());
+        assertArrayEquals(new byte[] {0, -1, 127}, got.header().metadata().getBytes("trace-bin"));
+
+        // reply-to = the originator costs one byte, and decodes as the originator's address
+        ChainRequest plain = (ChainRequest) roundTrip(new ChainRequest(base, "p", ChainState.empty(), null));
+        assertEquals(base.originator(), plain.header().replyTo());
+        assertEquals(Metadata.empty(), plain.header().metadata());
+        assertEquals(List.of(), plain.header().returnStack());
+        assertEquals(BranchId.root(), plain.header().branch());
+    }
+
+    @Test
+    void invalidMetadataIsReportedToTheChainNotDropped() {
+        ChainHeader base = header("lookup");
+        // a key no conforming sender writes: upper case (same length, so the frame stays well formed)
+        ChainHeader h = withMetadata(base, Metadata.empty().with("zzkey", "v"));
+        byte[] frame = frameBytes(new ChainRequest(h, "p", ChainState.empty(), null));
+        replace(frame, "zzke".getBytes(StandardCharsets.US_ASCII), "ZZKE".getBytes(StandardCharsets.US_ASCII));
+        ChainRequest bad = (ChainRequest) decodeRaw(frame);
+        assertNotNull(bad.decodeError(), "the hop reports it to the originator");
+        assertEquals(ErrorCode.MALFORMED_FRAME, bad.decodeError().code());
+        assertTrue(bad.decodeError().getMessage().contains("invalid or repeated key"), bad.decodeError().getMessage());
+        assertEquals(base.replyTo(), bad.header().replyTo(), "the failure can be answered");
+
+        // more entries than the limit: the count in front of the first key says 65
+        h = withMetadata(base, Metadata.empty().with("yykey", "v".repeat(200)));
+        frame = frameBytes(new ChainRequest(h, "p", ChainState.empty(), null));
+        int key = indexOf(frame, "yyke".getBytes(StandardCharsets.US_ASCII));
+        assertEquals(1, frame[key - 1]);
+        frame[key - 1] = (byte) (Metadata.MAX_ENTRIES + 1);
+        bad = (ChainRequest) decodeRaw(frame);
+        assertNotNull(bad.decodeError());
+        assertTrue(bad.decodeError().getMessage().contains("65 entries"), bad.decodeError().getMessage());
+    }
+
+    private static ChainHeader withMetadata(ChainHeader h, Metadata m) {
+        return h.onward(h.hop(), h.path(), h.console(), h.timings(), h.serviceFunction(), h.chainingFunction(), h.credit(), m,
+                h.budgetNanos());
+    }
+
+    private byte[] frameBytes(Object message) {
+        ByteBuf buf = wire.encode(message, MAX);
+        try {
+            byte[] bytes = new byte[buf.readableBytes()];
+            buf.readBytes(bytes);
+            return bytes;
+        } finally {
+            buf.release();
+        }
+    }
+
+    private Object decodeRaw(byte[] frame) {
+        channel.writeInbound(Unpooled.wrappedBuffer(frame));
+        Object decoded = channel.readInbound();
+        assertNotNull(decoded, "frame decoded");
+        return decoded;
+    }
+
+    private static int indexOf(byte[] in, byte[] what) {
+        outer:
+        for (int i = 0; i <= in.length - what.length; i++) {
+            for (int j = 0; j < what.length; j++) {
+                if (in[i + j] != what[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("not found");
+    }
+
+    private static void replace(byte[] in, byte[] what, byte[] with) {
+        System.arraycopy(with, 0, in, indexOf(in, what), with.length);
+    }
+
+    @Test
     void aRequestWithAnOriginNoOneCouldAnswerIsDropped() {
         for (String host : new String[] {"", "a b", "x".repeat(300), "evil/../host", "-lead.example"}) {
             ChainHeader h = new ChainHeader(1, SECRET, "client", host, 4000, 1, 10, List.of(), List.of(), List.of(), "f",
-                    ChainingFunctionSource.NONE, Credit.ONE);
+                    ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client", host, 4000), Metadata.empty(),
+                    List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), 1 << 16));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }
         for (int port : new int[] {0, 70000}) {
             ChainHeader h = new ChainHeader(1, SECRET, "client", "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(),
-                    "f", ChainingFunctionSource.NONE, Credit.ONE);
+                    "f", ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client", "127.0.0.1", port),
+                    Metadata.empty(), List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), MAX));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -13,13 +14,16 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
@@ -28,6 +32,7 @@ import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.Serialization;
@@ -70,7 +75,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       framing refusals for oversized and negative lengths); never any other exception, error
  *       (stack overflow, out of memory) or hang;</li>
  *   <li>decoding allocates at most a small multiple of the frame's size;</li>
- *   <li>a user value that cannot be read is reported in the frame's {@code decodeError} with its
+ *   <li>a user value that cannot be read is reported in the frame's {@code decodeError} (of kind
+ *       {@code MALFORMED_FRAME}, or {@code UNREGISTERED_TYPE} with the unknown type id) with its
  *       header intact, never thrown;</li>
  *   <li>a decoded frame re-encodes, and decoding that again gives an equal frame;</li>
  *   <li>every buffer is released.</li>
@@ -199,7 +205,7 @@ class WireFuzzTest {
         }
         HopFailure decodeError = decodeError(message);
         if (decodeError != null) {
-            checkMalformed(decodeError);
+            checkUnreadableValue(decodeError);
         } else {
             checkRoundTrip(message);
         }
@@ -241,12 +247,14 @@ class WireFuzzTest {
         switch (message) {
             case FrameDecoder.MalformedFrame m -> checkMalformed(m.reason());
             case FrameDecoder.Refused r -> { } // a typed refusal: the node counts it and closes if it must
+            case FrameDecoder.VersionMismatch v -> { } // a HELLO without a common version: refused, closed
             case Hello h -> { }
             case ChainRequest r -> { }
             case ChainResultFrame r -> { }
             case ChainErrorFrame e -> { }
             case ReplyFrame r -> { }
             case QuietFrame q -> { }
+            case CancelFrame c -> { }
             default -> fail("not an rpcc message: " + message.getClass());
         }
     }
@@ -254,6 +262,15 @@ class WireFuzzTest {
     private static void checkMalformed(HopFailure e) {
         assertEquals(ErrorCode.MALFORMED_FRAME, e.code(), e::toString);
         assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), "a refusal without a reason");
+    }
+
+    /** A user value that could not be read: malformed, or of a type id this node has not registered (that id given). */
+    private static void checkUnreadableValue(HopFailure e) {
+        if (e.code() == ErrorCode.UNREGISTERED_TYPE) {
+            assertNotNull(e.fields().typeId(), e::toString);
+            return;
+        }
+        checkMalformed(e);
     }
 
     /**
@@ -360,7 +377,9 @@ class WireFuzzTest {
         return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
                 List.of(new ConsoleLine(1, "a", "chaining", "hi")),
                 List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), "lookup",
-                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half());
+                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(),
+                new NodeAddress("client-1", "127.0.0.1", 4000), Metadata.empty().with("tenant", "acme"), List.of(),
+                BranchId.root(), 1_500_000_000L);
     }
 
     /** A message's frame without its length field. */
@@ -410,6 +429,7 @@ class WireFuzzTest {
                 List.of("a", "h"), List.of("d"), List.of(new ConsoleLine(1, "a", "s", "t")), List.of()),
                 Credit.ONE.half()));
         messages.add(new QuietFrame(4, SECRET, Credit.ONE.half().half().half()));
+        messages.add(new CancelFrame(5, SECRET, "client-1", 1_500_000_000L));
         return messages.stream().map(WireFuzzTest::body);
     }
 

@@ -1,0 +1,93 @@
+package io.rpcc.server;
+
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunction;
+import io.rpcc.core.HopRejectedException;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.NextHop;
+import io.rpcc.core.ServiceFunction;
+
+/**
+ * Code that a server runs around every hop, for what concerns all service functions alike:
+ * authentication, auditing, metrics, trace context. Registered with
+ * {@code RpccServer.builder(name).interceptor(...)}; modelled on gRPC's {@code ServerInterceptor}
+ * and Armeria's decorators. Each method has a default that does nothing but go on, so an
+ * interceptor overrides only what it needs.
+ *
+ * <pre>{@code
+ * RpccServer.builder("inventory")
+ *     .interceptor(new ServerInterceptor() {
+ *         public Object interceptService(ChainContext ctx, String serviceFunction, Object params,
+ *                                        ServiceFunction next) throws Exception {
+ *             if (!tokens.isValid(ctx.metadata().get("authorization"))) {
+ *                 throw new HopRejectedException("no valid credential");
+ *             }
+ *             return next.apply(params);
+ *         }
+ *     })
+ * }</pre>
+ *
+ * <p>For each hop a server runs {@link #interceptService} around the service function, then
+ * {@link #interceptChaining} around the chaining function, then, if the chain goes on to another
+ * hop, {@link #interceptForward} just before it leaves. Interceptors run in the order they were
+ * registered, the first one outermost; {@link ChainContext#current()} is the hop's context in all
+ * three. A hop that is not forwarded (its chain ends here, or a chaining proxy runs its chaining
+ * function) has no forward step; at a chaining proxy, the proxy's interceptors run around the
+ * chaining function and the forward.
+ *
+ * <p>Throwing {@link HopRejectedException} from any method ends the chain with that exception at the
+ * originator, naming this hop and host. Any other exception from {@link #interceptService} ends it
+ * like a failing service function ({@code ServiceFunctionException}); from the other two methods,
+ * with a {@code ChainException} naming the exception. Interceptors run on the hop's thread (never an
+ * event loop) and must be thread-safe.
+ */
+public interface ServerInterceptor {
+
+    /**
+     * Runs around the service function: call {@code next.apply(params)} to go on (to the next
+     * interceptor, then the function), or return a result without calling it, or throw.
+     *
+     * @param context the hop's context, with the chain's metadata
+     * @param serviceFunction the name of the service function the hop calls
+     * @param params its parameters
+     * @param next the rest of the interceptors and the service function
+     * @return the service function's result, as the chaining function will see it
+     * @throws Exception ends the chain (see the class description)
+     */
+    default Object interceptService(ChainContext context, String serviceFunction, Object params, ServiceFunction next)
+            throws Exception {
+        return next.apply(params);
+    }
+
+    /**
+     * Runs around the chaining function: call {@code next.apply(state, result)} to go on, or return
+     * a {@link NextHop} without calling it, or throw.
+     *
+     * @param context the hop's context, with the chain's metadata
+     * @param state the chain state the chaining function receives
+     * @param result the service function's result
+     * @param next the rest of the interceptors and the chaining function
+     * @return where the chain goes next
+     * @throws Exception ends the chain (see the class description)
+     */
+    default NextHop interceptChaining(ChainContext context, ChainState state, Object result, ChainingFunction next)
+            throws Exception {
+        return next.apply(state, result);
+    }
+
+    /**
+     * Runs just before the chain leaves for its next hop, and gives the metadata that hop receives:
+     * the place to add, replace or remove entries for the rest of the chain (e.g. a trace span, or
+     * dropping a credential before a hop outside the trust domain). Return {@code metadata}
+     * unchanged to go on as is; throw {@link HopRejectedException} to stop the chain here.
+     *
+     * @param context the hop's context, whose {@link ChainContext#metadata()} is what this hop received
+     * @param next the next hop the chaining function chose
+     * @param metadata the metadata so far (as the previous interceptor returned it)
+     * @return the metadata for the next hop
+     */
+    default Metadata interceptForward(ChainContext context, NextHop.Call next, Metadata metadata) {
+        return metadata;
+    }
+}

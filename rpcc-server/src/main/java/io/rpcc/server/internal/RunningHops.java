@@ -1,0 +1,66 @@
+package io.rpcc.server.internal;
+
+import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.chain.HopReplies;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The hops a server is running, from their arrival until they are done (service and chaining
+ * functions returned, and nothing they started still runs or sends replies): what a shutdown waits
+ * for, and what a close abandons.
+ */
+final class RunningHops {
+    /** One hop: its header and its replies (which also decide who hands its credit over). */
+    record Hop(ChainHeader header, HopReplies replies) {
+    }
+
+    private final Set<Hop> hops = ConcurrentHashMap.newKeySet();
+
+    /** A hop arrived; it counts until {@link #ran} has been called and its replies are quiet. */
+    Hop arrived(Node node, ChainHeader header, HopControl control) {
+        Hop hop = new Hop(header, new HopReplies(node, header, control));
+        hops.add(hop);
+        return hop;
+    }
+
+    /** The hop's own code returned (its thread); it is done once its replies are quiet too. */
+    void ran(Hop hop) {
+        hop.replies().whenQuiet().whenComplete((v, e) -> hops.remove(hop));
+    }
+
+    /** Hops arrived and not done. */
+    int size() {
+        return hops.size();
+    }
+
+    /**
+     * Reports every hop that has not handed its chain on yet to its originator as failed with
+     * {@link ErrorCode#NODE_CLOSED}, with the hop's credit; completes when the reports are written
+     * or have failed.
+     */
+    CompletableFuture<Void> abandonAll(Node node) {
+        List<CompletableFuture<Void>> reports = new ArrayList<>();
+        for (Hop hop : hops) {
+            ChainHeader h = hop.header();
+            Credit credit = hop.replies().abandon(h.credit());
+            if (credit != null) {
+                HopFailure f = new HopFailure(ErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while"
+                        + " hop " + h.hop() + " ('" + h.serviceFunction() + "') ran there; the hop was abandoned and may"
+                        + " have run in part");
+                reports.add(node.sendFailure(h, f, node.pathThrough(h), h.console(), h.timings(), credit)
+                        .exceptionally(e -> null));
+            }
+            hops.remove(hop);
+        }
+        return CompletableFuture.allOf(reports.toArray(CompletableFuture[]::new));
+    }
+}
