@@ -6,6 +6,7 @@ import io.rpcc.core.Metadata;
 import io.rpcc.core.MetadataTooLargeException;
 import io.rpcc.core.StaticRoute;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 
 /**
@@ -18,6 +19,7 @@ import java.util.Objects;
  *     .chainingFunction(route)
  *     .state(ChainState.of("sku", order.sku()))
  *     .timeout(Duration.ofSeconds(2))
+ *     .deadline(Duration.ofMillis(500))  // hops that would start later are refused
  *     .metadata("tenant", "acme")  // travels with the chain to every hop
  *     .interactive(true);          // run every chaining function here, as plain RPCs
  * ChainResult r = client.startChain(call).join();
@@ -33,9 +35,11 @@ import java.util.Objects;
  * @param maxHops the hop limit, or 0 for the client's default
  * @param interactive whether to run in interactive mode, or {@code null} for the client's default
  * @param metadata the chain's metadata, which every hop can read ({@code ChainContext.metadata()})
+ * @param deadline when the chain must be done, on this node's clock, or {@code null}: the timeout alone
  */
 public record ChainCall(String server, String serviceFunction, Object params, ChainingFunctionSource chainingFunction,
-                        ChainState state, Duration timeout, int maxHops, Boolean interactive, Metadata metadata) {
+                        ChainState state, Duration timeout, int maxHops, Boolean interactive, Metadata metadata,
+                        Instant deadline) {
 
     public ChainCall {
         Objects.requireNonNull(server, "server");
@@ -53,7 +57,8 @@ public record ChainCall(String server, String serviceFunction, Object params, Ch
 
     /** A plain call of {@code serviceFunction} at {@code server}, to be completed with the setters. */
     public static ChainCall to(String server, String serviceFunction) {
-        return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null, Metadata.empty());
+        return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null,
+                Metadata.empty(), null);
     }
 
     /** A chain along {@code route}, starting with {@code params}. */
@@ -64,38 +69,61 @@ public record ChainCall(String server, String serviceFunction, Object params, Ch
 
     /** With the first service function's parameters. */
     public ChainCall params(Object params) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
     }
 
     /** With the chaining function to run after the first service function. */
     public ChainCall chainingFunction(ChainingFunctionSource cf) {
-        return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive, metadata);
+        return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive, metadata,
+                deadline);
     }
 
     /** With the initial state. */
     public ChainCall state(ChainState state) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
+    }
+
+    /**
+     * With a deadline: the chain's servers start no hop after it (the hop that would start later
+     * ends the chain with a {@code DeadlineExceededException} naming it), and service functions read
+     * it from {@code ChainContext.current().deadline()}. It travels as a budget, so the servers'
+     * clocks need not agree with this one. The chain's effective deadline is the earlier of this and
+     * the timeout; unlike the timeout, it does not make the client stop waiting by itself.
+     */
+    public ChainCall deadline(Instant deadline) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
+                metadata, Objects.requireNonNull(deadline, "deadline"));
+    }
+
+    /** With a deadline {@code budget} from now: {@code deadline(Instant.now().plus(budget))}. */
+    public ChainCall deadline(Duration budget) {
+        return deadline(Instant.now().plus(budget));
     }
 
     /** With a timeout for the whole chain. */
     public ChainCall timeout(Duration timeout) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
     }
 
     /** With a hop limit. */
     public ChainCall maxHops(int maxHops) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
     }
 
     /** In interactive mode ({@code true}) or chain mode ({@code false}). */
     public ChainCall interactive(boolean interactive) {
-        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata);
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
+                deadline);
     }
 
     /** With {@code metadata} as the chain's metadata (replacing what was set before). */
     public ChainCall metadata(Metadata metadata) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata);
+                metadata, deadline);
     }
 
     /**

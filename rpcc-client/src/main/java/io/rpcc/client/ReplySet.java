@@ -1,16 +1,15 @@
 package io.rpcc.client;
 
-import io.netty.channel.Channel;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.internal.chain.ChainOriginator;
+import io.rpcc.core.internal.chain.ReplyWindow;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.Set;
 import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.concurrent.CompletableFuture;
@@ -42,20 +41,23 @@ import java.util.stream.StreamSupport;
  * }</pre>
  *
  * <p>Also an {@link Iterable} (one pass), a {@link #stream()} and a {@link #publisher()}. The buffer
- * is bounded: when it is full, rpcc stops reading from the connections that bring replies, the
- * producers' connections stop being writable and their {@code preturn} waits; memory stays bounded
- * whatever the speed of the reader. (Other chains sharing those connections wait too.)
+ * is bounded, in replies and in bytes ({@code RpccClient.builder().replyBufferSize(n)} and
+ * {@code replyBufferBytes(b)}), exactly: the servers that produce replies send only within the room
+ * this set grants them, and their {@code preturn} waits while there is none; memory stays bounded
+ * whatever the speed of the reader, and other chains, even on the same connections, are not held up.
+ *
+ * <p>{@link #cancel()} stops the chain wherever it is, and ends the set with a
+ * {@link ChainCancelledException}; a timeout cancels the chain too.
  *
  * @param <T> the type of the replies
  */
 public final class ReplySet<T> implements Iterable<T> {
     private final Class<T> type;
-    private final int capacity;
+    private final ReplyWindow window;
     private final Executor executor;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final ArrayDeque<Object> buffer = new ArrayDeque<>();
-    private final Set<Channel> paused = new HashSet<>();
+    private final ArrayDeque<Buffered> buffer = new ArrayDeque<>();
     private final CompletableFuture<ChainResult> result = new CompletableFuture<>();
     private final CompletableFuture<ReplySet<T>> done = new CompletableFuture<>();
     private final AtomicBoolean iterated = new AtomicBoolean();
@@ -66,37 +68,82 @@ public final class ReplySet<T> implements Iterable<T> {
     private int received;
     private int arrivedAfterEnd;
     private int maxBuffered;
+    private long bufferedBytes;
+    private long maxBufferedBytes;
+    private volatile Runnable canceller;
 
-    ReplySet(Class<T> type, int capacity, Executor executor) {
+    /** A reply waiting to be read, and what it costs of the window. */
+    private record Buffered(Object value, int bytes) {
+    }
+
+    ReplySet(Class<T> type, int capacity, long capacityBytes, Executor executor) {
         if (capacity < 1) {
             throw new IllegalArgumentException("reply buffer capacity must be positive, got " + capacity);
         }
         this.type = type;
-        this.capacity = capacity;
+        this.window = new ReplyWindow(capacity, capacityBytes);
         this.executor = executor;
     }
 
     // ------------------------------------------------------------------ fed by rpcc
 
-    /** Where rpcc delivers this set's replies (internal). */
+    /** Where rpcc delivers this set's replies, and the window that bounds them (internal). */
     public ChainOriginator.ReplySink sink() {
-        return this::add;
+        return new ChainOriginator.ReplySink() {
+            @Override
+            public void onReply(Object value, int hop, String host, int bytes) {
+                add(value, bytes);
+            }
+
+            @Override
+            public ReplyWindow window() {
+                return window;
+            }
+        };
     }
 
-    private void add(Object value, int hop, String host, Channel from) {
+    private void add(Object value, int bytes) {
         lock.lock();
         try {
             if (ended) {
                 arrivedAfterEnd++; // never expected: the termination protocol forbids it; counted for tests
                 return;
             }
-            buffer.add(value);
+            buffer.add(new Buffered(value, bytes));
             received++;
+            bufferedBytes += bytes;
             maxBuffered = Math.max(maxBuffered, buffer.size());
-            if (buffer.size() >= capacity && from != null && paused.add(from)) {
-                from.config().setAutoRead(false);
-            }
+            maxBufferedBytes = Math.max(maxBufferedBytes, bufferedBytes);
             changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What {@link #cancel()} runs to cancel the chain (set once by the client). */
+    void cancelWith(Runnable canceller) {
+        this.canceller = canceller;
+    }
+
+    /**
+     * Cancels the chain: the notice follows it from server to server, the hop running is
+     * interrupted, the producers' {@code preturn} throws, no further hop starts, and the set ends at
+     * once with a {@link ChainCancelledException} ({@link #error()}, {@link #result()}); the replies
+     * received so far stay readable, and those still on their way are dropped.
+     *
+     * @return {@code true} if this call ended the set, {@code false} if it had already ended
+     */
+    public boolean cancel() {
+        if (isDone()) {
+            return false;
+        }
+        Runnable c = canceller;
+        if (c != null) {
+            c.run();
+        }
+        lock.lock();
+        try {
+            return ended && error instanceof ChainCancelledException;
         } finally {
             lock.unlock();
         }
@@ -127,19 +174,11 @@ public final class ReplySet<T> implements Iterable<T> {
             } else if (result.isCompletedExceptionally()) {
                 error = result.handle((r, e) -> e).join();
             }
-            resumeReading();
             changed.signalAll();
         } finally {
             lock.unlock();
         }
         executor.execute(() -> done.complete(this));
-    }
-
-    private void resumeReading() {
-        for (Channel ch : paused) {
-            ch.config().setAutoRead(true);
-        }
-        paused.clear();
     }
 
     // ------------------------------------------------------------------ read by the user
@@ -183,6 +222,7 @@ public final class ReplySet<T> implements Iterable<T> {
      * @throws NoSuchElementException if the set ended without more replies
      */
     public T next() {
+        Buffered next;
         lock.lock();
         try {
             while (buffer.isEmpty() && !ended) {
@@ -191,14 +231,13 @@ public final class ReplySet<T> implements Iterable<T> {
             if (buffer.isEmpty()) {
                 throw new NoSuchElementException("the reply set has ended");
             }
-            Object value = buffer.poll();
-            if (!paused.isEmpty() && buffer.size() <= capacity / 2) {
-                resumeReading();
-            }
-            return type.cast(value);
+            next = buffer.poll();
+            bufferedBytes -= next.bytes();
         } finally {
             lock.unlock();
         }
+        window.consumed(next.bytes()); // the room goes back to the producers (may send a grant)
+        return type.cast(next.value());
     }
 
     /** A one-pass iterator over the replies ({@link #hasMore()} / {@link #next()}). */
@@ -275,7 +314,7 @@ public final class ReplySet<T> implements Iterable<T> {
         }
     }
 
-    /** Whether the set ended before the chain produced everything: by an error or a timeout. */
+    /** Whether the set ended before the chain produced everything: by an error, a timeout or a cancel. */
     public boolean isPartial() {
         lock.lock();
         try {
@@ -320,6 +359,16 @@ public final class ReplySet<T> implements Iterable<T> {
         lock.lock();
         try {
             return maxBuffered;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The most bytes (of reply frames) that were ever waiting in the buffer at once (for monitoring). */
+    public long maxBufferedBytes() {
+        lock.lock();
+        try {
+            return maxBufferedBytes;
         } finally {
             lock.unlock();
         }

@@ -1,7 +1,9 @@
 package io.rpcc.client;
 
+import io.rpcc.client.internal.CancellableFuture;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.InteractiveChain;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
@@ -56,6 +58,7 @@ public final class RpccClient implements AutoCloseable {
     private final Duration defaultTimeout;
     private final boolean defaultInteractive;
     private final int replyBufferSize;
+    private final long replyBufferBytes;
     private final String repository;
     private final int inlineLimit;
     private final java.util.Set<String> uploaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -69,6 +72,7 @@ public final class RpccClient implements AutoCloseable {
         this.defaultTimeout = b.timeout;
         this.defaultInteractive = b.interactive;
         this.replyBufferSize = b.replyBufferSize;
+        this.replyBufferBytes = b.replyBufferBytes;
         this.repository = b.repository;
         this.inlineLimit = b.inlineFunctionLimit;
         this.interceptors = List.copyOf(b.interceptors);
@@ -111,11 +115,20 @@ public final class RpccClient implements AutoCloseable {
         return startChain(ChainCall.along(route, params));
     }
 
-    /** Starts a chain described by {@code call}. */
+    /**
+     * Starts a chain described by {@code call}. {@code cancel(true)} on the returned future cancels
+     * the chain wherever it is (the notice follows it from server to server: the hop running is
+     * interrupted and no further hop starts); the future then throws a {@code CancellationException}
+     * whose cause is a {@link ChainCancelledException}.
+     */
     public CompletableFuture<ChainResult> startChain(ChainCall call) {
         // The internal future completes on an event loop; user code continues on the executor.
-        CompletableFuture<ChainResult> user = new CompletableFuture<>();
-        launch(call).whenComplete((r, e) -> node.executor().execute(() -> {
+        CompletableFuture<ChainResult> internal = launch(call);
+        CompletableFuture<ChainResult> user = new CancellableFuture<>(() -> {
+            internal.cancel(true);
+            return CancellableFuture.cancellationCause(internal);
+        });
+        internal.whenComplete((r, e) -> node.executor().execute(() -> {
             if (e != null) {
                 user.completeExceptionally(Node.unwrap(e));
             } else {
@@ -184,22 +197,23 @@ public final class RpccClient implements AutoCloseable {
         int maxHops = maxHops(call);
         if (isInteractive(call)) {
             return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                    call.state(), call.metadata(), timeout, maxHops);
+                    call.state(), call.metadata(), timeout, call.deadline(), maxHops);
         }
         return launcher.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                call.state(), call.metadata(), timeout, maxHops);
+                call.state(), call.metadata(), timeout, call.deadline(), maxHops);
     }
 
     /**
      * Starts a chain whose partial replies ({@code preturn} at any hop) are read as they arrive. The
-     * set ends exactly when the chain's result and every reply of every hop have arrived.
+     * set ends exactly when the chain's result and every reply of every hop have arrived;
+     * {@link ReplySet#cancel()} cancels the chain.
      *
      * @param replyType the type of the replies ({@code Object.class} for any)
      */
     public <T> ReplySet<T> startChainWithReplies(ChainCall call, Class<T> replyType) {
         Objects.requireNonNull(call, "call");
         node.requireStarted();
-        ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, node.executor());
+        ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, replyBufferBytes, node.executor());
         try {
             node.requireAcceptingChains();
             call = prepare(call);
@@ -209,11 +223,14 @@ public final class RpccClient implements AutoCloseable {
             return replies;
         }
         if (isInteractive(call)) {
-            return interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
+            replies.cancelWith(interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(),
+                    call.params(), call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
+                    maxHops(call)));
+            return replies;
         }
-        return launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
+        replies.cancelWith(launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
+                call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(), maxHops(call)));
+        return replies;
     }
 
     /**
@@ -241,7 +258,8 @@ public final class RpccClient implements AutoCloseable {
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
             return interactiveChains.runCollecting(call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), maxHops(call));
+                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
+                    maxHops(call));
         }
         return await(launchPrepared(call));
     }
@@ -292,7 +310,7 @@ public final class RpccClient implements AutoCloseable {
         return node.originator().inFlight();
     }
 
-    /** Result or error frames that arrived after their chain had ended (timed out). */
+    /** Result, error, reply or QUIET frames that arrived after their chain had ended (timed out or cancelled). */
     public long lateFrames() {
         return node.originator().lateFrames();
     }
@@ -301,6 +319,11 @@ public final class RpccClient implements AutoCloseable {
     public ClientStats stats() {
         var t = node.transport().stats();
         return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals());
+    }
+
+    /** Chains this client's node remembers for cancellation (test hook: drains to zero once chains end). */
+    int trackedChains() {
+        return node.trackedChains();
     }
 
     /**
@@ -326,6 +349,7 @@ public final class RpccClient implements AutoCloseable {
         private Duration timeout = Duration.ofSeconds(30);
         private boolean interactive;
         private int replyBufferSize = 1024;
+        private long replyBufferBytes = 16L << 20;
         private String repository;
         private int inlineFunctionLimit = 2048;
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
@@ -347,14 +371,27 @@ public final class RpccClient implements AutoCloseable {
         }
 
         /**
-         * How many partial replies a {@link ReplySet} buffers before the client stops reading from
-         * the connections that bring them (default 1024).
+         * How many partial replies a {@link ReplySet} holds unread, at most (default 1024): the servers
+         * that produce them send only within the room the set grants them, and wait when there is none.
          */
         public Builder replyBufferSize(int replies) {
             if (replies < 1) {
                 throw new IllegalArgumentException("replyBufferSize must be positive, got " + replies);
             }
             this.replyBufferSize = replies;
+            return this;
+        }
+
+        /**
+         * How many bytes of partial replies (counted as their frames on the wire) a {@link ReplySet}
+         * holds unread, at most (default 16 MiB). A reply larger than this can never be sent: its
+         * {@code preturn} fails with {@code FlowControlException} after the server's reply write timeout.
+         */
+        public Builder replyBufferBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("replyBufferBytes must be positive, got " + bytes);
+            }
+            this.replyBufferBytes = bytes;
             return this;
         }
 

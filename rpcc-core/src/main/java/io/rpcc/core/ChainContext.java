@@ -1,5 +1,6 @@
 package io.rpcc.core;
 
+import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
@@ -78,6 +79,27 @@ public interface ChainContext {
     VirtualConsole console();
 
     /**
+     * The chain's deadline on this node's clock: the earlier of the originator's
+     * {@code ChainCall.deadline(...)} and its timeout, less the time the chain spent on the way here
+     * (each node's own time plus its network allowance per crossing: the nodes' clocks need not
+     * agree, only the remaining budget travels). Like gRPC's {@code Context.current().getDeadline()}:
+     * pass {@code Duration.between(Instant.now(), deadline())} on to calls this function makes, or
+     * give up early once it is past. Every chain started by {@code RpccClient} has one;
+     * {@link Instant#MAX} if the chain has none. The next hop does not start once it is past: the
+     * chain ends with a {@link DeadlineExceededException} naming that hop.
+     */
+    Instant deadline();
+
+    /**
+     * Whether the originator cancelled the chain ({@code future.cancel}, {@code ReplySet.cancel()} or
+     * its timeout). When it becomes true, the threads working for this hop (this function's and those
+     * started through this context) are interrupted, {@link #preturn} throws
+     * {@link ChainCancelledException}, and the chain goes no further: the function's result is
+     * dropped. Long loops that ignore interrupts should check it.
+     */
+    boolean isCancelled();
+
+    /**
      * Sends a partial reply straight to the chain's originator, which reads it from its
      * {@code ReplySet} while the chain goes on. Callable any number of times, from the service
      * function, the chaining function (a "client response", paper 7.1) or any work started through
@@ -87,6 +109,7 @@ public interface ChainContext {
      * @throws IllegalStateException if the hop has ended (the reply came from a thread that was not
      *     started through this context)
      * @throws UnregisteredTypeException if the reply's class is not registered
+     * @throws ChainCancelledException if the originator cancelled the chain
      */
     void preturn(Object reply);
 

@@ -54,9 +54,9 @@ public enum ChainErrorCode {
     REPOSITORY_UNAVAILABLE(15),
     /** TLS could not authenticate a peer ({@link PeerAuthenticationException}). */
     PEER_AUTHENTICATION(16),
-    /** The chain's deadline passed before a hop could start (reserved for deadlines). */
+    /** The chain's deadline passed before a hop could start ({@link DeadlineExceededException}). */
     DEADLINE_EXCEEDED(17),
-    /** The originator cancelled the chain (reserved for cancellation). */
+    /** The originator cancelled the chain ({@link ChainCancelledException}). */
     CANCELLED(18),
     /** Two nodes have no protocol version in common ({@link ProtocolVersionException}). */
     PROTOCOL_VERSION(19),

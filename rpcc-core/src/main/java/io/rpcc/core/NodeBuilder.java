@@ -44,6 +44,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final int DEFAULT_MAX_NODE_NAME_LENGTH = 255;
     /** Default deepest nesting of a value: 128 levels (a list of lists of strings has 3). */
     public static final int DEFAULT_MAX_VALUE_DEPTH = Serialization.DEFAULT_MAX_DEPTH;
+    /** Default of {@link #deadlineNetworkAllowance}: 1 ms per crossing. */
+    public static final Duration DEFAULT_DEADLINE_NETWORK_ALLOWANCE = Duration.ofMillis(1);
 
     static {
         BuilderAccess.register(NodeBuilder::settings);
@@ -74,6 +76,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private long maxQueuedWriteBytes = DEFAULT_MAX_QUEUED_WRITE_BYTES;
     private int maxNodeNameLength = DEFAULT_MAX_NODE_NAME_LENGTH;
     private int maxValueDepth = DEFAULT_MAX_VALUE_DEPTH;
+    private Duration deadlineNetworkAllowance = DEFAULT_DEADLINE_NETWORK_ALLOWANCE;
     private Consumer<ChannelPipeline> pipelineCustomizer = pipeline -> { };
 
     /** A builder for a node named {@code name}. */
@@ -172,6 +175,22 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      */
     public B replyWriteTimeout(Duration timeout) {
         this.replyWriteTimeout = Objects.requireNonNull(timeout, "timeout");
+        return self();
+    }
+
+    /**
+     * What a chain's deadline budget loses each time this node sends the chain on, besides the time
+     * the chain spent at this node (default 1 ms): an estimate of the crossing to the next node,
+     * which no clock measures since the nodes' clocks need not agree. Set it near the one-way
+     * latency to the next servers (e.g. 40 ms between continents) so that a hop that cannot finish
+     * in time is refused rather than started; {@link Duration#ZERO} counts only local time.
+     */
+    public B deadlineNetworkAllowance(Duration allowance) {
+        Objects.requireNonNull(allowance, "allowance");
+        if (allowance.isNegative()) {
+            throw new IllegalArgumentException("deadlineNetworkAllowance must not be negative, got " + allowance);
+        }
+        this.deadlineNetworkAllowance = allowance;
         return self();
     }
 
@@ -390,6 +409,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 Math.max(maxQueuedWriteBytes, 4L * maxFrameSize), maxNodeNameLength, maxValueDepth);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
-                maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer);
+                maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,
+                deadlineNetworkAllowance);
     }
 }

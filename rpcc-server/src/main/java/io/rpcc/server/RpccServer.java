@@ -84,6 +84,19 @@ public final class RpccServer implements AutoCloseable {
     }
 
     /**
+     * Chains this server remembers for cancellation: where it sent them, hops of them running here,
+     * cancelled ones whose request may still come (test hook: drains to zero once chains end).
+     */
+    int trackedChains() {
+        return node.trackedChains();
+    }
+
+    /** Hop requests this server refused because their chain had been cancelled (test hook). */
+    long refusedAfterCancel() {
+        return node.refusedAfterCancel();
+    }
+
+    /**
      * Closes the server at once: the hops running here are abandoned (each one's originator gets a
      * {@link NodeClosedException} naming this server, if it can still be sent; a hop that already
      * passed the chain on is left to the originator's timeout), the chains this server started end

@@ -211,7 +211,7 @@ final class RawPeer implements AutoCloseable {
     ChainHeader header(long id, String function, String originHost, int originPort) {
         return new ChainHeader(id, ChainSecret.random(), name, originHost, originPort, 1, 10, List.of(), List.of(),
                 List.of(), function, ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress(name, originHost, originPort),
-                Metadata.empty(), List.of(), BranchId.root());
+                Metadata.empty(), List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
     }
 
     /** A valid REQUEST frame whose params and state (the last two bytes, 0 0) are replaced by {@code tail}. */

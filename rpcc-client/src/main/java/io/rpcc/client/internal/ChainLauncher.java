@@ -14,6 +14,7 @@ import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -42,25 +43,44 @@ public final class ChainLauncher {
     /**
      * Starts a chain in chain mode: the whole chain runs at the servers and the result comes
      * straight from the last one. Partial replies are collected into {@link ChainResult#replies()}.
-     * The future completes on an event loop: attach no user code.
+     * The future completes on an event loop: attach no user code. Cancelling it cancels the chain.
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                               Duration timeout, int maxHops) {
+                                               Duration timeout, Instant deadline, int maxHops) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, 1, maxHops,
-                List.of(),
-                (value, hop, host, from) -> collected.add(value));
-        return whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
-                arrival.arrivedNanos() - p.startNanos(), false).withReplies(collected));
+        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
+                maxHops, List.of(), (value, hop, host, from) -> collected.add(value));
+        CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> cancel(p, "its future was cancelled"));
+        whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
+                arrival.arrivedNanos() - p.startNanos(), false).withReplies(collected)).whenComplete((r, e) -> {
+                    if (e == null) {
+                        out.complete(r);
+                    } else {
+                        out.completeExceptionally(Node.unwrap(e));
+                    }
+                });
+        return out;
     }
 
-    /** Starts a chain in chain mode whose partial replies go to {@code replies} as they arrive. */
-    public <T> ReplySet<T> startWithReplies(ReplySet<T> replies, String server, String serviceFunction, Object params,
-                                            ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                            Duration timeout, int maxHops) {
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, 1, maxHops,
-                List.of(), replies.sink());
+    /**
+     * Cancels chain {@code p} (see {@link Node#cancel}); returns the exception it ended with, or
+     * {@code null} if it had ended before.
+     */
+    Throwable cancel(ChainOriginator.Pending p, String why) {
+        node.cancel(p, why);
+        return p.outcome().handle((r, e) -> e == null ? null : Node.unwrap(e)).getNow(null);
+    }
+
+    /**
+     * Starts a chain in chain mode whose partial replies go to {@code replies} as they arrive;
+     * returns what cancels it.
+     */
+    public Runnable startWithReplies(ReplySet<?> replies, String server, String serviceFunction, Object params,
+                                     ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                     Duration timeout, Instant deadline, int maxHops) {
+        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
+                maxHops, List.of(), replies.sink());
         p.outcome().whenComplete((arrival, e) -> {
             if (e == null) {
                 try {
@@ -73,7 +93,7 @@ public final class ChainLauncher {
             }
         });
         p.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
-        return replies;
+        return () -> node.cancel(p, "ReplySet.cancel()");
     }
 
     /**
@@ -90,11 +110,15 @@ public final class ChainLauncher {
         });
     }
 
-    /** Sends hop {@code hop} (after {@code path}) with all the chain's credit and registers it. */
+    /**
+     * Sends hop {@code hop} (after {@code path}) with all the chain's credit and registers it; its
+     * budget is the earlier of {@code timeout} and {@code deadline} (or {@code null}).
+     */
     ChainOriginator.Pending launch(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                   ChainState state, Metadata metadata, Duration timeout, int hop, int maxHops,
-                                   List<String> path, ChainOriginator.ReplySink sink) {
-        return node.launch(server, serviceFunction, params, cf, state, metadata, timeout, hop, maxHops, path, sink);
+                                   ChainState state, Metadata metadata, Duration timeout, Instant deadline, int hop,
+                                   int maxHops, List<String> path, ChainOriginator.ReplySink sink) {
+        return node.launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, hop, maxHops, path,
+                sink);
     }
 
     /** The result in {@code frame}; throws if its value could not be decoded. */

@@ -1,6 +1,7 @@
 package io.rpcc.client.internal;
 
 import io.rpcc.client.ReplySet;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
@@ -14,17 +15,21 @@ import io.rpcc.core.NextHop;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.HopContext;
+import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Interactive mode (paper section 3.7): every chaining function runs at the client, so the chain
@@ -47,6 +52,58 @@ public final class InteractiveChain {
     public record Run(ChainResult result, ChainException error, CompletableFuture<Void> finished) {
     }
 
+    /**
+     * The cancellation of one interactive chain: the step in flight is cancelled (its notice follows
+     * its trail like any chain's) and no further step, nor chaining function, starts.
+     */
+    static final class Cancellation {
+        private final Node node;
+        private boolean cancelled; // guarded by this
+        private ChainOriginator.Pending step; // guarded by this
+
+        Cancellation(Node node) {
+            this.node = node;
+        }
+
+        /** The step now in flight; cancelled at once if the chain is. */
+        void stepping(ChainOriginator.Pending p) {
+            boolean now;
+            synchronized (this) {
+                step = p;
+                now = cancelled;
+            }
+            if (now) {
+                node.cancel(p, "interactive chain cancelled");
+            }
+        }
+
+        /** Throws the chain's {@link ChainCancelledException} if it was cancelled. */
+        synchronized void check(int hop) {
+            if (cancelled) {
+                throw exception(hop);
+            }
+        }
+
+        /** Cancels the chain; returns the exception it ends with. */
+        ChainException cancel(String why) {
+            ChainOriginator.Pending p;
+            synchronized (this) {
+                cancelled = true;
+                p = step;
+            }
+            if (p != null) {
+                node.cancel(p, why);
+            }
+            return exception(0);
+        }
+
+        private ChainException exception(int hop) {
+            return ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+                    "interactive chain cancelled by its originator; its step in flight was told to stop", node.name(),
+                    hop, List.of(), List.of(), List.of(), List.of()));
+        }
+    }
+
     /** Interactive chains started through {@code launcher}. */
     public InteractiveChain(ChainLauncher launcher) {
         this.launcher = launcher;
@@ -54,10 +111,18 @@ public final class InteractiveChain {
 
     /** Runs a chain on the calling thread and waits until it is finished; replies are collected in the result. */
     public ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                     ChainState state, Metadata metadata, Duration timeout, int maxHops) {
+                                     ChainState state, Metadata metadata, Duration timeout, Instant deadline,
+                                     int maxHops) {
+        return runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
+                new Cancellation(launcher.node()));
+    }
+
+    private ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
+                                      ChainState state, Metadata metadata, Duration timeout, Instant deadline,
+                                      int maxHops, Cancellation cancellation) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        Run run = run(server, serviceFunction, params, cf, state, metadata, timeout, maxHops,
-                (value, hop, host, from) -> collected.add(value));
+        Run run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
+                (value, hop, host, from) -> collected.add(value), cancellation);
         ChainLauncher.join(run.finished().handle((v, e) -> {
             if (run.error() != null) {
                 throw run.error();
@@ -70,14 +135,19 @@ public final class InteractiveChain {
         return run.result().withReplies(collected);
     }
 
-    /** Runs a chain on the node's executor; the future completes like {@link ChainLauncher#start}'s. */
+    /**
+     * Runs a chain on the node's executor; the future completes like {@link ChainLauncher#start}'s,
+     * and cancelling it cancels the chain.
+     */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                               Duration timeout, int maxHops) {
-        CompletableFuture<ChainResult> out = new CompletableFuture<>();
+                                               Duration timeout, Instant deadline, int maxHops) {
+        Cancellation cancellation = new Cancellation(launcher.node());
+        CompletableFuture<ChainResult> out = new CancellableFuture<>(() -> cancellation.cancel("its future was cancelled"));
         launcher.node().executor().execute(() -> {
             try {
-                out.complete(runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, maxHops));
+                out.complete(runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline,
+                        maxHops, cancellation));
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
             }
@@ -85,14 +155,19 @@ public final class InteractiveChain {
         return out;
     }
 
-    /** Runs a chain on the node's executor, handing replies to {@code replies} as they arrive. */
-    public <T> ReplySet<T> startWithReplies(ReplySet<T> replies, String server, String serviceFunction, Object params,
-                                            ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                            Duration timeout, int maxHops) {
+    /**
+     * Runs a chain on the node's executor, handing replies to {@code replies} as they arrive; returns
+     * what cancels it (it also ends the set).
+     */
+    public Runnable startWithReplies(ReplySet<?> replies, String server, String serviceFunction, Object params,
+                                     ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
+                                     Instant deadline, int maxHops) {
+        Cancellation cancellation = new Cancellation(launcher.node());
         launcher.node().executor().execute(() -> {
             Run run;
             try {
-                run = run(server, serviceFunction, params, cf, state, metadata, timeout, maxHops, replies.sink());
+                run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
+                        replies.sink(), cancellation);
             } catch (RuntimeException | Error e) {
                 replies.resultFailed(e);
                 replies.finished(null);
@@ -105,35 +180,48 @@ public final class InteractiveChain {
             }
             run.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
         });
-        return replies;
+        return () -> replies.finished(cancellation.cancel("ReplySet.cancel()"));
     }
 
     /** Runs a chain on the calling thread; returns when its result (or error) is known. */
     public Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-                   Metadata metadata, Duration timeout, int maxHops, ChainOriginator.ReplySink sink) {
+                   Metadata metadata, Duration timeout, Instant deadline, int maxHops,
+                   ChainOriginator.ReplySink sink) {
+        return run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops, sink,
+                new Cancellation(launcher.node()));
+    }
+
+    private Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
+                    Metadata metadata, Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
+                    Cancellation cancellation) {
         Node node = launcher.node();
         long start = System.nanoTime();
-        long deadline = start + timeout.toNanos();
+        long deadlineNanos = start + timeout.toNanos();
         List<String> path = List.of();
         List<ConsoleLine> console = new CopyOnWriteArrayList<>();
         List<HopTiming> timings = new ArrayList<>();
         List<CompletableFuture<Void>> finishes = new ArrayList<>();
         AtomicLong localCount = new AtomicLong(1); // the driver's own unit, released at the end
         CompletableFuture<Void> localQuiet = new CompletableFuture<>();
+        AtomicReference<ChainException> localFailure = new AtomicReference<>();
+        ReplyWindow window = sink.window(); // one window for every step: the bound holds across them
         finishes.add(localQuiet);
         ChainingFunctionSource current = cf;
         try {
             for (int hop = 1; ; hop++) {
-                long left = deadline - System.nanoTime();
+                cancellation.check(hop);
+                long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
                     throw ErrorCode.TIMEOUT.toException(new ChainFailure(ErrorCode.TIMEOUT.exceptionName(),
                             "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(),
                             console, timings));
                 }
                 ChainOriginator.Pending step = launcher.launch(server, serviceFunction, params,
-                        ChainingFunctionSource.NONE, ChainState.empty(), metadata, Duration.ofNanos(left), hop, maxHops,
+                        ChainingFunctionSource.NONE, ChainState.empty(), metadata, Duration.ofNanos(left), deadline, hop,
+                        maxHops,
                         path, sink);
                 finishes.add(step.finished());
+                cancellation.stepping(step);
                 ChainOriginator.Arrival arrival = ChainLauncher.join(step.outcome());
                 path = arrival.frame().path();
                 console.addAll(arrival.frame().console());
@@ -143,19 +231,22 @@ public final class InteractiveChain {
                     timings.add(timing);
                     return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,
                             Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes, localCount,
-                            localQuiet);
+                            localQuiet, localFailure);
                 }
                 NextHop next;
                 long loadNanos = 0;
                 long cfStart = System.nanoTime();
-                LocalReplies local = new LocalReplies(sink, node.name(), hop, localCount, localQuiet);
+                LocalReplies local = new LocalReplies(sink, window, node.settings().replyWriteTimeout(), node.name(),
+                        hop, localCount, localQuiet, localFailure);
                 try {
                     FunctionRuntime.Loaded loaded = node.functions().load(current);
                     loadNanos = loaded.loadNanos();
                     cfStart = System.nanoTime();
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
+                    long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
                     try (var scope = new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, local, metadata, BranchId.root()).push()) {
+                            node.name(), cfConsole, local, metadata, BranchId.root(),
+                            new HopControl(System.nanoTime(), budget)).push()) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {
@@ -167,7 +258,7 @@ public final class InteractiveChain {
                     case NextHop.End end -> {
                         return finish(new ChainResult(end.result(), node.name(), path, console, timings,
                                 Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes,
-                                localCount, localQuiet);
+                                localCount, localQuiet, localFailure);
                     }
                     case NextHop.Call call -> {
                         int limit = Math.min(maxHops, node.settings().maxHops());
@@ -186,15 +277,14 @@ public final class InteractiveChain {
                 }
             }
         } catch (ChainException e) {
-            return finish(null, e, finishes, localCount, localQuiet);
+            return finish(null, e, finishes, localCount, localQuiet, localFailure);
         }
     }
 
     private static Run finish(ChainResult result, ChainException error, List<CompletableFuture<Void>> finishes,
-                              AtomicLong localCount, CompletableFuture<Void> localQuiet) {
-        if (localCount.decrementAndGet() == 0) {
-            localQuiet.complete(null);
-        }
+                              AtomicLong localCount, CompletableFuture<Void> localQuiet,
+                              AtomicReference<ChainException> localFailure) {
+        LocalReplies.release(localCount, localQuiet, localFailure);
         return new Run(result, error, CompletableFuture.allOf(finishes.toArray(CompletableFuture[]::new)));
     }
 }

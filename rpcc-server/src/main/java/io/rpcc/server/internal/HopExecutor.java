@@ -13,6 +13,7 @@ import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.HopContext;
+import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.HopReplies;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
@@ -31,6 +32,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs one hop of a chain at a server (paper Fig. 3, steps 3 to 7): the service function, then the
@@ -39,6 +41,10 @@ import java.util.concurrent.Executor;
  * originator as a typed error naming this hop; the server carries on. The hop's partial replies and
  * its share of the chain's termination credit are handled by {@link HopReplies}: exactly one
  * hand-over per hop decides how much credit travels on with the chain (or its result or error).
+ * A hop that arrives past the chain's deadline does not run its service function and ends the
+ * chain with a deadline error; a hop whose chain is cancelled while it is here (see
+ * {@link HopControl}) stops where it is and sends nothing more: its originator has already ended
+ * the chain.
  */
 public final class HopExecutor implements RequestHandler {
     /** The service function a server asks its chaining proxy to run the chaining function for. */
@@ -64,7 +70,7 @@ public final class HopExecutor implements RequestHandler {
     }
 
     @Override
-    public void onRequest(Node node, ChainRequest request, long arrivedNanos) {
+    public void onRequest(Node node, ChainRequest request, HopControl control, long arrivedNanos) {
         Executor executor = node.executor();
         if (executor instanceof DefaultExecutor && (chainingProxy == null || actsAsProxy)
                 && node.functions().prefersPlatformThread(request.header().chainingFunction())) {
@@ -72,11 +78,11 @@ public final class HopExecutor implements RequestHandler {
             // than hand the function over from a virtual thread and back (two wake-ups per hop)
             executor = FunctionRuntime.platformThreads();
         }
-        RunningHops.Hop hop = running.arrived(node, request.header());
+        RunningHops.Hop hop = running.arrived(node, request.header(), control);
         try {
             executor.execute(() -> {
                 try {
-                    run(node, request, arrivedNanos, hop.replies());
+                    run(node, request, control, arrivedNanos, hop.replies());
                 } finally {
                     running.ran(hop);
                 }
@@ -100,7 +106,8 @@ public final class HopExecutor implements RequestHandler {
         return running.abandonAll(node);
     }
 
-    private void run(Node node, ChainRequest request, long arrivedNanos, HopReplies replies) {
+    private void run(Node node, ChainRequest request, HopControl control, long arrivedNanos,
+                     HopReplies replies) {
         ChainHeader h = request.header();
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
         List<String> path = proxied ? h.path() : node.pathThrough(h); // a proxy is not a hop of its own
@@ -108,8 +115,19 @@ public final class HopExecutor implements RequestHandler {
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
         try {
+            if (control.isCancelled()) {
+                replies.handOver(h.credit()); // cancelled while it waited for a thread
+                return;
+            }
             if (request.decodeError() != null) {
                 throw request.decodeError();
+            }
+            long left = control.remainingNanos(System.nanoTime());
+            if (!proxied && left <= 0) {
+                throw new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
+                        + "' at '" + node.name() + "') started " + TimeUnit.NANOSECONDS.toMillis(-left)
+                        + " ms after the chain's deadline, so its service function did not run; give the chain a "
+                        + "later deadline (ChainCall.deadline or timeout) or make the hops before it faster");
             }
             Object result;
             HopTiming timing;
@@ -121,11 +139,15 @@ public final class HopExecutor implements RequestHandler {
                 result = request.params();
                 timing = timings.removeLast();
             } else {
-                ServiceRun run = runService(node, h, request, console, replies, chainId, arrivedNanos);
+                ServiceRun run = runService(node, h, request, console, replies, control, chainId, arrivedNanos);
+                if (control.isCancelled()) {
+                    replies.handOver(h.credit()); // the result is for nobody: the originator ended the chain
+                    return;
+                }
                 result = run.result();
                 timing = run.timing();
                 if (chainingProxy != null && !h.chainingFunction().isNone()) {
-                    delegate(node, h, path, console, timings, timing, request, result, replies);
+                    delegate(node, h, path, console, timings, timing, request, result, replies, control);
                     return;
                 }
             }
@@ -140,7 +162,7 @@ public final class HopExecutor implements RequestHandler {
             NextHop next;
             VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
             HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies,
-                    h.metadata(), h.branch());
+                    h.metadata(), h.branch(), control);
             HopTiming serviceTiming = timing;
             try (var scope = cfContext.push()) {
                 // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
@@ -158,20 +180,28 @@ public final class HopExecutor implements RequestHandler {
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
             }
+            if (control.isCancelled()) {
+                replies.handOver(h.credit()); // no further hop starts
+                return;
+            }
             switch (next) {
                 case NextHop.End end -> node.sendResult(h, path, List.copyOf(console), timings, end.result(),
                         replies.handOver(h.credit()));
-                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies,
+                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies, control,
                         interceptForward(node, cfContext, call));
             }
         } catch (InvocationAbandoned a) {
             // the hop failed when its chaining function was abandoned; what it did since is dropped
-        } catch (HopFailure f) {
-            node.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
         } catch (RuntimeException | Error e) {
-            node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
-                    + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings,
-                    replies.handOver(h.credit()));
+            if (control.isCancelled()) {
+                replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain
+            } else if (e instanceof HopFailure f) {
+                node.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
+            } else {
+                node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
+                        + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings,
+                        replies.handOver(h.credit()));
+            }
         }
     }
 
@@ -180,7 +210,7 @@ public final class HopExecutor implements RequestHandler {
     }
 
     private ServiceRun runService(Node node, ChainHeader h, ChainRequest request, List<ConsoleLine> console,
-                                  HopReplies replies, String chainId, long arrivedNanos) {
+                                  HopReplies replies, HopControl control, String chainId, long arrivedNanos) {
         ServiceFunction sf = services.get(h.serviceFunction());
         if (sf == null) {
             throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + node.name()
@@ -191,8 +221,8 @@ public final class HopExecutor implements RequestHandler {
         Object result;
         VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
         HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies,
-                h.metadata(), h.branch());
-        try (var scope = sfContext.push()) {
+                h.metadata(), h.branch(), control);
+        try (var scope = sfContext.push(); var working = control.enter()) {
             result = interceptService(sfContext, h.serviceFunction(), sf).apply(request.params());
         } catch (HopRejectedException r) {
             throw rejected(r);
@@ -208,14 +238,14 @@ public final class HopExecutor implements RequestHandler {
     /** Hands the chaining function, with the service function's result, to the chaining proxy. */
     private void delegate(Node node, ChainHeader h, List<String> path, List<ConsoleLine> console,
                           List<HopTiming> timings, HopTiming timing, ChainRequest request, Object result,
-                          HopReplies replies) {
+                          HopReplies replies, HopControl control) {
         timings.add(timing.withChaining(0, 0, chainingProxy));
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
         ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
-                h.metadata());
+                h.metadata(), node.budgetForNext(control, System.nanoTime()));
         node.forward(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
-            if (e != null) {
+            if (e != null && !control.isCancelled()) {
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
                         : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + chainingProxy
@@ -316,7 +346,7 @@ public final class HopExecutor implements RequestHandler {
 
     private static void forward(Node node, ChainHeader h, NextHop.Call call, ChainingFunctionSource current,
                                 List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                                HopReplies replies, Metadata metadata) {
+                                HopReplies replies, HopControl control, Metadata metadata) {
         int limit = Math.min(h.maxHops(), node.settings().maxHops());
         if (h.hop() + 1 > limit) {
             throw new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
@@ -325,10 +355,11 @@ public final class HopExecutor implements RequestHandler {
         ChainingFunctionSource next = call.chainingFunction().isSame() ? current : call.chainingFunction();
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
-        ChainHeader nh = h.onward(h.hop() + 1, path, consoleNow, timings, call.serviceFunction(), next, pass, metadata);
+        ChainHeader nh = h.onward(h.hop() + 1, path, consoleNow, timings, call.serviceFunction(), next, pass, metadata,
+                node.budgetForNext(control, System.nanoTime()));
         ChainState state = call.state();
         node.forward(call.server(), new ChainRequest(nh, call.params(), state, null)).whenComplete((v, e) -> {
-            if (e != null) { // the request and its credit never left: report, with that credit
+            if (e != null && !control.isCancelled()) { // the request and its credit never left: report, with that credit
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
                         : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + call.server() + "': " + cause, cause);

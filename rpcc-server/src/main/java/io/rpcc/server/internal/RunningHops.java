@@ -1,5 +1,6 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.HopReplies;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainHeader;
@@ -25,8 +26,8 @@ final class RunningHops {
     private final Set<Hop> hops = ConcurrentHashMap.newKeySet();
 
     /** A hop arrived; it counts until {@link #ran} has been called and its replies are quiet. */
-    Hop arrived(Node node, ChainHeader header) {
-        Hop hop = new Hop(header, new HopReplies(node, header));
+    Hop arrived(Node node, ChainHeader header, HopControl control) {
+        Hop hop = new Hop(header, new HopReplies(node, header, control));
         hops.add(hop);
         return hop;
     }

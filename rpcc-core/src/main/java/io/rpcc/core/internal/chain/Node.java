@@ -3,12 +3,14 @@ package io.rpcc.core.internal.chain;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.FailureFields;
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.internal.function.RepositoryProtocol;
@@ -17,27 +19,32 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeTls;
+import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.InboundListener;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.transport.WireLimits;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
+import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -46,6 +53,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
@@ -79,11 +87,14 @@ public final class Node implements InboundListener, AutoCloseable {
      * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
      * @param limits what peers may hold of this node
      * @param pipelineCustomizer what the user adds to every connection's pipeline
+     * @param deadlineNetworkAllowance what a chain's budget loses, besides this node's own time, each time
+     *     this node sends it on (the crossing to the next node)
      */
     public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
                            Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
-                           NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer) {
+                           NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer,
+                           Duration deadlineNetworkAllowance) {
     }
 
     /** Where a node is in its life: built, started, draining ({@link #shutdown}), closed. */
@@ -94,6 +105,10 @@ public final class Node implements InboundListener, AutoCloseable {
     private final NodeTransport transport;
     private final ChainOriginator originator;
     private final RequestHandler requests;
+    private final ReplyStreams replyStreams = new ReplyStreams();
+    private final Refusals refusals;
+    private final ChainTrails trails = new ChainTrails();
+    private final AtomicLong refusedAfterCancel = new AtomicLong();
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
     private final FailureLog failures;
@@ -103,30 +118,41 @@ public final class Node implements InboundListener, AutoCloseable {
         this.settings = settings;
         this.failures = new FailureLog(settings.name());
         this.requests = requests != null ? requests : Node::rejectRequest;
-        Refusals refusals = new Refusals();
+        this.refusals = new Refusals();
         WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
                 refusals::count));
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
                 settings.tls(), settings.limits(), settings.pipelineCustomizer()), wire, refusals, this);
-        this.originator = new ChainOriginator(settings.name(), refusals);
+        this.originator = new ChainOriginator(settings.name(), refusals, transport::send);
         settings.functions().fetchWith(this::fetchFunction);
         settings.functions().countRefusalsIn(transport.refusals());
     }
 
     /**
      * Starts hop {@code hop} (after {@code path}) of a chain that this node originates, with all of
-     * the chain's credit, and registers it; partial replies go to {@code sink}.
+     * the chain's credit, and registers it; partial replies go to {@code sink}. The chain's budget is
+     * the earlier of {@code timeout} and {@code deadline} (local clock, or {@code null}). When the
+     * chain is cancelled or times out, the notice follows its trail.
      */
     public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
                                           ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                          Duration timeout, int hop, int maxHops, List<String> path,
+                                          Duration timeout, Instant deadline, int hop, int maxHops, List<String> path,
                                           ChainOriginator.ReplySink sink) {
         requireStarted();
-        ChainOriginator.Pending p = originator.start(timeout, sink);
+        long budget = budgetNanos(timeout, deadline);
+        ChainOriginator.Pending p = originator.start(timeout, budget, sink);
+        p.finished().whenComplete((v, e) -> {
+            if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException) {
+                sendCancel(name(), p.id(), p.secret(), p.remainingNanos(System.nanoTime()));
+            } else {
+                trails.forget(name(), p.id());
+            }
+        });
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
         ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
-                List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), BranchId.root());
+                List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), BranchId.root(),
+                budget - allowanceNanos());
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);
@@ -137,13 +163,87 @@ public final class Node implements InboundListener, AutoCloseable {
         return p;
     }
 
+    /** The budget of a chain: nanoseconds until the earlier of {@code timeout} from now and {@code deadline} (or {@code null}). */
+    public static long budgetNanos(Duration timeout, Instant deadline) {
+        long budget = saturatedNanos(timeout);
+        return deadline == null ? budget : Math.min(budget, saturatedNanos(Duration.between(Instant.now(), deadline)));
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return d.isNegative() ? Long.MIN_VALUE / 2 : ChainHeader.NO_DEADLINE - 1;
+        }
+    }
+
+    /** What a chain's budget loses per crossing, besides the sender's own time. */
+    public long allowanceNanos() {
+        return settings.deadlineNetworkAllowance().toNanos();
+    }
+
+    /**
+     * The budget to send the chain of a hop on with, at {@code nowNanos}: what is left of it here,
+     * less the network allowance.
+     */
+    public long budgetForNext(HopControl control, long nowNanos) {
+        long left = control.remainingNanos(nowNanos);
+        return left == ChainHeader.NO_DEADLINE ? left : left - allowanceNanos();
+    }
+
+    /**
+     * Cancels chain {@code p}, which this node started: it ends at once with a
+     * {@link ChainCancelledException} and the notice follows its trail. {@code false} if it had ended.
+     */
+    public boolean cancel(ChainOriginator.Pending p, String why) {
+        return originator.cancel(p, why);
+    }
+
+    /**
+     * Marks chain {@code origin#chainId} cancelled here, interrupts its hops running here and sends
+     * the notice on to where this node sent the chain. {@code false} if {@code secret} is not the
+     * chain's.
+     */
+    private boolean sendCancel(String origin, long chainId, ChainSecret secret, long budgetNanos) {
+        ChainTrails.Cancelled c = trails.cancel(origin, chainId, secret, budgetNanos, System.nanoTime());
+        if (c == null) {
+            return false;
+        }
+        c.hops().forEach(HopControl::cancel);
+        if (c.next() != null) {
+            long budget = c.budgetNanos() == ChainHeader.NO_DEADLINE ? c.budgetNanos() : c.budgetNanos() - allowanceNanos();
+            CancelFrame frame = new CancelFrame(chainId, secret, origin, budget);
+            executor().execute(() -> passOn(c.next(), frame)); // the resolver may block: not on an event loop
+        }
+        return true;
+    }
+
+    private void passOn(String next, CancelFrame frame) {
+        InetSocketAddress address;
+        try {
+            address = settings.resolver().resolve(next).orElse(null);
+        } catch (RuntimeException e) {
+            address = null;
+        }
+        if (address == null) {
+            log.debug("cannot pass the cancel of chain {}#{} on to '{}': no address", frame.origin(), frame.chainId(), next);
+            return;
+        }
+        transport.send(next, address, frame).whenComplete((v, e) -> {
+            if (e != null) {
+                log.debug("cannot pass the cancel of chain {}#{} on to '{}': {}", frame.origin(), frame.chainId(), next,
+                        unwrap(e).getMessage());
+            }
+        });
+    }
+
     /**
      * A plain call from this node ({@code serviceFunction} at {@code server}), waiting for its
      * result; for rpcc's own services (the repository). Throws the chain's {@code ChainException}.
      */
     public Object call(String server, String serviceFunction, Object params, Duration timeout) {
         ChainOriginator.Pending p = launch(server, serviceFunction, params, ChainingFunctionSource.NONE,
-                ChainState.empty(), Metadata.empty(), timeout, 1, 1, List.of(), (value, hop, host, from) -> { });
+                ChainState.empty(), Metadata.empty(), timeout, null, 1, 1, List.of(), (value, hop, host, bytes) -> { });
         try {
             ChainOriginator.Arrival a = p.outcome().join();
             if (a.frame().decodeError() != null) {
@@ -249,6 +349,11 @@ public final class Node implements InboundListener, AutoCloseable {
         return transport;
     }
 
+    /** The reply streams of hops running here that wait for or hold room in their originators' windows. */
+    public ReplyStreams replyStreams() {
+        return replyStreams;
+    }
+
     /** Where this node logs chain failures. */
     public FailureLog failures() {
         return failures;
@@ -271,10 +376,16 @@ public final class Node implements InboundListener, AutoCloseable {
 
     /**
      * Sends {@code request} to server {@code server}: resolves its name, connects (or reuses the
-     * connection) and writes the frame. Fails with a {@link HopFailure}: unknown server, unreachable
-     * server, or a request that cannot be serialized.
+     * connection) and writes the frame, remembering where the chain went (its trail). Fails with a
+     * {@link HopFailure}: unknown server, unreachable server, a request that cannot be serialized,
+     * or a chain cancelled here.
      */
     public CompletableFuture<Void> forward(String server, ChainRequest request) {
+        if (!trails.forwarding(request.header(), server, System.nanoTime())) {
+            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain "
+                    + request.header().origin() + "#" + request.header().chainId() + " was cancelled; not calling '"
+                    + request.header().serviceFunction() + "' at '" + server + "'"));
+        }
         InetSocketAddress address;
         try {
             address = settings.resolver().resolve(server).orElse(null);
@@ -392,7 +503,35 @@ public final class Node implements InboundListener, AutoCloseable {
                     + " at another server or once it is back"), pathThrough(h), h.console(), h.timings(), h.credit()));
             return;
         }
-        requests.onRequest(this, request, System.nanoTime());
+        long now = System.nanoTime();
+        HopControl control = trails.arrive(request.header(), now);
+        if (control == null) { // the chain was cancelled before its request got here: its originator has ended it
+            refusedAfterCancel.incrementAndGet();
+            return;
+        }
+        requests.onRequest(this, request, control, now);
+    }
+
+    /** The hop of {@code h} that {@code control} controls has ended at this node (it is quiet). */
+    public void hopEnded(ChainHeader h, HopControl control) {
+        trails.left(h, control);
+    }
+
+    @Override
+    public void onCancel(CancelFrame cancel) {
+        if (!sendCancel(cancel.origin(), cancel.chainId(), cancel.secret(), cancel.budgetNanos())) {
+            refusals.count(Refusal.FORGED_FRAME);
+        }
+    }
+
+    /** Chains this node remembers (trail, cancelled chains, hops running here); expired ones are forgotten first. */
+    public int trackedChains() {
+        return trails.size();
+    }
+
+    /** Hop requests refused because their chain had been cancelled. */
+    public long refusedAfterCancel() {
+        return refusedAfterCancel.get();
     }
 
     @Override
@@ -406,8 +545,19 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     @Override
-    public void onReply(ReplyFrame reply, Channel from) {
-        originator.onReply(reply, from);
+    public void onReply(ReplyFrame reply) {
+        originator.onReply(reply);
+    }
+
+    @Override
+    public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
+        if (!update.grant()) {
+            originator.onWindowUpdate(update, from);
+        } else if (!replyStreams.grant(update.chainId(), update.secret(), update.hop(), update.replies(), update.bytes())) {
+            // the stream has ended: the room goes back to the originator
+            transport.send(from, new WindowUpdateFrame(update.chainId(), update.secret(), update.hop(), update.host(),
+                    false, update.replies(), update.bytes(), 0));
+        }
     }
 
     @Override
@@ -434,11 +584,14 @@ public final class Node implements InboundListener, AutoCloseable {
                 f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), named), error.credit());
     }
 
-    private static void rejectRequest(Node node, ChainRequest request, long arrivedNanos) {
+    private static void rejectRequest(Node node, ChainRequest request, HopControl control, long arrivedNanos) {
         ChainHeader h = request.header();
-        node.executor().execute(() -> node.sendFailure(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '"
-                + node.name() + "' is a client and hosts no service functions (asked for '" + h.serviceFunction()
-                + "')"), node.pathThrough(h), h.console(), h.timings(), h.credit()));
+        node.executor().execute(() -> {
+            node.sendFailure(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '" + node.name()
+                    + "' is a client and hosts no service functions (asked for '" + h.serviceFunction() + "')"),
+                    node.pathThrough(h), h.console(), h.timings(), h.credit());
+            node.hopEnded(h, control);
+        });
     }
 
     /**

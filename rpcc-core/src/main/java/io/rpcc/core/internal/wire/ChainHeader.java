@@ -30,11 +30,17 @@ import java.util.List;
  * @param returnStack where the chain returns to when it ends, innermost last (empty: nowhere, it
  *     ends at {@code replyTo})
  * @param branch the branch of the chain this hop is on
+ * @param budgetNanos what is left of the chain's deadline when the request leaves its sender, in
+ *     nanoseconds (zero or less: expired), or {@link #NO_DEADLINE}; a budget, not a time, so that the
+ *     nodes' clocks need not agree
  */
 public record ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop, int maxHops,
                           List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
                           String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
-                          NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch) {
+                          NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
+                          long budgetNanos) {
+    /** The budget of a chain without a deadline. */
+    public static final long NO_DEADLINE = Long.MAX_VALUE;
 
     /** The originator's address. */
     public NodeAddress originator() {
@@ -43,12 +49,13 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
 
     /**
      * The header of the chain's next request from this hop: same chain, originator, reply-to, return
-     * stack and branch, with the given hop, path so far, function, credit and metadata.
+     * stack and branch, with the given hop, path so far, function, credit, metadata and budget.
      */
     public ChainHeader onward(int nextHop, List<String> pathSoFar, List<ConsoleLine> consoleSoFar,
                               List<HopTiming> timingsSoFar, String nextService, ChainingFunctionSource nextChaining,
-                              Credit nextCredit, Metadata nextMetadata) {
+                              Credit nextCredit, Metadata nextMetadata, long nextBudgetNanos) {
         return new ChainHeader(chainId, secret, origin, originHost, originPort, nextHop, maxHops, pathSoFar, consoleSoFar,
-                timingsSoFar, nextService, nextChaining, nextCredit, replyTo, nextMetadata, returnStack, branch);
+                timingsSoFar, nextService, nextChaining, nextCredit, replyTo, nextMetadata, returnStack, branch,
+                nextBudgetNanos);
     }
 }

@@ -4,9 +4,9 @@ import java.security.SecureRandom;
 
 /**
  * The secret of a chain: 128 random bits drawn by its originator, carried in every hop request and
- * echoed in every RESULT, ERROR, REPLY and QUIET frame. The originator accepts those frames only
- * when the secret matches, so a peer that is not a participant of the chain cannot end it, fail it
- * or add replies to it, even knowing its (sequential) id. It never appears in logs or messages.
+ * echoed in every RESULT, ERROR, REPLY, QUIET and CANCEL frame. The originator (for CANCEL, each node on the chain's trail) accepts those frames only
+ * when the secret matches, so a peer that is not a participant of the chain cannot end it, fail it,
+ * cancel it or add replies to it, even knowing its (sequential) id. It never appears in logs or messages.
  *
  * @param high the first 64 bits
  * @param low the last 64 bits

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.wire;
 
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
@@ -7,6 +8,7 @@ import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionException;
 import io.rpcc.core.ChainingFunctionNotFoundException;
+import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.FlowControlException;
 import io.rpcc.core.FrameTooLargeException;
 import io.rpcc.core.HopLimitExceededException;
@@ -51,7 +53,9 @@ public enum ErrorCode {
     PROTOCOL_VERSION(ProtocolVersionException.class, ProtocolVersionException::new),
     HOP_REJECTED(HopRejectedException.class, HopRejectedException::new),
     NODE_CLOSED(NodeClosedException.class, NodeClosedException::new),
-    NODE_SHUTTING_DOWN(NodeShuttingDownException.class, NodeShuttingDownException::new);
+    NODE_SHUTTING_DOWN(NodeShuttingDownException.class, NodeShuttingDownException::new),
+    DEADLINE_EXCEEDED(DeadlineExceededException.class, DeadlineExceededException::new),
+    CANCELLED(ChainCancelledException.class, ChainCancelledException::new);
 
     private static final ErrorCode[] BY_NUMBER = byNumber();
 

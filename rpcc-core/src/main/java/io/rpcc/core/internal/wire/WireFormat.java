@@ -42,8 +42,9 @@ public final class WireFormat {
     // ---------------------------------------------------------------- encoding
 
     /**
-     * Encodes {@code message} (a {@link Hello}, {@link ChainRequest}, {@link ChainResultFrame} or
-     * {@link ChainErrorFrame}) into a complete frame.
+     * Encodes {@code message} (a {@link Hello}, {@link ChainRequest}, {@link ChainResultFrame},
+     * {@link ChainErrorFrame}, {@link ReplyFrame}, {@link QuietFrame} or {@link CancelFrame}) into a
+     * complete frame.
      *
      * @throws HopFailure if a value cannot be serialized or the frame exceeds {@code maxFrameSize}
      */
@@ -96,6 +97,22 @@ public final class WireFormat {
                         out.writeByte(FrameType.QUIET.wire());
                         writeChain(out, q.chainId(), q.secret());
                         writeCredit(out, q.credit());
+                    }
+                    case WindowUpdateFrame w -> {
+                        out.writeByte(FrameType.WINDOW_UPDATE.wire());
+                        writeChain(out, w.chainId(), w.secret());
+                        out.writeVarInt(w.hop(), true);
+                        out.writeString(w.host());
+                        out.writeByte(w.grant() ? 0 : 1);
+                        out.writeVarInt(w.replies(), true);
+                        out.writeVarLong(w.bytes(), true);
+                        out.writeVarLong(w.wantBytes(), true);
+                    }
+                    case CancelFrame c -> {
+                        out.writeByte(FrameType.CANCEL.wire());
+                        writeChain(out, c.chainId(), c.secret());
+                        out.writeString(c.origin());
+                        writeBudget(out, c.budgetNanos());
                     }
                     default -> throw new IllegalArgumentException("not an rpcc message: " + message.getClass());
                 }
@@ -150,6 +167,7 @@ public final class WireFormat {
         writeMetadata(out, h.metadata());
         writeReturnStack(out, h.returnStack());
         writeBranch(out, h.branch());
+        writeBudget(out, h.budgetNanos());
     }
 
     /** Reply-to tag: replies go to the originator, whose address the header already holds. */
@@ -205,6 +223,26 @@ public final class WireFormat {
         for (int i : b.indexes()) {
             out.writeVarInt(i, true);
         }
+    }
+
+    private static void writeBudget(Output out, long budgetNanos) {
+        if (budgetNanos == ChainHeader.NO_DEADLINE) {
+            out.writeByte(0);
+        } else {
+            out.writeByte(1);
+            out.writeVarLong(budgetNanos, false);
+        }
+    }
+
+    private static long readBudget(Input in) {
+        return switch (in.readByte()) {
+            case 0 -> ChainHeader.NO_DEADLINE;
+            case 1 -> {
+                long budget = in.readVarLong(false);
+                yield budget == ChainHeader.NO_DEADLINE ? budget - 1 : budget; // a budget that is there is never "none"
+            }
+            default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt deadline flag");
+        };
     }
 
     private static void writeCredit(Output out, Credit c) {
@@ -379,8 +417,10 @@ public final class WireFormat {
                     case RESULT -> readResult(kryo, in);
                     case ERROR -> new ChainErrorFrame(in.readVarLong(true), readSecret(in),
                             ErrorCode.fromWire(in.readVarInt(true)), readFailure(in), readCredit(in));
-                    case REPLY -> readReply(kryo, in);
+                    case REPLY -> readReply(kryo, in, bytes.length + 4);
                     case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in));
+                    case WINDOW_UPDATE -> readWindowUpdate(in);
+                    case CANCEL -> readCancel(in);
                 };
             } catch (HopFailure e) {
                 throw e;
@@ -390,7 +430,8 @@ public final class WireFormat {
             }
             boolean newerHello = message instanceof Hello h && h.versions().max() > VersionRange.SUPPORTED.max();
             if (in.position() != in.limit() && !newerHello && (message instanceof Hello || message instanceof QuietFrame
-                    || message instanceof ChainErrorFrame)) {
+                    || message instanceof ChainErrorFrame || message instanceof CancelFrame
+                    || message instanceof WindowUpdateFrame)) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
@@ -407,7 +448,7 @@ public final class WireFormat {
         ChainHeader header = new ChainHeader(chainId, secret, origin, originHost, originPort, in.readVarInt(true),
                 in.readVarInt(true), readStrings(in), readConsole(in), readTimings(in), in.readString(), readFunction(in),
                 readCredit(in), readReplyTo(in, new NodeAddress(origin, originHost, originPort)), Metadata.empty(),
-                List.of(), BranchId.root());
+                List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
         if (header.origin() == null || header.serviceFunction() == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");
         }
@@ -416,7 +457,7 @@ public final class WireFormat {
             header = new ChainHeader(header.chainId(), header.secret(), header.origin(), header.originHost(),
                     header.originPort(), header.hop(), header.maxHops(), header.path(), header.console(),
                     header.timings(), header.serviceFunction(), header.chainingFunction(), header.credit(),
-                    header.replyTo(), readMetadata(in), readReturnStack(in), readBranch(in));
+                    header.replyTo(), readMetadata(in), readReturnStack(in), readBranch(in), readBudget(in));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");
@@ -426,6 +467,14 @@ public final class WireFormat {
                     : serialization.decodeFailure(e, "the parameters or state for service function '"
                     + header.serviceFunction() + "'"));
         }
+    }
+
+    private static CancelFrame readCancel(Input in) {
+        CancelFrame cancel = new CancelFrame(in.readVarLong(true), readSecret(in), in.readString(), readBudget(in));
+        if (cancel.origin() == null) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "CANCEL frame without origin");
+        }
+        return cancel;
     }
 
     private ChainResultFrame readResult(Kryo kryo, Input in) {
@@ -445,7 +494,7 @@ public final class WireFormat {
         }
     }
 
-    private ReplyFrame readReply(Kryo kryo, Input in) {
+    private ReplyFrame readReply(Kryo kryo, Input in, int size) {
         long chainId = in.readVarLong(true);
         ChainSecret secret = readSecret(in);
         int hop = in.readVarInt(true);
@@ -453,11 +502,26 @@ public final class WireFormat {
         try {
             Object value = kryo.readClassAndObject(in);
             checkFullyRead(in, "REPLY");
-            return new ReplyFrame(chainId, secret, hop, host, value, null);
+            return new ReplyFrame(chainId, secret, hop, host, value, null, size);
         } catch (RuntimeException e) {
             return new ReplyFrame(chainId, secret, hop, host, null, e instanceof HopFailure hf ? hf
-                    : serialization.decodeFailure(e, "a partial reply"));
+                    : serialization.decodeFailure(e, "a partial reply"), size);
         }
+    }
+
+    private static WindowUpdateFrame readWindowUpdate(Input in) {
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        int hop = in.readVarInt(true);
+        String host = in.readString();
+        int kind = in.readByte();
+        int replies = in.readVarInt(true);
+        long bytes = in.readVarLong(true);
+        long want = in.readVarLong(true);
+        if (host == null || (kind != 0 && kind != 1) || replies < 0 || bytes < 0 || want < 0 || (kind == 0 && want != 0)) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt WINDOW_UPDATE frame");
+        }
+        return new WindowUpdateFrame(chainId, secret, hop, host, kind == 0, replies, bytes, want);
     }
 
     private static NodeAddress readReplyTo(Input in, NodeAddress originator) {

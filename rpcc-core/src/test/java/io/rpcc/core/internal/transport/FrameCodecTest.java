@@ -24,6 +24,7 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
@@ -98,7 +99,21 @@ class FrameCodecTest {
                 List.of(new ConsoleLine(1, "a", "chaining", "hi")),
                 List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), function,
                 ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(),
-                new NodeAddress("client-1", "127.0.0.1", 4000), Metadata.empty(), List.of(), BranchId.root());
+                new NodeAddress("client-1", "127.0.0.1", 4000), Metadata.empty(), List.of(), BranchId.root(),
+                1_500_000_000L);
+    }
+
+    @Test
+    void deadlineBudgetsRoundTripInTheHeader() {
+        for (long budget : new long[] {ChainHeader.NO_DEADLINE, 0, 1, -1, -5_000_000_000L, 30_000_000_000L,
+                ChainHeader.NO_DEADLINE - 1, Long.MIN_VALUE}) {
+            ChainHeader h = header("f").onward(3, List.of(), List.of(), List.of(), "f", ChainingFunctionSource.NONE,
+                    Credit.ONE, Metadata.empty(), budget);
+            ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, null, ChainState.empty(), null));
+            assertEquals(budget, got.header().budgetNanos(), "budget " + budget);
+            CancelFrame cancel = (CancelFrame) roundTrip(new CancelFrame(8, SECRET, "o", budget));
+            assertEquals(budget, cancel.budgetNanos(), "cancel budget " + budget);
+        }
     }
 
     @Test
@@ -152,6 +167,9 @@ class FrameCodecTest {
         QuietFrame other = (QuietFrame) roundTrip(new QuietFrame(4, ChainSecret.random(), tiny));
         assertFalse(SECRET.matches(other.secret()), "the secret travels: another one does not match");
         assertFalse(request.header().toString().contains(Long.toString(SECRET.high())), "secrets are never printed");
+
+        CancelFrame cancel = new CancelFrame(6, SECRET, "client-1", 250_000_000L);
+        assertEquals(cancel, roundTrip(cancel));
     }
 
     @Test
@@ -509,7 +527,7 @@ class FrameCodecTest {
         ChainHeader h = new ChainHeader(base.chainId(), base.secret(), base.origin(), base.originHost(), base.originPort(),
                 base.hop(), base.maxHops(), base.path(), base.console(), base.timings(), base.serviceFunction(),
                 base.chainingFunction(), base.credit(), new NodeAddress("collector", "10.0.0.9", 7100), metadata, stack,
-                BranchId.of(0, 2, 300));
+                BranchId.of(0, 2, 300), base.budgetNanos());
         ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, "p", ChainState.empty(), null));
         assertNull(got.decodeError(), () -> String.valueOf(got.decodeError()));
         assertEquals(h, got.header());
@@ -548,7 +566,8 @@ class FrameCodecTest {
     }
 
     private static ChainHeader withMetadata(ChainHeader h, Metadata m) {
-        return h.onward(h.hop(), h.path(), h.console(), h.timings(), h.serviceFunction(), h.chainingFunction(), h.credit(), m);
+        return h.onward(h.hop(), h.path(), h.console(), h.timings(), h.serviceFunction(), h.chainingFunction(), h.credit(), m,
+                h.budgetNanos());
     }
 
     private byte[] frameBytes(Object message) {
@@ -591,14 +610,14 @@ class FrameCodecTest {
         for (String host : new String[] {"", "a b", "x".repeat(300), "evil/../host", "-lead.example"}) {
             ChainHeader h = new ChainHeader(1, SECRET, "client", host, 4000, 1, 10, List.of(), List.of(), List.of(), "f",
                     ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client", host, 4000), Metadata.empty(),
-                    List.of(), BranchId.root());
+                    List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), 1 << 16));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }
         for (int port : new int[] {0, 70000}) {
             ChainHeader h = new ChainHeader(1, SECRET, "client", "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(),
                     "f", ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client", "127.0.0.1", port),
-                    Metadata.empty(), List.of(), BranchId.root());
+                    Metadata.empty(), List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), MAX));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }

@@ -22,6 +22,7 @@ import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
@@ -253,6 +254,7 @@ class WireFuzzTest {
             case ChainErrorFrame e -> { }
             case ReplyFrame r -> { }
             case QuietFrame q -> { }
+            case CancelFrame c -> { }
             default -> fail("not an rpcc message: " + message.getClass());
         }
     }
@@ -377,7 +379,7 @@ class WireFuzzTest {
                 List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), "lookup",
                 ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(),
                 new NodeAddress("client-1", "127.0.0.1", 4000), Metadata.empty().with("tenant", "acme"), List.of(),
-                BranchId.root());
+                BranchId.root(), 1_500_000_000L);
     }
 
     /** A message's frame without its length field. */
@@ -427,6 +429,7 @@ class WireFuzzTest {
                 List.of("a", "h"), List.of("d"), List.of(new ConsoleLine(1, "a", "s", "t")), List.of()),
                 Credit.ONE.half()));
         messages.add(new QuietFrame(4, SECRET, Credit.ONE.half().half().half()));
+        messages.add(new CancelFrame(5, SECRET, "client-1", 1_500_000_000L));
         return messages.stream().map(WireFuzzTest::body);
     }
 

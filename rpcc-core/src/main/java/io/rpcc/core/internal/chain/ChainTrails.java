@@ -1,0 +1,215 @@
+package io.rpcc.core.internal.chain;
+
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSecret;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a node remembers, briefly, about the chains that passed through it, so that a cancel can
+ * follow a chain's trail: for each chain ({@code origin#id}), its secret, the node this node last
+ * sent it on to, the hops of it running here, and whether it was cancelled. A cancel that arrives
+ * before the hop it should stop (it overtook the request on another connection) leaves a cancelled
+ * entry, and the request is refused when it comes.
+ *
+ * <p>An entry lives as long as the chain's budget plus {@link #GRACE_NANOS} (at most
+ * {@link #MAX_RETENTION_NANOS}) and while a hop of the chain still works here, except that a chain
+ * that ended here (its last hop, with nothing sent on) is forgotten when that hop is quiet; the originator forgets its chains when they end. At most
+ * {@link #MAX_ENTRIES} are kept (the oldest are forgotten first). The first secret seen for a chain
+ * is the one a cancel must carry; a cancel with another one is forged.
+ */
+public final class ChainTrails {
+    /** The most chains remembered; beyond it the oldest are forgotten (then they cannot be cancelled past this node). */
+    public static final int MAX_ENTRIES = 1 << 16;
+    /** The longest a chain is remembered after its last hop here ended, whatever budget it claims. */
+    public static final long MAX_RETENTION_NANOS = TimeUnit.MINUTES.toNanos(10);
+    /**
+     * How long a chain is remembered beyond its budget: the originator's timeout fires when the
+     * budget is spent, and its cancel must still find the trail to hops that overran the deadline.
+     */
+    public static final long GRACE_NANOS = TimeUnit.SECONDS.toNanos(5);
+    private final long graceNanos;
+    private static final long SWEEP_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    /** A chain, named by its originator and number there. */
+    private record Key(String origin, long chainId) {
+    }
+
+    /** What is remembered of one chain. */
+    private static final class Trail {
+        final ChainSecret secret;
+        long expiresNanos;
+        String next;
+        boolean cancelled;
+        boolean requested;
+        final List<HopControl> hops = new ArrayList<>(1);
+
+        Trail(ChainSecret secret, long expiresNanos) {
+            this.secret = secret;
+            this.expiresNanos = expiresNanos;
+        }
+
+        void extend(long nowNanos, long budgetNanos, long graceNanos) {
+            long keep = Math.min(Math.max(budgetNanos, 0), MAX_RETENTION_NANOS - graceNanos) + graceNanos;
+            expiresNanos = Math.max(expiresNanos, nowNanos + keep);
+        }
+    }
+
+    /**
+     * What a cancel found.
+     *
+     * @param next the node the chain was sent on to from here, or {@code null}
+     * @param hops the hops of the chain working here, to interrupt
+     * @param budgetNanos what is left of the chain's budget, for the notice sent on
+     */
+    public record Cancelled(String next, List<HopControl> hops, long budgetNanos) {
+    }
+
+    private final LinkedHashMap<Key, Trail> entries = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, Trail> eldest) {
+            return size() > MAX_ENTRIES;
+        }
+    };
+    private long lastSweep = System.nanoTime();
+
+    /** A node's table, remembering chains {@link #GRACE_NANOS} beyond their budget. */
+    public ChainTrails() {
+        this(GRACE_NANOS);
+    }
+
+    /** A table remembering chains {@code graceNanos} beyond their budget. */
+    ChainTrails(long graceNanos) {
+        this.graceNanos = graceNanos;
+    }
+
+    /**
+     * A hop request for {@code h} arrived: registers its hop and returns its control, or
+     * {@code null} if the chain was cancelled here (the request must be refused).
+     */
+    public synchronized HopControl arrive(ChainHeader h, long nowNanos) {
+        sweepIfDue(nowNanos);
+        HopControl control = new HopControl(nowNanos, h.budgetNanos());
+        Key key = new Key(h.origin(), h.chainId());
+        Trail e = entries.get(key);
+        if (e != null && !e.secret.matches(h.secret())) {
+            if (e.requested || !e.hops.isEmpty()) {
+                return control; // another secret came first: this request is not tracked
+            }
+            entries.remove(key); // a cancel with a wrong secret came first (forged): the request wins
+            e = null;
+        }
+        if (e == null) {
+            e = new Trail(h.secret(), nowNanos);
+            entries.put(key, e);
+        }
+        if (e.cancelled) {
+            return null;
+        }
+        e.requested = true;
+        e.extend(nowNanos, h.budgetNanos(), graceNanos);
+        e.hops.add(control);
+        return control;
+    }
+
+    /**
+     * The hop of {@code h} that {@code control} controls has ended here (it is quiet). A chain that
+     * this node did not send on (it ended here) is forgotten at once: no cancel needs its trail.
+     */
+    public synchronized void left(ChainHeader h, HopControl control) {
+        Key key = new Key(h.origin(), h.chainId());
+        Trail e = entries.get(key);
+        if (e != null && e.hops.remove(control)) {
+            if (e.hops.isEmpty() && e.next == null && !e.cancelled) {
+                entries.remove(key);
+            } else {
+                e.extend(System.nanoTime(), control.remainingNanos(System.nanoTime()), graceNanos);
+            }
+        }
+    }
+
+    /**
+     * The chain of {@code h} is about to be sent to {@code server} with {@code budgetNanos} left:
+     * remembers where it went; {@code false} if the chain was cancelled here (it must not be sent).
+     */
+    public synchronized boolean forwarding(ChainHeader h, String server, long nowNanos) {
+        sweepIfDue(nowNanos);
+        Key key = new Key(h.origin(), h.chainId());
+        Trail e = entries.get(key);
+        if (e == null) {
+            e = new Trail(h.secret(), nowNanos);
+            entries.put(key, e);
+        } else if (!e.secret.matches(h.secret())) {
+            return true; // not the chain this node tracks under that name
+        }
+        if (e.cancelled) {
+            return false;
+        }
+        e.next = server;
+        e.extend(nowNanos, h.budgetNanos(), graceNanos);
+        return true;
+    }
+
+    /**
+     * A cancel of {@code origin#chainId} with {@code secret} and {@code budgetNanos} left arrived (or
+     * the originator cancels its own chain): marks the chain cancelled. Returns what to stop and
+     * where to send the notice on, or {@code null} if the secret is not the chain's (a forged cancel).
+     * A chain not seen yet is remembered as cancelled, for its budget, so that its request is refused.
+     */
+    public synchronized Cancelled cancel(String origin, long chainId, ChainSecret secret, long budgetNanos,
+                                         long nowNanos) {
+        sweepIfDue(nowNanos);
+        Key key = new Key(origin, chainId);
+        Trail e = entries.get(key);
+        if (e == null) {
+            if (budgetNanos <= 0) {
+                return new Cancelled(null, List.of(), budgetNanos); // no hop of it can start anywhere
+            }
+            e = new Trail(secret, nowNanos);
+            e.extend(nowNanos, budgetNanos, graceNanos);
+            e.cancelled = true;
+            entries.put(key, e);
+            return new Cancelled(null, List.of(), budgetNanos);
+        }
+        if (!e.secret.matches(secret)) {
+            return null;
+        }
+        if (e.cancelled) {
+            return new Cancelled(null, List.of(), budgetNanos); // already passed on
+        }
+        e.cancelled = true;
+        long left = e.expiresNanos == Long.MAX_VALUE ? ChainHeader.NO_DEADLINE : e.expiresNanos - nowNanos;
+        return new Cancelled(e.next, List.copyOf(e.hops), Math.min(left, budgetNanos));
+    }
+
+    /** The originator's chain {@code origin#chainId} ended normally: nothing will need its trail here. */
+    public synchronized void forget(String origin, long chainId) {
+        entries.remove(new Key(origin, chainId));
+    }
+
+    /** Chains remembered now (forgetting the expired ones first). */
+    public synchronized int size() {
+        sweep(System.nanoTime());
+        return entries.size();
+    }
+
+    private void sweepIfDue(long nowNanos) {
+        if (nowNanos - lastSweep >= SWEEP_INTERVAL_NANOS) {
+            sweep(nowNanos);
+        }
+    }
+
+    private void sweep(long nowNanos) {
+        lastSweep = nowNanos;
+        for (Iterator<Trail> it = entries.values().iterator(); it.hasNext(); ) {
+            Trail e = it.next();
+            if (e.hops.isEmpty() && nowNanos - e.expiresNanos >= 0) {
+                it.remove();
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package io.rpcc.core.internal.chain;
+
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.internal.wire.ChainHeader;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The deadline and the cancellation of one hop at one node. The deadline is the budget the hop's
+ * request carried, counted from the request's arrival on this node's clock. Cancelling marks the
+ * hop cancelled and interrupts every thread working for it at that moment: the thread running the
+ * service function and those running work started through its {@code ChainContext}. A thread is
+ * interruptible only between {@link #enter()} and the close of the returned scope, so an interrupt
+ * never lands on a pooled thread's next task.
+ */
+public final class HopControl {
+    private final long arrivedNanos;
+    private final long budgetNanos;
+    private final List<Thread> threads = new ArrayList<>(2); // guarded by this; a thread once per enter
+    private volatile boolean cancelled;
+
+    /** A hop whose request arrived at {@code arrivedNanos} with {@code budgetNanos} left (or {@link ChainHeader#NO_DEADLINE}). */
+    public HopControl(long arrivedNanos, long budgetNanos) {
+        this.arrivedNanos = arrivedNanos;
+        this.budgetNanos = budgetNanos;
+    }
+
+    /** Nanoseconds left of the chain's deadline at {@code nowNanos}, or {@link ChainHeader#NO_DEADLINE}. */
+    public long remainingNanos(long nowNanos) {
+        return budgetNanos == ChainHeader.NO_DEADLINE ? ChainHeader.NO_DEADLINE : budgetNanos - (nowNanos - arrivedNanos);
+    }
+
+    /** Whether the chain has a deadline. */
+    public boolean hasDeadline() {
+        return budgetNanos != ChainHeader.NO_DEADLINE;
+    }
+
+    /** The deadline on this node's clock, or {@link Instant#MAX} without one. */
+    public Instant deadline() {
+        return hasDeadline() ? Instant.now().plusNanos(remainingNanos(System.nanoTime())) : Instant.MAX;
+    }
+
+    /** The budget the request arrived with. */
+    long budgetNanos() {
+        return budgetNanos;
+    }
+
+    /** Whether the chain was cancelled while this hop was at this node. */
+    public boolean isCancelled() {
+        return cancelled;
+    }
+
+    /** Marks the hop cancelled and interrupts the threads working for it. */
+    public void cancel() {
+        cancelled = true;
+        synchronized (this) {
+            for (Thread t : threads) {
+                t.interrupt();
+            }
+        }
+    }
+
+    /**
+     * The current thread works for this hop until the scope closes; it is interrupted at once if the
+     * hop is already cancelled. Closing the scope clears an interrupt that the cancel may have left.
+     */
+    public ChainContext.Scope enter() {
+        Thread current = Thread.currentThread();
+        synchronized (this) {
+            threads.add(current);
+            if (cancelled) {
+                current.interrupt();
+            }
+        }
+        return () -> {
+            synchronized (this) {
+                threads.remove(current);
+            }
+            if (cancelled && !threads(current)) {
+                Thread.interrupted(); // the cancel's interrupt must not outlive the work it was meant for
+            }
+        };
+    }
+
+    private synchronized boolean threads(Thread t) {
+        return threads.contains(t);
+    }
+}

@@ -1,0 +1,125 @@
+package io.rpcc.core.internal.chain;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.Credit;
+import io.rpcc.core.internal.wire.NodeAddress;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+
+/** What a node remembers of the chains that passed through it, and how a cancel uses it. */
+class ChainTrailsTest {
+    static final long SECOND = TimeUnit.SECONDS.toNanos(1);
+    final ChainTrails trails = new ChainTrails(0); // no grace beyond the budget: expiry is testable at once
+    final ChainSecret secret = ChainSecret.random();
+
+    private ChainHeader header(long id, ChainSecret s, long budget) {
+        return new ChainHeader(id, s, "client", "127.0.0.1", 4000, 2, 10, List.of(), List.of(), List.of(), "f",
+                ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client", "127.0.0.1", 4000), Metadata.empty(),
+                List.of(), BranchId.root(), budget);
+    }
+
+    @Test
+    void aCancelFollowsTheTrailAndStopsTheHopsHere() {
+        long now = System.nanoTime();
+        ChainHeader h = header(1, secret, 5 * SECOND);
+        HopControl hop = trails.arrive(h, now);
+        assertNotNull(hop);
+        assertTrue(trails.forwarding(h, "s3", now));
+        ChainTrails.Cancelled c = trails.cancel("client", 1, secret, 4 * SECOND, now);
+        assertEquals("s3", c.next());
+        assertEquals(List.of(hop), c.hops());
+        assertTrue(c.budgetNanos() <= 4 * SECOND);
+        assertFalse(trails.forwarding(h, "s4", now), "a cancelled chain is not sent on");
+        assertNull(trails.arrive(h, now), "a hop of a cancelled chain that comes back is refused");
+        assertEquals(0, trails.cancel("client", 1, secret, SECOND, now).hops().size(), "passed on once");
+    }
+
+    @Test
+    void aCancelThatOvertakesItsRequestRefusesTheRequest() {
+        long now = System.nanoTime();
+        ChainTrails.Cancelled c = trails.cancel("client", 2, secret, 5 * SECOND, now);
+        assertNull(c.next());
+        assertNull(trails.arrive(header(2, secret, 5 * SECOND), now), "the request came after its cancel");
+        assertEquals(1, trails.size());
+    }
+
+    @Test
+    void aForgedCancelIsRefusedAndStopsNothing() {
+        long now = System.nanoTime();
+        ChainHeader h = header(3, secret, 5 * SECOND);
+        HopControl hop = trails.arrive(h, now);
+        assertNull(trails.cancel("client", 3, ChainSecret.random(), 5 * SECOND, now), "wrong secret: forged");
+        assertFalse(hop.isCancelled());
+        // a forged cancel for a chain not seen yet cannot stop the real request either
+        trails.cancel("client", 4, ChainSecret.random(), 5 * SECOND, now);
+        assertNotNull(trails.arrive(header(4, secret, 5 * SECOND), now), "the real request runs");
+        assertNull(trails.cancel("client", 4, ChainSecret.random(), SECOND, now), "and keeps its own secret");
+    }
+
+    @Test
+    void entriesLastTheChainsBudgetAndWhileAHopWorksHere() throws Exception {
+        long now = System.nanoTime();
+        ChainHeader h = header(5, secret, TimeUnit.MILLISECONDS.toNanos(50));
+        HopControl hop = trails.arrive(h, now);
+        trails.forwarding(h, "s3", now); // sent on: the trail matters to a cancel
+        Thread.sleep(100);
+        assertEquals(1, trails.size(), "the hop still works here: a cancel must still find it");
+        trails.left(h, hop);
+        assertEquals(0, trails.size(), "budget spent and no hop here: forgotten");
+        ChainHeader last = header(8, secret, 60 * SECOND);
+        trails.left(last, trails.arrive(last, System.nanoTime()));
+        assertEquals(0, trails.size(), "a chain that ended here is forgotten once its hop is quiet");
+        trails.cancel("client", 6, secret, 0, System.nanoTime());
+        assertEquals(0, trails.size(), "a cancel without budget left leaves nothing behind");
+        trails.forwarding(header(7, secret, 5 * SECOND), "s1", System.nanoTime());
+        trails.forget("client", 7);
+        assertEquals(0, trails.size(), "the originator forgets a chain that ended");
+    }
+
+    @Test
+    void theTableIsBounded() {
+        long now = System.nanoTime();
+        for (int i = 0; i < ChainTrails.MAX_ENTRIES + 100; i++) {
+            trails.forwarding(header(100 + i, secret, 60 * SECOND), "s1", now);
+        }
+        assertEquals(ChainTrails.MAX_ENTRIES, trails.size());
+    }
+
+    @Test
+    void cancellingInterruptsOnlyTheThreadsWorkingForTheHop() throws Exception {
+        HopControl hop = new HopControl(System.nanoTime(), ChainHeader.NO_DEADLINE);
+        CountDownLatch working = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        AtomicBoolean clearAfter = new AtomicBoolean();
+        Thread t = Thread.ofVirtual().start(() -> {
+            try (var scope = hop.enter()) {
+                working.countDown();
+                Thread.sleep(10_000);
+            } catch (InterruptedException e) {
+                interrupted.set(true);
+            }
+            clearAfter.set(!Thread.currentThread().isInterrupted());
+        });
+        working.await();
+        hop.cancel();
+        t.join(5000);
+        assertTrue(interrupted.get());
+        assertTrue(hop.isCancelled());
+        assertTrue(clearAfter.get(), "no interrupt is left on the thread once it stops working for the hop");
+        hop.cancel(); // no thread works for it any more: nothing to interrupt
+        assertFalse(Thread.currentThread().isInterrupted());
+    }
+}
