@@ -1,6 +1,7 @@
 package io.rpcc.client;
 
 import io.rpcc.client.internal.CancellableFuture;
+import io.rpcc.client.internal.BufferedReplySet;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.InteractiveChain;
 import io.rpcc.core.ChainCancelledException;
@@ -213,7 +214,7 @@ public final class RpccClient implements AutoCloseable {
     public <T> ReplySet<T> startChainWithReplies(ChainCall call, Class<T> replyType) {
         Objects.requireNonNull(call, "call");
         node.requireStarted();
-        ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, replyBufferBytes, node.executor());
+        BufferedReplySet<T> replies = new BufferedReplySet<>(replyType, replyBufferSize, replyBufferBytes, node.executor());
         try {
             node.requireAcceptingChains();
             call = prepare(call);

@@ -1,6 +1,5 @@
 package io.rpcc.client.internal;
 
-import io.rpcc.client.ReplySet;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
@@ -159,7 +158,7 @@ public final class InteractiveChain {
      * Runs a chain on the node's executor, handing replies to {@code replies} as they arrive; returns
      * what cancels it (it also ends the set).
      */
-    public Runnable startWithReplies(ReplySet<?> replies, String server, String serviceFunction, Object params,
+    public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
                                      ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
                                      Instant deadline, int maxHops) {
         Cancellation cancellation = new Cancellation(launcher.node());
