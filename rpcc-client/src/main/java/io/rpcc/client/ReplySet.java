@@ -1,27 +1,14 @@
 package io.rpcc.client;
 
-import io.netty.channel.Channel;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
-import io.rpcc.core.ChainTimeoutException;
-import io.rpcc.core.internal.chain.ChainOriginator;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.NoSuchElementException;
-import java.util.Set;
-import java.util.Spliterator;
-import java.util.Spliterators;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
-import java.util.stream.StreamSupport;
 
 /**
  * The partial replies of a chain, read as they arrive (Quatrain's reply set). Every hop of the
@@ -43,75 +30,20 @@ import java.util.stream.StreamSupport;
  * }</pre>
  *
  * <p>Also an {@link Iterable} (one pass), a {@link #stream()} and a {@link #publisher()}. The buffer
- * is bounded: when it is full, rpcc stops reading from the connections that bring replies, the
- * producers' connections stop being writable and their {@code preturn} waits; memory stays bounded
- * whatever the speed of the reader. (Other chains sharing those connections wait too.)
+ * is bounded, in replies and in bytes ({@code RpccClient.builder().replyBufferSize(n)} and
+ * {@code replyBufferBytes(b)}), exactly: the servers that produce replies send only within the room
+ * this set grants them, and their {@code preturn} waits while there is none; memory stays bounded
+ * whatever the speed of the reader, and other chains, even on the same connections, are not held up.
  *
  * <p>{@link #cancel()} stops the chain wherever it is, and ends the set with a
  * {@link ChainCancelledException}; a timeout cancels the chain too.
  *
+ * <p>rpcc implements this interface ({@code RpccClient.startChainWithReplies}); it is not meant to be
+ * implemented elsewhere, and methods may be added to it.
+ *
  * @param <T> the type of the replies
  */
-public final class ReplySet<T> implements Iterable<T> {
-    private final Class<T> type;
-    private final int capacity;
-    private final Executor executor;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
-    private final ArrayDeque<Object> buffer = new ArrayDeque<>();
-    private final Set<Channel> paused = new HashSet<>();
-    private final CompletableFuture<ChainResult> result = new CompletableFuture<>();
-    private final CompletableFuture<ReplySet<T>> done = new CompletableFuture<>();
-    private final AtomicBoolean iterated = new AtomicBoolean();
-    private final AtomicBoolean subscribed = new AtomicBoolean();
-    private boolean ended;
-    private boolean timedOut;
-    private Throwable error;
-    private int received;
-    private int arrivedAfterEnd;
-    private int maxBuffered;
-    private volatile Runnable canceller;
-
-    ReplySet(Class<T> type, int capacity, Executor executor) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("reply buffer capacity must be positive, got " + capacity);
-        }
-        this.type = type;
-        this.capacity = capacity;
-        this.executor = executor;
-    }
-
-    // ------------------------------------------------------------------ fed by rpcc
-
-    /** Where rpcc delivers this set's replies (internal). */
-    public ChainOriginator.ReplySink sink() {
-        return this::add;
-    }
-
-    private void add(Object value, int hop, String host, Channel from) {
-        lock.lock();
-        try {
-            if (ended) {
-                arrivedAfterEnd++; // never expected: the termination protocol forbids it; counted for tests
-                return;
-            }
-            buffer.add(value);
-            received++;
-            maxBuffered = Math.max(maxBuffered, buffer.size());
-            if (buffer.size() >= capacity && from != null && paused.add(from)) {
-                from.config().setAutoRead(false);
-            }
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** What {@link #cancel()} runs to cancel the chain (set once by the client). */
-    void cancelWith(Runnable canceller) {
-        this.canceller = canceller;
-    }
-
+public interface ReplySet<T> extends Iterable<T> {
     /**
      * Cancels the chain: the notice follows it from server to server, the hop running is
      * interrupted, the producers' {@code preturn} throws, no further hop starts, and the set ends at
@@ -120,144 +52,33 @@ public final class ReplySet<T> implements Iterable<T> {
      *
      * @return {@code true} if this call ended the set, {@code false} if it had already ended
      */
-    public boolean cancel() {
-        if (isDone()) {
-            return false;
-        }
-        Runnable c = canceller;
-        if (c != null) {
-            c.run();
-        }
-        lock.lock();
-        try {
-            return ended && error instanceof ChainCancelledException;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The chain's final result arrived (internal). */
-    public void resultArrived(ChainResult r) {
-        result.complete(r);
-    }
-
-    /** The chain failed (internal). */
-    public void resultFailed(Throwable e) {
-        result.completeExceptionally(e);
-    }
-
-    /** The chain is finished: every reply is in, or {@code failure} (a timeout) ended it (internal). */
-    public void finished(Throwable failure) {
-        lock.lock();
-        try {
-            if (ended) {
-                return;
-            }
-            ended = true;
-            if (failure != null) {
-                timedOut = failure instanceof ChainTimeoutException;
-                error = failure;
-                result.completeExceptionally(failure);
-            } else if (result.isCompletedExceptionally()) {
-                error = result.handle((r, e) -> e).join();
-            }
-            resumeReading();
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        executor.execute(() -> done.complete(this));
-    }
-
-    private void resumeReading() {
-        for (Channel ch : paused) {
-            ch.config().setAutoRead(true);
-        }
-        paused.clear();
-    }
-
-    // ------------------------------------------------------------------ read by the user
+    boolean cancel();
 
     /**
      * Whether another reply is available, waiting until one arrives or the set ends.
      */
-    public boolean hasMore() {
-        lock.lock();
-        try {
-            while (buffer.isEmpty() && !ended) {
-                changed.awaitUninterruptibly();
-            }
-            return !buffer.isEmpty();
-        } finally {
-            lock.unlock();
-        }
-    }
+    boolean hasMore();
 
     /**
      * Whether another reply is available, waiting at most {@code timeout}.
      *
      * @return {@code true} if one is available, {@code false} if the set ended or the wait timed out
      */
-    public boolean hasMore(Duration timeout) throws InterruptedException {
-        long left = timeout.toNanos();
-        lock.lock();
-        try {
-            while (buffer.isEmpty() && !ended && left > 0) {
-                left = changed.awaitNanos(left);
-            }
-            return !buffer.isEmpty();
-        } finally {
-            lock.unlock();
-        }
-    }
+    boolean hasMore(Duration timeout) throws InterruptedException;
 
     /**
      * The next reply, waiting until one arrives.
      *
      * @throws NoSuchElementException if the set ended without more replies
      */
-    public T next() {
-        lock.lock();
-        try {
-            while (buffer.isEmpty() && !ended) {
-                changed.awaitUninterruptibly();
-            }
-            if (buffer.isEmpty()) {
-                throw new NoSuchElementException("the reply set has ended");
-            }
-            Object value = buffer.poll();
-            if (!paused.isEmpty() && buffer.size() <= capacity / 2) {
-                resumeReading();
-            }
-            return type.cast(value);
-        } finally {
-            lock.unlock();
-        }
-    }
+    T next();
 
     /** A one-pass iterator over the replies ({@link #hasMore()} / {@link #next()}). */
     @Override
-    public Iterator<T> iterator() {
-        if (!iterated.compareAndSet(false, true)) {
-            throw new IllegalStateException("a reply set can be iterated once");
-        }
-        return new Iterator<>() {
-            @Override
-            public boolean hasNext() {
-                return hasMore();
-            }
-
-            @Override
-            public T next() {
-                return ReplySet.this.next();
-            }
-        };
-    }
+    Iterator<T> iterator();
 
     /** The replies as a sequential stream, in arrival order; it ends when the set ends. */
-    public Stream<T> stream() {
-        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(iterator(), Spliterator.ORDERED), false);
-    }
+    Stream<T> stream();
 
     /**
      * The replies as a {@link Flow.Publisher} for one subscriber, honouring its demand; signals
@@ -265,107 +86,38 @@ public final class ReplySet<T> implements Iterable<T> {
      * ends by an error or a timeout (after delivering the replies received). Delivery runs on the
      * client's executor.
      */
-    public Flow.Publisher<T> publisher() {
-        return subscriber -> {
-            if (!subscribed.compareAndSet(false, true)) {
-                subscriber.onSubscribe(new Flow.Subscription() {
-                    @Override
-                    public void request(long n) {
-                    }
-
-                    @Override
-                    public void cancel() {
-                    }
-                });
-                subscriber.onError(new IllegalStateException("a reply set has one subscriber"));
-                return;
-            }
-            new ReplyPublication<>(this, subscriber, executor).start();
-        };
-    }
+    Flow.Publisher<T> publisher();
 
     /** The chain's final result: completes when it arrives, possibly before the last replies. */
-    public CompletableFuture<ChainResult> result() {
-        return result;
-    }
+    CompletableFuture<ChainResult> result();
 
     /** Completes (on the client's executor) when the set has ended. */
-    public CompletableFuture<ReplySet<T>> whenDone() {
-        return done;
-    }
+    CompletableFuture<ReplySet<T>> whenDone();
 
     /** Waits until the set has ended (replies may still be unread). */
-    public ReplySet<T> awaitDone() {
-        return done.join();
-    }
+    ReplySet<T> awaitDone();
 
     /** Whether the set has ended: no reply will be added. */
-    public boolean isDone() {
-        lock.lock();
-        try {
-            return ended;
-        } finally {
-            lock.unlock();
-        }
-    }
+    boolean isDone();
 
     /** Whether the set ended before the chain produced everything: by an error, a timeout or a cancel. */
-    public boolean isPartial() {
-        lock.lock();
-        try {
-            return ended && error != null;
-        } finally {
-            lock.unlock();
-        }
-    }
+    boolean isPartial();
 
     /** Whether the set was ended by the timeout; the replies received so far are kept. */
-    public boolean timedOut() {
-        lock.lock();
-        try {
-            return timedOut;
-        } finally {
-            lock.unlock();
-        }
-    }
+    boolean timedOut();
 
     /** What ended the chain if it failed or timed out (a {@link ChainException}), or {@code null}. */
-    public ChainException error() {
-        lock.lock();
-        try {
-            return error instanceof ChainException ce ? ce : null;
-        } finally {
-            lock.unlock();
-        }
-    }
+    ChainException error();
 
     /** The number of replies received so far. */
-    public int received() {
-        lock.lock();
-        try {
-            return received;
-        } finally {
-            lock.unlock();
-        }
-    }
+    int received();
 
     /** The most replies that were ever waiting in the buffer at once (for monitoring). */
-    public int maxBuffered() {
-        lock.lock();
-        try {
-            return maxBuffered;
-        } finally {
-            lock.unlock();
-        }
-    }
+    int maxBuffered();
+
+    /** The most bytes (of reply frames) that were ever waiting in the buffer at once (for monitoring). */
+    long maxBufferedBytes();
 
     /** Replies that arrived after the set ended: always 0 unless the termination protocol is broken. */
-    public int arrivedAfterEnd() {
-        lock.lock();
-        try {
-            return arrivedAfterEnd;
-        } finally {
-            lock.unlock();
-        }
-    }
+    int arrivedAfterEnd();
 }

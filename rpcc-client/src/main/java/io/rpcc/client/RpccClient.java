@@ -1,6 +1,7 @@
 package io.rpcc.client;
 
 import io.rpcc.client.internal.CancellableFuture;
+import io.rpcc.client.internal.BufferedReplySet;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.InteractiveChain;
 import io.rpcc.core.ChainCancelledException;
@@ -12,6 +13,7 @@ import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.RepositoryProtocol;
 import java.util.ArrayList;
@@ -57,6 +59,7 @@ public final class RpccClient implements AutoCloseable {
     private final Duration defaultTimeout;
     private final boolean defaultInteractive;
     private final int replyBufferSize;
+    private final long replyBufferBytes;
     private final String repository;
     private final int inlineLimit;
     private final java.util.Set<String> uploaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -70,6 +73,7 @@ public final class RpccClient implements AutoCloseable {
         this.defaultTimeout = b.timeout;
         this.defaultInteractive = b.interactive;
         this.replyBufferSize = b.replyBufferSize;
+        this.replyBufferBytes = b.replyBufferBytes;
         this.repository = b.repository;
         this.inlineLimit = b.inlineFunctionLimit;
         this.interceptors = List.copyOf(b.interceptors);
@@ -210,7 +214,7 @@ public final class RpccClient implements AutoCloseable {
     public <T> ReplySet<T> startChainWithReplies(ChainCall call, Class<T> replyType) {
         Objects.requireNonNull(call, "call");
         node.requireStarted();
-        ReplySet<T> replies = new ReplySet<>(replyType, replyBufferSize, node.executor());
+        BufferedReplySet<T> replies = new BufferedReplySet<>(replyType, replyBufferSize, replyBufferBytes, node.executor());
         try {
             node.requireAcceptingChains();
             call = prepare(call);
@@ -346,6 +350,7 @@ public final class RpccClient implements AutoCloseable {
         private Duration timeout = Duration.ofSeconds(30);
         private boolean interactive;
         private int replyBufferSize = 1024;
+        private long replyBufferBytes = 16L << 20;
         private String repository;
         private int inlineFunctionLimit = 2048;
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
@@ -367,14 +372,27 @@ public final class RpccClient implements AutoCloseable {
         }
 
         /**
-         * How many partial replies a {@link ReplySet} buffers before the client stops reading from
-         * the connections that bring them (default 1024).
+         * How many partial replies a {@link ReplySet} holds unread, at most (default 1024): the servers
+         * that produce them send only within the room the set grants them, and wait when there is none.
          */
         public Builder replyBufferSize(int replies) {
             if (replies < 1) {
                 throw new IllegalArgumentException("replyBufferSize must be positive, got " + replies);
             }
             this.replyBufferSize = replies;
+            return this;
+        }
+
+        /**
+         * How many bytes of partial replies (counted as their frames on the wire) a {@link ReplySet}
+         * holds unread, at most (default 16 MiB). A reply larger than this can never be sent: its
+         * {@code preturn} fails with {@code FlowControlException} after the server's reply write timeout.
+         */
+        public Builder replyBufferBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("replyBufferBytes must be positive, got " + bytes);
+            }
+            this.replyBufferBytes = bytes;
             return this;
         }
 
@@ -411,7 +429,7 @@ public final class RpccClient implements AutoCloseable {
 
         /** The client, not started: call {@link RpccClient#start()}. Nothing listens or connects yet. */
         public RpccClient build() {
-            return new RpccClient(this, settings());
+            return new RpccClient(this, BuilderAccess.settingsOf(this));
         }
     }
 }

@@ -1,9 +1,9 @@
 package io.rpcc.core;
 
-import io.rpcc.core.internal.chain.CurrentContext;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a service or chaining function can know about the chain it runs in, and what rpcc offers
@@ -34,7 +34,33 @@ public interface ChainContext {
      * @throws IllegalStateException if the thread is not running a service or chaining function
      */
     static ChainContext current() {
-        return CurrentContext.get();
+        ChainContext ctx = ChainContextStorage.get();
+        if (ctx == null) {
+            throw new IllegalStateException("ChainContext.current() called outside a service or chaining function: "
+                    + "call it on the thread rpcc runs your function on, or hand the context to other threads "
+                    + "with wrap(), executor(), startThread() or startVirtualThread()");
+        }
+        return ctx;
+    }
+
+    /** The context of the chain that the current thread works for, or {@code null} if it works for none. */
+    static @Nullable ChainContext currentOrNull() {
+        return ChainContextStorage.get();
+    }
+
+    /**
+     * Makes this context the calling thread's current one until the returned scope is closed, which
+     * restores the previous one. Prefer {@link #wrap(Runnable)} and {@link #executor()}, which also
+     * make the chain wait for the work: a pushed context does not.
+     *
+     * <pre>
+     * try (ChainContext.Scope ignored = ctx.push()) {
+     *     library.call(); // sees ChainContext.current() == ctx
+     * }
+     * </pre>
+     */
+    default Scope push() {
+        return ChainContextStorage.push(this);
     }
 
     /** The chain's id: the originator's name and a number, e.g. {@code "client-1#42"}. */
@@ -118,4 +144,12 @@ public interface ChainContext {
 
     /** The branch of the chain this hop is on: {@link BranchId#root()} until chains split. */
     BranchId branch();
+
+    /** A context made current by {@link #push()}; closing it restores the previous one. */
+    @FunctionalInterface
+    interface Scope extends AutoCloseable {
+        /** Restores the context that was current before {@link #push()}; throws nothing. */
+        @Override
+        void close();
+    }
 }

@@ -2,6 +2,7 @@ package io.rpcc.core;
 
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
+import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -45,6 +46,10 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final int DEFAULT_MAX_VALUE_DEPTH = Serialization.DEFAULT_MAX_DEPTH;
     /** Default of {@link #deadlineNetworkAllowance}: 1 ms per crossing. */
     public static final Duration DEFAULT_DEADLINE_NETWORK_ALLOWANCE = Duration.ofMillis(1);
+
+    static {
+        BuilderAccess.register(NodeBuilder::settings);
+    }
 
     private String name;
     private InetSocketAddress bind = new InetSocketAddress("127.0.0.1", 0);
@@ -396,8 +401,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return name;
     }
 
-    /** The settings for the node runtime. */
-    protected Node.Settings settings() {
+    /** The settings for the node runtime (read by the facades through {@link BuilderAccess}). */
+    Node.Settings settings() {
         Executor ex = executor != null ? executor : new DefaultExecutor(name);
         WireLimits limits = new WireLimits(maxInboundConnections, maxInboundConnectionsPerAddress, handshakeTimeout,
                 idleTimeout, frameTimeout, Math.max(maxPartialFrameBytes, 2L * maxFrameSize),

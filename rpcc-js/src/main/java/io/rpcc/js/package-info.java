@@ -9,5 +9,10 @@
  *     ? rpcc.call('inventory-' + result, 'reserve', state.order, {...state, step: 'reserve'})
  *     : rpcc.end(result)
  * </pre>
+ *
+ * <p>Everything here is non-null unless annotated {@link org.jspecify.annotations.Nullable}.
  */
+@NullMarked
 package io.rpcc.js;
+
+import org.jspecify.annotations.NullMarked;

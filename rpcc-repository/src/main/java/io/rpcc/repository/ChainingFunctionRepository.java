@@ -8,9 +8,9 @@ import java.util.Optional;
  * source once, chains refer to it by {@link ChainingFunctionSource#id()}, and servers fetch a
  * missing one on first use and cache its compiled form.
  *
- * <p>Only the storage contract exists so far; serving it as an rpcc service, the filesystem store
- * and fetching by servers come with the function-runtime milestone. Since ids are content hashes,
- * a changed source is a new id: storing never conflicts with what servers have cached.
+ * <p>{@link RepositoryService} serves a store from an rpcc node; {@link FileSystemChainingFunctionRepository}
+ * and {@link InMemoryChainingFunctionRepository} are the stores rpcc ships. Since ids are content
+ * hashes, a changed source is a new id: storing never conflicts with what servers have cached.
  */
 public interface ChainingFunctionRepository {
     /** Stores {@code source} (idempotent) and returns its id. */

@@ -4,6 +4,7 @@ import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.server.internal.HopExecutor;
 import java.lang.reflect.InvocationTargetException;
@@ -203,8 +204,8 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
-            return new RpccServer(new Node(settings(), new HopExecutor(services, chainingProxy, actsAsProxy,
-                    interceptors)));
+            return new RpccServer(new Node(BuilderAccess.settingsOf(this), new HopExecutor(services, chainingProxy,
+                    actsAsProxy, interceptors)));
         }
     }
 }

@@ -12,7 +12,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.MalformedFrameException;
 import io.rpcc.core.Refusal;
-import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;

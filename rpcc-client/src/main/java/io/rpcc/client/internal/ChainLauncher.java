@@ -1,6 +1,5 @@
 package io.rpcc.client.internal;
 
-import io.rpcc.client.ReplySet;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
@@ -23,7 +22,7 @@ import java.util.concurrent.CompletionException;
 
 /**
  * Starts chains at the originator (paper Fig. 3, steps 1 and 2) and turns what comes back into a
- * {@link ChainResult}, a {@link ReplySet} or a {@link ChainException}. A chain's outcome is
+ * {@link ChainResult}, a {@link io.rpcc.client.ReplySet} or a {@link ChainException}. A chain's outcome is
  * delivered only once the chain is <em>finished</em> (all its termination credit is back), so no
  * partial reply can arrive after it.
  */
@@ -76,7 +75,7 @@ public final class ChainLauncher {
      * Starts a chain in chain mode whose partial replies go to {@code replies} as they arrive;
      * returns what cancels it.
      */
-    public Runnable startWithReplies(ReplySet<?> replies, String server, String serviceFunction, Object params,
+    public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
                                      ChainingFunctionSource cf, ChainState state, Metadata metadata,
                                      Duration timeout, Instant deadline, int maxHops) {
         ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,

@@ -1,6 +1,5 @@
 package io.rpcc.client.internal;
 
-import io.rpcc.client.ReplySet;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
@@ -14,10 +13,10 @@ import io.rpcc.core.BranchId;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
-import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -29,6 +28,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Interactive mode (paper section 3.7): every chaining function runs at the client, so the chain
@@ -158,7 +158,7 @@ public final class InteractiveChain {
      * Runs a chain on the node's executor, handing replies to {@code replies} as they arrive; returns
      * what cancels it (it also ends the set).
      */
-    public Runnable startWithReplies(ReplySet<?> replies, String server, String serviceFunction, Object params,
+    public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
                                      ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
                                      Instant deadline, int maxHops) {
         Cancellation cancellation = new Cancellation(launcher.node());
@@ -202,6 +202,8 @@ public final class InteractiveChain {
         List<CompletableFuture<Void>> finishes = new ArrayList<>();
         AtomicLong localCount = new AtomicLong(1); // the driver's own unit, released at the end
         CompletableFuture<Void> localQuiet = new CompletableFuture<>();
+        AtomicReference<ChainException> localFailure = new AtomicReference<>();
+        ReplyWindow window = sink.window(); // one window for every step: the bound holds across them
         finishes.add(localQuiet);
         ChainingFunctionSource current = cf;
         try {
@@ -228,21 +230,22 @@ public final class InteractiveChain {
                     timings.add(timing);
                     return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,
                             Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes, localCount,
-                            localQuiet);
+                            localQuiet, localFailure);
                 }
                 NextHop next;
                 long loadNanos = 0;
                 long cfStart = System.nanoTime();
-                LocalReplies local = new LocalReplies(sink, node.name(), hop, localCount, localQuiet);
+                LocalReplies local = new LocalReplies(sink, window, node.settings().replyWriteTimeout(), node.name(),
+                        hop, localCount, localQuiet, localFailure);
                 try {
                     FunctionRuntime.Loaded loaded = node.functions().load(current);
                     loadNanos = loaded.loadNanos();
                     cfStart = System.nanoTime();
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
                     long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
-                    try (var scope = CurrentContext.enter(new HopContext(node.name() + "#interactive", node.name(), hop,
+                    try (var scope = new HopContext(node.name() + "#interactive", node.name(), hop,
                             node.name(), cfConsole, local, metadata, BranchId.root(),
-                            new HopControl(System.nanoTime(), budget)))) {
+                            new HopControl(System.nanoTime(), budget)).push()) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {
@@ -254,7 +257,7 @@ public final class InteractiveChain {
                     case NextHop.End end -> {
                         return finish(new ChainResult(end.result(), node.name(), path, console, timings,
                                 Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes,
-                                localCount, localQuiet);
+                                localCount, localQuiet, localFailure);
                     }
                     case NextHop.Call call -> {
                         int limit = Math.min(maxHops, node.settings().maxHops());
@@ -273,15 +276,14 @@ public final class InteractiveChain {
                 }
             }
         } catch (ChainException e) {
-            return finish(null, e, finishes, localCount, localQuiet);
+            return finish(null, e, finishes, localCount, localQuiet, localFailure);
         }
     }
 
     private static Run finish(ChainResult result, ChainException error, List<CompletableFuture<Void>> finishes,
-                              AtomicLong localCount, CompletableFuture<Void> localQuiet) {
-        if (localCount.decrementAndGet() == 0) {
-            localQuiet.complete(null);
-        }
+                              AtomicLong localCount, CompletableFuture<Void> localQuiet,
+                              AtomicReference<ChainException> localFailure) {
+        LocalReplies.release(localCount, localQuiet, localFailure);
         return new Run(result, error, CompletableFuture.allOf(finishes.toArray(CompletableFuture[]::new)));
     }
 }

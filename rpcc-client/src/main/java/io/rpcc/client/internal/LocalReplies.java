@@ -1,14 +1,22 @@
 package io.rpcc.client.internal;
 
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.Replies;
+import io.rpcc.core.internal.chain.ReplyWindow;
+import java.time.Duration;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.ErrorCode;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Partial replies of chaining functions that run at the client (interactive mode): they go
  * straight into the chain's sink. The same counting as at a server tells when the work these
- * functions started has ended.
+ * functions started has ended; if some of it threw, the chain ends partial with the first error.
  */
 final class LocalReplies implements Replies {
     private final ChainOriginator.ReplySink sink;
@@ -16,20 +24,40 @@ final class LocalReplies implements Replies {
     private final int hop;
     private final AtomicLong count;
     private final CompletableFuture<Void> quiet;
+    private final AtomicReference<ChainException> failure;
+    private final ReplyWindow window;
+    private final Duration writeTimeout;
 
-    LocalReplies(ChainOriginator.ReplySink sink, String host, int hop, AtomicLong count, CompletableFuture<Void> quiet) {
+    LocalReplies(ChainOriginator.ReplySink sink, ReplyWindow window, Duration writeTimeout, String host, int hop,
+                 AtomicLong count, CompletableFuture<Void> quiet, AtomicReference<ChainException> failure) {
         this.sink = sink;
+        this.window = window;
+        this.writeTimeout = writeTimeout;
         this.host = host;
         this.hop = hop;
         this.count = count;
         this.quiet = quiet;
+        this.failure = failure;
     }
 
     @Override
     public void preturn(Object reply) {
         raise();
         try {
-            sink.onReply(reply, hop, host, null);
+            boolean room;
+            try {
+                room = window.acquireLocal(writeTimeout);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                room = false;
+            }
+            if (!room) {
+                throw ErrorCode.FLOW_CONTROL.toException(new ChainFailure(ErrorCode.FLOW_CONTROL.exceptionName(),
+                        "the chaining function of hop " + hop + " at '" + host + "' could not send a partial reply: "
+                        + "the reply set has not been read for " + writeTimeout.toMillis() + " ms (its buffer is full)",
+                        host, hop, List.of(), List.of(), List.of(), List.of()));
+            }
+            sink.onReply(reply, hop, host, 0);
         } finally {
             lower();
         }
@@ -51,8 +79,26 @@ final class LocalReplies implements Replies {
 
     @Override
     public void lower() {
+        release(count, quiet, failure);
+    }
+
+    @Override
+    public void failed(Throwable error) {
+        failure.compareAndSet(null, ErrorCode.SERVICE_FUNCTION_FAILED.toException(new ChainFailure(
+                error.getClass().getName(), "a task that the chaining function of hop " + hop + " started through "
+                + "ChainContext at '" + host + "' threw " + error, host, hop, List.of(),
+                FunctionRuntime.stackTrace(error), List.of(), List.of())));
+    }
+
+    /** Lowers {@code count}; at zero, {@code quiet} completes, or fails with the first task failure. */
+    static void release(AtomicLong count, CompletableFuture<Void> quiet, AtomicReference<ChainException> failure) {
         if (count.decrementAndGet() == 0) {
-            quiet.complete(null);
+            ChainException e = failure.get();
+            if (e == null) {
+                quiet.complete(null);
+            } else {
+                quiet.completeExceptionally(e);
+            }
         }
     }
 }

@@ -7,7 +7,6 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.SandboxLimits;
-import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.function.CompiledFunction;
 import io.rpcc.core.internal.function.FunctionCompiler;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -273,7 +272,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
     }
 
     private NextHop run(Engine e, Source js, ChainState state, Object result, Invocation invocation) {
-        ChainContext ctx = CurrentContext.peek(); // null outside a chain (benchmarks, tests)
+        ChainContext ctx = ChainContext.currentOrNull(); // null outside a chain (benchmarks, tests)
         try (Context cx = newContext(e, limits)) {
             invocation.attach(cx);
             cx.eval(prologue);

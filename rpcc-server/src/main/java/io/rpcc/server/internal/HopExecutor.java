@@ -10,8 +10,7 @@ import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.VirtualConsole;
-import io.rpcc.core.internal.chain.Credit;
-import io.rpcc.core.internal.chain.CurrentContext;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
@@ -165,7 +164,7 @@ public final class HopExecutor implements RequestHandler {
             HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies,
                     h.metadata(), h.branch(), control);
             HopTiming serviceTiming = timing;
-            try (var scope = CurrentContext.enter(cfContext)) {
+            try (var scope = cfContext.push()) {
                 // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
                 // (with the timings rebuilt from the header: this hop's list belongs to the stuck thread)
                 next = interceptChaining(node, cfContext, request.state(), result, (state, value) ->
@@ -223,7 +222,7 @@ public final class HopExecutor implements RequestHandler {
         VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
         HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies,
                 h.metadata(), h.branch(), control);
-        try (var scope = CurrentContext.enter(sfContext); var working = control.enter()) {
+        try (var scope = sfContext.push(); var working = control.enter()) {
             result = interceptService(sfContext, h.serviceFunction(), sf).apply(request.params());
         } catch (HopRejectedException r) {
             throw rejected(r);
@@ -323,7 +322,7 @@ public final class HopExecutor implements RequestHandler {
     /** The metadata for the hop after this one, as the interceptors make it. */
     private Metadata interceptForward(Node node, HopContext context, NextHop.Call call) {
         Metadata metadata = context.metadata();
-        try (var scope = CurrentContext.enter(context)) {
+        try (var scope = context.push()) {
             for (ServerInterceptor interceptor : interceptors) {
                 metadata = Objects.requireNonNull(interceptor.interceptForward(context, call, metadata),
                         "interceptForward returned null metadata");

@@ -1,10 +1,10 @@
 package io.rpcc.server.internal;
 
-import io.rpcc.core.internal.chain.Credit;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.HopReplies;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.ArrayList;

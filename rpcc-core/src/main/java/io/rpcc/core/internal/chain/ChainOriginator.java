@@ -14,10 +14,12 @@ import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * <em>finished</em> when exactly one unit of credit has come home: then no reply of any hop can
  * still be on its way. Frames arrive on event loops, each connection's in order; they are handled
  * at once, in that order, so only rpcc's own continuations may be attached to these futures. Frames
- * for chains that already ended (timed out or cancelled) are counted and dropped. Timeouts use a timer wheel, so
- * starting a chain wakes no other thread.
+ * for chains that already ended (timed out or cancelled) are counted and dropped. Timeouts use a timer
+ * wheel, so starting a chain wakes no other thread. Each chain's replies count against its sink's
+ * {@link ReplyWindow}, which grants room to the chain's reply streams (WINDOW_UPDATE frames).
  */
 public final class ChainOriginator {
     private static final Logger log = LoggerFactory.getLogger(ChainOriginator.class);
@@ -52,10 +56,18 @@ public final class ChainOriginator {
         /**
          * A partial reply arrived.
          *
-         * @param from the connection it came on, which the sink may pause (flow control); {@code null}
-         *     for replies produced locally
+         * @param bytes what it costs of the sink's {@link #window()} until it is read (its frame's
+         *     length; 0 for replies produced at this node)
          */
-        void onReply(Object value, int hop, String host, Channel from);
+        void onReply(Object value, int hop, String host, int bytes);
+
+        /**
+         * The flow-control window of this sink's replies, asked once per chain (a sink that reads
+         * replies shares its window among the chains that feed it; the default grants without bound).
+         */
+        default ReplyWindow window() {
+            return ReplyWindow.unbounded();
+        }
     }
 
     /** A chain in flight, as its originator sees it. */
@@ -66,13 +78,16 @@ public final class ChainOriginator {
         private final CompletableFuture<Arrival> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
         private final ReplySink sink;
+        private final ReplyWindow window;
         private final long budgetNanos;
         private Credit recovered = Credit.ZERO; // guarded by this
+        private volatile ChainException failedAfterResult;
 
         private Pending(long id, long budgetNanos, ReplySink sink) {
             this.id = id;
             this.budgetNanos = budgetNanos;
             this.sink = sink;
+            this.window = sink.window();
         }
 
         /** What is left of the chain's deadline at {@code nowNanos}, or {@link ChainHeader#NO_DEADLINE}. */
@@ -100,7 +115,10 @@ public final class ChainOriginator {
             return outcome;
         }
 
-        /** Completes when all credit has come home; fails with a {@link ChainException} on timeout. */
+        /**
+         * Completes when all credit has come home; fails with a {@link ChainException} on timeout, or
+         * when an error arrived after a successful result (work started through a hop's context failed).
+         */
         public CompletableFuture<Void> finished() {
             return finished;
         }
@@ -128,13 +146,18 @@ public final class ChainOriginator {
     private final ConcurrentMap<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong lateFrames = new AtomicLong();
     private final Refusals refusals;
+    private final BiConsumer<Channel, Object> send;
     private volatile HashedWheelTimer timer;
     private volatile Supplier<ChainException> closedWith;
 
-    /** The originator table of node {@code nodeName}, counting forged frames in {@code refusals}. */
-    public ChainOriginator(String nodeName, Refusals refusals) {
+    /**
+     * The originator table of node {@code nodeName}, counting forged frames in {@code refusals} and
+     * sending reply-window grants with {@code send}.
+     */
+    public ChainOriginator(String nodeName, Refusals refusals, BiConsumer<Channel, Object> send) {
         this.nodeName = nodeName;
         this.refusals = refusals;
+        this.send = send;
     }
 
     /** Takes a hold on the timer that times chains out; called when the node starts. */
@@ -232,28 +255,55 @@ public final class ChainOriginator {
         }
     }
 
-    /** An ERROR frame arrived (called on an event loop). */
+    /**
+     * An ERROR frame arrived (called on an event loop). It may come after the RESULT (work that a
+     * hop started through its context failed): the chain then ends partial with that error.
+     */
     public void onError(ChainErrorFrame frame) {
         Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
-            p.outcome().completeExceptionally(frame.code().toException(frame.failure()));
+            ChainException e = frame.code().toException(frame.failure());
+            if (!p.outcome().completeExceptionally(e) && !p.outcome().isCompletedExceptionally()
+                    && p.failedAfterResult == null) {
+                p.failedAfterResult = e;
+            }
             recover(p, frame.credit());
         }
     }
 
     /** A partial reply arrived (called on an event loop). */
-    public void onReply(ReplyFrame frame, Channel from) {
+    public void onReply(ReplyFrame frame) {
         Pending p = live(frame.chainId(), frame.secret());
         if (p == null) {
             return;
         }
+        p.window.arrived(frame.chainId(), frame.hop(), frame.host(), frame.size());
         if (frame.decodeError() != null) {
+            p.window.consumed(frame.size());
             HopFailure f = frame.decodeError();
             p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(),
                     f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of(), f.fields())));
             return;
         }
-        p.sink().onReply(frame.value(), frame.hop(), frame.host(), from);
+        p.sink().onReply(frame.value(), frame.hop(), frame.host(), frame.size());
+    }
+
+    /**
+     * A reply stream of one of this node's chains gave room back and may wait for more (called on an
+     * event loop); grants go back on {@code from}. Updates for chains that have ended are dropped
+     * without being counted as late: room a stream gives back may cross the chain's end.
+     */
+    public void onWindowUpdate(WindowUpdateFrame frame, Channel from) {
+        Pending p = pending.get(frame.chainId());
+        if (p == null || !p.secret().matches(frame.secret())) {
+            if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
+                refusals.count(Refusal.FORGED_FRAME);
+            }
+            return;
+        }
+        p.window.update(frame.chainId(), frame.hop(), frame.host(), frame.replies(), frame.bytes(), frame.wantBytes(),
+                (replies, bytes) -> send.accept(from, new WindowUpdateFrame(frame.chainId(), frame.secret(),
+                        frame.hop(), frame.host(), true, replies, bytes, 0)));
     }
 
     /** A hop returned its credit (called on an event loop). */
@@ -284,7 +334,12 @@ public final class ChainOriginator {
 
     private void recover(Pending p, Credit credit) {
         if (p.recover(credit) && pending.remove(p.id(), p)) {
-            p.finished().complete(null);
+            ChainException late = p.failedAfterResult;
+            if (late == null) {
+                p.finished().complete(null);
+            } else {
+                p.finished().completeExceptionally(late);
+            }
         }
     }
 

@@ -13,8 +13,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The {@link ChainContext} of one service or chaining function invocation. Work handed to other
  * threads through its wrappers keeps the context and holds the hop's {@link Replies} count open
- * until it ends; while it runs, its thread is one that a cancel of the chain interrupts
- * ({@link HopControl}).
+ * until it ends; if it throws, the hop reports the error (the chain ends partial with it). Threads
+ * that rpcc starts ({@link #startThread}, {@link #startVirtualThread}) keep the exception; tasks
+ * handed to an executor throw it on, as the executor's caller may expect.
  */
 public final class HopContext implements ChainContext {
     private final String chainId;
@@ -96,10 +97,18 @@ public final class HopContext implements ChainContext {
 
     @Override
     public Runnable wrap(Runnable task) {
+        return wrap(task, true);
+    }
+
+    /**
+     * {@link #wrap(Runnable)}; what the task throws ends the chain, and is thrown on to the thread
+     * that runs it if {@code rethrow} (an executor's caller may expect it), else kept there.
+     */
+    private Runnable wrap(Runnable task, boolean rethrow) {
         Callable<Void> held = holding(() -> {
             task.run();
             return null;
-        });
+        }, rethrow);
         return () -> {
             try {
                 held.call();
@@ -113,19 +122,29 @@ public final class HopContext implements ChainContext {
 
     @Override
     public <V> Callable<V> wrap(Callable<V> task) {
-        return holding(task);
+        return holding(task, true);
     }
 
-    /** Raises the count now; the returned task runs {@code task} once, with this context, then lowers it. */
-    private <V> Callable<V> holding(Callable<V> task) {
+    /**
+     * Raises the count now; the returned task runs {@code task} once, with this context, then lowers
+     * it. If {@code task} throws, the hop reports it to the originator (the chain ends partial with
+     * that error); the exception goes on to the caller if {@code rethrow}.
+     */
+    private <V> Callable<V> holding(Callable<V> task, boolean rethrow) {
         replies.raise();
         AtomicBoolean ran = new AtomicBoolean();
         return () -> {
             if (!ran.compareAndSet(false, true)) {
                 throw new IllegalStateException("a task wrapped by ChainContext.wrap runs once");
             }
-            try (var scope = CurrentContext.enter(this); var working = control.enter()) {
+            try (var scope = push(); var working = control.enter()) {
                 return task.call();
+            } catch (Throwable e) {
+                replies.failed(e);
+                if (rethrow) {
+                    throw e;
+                }
+                return null;
             } finally {
                 replies.lower();
             }
@@ -147,12 +166,12 @@ public final class HopContext implements ChainContext {
 
     @Override
     public Thread startThread(Runnable task) {
-        return start(Thread.ofPlatform().name("rpcc-" + node + "-hop-" + hop).unstarted(wrap(task)));
+        return start(Thread.ofPlatform().name("rpcc-" + node + "-hop-" + hop).unstarted(wrap(task, false)));
     }
 
     @Override
     public Thread startVirtualThread(Runnable task) {
-        return start(Thread.ofVirtual().name("rpcc-" + node + "-hop-" + hop).unstarted(wrap(task)));
+        return start(Thread.ofVirtual().name("rpcc-" + node + "-hop-" + hop).unstarted(wrap(task, false)));
     }
 
     private Thread start(Thread t) {

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.ChainContext;
 import io.rpcc.core.internal.wire.ChainHeader;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -64,7 +65,7 @@ public final class HopControl {
      * The current thread works for this hop until the scope closes; it is interrupted at once if the
      * hop is already cancelled. Closing the scope clears an interrupt that the cancel may have left.
      */
-    public CurrentContext.Scope enter() {
+    public ChainContext.Scope enter() {
         Thread current = Thread.currentThread();
         synchronized (this) {
             threads.add(current);

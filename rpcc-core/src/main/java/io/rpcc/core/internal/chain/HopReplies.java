@@ -1,17 +1,23 @@
 package io.rpcc.core.internal.chain;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Partial replies of one hop at a server, and the hop's part in the chain's termination protocol
@@ -23,9 +29,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * returns it in a QUIET frame when its count reaches zero, on the connection that carried its
  * replies, after the last of them: since that connection is FIFO, the credit's arrival at the
  * originator proves that every reply of this hop arrived before it.
+ *
+ * <p>Flow control: the hop's replies are one reply stream of the chain, which sends only within the
+ * room its originator granted ({@link SendWindow}, {@link ReplyWindow}); {@code preturn} waits for
+ * room on the calling thread (at most the node's reply write timeout, then it throws
+ * {@code FlowControlException}), and the room left when the hop is quiet goes back just before its
+ * credit.
  */
 public final class HopReplies implements Replies {
     private static final long COUNT = 0xFFFF_FFFFL;
+    /** A reply was produced or a task failed: the hop keeps credit, to return once it is quiet. */
     private static final long REPLIED = 1L << 32;
 
     private final Node node;
@@ -36,7 +49,10 @@ public final class HopReplies implements Replies {
     private final AtomicLong state = new AtomicLong(1);
     private volatile Credit kept = Credit.ZERO;
     private volatile CompletableFuture<Channel> replyChannel;
+    private volatile SendWindow window;
     private final AtomicBoolean handedOver = new AtomicBoolean();
+    /** The first error thrown by work started through the context, reported instead of QUIET. */
+    private final AtomicReference<Throwable> taskFailure = new AtomicReference<>();
     private final AtomicBoolean replyLost = new AtomicBoolean();
     private final CompletableFuture<Void> quiet = new CompletableFuture<>();
     private volatile boolean abandoned;
@@ -70,6 +86,14 @@ public final class HopReplies implements Replies {
             if (state.compareAndSet(s, (s + 1) | flags)) {
                 return true;
             }
+        }
+    }
+
+    @Override
+    public void failed(Throwable error) {
+        if (taskFailure.compareAndSet(null, error)) {
+            // the failing task still holds its unit: the count is not zero, so the hop keeps credit
+            state.getAndUpdate(s -> s | REPLIED);
         }
     }
 
@@ -137,17 +161,26 @@ public final class HopReplies implements Replies {
         boolean handedToWriter = false;
         try {
             Channel ch = channel();
-            if (!ch.isWritable() && !awaitWritable(ch)) {
-                throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read partial "
-                        + "replies for " + writeTimeout.toMillis() + " ms (its buffer is full)");
+            ByteBuf frame = node.transport().encode(ch, new ReplyFrame(header.chainId(), header.secret(), header.hop(),
+                    node.name(), reply, null));
+            boolean written = false;
+            try {
+                if (!ch.isWritable() && !awaitWritable(ch)) {
+                    throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read "
+                            + "partial replies for " + writeTimeout.toMillis() + " ms (its connection has not drained)");
+                }
+                awaitRoom(ch, frame.readableBytes(), () -> node.transport().write(ch, frame).whenComplete((v, e) -> {
+                    if (e != null && replyLost.compareAndSet(false, true)) {
+                        node.failures().replyLost(header, Node.unwrap(e));
+                    }
+                    lower();
+                }));
+                written = true;
+            } finally {
+                if (!written) {
+                    frame.release();
+                }
             }
-            node.transport().send(ch, new ReplyFrame(header.chainId(), header.secret(), header.hop(), node.name(), reply, null))
-                    .whenComplete((v, e) -> {
-                        if (e != null && replyLost.compareAndSet(false, true)) {
-                            node.failures().replyLost(header, Node.unwrap(e));
-                        }
-                        lower();
-                    });
             handedToWriter = true;
         } catch (HopFailure f) {
             if (control.isCancelled()) {
@@ -160,6 +193,57 @@ public final class HopReplies implements Replies {
                 lower();
             }
         }
+    }
+
+    /**
+     * Takes room for a reply of {@code size} bytes in this hop's reply window, asking the originator
+     * for more and waiting (at most the reply write timeout) if there is none, then runs {@code send}.
+     */
+    private void awaitRoom(Channel ch, int size, Runnable send) {
+        SendWindow w = window();
+        boolean got;
+        try {
+            if (ch.eventLoop().inEventLoop()) {
+                got = w.acquire(size, Duration.ZERO, (r, b, want) -> ask(ch, r, b, want), send);
+                if (!got) {
+                    throw failure(ErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' has no "
+                            + "room left in the reply window of the originator '" + header.replyTo().node() + "' and preturn "
+                            + "was called on an event loop, where it cannot wait");
+                }
+            } else {
+                got = w.acquire(size, writeTimeout, (r, b, want) -> ask(ch, r, b, want), send);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw failure(ErrorCode.FLOW_CONTROL, "interrupted while hop " + header.hop() + " at '" + node.name()
+                    + "' waited for the originator '" + header.replyTo().node() + "' to read partial replies");
+        }
+        if (!got) {
+            throw failure(ErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' could not send "
+                    + "a partial reply of " + size + " bytes: the originator '" + header.replyTo().node() + "' has not read "
+                    + "partial replies for " + writeTimeout.toMillis() + " ms (its reply buffer is full"
+                    + ", or smaller than this reply: RpccClient.builder().replyBufferBytes)");
+        }
+    }
+
+    /** This hop's reply window, registered with the node on first use so that grants find it. */
+    private SendWindow window() {
+        SendWindow w = window;
+        if (w == null) {
+            synchronized (this) {
+                w = window;
+                if (w == null) {
+                    w = node.replyStreams().open(header.chainId(), header.secret(), header.hop());
+                    window = w;
+                }
+            }
+        }
+        return w;
+    }
+
+    private void ask(Channel ch, int replies, long bytes, long wantBytes) {
+        node.transport().send(ch, new WindowUpdateFrame(header.chainId(), header.secret(), header.hop(), node.name(),
+                false, replies, bytes, wantBytes));
     }
 
     private boolean awaitWritable(Channel ch) {
@@ -208,24 +292,48 @@ public final class HopReplies implements Replies {
     private void quiet() {
         node.hopEnded(header, control);
         quiet.complete(null);
+        SendWindow w = window;
+        long[] left = {0, 0};
+        if (w != null) { // the room this hop did not use goes back, before the credit
+            node.replyStreams().remove(header.chainId(), header.secret(), header.hop(), w);
+            left = w.close();
+        }
         Credit credit = kept;
         if (credit.isZero() || control.isCancelled()) {
             return; // a cancelled chain has ended at its originator: the credit would be a late frame
         }
         CompletableFuture<Channel> f = replyChannel;
-        QuietFrame frame = new QuietFrame(header.chainId(), header.secret(), credit);
+        Throwable failed = taskFailure.get();
+        Object frame = failed == null ? new QuietFrame(header.chainId(), header.secret(), credit)
+                : new ChainErrorFrame(header.chainId(), header.secret(), ErrorCode.SERVICE_FUNCTION_FAILED,
+                taskFailure(failed), credit);
         if (f == null) { // no reply was ever sent: any connection will do
             node.transport().send(header.replyTo().node(), node.replyAddress(header), frame);
             return;
         }
+        long[] unused = left;
         f.thenAccept(ch -> {
             if (ch.isActive()) {
+                if (unused[0] > 0 || unused[1] > 0) {
+                    ask(ch, (int) Math.min(Integer.MAX_VALUE, unused[0]), unused[1], 0);
+                }
                 node.transport().send(ch, frame);
             } else {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
                 node.failures().repliesUnconfirmed(header);
             }
         });
+    }
+
+    /** The failure to report for work started through the context that threw {@code e}. */
+    private ChainFailure taskFailure(Throwable e) {
+        String message = "a task that hop " + header.hop() + " started through ChainContext (startThread, "
+                + "startVirtualThread, executor or wrap) at '" + node.name() + "' threw " + e;
+        if (message.length() > 4096) {
+            message = message.substring(0, 4076) + "... (truncated)";
+        }
+        return new ChainFailure(e.getClass().getName(), message, node.name(), header.hop(), node.pathThrough(header),
+                FunctionRuntime.stackTrace(e), List.of(), List.of());
     }
 
     private String chainId() {

@@ -31,12 +31,14 @@ import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
@@ -103,6 +105,7 @@ public final class Node implements InboundListener, AutoCloseable {
     private final NodeTransport transport;
     private final ChainOriginator originator;
     private final RequestHandler requests;
+    private final ReplyStreams replyStreams = new ReplyStreams();
     private final Refusals refusals;
     private final ChainTrails trails = new ChainTrails();
     private final AtomicLong refusedAfterCancel = new AtomicLong();
@@ -121,7 +124,7 @@ public final class Node implements InboundListener, AutoCloseable {
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
                 settings.tls(), settings.limits(), settings.pipelineCustomizer()), wire, refusals, this);
-        this.originator = new ChainOriginator(settings.name(), refusals);
+        this.originator = new ChainOriginator(settings.name(), refusals, transport::send);
         settings.functions().fetchWith(this::fetchFunction);
         settings.functions().countRefusalsIn(transport.refusals());
     }
@@ -240,7 +243,7 @@ public final class Node implements InboundListener, AutoCloseable {
      */
     public Object call(String server, String serviceFunction, Object params, Duration timeout) {
         ChainOriginator.Pending p = launch(server, serviceFunction, params, ChainingFunctionSource.NONE,
-                ChainState.empty(), Metadata.empty(), timeout, null, 1, 1, List.of(), (value, hop, host, from) -> { });
+                ChainState.empty(), Metadata.empty(), timeout, null, 1, 1, List.of(), (value, hop, host, bytes) -> { });
         try {
             ChainOriginator.Arrival a = p.outcome().join();
             if (a.frame().decodeError() != null) {
@@ -344,6 +347,11 @@ public final class Node implements InboundListener, AutoCloseable {
     /** The transport. */
     public NodeTransport transport() {
         return transport;
+    }
+
+    /** The reply streams of hops running here that wait for or hold room in their originators' windows. */
+    public ReplyStreams replyStreams() {
+        return replyStreams;
     }
 
     /** Where this node logs chain failures. */
@@ -537,8 +545,19 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     @Override
-    public void onReply(ReplyFrame reply, Channel from) {
-        originator.onReply(reply, from);
+    public void onReply(ReplyFrame reply) {
+        originator.onReply(reply);
+    }
+
+    @Override
+    public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
+        if (!update.grant()) {
+            originator.onWindowUpdate(update, from);
+        } else if (!replyStreams.grant(update.chainId(), update.secret(), update.hop(), update.replies(), update.bytes())) {
+            // the stream has ended: the room goes back to the originator
+            transport.send(from, new WindowUpdateFrame(update.chainId(), update.secret(), update.hop(), update.host(),
+                    false, update.replies(), update.bytes(), 0));
+        }
     }
 
     @Override

@@ -20,4 +20,10 @@ public interface Replies {
 
     /** Lowers the count when that work ends. */
     void lower();
+
+    /**
+     * Work started through the context threw {@code error}: the chain ends partial with it (the
+     * first such error of the hop is reported, once the hop is quiet). Called before {@link #lower()}.
+     */
+    void failed(Throwable error);
 }

@@ -2,7 +2,6 @@ package io.rpcc.core.internal.function;
 
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.SandboxLimits;
-import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.lang.management.ManagementFactory;
@@ -34,7 +33,7 @@ public final class MonitoredExecution {
      * @throws Exception what the task threw otherwise
      */
     public static <T> T run(Callable<T> task, SandboxLimits limits, Runnable cancel) throws Exception {
-        ChainContext ctx = CurrentContext.peek();
+        ChainContext ctx = ChainContext.currentOrNull();
         long[] start = {-1, 0, 0, -1, -1}; // thread id, cpu, allocated at start; cpu, allocated at the end
         // platform threads: CPU time and allocation are measurable there
         Future<T> f = FunctionResources.sandbox().submit(() -> {
@@ -44,7 +43,7 @@ public final class MonitoredExecution {
                 start[2] = MX.getThreadAllocatedBytes(id);
                 start[0] = id;
             }
-            try (var scope = ctx == null ? null : CurrentContext.enter(ctx)) {
+            try (var scope = ctx == null ? null : ctx.push()) {
                 return task.call();
             } finally {
                 synchronized (start) {

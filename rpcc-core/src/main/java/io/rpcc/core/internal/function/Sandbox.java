@@ -2,7 +2,6 @@ package io.rpcc.core.internal.function;
 
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.SandboxLimits;
-import io.rpcc.core.internal.chain.CurrentContext;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.List;
@@ -54,7 +53,7 @@ final class Sandbox {
 
     /** Runs {@code task} in the sandbox; failures become typed {@link HopFailure}s. */
     <T> T run(Callable<T> task) throws Exception {
-        ChainContext ctx = CurrentContext.peek();
+        ChainContext ctx = ChainContext.currentOrNull();
         Consumer<HopFailure> onAbandon = ON_ABANDON.get();
         if (!Thread.currentThread().isVirtual()) {
             return translate(() -> body(task, ctx, onAbandon));
@@ -87,7 +86,7 @@ final class Sandbox {
         Budget budget = new Budget(limits);
         SandboxWatchdog.Invocation watched = SandboxWatchdog.start(budget, onAbandon, abandonedRunning);
         Budget.enter(budget);
-        try (var scope = ctx == null ? null : CurrentContext.enter(ctx)) {
+        try (var scope = ctx == null ? null : ctx.push()) {
             T result;
             try {
                 result = task.call();

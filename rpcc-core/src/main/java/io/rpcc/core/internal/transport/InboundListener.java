@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 
 /**
  * Receives the chain frames that arrive at a node. Called on an event loop: implementations hand
@@ -22,12 +23,17 @@ public interface InboundListener {
     /** The failure of a chain this node started. */
     void onError(ChainErrorFrame error);
 
-    /** A partial reply for a chain this node started, read from {@code from} (which flow control may pause). */
-    void onReply(ReplyFrame reply, Channel from);
+    /** A partial reply for a chain this node started. */
+    void onReply(ReplyFrame reply);
 
     /** A hop of a chain this node started returns its credit. */
     void onQuiet(QuietFrame quiet);
 
+    /**
+     * Reply flow control: room granted to a reply stream of this node, or given back (and asked for)
+     * by a reply stream of a chain this node started; read from {@code from}, where the answer goes.
+     */
+    void onWindowUpdate(WindowUpdateFrame update, Channel from);
     /** The originator of a chain cancelled it (the notice comes from the node before this one on its trail). */
     void onCancel(CancelFrame cancel);
 }

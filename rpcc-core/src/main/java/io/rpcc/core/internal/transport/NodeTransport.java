@@ -41,6 +41,7 @@ import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.VersionRange;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -360,14 +361,34 @@ public final class NodeTransport implements AutoCloseable {
      * limit, or a connection that closed before the frame was written.
      */
     public CompletableFuture<Void> send(Channel ch, Object message) {
-        Hello peer = ch.attr(PEER).get();
-        int limit = peer == null ? config.maxFrameSize() : Math.min(config.maxFrameSize(), peer.maxFrameSize());
         ByteBuf frame;
         try {
-            frame = wire.encode(message, limit);
+            frame = encode(ch, message);
         } catch (HopFailure e) {
             return CompletableFuture.failedFuture(e);
         }
+        return write(ch, frame);
+    }
+
+    /**
+     * Encodes {@code message} on the calling thread for {@code ch}'s peer (whose frame limit it
+     * respects), to {@link #write} later: a reply is encoded before it waits for room in its chain's
+     * window, which its size counts against.
+     *
+     * @throws HopFailure for a value that cannot be serialized or a frame over the peer's limit
+     */
+    public ByteBuf encode(Channel ch, Object message) {
+        Hello peer = ch.attr(PEER).get();
+        int limit = peer == null ? config.maxFrameSize() : Math.min(config.maxFrameSize(), peer.maxFrameSize());
+        return wire.encode(message, limit);
+    }
+
+    /**
+     * Writes an encoded {@code frame} to {@code ch} (and releases it); fails as {@link #send} does. A
+     * connection whose peer does not read, so that more than the write-queue limit waits, is closed.
+     */
+    public CompletableFuture<Void> write(Channel ch, ByteBuf frame) {
+        Hello peer = ch.attr(PEER).get();
         ChannelOutboundBuffer queue = ch.unsafe().outboundBuffer();
         long queued = queue == null ? 0 : queue.totalPendingWriteBytes();
         if (queued + frame.readableBytes() > config.limits().maxQueuedWriteBytes()) {
@@ -465,9 +486,10 @@ public final class NodeTransport implements AutoCloseable {
                 case ChainRequest r -> listener.onRequest(r);
                 case ChainResultFrame r -> listener.onResult(r);
                 case ChainErrorFrame e -> listener.onError(e);
-                case ReplyFrame r -> listener.onReply(r, ctx.channel());
+                case ReplyFrame r -> listener.onReply(r);
                 case QuietFrame q -> listener.onQuiet(q);
                 case CancelFrame c -> listener.onCancel(c);
+                case WindowUpdateFrame w -> listener.onWindowUpdate(w, ctx.channel());
                 case Hello h -> onHello(ctx.channel(), h);
                 case FrameDecoder.MalformedFrame m -> onMalformed(ctx, m.reason());
                 case FrameDecoder.VersionMismatch v -> onVersionMismatch(ctx.channel(), v);

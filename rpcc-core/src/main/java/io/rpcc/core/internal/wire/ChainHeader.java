@@ -4,8 +4,8 @@ import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.Metadata;
-import io.rpcc.core.internal.chain.Credit;
 import java.util.List;
 
 /**

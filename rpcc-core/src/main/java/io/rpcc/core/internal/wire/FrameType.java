@@ -14,6 +14,9 @@ package io.rpcc.core.internal.wire;
  * ERROR   := chain code:varint failure credit                      (any hop to originator; code: ChainErrorCode number)
  * REPLY   := chain hop:varint host value                           (preturn: any hop to originator)
  * QUIET   := chain credit                                          (a hop that sent replies is done)
+ * WINDOW_UPDATE := chain hop:varint host kind:int8 replies:varint bytes:varlong want:varlong
+ *                  (reply flow control; kind 0: the originator grants room to the stream (hop, host),
+ *                  kind 1: the stream gives room back and, if want &gt; 0, waits for a reply of want bytes)
  * CANCEL  := chain origin:string budget                             (originator, then along the chain's trail)
  * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
@@ -27,7 +30,7 @@ package io.rpcc.core.internal.wire;
  * failure to decode the user values that follow to the chain's originator.
  */
 public enum FrameType {
-    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), CANCEL(8);
+    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8);
 
     /** The protocol version this build speaks: the version byte of every frame after the HELLO. */
     public static final byte PROTOCOL_VERSION = 3;
@@ -59,6 +62,7 @@ public enum FrameType {
             case 4 -> ERROR;
             case 5 -> REPLY;
             case 6 -> QUIET;
+            case 7 -> WINDOW_UPDATE;
             case 8 -> CANCEL;
             default -> null;
         };

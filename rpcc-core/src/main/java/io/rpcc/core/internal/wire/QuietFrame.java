@@ -1,6 +1,6 @@
 package io.rpcc.core.internal.wire;
 
-import io.rpcc.core.internal.chain.Credit;
+import io.rpcc.core.internal.wire.Credit;
 
 /**
  * A QUIET frame: a hop that sent (or could have sent) partial replies has finished everything it

@@ -14,8 +14,8 @@ import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.FailureFields;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.Metadata;
-import io.rpcc.core.internal.chain.Credit;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -97,6 +97,16 @@ public final class WireFormat {
                         out.writeByte(FrameType.QUIET.wire());
                         writeChain(out, q.chainId(), q.secret());
                         writeCredit(out, q.credit());
+                    }
+                    case WindowUpdateFrame w -> {
+                        out.writeByte(FrameType.WINDOW_UPDATE.wire());
+                        writeChain(out, w.chainId(), w.secret());
+                        out.writeVarInt(w.hop(), true);
+                        out.writeString(w.host());
+                        out.writeByte(w.grant() ? 0 : 1);
+                        out.writeVarInt(w.replies(), true);
+                        out.writeVarLong(w.bytes(), true);
+                        out.writeVarLong(w.wantBytes(), true);
                     }
                     case CancelFrame c -> {
                         out.writeByte(FrameType.CANCEL.wire());
@@ -407,8 +417,9 @@ public final class WireFormat {
                     case RESULT -> readResult(kryo, in);
                     case ERROR -> new ChainErrorFrame(in.readVarLong(true), readSecret(in),
                             ErrorCode.fromWire(in.readVarInt(true)), readFailure(in), readCredit(in));
-                    case REPLY -> readReply(kryo, in);
+                    case REPLY -> readReply(kryo, in, bytes.length + 4);
                     case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in));
+                    case WINDOW_UPDATE -> readWindowUpdate(in);
                     case CANCEL -> readCancel(in);
                 };
             } catch (HopFailure e) {
@@ -419,7 +430,8 @@ public final class WireFormat {
             }
             boolean newerHello = message instanceof Hello h && h.versions().max() > VersionRange.SUPPORTED.max();
             if (in.position() != in.limit() && !newerHello && (message instanceof Hello || message instanceof QuietFrame
-                    || message instanceof ChainErrorFrame || message instanceof CancelFrame)) {
+                    || message instanceof ChainErrorFrame || message instanceof CancelFrame
+                    || message instanceof WindowUpdateFrame)) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
@@ -482,7 +494,7 @@ public final class WireFormat {
         }
     }
 
-    private ReplyFrame readReply(Kryo kryo, Input in) {
+    private ReplyFrame readReply(Kryo kryo, Input in, int size) {
         long chainId = in.readVarLong(true);
         ChainSecret secret = readSecret(in);
         int hop = in.readVarInt(true);
@@ -490,11 +502,26 @@ public final class WireFormat {
         try {
             Object value = kryo.readClassAndObject(in);
             checkFullyRead(in, "REPLY");
-            return new ReplyFrame(chainId, secret, hop, host, value, null);
+            return new ReplyFrame(chainId, secret, hop, host, value, null, size);
         } catch (RuntimeException e) {
             return new ReplyFrame(chainId, secret, hop, host, null, e instanceof HopFailure hf ? hf
-                    : serialization.decodeFailure(e, "a partial reply"));
+                    : serialization.decodeFailure(e, "a partial reply"), size);
         }
+    }
+
+    private static WindowUpdateFrame readWindowUpdate(Input in) {
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        int hop = in.readVarInt(true);
+        String host = in.readString();
+        int kind = in.readByte();
+        int replies = in.readVarInt(true);
+        long bytes = in.readVarLong(true);
+        long want = in.readVarLong(true);
+        if (host == null || (kind != 0 && kind != 1) || replies < 0 || bytes < 0 || want < 0 || (kind == 0 && want != 0)) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt WINDOW_UPDATE frame");
+        }
+        return new WindowUpdateFrame(chainId, secret, hop, host, kind == 0, replies, bytes, want);
     }
 
     private static NodeAddress readReplyTo(Input in, NodeAddress originator) {

@@ -11,6 +11,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.NodeAddress;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;

@@ -1,4 +1,4 @@
-package io.rpcc.core.internal.chain;
+package io.rpcc.core.internal.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.rpcc.core.internal.chain;
+package io.rpcc.core.internal.wire;
 
 import java.math.BigInteger;
 

@@ -1,4 +1,6 @@
-package io.rpcc.client;
+package io.rpcc.client.internal;
+
+import io.rpcc.client.ReplySet;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;

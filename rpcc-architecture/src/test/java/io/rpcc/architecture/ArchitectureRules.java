@@ -1,0 +1,146 @@
+package io.rpcc.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
+import com.tngtech.archunit.core.domain.ThrowsDeclaration;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * rpcc's structural rules, as ArchUnit rules over a set of imported classes. {@link ArchitectureTest}
+ * applies them to the production classes of every module; {@link ArchitectureRulesTest} shows that
+ * each rule fails on a fixture that breaks it.
+ */
+final class ArchitectureRules {
+    /**
+     * The API classes allowed to reach the implementation: the builders (including {@code NodeTls},
+     * which builds a node's TLS settings and checks the certificate's names with the same code that
+     * checks peers') and the node facades. Everything else in an API package talks only to other API
+     * types.
+     */
+    static final Set<String> FACADES = Set.of(
+            "io.rpcc.core.NodeBuilder", "io.rpcc.core.NodeTls",
+            "io.rpcc.server.RpccServer", "io.rpcc.server.RpccServer$Builder",
+            "io.rpcc.client.RpccClient", "io.rpcc.client.RpccClient$Builder");
+
+    private ArchitectureRules() {
+    }
+
+    static boolean isInternal(JavaClass c) {
+        return c.getPackageName().contains(".internal");
+    }
+
+    /** A public API class exposes no internal type: supertypes, public fields, public methods and constructors. */
+    static ArchRule noInternalTypeInPublicSignatures(String rootPackage) {
+        return classes().that().resideInAPackage(rootPackage + "..")
+                .and(DescribedPredicate.describe("are API (outside internal packages)", (JavaClass c) -> !isInternal(c)))
+                .and(DescribedPredicate.describe("are visible from outside their package", ArchitectureRules::isExported))
+                .should(exposeNoInternalType())
+                .allowEmptyShould(true);
+    }
+
+    /** API classes other than the facades do not depend on internal classes at all. */
+    static ArchRule apiReachesInternalsOnlyThroughFacades(String rootPackage) {
+        return noClasses().that().resideInAPackage(rootPackage + "..")
+                .and(DescribedPredicate.describe("are API (outside internal packages)", (JavaClass c) -> !isInternal(c)))
+                .and(DescribedPredicate.describe("are not facades", (JavaClass c) -> !isFacade(c)))
+                .should().dependOnClassesThat(DescribedPredicate.describe("are internal", ArchitectureRules::isInternal))
+                .allowEmptyShould(true);
+    }
+
+    /** No cycles among internal packages (each internal package is one slice). */
+    static ArchRule internalPackagesAreFreeOfCycles(String rootPackage) {
+        return slices().assignedFrom(new SliceAssignment() {
+            @Override
+            public SliceIdentifier getIdentifierOf(JavaClass c) {
+                return c.getPackageName().startsWith(rootPackage) && isInternal(c)
+                        ? SliceIdentifier.of(c.getPackageName()) : SliceIdentifier.ignore();
+            }
+
+            @Override
+            public String getDescription() {
+                return "internal packages under " + rootPackage;
+            }
+        }).should().beFreeOfCycles().allowEmptyShould(true);
+    }
+
+    private static boolean isFacade(JavaClass c) {
+        JavaClass outer = c;
+        while (outer.getEnclosingClass().isPresent() && !FACADES.contains(outer.getName())) {
+            outer = outer.getEnclosingClass().get(); // lambdas and anonymous classes of a facade
+        }
+        return FACADES.contains(outer.getName());
+    }
+
+    /** Public, and nested only in public classes. */
+    private static boolean isExported(JavaClass c) {
+        for (JavaClass k = c; k != null; k = k.getEnclosingClass().orElse(null)) {
+            if (!k.getModifiers().contains(JavaModifier.PUBLIC)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean isVisible(JavaMember m) {
+        Set<JavaModifier> mods = m.getModifiers();
+        boolean overridable = !m.getOwner().getModifiers().contains(JavaModifier.FINAL) && !m.getOwner().isEnum()
+                && !m.getOwner().isRecord();
+        return !mods.contains(JavaModifier.SYNTHETIC) && !mods.contains(JavaModifier.BRIDGE)
+                && (mods.contains(JavaModifier.PUBLIC) || (overridable && mods.contains(JavaModifier.PROTECTED)));
+    }
+
+    private static ArchCondition<JavaClass> exposeNoInternalType() {
+        return new ArchCondition<>("expose no internal type in a public signature") {
+            @Override
+            public void check(JavaClass c, ConditionEvents events) {
+                List<String> leaks = new ArrayList<>();
+                c.getSuperclass().ifPresent(t -> leaks(t, "extends", leaks));
+                c.getInterfaces().forEach(t -> leaks(t, "implements", leaks));
+                for (JavaField f : c.getFields()) {
+                    if (isVisible(f)) {
+                        leaks(f.getType(), "field " + f.getName(), leaks);
+                    }
+                }
+                for (JavaCodeUnit u : c.getCodeUnits()) {
+                    if (!isVisible(u) || u.getName().equals("<clinit>")) {
+                        continue;
+                    }
+                    String where = u.getName().equals("<init>") ? "constructor" : "method " + u.getName() + "()";
+                    leaks(u.getReturnType(), where + " returns", leaks);
+                    u.getParameterTypes().forEach(t -> leaks(t, where + " takes", leaks));
+                    for (ThrowsDeclaration<?> t : u.getThrowsClause()) {
+                        leaks(t.getRawType(), where + " throws", leaks);
+                    }
+                }
+                for (String leak : leaks) {
+                    events.add(SimpleConditionEvent.violated(c, c.getName() + ": " + leak));
+                }
+            }
+        };
+    }
+
+    private static void leaks(JavaType t, String where, List<String> leaks) {
+        for (JavaClass raw : t.getAllInvolvedRawTypes()) {
+            if (isInternal(raw)) {
+                leaks.add(where + " internal type " + raw.getName());
+            }
+        }
+    }
+}

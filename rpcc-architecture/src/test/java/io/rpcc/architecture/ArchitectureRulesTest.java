@@ -1,0 +1,40 @@
+package io.rpcc.architecture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.EvaluationResult;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Each structural rule fails on a fixture that breaks it, so {@link ArchitectureTest} can fail. */
+class ArchitectureRulesTest {
+    private static final String FIXTURE = "io.rpcc.architecture.fixture";
+    private final JavaClasses fixture = new ClassFileImporter().importPackages(FIXTURE);
+
+    @Test
+    void anInternalTypeInAPublicSignatureIsReported() {
+        EvaluationResult r = ArchitectureRules.noInternalTypeInPublicSignatures(FIXTURE).evaluate(fixture);
+        List<String> details = r.getFailureReport().getDetails();
+        assertEquals(1, details.size(), () -> String.join("\n", details)); // the private method and CleanApi are fine
+        assertTrue(details.get(0).contains("LeakyApi: method lefts() returns internal type " + FIXTURE
+                + ".internal.left.Left"), details.get(0));
+    }
+
+    @Test
+    void anApiClassReachingAnInternalClassIsReported() {
+        EvaluationResult r = ArchitectureRules.apiReachesInternalsOnlyThroughFacades(FIXTURE).evaluate(fixture);
+        String report = String.join("\n", r.getFailureReport().getDetails());
+        assertTrue(report.contains("CleanApi") && report.contains("LeakyApi"), report);
+    }
+
+    @Test
+    void aCycleBetweenInternalPackagesIsReported() {
+        EvaluationResult r = ArchitectureRules.internalPackagesAreFreeOfCycles(FIXTURE).evaluate(fixture);
+        String report = String.join("\n", r.getFailureReport().getDetails());
+        assertTrue(r.hasViolation(), "no cycle found");
+        assertTrue(report.contains(FIXTURE + ".internal.left") && report.contains(FIXTURE + ".internal.right"), report);
+    }
+}

@@ -1,0 +1,96 @@
+package io.rpcc.core.internal.chain;
+
+import java.time.Duration;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The producer's side of reply flow control for one reply stream (the replies of one hop at this
+ * node): the room its originator granted, in replies and bytes. A reply is sent only once room for
+ * it is taken here; a thread that finds none gives back what is left, asks for room for its reply
+ * (once, until a grant answers) and waits. Only the stream's own threads wait: nothing here touches
+ * a connection. The stream's requests and replies go out on one connection, in order.
+ */
+final class SendWindow {
+    /** Tells the originator what the stream gives back and how large a reply it waits to send. */
+    @FunctionalInterface
+    interface Asker {
+        void ask(int replies, long bytes, long wantBytes);
+    }
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition granted = lock.newCondition();
+    private long replies;
+    private long bytes;
+    private long asked; // the reply size of the request not yet answered; 0: none
+    private boolean closed;
+
+    /**
+     * Takes room for one reply of {@code size} bytes, asking through {@code asker} if there is none,
+     * waiting at most {@code timeout}, then runs {@code send} (which queues the reply on the stream's
+     * connection) before another thread can ask. So the stream's frames leave in the order its room
+     * was taken and asked for: when a request for room reaches the originator, every reply sent with
+     * room taken before it has arrived, and all that the stream can still hold is a grant on its way.
+     *
+     * @return false if no room came within {@code timeout} ({@code send} did not run)
+     */
+    boolean acquire(long size, Duration timeout, Asker asker, Runnable send) throws InterruptedException {
+        long left = timeout.toNanos();
+        lock.lock();
+        try {
+            while (replies < 1 || bytes < size) {
+                if (asked < size) {
+                    int giveReplies = (int) Math.min(Integer.MAX_VALUE, replies);
+                    long giveBytes = bytes;
+                    replies -= giveReplies;
+                    bytes = 0;
+                    asked = size;
+                    asker.ask(giveReplies, giveBytes, size); // encodes and queues a small frame: does not block
+                }
+                if (left <= 0) {
+                    return false;
+                }
+                left = granted.awaitNanos(left);
+            }
+            replies--;
+            bytes -= size;
+            send.run();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The originator granted room; false if the stream has closed (the caller gives the room back).
+     */
+    boolean grant(int moreReplies, long moreBytes) {
+        lock.lock();
+        try {
+            if (closed) {
+                return false;
+            }
+            replies += moreReplies;
+            bytes = moreBytes > Long.MAX_VALUE - bytes ? Long.MAX_VALUE : bytes + moreBytes;
+            asked = 0;
+            granted.signalAll();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes the stream (it will send nothing more); returns the room left, {replies, bytes}. */
+    long[] close() {
+        lock.lock();
+        try {
+            closed = true;
+            long[] left = {replies, bytes};
+            replies = 0;
+            bytes = 0;
+            return left;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
