@@ -15,6 +15,7 @@ import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.HopReplies;
+import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -184,11 +185,13 @@ public final class HopExecutor implements RequestHandler {
                 replies.handOver(h.credit()); // no further hop starts
                 return;
             }
-            switch (next) {
-                case NextHop.End end -> node.sendResult(h, path, List.copyOf(console), timings, end.result(),
-                        replies.handOver(h.credit()));
-                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies, control,
-                        interceptForward(node, cfContext, call));
+            switch (NextHopDecision.of(node).decide(next, h.hop(), h.maxHops(), cf,
+                    control.remainingNanos(System.nanoTime()))) {
+                case NextHopDecision.Finish finish -> node.sendResult(h, path, List.copyOf(console), timings,
+                        finish.result(), replies.handOver(h.credit()));
+                case NextHopDecision.Forward onward -> forward(node, h, onward, path, console, timings, replies,
+                        control, interceptForward(node, cfContext, onward.call()));
+                case NextHopDecision.Fail fail -> throw fail.failure();
             }
         } catch (InvocationAbandoned a) {
             // the hop failed when its chaining function was abandoned; what it did since is dropped
@@ -344,25 +347,18 @@ public final class HopExecutor implements RequestHandler {
                 + "' failed " + where + ": " + e, FunctionRuntime.stackTrace(e), e);
     }
 
-    private static void forward(Node node, ChainHeader h, NextHop.Call call, ChainingFunctionSource current,
-                                List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                                HopReplies replies, HopControl control, Metadata metadata) {
-        int limit = Math.min(h.maxHops(), node.settings().maxHops());
-        if (h.hop() + 1 > limit) {
-            throw new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
-                    + " hops; not calling '" + call.serviceFunction() + "' at '" + call.server() + "'");
-        }
-        ChainingFunctionSource next = call.chainingFunction().isSame() ? current : call.chainingFunction();
+    private static void forward(Node node, ChainHeader h, NextHopDecision.Forward next, List<String> path,
+                                List<ConsoleLine> console, List<HopTiming> timings, HopReplies replies,
+                                HopControl control, Metadata metadata) {
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
-        ChainHeader nh = h.onward(h.hop() + 1, path, consoleNow, timings, call.serviceFunction(), next, pass, metadata,
-                node.budgetForNext(control, System.nanoTime()));
-        ChainState state = call.state();
-        node.forward(call.server(), new ChainRequest(nh, call.params(), state, null)).whenComplete((v, e) -> {
+        ChainHeader nh = h.onward(next.hop(), path, consoleNow, timings, next.serviceFunction(),
+                next.chainingFunction(), pass, metadata, next.budgetNanos());
+        node.forward(next.server(), new ChainRequest(nh, next.params(), next.state(), null)).whenComplete((v, e) -> {
             if (e != null && !control.isCancelled()) { // the request and its credit never left: report, with that credit
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
-                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + call.server() + "': " + cause, cause);
+                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + next.server() + "': " + cause, cause);
                 node.sendFailure(h, f, path, consoleNow, timings, pass);
             }
         });
