@@ -204,8 +204,8 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
-            return new RpccServer(new Node(BuilderAccess.settingsOf(this), new HopExecutor(services, chainingProxy,
-                    actsAsProxy, interceptors)));
+            return new RpccServer(new Node(BuilderAccess.settingsOf(this), node -> new HopExecutor(node, services,
+                    chainingProxy, actsAsProxy, interceptors)));
         }
     }
 }

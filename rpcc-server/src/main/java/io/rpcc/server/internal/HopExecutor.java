@@ -14,7 +14,7 @@ import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
-import io.rpcc.core.internal.chain.HopReplies;
+import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
@@ -24,6 +24,7 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.server.ServerInterceptor;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,23 +56,32 @@ public final class HopExecutor implements RequestHandler {
     private final String chainingProxy;
     private final boolean actsAsProxy;
     private final List<ServerInterceptor> interceptors;
-    private final RunningHops running = new RunningHops();
+    private final Node node;
+    private final HopReports reports;
+    private final ReplyStreams streams = new ReplyStreams();
+    private final RunningHops running;
+    private final NextHopDecision decisions;
 
     /**
-     * An executor for a server hosting {@code services}, which hands its chaining functions to
-     * {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy},
+     * The server side of {@code node}, hosting {@code services}, which hands its chaining functions
+     * to {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy},
      * with {@code interceptors} (the first outermost) around every hop.
      */
-    public HopExecutor(Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy,
+    public HopExecutor(Node node, Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy,
                        List<ServerInterceptor> interceptors) {
+        this.node = node;
         this.services = Map.copyOf(services);
         this.chainingProxy = chainingProxy;
         this.actsAsProxy = actsAsProxy;
         this.interceptors = List.copyOf(interceptors);
+        FailureLog failures = new FailureLog(node.name());
+        this.reports = new HopReports(node, failures);
+        this.running = new RunningHops(node, streams, failures, reports);
+        this.decisions = NextHopDecision.of(node);
     }
 
     @Override
-    public void onRequest(Node node, ChainRequest request, HopControl control, long arrivedNanos) {
+    public void onRequest(ChainRequest request, HopControl control, long arrivedNanos) {
         Executor executor = node.executor();
         if (executor instanceof DefaultExecutor && (chainingProxy == null || actsAsProxy)
                 && node.functions().prefersPlatformThread(request.header().chainingFunction())) {
@@ -79,11 +89,11 @@ public final class HopExecutor implements RequestHandler {
             // than hand the function over from a virtual thread and back (two wake-ups per hop)
             executor = FunctionRuntime.platformThreads();
         }
-        RunningHops.Hop hop = running.arrived(node, request.header(), control);
+        RunningHops.Hop hop = running.arrived(request.header(), control);
         try {
             executor.execute(() -> {
                 try {
-                    run(node, request, control, arrivedNanos, hop.replies());
+                    run(request, control, arrivedNanos, hop.replies());
                 } finally {
                     running.ran(hop);
                 }
@@ -91,10 +101,20 @@ public final class HopExecutor implements RequestHandler {
         } catch (RuntimeException e) { // an executor that refuses work: the hop fails here
             running.ran(hop);
             ChainHeader h = request.header();
-            node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
+            reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
                     + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
                     h.console(), h.timings(), hop.replies().handOver(h.credit()));
         }
+    }
+
+    @Override
+    public void refuse(ChainHeader h, HopFailure why) {
+        reports.sendFailure(h, why, node.pathThrough(h), h.console(), h.timings(), h.credit());
+    }
+
+    @Override
+    public boolean grant(WindowUpdateFrame grant) {
+        return streams.grant(grant.chainId(), grant.secret(), grant.hop(), grant.replies(), grant.bytes());
     }
 
     @Override
@@ -103,11 +123,11 @@ public final class HopExecutor implements RequestHandler {
     }
 
     @Override
-    public CompletableFuture<Void> abandonHops(Node node) {
-        return running.abandonAll(node);
+    public CompletableFuture<Void> abandonHops() {
+        return running.abandonAll();
     }
 
-    private void run(Node node, ChainRequest request, HopControl control, long arrivedNanos,
+    private void run(ChainRequest request, HopControl control, long arrivedNanos,
                      HopReplies replies) {
         ChainHeader h = request.header();
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
@@ -140,7 +160,7 @@ public final class HopExecutor implements RequestHandler {
                 result = request.params();
                 timing = timings.removeLast();
             } else {
-                ServiceRun run = runService(node, h, request, console, replies, control, chainId, arrivedNanos);
+                ServiceRun run = runService(h, request, console, replies, control, chainId, arrivedNanos);
                 if (control.isCancelled()) {
                     replies.handOver(h.credit()); // the result is for nobody: the originator ended the chain
                     return;
@@ -148,14 +168,14 @@ public final class HopExecutor implements RequestHandler {
                 result = run.result();
                 timing = run.timing();
                 if (chainingProxy != null && !h.chainingFunction().isNone()) {
-                    delegate(node, h, path, console, timings, timing, request, result, replies, control);
+                    delegate(h, path, console, timings, timing, request, result, replies, control);
                     return;
                 }
             }
             ChainingFunctionSource cf = h.chainingFunction();
             if (cf.isNone()) {
                 timings.add(timing);
-                node.sendResult(h, path, List.copyOf(console), timings, result, replies.handOver(h.credit()));
+                reports.sendResult(h, path, List.copyOf(console), timings, result, replies.handOver(h.credit()));
                 return;
             }
             FunctionRuntime.Loaded loaded = node.functions().load(cf);
@@ -168,7 +188,7 @@ public final class HopExecutor implements RequestHandler {
             try (var scope = cfContext.push()) {
                 // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
                 // (with the timings rebuilt from the header: this hop's list belongs to the stuck thread)
-                next = interceptChaining(node, cfContext, request.state(), result, (state, value) ->
+                next = interceptChaining(cfContext, request.state(), result, (state, value) ->
                         node.functions().invoke(loaded.function(), state, value, failure -> {
                             List<HopTiming> at = new ArrayList<>(h.timings());
                             if (proxied) {
@@ -176,7 +196,7 @@ public final class HopExecutor implements RequestHandler {
                             }
                             at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart,
                                     node.name()));
-                            node.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
+                            reports.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
                         }));
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
@@ -185,12 +205,12 @@ public final class HopExecutor implements RequestHandler {
                 replies.handOver(h.credit()); // no further hop starts
                 return;
             }
-            switch (NextHopDecision.of(node).decide(next, h.hop(), h.maxHops(), cf,
+            switch (decisions.decide(next, h.hop(), h.maxHops(), cf,
                     control.remainingNanos(System.nanoTime()))) {
-                case NextHopDecision.Finish finish -> node.sendResult(h, path, List.copyOf(console), timings,
+                case NextHopDecision.Finish finish -> reports.sendResult(h, path, List.copyOf(console), timings,
                         finish.result(), replies.handOver(h.credit()));
-                case NextHopDecision.Forward onward -> forward(node, h, onward, path, console, timings, replies,
-                        control, interceptForward(node, cfContext, onward.call()));
+                case NextHopDecision.Forward onward -> forward(h, onward, path, console, timings, replies,
+                        control, interceptForward(cfContext, onward.call()));
                 case NextHopDecision.Fail fail -> throw fail.failure();
             }
         } catch (InvocationAbandoned a) {
@@ -199,9 +219,9 @@ public final class HopExecutor implements RequestHandler {
             if (control.isCancelled()) {
                 replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain
             } else if (e instanceof HopFailure f) {
-                node.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
+                reports.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
             } else {
-                node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
+                reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
                         + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings,
                         replies.handOver(h.credit()));
             }
@@ -212,7 +232,7 @@ public final class HopExecutor implements RequestHandler {
     private record ServiceRun(Object result, HopTiming timing) {
     }
 
-    private ServiceRun runService(Node node, ChainHeader h, ChainRequest request, List<ConsoleLine> console,
+    private ServiceRun runService(ChainHeader h, ChainRequest request, List<ConsoleLine> console,
                                   HopReplies replies, HopControl control, String chainId, long arrivedNanos) {
         ServiceFunction sf = services.get(h.serviceFunction());
         if (sf == null) {
@@ -239,21 +259,21 @@ public final class HopExecutor implements RequestHandler {
     }
 
     /** Hands the chaining function, with the service function's result, to the chaining proxy. */
-    private void delegate(Node node, ChainHeader h, List<String> path, List<ConsoleLine> console,
+    private void delegate(ChainHeader h, List<String> path, List<ConsoleLine> console,
                           List<HopTiming> timings, HopTiming timing, ChainRequest request, Object result,
                           HopReplies replies, HopControl control) {
         timings.add(timing.withChaining(0, 0, chainingProxy));
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
         ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
-                h.metadata(), node.budgetForNext(control, System.nanoTime()));
+                h.metadata(), decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
         node.forward(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
             if (e != null && !control.isCancelled()) {
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
                         : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + chainingProxy
                         + "': " + cause, cause);
-                node.sendFailure(h, f, path, consoleNow, timings, pass);
+                reports.sendFailure(h, f, path, consoleNow, timings, pass);
             }
         });
     }
@@ -273,7 +293,7 @@ public final class HopExecutor implements RequestHandler {
      * are; an interceptor's own exception becomes a failure naming it. If the sandbox abandoned the
      * function (the hop has failed already), the hop stops here even if an interceptor swallowed that.
      */
-    private NextHop interceptChaining(Node node, HopContext context, ChainState state, Object result,
+    private NextHop interceptChaining(HopContext context, ChainState state, Object result,
                                       ChainingFunction cf) {
         if (interceptors.isEmpty()) {
             return call(cf, state, result);
@@ -299,7 +319,7 @@ public final class HopExecutor implements RequestHandler {
         } catch (HopRejectedException r) {
             throw rejected(r);
         } catch (Exception e) {
-            throw interceptorFailed(node, "around the chaining function", e);
+            throw interceptorFailed("around the chaining function", e);
         }
         if (abandoned[0] != null) {
             throw abandoned[0];
@@ -323,7 +343,7 @@ public final class HopExecutor implements RequestHandler {
     }
 
     /** The metadata for the hop after this one, as the interceptors make it. */
-    private Metadata interceptForward(Node node, HopContext context, NextHop.Call call) {
+    private Metadata interceptForward(HopContext context, NextHop.Call call) {
         Metadata metadata = context.metadata();
         try (var scope = context.push()) {
             for (ServerInterceptor interceptor : interceptors) {
@@ -333,7 +353,7 @@ public final class HopExecutor implements RequestHandler {
         } catch (HopRejectedException r) {
             throw rejected(r);
         } catch (RuntimeException e) {
-            throw interceptorFailed(node, "before forwarding to '" + call.server() + "'", e);
+            throw interceptorFailed("before forwarding to '" + call.server() + "'", e);
         }
         return metadata;
     }
@@ -342,12 +362,12 @@ public final class HopExecutor implements RequestHandler {
         return new HopFailure(ErrorCode.HOP_REJECTED, r.remoteMessage(), r);
     }
 
-    private static HopFailure interceptorFailed(Node node, String where, Exception e) {
+    private HopFailure interceptorFailed(String where, Exception e) {
         return new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "a server interceptor at '" + node.name()
                 + "' failed " + where + ": " + e, FunctionRuntime.stackTrace(e), e);
     }
 
-    private static void forward(Node node, ChainHeader h, NextHopDecision.Forward next, List<String> path,
+    private void forward(ChainHeader h, NextHopDecision.Forward next, List<String> path,
                                 List<ConsoleLine> console, List<HopTiming> timings, HopReplies replies,
                                 HopControl control, Metadata metadata) {
         List<ConsoleLine> consoleNow = List.copyOf(console);
@@ -359,7 +379,7 @@ public final class HopExecutor implements RequestHandler {
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
                         : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + next.server() + "': " + cause, cause);
-                node.sendFailure(h, f, path, consoleNow, timings, pass);
+                reports.sendFailure(h, f, path, consoleNow, timings, pass);
             }
         });
     }

@@ -14,8 +14,6 @@ import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.internal.function.RepositoryProtocol;
-import io.rpcc.core.ConsoleLine;
-import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeTls;
@@ -56,6 +54,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -63,7 +62,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A participant in chains: a name, a listening address, connections to its peers, the chains it
- * started ({@link ChainOriginator}) and, for servers, a {@link RequestHandler} that runs hops.
+ * started ({@link ChainOriginator}), the trails of the chains that passed through it (for their
+ * cancellation) and its server side, a {@link RequestHandler} that runs the hops that arrive (the
+ * server's, from {@code rpcc-server}; a client's refuses them).
  * Clients and servers are both nodes; a client is a node that hosts no service functions, so the
  * last hop of a chain can send the result straight to it.
  */
@@ -105,19 +106,17 @@ public final class Node implements InboundListener, AutoCloseable {
     private final NodeTransport transport;
     private final ChainOriginator originator;
     private final RequestHandler requests;
-    private final ReplyStreams replyStreams = new ReplyStreams();
     private final Refusals refusals;
     private final ChainTrails trails = new ChainTrails();
     private final AtomicLong refusedAfterCancel = new AtomicLong();
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
-    private final FailureLog failures;
-
-    /** A node that handles hop requests with {@code requests} (or rejects them if {@code null}). */
-    public Node(Settings settings, RequestHandler requests) {
+    /**
+     * A node whose server side {@code serverSide} makes for it (called once, last in this
+     * constructor), or that refuses hops if it is {@code null}.
+     */
+    public Node(Settings settings, Function<Node, RequestHandler> serverSide) {
         this.settings = settings;
-        this.failures = new FailureLog(settings.name());
-        this.requests = requests != null ? requests : Node::rejectRequest;
         this.refusals = new Refusals();
         WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
                 refusals::count));
@@ -127,6 +126,7 @@ public final class Node implements InboundListener, AutoCloseable {
         this.originator = new ChainOriginator(settings.name(), refusals, transport::send);
         settings.functions().fetchWith(this::fetchFunction);
         settings.functions().countRefusalsIn(transport.refusals());
+        this.requests = serverSide != null ? serverSide.apply(this) : new RefusingRequestHandler(this);
     }
 
     /**
@@ -180,15 +180,6 @@ public final class Node implements InboundListener, AutoCloseable {
     /** What a chain's budget loses per crossing, besides the sender's own time. */
     public long allowanceNanos() {
         return settings.deadlineNetworkAllowance().toNanos();
-    }
-
-    /**
-     * The budget to send the chain of a hop on with, at {@code nowNanos}: what is left of it here,
-     * less the network allowance.
-     */
-    public long budgetForNext(HopControl control, long nowNanos) {
-        long left = control.remainingNanos(nowNanos);
-        return left == ChainHeader.NO_DEADLINE ? left : left - allowanceNanos();
     }
 
     /**
@@ -349,16 +340,6 @@ public final class Node implements InboundListener, AutoCloseable {
         return transport;
     }
 
-    /** The reply streams of hops running here that wait for or hold room in their originators' windows. */
-    public ReplyStreams replyStreams() {
-        return replyStreams;
-    }
-
-    /** Where this node logs chain failures. */
-    public FailureLog failures() {
-        return failures;
-    }
-
     /** The chains this node started. */
     public ChainOriginator originator() {
         return originator;
@@ -401,69 +382,6 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     /**
-     * Sends a chain's result, with {@code credit}, to its originator. Reports a failure (with the
-     * same credit) instead if the result cannot be sent.
-     */
-    public void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                           Object value, Credit credit) {
-        ChainResultFrame frame = new ChainResultFrame(h.chainId(), h.secret(), path, console, timings, value, credit, null);
-        toOrigin(h, frame).whenComplete((v, e) -> {
-            if (e != null && unwrap(e) instanceof HopFailure f && !f.code().unreachable()) {
-                sendFailure(h, f, path, console, timings, credit);
-            }
-        });
-    }
-
-    /**
-     * Reports a failure of the hop described by {@code h}, at this node, to the chain's originator,
-     * returning {@code credit} with it; the future completes when the report is written or failed.
-     */
-    public CompletableFuture<Void> sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
-                                               List<HopTiming> timings, Credit credit) {
-        failures.hopFailed(h, f);
-        ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
-                console, timings, f.fields());
-        return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
-            if (e != null && unwrap(e) instanceof HopFailure tooBig && !tooBig.code().unreachable()) {
-                // The console, details or message made the error too large: send it without them,
-                // and, if even that does not fit, with only its start and no path.
-                FailureFields small = lean(f.fields());
-                ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.getMessage(), 4096),
-                        name(), h.hop(), path, List.of(), List.of(), List.of(), small);
-                toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit)).whenComplete((v2, e2) -> {
-                    if (e2 != null && unwrap(e2) instanceof HopFailure again && !again.code().unreachable()) {
-                        ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128),
-                                truncate(f.getMessage(), 256), name(), h.hop(), List.of(), List.of(), List.of(), List.of(),
-                                small);
-                        toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit));
-                    }
-                });
-            }
-        });
-    }
-
-    /** {@code fields} without the diagnostics and with a bounded type name: small enough for any frame. */
-    private static FailureFields lean(FailureFields fields) {
-        return new FailureFields(fields.transientCondition(), truncate(fields.sandboxRule(), 128),
-                truncate(fields.typeName(), 512), fields.typeId(), List.of());
-    }
-
-    /** {@code s} cut to at most {@code max} characters, marked as cut. */
-    private static String truncate(String s, int max) {
-        return s == null || s.length() <= max ? s : s.substring(0, max - 20) + "... (truncated)";
-    }
-
-    private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
-        InetSocketAddress replyTo = replyAddress(h);
-        return transport.send(h.replyTo().node(), replyTo, frame)
-                .whenComplete((v, e) -> {
-                    if (e != null && unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
-                        failures.replyToUnreachable(h, replyTo, f);
-                    }
-                });
-    }
-
-    /**
      * Where the results, errors and replies of {@code h} go (its reply-to node): through this node's
      * resolver if it knows that node's name (so that a testbed or a NAT can route the way back), else
      * at the address the header gives.
@@ -498,9 +416,9 @@ public final class Node implements InboundListener, AutoCloseable {
     public void onRequest(ChainRequest request) {
         if (state.get() != State.RUNNING) {
             ChainHeader h = request.header();
-            executor().execute(() -> sendFailure(h, new HopFailure(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
+            executor().execute(() -> requests.refuse(h, new HopFailure(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
                     + "' is shutting down and starts no new hops; '" + h.serviceFunction() + "' did not run: retry"
-                    + " at another server or once it is back"), pathThrough(h), h.console(), h.timings(), h.credit()));
+                    + " at another server or once it is back")));
             return;
         }
         long now = System.nanoTime();
@@ -509,7 +427,7 @@ public final class Node implements InboundListener, AutoCloseable {
             refusedAfterCancel.incrementAndGet();
             return;
         }
-        requests.onRequest(this, request, control, now);
+        requests.onRequest(request, control, now);
     }
 
     /** The hop of {@code h} that {@code control} controls has ended at this node (it is quiet). */
@@ -553,7 +471,7 @@ public final class Node implements InboundListener, AutoCloseable {
     public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
         if (!update.grant()) {
             originator.onWindowUpdate(update, from);
-        } else if (!replyStreams.grant(update.chainId(), update.secret(), update.hop(), update.replies(), update.bytes())) {
+        } else if (!requests.grant(update)) {
             // the stream has ended: the room goes back to the originator
             transport.send(from, new WindowUpdateFrame(update.chainId(), update.secret(), update.hop(), update.host(),
                     false, update.replies(), update.bytes(), 0));
@@ -582,16 +500,6 @@ public final class Node implements InboundListener, AutoCloseable {
                 fields.typeId(), fields.diagnostics());
         return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message,
                 f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), named), error.credit());
-    }
-
-    private static void rejectRequest(Node node, ChainRequest request, HopControl control, long arrivedNanos) {
-        ChainHeader h = request.header();
-        node.executor().execute(() -> {
-            node.sendFailure(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '" + node.name()
-                    + "' is a client and hosts no service functions (asked for '" + h.serviceFunction() + "')"),
-                    node.pathThrough(h), h.console(), h.timings(), h.credit());
-            node.hopEnded(h, control);
-        });
     }
 
     /**
@@ -633,7 +541,7 @@ public final class Node implements InboundListener, AutoCloseable {
         }
         if (was != State.NEW) {
             try {
-                requests.abandonHops(this).get(ABANDON_REPORT_WAIT_MS, TimeUnit.MILLISECONDS);
+                requests.abandonHops().get(ABANDON_REPORT_WAIT_MS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException e) {

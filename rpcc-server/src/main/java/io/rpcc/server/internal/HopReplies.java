@@ -1,8 +1,13 @@
-package io.rpcc.core.internal.chain;
+package io.rpcc.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.internal.chain.FailureLog;
+import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.chain.Replies;
+import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
@@ -36,12 +41,14 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code FlowControlException}), and the room left when the hop is quiet goes back just before its
  * credit.
  */
-public final class HopReplies implements Replies {
+final class HopReplies implements Replies {
     private static final long COUNT = 0xFFFF_FFFFL;
     /** A reply was produced or a task failed: the hop keeps credit, to return once it is quiet. */
     private static final long REPLIED = 1L << 32;
 
     private final Node node;
+    private final ReplyStreams streams;
+    private final FailureLog failures;
     private final ChainHeader header;
     private final HopControl control;
     private final Duration writeTimeout;
@@ -59,10 +66,14 @@ public final class HopReplies implements Replies {
 
     /**
      * The replies of the hop described by {@code header}, running at {@code node} under
-     * {@code control}, which is handed back to the node when the hop is quiet.
+     * {@code control}, which is handed back to the node when the hop is quiet; its reply stream is
+     * registered in {@code streams} while it waits for or holds room, and lost replies are logged to
+     * {@code failures}.
      */
-    public HopReplies(Node node, ChainHeader header, HopControl control) {
+    HopReplies(Node node, ReplyStreams streams, FailureLog failures, ChainHeader header, HopControl control) {
         this.node = node;
+        this.streams = streams;
+        this.failures = failures;
         this.header = header;
         this.control = control;
         this.writeTimeout = node.settings().replyWriteTimeout();
@@ -171,7 +182,7 @@ public final class HopReplies implements Replies {
                 }
                 awaitRoom(ch, frame.readableBytes(), () -> node.transport().write(ch, frame).whenComplete((v, e) -> {
                     if (e != null && replyLost.compareAndSet(false, true)) {
-                        node.failures().replyLost(header, Node.unwrap(e));
+                        failures.replyLost(header, Node.unwrap(e));
                     }
                     lower();
                 }));
@@ -233,7 +244,7 @@ public final class HopReplies implements Replies {
             synchronized (this) {
                 w = window;
                 if (w == null) {
-                    w = node.replyStreams().open(header.chainId(), header.secret(), header.hop());
+                    w = streams.open(header.chainId(), header.secret(), header.hop());
                     window = w;
                 }
             }
@@ -295,7 +306,7 @@ public final class HopReplies implements Replies {
         SendWindow w = window;
         long[] left = {0, 0};
         if (w != null) { // the room this hop did not use goes back, before the credit
-            node.replyStreams().remove(header.chainId(), header.secret(), header.hop(), w);
+            streams.remove(header.chainId(), header.secret(), header.hop(), w);
             left = w.close();
         }
         Credit credit = kept;
@@ -320,7 +331,7 @@ public final class HopReplies implements Replies {
                 node.transport().send(ch, frame);
             } else {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
-                node.failures().repliesUnconfirmed(header);
+                failures.repliesUnconfirmed(header);
             }
         });
     }
