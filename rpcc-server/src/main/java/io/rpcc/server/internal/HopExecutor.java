@@ -37,10 +37,12 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs one hop of a chain at a server (paper Fig. 3, steps 3 to 7): the service function, then the
- * chaining function, then either the next hop or the result straight to the originator. Runs on the
- * node's executor (virtual threads by default), never on an event loop. Any failure goes to the
- * originator as a typed error naming this hop; the server carries on. The hop's partial replies and
+ * The server side of a node ({@link RequestHandler}): runs each hop of a chain that arrives (paper
+ * Fig. 3, steps 3 to 7): the service function, then the chaining function, then what
+ * {@link NextHopDecision} makes of its next hop: the next hop, or the result straight to the
+ * originator ({@link HopReports}). Runs on the node's executor (virtual threads by default), never
+ * on an event loop. Any failure goes to the originator as a typed error naming this hop; the server
+ * carries on. The hop's partial replies and
  * its share of the chain's termination credit are handled by {@link HopReplies}: exactly one
  * hand-over per hop decides how much credit travels on with the chain (or its result or error).
  * A hop that arrives past the chain's deadline does not run its service function and ends the
