@@ -20,6 +20,7 @@ import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.function.InvocationAbandoned;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ErrorCode;
@@ -35,6 +36,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The server side of a node ({@link RequestHandler}): runs each hop of a chain that arrives (paper
@@ -48,7 +50,8 @@ import java.util.concurrent.TimeUnit;
  * A hop that arrives past the chain's deadline does not run its service function and ends the
  * chain with a deadline error; a hop whose chain is cancelled while it is here (see
  * {@link HopControl}) stops where it is and sends nothing more: its originator has already ended
- * the chain.
+ * the chain. Where each chain went from here, and which of its hops run here, is remembered in
+ * {@link ChainTrails}, so that a cancel finds them and follows the chain.
  */
 public final class HopExecutor implements RequestHandler {
     /** The service function a server asks its chaining proxy to run the chaining function for. */
@@ -61,6 +64,8 @@ public final class HopExecutor implements RequestHandler {
     private final Node node;
     private final HopReports reports;
     private final ReplyStreams streams = new ReplyStreams();
+    private final ChainTrails trails = new ChainTrails();
+    private final AtomicLong refusedAfterCancel = new AtomicLong();
     private final RunningHops running;
     private final NextHopDecision decisions;
 
@@ -78,12 +83,17 @@ public final class HopExecutor implements RequestHandler {
         this.interceptors = List.copyOf(interceptors);
         FailureLog failures = new FailureLog(node.name());
         this.reports = new HopReports(node, failures);
-        this.running = new RunningHops(node, streams, failures, reports);
+        this.running = new RunningHops(node, streams, trails, failures, reports);
         this.decisions = NextHopDecision.of(node);
     }
 
     @Override
-    public void onRequest(ChainRequest request, HopControl control, long arrivedNanos) {
+    public void onRequest(ChainRequest request, long arrivedNanos) {
+        HopControl control = trails.arrive(request.header(), arrivedNanos);
+        if (control == null) { // the chain was cancelled before its request got here: its originator has ended it
+            refusedAfterCancel.incrementAndGet();
+            return;
+        }
         Executor executor = node.executor();
         if (executor instanceof DefaultExecutor && (chainingProxy == null || actsAsProxy)
                 && node.functions().prefersPlatformThread(request.header().chainingFunction())) {
@@ -117,6 +127,31 @@ public final class HopExecutor implements RequestHandler {
     @Override
     public boolean grant(WindowUpdateFrame grant) {
         return streams.grant(grant.chainId(), grant.secret(), grant.hop(), grant.replies(), grant.bytes());
+    }
+
+    @Override
+    public boolean cancel(CancelFrame cancel) {
+        ChainTrails.Cancelled c = trails.cancel(cancel.origin(), cancel.chainId(), cancel.secret(), cancel.budgetNanos(),
+                System.nanoTime());
+        if (c == null) {
+            return false;
+        }
+        c.hops().forEach(HopControl::cancel);
+        if (c.next() != null) {
+            node.passCancel(c.next(), new CancelFrame(cancel.chainId(), cancel.secret(), cancel.origin(),
+                    decisions.budgetForNext(c.budgetNanos())));
+        }
+        return true;
+    }
+
+    @Override
+    public int trackedChains() {
+        return trails.size();
+    }
+
+    @Override
+    public long refusedAfterCancel() {
+        return refusedAfterCancel.get();
     }
 
     @Override
@@ -269,7 +304,7 @@ public final class HopExecutor implements RequestHandler {
         Credit pass = replies.handOver(h.credit());
         ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
                 h.metadata(), decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
-        node.forward(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
+        send(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
             if (e != null && !control.isCancelled()) {
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
@@ -376,7 +411,7 @@ public final class HopExecutor implements RequestHandler {
         Credit pass = replies.handOver(h.credit());
         ChainHeader nh = h.onward(next.hop(), path, consoleNow, timings, next.serviceFunction(),
                 next.chainingFunction(), pass, metadata, next.budgetNanos());
-        node.forward(next.server(), new ChainRequest(nh, next.params(), next.state(), null)).whenComplete((v, e) -> {
+        send(next.server(), new ChainRequest(nh, next.params(), next.state(), null)).whenComplete((v, e) -> {
             if (e != null && !control.isCancelled()) { // the request and its credit never left: report, with that credit
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
@@ -384,5 +419,19 @@ public final class HopExecutor implements RequestHandler {
                 reports.sendFailure(h, f, path, consoleNow, timings, pass);
             }
         });
+    }
+
+    /**
+     * Sends the chain of {@code request} on to {@code server}, remembering where it went (its trail,
+     * for a cancel to follow); fails with a {@link HopFailure} if the chain was cancelled here, or as
+     * {@link Node#forward} does.
+     */
+    private CompletableFuture<Void> send(String server, ChainRequest request) {
+        ChainHeader h = request.header();
+        if (!trails.forwarding(h, server, System.nanoTime())) {
+            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain " + h.origin() + "#"
+                    + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
+        }
+        return node.forward(server, request);
     }
 }

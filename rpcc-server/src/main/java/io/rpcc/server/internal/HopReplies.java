@@ -48,6 +48,7 @@ final class HopReplies implements Replies {
 
     private final Node node;
     private final ReplyStreams streams;
+    private final ChainTrails trails;
     private final FailureLog failures;
     private final ChainHeader header;
     private final HopControl control;
@@ -66,13 +67,15 @@ final class HopReplies implements Replies {
 
     /**
      * The replies of the hop described by {@code header}, running at {@code node} under
-     * {@code control}, which is handed back to the node when the hop is quiet; its reply stream is
+     * {@code control}, which leaves {@code trails} when the hop is quiet; its reply stream is
      * registered in {@code streams} while it waits for or holds room, and lost replies are logged to
      * {@code failures}.
      */
-    HopReplies(Node node, ReplyStreams streams, FailureLog failures, ChainHeader header, HopControl control) {
+    HopReplies(Node node, ReplyStreams streams, ChainTrails trails, FailureLog failures, ChainHeader header,
+               HopControl control) {
         this.node = node;
         this.streams = streams;
+        this.trails = trails;
         this.failures = failures;
         this.header = header;
         this.control = control;
@@ -130,7 +133,7 @@ final class HopReplies implements Replies {
             throw new IllegalStateException("hop " + header.hop() + " of chain " + chainId() + " handed over twice");
         }
         if (state.compareAndSet(1, 0)) {
-            node.hopEnded(header, control);
+            trails.left(header, control);
             quiet.complete(null);
             return credit;
         }
@@ -301,7 +304,7 @@ final class HopReplies implements Replies {
     }
 
     private void quiet() {
-        node.hopEnded(header, control);
+        trails.left(header, control);
         quiet.complete(null);
         SendWindow w = window;
         long[] left = {0, 0};

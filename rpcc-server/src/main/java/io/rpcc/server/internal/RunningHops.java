@@ -26,23 +26,26 @@ final class RunningHops {
     private final Set<Hop> hops = ConcurrentHashMap.newKeySet();
     private final Node node;
     private final ReplyStreams streams;
+    private final ChainTrails trails;
     private final FailureLog failures;
     private final HopReports reports;
 
     /**
-     * The hops running at {@code node}, whose reply streams are in {@code streams}, which log lost
-     * replies to {@code failures} and are reported abandoned through {@code reports}.
+     * The hops running at {@code node}, whose reply streams are in {@code streams}, which leave
+     * {@code trails} when they are quiet, log lost replies to {@code failures} and are reported
+     * abandoned through {@code reports}.
      */
-    RunningHops(Node node, ReplyStreams streams, FailureLog failures, HopReports reports) {
+    RunningHops(Node node, ReplyStreams streams, ChainTrails trails, FailureLog failures, HopReports reports) {
         this.node = node;
         this.streams = streams;
+        this.trails = trails;
         this.failures = failures;
         this.reports = reports;
     }
 
     /** A hop arrived; it counts until {@link #ran} has been called and its replies are quiet. */
     Hop arrived(ChainHeader header, HopControl control) {
-        Hop hop = new Hop(header, new HopReplies(node, streams, failures, header, control));
+        Hop hop = new Hop(header, new HopReplies(node, streams, trails, failures, header, control));
         hops.add(hop);
         return hop;
     }

@@ -30,7 +30,6 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
@@ -51,7 +50,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -62,9 +60,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A participant in chains: a name, a listening address, connections to its peers, the chains it
- * started ({@link ChainOriginator}), the trails of the chains that passed through it (for their
- * cancellation) and its server side, a {@link RequestHandler} that runs the hops that arrive (the
- * server's, from {@code rpcc-server}; a client's refuses them).
+ * started ({@link ChainOriginator}) and its server side, a {@link RequestHandler} that runs the hops
+ * that arrive and follows the cancels of the chains that passed through (the server's, from
+ * {@code rpcc-server}; a client's refuses hops).
  * Clients and servers are both nodes; a client is a node that hosts no service functions, so the
  * last hop of a chain can send the result straight to it.
  */
@@ -107,8 +105,6 @@ public final class Node implements InboundListener, AutoCloseable {
     private final ChainOriginator originator;
     private final RequestHandler requests;
     private final Refusals refusals;
-    private final ChainTrails trails = new ChainTrails();
-    private final AtomicLong refusedAfterCancel = new AtomicLong();
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
     /**
@@ -133,7 +129,8 @@ public final class Node implements InboundListener, AutoCloseable {
      * Starts hop {@code hop} (after {@code path}) of a chain that this node originates, with all of
      * the chain's credit, and registers it; partial replies go to {@code sink}. The chain's budget is
      * the earlier of {@code timeout} and {@code deadline} (local clock, or {@code null}). When the
-     * chain is cancelled or times out, the notice follows its trail.
+     * chain is cancelled or times out, the notice goes to {@code server}, and from there follows the
+     * chain's trail.
      */
     public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
                                           ChainingFunctionSource cf, ChainState state, Metadata metadata,
@@ -144,9 +141,9 @@ public final class Node implements InboundListener, AutoCloseable {
         ChainOriginator.Pending p = originator.start(timeout, budget, sink);
         p.finished().whenComplete((v, e) -> {
             if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException) {
-                sendCancel(name(), p.id(), p.secret(), p.remainingNanos(System.nanoTime()));
-            } else {
-                trails.forget(name(), p.id());
+                long left = p.remainingNanos(System.nanoTime());
+                passCancel(server, new CancelFrame(p.id(), p.secret(), name(),
+                        left == ChainHeader.NO_DEADLINE ? left : left - allowanceNanos()));
             }
         });
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
@@ -191,22 +188,11 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     /**
-     * Marks chain {@code origin#chainId} cancelled here, interrupts its hops running here and sends
-     * the notice on to where this node sent the chain. {@code false} if {@code secret} is not the
-     * chain's.
+     * Sends {@code frame}, the cancel of a chain, to {@code next}, where the chain went from here;
+     * resolves that name on the executor (a resolver may block), never on an event loop.
      */
-    private boolean sendCancel(String origin, long chainId, ChainSecret secret, long budgetNanos) {
-        ChainTrails.Cancelled c = trails.cancel(origin, chainId, secret, budgetNanos, System.nanoTime());
-        if (c == null) {
-            return false;
-        }
-        c.hops().forEach(HopControl::cancel);
-        if (c.next() != null) {
-            long budget = c.budgetNanos() == ChainHeader.NO_DEADLINE ? c.budgetNanos() : c.budgetNanos() - allowanceNanos();
-            CancelFrame frame = new CancelFrame(chainId, secret, origin, budget);
-            executor().execute(() -> passOn(c.next(), frame)); // the resolver may block: not on an event loop
-        }
-        return true;
+    public void passCancel(String next, CancelFrame frame) {
+        executor().execute(() -> passOn(next, frame));
     }
 
     private void passOn(String next, CancelFrame frame) {
@@ -357,16 +343,10 @@ public final class Node implements InboundListener, AutoCloseable {
 
     /**
      * Sends {@code request} to server {@code server}: resolves its name, connects (or reuses the
-     * connection) and writes the frame, remembering where the chain went (its trail). Fails with a
-     * {@link HopFailure}: unknown server, unreachable server, a request that cannot be serialized,
-     * or a chain cancelled here.
+     * connection) and writes the frame. Fails with a {@link HopFailure}: unknown server, unreachable
+     * server, or a request that cannot be serialized.
      */
     public CompletableFuture<Void> forward(String server, ChainRequest request) {
-        if (!trails.forwarding(request.header(), server, System.nanoTime())) {
-            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain "
-                    + request.header().origin() + "#" + request.header().chainId() + " was cancelled; not calling '"
-                    + request.header().serviceFunction() + "' at '" + server + "'"));
-        }
         InetSocketAddress address;
         try {
             address = settings.resolver().resolve(server).orElse(null);
@@ -421,35 +401,24 @@ public final class Node implements InboundListener, AutoCloseable {
                     + " at another server or once it is back")));
             return;
         }
-        long now = System.nanoTime();
-        HopControl control = trails.arrive(request.header(), now);
-        if (control == null) { // the chain was cancelled before its request got here: its originator has ended it
-            refusedAfterCancel.incrementAndGet();
-            return;
-        }
-        requests.onRequest(request, control, now);
-    }
-
-    /** The hop of {@code h} that {@code control} controls has ended at this node (it is quiet). */
-    public void hopEnded(ChainHeader h, HopControl control) {
-        trails.left(h, control);
+        requests.onRequest(request, System.nanoTime());
     }
 
     @Override
     public void onCancel(CancelFrame cancel) {
-        if (!sendCancel(cancel.origin(), cancel.chainId(), cancel.secret(), cancel.budgetNanos())) {
+        if (!requests.cancel(cancel)) {
             refusals.count(Refusal.FORGED_FRAME);
         }
     }
 
-    /** Chains this node remembers (trail, cancelled chains, hops running here); expired ones are forgotten first. */
+    /** Chains this node remembers for their cancellation (where it sent them, hops of them running here, cancelled ones). */
     public int trackedChains() {
-        return trails.size();
+        return requests.trackedChains();
     }
 
     /** Hop requests refused because their chain had been cancelled. */
     public long refusedAfterCancel() {
-        return refusedAfterCancel.get();
+        return requests.refusedAfterCancel();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
@@ -31,13 +32,10 @@ final class RefusingRequestHandler implements RequestHandler {
     }
 
     @Override
-    public void onRequest(ChainRequest request, HopControl control, long arrivedNanos) {
+    public void onRequest(ChainRequest request, long arrivedNanos) {
         ChainHeader h = request.header();
-        node.executor().execute(() -> {
-            refuse(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '" + node.name()
-                    + "' is a client and hosts no service functions (asked for '" + h.serviceFunction() + "')"));
-            node.hopEnded(h, control);
-        });
+        node.executor().execute(() -> refuse(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '"
+                + node.name() + "' is a client and hosts no service functions (asked for '" + h.serviceFunction() + "')")));
     }
 
     /**
@@ -72,6 +70,21 @@ final class RefusingRequestHandler implements RequestHandler {
     @Override
     public boolean grant(WindowUpdateFrame grant) {
         return false; // no hop runs here, so no reply stream is open
+    }
+
+    @Override
+    public boolean cancel(CancelFrame cancel) {
+        return true; // no hop runs here and no chain was sent on from here: nothing to stop
+    }
+
+    @Override
+    public int trackedChains() {
+        return 0;
+    }
+
+    @Override
+    public long refusedAfterCancel() {
+        return 0;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -8,18 +9,17 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The server side of a node: runs the hops that arrive (a server's, in {@code rpcc-server}) and
- * holds what belongs to them. The {@link Node} receives every frame and hands this what concerns hops
- * running here: their requests, and the room their originators grant to their reply streams. A node
- * built without one (a client) refuses every hop ({@link RefusingRequestHandler}). The cancellation
- * of a hop reaches it through the {@link HopControl} it was started with.
+ * holds what belongs to them. The {@link Node} receives every frame and hands this what concerns
+ * chains passing through it: hop requests, the cancels that follow the chains' trails, and the room
+ * originators grant to the reply streams of hops here. A node built without one (a client) refuses
+ * every hop ({@link RefusingRequestHandler}).
  */
 public interface RequestHandler {
     /**
-     * Handles a hop request; called on an event loop, must return at once. {@code control} holds the
-     * hop's deadline (counted from {@code arrivedNanos}) and cancellation, and must be handed to
-     * {@link Node#hopEnded} once the hop is quiet.
+     * Handles a hop request that arrived at {@code arrivedNanos} (from which its deadline counts);
+     * called on an event loop, must return at once.
      */
-    void onRequest(ChainRequest request, HopControl control, long arrivedNanos);
+    void onRequest(ChainRequest request, long arrivedNanos);
 
     /**
      * Reports to its originator that the hop of {@code h} does not run here, for {@code why} (the
@@ -32,6 +32,18 @@ public interface RequestHandler {
      * {@code false} if no such stream is open here (the node gives the room back).
      */
     boolean grant(WindowUpdateFrame grant);
+
+    /**
+     * A cancel of a chain arrived (on an event loop): stops the chain's hops here and sends the
+     * notice on where this node sent the chain; {@code false} if it is forged (not the chain's secret).
+     */
+    boolean cancel(CancelFrame cancel);
+
+    /** Chains remembered for their cancellation (expired ones are forgotten first). */
+    int trackedChains();
+
+    /** Hop requests refused because their chain had been cancelled. */
+    long refusedAfterCancel();
 
     /** Hops that arrived and have not finished (their work and replies included); what a shutdown waits for. */
     int hopsInFlight();
