@@ -182,7 +182,9 @@ class WireFuzzTest {
         Object template = TEMPLATES.get(carrier);
         assertEquals(template.getClass(), message.getClass());
         for (RecordComponent c : template.getClass().getRecordComponents()) {
-            if (!c.getName().equals("decodeError") && !isUserValue(c)) {
+            // a REPLY's size is that of the whole frame, user values included
+            if (!c.getName().equals("decodeError") && !isUserValue(c)
+                    && !(message instanceof ReplyFrame && c.getName().equals("size"))) {
                 assertEquals(read(c, template), read(c, message),
                         () -> c.getName() + " of the " + carrier + " frame changed with its user values");
             }
