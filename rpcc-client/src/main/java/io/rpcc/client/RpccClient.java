@@ -13,6 +13,7 @@ import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.RepositoryProtocol;
@@ -24,6 +25,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Starts chains and receives their results. A client is a node without service functions: it
@@ -106,13 +108,13 @@ public final class RpccClient implements AutoCloseable {
      * @param state the state passed to {@code cf}
      * @return the chain's result, or a {@link ChainException}
      */
-    public CompletableFuture<ChainResult> startChain(String server, String serviceFunction, Object params,
+    public CompletableFuture<ChainResult> startChain(String server, String serviceFunction, @Nullable Object params,
                                                      ChainingFunctionSource cf, ChainState state) {
         return startChain(ChainCall.to(server, serviceFunction).params(params).chainingFunction(cf).state(state));
     }
 
     /** Starts a chain along a static route (paper 3.1), passing {@code params} to the first hop. */
-    public CompletableFuture<ChainResult> startChain(StaticRoute route, Object params) {
+    public CompletableFuture<ChainResult> startChain(StaticRoute route, @Nullable Object params) {
         return startChain(ChainCall.along(route, params));
     }
 
@@ -238,18 +240,19 @@ public final class RpccClient implements AutoCloseable {
      * A multi-return RPC (Quatrain): calls {@code serviceFunction} at {@code server} and reads its
      * partial replies as they arrive.
      */
-    public <T> ReplySet<T> callWithReplies(String server, String serviceFunction, Object params, Class<T> replyType) {
+    public <T> ReplySet<T> callWithReplies(String server, String serviceFunction, @Nullable Object params,
+                                           Class<T> replyType) {
         return startChainWithReplies(ChainCall.to(server, serviceFunction).params(params), replyType);
     }
 
     /** A plain RPC: calls {@code serviceFunction} at {@code server} and returns its result (a 1-hop chain). */
-    public CompletableFuture<ChainResult> call(String server, String serviceFunction, Object params) {
+    public CompletableFuture<ChainResult> call(String server, String serviceFunction, @Nullable Object params) {
         return startChain(ChainCall.to(server, serviceFunction).params(params));
     }
 
     /** {@link #startChain(String, String, Object, ChainingFunctionSource, ChainState)}, waiting for the result. */
-    public ChainResult runChain(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                ChainState state) {
+    public ChainResult runChain(String server, String serviceFunction, @Nullable Object params,
+                                ChainingFunctionSource cf, ChainState state) {
         return runChain(ChainCall.to(server, serviceFunction).params(params).chainingFunction(cf).state(state));
     }
 
@@ -366,6 +369,7 @@ public final class RpccClient implements AutoCloseable {
         }
 
         /** Whether chains run in interactive mode by default (default: no). */
+        @UnstableApi
         public Builder interactive(boolean interactive) {
             this.interactive = interactive;
             return this;
@@ -401,7 +405,7 @@ public final class RpccClient implements AutoCloseable {
          * chaining functions. With one, functions larger than the inline limit are uploaded once
          * and travel by reference; servers fetch them on first use and cache them compiled.
          */
-        public Builder repository(String repositoryNode) {
+        public Builder repository(@Nullable String repositoryNode) {
             this.repository = repositoryNode;
             return this;
         }
@@ -422,6 +426,7 @@ public final class RpccClient implements AutoCloseable {
          * Runs {@code interceptor} before every chain this client starts (see {@link ClientInterceptor});
          * interceptors run in the order they are added.
          */
+        @UnstableApi
         public Builder interceptor(ClientInterceptor interceptor) {
             interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
             return this;

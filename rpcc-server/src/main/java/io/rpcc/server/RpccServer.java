@@ -4,6 +4,7 @@ import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.server.internal.HopExecutor;
@@ -182,12 +183,14 @@ public final class RpccServer implements AutoCloseable {
          * which decides and sends the next hop. Useful to keep client code off a busy server; the
          * proxy should be close by, since this adds one (short) crossing per hop.
          */
+        @UnstableApi
         public Builder chainingProxy(String proxyNode) {
             this.chainingProxy = Objects.requireNonNull(proxyNode, "proxyNode");
             return this;
         }
 
         /** Lets this server run chaining functions on behalf of servers that name it as their proxy. */
+        @UnstableApi
         public Builder actAsChainingProxy() {
             this.actsAsProxy = true;
             return this;
@@ -197,6 +200,7 @@ public final class RpccServer implements AutoCloseable {
          * Runs {@code interceptor} around every hop of this server (see {@link ServerInterceptor});
          * interceptors run in the order they are added, the first one outermost.
          */
+        @UnstableApi
         public Builder interceptor(ServerInterceptor interceptor) {
             interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
             return this;
