@@ -81,7 +81,8 @@ public final class RepositoryClient {
         ChainingFunctionSource source = RepositoryProtocol.decodeSource(answer).orElseThrow(() -> new HopFailure(
                 ErrorCode.REPOSITORY_UNAVAILABLE, "repository '" + repository + "' answered "
                 + RepositoryProtocol.describe(answer) + " to " + RepositoryProtocol.GET + " of chaining function "
-                + reference.id() + ", not [language, source]: is '" + repository + "' a repository node?"));
+                + reference.id() + ", not [language, source]: is '" + repository + "' a repository node"
+                + " (RpccServer.builder(name).repository(store))?"));
         if (!source.id().equals(reference.id())) {
             throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "repository '" + repository
                     + "' answered a source with id " + source.id() + " to " + RepositoryProtocol.GET
