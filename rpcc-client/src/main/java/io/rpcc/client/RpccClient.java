@@ -12,11 +12,12 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
+import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
-import io.rpcc.core.internal.function.RepositoryProtocol;
+import io.rpcc.repository.internal.RepositoryClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.net.InetSocketAddress;
@@ -56,6 +57,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RpccClient implements AutoCloseable {
     private final Node node;
+    private final RepositoryClient repositoryClient;
     private final ChainLauncher launcher;
     private final InteractiveChain interactiveChains;
     private final Duration defaultTimeout;
@@ -70,6 +72,8 @@ public final class RpccClient implements AutoCloseable {
 
     private RpccClient(Builder b, Node.Settings settings) {
         this.node = new Node(settings, null);
+        this.repositoryClient = new RepositoryClient(node);
+        node.functions().fetchWith(repositoryClient::get); // interactive mode runs chaining functions here
         this.launcher = new ChainLauncher(node);
         this.interactiveChains = new InteractiveChain(launcher);
         this.defaultTimeout = b.timeout;
@@ -146,7 +150,8 @@ public final class RpccClient implements AutoCloseable {
      * reference that chains can carry instead of the source.
      *
      * @throws IllegalStateException if the client has no repository
-     * @throws ChainException if the repository cannot be reached
+     * @throws RepositoryUnavailableException if the repository cannot be reached, fails to store the
+     *     source or answers anything but its id
      */
     public ChainingFunctionSource upload(ChainingFunctionSource source) {
         if (repository == null) {
@@ -157,12 +162,7 @@ public final class RpccClient implements AutoCloseable {
         }
         node.requireAcceptingChains();
         if (!uploaded.contains(source.id())) {
-            Object id = node.call(repository, RepositoryProtocol.PUT, List.of(source.language().name(), source.source()),
-                    defaultTimeout);
-            if (!source.id().equals(id)) {
-                throw new IllegalStateException("repository '" + repository + "' stored " + source.id() + " as " + id);
-            }
-            uploaded.add(source.id());
+            uploaded.add(repositoryClient.put(repository, source, defaultTimeout));
         }
         return source.asReference(repository);
     }
@@ -401,9 +401,10 @@ public final class RpccClient implements AutoCloseable {
         }
 
         /**
-         * The repository node (running the rpcc-repository service) that stores this client's
-         * chaining functions. With one, functions larger than the inline limit are uploaded once
-         * and travel by reference; servers fetch them on first use and cache them compiled.
+         * The repository node (a server built with {@code RpccServer.builder(name).repository(store)})
+         * that stores this client's chaining functions. With one, functions larger than the inline
+         * limit are uploaded once and travel by reference; servers fetch them on first use and cache
+         * them compiled.
          */
         public Builder repository(@Nullable String repositoryNode) {
             this.repository = repositoryNode;

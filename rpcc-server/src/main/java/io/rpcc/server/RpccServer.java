@@ -7,6 +7,10 @@ import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.repository.ChainingFunctionRepository;
+import io.rpcc.repository.internal.RepositoryClient;
+import io.rpcc.repository.internal.RepositoryEndpoint;
+import io.rpcc.repository.internal.RepositoryProtocol;
 import io.rpcc.server.internal.HopExecutor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -197,6 +201,25 @@ public final class RpccServer implements AutoCloseable {
         }
 
         /**
+         * Makes this server a chaining-function repository node serving {@code store} (paper 3.2):
+         * clients built with {@code RpccClient.builder().repository(name)} upload their large
+         * chaining functions here once, and nodes fetch a function they have not compiled yet by
+         * its id. A server may be a repository and host other service functions too.
+         *
+         * <pre>{@code
+         * RpccServer repo = RpccServer.builder("repo").resolver(names)
+         *     .repository(new FileSystemChainingFunctionRepository(Path.of("/var/lib/rpcc/functions")))
+         *     .build().start();
+         * }</pre>
+         *
+         * @throws IllegalArgumentException if this server already serves a repository
+         */
+        public Builder repository(ChainingFunctionRepository store) {
+            RepositoryEndpoint endpoint = new RepositoryEndpoint(Objects.requireNonNull(store, "store"));
+            return service(RepositoryProtocol.PUT, endpoint::put).service(RepositoryProtocol.GET, endpoint::get);
+        }
+
+        /**
          * Runs {@code interceptor} around every hop of this server (see {@link ServerInterceptor});
          * interceptors run in the order they are added, the first one outermost.
          */
@@ -208,8 +231,10 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
-            return new RpccServer(new Node(BuilderAccess.settingsOf(this), new HopExecutor(services, chainingProxy,
-                    actsAsProxy, interceptors)));
+            Node node = new Node(BuilderAccess.settingsOf(this), new HopExecutor(services, chainingProxy,
+                    actsAsProxy, interceptors));
+            node.functions().fetchWith(new RepositoryClient(node)::get);
+            return new RpccServer(node);
         }
     }
 }
