@@ -45,10 +45,12 @@ import java.util.Objects;
  */
 public final class RpccServer implements AutoCloseable {
     private final Node node;
+    private final HopExecutor hops;
     private volatile InetSocketAddress address;
 
-    private RpccServer(Node node) {
+    private RpccServer(Node node, HopExecutor hops) {
         this.node = node;
+        this.hops = hops;
     }
 
     /** A builder for a server named {@code name}. */
@@ -94,6 +96,16 @@ public final class RpccServer implements AutoCloseable {
      */
     int trackedChains() {
         return node.trackedChains();
+    }
+
+    /** Hops that arrived here and are not done yet (test hook: drains to zero once chains end). */
+    int hopsInFlight() {
+        return hops.hopsInFlight();
+    }
+
+    /** Reply streams of hops here with a reply window open (test hook: drains to zero once chains end). */
+    int replyStreams() {
+        return node.replyStreams().size();
     }
 
     /** Hop requests this server refused because their chain had been cancelled (test hook). */
@@ -231,10 +243,10 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
-            Node node = new Node(BuilderAccess.settingsOf(this), new HopExecutor(services, chainingProxy,
-                    actsAsProxy, interceptors));
+            HopExecutor hops = new HopExecutor(services, chainingProxy, actsAsProxy, interceptors);
+            Node node = new Node(BuilderAccess.settingsOf(this), hops);
             node.functions().fetchWith(new RepositoryClient(node)::get);
-            return new RpccServer(node);
+            return new RpccServer(node, hops);
         }
     }
 }
