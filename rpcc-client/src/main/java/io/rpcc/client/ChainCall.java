@@ -5,9 +5,11 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.MetadataTooLargeException;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.UnstableApi;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything needed to start one chain: the first server and service function, its params, the
@@ -37,9 +39,9 @@ import java.util.Objects;
  * @param metadata the chain's metadata, which every hop can read ({@code ChainContext.metadata()})
  * @param deadline when the chain must be done, on this node's clock, or {@code null}: the timeout alone
  */
-public record ChainCall(String server, String serviceFunction, Object params, ChainingFunctionSource chainingFunction,
-                        ChainState state, Duration timeout, int maxHops, Boolean interactive, Metadata metadata,
-                        Instant deadline) {
+public record ChainCall(String server, String serviceFunction, @Nullable Object params,
+                        ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
+                        int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline) {
 
     public ChainCall {
         Objects.requireNonNull(server, "server");
@@ -68,7 +70,7 @@ public record ChainCall(String server, String serviceFunction, Object params, Ch
     }
 
     /** With the first service function's parameters. */
-    public ChainCall params(Object params) {
+    public ChainCall params(@Nullable Object params) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
                 deadline);
     }
@@ -103,7 +105,7 @@ public record ChainCall(String server, String serviceFunction, Object params, Ch
     }
 
     /** With a timeout for the whole chain. */
-    public ChainCall timeout(Duration timeout) {
+    public ChainCall timeout(@Nullable Duration timeout) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
                 deadline);
     }
@@ -115,6 +117,7 @@ public record ChainCall(String server, String serviceFunction, Object params, Ch
     }
 
     /** In interactive mode ({@code true}) or chain mode ({@code false}). */
+    @UnstableApi
     public ChainCall interactive(boolean interactive) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
                 deadline);

@@ -1,5 +1,7 @@
 package io.rpcc.client;
 
+import io.rpcc.core.UnstableApi;
+
 /**
  * Code that a client runs before it starts each chain, for what concerns all chains alike: adding
  * credentials or trace context to the chain's metadata, checking or rewriting calls. Registered with
@@ -16,6 +18,7 @@ package io.rpcc.client;
  * replies). An exception thrown by one is how the start fails: {@code runChain} and
  * {@code startChainWithReplies} throw it, {@code startChain} returns a future failed with it.
  */
+@UnstableApi
 @FunctionalInterface
 public interface ClientInterceptor {
 

@@ -9,6 +9,7 @@ import java.util.NoSuchElementException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The partial replies of a chain, read as they arrive (Quatrain's reply set). Every hop of the
@@ -107,7 +108,7 @@ public interface ReplySet<T> extends Iterable<T> {
     boolean timedOut();
 
     /** What ended the chain if it failed or timed out (a {@link ChainException}), or {@code null}. */
-    ChainException error();
+    @Nullable ChainException error();
 
     /** The number of replies received so far. */
     int received();

@@ -12,10 +12,12 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
+import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
-import io.rpcc.core.internal.function.RepositoryProtocol;
+import io.rpcc.repository.internal.RepositoryClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.net.InetSocketAddress;
@@ -24,6 +26,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Starts chains and receives their results. A client is a node without service functions: it
@@ -54,6 +57,7 @@ import java.util.concurrent.CompletionException;
  */
 public final class RpccClient implements AutoCloseable {
     private final Node node;
+    private final RepositoryClient repositoryClient;
     private final ChainLauncher launcher;
     private final InteractiveChain interactiveChains;
     private final Duration defaultTimeout;
@@ -68,6 +72,8 @@ public final class RpccClient implements AutoCloseable {
 
     private RpccClient(Builder b, Node.Settings settings) {
         this.node = new Node(settings, null);
+        this.repositoryClient = new RepositoryClient(node);
+        node.functions().fetchWith(repositoryClient::get); // interactive mode runs chaining functions here
         this.launcher = new ChainLauncher(node);
         this.interactiveChains = new InteractiveChain(launcher);
         this.defaultTimeout = b.timeout;
@@ -106,13 +112,13 @@ public final class RpccClient implements AutoCloseable {
      * @param state the state passed to {@code cf}
      * @return the chain's result, or a {@link ChainException}
      */
-    public CompletableFuture<ChainResult> startChain(String server, String serviceFunction, Object params,
+    public CompletableFuture<ChainResult> startChain(String server, String serviceFunction, @Nullable Object params,
                                                      ChainingFunctionSource cf, ChainState state) {
         return startChain(ChainCall.to(server, serviceFunction).params(params).chainingFunction(cf).state(state));
     }
 
     /** Starts a chain along a static route (paper 3.1), passing {@code params} to the first hop. */
-    public CompletableFuture<ChainResult> startChain(StaticRoute route, Object params) {
+    public CompletableFuture<ChainResult> startChain(StaticRoute route, @Nullable Object params) {
         return startChain(ChainCall.along(route, params));
     }
 
@@ -144,7 +150,8 @@ public final class RpccClient implements AutoCloseable {
      * reference that chains can carry instead of the source.
      *
      * @throws IllegalStateException if the client has no repository
-     * @throws ChainException if the repository cannot be reached
+     * @throws RepositoryUnavailableException if the repository cannot be reached, fails to store the
+     *     source or answers anything but its id
      */
     public ChainingFunctionSource upload(ChainingFunctionSource source) {
         if (repository == null) {
@@ -155,12 +162,7 @@ public final class RpccClient implements AutoCloseable {
         }
         node.requireAcceptingChains();
         if (!uploaded.contains(source.id())) {
-            Object id = node.call(repository, RepositoryProtocol.PUT, List.of(source.language().name(), source.source()),
-                    defaultTimeout);
-            if (!source.id().equals(id)) {
-                throw new IllegalStateException("repository '" + repository + "' stored " + source.id() + " as " + id);
-            }
-            uploaded.add(source.id());
+            uploaded.add(repositoryClient.put(repository, source, defaultTimeout));
         }
         return source.asReference(repository);
     }
@@ -238,18 +240,19 @@ public final class RpccClient implements AutoCloseable {
      * A multi-return RPC (Quatrain): calls {@code serviceFunction} at {@code server} and reads its
      * partial replies as they arrive.
      */
-    public <T> ReplySet<T> callWithReplies(String server, String serviceFunction, Object params, Class<T> replyType) {
+    public <T> ReplySet<T> callWithReplies(String server, String serviceFunction, @Nullable Object params,
+                                           Class<T> replyType) {
         return startChainWithReplies(ChainCall.to(server, serviceFunction).params(params), replyType);
     }
 
     /** A plain RPC: calls {@code serviceFunction} at {@code server} and returns its result (a 1-hop chain). */
-    public CompletableFuture<ChainResult> call(String server, String serviceFunction, Object params) {
+    public CompletableFuture<ChainResult> call(String server, String serviceFunction, @Nullable Object params) {
         return startChain(ChainCall.to(server, serviceFunction).params(params));
     }
 
     /** {@link #startChain(String, String, Object, ChainingFunctionSource, ChainState)}, waiting for the result. */
-    public ChainResult runChain(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                ChainState state) {
+    public ChainResult runChain(String server, String serviceFunction, @Nullable Object params,
+                                ChainingFunctionSource cf, ChainState state) {
         return runChain(ChainCall.to(server, serviceFunction).params(params).chainingFunction(cf).state(state));
     }
 
@@ -322,11 +325,6 @@ public final class RpccClient implements AutoCloseable {
         return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals());
     }
 
-    /** Chains this client's node remembers for cancellation (test hook: drains to zero once chains end). */
-    int trackedChains() {
-        return node.trackedChains();
-    }
-
     /**
      * Closes the client at once: every chain in flight ends now with a {@link NodeClosedException}
      * (futures and reply sets complete, nothing waits for a timeout), and the client stops listening
@@ -366,6 +364,7 @@ public final class RpccClient implements AutoCloseable {
         }
 
         /** Whether chains run in interactive mode by default (default: no). */
+        @UnstableApi
         public Builder interactive(boolean interactive) {
             this.interactive = interactive;
             return this;
@@ -397,11 +396,12 @@ public final class RpccClient implements AutoCloseable {
         }
 
         /**
-         * The repository node (running the rpcc-repository service) that stores this client's
-         * chaining functions. With one, functions larger than the inline limit are uploaded once
-         * and travel by reference; servers fetch them on first use and cache them compiled.
+         * The repository node (a server built with {@code RpccServer.builder(name).repository(store)})
+         * that stores this client's chaining functions. With one, functions larger than the inline
+         * limit are uploaded once and travel by reference; servers fetch them on first use and cache
+         * them compiled.
          */
-        public Builder repository(String repositoryNode) {
+        public Builder repository(@Nullable String repositoryNode) {
             this.repository = repositoryNode;
             return this;
         }
@@ -422,6 +422,7 @@ public final class RpccClient implements AutoCloseable {
          * Runs {@code interceptor} before every chain this client starts (see {@link ClientInterceptor});
          * interceptors run in the order they are added.
          */
+        @UnstableApi
         public Builder interceptor(ClientInterceptor interceptor) {
             interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
             return this;

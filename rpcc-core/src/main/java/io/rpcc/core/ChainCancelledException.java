@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The chain was cancelled by its originator: {@code future.cancel(true)} on the future of
  * {@code startChain}, {@code ReplySet.cancel()}, or its timeout. At the originator it ends the call
@@ -16,7 +18,7 @@ public class ChainCancelledException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public ChainCancelledException(ChainFailure failure, Throwable cause) {
+    public ChainCancelledException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

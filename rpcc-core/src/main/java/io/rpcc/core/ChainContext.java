@@ -2,6 +2,7 @@ package io.rpcc.core;
 
 import java.time.Instant;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
 
@@ -25,6 +26,14 @@ import org.jspecify.annotations.Nullable;
  * {@link #wrap}, {@link #executor}, {@link #startThread} or {@link #startVirtualThread}: they keep
  * the context on the other thread and make the chain wait for the work to end (the partially
  * ordering protocol of Quatrain), so the originator's reply set ends exactly after the last reply.
+ *
+ * <p>Errors: what a task started this way throws ends the chain partial with that error, naming
+ * this hop and node, like a service function that throws. A {@code CompletableFuture} stage is
+ * different: the future catches what its function throws and keeps it as the stage's outcome,
+ * which a later stage may handle ({@code exceptionally}, {@code handle}), so no executor ever sees
+ * it. For a pipeline of stages, pass the future you keep to {@link #track}: the chain waits for it
+ * and ends partial with its error if it fails (an error handled on the way is not one). A stage
+ * whose function is wrapped with {@link #wrap} reports what that function throws, handled or not.
  */
 public interface ChainContext {
 
@@ -124,9 +133,27 @@ public interface ChainContext {
 
     /**
      * An executor that runs tasks on {@code executor} with this context (each wrapped as by
-     * {@link #wrap(Runnable)}). Use it with {@code CompletableFuture.runAsync(task, ctx.executor(pool))}.
+     * {@link #wrap(Runnable)}). Use it with {@code CompletableFuture.runAsync(task, ctx.executor(pool))},
+     * and {@link #track} the pipeline's future: a stage's error stays in its future, out of the
+     * executor's sight.
      */
     Executor executor(Executor executor);
+
+    /**
+     * Makes the chain wait for {@code stage} (its partial replies) before it is finished, and end
+     * partial with the stage's error, naming this hop and node, if it completes exceptionally (the
+     * cause of a {@code CompletionException}). Pass the last future of a pipeline whose stages run on
+     * {@link #executor(Executor)}: an error that a stage on the way handles is not reported.
+     *
+     * <pre>{@code
+     * ctx.track(CompletableFuture.supplyAsync(() -> search(q), ctx.executor(pool))
+     *         .thenAcceptAsync(hits -> ChainContext.current().preturn(hits), ctx.executor(pool)));
+     * }</pre>
+     *
+     * @return {@code stage}
+     * @throws IllegalStateException if the hop has ended
+     */
+    <S extends CompletionStage<?>> S track(S stage);
 
     /** Starts a platform thread that runs {@code task} with this context. */
     Thread startThread(Runnable task);

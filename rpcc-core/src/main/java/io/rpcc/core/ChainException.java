@@ -1,6 +1,7 @@
 package io.rpcc.core;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A chain failed. Thrown at (or completes the future of) the chain's originator, wherever the
@@ -29,7 +30,7 @@ public class ChainException extends RuntimeException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public ChainException(ChainFailure failure, Throwable cause) {
+    public ChainException(ChainFailure failure, @Nullable Throwable cause) {
         super(describe(failure), cause);
         this.failure = failure;
     }
@@ -103,7 +104,7 @@ public class ChainException extends RuntimeException {
     }
 
     /** The message of the exception that ended the chain, without the hop and path. */
-    public String remoteMessage() {
+    public @Nullable String remoteMessage() {
         return failure.message();
     }
 

@@ -1,6 +1,7 @@
 package io.rpcc.core;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything known about why a chain failed: the data behind every {@link ChainException}.
@@ -18,7 +19,7 @@ import java.util.List;
  * @param timings the hop timings up to the failure
  * @param fields the structured facts of the failure (sandbox rule, type id, compile diagnostics...)
  */
-public record ChainFailure(String exceptionName, String message, String host, int hop, List<String> path,
+public record ChainFailure(String exceptionName, @Nullable String message, String host, int hop, List<String> path,
                            List<String> details, List<ConsoleLine> console, List<HopTiming> timings,
                            FailureFields fields) {
     public ChainFailure {
@@ -30,7 +31,7 @@ public record ChainFailure(String exceptionName, String message, String host, in
     }
 
     /** A failure without structured facts ({@link FailureFields#NONE}). */
-    public ChainFailure(String exceptionName, String message, String host, int hop, List<String> path,
+    public ChainFailure(String exceptionName, @Nullable String message, String host, int hop, List<String> path,
                         List<String> details, List<ConsoleLine> console, List<HopTiming> timings) {
         this(exceptionName, message, host, hop, path, details, console, timings, FailureFields.NONE);
     }

@@ -2,6 +2,7 @@ package io.rpcc.core;
 
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The outcome of a chain that ended normally, as seen by its originator.
@@ -24,7 +25,7 @@ import java.util.List;
  * @param replies the partial replies ({@code preturn}) of every hop, in arrival order; empty when
  *     the chain was read through a {@code ReplySet}, which hands them out as they arrive
  */
-public record ChainResult(Object value, String originator, List<String> path, List<ConsoleLine> console,
+public record ChainResult(@Nullable Object value, String originator, List<String> path, List<ConsoleLine> console,
                           List<HopTiming> timings, Duration elapsed, boolean interactive, List<Object> replies) {
 
     public ChainResult {
@@ -40,7 +41,7 @@ public record ChainResult(Object value, String originator, List<String> path, Li
     }
 
     /** The result as a {@code type}. */
-    public <T> T value(Class<T> type) {
+    public <T> @Nullable T value(Class<T> type) {
         return type.cast(value);
     }
 

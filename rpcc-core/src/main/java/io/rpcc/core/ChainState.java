@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The chain state: a small, immutable set of name-value pairs that travels along the chain and is
@@ -37,7 +38,7 @@ public final class ChainState {
      *
      * @param namesAndValues {@code name1, value1, name2, value2, ...}
      */
-    public static ChainState of(Object... namesAndValues) {
+    public static ChainState of(@Nullable Object... namesAndValues) {
         if (namesAndValues.length % 2 != 0) {
             throw new IllegalArgumentException("ChainState.of needs name-value pairs, got an odd number of arguments");
         }
@@ -60,7 +61,7 @@ public final class ChainState {
     }
 
     /** A copy of this state with {@code name} set to {@code value}. */
-    public ChainState with(String name, Object value) {
+    public ChainState with(String name, @Nullable Object value) {
         Objects.requireNonNull(name, "name");
         Map<String, Object> map = new LinkedHashMap<>(values);
         map.put(name, value);
@@ -78,7 +79,7 @@ public final class ChainState {
     }
 
     /** The value of {@code name}, or {@code null}. */
-    public Object get(String name) {
+    public @Nullable Object get(String name) {
         return values.get(name);
     }
 
@@ -88,7 +89,7 @@ public final class ChainState {
      * @throws IllegalStateException if there is no such entry
      * @throws ClassCastException if the value is of another type
      */
-    public <T> T get(String name, Class<T> type) {
+    public <T> @Nullable T get(String name, Class<T> type) {
         Object value = values.get(name);
         if (value == null && !values.containsKey(name)) {
             throw new IllegalStateException("chain state has no entry '" + name + "' (names: " + values.keySet() + ")");
@@ -97,7 +98,7 @@ public final class ChainState {
     }
 
     /** The value of {@code name}, or {@code defaultValue} if there is no such entry. */
-    public <T> T getOrDefault(String name, T defaultValue) {
+    public <T> @Nullable T getOrDefault(String name, @Nullable T defaultValue) {
         @SuppressWarnings("unchecked")
         T value = (T) values.getOrDefault(name, defaultValue);
         return value;

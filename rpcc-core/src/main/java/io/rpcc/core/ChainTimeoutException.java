@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The originator gave up waiting for the chain's result. The chain may still be running somewhere;
  * a late result is dropped. {@link #path()} is empty since the originator cannot know it.
@@ -13,7 +15,7 @@ public class ChainTimeoutException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public ChainTimeoutException(ChainFailure failure, Throwable cause) {
+    public ChainTimeoutException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

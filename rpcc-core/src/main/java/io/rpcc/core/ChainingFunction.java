@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Client logic that runs at a server after each service function and decides where the chain goes
  * next (paper section 3.1).
@@ -29,5 +31,5 @@ public interface ChainingFunction {
      * @return the next hop, or {@link NextHop#end(Object)} to send a result to the originator
      * @throws Exception any failure; it ends the chain with a {@link ChainingFunctionException}
      */
-    NextHop apply(ChainState state, Object result) throws Exception;
+    NextHop apply(ChainState state, @Nullable Object result) throws Exception;
 }

@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A chaining function threw or returned something that is not a {@link NextHop}.
  * {@link #exceptionName()} and {@link #remoteMessage()} are those of the exception it threw.
@@ -13,7 +15,7 @@ public class ChainingFunctionException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public ChainingFunctionException(ChainFailure failure, Throwable cause) {
+    public ChainingFunctionException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

@@ -8,6 +8,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The source code of a chaining function, addressed by content: its {@link #id()} is a hash of the
@@ -43,16 +44,17 @@ public final class ChainingFunctionSource {
     /** No chaining function: the service function's result ends the chain. */
     public static final ChainingFunctionSource NONE = new ChainingFunctionSource(null, "", "none");
 
-    private final FunctionLanguage language;
+    private final @Nullable FunctionLanguage language;
     private final String source;
     private final String id;
-    private final String repository;
+    private final @Nullable String repository;
 
-    private ChainingFunctionSource(FunctionLanguage language, String source, String id) {
+    private ChainingFunctionSource(@Nullable FunctionLanguage language, String source, String id) {
         this(language, source, id, null);
     }
 
-    private ChainingFunctionSource(FunctionLanguage language, String source, String id, String repository) {
+    private ChainingFunctionSource(@Nullable FunctionLanguage language, String source, String id,
+                                   @Nullable String repository) {
         this.language = language;
         this.source = source;
         this.id = id;
@@ -89,7 +91,7 @@ public final class ChainingFunctionSource {
     }
 
     /** The repository node of a reference, or {@code null}. */
-    public String repository() {
+    public @Nullable String repository() {
         return repository;
     }
 
@@ -158,7 +160,7 @@ public final class ChainingFunctionSource {
     }
 
     /** The language, or {@code null} for {@link #SAME} and {@link #NONE}. */
-    public FunctionLanguage language() {
+    public @Nullable FunctionLanguage language() {
         return language;
     }
 

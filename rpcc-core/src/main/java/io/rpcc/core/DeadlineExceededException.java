@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A hop arrived at its server after the chain's deadline ({@code ChainCall.deadline(...)} or the
  * call's timeout, whichever is earlier), so its service function did not run. {@link #host()} and
@@ -15,7 +17,7 @@ public class DeadlineExceededException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public DeadlineExceededException(ChainFailure failure, Throwable cause) {
+    public DeadlineExceededException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

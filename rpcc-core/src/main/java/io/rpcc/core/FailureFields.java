@@ -2,6 +2,7 @@ package io.rpcc.core;
 
 import io.rpcc.core.ChainingFunctionCompileException.Diagnostic;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The structured facts of a chain failure, beyond its message, as the node that saw the failure
@@ -17,7 +18,8 @@ import java.util.List;
  * @param typeId the type id of a value that the receiving node has not registered, where it is known
  * @param diagnostics a chaining function's compile errors, in the compiler's order
  */
-public record FailureFields(boolean transientCondition, String sandboxRule, String typeName, Integer typeId,
+public record FailureFields(boolean transientCondition, @Nullable String sandboxRule, @Nullable String typeName,
+                            @Nullable Integer typeId,
                             List<Diagnostic> diagnostics) {
     /** No structured facts. */
     public static final FailureFields NONE = new FailureFields(false, null, null, null, List.of());

@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A message of the chain (parameters, state, console or result) is larger than the maximum frame
  * size of the sending or receiving node.
@@ -13,7 +15,7 @@ public class FrameTooLargeException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public FrameTooLargeException(ChainFailure failure, Throwable cause) {
+    public FrameTooLargeException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The chain reached its hop limit (default 2000) and was ended: usually a chaining function that
  * loops (paper section 6).
@@ -13,7 +15,7 @@ public class HopLimitExceededException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public HopLimitExceededException(ChainFailure failure, Throwable cause) {
+    public HopLimitExceededException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The next hop's server could not be reached: the connection failed, was refused, or closed before
  * the chain was handed over. {@link #host()} is the node that tried to reach it.
@@ -13,7 +15,7 @@ public class HopUnreachableException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public HopUnreachableException(ChainFailure failure, Throwable cause) {
+    public HopUnreachableException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

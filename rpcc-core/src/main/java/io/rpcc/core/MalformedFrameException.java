@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A message of the chain could not be decoded: a corrupt frame, a protocol version mismatch, or a
  * value whose type the receiving node has not registered.
@@ -13,7 +15,7 @@ public class MalformedFrameException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public MalformedFrameException(ChainFailure failure, Throwable cause) {
+    public MalformedFrameException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A chain's metadata: a small, immutable set of keys with text or byte values that travels in the
@@ -148,7 +149,7 @@ public final class Metadata {
      *
      * @throws IllegalStateException if {@code key} holds bytes (read it with {@link #getBytes})
      */
-    public String get(String key) {
+    public @Nullable String get(String key) {
         Object v = entries.get(key);
         if (v instanceof byte[]) {
             throw new IllegalStateException("metadata key '" + key + "' holds bytes: read it with getBytes");
@@ -161,7 +162,7 @@ public final class Metadata {
      *
      * @throws IllegalStateException if {@code key} holds text (read it with {@link #get})
      */
-    public byte[] getBytes(String key) {
+    public byte @Nullable [] getBytes(String key) {
         Object v = entries.get(key);
         if (v instanceof String) {
             throw new IllegalStateException("metadata key '" + key + "' holds text: read it with get");

@@ -1,6 +1,7 @@
 package io.rpcc.core;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a {@link ChainingFunction} returns: either <em>call server S, service function F with
@@ -19,23 +20,23 @@ public sealed interface NextHop permits NextHop.Call, NextHop.End {
      * Calls {@code serviceFunction} on {@code server}, then this same chaining function with
      * {@code state}.
      */
-    static Call call(String server, String serviceFunction, Object params, ChainState state) {
+    static Call call(String server, String serviceFunction, @Nullable Object params, ChainState state) {
         return new Call(server, serviceFunction, params, ChainingFunctionSource.SAME, state);
     }
 
     /** Calls {@code serviceFunction} on {@code server}, then {@code next} with {@code state}. */
-    static Call call(String server, String serviceFunction, Object params,
+    static Call call(String server, String serviceFunction, @Nullable Object params,
                      ChainingFunctionSource next, ChainState state) {
         return new Call(server, serviceFunction, params, next, state);
     }
 
     /** Calls {@code serviceFunction} on {@code server}; its result is the chain's result. */
-    static Call callThenEnd(String server, String serviceFunction, Object params) {
+    static Call callThenEnd(String server, String serviceFunction, @Nullable Object params) {
         return new Call(server, serviceFunction, params, ChainingFunctionSource.NONE, ChainState.empty());
     }
 
     /** Ends the chain: {@code result} goes straight to the chain's originator. */
-    static End end(Object result) {
+    static End end(@Nullable Object result) {
         return new End(result);
     }
 
@@ -49,7 +50,7 @@ public sealed interface NextHop permits NextHop.Call, NextHop.End {
      *     {@link ChainingFunctionSource#SAME} or {@link ChainingFunctionSource#NONE}
      * @param state the state handed to that chaining function
      */
-    record Call(String server, String serviceFunction, Object params,
+    record Call(String server, String serviceFunction, @Nullable Object params,
                 ChainingFunctionSource chainingFunction, ChainState state) implements NextHop {
         public Call {
             Objects.requireNonNull(server, "server");
@@ -64,6 +65,6 @@ public sealed interface NextHop permits NextHop.Call, NextHop.End {
      *
      * @param result the chain's result, delivered to the originator
      */
-    record End(Object result) implements NextHop {
+    record End(@Nullable Object result) implements NextHop {
     }
 }

@@ -2,6 +2,7 @@ package io.rpcc.core;
 
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
+import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.Node;
@@ -13,6 +14,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Settings shared by every node, client or server: name, listening address, name resolver,
@@ -111,7 +113,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * reach the originator). Default: the bound address, or the local host's address if bound to
      * the wildcard address.
      */
-    public B advertisedHost(String host) {
+    public B advertisedHost(@Nullable String host) {
         this.advertisedHost = host;
         return self();
     }
@@ -132,7 +134,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     }
 
     /** Netty event loops to use (default: a group shared by all nodes in the JVM). Not shut down by the node. */
-    public B eventLoopGroup(EventLoopGroup group) {
+    public B eventLoopGroup(@Nullable EventLoopGroup group) {
         this.eventLoopGroup = group;
         return self();
     }
@@ -155,7 +157,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * platform thread, which the sandbox needs). Never an event loop. An executor set here is
      * used for every hop as given.
      */
-    public B executor(Executor executor) {
+    public B executor(@Nullable Executor executor) {
         this.executor = executor;
         return self();
     }
@@ -363,6 +365,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * builder.pipelineCustomizer(p -> p.addBefore("frames", "traffic", new TrafficCounter()));
      * }</pre>
      */
+    @UnstableApi
     public B pipelineCustomizer(Consumer<ChannelPipeline> customizer) {
         Objects.requireNonNull(customizer, "customizer");
         this.pipelineCustomizer = this.pipelineCustomizer.andThen(customizer);

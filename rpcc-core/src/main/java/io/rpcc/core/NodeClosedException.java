@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A node the chain depended on was closed: the originator itself (its {@code close()} ended every
  * chain it had in flight at once, rather than letting them time out), or a server that was closed
@@ -16,7 +18,7 @@ public class NodeClosedException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public NodeClosedException(ChainFailure failure, Throwable cause) {
+    public NodeClosedException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

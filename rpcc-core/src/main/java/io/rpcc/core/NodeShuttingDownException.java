@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A node that is shutting down ({@code shutdown(Duration)}: it lets the work it has finish and takes
  * no new work) refused the chain: {@link #host()} is that node. If it is a server, its service
@@ -15,7 +17,7 @@ public class NodeShuttingDownException extends NodeClosedException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public NodeShuttingDownException(ChainFailure failure, Throwable cause) {
+    public NodeShuttingDownException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

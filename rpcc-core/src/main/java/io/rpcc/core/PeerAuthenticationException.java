@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The next hop's server (or the chain's originator) could not be reached because the two nodes
  * could not authenticate each other over TLS: a certificate that is not signed by a trusted CA,
@@ -20,7 +22,7 @@ public class PeerAuthenticationException extends HopUnreachableException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public PeerAuthenticationException(ChainFailure failure, Throwable cause) {
+    public PeerAuthenticationException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Two nodes could not talk because they have no rpcc protocol version in common: one of them runs
  * a build too old (or too new) for the other. The message names both nodes' versions and which
@@ -17,7 +19,7 @@ public class ProtocolVersionException extends HopUnreachableException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public ProtocolVersionException(ChainFailure failure, Throwable cause) {
+    public ProtocolVersionException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

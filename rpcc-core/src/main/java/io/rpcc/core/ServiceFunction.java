@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Server code that a chain calls: a remote procedure registered under a name on a server.
  *
@@ -26,5 +28,5 @@ public interface ServiceFunction {
      * @throws Exception any failure; it ends the chain with a {@link ServiceFunctionException} at
      *     the originator
      */
-    Object apply(Object params) throws Exception;
+    @Nullable Object apply(@Nullable Object params) throws Exception;
 }

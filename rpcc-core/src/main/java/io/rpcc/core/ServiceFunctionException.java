@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A service function threw. {@link #exceptionName()} and {@link #remoteMessage()} are those of
  * the exception it threw; {@link ChainFailure#details()} holds its stack trace.
@@ -13,7 +15,7 @@ public class ServiceFunctionException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public ServiceFunctionException(ChainFailure failure, Throwable cause) {
+    public ServiceFunctionException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.zip.CRC32;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The users' own parameter, result and state types, registered for Kryo serialization. Register
@@ -46,7 +47,7 @@ public final class TypeRegistry {
      * @param id its wire id
      * @param serializer a custom Kryo serializer, or {@code null} for Kryo's default
      */
-    public record Registration(Class<?> type, int id, Serializer<?> serializer) {
+    public record Registration(Class<?> type, int id, @Nullable Serializer<?> serializer) {
     }
 
     private final List<Registration> registrations;
@@ -80,7 +81,7 @@ public final class TypeRegistry {
     }
 
     /** The class registered under {@code id}, or {@code null}. */
-    public Class<?> typeOf(int id) {
+    public @Nullable Class<?> typeOf(int id) {
         for (Registration r : registrations) {
             if (r.id() == id) {
                 return r.type();

@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A chain named a server that the node's {@link NameResolver} cannot resolve. {@link #host()} is
  * the node whose resolver failed.
@@ -13,7 +15,7 @@ public class UnknownServerException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public UnknownServerException(ChainFailure failure, Throwable cause) {
+    public UnknownServerException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

@@ -1,5 +1,7 @@
 package io.rpcc.core;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A chain called a service function that the server does not have.
  */
@@ -12,7 +14,7 @@ public class UnknownServiceFunctionException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public UnknownServiceFunctionException(ChainFailure failure, Throwable cause) {
+    public UnknownServiceFunctionException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

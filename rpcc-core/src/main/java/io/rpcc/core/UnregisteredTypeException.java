@@ -2,6 +2,7 @@ package io.rpcc.core;
 
 import java.util.Optional;
 import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A value in the chain (parameters, state, result or partial reply) is of a class that is not
@@ -19,7 +20,7 @@ public class UnregisteredTypeException extends ChainException {
     }
 
     /** An exception for {@code failure}, caused locally by {@code cause}. */
-    public UnregisteredTypeException(ChainFailure failure, Throwable cause) {
+    public UnregisteredTypeException(ChainFailure failure, @Nullable Throwable cause) {
         super(failure, cause);
     }
 

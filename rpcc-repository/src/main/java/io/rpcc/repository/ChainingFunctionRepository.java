@@ -8,8 +8,9 @@ import java.util.Optional;
  * source once, chains refer to it by {@link ChainingFunctionSource#id()}, and servers fetch a
  * missing one on first use and cache its compiled form.
  *
- * <p>{@link RepositoryService} serves a store from an rpcc node; {@link FileSystemChainingFunctionRepository}
- * and {@link InMemoryChainingFunctionRepository} are the stores rpcc ships. Since ids are content
+ * <p>A server serves a store with {@code RpccServer.builder(name).repository(store)};
+ * {@link FileSystemChainingFunctionRepository} and {@link InMemoryChainingFunctionRepository} are the
+ * stores rpcc ships. Since ids are content
  * hashes, a changed source is a new id: storing never conflicts with what servers have cached.
  */
 public interface ChainingFunctionRepository {

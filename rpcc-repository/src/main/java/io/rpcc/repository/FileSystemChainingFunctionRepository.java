@@ -20,7 +20,7 @@ import java.util.Optional;
  *
  * <pre>{@code
  * ChainingFunctionRepository store = new FileSystemChainingFunctionRepository(Path.of("/var/lib/rpcc/functions"));
- * RpccServer repo = RepositoryService.install(RpccServer.builder("repo"), store).build().start();
+ * RpccServer repo = RpccServer.builder("repo").repository(store).build().start();
  * }</pre>
  */
 public final class FileSystemChainingFunctionRepository implements ChainingFunctionRepository {

@@ -4,8 +4,13 @@ import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.repository.ChainingFunctionRepository;
+import io.rpcc.repository.internal.RepositoryClient;
+import io.rpcc.repository.internal.RepositoryEndpoint;
+import io.rpcc.repository.internal.RepositoryProtocol;
 import io.rpcc.server.internal.HopExecutor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -40,10 +45,12 @@ import java.util.Objects;
  */
 public final class RpccServer implements AutoCloseable {
     private final Node node;
+    private final HopExecutor hops;
     private volatile InetSocketAddress address;
 
-    private RpccServer(Node node) {
+    private RpccServer(Node node, HopExecutor hops) {
         this.node = node;
+        this.hops = hops;
     }
 
     /** A builder for a server named {@code name}. */
@@ -88,12 +95,22 @@ public final class RpccServer implements AutoCloseable {
      * cancelled ones whose request may still come (test hook: drains to zero once chains end).
      */
     int trackedChains() {
-        return node.trackedChains();
+        return hops.trackedChains();
+    }
+
+    /** Hops that arrived here and are not done yet (test hook: drains to zero once chains end). */
+    int hopsInFlight() {
+        return hops.hopsInFlight();
+    }
+
+    /** Reply streams of hops here with a reply window open (test hook: drains to zero once chains end). */
+    int replyStreams() {
+        return hops.replyStreams();
     }
 
     /** Hop requests this server refused because their chain had been cancelled (test hook). */
     long refusedAfterCancel() {
-        return node.refusedAfterCancel();
+        return hops.refusedAfterCancel();
     }
 
     /**
@@ -182,21 +199,43 @@ public final class RpccServer implements AutoCloseable {
          * which decides and sends the next hop. Useful to keep client code off a busy server; the
          * proxy should be close by, since this adds one (short) crossing per hop.
          */
+        @UnstableApi
         public Builder chainingProxy(String proxyNode) {
             this.chainingProxy = Objects.requireNonNull(proxyNode, "proxyNode");
             return this;
         }
 
         /** Lets this server run chaining functions on behalf of servers that name it as their proxy. */
+        @UnstableApi
         public Builder actAsChainingProxy() {
             this.actsAsProxy = true;
             return this;
         }
 
         /**
+         * Makes this server a chaining-function repository node serving {@code store} (paper 3.2):
+         * clients built with {@code RpccClient.builder().repository(name)} upload their large
+         * chaining functions here once, and nodes fetch a function they have not compiled yet by
+         * its id. A server may be a repository and host other service functions too.
+         *
+         * <pre>{@code
+         * RpccServer repo = RpccServer.builder("repo").resolver(names)
+         *     .repository(new FileSystemChainingFunctionRepository(Path.of("/var/lib/rpcc/functions")))
+         *     .build().start();
+         * }</pre>
+         *
+         * @throws IllegalArgumentException if this server already serves a repository
+         */
+        public Builder repository(ChainingFunctionRepository store) {
+            RepositoryEndpoint endpoint = new RepositoryEndpoint(Objects.requireNonNull(store, "store"));
+            return service(RepositoryProtocol.PUT, endpoint::put).service(RepositoryProtocol.GET, endpoint::get);
+        }
+
+        /**
          * Runs {@code interceptor} around every hop of this server (see {@link ServerInterceptor});
          * interceptors run in the order they are added, the first one outermost.
          */
+        @UnstableApi
         public Builder interceptor(ServerInterceptor interceptor) {
             interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
             return this;
@@ -204,8 +243,11 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
-            return new RpccServer(new Node(BuilderAccess.settingsOf(this), node -> new HopExecutor(node, services,
-                    chainingProxy, actsAsProxy, interceptors)));
+            HopExecutor[] hops = new HopExecutor[1];
+            Node node = new Node(BuilderAccess.settingsOf(this), n -> hops[0] = new HopExecutor(n, services,
+                    chainingProxy, actsAsProxy, interceptors));
+            node.functions().fetchWith(new RepositoryClient(node)::get);
+            return new RpccServer(node, hops[0]);
         }
     }
 }

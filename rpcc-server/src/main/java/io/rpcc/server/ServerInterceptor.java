@@ -7,6 +7,8 @@ import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.UnstableApi;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Code that a server runs around every hop, for what concerns all service functions alike:
@@ -42,6 +44,7 @@ import io.rpcc.core.ServiceFunction;
  * with a {@code ChainException} naming the exception. Interceptors run on the hop's thread (never an
  * event loop) and must be thread-safe.
  */
+@UnstableApi
 public interface ServerInterceptor {
 
     /**
@@ -55,7 +58,8 @@ public interface ServerInterceptor {
      * @return the service function's result, as the chaining function will see it
      * @throws Exception ends the chain (see the class description)
      */
-    default Object interceptService(ChainContext context, String serviceFunction, Object params, ServiceFunction next)
+    default @Nullable Object interceptService(ChainContext context, String serviceFunction, @Nullable Object params,
+                                              ServiceFunction next)
             throws Exception {
         return next.apply(params);
     }
@@ -71,7 +75,8 @@ public interface ServerInterceptor {
      * @return where the chain goes next
      * @throws Exception ends the chain (see the class description)
      */
-    default NextHop interceptChaining(ChainContext context, ChainState state, Object result, ChainingFunction next)
+    default NextHop interceptChaining(ChainContext context, ChainState state, @Nullable Object result,
+                                      ChainingFunction next)
             throws Exception {
         return next.apply(state, result);
     }

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.client.ChainCall;
-import io.rpcc.client.ClientProbe;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.BranchId;
@@ -41,6 +40,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Cancelling a chain at its originator stops it wherever it is: the notice follows the chain's
@@ -240,29 +241,38 @@ class ChainCancellationTest {
         await("forged.interrupted");
     }
 
-    @Test
-    void aCancelThatOvertakesItsRequestMakesTheNodeRefuseIt() throws Exception {
+    /**
+     * Also when the cancel carries no budget (the originator's timeout fired): the request carries
+     * the budget it left with, counted from its arrival, so it could still start here.
+     */
+    @ParameterizedTest(name = "cancel with {0} ms of budget")
+    @ValueSource(longs = {10_000, 0})
+    void aCancelThatOvertakesItsRequestMakesTheNodeRefuseIt(long cancelBudgetMillis) throws Exception {
+        String originName = "origin-" + cancelBudgetMillis;
         RpccServer s1 = servers.get("s1");
         long refusedBefore = s1.refusedAfterCancel();
-        try (RawPeer origin = new RawPeer("origin-x", cluster.names.resolve("s1").orElseThrow())) {
+        try (RawPeer origin = new RawPeer(originName, cluster.names.resolve("s1").orElseThrow())) {
             origin.handshake();
             ChainSecret secret = ChainSecret.random();
             long budget = TIMEOUT.toNanos();
-            origin.send(RawPeer.bytes(new CancelFrame(1, secret, "origin-x", budget)));
+            origin.send(RawPeer.bytes(new CancelFrame(1, secret, originName,
+                    TimeUnit.MILLISECONDS.toNanos(cancelBudgetMillis))));
             int port = origin.listener.getLocalPort();
-            NodeAddress self = new NodeAddress("origin-x", "127.0.0.1", port);
-            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(1, secret, "origin-x", "127.0.0.1", port, 1, 10,
+            NodeAddress self = new NodeAddress(originName, "127.0.0.1", port);
+            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(1, secret, originName, "127.0.0.1", port, 1, 10,
                     List.of(), List.of(), List.of(), "step", ChainingFunctionSource.NONE, Credit.ONE, self,
                     Metadata.empty(), List.of(), BranchId.root(), budget),
-                    "overtaken|none|0", ChainState.empty(), null)));
+                    "overtaken" + cancelBudgetMillis + "|none|0", ChainState.empty(), null)));
             // a chain that was not cancelled runs, and its result comes back: the node read both frames
-            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(2, ChainSecret.random(), "origin-x",
+            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(2, ChainSecret.random(), originName,
                     "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(), "step", ChainingFunctionSource.NONE,
-                    Credit.ONE, self, Metadata.empty(), List.of(), BranchId.root(), budget), "notCancelled|none|0", ChainState.empty(), null)));
+                    Credit.ONE, self, Metadata.empty(), List.of(), BranchId.root(), budget),
+                    "notCancelled" + cancelBudgetMillis + "|none|0", ChainState.empty(), null)));
             assertInstanceOf(ChainResultFrame.class, origin.read());
         }
-        assertEquals(1, runs("notCancelled", 1));
-        assertEquals(0, runs("overtaken", 1), "the request that came after its cancel did not run");
+        assertEquals(1, runs("notCancelled" + cancelBudgetMillis, 1));
+        assertEquals(0, runs("overtaken" + cancelBudgetMillis, 1),
+                "the request that came after its cancel did not run");
         assertEquals(refusedBefore + 1, s1.refusedAfterCancel());
     }
 
@@ -277,12 +287,14 @@ class ChainCancellationTest {
         while (System.nanoTime() < deadline && !drained()) {
             Thread.sleep(100);
         }
-        assertTrue(drained(), () -> "client " + ClientProbe.trackedChains(client) + ", servers "
-                + servers.values().stream().map(s -> s.name() + "=" + s.trackedChains()).toList());
+        assertTrue(drained(), () -> "client " + client.chainsInFlight() + " in flight, servers (trails/hops/streams) "
+                + servers.values().stream().map(s -> s.name() + "=" + s.trackedChains() + "/" + s.hopsInFlight() + "/"
+                + s.replyStreams()).toList());
     }
 
     private static boolean drained() {
-        return client.chainsInFlight() == 0 && ClientProbe.trackedChains(client) == 0
-                && servers.values().stream().allMatch(s -> s.trackedChains() == 0);
+        return client.chainsInFlight() == 0
+                && servers.values().stream().allMatch(s -> s.trackedChains() == 0 && s.hopsInFlight() == 0
+                && s.replyStreams() == 0);
     }
 }

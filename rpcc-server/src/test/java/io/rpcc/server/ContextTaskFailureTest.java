@@ -48,6 +48,17 @@ class ContextTaskFailureTest {
             }));
             case "completableFuture" -> CompletableFuture.supplyAsync(() -> 1, pool)
                     .thenRunAsync(ctx.wrap(task), pool);
+            // stages on the context's executor: the future keeps the error, so the pipeline is tracked
+            case "supplyAsyncOnContextExecutor" -> ctx.track(CompletableFuture.supplyAsync(() -> {
+                task.run();
+                return 1;
+            }, ctx.executor(pool)));
+            case "thenApplyAsyncOnContextExecutor" -> ctx.track(CompletableFuture.supplyAsync(() -> 1, ctx.executor(pool))
+                    .thenApplyAsync(x -> {
+                        task.run();
+                        return x;
+                    }, ctx.executor(pool))
+                    .thenApply(x -> x + 1));
             default -> throw new IllegalArgumentException(kind);
         }
     }
@@ -63,6 +74,18 @@ class ContextTaskFailureTest {
                         ChainContext.current().preturn("in task");
                         throw new IllegalStateException("boom from " + kind);
                     });
+                    return "returned";
+                })
+                // a stage fails and a later one handles it: no error
+                .service("recovered", p -> {
+                    ChainContext ctx = ChainContext.current();
+                    ctx.track(CompletableFuture.supplyAsync(() -> {
+                        ChainContext.current().preturn("in stage");
+                        throw new IllegalStateException("handled boom");
+                    }, ctx.executor(pool)).exceptionally(e -> {
+                        ChainContext.current().preturn("recovered " + e.getCause().getMessage());
+                        return null;
+                    }));
                     return "returned";
                 })
                 // the task fails before the hop hands over, and the hop never replied
@@ -97,7 +120,7 @@ class ContextTaskFailureTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"startThread", "startVirtualThread", "executor", "wrapRunnable", "wrapCallable",
-            "completableFuture"})
+            "completableFuture", "supplyAsyncOnContextExecutor", "thenApplyAsyncOnContextExecutor"})
     void aThrowingTaskEndsTheSetPartialWithItsError(String kind) {
         ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("t", "fail").params(kind), String.class);
         List<String> got = replies.stream().toList();
@@ -116,6 +139,28 @@ class ContextTaskFailureTest {
         assertInstanceOf(ServiceFunctionException.class, f.getCause());
         // and the server goes on serving
         assertEquals("ok", client.call("u", "echo", "ok").join().value());
+    }
+
+    @Test
+    void aTrackedPipelineWhoseErrorIsHandledEndsComplete() {
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("t", "recovered"), String.class);
+        assertEquals(List.of("in stage", "recovered handled boom"), replies.stream().toList());
+        assertTrue(!replies.isPartial(), () -> "complete, but: " + replies.error());
+        assertEquals("returned", replies.result().join().value());
+    }
+
+    @Test
+    void trackingAfterTheHopEndedIsRefused() {
+        ChainContext[] kept = new ChainContext[1];
+        cluster.server("late", b -> b.service("keep", p -> {
+            kept[0] = ChainContext.current();
+            return "kept";
+        }));
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("late", "keep"), String.class);
+        replies.awaitDone();
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> kept[0].track(CompletableFuture.completedFuture(1)));
+        assertTrue(e.getMessage().contains("has finished"), e.getMessage());
     }
 
     @Test

@@ -22,6 +22,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Stream;
 import java.util.stream.StreamSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@link ReplySet} of one chain: a buffer of partial replies bounded in replies and bytes, the
@@ -43,7 +44,7 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private boolean ended;
     private boolean timedOut;
-    private Throwable error;
+    private @Nullable Throwable error;
     private int received;
     private int arrivedAfterEnd;
     private int maxBuffered;
@@ -144,7 +145,7 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
     }
 
     /** The chain is finished: every reply is in, or {@code failure} (a timeout) ended it (internal). */
-    public void finished(Throwable failure) {
+    public void finished(@Nullable Throwable failure) {
         lock.lock();
         try {
             if (ended) {
@@ -331,7 +332,7 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
 
     /** What ended the chain if it failed or timed out (a {@link ChainException}), or {@code null}. */
     @Override
-    public ChainException error() {
+    public @Nullable ChainException error() {
         lock.lock();
         try {
             return error instanceof ChainException ce ? ce : null;

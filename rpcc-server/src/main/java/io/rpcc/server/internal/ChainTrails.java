@@ -160,7 +160,8 @@ final class ChainTrails {
      * A cancel of {@code origin#chainId} with {@code secret} and {@code budgetNanos} left arrived:
      * marks the chain cancelled. Returns what to stop and
      * where to send the notice on, or {@code null} if the secret is not the chain's (a forged cancel).
-     * A chain not seen yet is remembered as cancelled, for its budget, so that its request is refused.
+     * A chain not seen yet is remembered as cancelled, for its budget plus the grace (also when none
+     * is left), so that its request is refused.
      */
     public synchronized Cancelled cancel(String origin, long chainId, ChainSecret secret, long budgetNanos,
                                          long nowNanos) {
@@ -168,9 +169,8 @@ final class ChainTrails {
         Key key = new Key(origin, chainId);
         Trail e = entries.get(key);
         if (e == null) {
-            if (budgetNanos <= 0) {
-                return new Cancelled(null, List.of(), budgetNanos); // no hop of it can start anywhere
-            }
+            // Remembered even with no budget left: a request still on its way carries the budget it
+            // left with, counted from its arrival, so it could still start here.
             e = new Trail(secret, nowNanos);
             e.extend(nowNanos, budgetNanos, graceNanos);
             e.cancelled = true;

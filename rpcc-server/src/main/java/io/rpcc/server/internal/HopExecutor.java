@@ -144,12 +144,12 @@ public final class HopExecutor implements RequestHandler {
         return true;
     }
 
-    @Override
+    /** Chains remembered for their cancellation (expired ones are forgotten first). */
     public int trackedChains() {
         return trails.size();
     }
 
-    @Override
+    /** Hop requests refused because their chain had been cancelled. */
     public long refusedAfterCancel() {
         return refusedAfterCancel.get();
     }
@@ -157,6 +157,11 @@ public final class HopExecutor implements RequestHandler {
     @Override
     public int hopsInFlight() {
         return running.size();
+    }
+
+    /** Reply streams of hops running here that hold or wait for room in their originators' windows. */
+    public int replyStreams() {
+        return streams.size();
     }
 
     @Override

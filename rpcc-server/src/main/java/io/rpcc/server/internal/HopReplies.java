@@ -342,7 +342,7 @@ final class HopReplies implements Replies {
     /** The failure to report for work started through the context that threw {@code e}. */
     private ChainFailure taskFailure(Throwable e) {
         String message = "a task that hop " + header.hop() + " started through ChainContext (startThread, "
-                + "startVirtualThread, executor or wrap) at '" + node.name() + "' threw " + e;
+                + "startVirtualThread, executor, wrap or track) at '" + node.name() + "' threw " + e;
         if (message.length() > 4096) {
             message = message.substring(0, 4076) + "... (truncated)";
         }

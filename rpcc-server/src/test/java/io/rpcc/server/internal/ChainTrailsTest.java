@@ -71,6 +71,16 @@ class ChainTrailsTest {
     }
 
     @Test
+    void aCancelWithoutBudgetLeftStillRefusesTheRequestThatItOvertook() {
+        ChainTrails withGrace = new ChainTrails(ChainTrails.GRACE_NANOS);
+        long now = System.nanoTime();
+        assertNotNull(withGrace.cancel("client", 9, secret, 0, now), "the originator's timeout fired: no budget left");
+        assertNull(withGrace.arrive(header(9, secret, 4 * SECOND), now),
+                "the request left with budget, counted from its arrival: it must not start");
+        assertEquals(1, withGrace.size(), "remembered for the grace");
+    }
+
+    @Test
     void entriesLastTheChainsBudgetAndWhileAHopWorksHere() throws Exception {
         long now = System.nanoTime();
         ChainHeader h = header(5, secret, TimeUnit.MILLISECONDS.toNanos(50));
@@ -84,7 +94,7 @@ class ChainTrailsTest {
         trails.left(last, trails.arrive(last, System.nanoTime()));
         assertEquals(0, trails.size(), "a chain that ended here is forgotten once its hop is quiet");
         trails.cancel("client", 6, secret, 0, System.nanoTime());
-        assertEquals(0, trails.size(), "a cancel without budget left leaves nothing behind");
+        assertEquals(0, trails.size(), "a cancel without budget left is forgotten after the grace (none here)");
     }
 
     @Test

@@ -6,6 +6,8 @@ import io.rpcc.core.Metadata;
 import io.rpcc.core.VirtualConsole;
 import java.time.Instant;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,7 +17,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * threads through its wrappers keeps the context and holds the hop's {@link Replies} count open
  * until it ends; if it throws, the hop reports the error (the chain ends partial with it). Threads
  * that rpcc starts ({@link #startThread}, {@link #startVirtualThread}) keep the exception; tasks
- * handed to an executor throw it on, as the executor's caller may expect.
+ * handed to an executor throw it on, as the executor's caller may expect. A {@linkplain #track
+ * tracked} future holds the count until it completes and reports its failure the same way.
  */
 public final class HopContext implements ChainContext {
     private final String chainId;
@@ -162,6 +165,22 @@ public final class HopContext implements ChainContext {
                 throw e;
             }
         };
+    }
+
+    @Override
+    public <S extends CompletionStage<?>> S track(S stage) {
+        replies.raise();
+        stage.whenComplete((value, error) -> {
+            try {
+                if (error != null) {
+                    replies.failed(error instanceof CompletionException && error.getCause() != null
+                            ? error.getCause() : error);
+                }
+            } finally {
+                replies.lower();
+            }
+        });
+        return stage;
     }
 
     @Override

@@ -12,8 +12,6 @@ import io.rpcc.core.FailureFields;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
-import io.rpcc.core.FunctionLanguage;
-import io.rpcc.core.internal.function.RepositoryProtocol;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeTls;
@@ -120,7 +118,6 @@ public final class Node implements InboundListener, AutoCloseable {
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
                 settings.tls(), settings.limits(), settings.pipelineCustomizer()), wire, refusals, this);
         this.originator = new ChainOriginator(settings.name(), refusals, transport::send);
-        settings.functions().fetchWith(this::fetchFunction);
         settings.functions().countRefusalsIn(transport.refusals());
         this.requests = serverSide != null ? serverSide.apply(this) : new RefusingRequestHandler(this);
     }
@@ -230,33 +227,6 @@ public final class Node implements InboundListener, AutoCloseable {
         } catch (CompletionException e) {
             throw e.getCause() instanceof RuntimeException re ? re : e;
         }
-    }
-
-    /** Fetches the source of {@code ref} from the repository it names. */
-    private ChainingFunctionSource fetchFunction(ChainingFunctionSource ref) {
-        Object answer;
-        try {
-            answer = call(ref.repository(), RepositoryProtocol.GET, ref.id(), settings.connectTimeout());
-        } catch (RuntimeException e) {
-            String why = e instanceof io.rpcc.core.ChainException ce ? ce.remoteMessage() : e.toString();
-            throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "cannot fetch chaining function " + ref.id()
-                    + " from repository '" + ref.repository() + "': " + why, e);
-        }
-        if (answer == null) {
-            throw new HopFailure(ErrorCode.FUNCTION_NOT_FOUND, "repository '" + ref.repository()
-                    + "' has no chaining function " + ref.id());
-        }
-        if (!(answer instanceof List<?> parts) || parts.size() != 2 || !(parts.get(0) instanceof String lang)
-                || !(parts.get(1) instanceof String source)) {
-            throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "repository '" + ref.repository()
-                    + "' answered " + answer + " for " + ref.id());
-        }
-        ChainingFunctionSource full = ChainingFunctionSource.of(FunctionLanguage.valueOf(lang), source);
-        if (!full.id().equals(ref.id())) {
-            throw new HopFailure(ErrorCode.FUNCTION_NOT_FOUND, "repository '" + ref.repository()
-                    + "' returned another function for " + ref.id());
-        }
-        return full;
     }
 
     /**
@@ -411,15 +381,6 @@ public final class Node implements InboundListener, AutoCloseable {
         }
     }
 
-    /** Chains this node remembers for their cancellation (where it sent them, hops of them running here, cancelled ones). */
-    public int trackedChains() {
-        return requests.trackedChains();
-    }
-
-    /** Hop requests refused because their chain had been cancelled. */
-    public long refusedAfterCancel() {
-        return requests.refusedAfterCancel();
-    }
 
     @Override
     public void onResult(ChainResultFrame result) {

@@ -78,16 +78,6 @@ final class RefusingRequestHandler implements RequestHandler {
     }
 
     @Override
-    public int trackedChains() {
-        return 0;
-    }
-
-    @Override
-    public long refusedAfterCancel() {
-        return 0;
-    }
-
-    @Override
     public int hopsInFlight() {
         return 0;
     }

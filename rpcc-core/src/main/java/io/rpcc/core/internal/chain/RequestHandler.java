@@ -39,12 +39,6 @@ public interface RequestHandler {
      */
     boolean cancel(CancelFrame cancel);
 
-    /** Chains remembered for their cancellation (expired ones are forgotten first). */
-    int trackedChains();
-
-    /** Hop requests refused because their chain had been cancelled. */
-    long refusedAfterCancel();
-
     /** Hops that arrived and have not finished (their work and replies included); what a shutdown waits for. */
     int hopsInFlight();
 

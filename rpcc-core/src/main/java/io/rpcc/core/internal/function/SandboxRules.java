@@ -306,7 +306,7 @@ final class SandboxRules {
         }
         if (owner.startsWith("io/rpcc/")) {
             return switch (name) {
-                case "wrap", "executor", "startThread", "startVirtualThread" -> "threads";
+                case "wrap", "executor", "startThread", "startVirtualThread", "track" -> "threads";
                 case "javaResource", "javascriptResource" -> "class-path-resources";
                 default -> "rpcc-api";
             };
