@@ -325,11 +325,6 @@ public final class RpccClient implements AutoCloseable {
         return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals());
     }
 
-    /** Chains this client's node remembers for cancellation (test hook: drains to zero once chains end). */
-    int trackedChains() {
-        return node.trackedChains();
-    }
-
     /**
      * Closes the client at once: every chain in flight ends now with a {@link NodeClosedException}
      * (futures and reply sets complete, nothing waits for a timeout), and the client stops listening

@@ -10,15 +10,19 @@ import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,12 +30,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A minimal server for the client's tests: a core {@link Node} whose {@link RequestHandler} runs
  * one-hop requests against a map of services and sends the result (or a service-function error)
- * straight to the chain's reply-to node, with the hop's whole credit. rpcc-client cannot use
+ * straight to the chain's reply-to node, with the hop's whole credit; a cancel interrupts the
+ * chain's hop running here. rpcc-client cannot use
  * rpcc-server in its tests (rpcc-server's tests use rpcc-client), so this plays the server's part
  * on a real socket; it does not run chaining functions (clients in interactive mode do) and sends
  * no partial replies.
  */
-final class CoreServer implements AutoCloseable {
+final class CoreServer implements RequestHandler, AutoCloseable {
 
     /** A service: what it returns for {@code params}; it may throw, or block (cancellation interrupts it). */
     @FunctionalInterface
@@ -47,11 +52,12 @@ final class CoreServer implements AutoCloseable {
     private final Map<String, Service> services = new ConcurrentHashMap<>();
     private final List<Seen> seen = new CopyOnWriteArrayList<>();
     private final AtomicInteger interrupted = new AtomicInteger();
+    private final Map<String, HopControl> running = new ConcurrentHashMap<>(); // by origin#chainId
     private final InetSocketAddress address;
 
     /** A started server named {@code name}, resolving reply-to nodes with {@code resolver}. */
     CoreServer(String name, NameResolver resolver, TypeRegistry types) {
-        this.node = new Node(BuilderAccess.settingsOf(new Builder(name).resolver(resolver).types(types)), this::onRequest);
+        this.node = new Node(BuilderAccess.settingsOf(new Builder(name).resolver(resolver).types(types)), n -> this);
         this.address = node.start();
     }
 
@@ -84,9 +90,14 @@ final class CoreServer implements AutoCloseable {
         node.close();
     }
 
-    private void onRequest(Node at, ChainRequest request, HopControl control, long arrivedNanos) {
+    @Override
+    public void onRequest(ChainRequest request, long arrivedNanos) {
+        Node at = node;
+        ChainHeader h = request.header();
+        HopControl control = new HopControl(arrivedNanos, h.budgetNanos());
+        String key = h.origin() + "#" + h.chainId();
+        running.put(key, control);
         at.executor().execute(() -> {
-            ChainHeader h = request.header();
             seen.add(new Seen(h.serviceFunction(), request.params(), h.metadata(), h.budgetNanos(), h.hop()));
             List<String> path = at.pathThrough(h);
             long start = System.nanoTime();
@@ -113,8 +124,39 @@ final class CoreServer implements AutoCloseable {
             if (!control.isCancelled()) {
                 at.transport().send(h.replyTo().node(), at.replyAddress(h), frame);
             }
-            at.hopEnded(h, control);
+            running.remove(key, control);
         });
+    }
+
+    @Override
+    public boolean cancel(CancelFrame cancel) {
+        HopControl control = running.get(cancel.origin() + "#" + cancel.chainId());
+        if (control != null) {
+            control.cancel();
+        }
+        return true;
+    }
+
+    @Override
+    public void refuse(ChainHeader h, HopFailure why) {
+        node.transport().send(h.replyTo().node(), node.replyAddress(h), new ChainErrorFrame(h.chainId(), h.secret(),
+                why.code(), new ChainFailure(why.exceptionName(), why.getMessage(), node.name(), h.hop(),
+                node.pathThrough(h), List.of(), h.console(), List.of()), h.credit()));
+    }
+
+    @Override
+    public boolean grant(WindowUpdateFrame grant) {
+        return false; // no partial replies, no reply streams
+    }
+
+    @Override
+    public int hopsInFlight() {
+        return running.size();
+    }
+
+    @Override
+    public CompletableFuture<Void> abandonHops() {
+        return CompletableFuture.completedFuture(null);
     }
 
     /** The node builder's settings, without a facade. */

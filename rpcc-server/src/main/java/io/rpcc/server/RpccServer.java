@@ -95,7 +95,7 @@ public final class RpccServer implements AutoCloseable {
      * cancelled ones whose request may still come (test hook: drains to zero once chains end).
      */
     int trackedChains() {
-        return node.trackedChains();
+        return hops.trackedChains();
     }
 
     /** Hops that arrived here and are not done yet (test hook: drains to zero once chains end). */
@@ -105,12 +105,12 @@ public final class RpccServer implements AutoCloseable {
 
     /** Reply streams of hops here with a reply window open (test hook: drains to zero once chains end). */
     int replyStreams() {
-        return node.replyStreams().size();
+        return hops.replyStreams();
     }
 
     /** Hop requests this server refused because their chain had been cancelled (test hook). */
     long refusedAfterCancel() {
-        return node.refusedAfterCancel();
+        return hops.refusedAfterCancel();
     }
 
     /**
@@ -243,10 +243,11 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
-            HopExecutor hops = new HopExecutor(services, chainingProxy, actsAsProxy, interceptors);
-            Node node = new Node(BuilderAccess.settingsOf(this), hops);
+            HopExecutor[] hops = new HopExecutor[1];
+            Node node = new Node(BuilderAccess.settingsOf(this), n -> hops[0] = new HopExecutor(n, services,
+                    chainingProxy, actsAsProxy, interceptors));
             node.functions().fetchWith(new RepositoryClient(node)::get);
-            return new RpccServer(node, hops);
+            return new RpccServer(node, hops[0]);
         }
     }
 }

@@ -156,6 +156,21 @@ class ChainErrorTest {
     }
 
     @Test
+    void aHopSentToAClientIsRefusedThere() {
+        RpccClient target = clientWithExtraType;
+        cluster.names.register(target.name(), target.address());
+        UnknownServiceFunctionException e = fails(UnknownServiceFunctionException.class,
+                () -> chain("s1", "echo", "x", GOTO, target.name() + "/echo"));
+        assertEquals(target.name(), e.host());
+        assertEquals(2, e.hop());
+        assertEquals(List.of("s1", target.name()), e.path());
+        assertEquals("node '" + target.name() + "' is a client and hosts no service functions (asked for 'echo')",
+                e.remoteMessage());
+        assertEquals("still serving", target.runChain("s1", "echo", "still serving", ChainingFunctionSource.NONE,
+                ChainState.empty()).value(), "the client that refused the hop goes on");
+    }
+
+    @Test
     void serviceFunctionThatThrows() {
         ServiceFunctionException e = fails(ServiceFunctionException.class, () -> chain("s1", "echo", "x", GOTO, "s2/boom"));
         assertEquals("java.lang.IllegalStateException", e.exceptionName());

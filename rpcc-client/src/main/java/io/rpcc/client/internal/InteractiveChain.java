@@ -15,6 +15,7 @@ import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -206,6 +207,7 @@ public final class InteractiveChain {
         ReplyWindow window = sink.window(); // one window for every step: the bound holds across them
         finishes.add(localQuiet);
         ChainingFunctionSource current = cf;
+        NextHopDecision decisions = NextHopDecision.of(node);
         try {
             for (int hop = 1; ; hop++) {
                 cancellation.check(hop);
@@ -237,15 +239,16 @@ public final class InteractiveChain {
                 long cfStart = System.nanoTime();
                 LocalReplies local = new LocalReplies(sink, window, node.settings().replyWriteTimeout(), node.name(),
                         hop, localCount, localQuiet, localFailure);
+                HopControl control;
                 try {
                     FunctionRuntime.Loaded loaded = node.functions().load(current);
                     loadNanos = loaded.loadNanos();
                     cfStart = System.nanoTime();
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
                     long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
+                    control = new HopControl(System.nanoTime(), budget);
                     try (var scope = new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, local, metadata, BranchId.root(),
-                            new HopControl(System.nanoTime(), budget)).push()) {
+                            node.name(), cfConsole, local, metadata, BranchId.root(), control).push()) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {
@@ -253,26 +256,22 @@ public final class InteractiveChain {
                     throw ChainLauncher.failure(f, node.name(), hop, path, console, timings);
                 }
                 timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
-                switch (next) {
-                    case NextHop.End end -> {
-                        return finish(new ChainResult(end.result(), node.name(), path, console, timings,
+                // the step is relaunched from here with what is left of the timeout and deadline
+                switch (decisions.decide(next, hop, maxHops, current, control.remainingNanos(System.nanoTime()))) {
+                    case NextHopDecision.Finish finish -> {
+                        return finish(new ChainResult(finish.result(), node.name(), path, console, timings,
                                 Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes,
                                 localCount, localQuiet, localFailure);
                     }
-                    case NextHop.Call call -> {
-                        int limit = Math.min(maxHops, node.settings().maxHops());
-                        if (hop + 1 > limit) {
-                            throw ChainLauncher.failure(new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED,
-                                    "chain reached its hop limit of " + limit + " hops; not calling '"
-                                            + call.serviceFunction() + "' at '" + call.server() + "'"),
-                                    node.name(), hop, path, console, timings);
-                        }
-                        server = call.server();
-                        serviceFunction = call.serviceFunction();
-                        params = call.params();
-                        state = call.state();
-                        current = call.chainingFunction().isSame() ? current : call.chainingFunction();
+                    case NextHopDecision.Forward onward -> {
+                        server = onward.server();
+                        serviceFunction = onward.serviceFunction();
+                        params = onward.params();
+                        state = onward.state();
+                        current = onward.chainingFunction();
                     }
+                    case NextHopDecision.Fail fail -> throw ChainLauncher.failure(fail.failure(), node.name(), hop,
+                            path, console, timings);
                 }
             }
         } catch (ChainException e) {

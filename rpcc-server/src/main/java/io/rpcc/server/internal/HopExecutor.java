@@ -14,15 +14,18 @@ import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
-import io.rpcc.core.internal.chain.HopReplies;
+import io.rpcc.core.internal.chain.FailureLog;
+import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.function.InvocationAbandoned;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.server.ServerInterceptor;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,18 +36,22 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Runs one hop of a chain at a server (paper Fig. 3, steps 3 to 7): the service function, then the
- * chaining function, then either the next hop or the result straight to the originator. Runs on the
- * node's executor (virtual threads by default), never on an event loop. Any failure goes to the
- * originator as a typed error naming this hop; the server carries on. The hop's partial replies and
+ * The server side of a node ({@link RequestHandler}): runs each hop of a chain that arrives (paper
+ * Fig. 3, steps 3 to 7): the service function, then the chaining function, then what
+ * {@link NextHopDecision} makes of its next hop: the next hop, or the result straight to the
+ * originator ({@link HopReports}). Runs on the node's executor (virtual threads by default), never
+ * on an event loop. Any failure goes to the originator as a typed error naming this hop; the server
+ * carries on. The hop's partial replies and
  * its share of the chain's termination credit are handled by {@link HopReplies}: exactly one
  * hand-over per hop decides how much credit travels on with the chain (or its result or error).
  * A hop that arrives past the chain's deadline does not run its service function and ends the
  * chain with a deadline error; a hop whose chain is cancelled while it is here (see
  * {@link HopControl}) stops where it is and sends nothing more: its originator has already ended
- * the chain.
+ * the chain. Where each chain went from here, and which of its hops run here, is remembered in
+ * {@link ChainTrails}, so that a cancel finds them and follows the chain.
  */
 public final class HopExecutor implements RequestHandler {
     /** The service function a server asks its chaining proxy to run the chaining function for. */
@@ -54,23 +61,39 @@ public final class HopExecutor implements RequestHandler {
     private final String chainingProxy;
     private final boolean actsAsProxy;
     private final List<ServerInterceptor> interceptors;
-    private final RunningHops running = new RunningHops();
+    private final Node node;
+    private final HopReports reports;
+    private final ReplyStreams streams = new ReplyStreams();
+    private final ChainTrails trails = new ChainTrails();
+    private final AtomicLong refusedAfterCancel = new AtomicLong();
+    private final RunningHops running;
+    private final NextHopDecision decisions;
 
     /**
-     * An executor for a server hosting {@code services}, which hands its chaining functions to
-     * {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy},
+     * The server side of {@code node}, hosting {@code services}, which hands its chaining functions
+     * to {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy},
      * with {@code interceptors} (the first outermost) around every hop.
      */
-    public HopExecutor(Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy,
+    public HopExecutor(Node node, Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy,
                        List<ServerInterceptor> interceptors) {
+        this.node = node;
         this.services = Map.copyOf(services);
         this.chainingProxy = chainingProxy;
         this.actsAsProxy = actsAsProxy;
         this.interceptors = List.copyOf(interceptors);
+        FailureLog failures = new FailureLog(node.name());
+        this.reports = new HopReports(node, failures);
+        this.running = new RunningHops(node, streams, trails, failures, reports);
+        this.decisions = NextHopDecision.of(node);
     }
 
     @Override
-    public void onRequest(Node node, ChainRequest request, HopControl control, long arrivedNanos) {
+    public void onRequest(ChainRequest request, long arrivedNanos) {
+        HopControl control = trails.arrive(request.header(), arrivedNanos);
+        if (control == null) { // the chain was cancelled before its request got here: its originator has ended it
+            refusedAfterCancel.incrementAndGet();
+            return;
+        }
         Executor executor = node.executor();
         if (executor instanceof DefaultExecutor && (chainingProxy == null || actsAsProxy)
                 && node.functions().prefersPlatformThread(request.header().chainingFunction())) {
@@ -78,11 +101,11 @@ public final class HopExecutor implements RequestHandler {
             // than hand the function over from a virtual thread and back (two wake-ups per hop)
             executor = FunctionRuntime.platformThreads();
         }
-        RunningHops.Hop hop = running.arrived(node, request.header(), control);
+        RunningHops.Hop hop = running.arrived(request.header(), control);
         try {
             executor.execute(() -> {
                 try {
-                    run(node, request, control, arrivedNanos, hop.replies());
+                    run(request, control, arrivedNanos, hop.replies());
                 } finally {
                     running.ran(hop);
                 }
@@ -90,10 +113,45 @@ public final class HopExecutor implements RequestHandler {
         } catch (RuntimeException e) { // an executor that refuses work: the hop fails here
             running.ran(hop);
             ChainHeader h = request.header();
-            node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
+            reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
                     + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
                     h.console(), h.timings(), hop.replies().handOver(h.credit()));
         }
+    }
+
+    @Override
+    public void refuse(ChainHeader h, HopFailure why) {
+        reports.sendFailure(h, why, node.pathThrough(h), h.console(), h.timings(), h.credit());
+    }
+
+    @Override
+    public boolean grant(WindowUpdateFrame grant) {
+        return streams.grant(grant.chainId(), grant.secret(), grant.hop(), grant.replies(), grant.bytes());
+    }
+
+    @Override
+    public boolean cancel(CancelFrame cancel) {
+        ChainTrails.Cancelled c = trails.cancel(cancel.origin(), cancel.chainId(), cancel.secret(), cancel.budgetNanos(),
+                System.nanoTime());
+        if (c == null) {
+            return false;
+        }
+        c.hops().forEach(HopControl::cancel);
+        if (c.next() != null) {
+            node.passCancel(c.next(), new CancelFrame(cancel.chainId(), cancel.secret(), cancel.origin(),
+                    decisions.budgetForNext(c.budgetNanos())));
+        }
+        return true;
+    }
+
+    /** Chains remembered for their cancellation (expired ones are forgotten first). */
+    public int trackedChains() {
+        return trails.size();
+    }
+
+    /** Hop requests refused because their chain had been cancelled. */
+    public long refusedAfterCancel() {
+        return refusedAfterCancel.get();
     }
 
     @Override
@@ -101,12 +159,17 @@ public final class HopExecutor implements RequestHandler {
         return running.size();
     }
 
-    @Override
-    public CompletableFuture<Void> abandonHops(Node node) {
-        return running.abandonAll(node);
+    /** Reply streams of hops running here that hold or wait for room in their originators' windows. */
+    public int replyStreams() {
+        return streams.size();
     }
 
-    private void run(Node node, ChainRequest request, HopControl control, long arrivedNanos,
+    @Override
+    public CompletableFuture<Void> abandonHops() {
+        return running.abandonAll();
+    }
+
+    private void run(ChainRequest request, HopControl control, long arrivedNanos,
                      HopReplies replies) {
         ChainHeader h = request.header();
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
@@ -139,7 +202,7 @@ public final class HopExecutor implements RequestHandler {
                 result = request.params();
                 timing = timings.removeLast();
             } else {
-                ServiceRun run = runService(node, h, request, console, replies, control, chainId, arrivedNanos);
+                ServiceRun run = runService(h, request, console, replies, control, chainId, arrivedNanos);
                 if (control.isCancelled()) {
                     replies.handOver(h.credit()); // the result is for nobody: the originator ended the chain
                     return;
@@ -147,14 +210,14 @@ public final class HopExecutor implements RequestHandler {
                 result = run.result();
                 timing = run.timing();
                 if (chainingProxy != null && !h.chainingFunction().isNone()) {
-                    delegate(node, h, path, console, timings, timing, request, result, replies, control);
+                    delegate(h, path, console, timings, timing, request, result, replies, control);
                     return;
                 }
             }
             ChainingFunctionSource cf = h.chainingFunction();
             if (cf.isNone()) {
                 timings.add(timing);
-                node.sendResult(h, path, List.copyOf(console), timings, result, replies.handOver(h.credit()));
+                reports.sendResult(h, path, List.copyOf(console), timings, result, replies.handOver(h.credit()));
                 return;
             }
             FunctionRuntime.Loaded loaded = node.functions().load(cf);
@@ -167,7 +230,7 @@ public final class HopExecutor implements RequestHandler {
             try (var scope = cfContext.push()) {
                 // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
                 // (with the timings rebuilt from the header: this hop's list belongs to the stuck thread)
-                next = interceptChaining(node, cfContext, request.state(), result, (state, value) ->
+                next = interceptChaining(cfContext, request.state(), result, (state, value) ->
                         node.functions().invoke(loaded.function(), state, value, failure -> {
                             List<HopTiming> at = new ArrayList<>(h.timings());
                             if (proxied) {
@@ -175,7 +238,7 @@ public final class HopExecutor implements RequestHandler {
                             }
                             at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart,
                                     node.name()));
-                            node.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
+                            reports.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
                         }));
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
@@ -184,11 +247,13 @@ public final class HopExecutor implements RequestHandler {
                 replies.handOver(h.credit()); // no further hop starts
                 return;
             }
-            switch (next) {
-                case NextHop.End end -> node.sendResult(h, path, List.copyOf(console), timings, end.result(),
-                        replies.handOver(h.credit()));
-                case NextHop.Call call -> forward(node, h, call, cf, path, console, timings, replies, control,
-                        interceptForward(node, cfContext, call));
+            switch (decisions.decide(next, h.hop(), h.maxHops(), cf,
+                    control.remainingNanos(System.nanoTime()))) {
+                case NextHopDecision.Finish finish -> reports.sendResult(h, path, List.copyOf(console), timings,
+                        finish.result(), replies.handOver(h.credit()));
+                case NextHopDecision.Forward onward -> forward(h, onward, path, console, timings, replies,
+                        control, interceptForward(cfContext, onward.call()));
+                case NextHopDecision.Fail fail -> throw fail.failure();
             }
         } catch (InvocationAbandoned a) {
             // the hop failed when its chaining function was abandoned; what it did since is dropped
@@ -196,9 +261,9 @@ public final class HopExecutor implements RequestHandler {
             if (control.isCancelled()) {
                 replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain
             } else if (e instanceof HopFailure f) {
-                node.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
+                reports.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
             } else {
-                node.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
+                reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
                         + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings,
                         replies.handOver(h.credit()));
             }
@@ -209,7 +274,7 @@ public final class HopExecutor implements RequestHandler {
     private record ServiceRun(Object result, HopTiming timing) {
     }
 
-    private ServiceRun runService(Node node, ChainHeader h, ChainRequest request, List<ConsoleLine> console,
+    private ServiceRun runService(ChainHeader h, ChainRequest request, List<ConsoleLine> console,
                                   HopReplies replies, HopControl control, String chainId, long arrivedNanos) {
         ServiceFunction sf = services.get(h.serviceFunction());
         if (sf == null) {
@@ -236,21 +301,21 @@ public final class HopExecutor implements RequestHandler {
     }
 
     /** Hands the chaining function, with the service function's result, to the chaining proxy. */
-    private void delegate(Node node, ChainHeader h, List<String> path, List<ConsoleLine> console,
+    private void delegate(ChainHeader h, List<String> path, List<ConsoleLine> console,
                           List<HopTiming> timings, HopTiming timing, ChainRequest request, Object result,
                           HopReplies replies, HopControl control) {
         timings.add(timing.withChaining(0, 0, chainingProxy));
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
         ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
-                h.metadata(), node.budgetForNext(control, System.nanoTime()));
-        node.forward(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
+                h.metadata(), decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
+        send(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
             if (e != null && !control.isCancelled()) {
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
                         : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + chainingProxy
                         + "': " + cause, cause);
-                node.sendFailure(h, f, path, consoleNow, timings, pass);
+                reports.sendFailure(h, f, path, consoleNow, timings, pass);
             }
         });
     }
@@ -270,7 +335,7 @@ public final class HopExecutor implements RequestHandler {
      * are; an interceptor's own exception becomes a failure naming it. If the sandbox abandoned the
      * function (the hop has failed already), the hop stops here even if an interceptor swallowed that.
      */
-    private NextHop interceptChaining(Node node, HopContext context, ChainState state, Object result,
+    private NextHop interceptChaining(HopContext context, ChainState state, Object result,
                                       ChainingFunction cf) {
         if (interceptors.isEmpty()) {
             return call(cf, state, result);
@@ -296,7 +361,7 @@ public final class HopExecutor implements RequestHandler {
         } catch (HopRejectedException r) {
             throw rejected(r);
         } catch (Exception e) {
-            throw interceptorFailed(node, "around the chaining function", e);
+            throw interceptorFailed("around the chaining function", e);
         }
         if (abandoned[0] != null) {
             throw abandoned[0];
@@ -320,7 +385,7 @@ public final class HopExecutor implements RequestHandler {
     }
 
     /** The metadata for the hop after this one, as the interceptors make it. */
-    private Metadata interceptForward(Node node, HopContext context, NextHop.Call call) {
+    private Metadata interceptForward(HopContext context, NextHop.Call call) {
         Metadata metadata = context.metadata();
         try (var scope = context.push()) {
             for (ServerInterceptor interceptor : interceptors) {
@@ -330,7 +395,7 @@ public final class HopExecutor implements RequestHandler {
         } catch (HopRejectedException r) {
             throw rejected(r);
         } catch (RuntimeException e) {
-            throw interceptorFailed(node, "before forwarding to '" + call.server() + "'", e);
+            throw interceptorFailed("before forwarding to '" + call.server() + "'", e);
         }
         return metadata;
     }
@@ -339,32 +404,39 @@ public final class HopExecutor implements RequestHandler {
         return new HopFailure(ErrorCode.HOP_REJECTED, r.remoteMessage(), r);
     }
 
-    private static HopFailure interceptorFailed(Node node, String where, Exception e) {
+    private HopFailure interceptorFailed(String where, Exception e) {
         return new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "a server interceptor at '" + node.name()
                 + "' failed " + where + ": " + e, FunctionRuntime.stackTrace(e), e);
     }
 
-    private static void forward(Node node, ChainHeader h, NextHop.Call call, ChainingFunctionSource current,
-                                List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                                HopReplies replies, HopControl control, Metadata metadata) {
-        int limit = Math.min(h.maxHops(), node.settings().maxHops());
-        if (h.hop() + 1 > limit) {
-            throw new HopFailure(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
-                    + " hops; not calling '" + call.serviceFunction() + "' at '" + call.server() + "'");
-        }
-        ChainingFunctionSource next = call.chainingFunction().isSame() ? current : call.chainingFunction();
+    private void forward(ChainHeader h, NextHopDecision.Forward next, List<String> path,
+                                List<ConsoleLine> console, List<HopTiming> timings, HopReplies replies,
+                                HopControl control, Metadata metadata) {
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
-        ChainHeader nh = h.onward(h.hop() + 1, path, consoleNow, timings, call.serviceFunction(), next, pass, metadata,
-                node.budgetForNext(control, System.nanoTime()));
-        ChainState state = call.state();
-        node.forward(call.server(), new ChainRequest(nh, call.params(), state, null)).whenComplete((v, e) -> {
+        ChainHeader nh = h.onward(next.hop(), path, consoleNow, timings, next.serviceFunction(),
+                next.chainingFunction(), pass, metadata, next.budgetNanos());
+        send(next.server(), new ChainRequest(nh, next.params(), next.state(), null)).whenComplete((v, e) -> {
             if (e != null && !control.isCancelled()) { // the request and its credit never left: report, with that credit
                 Throwable cause = Node.unwrap(e);
                 HopFailure f = cause instanceof HopFailure hf ? hf
-                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + call.server() + "': " + cause, cause);
-                node.sendFailure(h, f, path, consoleNow, timings, pass);
+                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + next.server() + "': " + cause, cause);
+                reports.sendFailure(h, f, path, consoleNow, timings, pass);
             }
         });
+    }
+
+    /**
+     * Sends the chain of {@code request} on to {@code server}, remembering where it went (its trail,
+     * for a cancel to follow); fails with a {@link HopFailure} if the chain was cancelled here, or as
+     * {@link Node#forward} does.
+     */
+    private CompletableFuture<Void> send(String server, ChainRequest request) {
+        ChainHeader h = request.header();
+        if (!trails.forwarding(h, server, System.nanoTime())) {
+            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain " + h.origin() + "#"
+                    + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
+        }
+        return node.forward(server, request);
     }
 }

@@ -1,7 +1,7 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.HopControl;
-import io.rpcc.core.internal.chain.HopReplies;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.Credit;
@@ -24,10 +24,28 @@ final class RunningHops {
     }
 
     private final Set<Hop> hops = ConcurrentHashMap.newKeySet();
+    private final Node node;
+    private final ReplyStreams streams;
+    private final ChainTrails trails;
+    private final FailureLog failures;
+    private final HopReports reports;
+
+    /**
+     * The hops running at {@code node}, whose reply streams are in {@code streams}, which leave
+     * {@code trails} when they are quiet, log lost replies to {@code failures} and are reported
+     * abandoned through {@code reports}.
+     */
+    RunningHops(Node node, ReplyStreams streams, ChainTrails trails, FailureLog failures, HopReports reports) {
+        this.node = node;
+        this.streams = streams;
+        this.trails = trails;
+        this.failures = failures;
+        this.reports = reports;
+    }
 
     /** A hop arrived; it counts until {@link #ran} has been called and its replies are quiet. */
-    Hop arrived(Node node, ChainHeader header, HopControl control) {
-        Hop hop = new Hop(header, new HopReplies(node, header, control));
+    Hop arrived(ChainHeader header, HopControl control) {
+        Hop hop = new Hop(header, new HopReplies(node, streams, trails, failures, header, control));
         hops.add(hop);
         return hop;
     }
@@ -47,8 +65,8 @@ final class RunningHops {
      * {@link ErrorCode#NODE_CLOSED}, with the hop's credit; completes when the reports are written
      * or have failed.
      */
-    CompletableFuture<Void> abandonAll(Node node) {
-        List<CompletableFuture<Void>> reports = new ArrayList<>();
+    CompletableFuture<Void> abandonAll() {
+        List<CompletableFuture<Void>> written = new ArrayList<>();
         for (Hop hop : hops) {
             ChainHeader h = hop.header();
             Credit credit = hop.replies().abandon(h.credit());
@@ -56,11 +74,11 @@ final class RunningHops {
                 HopFailure f = new HopFailure(ErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while"
                         + " hop " + h.hop() + " ('" + h.serviceFunction() + "') ran there; the hop was abandoned and may"
                         + " have run in part");
-                reports.add(node.sendFailure(h, f, node.pathThrough(h), h.console(), h.timings(), credit)
+                written.add(reports.sendFailure(h, f, node.pathThrough(h), h.console(), h.timings(), credit)
                         .exceptionally(e -> null));
             }
             hops.remove(hop);
         }
-        return CompletableFuture.allOf(reports.toArray(CompletableFuture[]::new));
+        return CompletableFuture.allOf(written.toArray(CompletableFuture[]::new));
     }
 }

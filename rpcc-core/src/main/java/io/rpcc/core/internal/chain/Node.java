@@ -12,8 +12,6 @@ import io.rpcc.core.FailureFields;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
-import io.rpcc.core.ConsoleLine;
-import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeTls;
@@ -30,7 +28,6 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
@@ -51,9 +48,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -61,7 +58,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A participant in chains: a name, a listening address, connections to its peers, the chains it
- * started ({@link ChainOriginator}) and, for servers, a {@link RequestHandler} that runs hops.
+ * started ({@link ChainOriginator}) and its server side, a {@link RequestHandler} that runs the hops
+ * that arrive and follows the cancels of the chains that passed through (the server's, from
+ * {@code rpcc-server}; a client's refuses hops).
  * Clients and servers are both nodes; a client is a node that hosts no service functions, so the
  * last hop of a chain can send the result straight to it.
  */
@@ -103,19 +102,15 @@ public final class Node implements InboundListener, AutoCloseable {
     private final NodeTransport transport;
     private final ChainOriginator originator;
     private final RequestHandler requests;
-    private final ReplyStreams replyStreams = new ReplyStreams();
     private final Refusals refusals;
-    private final ChainTrails trails = new ChainTrails();
-    private final AtomicLong refusedAfterCancel = new AtomicLong();
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
-    private final FailureLog failures;
-
-    /** A node that handles hop requests with {@code requests} (or rejects them if {@code null}). */
-    public Node(Settings settings, RequestHandler requests) {
+    /**
+     * A node whose server side {@code serverSide} makes for it (called once, last in this
+     * constructor), or that refuses hops if it is {@code null}.
+     */
+    public Node(Settings settings, Function<Node, RequestHandler> serverSide) {
         this.settings = settings;
-        this.failures = new FailureLog(settings.name());
-        this.requests = requests != null ? requests : Node::rejectRequest;
         this.refusals = new Refusals();
         WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
                 refusals::count));
@@ -124,13 +119,15 @@ public final class Node implements InboundListener, AutoCloseable {
                 settings.tls(), settings.limits(), settings.pipelineCustomizer()), wire, refusals, this);
         this.originator = new ChainOriginator(settings.name(), refusals, transport::send);
         settings.functions().countRefusalsIn(transport.refusals());
+        this.requests = serverSide != null ? serverSide.apply(this) : new RefusingRequestHandler(this);
     }
 
     /**
      * Starts hop {@code hop} (after {@code path}) of a chain that this node originates, with all of
      * the chain's credit, and registers it; partial replies go to {@code sink}. The chain's budget is
      * the earlier of {@code timeout} and {@code deadline} (local clock, or {@code null}). When the
-     * chain is cancelled or times out, the notice follows its trail.
+     * chain is cancelled or times out, the notice goes to {@code server}, and from there follows the
+     * chain's trail.
      */
     public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
                                           ChainingFunctionSource cf, ChainState state, Metadata metadata,
@@ -141,9 +138,9 @@ public final class Node implements InboundListener, AutoCloseable {
         ChainOriginator.Pending p = originator.start(timeout, budget, sink);
         p.finished().whenComplete((v, e) -> {
             if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException) {
-                sendCancel(name(), p.id(), p.secret(), p.remainingNanos(System.nanoTime()));
-            } else {
-                trails.forget(name(), p.id());
+                long left = p.remainingNanos(System.nanoTime());
+                passCancel(server, new CancelFrame(p.id(), p.secret(), name(),
+                        left == ChainHeader.NO_DEADLINE ? left : left - allowanceNanos()));
             }
         });
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
@@ -180,15 +177,6 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     /**
-     * The budget to send the chain of a hop on with, at {@code nowNanos}: what is left of it here,
-     * less the network allowance.
-     */
-    public long budgetForNext(HopControl control, long nowNanos) {
-        long left = control.remainingNanos(nowNanos);
-        return left == ChainHeader.NO_DEADLINE ? left : left - allowanceNanos();
-    }
-
-    /**
      * Cancels chain {@code p}, which this node started: it ends at once with a
      * {@link ChainCancelledException} and the notice follows its trail. {@code false} if it had ended.
      */
@@ -197,22 +185,11 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     /**
-     * Marks chain {@code origin#chainId} cancelled here, interrupts its hops running here and sends
-     * the notice on to where this node sent the chain. {@code false} if {@code secret} is not the
-     * chain's.
+     * Sends {@code frame}, the cancel of a chain, to {@code next}, where the chain went from here;
+     * resolves that name on the executor (a resolver may block), never on an event loop.
      */
-    private boolean sendCancel(String origin, long chainId, ChainSecret secret, long budgetNanos) {
-        ChainTrails.Cancelled c = trails.cancel(origin, chainId, secret, budgetNanos, System.nanoTime());
-        if (c == null) {
-            return false;
-        }
-        c.hops().forEach(HopControl::cancel);
-        if (c.next() != null) {
-            long budget = c.budgetNanos() == ChainHeader.NO_DEADLINE ? c.budgetNanos() : c.budgetNanos() - allowanceNanos();
-            CancelFrame frame = new CancelFrame(chainId, secret, origin, budget);
-            executor().execute(() -> passOn(c.next(), frame)); // the resolver may block: not on an event loop
-        }
-        return true;
+    public void passCancel(String next, CancelFrame frame) {
+        executor().execute(() -> passOn(next, frame));
     }
 
     private void passOn(String next, CancelFrame frame) {
@@ -319,16 +296,6 @@ public final class Node implements InboundListener, AutoCloseable {
         return transport;
     }
 
-    /** The reply streams of hops running here that wait for or hold room in their originators' windows. */
-    public ReplyStreams replyStreams() {
-        return replyStreams;
-    }
-
-    /** Where this node logs chain failures. */
-    public FailureLog failures() {
-        return failures;
-    }
-
     /** The chains this node started. */
     public ChainOriginator originator() {
         return originator;
@@ -346,16 +313,10 @@ public final class Node implements InboundListener, AutoCloseable {
 
     /**
      * Sends {@code request} to server {@code server}: resolves its name, connects (or reuses the
-     * connection) and writes the frame, remembering where the chain went (its trail). Fails with a
-     * {@link HopFailure}: unknown server, unreachable server, a request that cannot be serialized,
-     * or a chain cancelled here.
+     * connection) and writes the frame. Fails with a {@link HopFailure}: unknown server, unreachable
+     * server, or a request that cannot be serialized.
      */
     public CompletableFuture<Void> forward(String server, ChainRequest request) {
-        if (!trails.forwarding(request.header(), server, System.nanoTime())) {
-            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain "
-                    + request.header().origin() + "#" + request.header().chainId() + " was cancelled; not calling '"
-                    + request.header().serviceFunction() + "' at '" + server + "'"));
-        }
         InetSocketAddress address;
         try {
             address = settings.resolver().resolve(server).orElse(null);
@@ -368,69 +329,6 @@ public final class Node implements InboundListener, AutoCloseable {
                     + server + "' (name resolver: " + settings.resolver() + ")"));
         }
         return transport.send(server, address, request);
-    }
-
-    /**
-     * Sends a chain's result, with {@code credit}, to its originator. Reports a failure (with the
-     * same credit) instead if the result cannot be sent.
-     */
-    public void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                           Object value, Credit credit) {
-        ChainResultFrame frame = new ChainResultFrame(h.chainId(), h.secret(), path, console, timings, value, credit, null);
-        toOrigin(h, frame).whenComplete((v, e) -> {
-            if (e != null && unwrap(e) instanceof HopFailure f && !f.code().unreachable()) {
-                sendFailure(h, f, path, console, timings, credit);
-            }
-        });
-    }
-
-    /**
-     * Reports a failure of the hop described by {@code h}, at this node, to the chain's originator,
-     * returning {@code credit} with it; the future completes when the report is written or failed.
-     */
-    public CompletableFuture<Void> sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
-                                               List<HopTiming> timings, Credit credit) {
-        failures.hopFailed(h, f);
-        ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name(), h.hop(), path, f.details(),
-                console, timings, f.fields());
-        return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
-            if (e != null && unwrap(e) instanceof HopFailure tooBig && !tooBig.code().unreachable()) {
-                // The console, details or message made the error too large: send it without them,
-                // and, if even that does not fit, with only its start and no path.
-                FailureFields small = lean(f.fields());
-                ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.getMessage(), 4096),
-                        name(), h.hop(), path, List.of(), List.of(), List.of(), small);
-                toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit)).whenComplete((v2, e2) -> {
-                    if (e2 != null && unwrap(e2) instanceof HopFailure again && !again.code().unreachable()) {
-                        ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128),
-                                truncate(f.getMessage(), 256), name(), h.hop(), List.of(), List.of(), List.of(), List.of(),
-                                small);
-                        toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit));
-                    }
-                });
-            }
-        });
-    }
-
-    /** {@code fields} without the diagnostics and with a bounded type name: small enough for any frame. */
-    private static FailureFields lean(FailureFields fields) {
-        return new FailureFields(fields.transientCondition(), truncate(fields.sandboxRule(), 128),
-                truncate(fields.typeName(), 512), fields.typeId(), List.of());
-    }
-
-    /** {@code s} cut to at most {@code max} characters, marked as cut. */
-    private static String truncate(String s, int max) {
-        return s == null || s.length() <= max ? s : s.substring(0, max - 20) + "... (truncated)";
-    }
-
-    private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
-        InetSocketAddress replyTo = replyAddress(h);
-        return transport.send(h.replyTo().node(), replyTo, frame)
-                .whenComplete((v, e) -> {
-                    if (e != null && unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
-                        failures.replyToUnreachable(h, replyTo, f);
-                    }
-                });
     }
 
     /**
@@ -468,41 +366,21 @@ public final class Node implements InboundListener, AutoCloseable {
     public void onRequest(ChainRequest request) {
         if (state.get() != State.RUNNING) {
             ChainHeader h = request.header();
-            executor().execute(() -> sendFailure(h, new HopFailure(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
+            executor().execute(() -> requests.refuse(h, new HopFailure(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
                     + "' is shutting down and starts no new hops; '" + h.serviceFunction() + "' did not run: retry"
-                    + " at another server or once it is back"), pathThrough(h), h.console(), h.timings(), h.credit()));
+                    + " at another server or once it is back")));
             return;
         }
-        long now = System.nanoTime();
-        HopControl control = trails.arrive(request.header(), now);
-        if (control == null) { // the chain was cancelled before its request got here: its originator has ended it
-            refusedAfterCancel.incrementAndGet();
-            return;
-        }
-        requests.onRequest(this, request, control, now);
-    }
-
-    /** The hop of {@code h} that {@code control} controls has ended at this node (it is quiet). */
-    public void hopEnded(ChainHeader h, HopControl control) {
-        trails.left(h, control);
+        requests.onRequest(request, System.nanoTime());
     }
 
     @Override
     public void onCancel(CancelFrame cancel) {
-        if (!sendCancel(cancel.origin(), cancel.chainId(), cancel.secret(), cancel.budgetNanos())) {
+        if (!requests.cancel(cancel)) {
             refusals.count(Refusal.FORGED_FRAME);
         }
     }
 
-    /** Chains this node remembers (trail, cancelled chains, hops running here); expired ones are forgotten first. */
-    public int trackedChains() {
-        return trails.size();
-    }
-
-    /** Hop requests refused because their chain had been cancelled. */
-    public long refusedAfterCancel() {
-        return refusedAfterCancel.get();
-    }
 
     @Override
     public void onResult(ChainResultFrame result) {
@@ -523,7 +401,7 @@ public final class Node implements InboundListener, AutoCloseable {
     public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
         if (!update.grant()) {
             originator.onWindowUpdate(update, from);
-        } else if (!replyStreams.grant(update.chainId(), update.secret(), update.hop(), update.replies(), update.bytes())) {
+        } else if (!requests.grant(update)) {
             // the stream has ended: the room goes back to the originator
             transport.send(from, new WindowUpdateFrame(update.chainId(), update.secret(), update.hop(), update.host(),
                     false, update.replies(), update.bytes(), 0));
@@ -552,16 +430,6 @@ public final class Node implements InboundListener, AutoCloseable {
                 fields.typeId(), fields.diagnostics());
         return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message,
                 f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), named), error.credit());
-    }
-
-    private static void rejectRequest(Node node, ChainRequest request, HopControl control, long arrivedNanos) {
-        ChainHeader h = request.header();
-        node.executor().execute(() -> {
-            node.sendFailure(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '" + node.name()
-                    + "' is a client and hosts no service functions (asked for '" + h.serviceFunction() + "')"),
-                    node.pathThrough(h), h.console(), h.timings(), h.credit());
-            node.hopEnded(h, control);
-        });
     }
 
     /**
@@ -603,7 +471,7 @@ public final class Node implements InboundListener, AutoCloseable {
         }
         if (was != State.NEW) {
             try {
-                requests.abandonHops(this).get(ABANDON_REPORT_WAIT_MS, TimeUnit.MILLISECONDS);
+                requests.abandonHops().get(ABANDON_REPORT_WAIT_MS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException e) {

@@ -1,28 +1,51 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.util.concurrent.CompletableFuture;
 
-/** Runs the hops that arrive at a node (servers); called on an event loop, must return at once. */
-@FunctionalInterface
+/**
+ * The server side of a node: runs the hops that arrive (a server's, in {@code rpcc-server}) and
+ * holds what belongs to them. The {@link Node} receives every frame and hands this what concerns
+ * chains passing through it: hop requests, the cancels that follow the chains' trails, and the room
+ * originators grant to the reply streams of hops here. A node built without one (a client) refuses
+ * every hop ({@link RefusingRequestHandler}).
+ */
 public interface RequestHandler {
     /**
-     * Handles a hop request that arrived at {@code node}; {@code control} holds its deadline and
-     * cancellation, and must be handed to {@link Node#hopEnded} once the hop is quiet.
+     * Handles a hop request that arrived at {@code arrivedNanos} (from which its deadline counts);
+     * called on an event loop, must return at once.
      */
-    void onRequest(Node node, ChainRequest request, HopControl control, long arrivedNanos);
-
-    /** Hops that arrived and have not finished (their work and replies included); what a shutdown waits for. */
-    default int hopsInFlight() {
-        return 0;
-    }
+    void onRequest(ChainRequest request, long arrivedNanos);
 
     /**
-     * {@code node} is closing: reports every hop still running to its originator as failed (if the
-     * hop has not handed the chain on yet). The future completes when those reports are written or
-     * have failed.
+     * Reports to its originator that the hop of {@code h} does not run here, for {@code why} (the
+     * node is shutting down), with the hop's credit; called off the event loops.
      */
-    default CompletableFuture<Void> abandonHops(Node node) {
-        return CompletableFuture.completedFuture(null);
-    }
+    void refuse(ChainHeader h, HopFailure why);
+
+    /**
+     * The originator granted room to the reply stream named by {@code grant} (chain, secret, hop);
+     * {@code false} if no such stream is open here (the node gives the room back).
+     */
+    boolean grant(WindowUpdateFrame grant);
+
+    /**
+     * A cancel of a chain arrived (on an event loop): stops the chain's hops here and sends the
+     * notice on where this node sent the chain; {@code false} if it is forged (not the chain's secret).
+     */
+    boolean cancel(CancelFrame cancel);
+
+    /** Hops that arrived and have not finished (their work and replies included); what a shutdown waits for. */
+    int hopsInFlight();
+
+    /**
+     * The node is closing: reports every hop still running to its originator as failed (if the hop
+     * has not handed the chain on yet). The future completes when those reports are written or have
+     * failed.
+     */
+    CompletableFuture<Void> abandonHops();
 }

@@ -1,4 +1,4 @@
-package io.rpcc.core.internal.chain;
+package io.rpcc.server.internal;
 
 import io.rpcc.core.internal.wire.ChainSecret;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentMap;
  * grant (a WINDOW_UPDATE from the originator) finds its stream. A stream is registered when it first
  * asks for room and removed when it ends; a grant for a stream that is not here is given back.
  */
-public final class ReplyStreams {
+final class ReplyStreams {
     private record Key(long chainId, ChainSecret secret, int hop) {
     }
 
@@ -26,13 +26,13 @@ public final class ReplyStreams {
     }
 
     /** Gives a stream the room its originator granted; false if no such stream is open. */
-    public boolean grant(long chainId, ChainSecret secret, int hop, int replies, long bytes) {
+    boolean grant(long chainId, ChainSecret secret, int hop, int replies, long bytes) {
         SendWindow w = streams.get(new Key(chainId, secret, hop));
         return w != null && w.grant(replies, bytes);
     }
 
     /** Streams registered (for tests). */
-    public int size() {
+    int size() {
         return streams.size();
     }
 }

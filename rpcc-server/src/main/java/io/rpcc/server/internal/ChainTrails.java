@@ -1,5 +1,6 @@
-package io.rpcc.core.internal.chain;
+package io.rpcc.server.internal;
 
+import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
 import java.util.ArrayList;
@@ -10,7 +11,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What a node remembers, briefly, about the chains that passed through it, so that a cancel can
+ * What a server remembers, briefly, about the chains that passed through it, so that a cancel can
  * follow a chain's trail: for each chain ({@code origin#id}), its secret, the node this node last
  * sent it on to, the hops of it running here, and whether it was cancelled. A cancel that arrives
  * before the hop it should stop (it overtook the request on another connection) leaves a cancelled
@@ -18,11 +19,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>An entry lives as long as the chain's budget plus {@link #GRACE_NANOS} (at most
  * {@link #MAX_RETENTION_NANOS}) and while a hop of the chain still works here, except that a chain
- * that ended here (its last hop, with nothing sent on) is forgotten when that hop is quiet; the originator forgets its chains when they end. At most
+ * that ended here (its last hop, with nothing sent on) is forgotten when that hop is quiet. (The
+ * originator of a chain needs no trail: it sends its cancel to the chain's first server.) At most
  * {@link #MAX_ENTRIES} are kept (the oldest are forgotten first). The first secret seen for a chain
  * is the one a cancel must carry; a cancel with another one is forged.
  */
-public final class ChainTrails {
+final class ChainTrails {
     /** The most chains remembered; beyond it the oldest are forgotten (then they cannot be cancelled past this node). */
     public static final int MAX_ENTRIES = 1 << 16;
     /** The longest a chain is remembered after its last hop here ended, whatever budget it claims. */
@@ -155,8 +157,8 @@ public final class ChainTrails {
     }
 
     /**
-     * A cancel of {@code origin#chainId} with {@code secret} and {@code budgetNanos} left arrived (or
-     * the originator cancels its own chain): marks the chain cancelled. Returns what to stop and
+     * A cancel of {@code origin#chainId} with {@code secret} and {@code budgetNanos} left arrived:
+     * marks the chain cancelled. Returns what to stop and
      * where to send the notice on, or {@code null} if the secret is not the chain's (a forged cancel).
      * A chain not seen yet is remembered as cancelled, for its budget plus the grace (also when none
      * is left), so that its request is refused.
@@ -184,11 +186,6 @@ public final class ChainTrails {
         e.cancelled = true;
         long left = e.expiresNanos == Long.MAX_VALUE ? ChainHeader.NO_DEADLINE : e.expiresNanos - nowNanos;
         return new Cancelled(e.next, List.copyOf(e.hops), Math.min(left, budgetNanos));
-    }
-
-    /** The originator's chain {@code origin#chainId} ended normally: nothing will need its trail here. */
-    public synchronized void forget(String origin, long chainId) {
-        entries.remove(new Key(origin, chainId));
     }
 
     /** Chains remembered now (forgetting the expired ones first). */

@@ -1,4 +1,4 @@
-package io.rpcc.core.internal.chain;
+package io.rpcc.server.internal;
 
 import java.time.Duration;
 import java.util.concurrent.locks.Condition;

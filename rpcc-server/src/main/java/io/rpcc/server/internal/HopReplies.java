@@ -1,8 +1,13 @@
-package io.rpcc.core.internal.chain;
+package io.rpcc.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.internal.chain.FailureLog;
+import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.chain.Replies;
+import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
@@ -36,12 +41,15 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code FlowControlException}), and the room left when the hop is quiet goes back just before its
  * credit.
  */
-public final class HopReplies implements Replies {
+final class HopReplies implements Replies {
     private static final long COUNT = 0xFFFF_FFFFL;
     /** A reply was produced or a task failed: the hop keeps credit, to return once it is quiet. */
     private static final long REPLIED = 1L << 32;
 
     private final Node node;
+    private final ReplyStreams streams;
+    private final ChainTrails trails;
+    private final FailureLog failures;
     private final ChainHeader header;
     private final HopControl control;
     private final Duration writeTimeout;
@@ -59,10 +67,16 @@ public final class HopReplies implements Replies {
 
     /**
      * The replies of the hop described by {@code header}, running at {@code node} under
-     * {@code control}, which is handed back to the node when the hop is quiet.
+     * {@code control}, which leaves {@code trails} when the hop is quiet; its reply stream is
+     * registered in {@code streams} while it waits for or holds room, and lost replies are logged to
+     * {@code failures}.
      */
-    public HopReplies(Node node, ChainHeader header, HopControl control) {
+    HopReplies(Node node, ReplyStreams streams, ChainTrails trails, FailureLog failures, ChainHeader header,
+               HopControl control) {
         this.node = node;
+        this.streams = streams;
+        this.trails = trails;
+        this.failures = failures;
         this.header = header;
         this.control = control;
         this.writeTimeout = node.settings().replyWriteTimeout();
@@ -119,7 +133,7 @@ public final class HopReplies implements Replies {
             throw new IllegalStateException("hop " + header.hop() + " of chain " + chainId() + " handed over twice");
         }
         if (state.compareAndSet(1, 0)) {
-            node.hopEnded(header, control);
+            trails.left(header, control);
             quiet.complete(null);
             return credit;
         }
@@ -171,7 +185,7 @@ public final class HopReplies implements Replies {
                 }
                 awaitRoom(ch, frame.readableBytes(), () -> node.transport().write(ch, frame).whenComplete((v, e) -> {
                     if (e != null && replyLost.compareAndSet(false, true)) {
-                        node.failures().replyLost(header, Node.unwrap(e));
+                        failures.replyLost(header, Node.unwrap(e));
                     }
                     lower();
                 }));
@@ -233,7 +247,7 @@ public final class HopReplies implements Replies {
             synchronized (this) {
                 w = window;
                 if (w == null) {
-                    w = node.replyStreams().open(header.chainId(), header.secret(), header.hop());
+                    w = streams.open(header.chainId(), header.secret(), header.hop());
                     window = w;
                 }
             }
@@ -290,12 +304,12 @@ public final class HopReplies implements Replies {
     }
 
     private void quiet() {
-        node.hopEnded(header, control);
+        trails.left(header, control);
         quiet.complete(null);
         SendWindow w = window;
         long[] left = {0, 0};
         if (w != null) { // the room this hop did not use goes back, before the credit
-            node.replyStreams().remove(header.chainId(), header.secret(), header.hop(), w);
+            streams.remove(header.chainId(), header.secret(), header.hop(), w);
             left = w.close();
         }
         Credit credit = kept;
@@ -320,7 +334,7 @@ public final class HopReplies implements Replies {
                 node.transport().send(ch, frame);
             } else {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
-                node.failures().repliesUnconfirmed(header);
+                failures.repliesUnconfirmed(header);
             }
         });
     }
@@ -328,7 +342,7 @@ public final class HopReplies implements Replies {
     /** The failure to report for work started through the context that threw {@code e}. */
     private ChainFailure taskFailure(Throwable e) {
         String message = "a task that hop " + header.hop() + " started through ChainContext (startThread, "
-                + "startVirtualThread, executor or wrap) at '" + node.name() + "' threw " + e;
+                + "startVirtualThread, executor, wrap or track) at '" + node.name() + "' threw " + e;
         if (message.length() > 4096) {
             message = message.substring(0, 4076) + "... (truncated)";
         }

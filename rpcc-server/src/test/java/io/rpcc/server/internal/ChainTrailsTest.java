@@ -1,4 +1,4 @@
-package io.rpcc.core.internal.chain;
+package io.rpcc.server.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
+import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
@@ -94,9 +95,6 @@ class ChainTrailsTest {
         assertEquals(0, trails.size(), "a chain that ended here is forgotten once its hop is quiet");
         trails.cancel("client", 6, secret, 0, System.nanoTime());
         assertEquals(0, trails.size(), "a cancel without budget left is forgotten after the grace (none here)");
-        trails.forwarding(header(7, secret, 5 * SECOND), "s1", System.nanoTime());
-        trails.forget("client", 7);
-        assertEquals(0, trails.size(), "the originator forgets a chain that ended");
     }
 
     @Test
