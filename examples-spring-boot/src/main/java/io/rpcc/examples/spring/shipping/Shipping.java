@@ -1,0 +1,18 @@
+package io.rpcc.examples.spring.shipping;
+
+import io.rpcc.examples.spring.model.PricedOrder;
+import io.rpcc.examples.spring.model.Shipment;
+import io.rpcc.server.ServiceMethod;
+import io.rpcc.spring.boot.RpccService;
+
+/** The shipping service: picks a carrier for a priced order. */
+@RpccService
+public class Shipping {
+
+    /** Ships {@code priced}: orders within France go by road, the others by air. */
+    @ServiceMethod("ship")
+    public Shipment ship(PricedOrder priced) {
+        boolean domestic = priced.order().country().equals("FR");
+        return new Shipment(priced.order().id(), priced.totalCents(), domestic ? "road" : "air", domestic ? 2 : 5);
+    }
+}

@@ -1,0 +1,103 @@
+package io.rpcc.examples.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.rpcc.client.ChainCall;
+import io.rpcc.core.ChainResult;
+import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.StaticRoute;
+import io.rpcc.examples.spring.catalog.CatalogApplication;
+import io.rpcc.examples.spring.checkout.Checkout;
+import io.rpcc.examples.spring.checkout.CheckoutApplication;
+import io.rpcc.examples.spring.model.Order;
+import io.rpcc.examples.spring.model.Shipment;
+import io.rpcc.examples.spring.shipping.ShippingApplication;
+import io.rpcc.server.RpccServer;
+import io.rpcc.spring.boot.observation.ObservedRpccClient;
+import io.rpcc.spring.boot.observation.RpccObservations;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The sample's three Spring Boot applications in one JVM, rpcc on free ports: the checkout
+ * application's client starts a chain at the catalog (app A), which sends it on to shipping (app B),
+ * whose result comes straight back to the client.
+ */
+class CheckoutAcrossTwoAppsTest {
+    private static ConfigurableApplicationContext shipping;
+    private static ConfigurableApplicationContext catalog;
+    private static ConfigurableApplicationContext checkout;
+
+    @BeforeAll
+    static void startTheApplications() {
+        shipping = start(ShippingApplication.class, "shipping", "--rpcc.server.port=0");
+        catalog = start(CatalogApplication.class, "catalog", "--rpcc.server.port=0",
+                "--rpcc.peers.shipping=127.0.0.1:" + portOf(shipping));
+        checkout = start(CheckoutApplication.class, "checkout", "--rpcc.peers.catalog=127.0.0.1:" + portOf(catalog));
+    }
+
+    @AfterAll
+    static void stopTheApplications() {
+        for (ConfigurableApplicationContext app : new ConfigurableApplicationContext[] {checkout, catalog, shipping}) {
+            if (app != null) {
+                app.close();
+            }
+        }
+    }
+
+    private static ConfigurableApplicationContext start(Class<?> application, String configName, String... args) {
+        return new SpringApplicationBuilder(application).properties("spring.config.name=" + configName).run(args);
+    }
+
+    private static int portOf(ConfigurableApplicationContext app) {
+        return app.getBean(RpccServer.class).address().getPort();
+    }
+
+    @Test
+    void anOrderIsPricedByTheCatalogAndShippedByShippingInOneChain() {
+        Shipment shipment = checkout.getBean(Checkout.class).checkout(new Order("o-1", "KB-42", 2, "FR"));
+        assertThat(shipment).isEqualTo(new Shipment("o-1", 9998, "road", 2));
+
+        ChainResult result = checkout.getBean(ObservedRpccClient.class).runChain(ChainCall.along(
+                StaticRoute.of(StaticRoute.hop("catalog", "price"), StaticRoute.hop("shipping", "ship")),
+                new Order("o-2", "MOUSE-7", 1, "US")));
+        assertThat(result.path()).containsExactly("catalog", "shipping");
+        assertThat(result.originator()).isEqualTo("checkout");
+        assertThat(result.value(Shipment.class).carrier()).isEqualTo("air");
+    }
+
+    @Test
+    void aFailingHopReachesTheClientAsATypedErrorNamingTheApplication() {
+        assertThatThrownBy(() -> checkout.getBean(Checkout.class).checkout(new Order("o-3", "NOPE", 1, "FR")))
+                .isInstanceOfSatisfying(ServiceFunctionException.class, e -> {
+                    assertThat(e.host()).isEqualTo("catalog");
+                    assertThat(e.hop()).isEqualTo(1);
+                    assertThat(e.remoteMessage()).contains("no such product: NOPE");
+                });
+    }
+
+    @Test
+    void theActuatorSeesHealthAndTheObservationsAsMetrics() {
+        checkout.getBean(Checkout.class).checkout(new Order("o-4", "KB-42", 1, "DE"));
+
+        assertThat(catalog.getBean("rpccHealthIndicator", HealthIndicator.class).health().getStatus())
+                .isEqualTo(Status.UP);
+        assertThat(shipping.getBean("rpccHealthIndicator", HealthIndicator.class).health().getStatus())
+                .isEqualTo(Status.UP);
+        // the actuator turns observations into timers, tagged with the low-cardinality keys
+        assertThat(checkout.getBean(MeterRegistry.class).get(RpccObservations.CHAIN)
+                .tag(RpccObservations.SERVER, "catalog").tag(RpccObservations.OUTCOME, "SUCCESS").timer().count())
+                .isPositive();
+        assertThat(catalog.getBean(MeterRegistry.class).get(RpccObservations.HOP)
+                .tag(RpccObservations.SERVICE, "price").timer().count()).isPositive();
+        assertThat(shipping.getBean(MeterRegistry.class).get(RpccObservations.HOP)
+                .tag(RpccObservations.SERVICE, "ship").timer().count()).isPositive();
+    }
+}

@@ -1,0 +1,407 @@
+package io.rpcc.spring.boot;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The {@code rpcc.*} properties of a Spring Boot application: the names and addresses of the other
+ * nodes, the serializable types, and the settings of the application's server and client. A setting
+ * left unset keeps rpcc's default (given on each property).
+ *
+ * <pre>
+ * rpcc.peers.shipping=10.0.0.7:7002
+ * rpcc.types=com.acme.Order,com.acme.Quote
+ * rpcc.server.name=catalog
+ * rpcc.server.bind=0.0.0.0
+ * rpcc.server.port=7001
+ * rpcc.client.timeout=5s
+ * </pre>
+ */
+@ConfigurationProperties("rpcc")
+public class RpccProperties {
+
+    /**
+     * The other nodes this application's server and client reach, by name: node name to
+     * "host:port". The application's own server is added under its name once it listens.
+     */
+    private Map<String, String> peers = new LinkedHashMap<>();
+
+    /**
+     * The application's serializable types (parameters, results, state values), registered the same
+     * way on every node. Ignored when the application defines its own TypeRegistry bean.
+     */
+    private List<Class<?>> types = new ArrayList<>();
+
+    /**
+     * How long the server and the client drain (running hops and chains finish) when the application
+     * context closes, before they close. Default: spring.lifecycle.timeout-per-shutdown-phase (30s).
+     */
+    private @Nullable Duration shutdownGrace;
+
+    private final Server server = new Server();
+
+    private final Client client = new Client();
+
+    public Map<String, String> getPeers() {
+        return peers;
+    }
+
+    public void setPeers(Map<String, String> peers) {
+        this.peers = peers;
+    }
+
+    public List<Class<?>> getTypes() {
+        return types;
+    }
+
+    public void setTypes(List<Class<?>> types) {
+        this.types = types;
+    }
+
+    public @Nullable Duration getShutdownGrace() {
+        return shutdownGrace;
+    }
+
+    public void setShutdownGrace(@Nullable Duration shutdownGrace) {
+        this.shutdownGrace = shutdownGrace;
+    }
+
+    public Server getServer() {
+        return server;
+    }
+
+    public Client getClient() {
+        return client;
+    }
+
+    /** Settings that servers and clients share: where the node listens and its transport limits. */
+    public abstract static class Node {
+
+        /**
+         * Whether to run this node.
+         */
+        private boolean enabled = true;
+
+        /**
+         * The address to listen on ("0.0.0.0" for every interface).
+         */
+        private String bind = "127.0.0.1";
+
+        /**
+         * The port to listen on; 0 picks a free one.
+         */
+        private int port = 0;
+
+        /**
+         * The host other nodes use to reach this one. Default: the bound address, or the local
+         * host's address when bound to every interface.
+         */
+        private @Nullable String advertisedHost;
+
+        /**
+         * The largest frame this node sends or accepts. Default: 16MB.
+         */
+        private @Nullable DataSize maxFrameSize;
+
+        /**
+         * How long connecting to a peer (and its handshake) may take. Default: 5s.
+         */
+        private @Nullable Duration connectTimeout;
+
+        /**
+         * The hop limit this node enforces. Default: 2000.
+         */
+        private @Nullable Integer maxHops;
+
+        /**
+         * How long an inbound connection has to send its HELLO. Default: 10s.
+         */
+        private @Nullable Duration handshakeTimeout;
+
+        /**
+         * How long a connection may carry no frame before it is closed; 0 for never. Default: 5m.
+         */
+        private @Nullable Duration idleTimeout;
+
+        /**
+         * How many inbound connections the node holds at once. Default: 1024.
+         */
+        private @Nullable Integer maxInboundConnections;
+
+        /**
+         * How many inbound connections the node holds at once from one IP address. Default: 256.
+         */
+        private @Nullable Integer maxInboundConnectionsPerAddress;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public String getBind() {
+            return bind;
+        }
+
+        public void setBind(String bind) {
+            this.bind = bind;
+        }
+
+        public int getPort() {
+            return port;
+        }
+
+        public void setPort(int port) {
+            this.port = port;
+        }
+
+        public @Nullable String getAdvertisedHost() {
+            return advertisedHost;
+        }
+
+        public void setAdvertisedHost(@Nullable String advertisedHost) {
+            this.advertisedHost = advertisedHost;
+        }
+
+        public @Nullable DataSize getMaxFrameSize() {
+            return maxFrameSize;
+        }
+
+        public void setMaxFrameSize(@Nullable DataSize maxFrameSize) {
+            this.maxFrameSize = maxFrameSize;
+        }
+
+        public @Nullable Duration getConnectTimeout() {
+            return connectTimeout;
+        }
+
+        public void setConnectTimeout(@Nullable Duration connectTimeout) {
+            this.connectTimeout = connectTimeout;
+        }
+
+        public @Nullable Integer getMaxHops() {
+            return maxHops;
+        }
+
+        public void setMaxHops(@Nullable Integer maxHops) {
+            this.maxHops = maxHops;
+        }
+
+        public @Nullable Duration getHandshakeTimeout() {
+            return handshakeTimeout;
+        }
+
+        public void setHandshakeTimeout(@Nullable Duration handshakeTimeout) {
+            this.handshakeTimeout = handshakeTimeout;
+        }
+
+        public @Nullable Duration getIdleTimeout() {
+            return idleTimeout;
+        }
+
+        public void setIdleTimeout(@Nullable Duration idleTimeout) {
+            this.idleTimeout = idleTimeout;
+        }
+
+        public @Nullable Integer getMaxInboundConnections() {
+            return maxInboundConnections;
+        }
+
+        public void setMaxInboundConnections(@Nullable Integer maxInboundConnections) {
+            this.maxInboundConnections = maxInboundConnections;
+        }
+
+        public @Nullable Integer getMaxInboundConnectionsPerAddress() {
+            return maxInboundConnectionsPerAddress;
+        }
+
+        public void setMaxInboundConnectionsPerAddress(@Nullable Integer maxInboundConnectionsPerAddress) {
+            this.maxInboundConnectionsPerAddress = maxInboundConnectionsPerAddress;
+        }
+    }
+
+    /** The application's server: it hosts the {@link RpccService} beans' service functions. */
+    public static class Server extends Node {
+
+        /**
+         * The server's node name, unique among the nodes that talk to each other. Default:
+         * spring.application.name.
+         */
+        private @Nullable String name;
+
+        /**
+         * How long preturn waits for room in the originator's reply buffer before it fails. Default: 30s.
+         */
+        private @Nullable Duration replyWriteTimeout;
+
+        /**
+         * How many compiled chaining functions the server keeps. Default: 256.
+         */
+        private @Nullable Integer functionCacheSize;
+
+        /**
+         * How many chaining functions the server compiles or queues for compilation at once. Default: 16.
+         */
+        private @Nullable Integer maxQueuedCompiles;
+
+        private final Repository repository = new Repository();
+
+        public @Nullable String getName() {
+            return name;
+        }
+
+        public void setName(@Nullable String name) {
+            this.name = name;
+        }
+
+        public @Nullable Duration getReplyWriteTimeout() {
+            return replyWriteTimeout;
+        }
+
+        public void setReplyWriteTimeout(@Nullable Duration replyWriteTimeout) {
+            this.replyWriteTimeout = replyWriteTimeout;
+        }
+
+        public @Nullable Integer getFunctionCacheSize() {
+            return functionCacheSize;
+        }
+
+        public void setFunctionCacheSize(@Nullable Integer functionCacheSize) {
+            this.functionCacheSize = functionCacheSize;
+        }
+
+        public @Nullable Integer getMaxQueuedCompiles() {
+            return maxQueuedCompiles;
+        }
+
+        public void setMaxQueuedCompiles(@Nullable Integer maxQueuedCompiles) {
+            this.maxQueuedCompiles = maxQueuedCompiles;
+        }
+
+        public Repository getRepository() {
+            return repository;
+        }
+    }
+
+    /** Makes the application's server a chaining-function repository node. */
+    public static class Repository {
+
+        /**
+         * Whether the server is a chaining-function repository that clients upload to and nodes fetch from.
+         */
+        private boolean enabled = false;
+
+        /**
+         * The directory the repository stores functions in. Default: kept in memory (lost on restart).
+         */
+        private @Nullable Path directory;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public @Nullable Path getDirectory() {
+            return directory;
+        }
+
+        public void setDirectory(@Nullable Path directory) {
+            this.directory = directory;
+        }
+    }
+
+    /** The application's client: it starts chains, and results come straight back to it. */
+    public static class Client extends Node {
+
+        /**
+         * The client's node name. Default: "client-" and a random suffix.
+         */
+        private @Nullable String name;
+
+        /**
+         * How long to wait for a chain's result unless the call says otherwise. Default: 30s.
+         */
+        private @Nullable Duration timeout;
+
+        /**
+         * How many partial replies a reply set holds unread, at most. Default: 1024.
+         */
+        private @Nullable Integer replyBufferSize;
+
+        /**
+         * How many bytes of partial replies a reply set holds unread, at most. Default: 16MB.
+         */
+        private @Nullable DataSize replyBufferBytes;
+
+        /**
+         * The repository node that stores this client's larger chaining functions. Default: none
+         * (functions travel inline).
+         */
+        private @Nullable String repository;
+
+        /**
+         * The largest chaining-function source, in chars, that travels inline when a repository is set. Default: 2048.
+         */
+        private @Nullable Integer inlineFunctionLimit;
+
+        public @Nullable String getName() {
+            return name;
+        }
+
+        public void setName(@Nullable String name) {
+            this.name = name;
+        }
+
+        public @Nullable Duration getTimeout() {
+            return timeout;
+        }
+
+        public void setTimeout(@Nullable Duration timeout) {
+            this.timeout = timeout;
+        }
+
+        public @Nullable Integer getReplyBufferSize() {
+            return replyBufferSize;
+        }
+
+        public void setReplyBufferSize(@Nullable Integer replyBufferSize) {
+            this.replyBufferSize = replyBufferSize;
+        }
+
+        public @Nullable DataSize getReplyBufferBytes() {
+            return replyBufferBytes;
+        }
+
+        public void setReplyBufferBytes(@Nullable DataSize replyBufferBytes) {
+            this.replyBufferBytes = replyBufferBytes;
+        }
+
+        public @Nullable String getRepository() {
+            return repository;
+        }
+
+        public void setRepository(@Nullable String repository) {
+            this.repository = repository;
+        }
+
+        public @Nullable Integer getInlineFunctionLimit() {
+            return inlineFunctionLimit;
+        }
+
+        public void setInlineFunctionLimit(@Nullable Integer inlineFunctionLimit) {
+            this.inlineFunctionLimit = inlineFunctionLimit;
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package io.rpcc.spring.boot.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.rpcc.client.ClientInterceptor;
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.NameResolver;
+import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.StaticNameResolver;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.repository.FileSystemChainingFunctionRepository;
+import io.rpcc.repository.InMemoryChainingFunctionRepository;
+import io.rpcc.server.RpccServer;
+import io.rpcc.server.ServerInterceptor;
+import io.rpcc.spring.boot.RpccClientCustomizer;
+import io.rpcc.spring.boot.RpccNodeLifecycle;
+import io.rpcc.spring.boot.RpccProperties;
+import io.rpcc.spring.boot.RpccServerCustomizer;
+import io.rpcc.spring.boot.RpccService;
+import io.rpcc.spring.boot.observation.ObservedRpccClient;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * Auto-configures rpcc in a Spring Boot application from the {@code rpcc.*} properties
+ * ({@link RpccProperties}): a {@link NameResolver} of {@code rpcc.peers}, a {@link TypeRegistry} of
+ * {@code rpcc.types}, an {@link RpccServer} hosting the {@link RpccService} beans' service methods
+ * (unless {@code rpcc.server.enabled=false}), an {@link RpccClient} and its {@link ObservedRpccClient}
+ * (unless {@code rpcc.client.enabled=false}), each started and drained with the context by an
+ * {@link RpccNodeLifecycle}. Each bean backs off when the application defines its own.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(RpccProperties.class)
+public class RpccAutoConfiguration {
+    private static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
+
+    /** The types of {@code rpcc.types}. */
+    @Bean
+    @ConditionalOnMissingBean
+    TypeRegistry rpccTypeRegistry(RpccProperties properties) {
+        return TypeRegistry.of(properties.getTypes().toArray(Class<?>[]::new));
+    }
+
+    /** The nodes of {@code rpcc.peers}; the application's server adds itself once it listens. */
+    @Bean
+    @ConditionalOnMissingBean
+    NameResolver rpccNameResolver(RpccProperties properties) {
+        StaticNameResolver names = new StaticNameResolver();
+        properties.getPeers().forEach((name, address) -> names.register(name, peerAddress(name, address)));
+        return names;
+    }
+
+    private static InetSocketAddress peerAddress(String name, String address) {
+        int colon = address.lastIndexOf(':');
+        int port = -1;
+        if (colon > 0) {
+            try {
+                port = Integer.parseInt(address.substring(colon + 1).trim());
+            } catch (NumberFormatException e) {
+                port = -1;
+            }
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("rpcc.peers." + name + "=" + address + ": expected host:port"
+                    + " with a port from 1 to 65535, e.g. rpcc.peers." + name + "=10.0.0.7:7001");
+        }
+        String host = address.substring(0, colon).trim();
+        if (host.startsWith("[") && host.endsWith("]")) { // [::1]:7001
+            host = host.substring(1, host.length() - 1);
+        }
+        return new InetSocketAddress(host, port);
+    }
+
+    private static Duration grace(RpccProperties properties, Environment environment) {
+        if (properties.getShutdownGrace() != null) {
+            return properties.getShutdownGrace();
+        }
+        return Binder.get(environment).bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
+                .orElse(DEFAULT_GRACE);
+    }
+
+    private static <T> void ifSet(@Nullable T value, Consumer<T> setter) {
+        if (value != null) {
+            setter.accept(value);
+        }
+    }
+
+    private static void applyNode(NodeBuilder<?> builder, RpccProperties.Node node, NameResolver names,
+                                  TypeRegistry types) {
+        builder.listen(node.getBind(), node.getPort()).advertisedHost(node.getAdvertisedHost()).resolver(names)
+                .types(types);
+        ifSet(node.getMaxFrameSize(), size -> builder.maxFrameSize(Math.toIntExact(size.toBytes())));
+        ifSet(node.getConnectTimeout(), builder::connectTimeout);
+        ifSet(node.getMaxHops(), builder::maxHops);
+        ifSet(node.getHandshakeTimeout(), builder::handshakeTimeout);
+        ifSet(node.getIdleTimeout(), builder::idleTimeout);
+        ifSet(node.getMaxInboundConnections(), builder::maxInboundConnections);
+        ifSet(node.getMaxInboundConnectionsPerAddress(), builder::maxInboundConnectionsPerAddress);
+    }
+
+    /** The application's server, unless {@code rpcc.server.enabled=false}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "rpcc.server.enabled", matchIfMissing = true)
+    static class ServerConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RpccServer rpccServer(RpccProperties properties, Environment environment, NameResolver names,
+                              TypeRegistry types, ObjectProvider<ServerInterceptor> interceptors,
+                              ObjectProvider<RpccServerCustomizer> customizers,
+                              ConfigurableListableBeanFactory beanFactory) {
+            RpccProperties.Server settings = properties.getServer();
+            String name = settings.getName() != null ? settings.getName()
+                    : environment.getProperty("spring.application.name");
+            if (name == null || name.isBlank()) {
+                throw new IllegalStateException("the rpcc server has no node name: set rpcc.server.name (or"
+                        + " spring.application.name), or turn the server off with rpcc.server.enabled=false");
+            }
+            RpccServer.Builder builder = RpccServer.builder(name);
+            applyNode(builder, settings, names, types);
+            ifSet(settings.getReplyWriteTimeout(), builder::replyWriteTimeout);
+            ifSet(settings.getFunctionCacheSize(), builder::functionCacheSize);
+            ifSet(settings.getMaxQueuedCompiles(), builder::maxQueuedCompiles);
+            RpccProperties.Repository repository = settings.getRepository();
+            if (repository.isEnabled()) {
+                builder.repository(repository.getDirectory() != null
+                        ? new FileSystemChainingFunctionRepository(repository.getDirectory())
+                        : new InMemoryChainingFunctionRepository());
+            }
+            ServiceMethodRegistrar registrar = new ServiceMethodRegistrar();
+            for (String beanName : ServiceMethodRegistrar.serviceBeanNames(beanFactory)) {
+                registrar.register(builder, beanName, beanFactory.getBean(beanName));
+            }
+            interceptors.orderedStream().forEach(builder::interceptor);
+            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            return builder.build();
+        }
+
+        /** Starts the server with the context (and adds its address to the resolver), drains it on close. */
+        @Bean
+        RpccNodeLifecycle rpccServerLifecycle(RpccServer server, NameResolver names, RpccProperties properties,
+                                              Environment environment) {
+            String advertisedHost = properties.getServer().getAdvertisedHost();
+            boolean isPeer = properties.getPeers().containsKey(server.name());
+            Runnable start = () -> {
+                server.start();
+                if (names instanceof StaticNameResolver staticNames && !isPeer) {
+                    staticNames.register(server.name(), reachable(server.address(), advertisedHost));
+                }
+            };
+            return new RpccNodeLifecycle("server " + server.name(), start, server::shutdown,
+                    grace(properties, environment), RpccNodeLifecycle.SERVER_PHASE);
+        }
+
+        private static InetSocketAddress reachable(InetSocketAddress bound, @Nullable String advertisedHost) {
+            if (advertisedHost != null) {
+                return new InetSocketAddress(advertisedHost, bound.getPort());
+            }
+            if (bound.getAddress() != null && bound.getAddress().isAnyLocalAddress()) {
+                return new InetSocketAddress(InetAddress.getLoopbackAddress(), bound.getPort());
+            }
+            return bound;
+        }
+    }
+
+    /** The application's client, unless {@code rpcc.client.enabled=false}. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnBooleanProperty(name = "rpcc.client.enabled", matchIfMissing = true)
+    static class ClientConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean
+        RpccClient rpccClient(RpccProperties properties, NameResolver names, TypeRegistry types,
+                              ObjectProvider<ClientInterceptor> interceptors,
+                              ObjectProvider<RpccClientCustomizer> customizers) {
+            RpccProperties.Client settings = properties.getClient();
+            RpccClient.Builder builder = RpccClient.builder();
+            ifSet(settings.getName(), builder::name);
+            applyNode(builder, settings, names, types);
+            ifSet(settings.getTimeout(), builder::timeout);
+            ifSet(settings.getReplyBufferSize(), builder::replyBufferSize);
+            ifSet(settings.getReplyBufferBytes(), size -> builder.replyBufferBytes(size.toBytes()));
+            ifSet(settings.getRepository(), builder::repository);
+            ifSet(settings.getInlineFunctionLimit(), builder::inlineFunctionLimit);
+            interceptors.orderedStream().forEach(builder::interceptor);
+            customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+            return builder.build();
+        }
+
+        /** Starts the client with the context, drains it on close (after the server). */
+        @Bean
+        RpccNodeLifecycle rpccClientLifecycle(RpccClient client, RpccProperties properties, Environment environment) {
+            return new RpccNodeLifecycle("client " + client.name(), client::start, client::shutdown,
+                    grace(properties, environment), RpccNodeLifecycle.CLIENT_PHASE);
+        }
+
+        /** The client whose chains are observed, in the application's ObservationRegistry if it has one. */
+        @Bean
+        @ConditionalOnMissingBean
+        ObservedRpccClient observedRpccClient(RpccClient client,
+                                              ObjectProvider<ObservationRegistry> registry) {
+            return new ObservedRpccClient(client, registry.getIfAvailable(() -> ObservationRegistry.NOOP));
+        }
+    }
+}

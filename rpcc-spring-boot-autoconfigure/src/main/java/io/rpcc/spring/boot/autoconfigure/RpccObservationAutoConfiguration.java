@@ -1,0 +1,26 @@
+package io.rpcc.spring.boot.autoconfigure;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.rpcc.spring.boot.observation.ObservationServerInterceptor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Observes the server's hops ({@link ObservationServerInterceptor}) when the application has an
+ * {@link ObservationRegistry} bean (Spring Boot makes one with {@code spring-boot-micrometer-observation},
+ * e.g. through the actuator). The client's chains are observed by {@code ObservedRpccClient}, which
+ * uses the same registry.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
+@ConditionalOnBean(ObservationRegistry.class)
+public class RpccObservationAutoConfiguration {
+
+    /** One observation per hop at the server. */
+    @Bean
+    @ConditionalOnMissingBean
+    ObservationServerInterceptor rpccObservationServerInterceptor(ObservationRegistry registry) {
+        return new ObservationServerInterceptor(registry);
+    }
+}

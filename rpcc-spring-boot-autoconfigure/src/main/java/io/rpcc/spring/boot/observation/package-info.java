@@ -1,0 +1,9 @@
+/**
+ * Micrometer observations of rpcc chains ({@link io.rpcc.spring.boot.observation.ObservedRpccClient},
+ * at the client) and hops ({@link io.rpcc.spring.boot.observation.ObservationServerInterceptor}, at the
+ * server); names and keys in {@link io.rpcc.spring.boot.observation.RpccObservations}.
+ */
+@NullMarked
+package io.rpcc.spring.boot.observation;
+
+import org.jspecify.annotations.NullMarked;

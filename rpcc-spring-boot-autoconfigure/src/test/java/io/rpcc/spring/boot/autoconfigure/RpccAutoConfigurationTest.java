@@ -1,0 +1,271 @@
+package io.rpcc.spring.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainResult;
+import io.rpcc.core.NameResolver;
+import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.server.RpccServer;
+import io.rpcc.spring.boot.RpccClientCustomizer;
+import io.rpcc.spring.boot.RpccNodeLifecycle;
+import io.rpcc.spring.boot.RpccProperties;
+import io.rpcc.spring.boot.RpccServerCustomizer;
+import io.rpcc.spring.boot.autoconfigure.TestServices.Greeter;
+import io.rpcc.spring.boot.autoconfigure.TestServices.Greeting;
+import io.rpcc.spring.boot.autoconfigure.TestServices.Inventory;
+import io.rpcc.spring.boot.autoconfigure.TestServices.Order;
+import io.rpcc.spring.boot.autoconfigure.TestServices.PoliteGreeter;
+import io.rpcc.spring.boot.autoconfigure.TestServices.ShoutAspect;
+import io.rpcc.spring.boot.observation.ObservedRpccClient;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.EnableAspectJAutoProxy;
+import org.springframework.context.annotation.Import;
+
+/** The auto-configuration's beans, properties and service registration, on real nodes in real contexts. */
+class RpccAutoConfigurationTest {
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RpccAutoConfiguration.class,
+                    RpccHealthContributorAutoConfiguration.class, RpccObservationAutoConfiguration.class));
+
+    @Test
+    void serverAndClientStartWithTheContext() {
+        runner.withPropertyValues("rpcc.server.name=s1").run(context -> {
+            assertThat(context).hasSingleBean(RpccServer.class).hasSingleBean(RpccClient.class)
+                    .hasSingleBean(ObservedRpccClient.class).hasSingleBean(NameResolver.class)
+                    .hasSingleBean(TypeRegistry.class).hasBean("rpccServerLifecycle").hasBean("rpccClientLifecycle");
+            RpccServer server = context.getBean(RpccServer.class);
+            assertThat(server.name()).isEqualTo("s1");
+            assertThat(server.address().getPort()).isPositive();
+            assertThat(context.getBean("rpccServerLifecycle", RpccNodeLifecycle.class).isRunning()).isTrue();
+            // the server registered itself: the client reaches it by name
+            assertThat(context.getBean(NameResolver.class).resolve("s1")).contains(server.address());
+            assertThat(context.getBean(RpccClient.class).address().getPort()).isPositive();
+        });
+    }
+
+    @Test
+    void theServerNameDefaultsToTheApplicationName() {
+        runner.withPropertyValues("spring.application.name=catalog")
+                .run(context -> assertThat(context.getBean(RpccServer.class).name()).isEqualTo("catalog"));
+    }
+
+    @Test
+    void aServerWithoutANameFailsSayingWhichPropertyToSet() {
+        runner.run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                .hasMessageContaining("rpcc.server.name").hasMessageContaining("rpcc.server.enabled=false"));
+    }
+
+    @Test
+    void propertiesTurnTheServerAndTheClientOff() {
+        runner.withPropertyValues("rpcc.server.enabled=false").run(context -> assertThat(context)
+                .doesNotHaveBean(RpccServer.class).doesNotHaveBean("rpccServerLifecycle")
+                .doesNotHaveBean("rpccHealthIndicator").hasSingleBean(RpccClient.class));
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.client.enabled=false").run(context -> assertThat(context)
+                .hasSingleBean(RpccServer.class).doesNotHaveBean(RpccClient.class)
+                .doesNotHaveBean(ObservedRpccClient.class));
+    }
+
+    @Test
+    void propertiesAreBoundAndApplied() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.server.port=" + port, "rpcc.server.max-hops=7",
+                        "rpcc.server.max-frame-size=2MB", "rpcc.peers.b=127.0.0.1:7999", "rpcc.peers.c=[::1]:8001",
+                        "rpcc.types=" + Order.class.getName(), "rpcc.client.name=c1", "rpcc.client.timeout=3s",
+                        "rpcc.client.reply-buffer-bytes=1MB", "rpcc.shutdown-grace=2s")
+                .run(context -> {
+                    RpccProperties properties = context.getBean(RpccProperties.class);
+                    assertThat(properties.getServer().getMaxHops()).isEqualTo(7);
+                    assertThat(properties.getServer().getMaxFrameSize().toBytes()).isEqualTo(2L << 20);
+                    assertThat(properties.getClient().getTimeout()).isEqualTo(Duration.ofSeconds(3));
+                    assertThat(context.getBean(RpccServer.class).address().getPort()).isEqualTo(port);
+                    assertThat(context.getBean(RpccClient.class).name()).isEqualTo("c1");
+                    NameResolver names = context.getBean(NameResolver.class);
+                    assertThat(names.resolve("b")).contains(new InetSocketAddress("127.0.0.1", 7999));
+                    assertThat(names.resolve("c")).contains(new InetSocketAddress("::1", 8001));
+                    assertThat(context.getBean(TypeRegistry.class).registrations())
+                            .anySatisfy(r -> assertThat(r.type()).isEqualTo(Order.class));
+                    assertThat(context.getBean("rpccServerLifecycle", RpccNodeLifecycle.class).grace())
+                            .isEqualTo(Duration.ofSeconds(2));
+                });
+    }
+
+    @Test
+    void theGraceDefaultsToSpringsShutdownPhaseTimeout() {
+        runner.withPropertyValues("rpcc.server.name=s1", "spring.lifecycle.timeout-per-shutdown-phase=7s")
+                .run(context -> {
+                    assertThat(context.getBean("rpccServerLifecycle", RpccNodeLifecycle.class).grace())
+                            .isEqualTo(Duration.ofSeconds(7));
+                    assertThat(context.getBean("rpccClientLifecycle", RpccNodeLifecycle.class).grace())
+                            .isEqualTo(Duration.ofSeconds(7));
+                });
+        runner.withPropertyValues("rpcc.server.name=s1").run(context -> assertThat(
+                context.getBean("rpccServerLifecycle", RpccNodeLifecycle.class).grace()).isEqualTo(Duration.ofSeconds(30)));
+    }
+
+    @Test
+    void aMalformedPeerNamesTheKeyAndTheExpectedForm() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.peers.b=nohost").run(context -> assertThat(context)
+                .hasFailed().getFailure().rootCause().hasMessageContaining("rpcc.peers.b=nohost")
+                .hasMessageContaining("expected host:port"));
+    }
+
+    @Test
+    void serviceBeansServeChains() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.types=" + Order.class.getName())
+                .withUserConfiguration(PlainServices.class).run(context -> {
+                    RpccClient client = context.getBean(RpccClient.class);
+                    assertThat(client.call("s1", "stock", new Order("abc", 4)).join().value()).isEqualTo(12);
+                    assertThat(client.call("s1", "ping", null).join().value()).isEqualTo("pong");
+                    assertThatThrownBy(() -> client.call("s1", "notAService", null).join())
+                            .hasMessageContaining("notAService");
+                    // the parameter's type is checked, with a message naming the function and both types
+                    assertThatThrownBy(() -> client.call("s1", "stock", "abc").join())
+                            .cause().isInstanceOf(ServiceFunctionException.class)
+                            .hasMessageContaining("service function 'stock' takes a " + Order.class.getName());
+                });
+    }
+
+    @Test
+    void proxiedServiceBeansAreCalledThroughTheirProxies() {
+        runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(ClassProxiedServices.class)
+                .run(context -> {
+                    assertThat(AopUtils.isCglibProxy(context.getBean(Greeter.class))).isTrue();
+                    ChainResult result = context.getBean(RpccClient.class).call("s1", "greet", "ann").join();
+                    assertThat(result.value()).isEqualTo("HELLO ANN"); // the advice ran, and the target's field was there
+                    assertThat(context.getBean(ShoutAspect.class).calls).hasValue(1);
+                });
+        runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(InterfaceProxiedServices.class)
+                .run(context -> {
+                    assertThat(AopUtils.isJdkDynamicProxy(context.getBean(Greeting.class))).isTrue();
+                    ChainResult result = context.getBean(RpccClient.class).call("s1", "greetPolitely", "bob").join();
+                    assertThat(result.value()).isEqualTo("GOOD DAY BOB");
+                    assertThat(context.getBean(ShoutAspect.class).calls).hasValue(1);
+                });
+    }
+
+    @Test
+    void aServiceMethodThatTheProxyCannotReachIsAClearError() {
+        runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(HiddenBehindJdkProxy.class)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("@ServiceMethod " + TestServices.Hidden.class.getName()
+                                + ".hidden of bean 'hidden' cannot be called through the bean's AOP proxy")
+                        .hasStackTraceContaining("declare it on an interface"));
+    }
+
+    @Test
+    void aServiceNameDeclaredTwiceNamesBothBeans() {
+        runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(PlainServices.class, DuplicatePing.class)
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("service function 'ping' is declared twice")
+                        .hasMessageContaining("bean 'inventory'").hasMessageContaining("bean 'secondPing'"));
+    }
+
+    @Test
+    void aServiceBeanWithoutServiceMethodsIsAnError() {
+        runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(EmptyService.class)
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("@RpccService bean 'empty'").hasMessageContaining("no @ServiceMethod"));
+    }
+
+    @Test
+    void customizersChangeTheBuilders() {
+        AtomicBoolean serverCustomized = new AtomicBoolean();
+        runner.withPropertyValues("rpcc.server.name=s1")
+                .withBean(RpccServerCustomizer.class, () -> builder -> {
+                    serverCustomized.set(true);
+                    builder.service("extra", params -> "from a customizer");
+                })
+                .withBean(RpccClientCustomizer.class, () -> builder -> builder.name("customized-client"))
+                .run(context -> {
+                    assertThat(serverCustomized).isTrue();
+                    RpccClient client = context.getBean(RpccClient.class);
+                    assertThat(client.name()).isEqualTo("customized-client");
+                    assertThat(client.call("s1", "extra", null).join().value()).isEqualTo("from a customizer");
+                });
+    }
+
+    @Test
+    void applicationBeansReplaceTheAutoConfiguredOnes() {
+        TypeRegistry types = TypeRegistry.of(Order.class);
+        runner.withPropertyValues("rpcc.server.enabled=false")
+                .withBean(TypeRegistry.class, () -> types)
+                .run(context -> assertThat(context.getBean(TypeRegistry.class)).isSameAs(types));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class PlainServices {
+        @Bean
+        Inventory inventory() {
+            return new Inventory();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAspectJAutoProxy(proxyTargetClass = true)
+    static class ClassProxiedServices {
+        @Bean
+        ShoutAspect shoutAspect() {
+            return new ShoutAspect();
+        }
+
+        @Bean
+        Greeter greeter() {
+            return new Greeter();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAspectJAutoProxy(proxyTargetClass = false)
+    static class InterfaceProxiedServices {
+        @Bean
+        ShoutAspect shoutAspect() {
+            return new ShoutAspect();
+        }
+
+        @Bean
+        PoliteGreeter politeGreeter() {
+            return new PoliteGreeter();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableAspectJAutoProxy(proxyTargetClass = false)
+    @Import(TestServices.ShoutAspect.class)
+    static class HiddenBehindJdkProxy {
+        @Bean
+        TestServices.Hidden hidden() {
+            return new TestServices.Hidden();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class DuplicatePing {
+        @Bean
+        TestServices.SecondPing secondPing() {
+            return new TestServices.SecondPing();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class EmptyService {
+        @Bean
+        TestServices.Empty empty() {
+            return new TestServices.Empty();
+        }
+    }
+}

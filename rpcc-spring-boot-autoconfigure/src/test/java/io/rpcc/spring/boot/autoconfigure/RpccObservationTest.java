@@ -1,0 +1,95 @@
+package io.rpcc.spring.boot.autoconfigure;
+
+import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.rpcc.client.ChainCall;
+import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.StaticRoute;
+import io.rpcc.spring.boot.observation.ObservationServerInterceptor;
+import io.rpcc.spring.boot.observation.ObservedRpccClient;
+import io.rpcc.spring.boot.observation.RpccObservations;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** Observations of chains at the client and hops at the server, recorded in a TestObservationRegistry. */
+class RpccObservationTest {
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RpccAutoConfiguration.class,
+                    RpccHealthContributorAutoConfiguration.class, RpccObservationAutoConfiguration.class))
+            .withPropertyValues("rpcc.server.name=s1", "rpcc.client.name=c1")
+            .withBean(TestServices.Inventory.class);
+
+    @Test
+    void aChainIsObservedAtTheClientAndEachHopAtTheServer() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            assertThat(context).hasSingleBean(ObservationServerInterceptor.class);
+            ObservedRpccClient client = context.getBean(ObservedRpccClient.class);
+            // two hops: ping at s1, then ping at s1 again
+            var result = client.runChain(ChainCall.along(StaticRoute.of(StaticRoute.hop("s1", "ping"),
+                    StaticRoute.hop("s1", "ping")), null));
+            assertThat(result.value()).isEqualTo("pong");
+
+            assertThat(registry).hasNumberOfObservationsWithNameEqualTo(RpccObservations.CHAIN, 1)
+                    .hasNumberOfObservationsWithNameEqualTo(RpccObservations.HOP, 2);
+            assertThat(registry).hasObservationWithNameEqualTo(RpccObservations.CHAIN).that()
+                    .hasBeenStarted().hasBeenStopped()
+                    .hasLowCardinalityKeyValue(RpccObservations.CLIENT, "c1")
+                    .hasLowCardinalityKeyValue(RpccObservations.SERVER, "s1")
+                    .hasLowCardinalityKeyValue(RpccObservations.SERVICE, "ping")
+                    .hasLowCardinalityKeyValue(RpccObservations.OUTCOME, "SUCCESS")
+                    .hasLowCardinalityKeyValue(RpccObservations.ERROR_CODE, "NONE")
+                    .hasHighCardinalityKeyValue(RpccObservations.HOPS, "2");
+            assertThat(registry).hasObservationWithNameEqualTo(RpccObservations.HOP).that()
+                    .hasBeenStopped()
+                    .hasLowCardinalityKeyValue(RpccObservations.NODE, "s1")
+                    .hasLowCardinalityKeyValue(RpccObservations.SERVICE, "ping")
+                    .hasLowCardinalityKeyValue(RpccObservations.OUTCOME, "SUCCESS")
+                    .hasHighCardinalityKeyValue(RpccObservations.ORIGINATOR, "c1");
+        });
+    }
+
+    @Test
+    void failuresCarryTheErrorCodeAtBothEnds() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
+            ObservedRpccClient client = context.getBean(ObservedRpccClient.class);
+            assertThat(client.call("s1", "fail", "out of stock").handle((r, e) -> e).join())
+                    .isInstanceOf(ServiceFunctionException.class);
+            assertThatThrownBy(() -> client.runChain(ChainCall.to("s1", "reject").params("no credential")))
+                    .hasMessageContaining("no credential");
+
+            assertThat(registry).hasNumberOfObservationsWithNameEqualTo(RpccObservations.CHAIN, 2)
+                    .hasNumberOfObservationsWithNameEqualTo(RpccObservations.HOP, 2);
+            assertThat(registry).hasAnObservation(o -> o.hasNameEqualTo(RpccObservations.CHAIN)
+                    .hasLowCardinalityKeyValue(RpccObservations.SERVICE, "fail")
+                    .hasLowCardinalityKeyValue(RpccObservations.OUTCOME, "ERROR")
+                    .hasLowCardinalityKeyValue(RpccObservations.ERROR_CODE, "SERVICE_FUNCTION_FAILED")
+                    .assertThatError().isInstanceOf(ServiceFunctionException.class));
+            assertThat(registry).hasAnObservation(o -> o.hasNameEqualTo(RpccObservations.HOP)
+                    .hasLowCardinalityKeyValue(RpccObservations.SERVICE, "fail")
+                    .hasLowCardinalityKeyValue(RpccObservations.ERROR_CODE, "SERVICE_FUNCTION_FAILED")
+                    .assertThatError().isInstanceOf(IllegalStateException.class).hasMessage("out of stock"));
+            assertThat(registry).hasAnObservation(o -> o.hasNameEqualTo(RpccObservations.CHAIN)
+                    .hasLowCardinalityKeyValue(RpccObservations.SERVICE, "reject")
+                    .hasLowCardinalityKeyValue(RpccObservations.ERROR_CODE, "HOP_REJECTED"));
+            assertThat(registry).hasAnObservation(o -> o.hasNameEqualTo(RpccObservations.HOP)
+                    .hasLowCardinalityKeyValue(RpccObservations.SERVICE, "reject")
+                    .hasLowCardinalityKeyValue(RpccObservations.ERROR_CODE, "HOP_REJECTED"));
+        });
+    }
+
+    @Test
+    void withoutARegistryNothingIsObservedAndTheClientStillWorks() {
+        runner.run(context -> {
+            assertThat(context).doesNotHaveBean(ObservationServerInterceptor.class);
+            assertThat(context.getBean(ObservedRpccClient.class).call("s1", "ping", null).join().value())
+                    .isEqualTo("pong");
+        });
+    }
+}
