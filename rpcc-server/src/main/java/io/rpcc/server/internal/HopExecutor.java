@@ -67,6 +67,7 @@ public final class HopExecutor implements RequestHandler {
     private final ChainTrails trails = new ChainTrails();
     private final AtomicLong refusedAfterCancel = new AtomicLong();
     private final RunningHops running;
+    private final HandOffs handOffs = new HandOffs();
     private final NextHopDecision decisions;
 
     /**
@@ -82,8 +83,8 @@ public final class HopExecutor implements RequestHandler {
         this.actsAsProxy = actsAsProxy;
         this.interceptors = List.copyOf(interceptors);
         FailureLog failures = new FailureLog(node.name());
-        this.reports = new HopReports(node, failures);
-        this.running = new RunningHops(node, streams, trails, failures, reports);
+        this.reports = new HopReports(node, failures, handOffs);
+        this.running = new RunningHops(node, streams, trails, failures, reports, handOffs);
         this.decisions = NextHopDecision.of(node);
     }
 
@@ -309,15 +310,17 @@ public final class HopExecutor implements RequestHandler {
         Credit pass = replies.handOver(h.credit());
         ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
                 h.metadata(), decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
-        send(chainingProxy, new ChainRequest(ph, result, request.state(), null)).whenComplete((v, e) -> {
-            if (e != null && !control.isCancelled()) {
-                Throwable cause = Node.unwrap(e);
-                HopFailure f = cause instanceof HopFailure hf ? hf
-                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + chainingProxy
-                        + "': " + cause, cause);
-                reports.sendFailure(h, f, path, consoleNow, timings, pass);
+        CompletableFuture<Void> sent = send(chainingProxy, new ChainRequest(ph, result, request.state(), null));
+        handOffs.track(sent.exceptionallyCompose(e -> {
+            if (control.isCancelled()) {
+                return CompletableFuture.completedFuture(null);
             }
-        });
+            Throwable cause = Node.unwrap(e);
+            HopFailure f = cause instanceof HopFailure hf ? hf
+                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + chainingProxy
+                    + "': " + cause, cause);
+            return reports.sendFailure(h, f, path, consoleNow, timings, pass);
+        }));
     }
 
     /** {@code sf} inside the interceptors. */
@@ -416,14 +419,17 @@ public final class HopExecutor implements RequestHandler {
         Credit pass = replies.handOver(h.credit());
         ChainHeader nh = h.onward(next.hop(), path, consoleNow, timings, next.serviceFunction(),
                 next.chainingFunction(), pass, metadata, next.budgetNanos());
-        send(next.server(), new ChainRequest(nh, next.params(), next.state(), null)).whenComplete((v, e) -> {
-            if (e != null && !control.isCancelled()) { // the request and its credit never left: report, with that credit
-                Throwable cause = Node.unwrap(e);
-                HopFailure f = cause instanceof HopFailure hf ? hf
-                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + next.server() + "': " + cause, cause);
-                reports.sendFailure(h, f, path, consoleNow, timings, pass);
+        CompletableFuture<Void> sent = send(next.server(), new ChainRequest(nh, next.params(), next.state(), null));
+        handOffs.track(sent.exceptionallyCompose(e -> {
+            if (control.isCancelled()) {
+                return CompletableFuture.completedFuture(null);
             }
-        });
+            // the request and its credit never left: report, with that credit
+            Throwable cause = Node.unwrap(e);
+            HopFailure f = cause instanceof HopFailure hf ? hf
+                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + next.server() + "': " + cause, cause);
+            return reports.sendFailure(h, f, path, consoleNow, timings, pass);
+        }));
     }
 
     /**

@@ -50,6 +50,7 @@ final class HopReplies implements Replies {
     private final ReplyStreams streams;
     private final ChainTrails trails;
     private final FailureLog failures;
+    private final HandOffs handOffs;
     private final ChainHeader header;
     private final HopControl control;
     private final Duration writeTimeout;
@@ -68,15 +69,16 @@ final class HopReplies implements Replies {
     /**
      * The replies of the hop described by {@code header}, running at {@code node} under
      * {@code control}, which leaves {@code trails} when the hop is quiet; its reply stream is
-     * registered in {@code streams} while it waits for or holds room, and lost replies are logged to
-     * {@code failures}.
+     * registered in {@code streams} while it waits for or holds room, lost replies are logged to
+     * {@code failures}, and its QUIET frame counts in {@code handOffs} until it is written.
      */
-    HopReplies(Node node, ReplyStreams streams, ChainTrails trails, FailureLog failures, ChainHeader header,
-               HopControl control) {
+    HopReplies(Node node, ReplyStreams streams, ChainTrails trails, FailureLog failures, HandOffs handOffs,
+               ChainHeader header, HopControl control) {
         this.node = node;
         this.streams = streams;
         this.trails = trails;
         this.failures = failures;
+        this.handOffs = handOffs;
         this.header = header;
         this.control = control;
         this.writeTimeout = node.settings().replyWriteTimeout();
@@ -157,7 +159,10 @@ final class HopReplies implements Replies {
         return credit;
     }
 
-    /** Completes when the hop has handed over and nothing it started runs or sends any more. */
+    /**
+     * Completes when the hop has handed over and nothing it started runs or sends any more (its
+     * QUIET frame, if it has one, counts in the server's {@link HandOffs} by then).
+     */
     public CompletableFuture<Void> whenQuiet() {
         return quiet;
     }
@@ -305,7 +310,15 @@ final class HopReplies implements Replies {
 
     private void quiet() {
         trails.left(header, control);
-        quiet.complete(null);
+        try {
+            returnCredit();
+        } finally {
+            quiet.complete(null); // the QUIET frame counts in handOffs now: the hop is never out of both
+        }
+    }
+
+    /** Sends the room this hop did not use and the credit it kept (or its task's failure) to the originator. */
+    private void returnCredit() {
         SendWindow w = window;
         long[] left = {0, 0};
         if (w != null) { // the room this hop did not use goes back, before the credit
@@ -322,21 +335,21 @@ final class HopReplies implements Replies {
                 : new ChainErrorFrame(header.chainId(), header.secret(), ErrorCode.SERVICE_FUNCTION_FAILED,
                 taskFailure(failed), credit);
         if (f == null) { // no reply was ever sent: any connection will do
-            node.transport().send(header.replyTo().node(), node.replyAddress(header), frame);
+            handOffs.track(node.transport().send(header.replyTo().node(), node.replyAddress(header), frame));
             return;
         }
         long[] unused = left;
-        f.thenAccept(ch -> {
-            if (ch.isActive()) {
-                if (unused[0] > 0 || unused[1] > 0) {
-                    ask(ch, (int) Math.min(Integer.MAX_VALUE, unused[0]), unused[1], 0);
-                }
-                node.transport().send(ch, frame);
-            } else {
+        handOffs.track(f.thenCompose(ch -> {
+            if (!ch.isActive()) {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
                 failures.repliesUnconfirmed(header);
+                return CompletableFuture.completedFuture(null);
             }
-        });
+            if (unused[0] > 0 || unused[1] > 0) {
+                ask(ch, (int) Math.min(Integer.MAX_VALUE, unused[0]), unused[1], 0);
+            }
+            return node.transport().send(ch, frame);
+        }));
     }
 
     /** The failure to report for work started through the context that threw {@code e}. */

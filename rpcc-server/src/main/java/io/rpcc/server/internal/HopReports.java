@@ -19,16 +19,19 @@ import java.util.concurrent.CompletableFuture;
  * What the hops a server runs send to their chains' originators: a chain's result (from its last
  * hop) or a hop's failure, each with the credit the hop hands over, straight to the chain's reply-to
  * node. A failure is logged once here ({@link FailureLog}); one too large for a frame is sent again
- * without its console, details and diagnostics, then with only the start of its message.
+ * without its console, details and diagnostics, then with only the start of its message. Each report
+ * counts in the server's {@link HandOffs} until it is written or has failed.
  */
 final class HopReports {
     private final Node node;
     private final FailureLog failures;
+    private final HandOffs handOffs;
 
-    /** The reports of the hops running at {@code node}, logging to {@code failures}. */
-    HopReports(Node node, FailureLog failures) {
+    /** The reports of the hops running at {@code node}, logging to {@code failures}, counted in {@code handOffs}. */
+    HopReports(Node node, FailureLog failures, HandOffs handOffs) {
         this.node = node;
         this.failures = failures;
+        this.handOffs = handOffs;
     }
 
     /**
@@ -38,16 +41,15 @@ final class HopReports {
     void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings, Object value,
                     Credit credit) {
         ChainResultFrame frame = new ChainResultFrame(h.chainId(), h.secret(), path, console, timings, value, credit, null);
-        toOrigin(h, frame).whenComplete((v, e) -> {
-            if (e != null && Node.unwrap(e) instanceof HopFailure f && !f.code().unreachable()) {
-                sendFailure(h, f, path, console, timings, credit);
-            }
-        });
+        handOffs.track(toOrigin(h, frame).exceptionallyCompose(e -> refusedHere(e)
+                ? sendFailure(h, (HopFailure) Node.unwrap(e), path, console, timings, credit)
+                : CompletableFuture.failedFuture(e)));
     }
 
     /**
      * Reports a failure of the hop described by {@code h}, at this node, to the chain's originator,
-     * returning {@code credit} with it; the future completes when the report is written or failed.
+     * returning {@code credit} with it; the future completes when the report (or the smaller one
+     * sent instead of a report too large for a frame) is written or failed.
      */
     CompletableFuture<Void> sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
                                         List<HopTiming> timings, Credit credit) {
@@ -55,23 +57,28 @@ final class HopReports {
         String name = node.name();
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name, h.hop(), path, f.details(),
                 console, timings, f.fields());
-        return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit)).whenComplete((v, e) -> {
-            if (e != null && Node.unwrap(e) instanceof HopFailure tooBig && !tooBig.code().unreachable()) {
-                // The console, details or message made the error too large: send it without them,
-                // and, if even that does not fit, with only its start and no path.
-                FailureFields small = lean(f.fields());
-                ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.getMessage(), 4096),
-                        name, h.hop(), path, List.of(), List.of(), List.of(), small);
-                toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit)).whenComplete((v2, e2) -> {
-                    if (e2 != null && Node.unwrap(e2) instanceof HopFailure again && !again.code().unreachable()) {
-                        ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128),
-                                truncate(f.getMessage(), 256), name, h.hop(), List.of(), List.of(), List.of(), List.of(),
-                                small);
-                        toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit));
+        return handOffs.track(toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit))
+                .exceptionallyCompose(e -> {
+                    if (!refusedHere(e)) {
+                        return CompletableFuture.failedFuture(e);
                     }
-                });
-            }
-        });
+                    // The console, details or message made the error too large: send it without them,
+                    // and, if even that does not fit, with only its start and no path.
+                    FailureFields small = lean(f.fields());
+                    ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.getMessage(), 4096),
+                            name, h.hop(), path, List.of(), List.of(), List.of(), small);
+                    ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128), truncate(f.getMessage(), 256),
+                            name, h.hop(), List.of(), List.of(), List.of(), List.of(), small);
+                    return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit))
+                            .exceptionallyCompose(e2 -> refusedHere(e2)
+                                    ? toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit))
+                                    : CompletableFuture.failedFuture(e2));
+                }));
+    }
+
+    /** Whether sending failed here (the frame could not be made: too large, not serializable), not on the way. */
+    private static boolean refusedHere(Throwable e) {
+        return Node.unwrap(e) instanceof HopFailure f && !f.code().unreachable();
     }
 
     /** {@code fields} without the diagnostics and with a bounded type name: small enough for any frame. */

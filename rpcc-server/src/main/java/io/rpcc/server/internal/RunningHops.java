@@ -15,8 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The hops a server is running, from their arrival until they are done (service and chaining
- * functions returned, and nothing they started still runs or sends replies): what a shutdown waits
- * for, and what a close abandons.
+ * functions returned, nothing they started still runs or sends replies, and the frames that end them
+ * are written: see {@link HandOffs}): what a shutdown waits for, and what a close abandons.
  */
 final class RunningHops {
     /** One hop: its header and its replies (which also decide who hands its credit over). */
@@ -29,23 +29,27 @@ final class RunningHops {
     private final ChainTrails trails;
     private final FailureLog failures;
     private final HopReports reports;
+    private final HandOffs handOffs;
 
     /**
      * The hops running at {@code node}, whose reply streams are in {@code streams}, which leave
-     * {@code trails} when they are quiet, log lost replies to {@code failures} and are reported
-     * abandoned through {@code reports}.
+     * {@code trails} when they are quiet, log lost replies to {@code failures}, are reported
+     * abandoned through {@code reports} and count the frames that end them in {@code handOffs}.
      */
-    RunningHops(Node node, ReplyStreams streams, ChainTrails trails, FailureLog failures, HopReports reports) {
+    RunningHops(Node node, ReplyStreams streams, ChainTrails trails, FailureLog failures, HopReports reports,
+                HandOffs handOffs) {
         this.node = node;
         this.streams = streams;
         this.trails = trails;
         this.failures = failures;
         this.reports = reports;
+        this.handOffs = handOffs;
     }
 
     /** A hop arrived; it counts until {@link #ran} has been called and its replies are quiet. */
     Hop arrived(ChainHeader header, HopControl control) {
-        Hop hop = new Hop(header, new HopReplies(node, streams, trails, failures, header, control));
+        Hop hop = new Hop(header, new HopReplies(node, streams, trails, failures, handOffs, header,
+                control));
         hops.add(hop);
         return hop;
     }
@@ -55,9 +59,12 @@ final class RunningHops {
         hop.replies().whenQuiet().whenComplete((v, e) -> hops.remove(hop));
     }
 
-    /** Hops arrived and not done. */
+    /**
+     * Hops arrived and not done: running, or not quiet yet, or with a frame that ends one (result,
+     * failure, next hop's request, QUIET) not written yet.
+     */
     int size() {
-        return hops.size();
+        return hops.size() + handOffs.size();
     }
 
     /**
