@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the rpcc-node image from local files only (no registry): `./rpcc image` runs this after
+# packaging rpcc-node. Usage: docker/build-image.sh <version> [dist dir] [jdk]
+#   <version>   the project version: the image is tagged rpcc-node:<version> and rpcc-node:latest
+#   [dist dir]  the node's distribution (default rpcc-node/target/dist: rpcc-node.jar + lib/)
+#   [jdk]       the JDK whose jlink builds the runtime (default $JAVA_HOME)
+# The build context is staged under target/docker-image/ (rootfs/ = the image's whole file system).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+version="${1:?usage: docker/build-image.sh <version> [dist dir] [jdk]}"
+dist="${2:-rpcc-node/target/dist}"
+jdk="${3:-${JAVA_HOME:?set JAVA_HOME to a JDK with jlink}}"
+image="${RPCC_IMAGE_NAME:-rpcc-node}"
+
+[ -f "$dist/rpcc-node.jar" ] || { echo "rpcc image: $dist/rpcc-node.jar is missing: build the node first (./rpcc mvn -pl rpcc-node -am package -DskipTests)" >&2; exit 1; }
+[ -x "$jdk/bin/jlink" ] || { echo "rpcc image: no jlink in $jdk: JAVA_HOME must be a full JDK" >&2; exit 1; }
+command -v docker >/dev/null || { echo "rpcc image: no docker command: install docker.io (apt-get install -y docker.io) and start dockerd" >&2; exit 1; }
+
+# The modules the node needs: javac for Java chaining functions (java.compiler, jdk.compiler, jdk.zipfs),
+# jdk.httpserver for /live and /ready, jdk.unsupported for Netty, Kryo and Truffle, the rest for
+# Netty, GraalJS and JMX-style runtime beans. A fixed list, because jdeps cannot see what javac and
+# GraalJS load reflectively.
+modules=java.base,java.compiler,jdk.compiler,jdk.zipfs,java.logging,java.management,jdk.management,java.naming,jdk.naming.dns,java.net.http,java.sql,java.xml,java.scripting,jdk.httpserver,jdk.unsupported,jdk.charsets,jdk.jfr
+if "$jdk/bin/java" --list-modules | grep -q '^jdk.crypto.ec@'; then
+  modules="$modules,jdk.crypto.ec"
+fi
+
+ctx=target/docker-image
+rm -rf "$ctx"
+mkdir -p "$ctx/rootfs/opt/rpcc/services" "$ctx/rootfs/etc" "$ctx/rootfs/tmp" "$ctx/data/repository"
+chmod 1777 "$ctx/rootfs/tmp"
+
+echo "rpcc image: jlink runtime ($modules)"
+"$jdk/bin/jlink" --add-modules "$modules" --output "$ctx/rootfs/opt/java" \
+  --strip-debug --no-man-pages --no-header-files --compress=zip-6
+
+# glibc (and whatever else the runtime links against), found with ldd, at the paths the loader expects
+libs=$(find "$ctx/rootfs/opt/java" -type f \( -name '*.so' -o -path '*/bin/*' \) -exec ldd {} \; 2>/dev/null \
+  | grep -oE '(/[^ ]+\.so[^ ]*)' | sort -u)
+for lib in $libs; do
+  case "$lib" in "$jdk"/*|*/opt/java/*) continue ;; esac
+  mkdir -p "$ctx/rootfs$(dirname "$lib")"
+  cp -L "$lib" "$ctx/rootfs$lib"
+done
+echo "rpcc image: glibc files: $(echo $libs | tr '\n' ' ')"
+
+cat > "$ctx/rootfs/etc/passwd" <<'PASSWD'
+root:x:0:0:root:/root:/sbin/nologin
+rpcc:x:10001:10001:rpcc node:/opt/rpcc:/sbin/nologin
+PASSWD
+cat > "$ctx/rootfs/etc/group" <<'GROUP'
+root:x:0:
+rpcc:x:10001:
+GROUP
+echo 'hosts: files dns' > "$ctx/rootfs/etc/nsswitch.conf"
+
+cp "$dist/rpcc-node.jar" "$ctx/rootfs/opt/rpcc/"
+[ -d "$dist/lib" ] && cp -r "$dist/lib" "$ctx/rootfs/opt/rpcc/lib"
+cp docker/Dockerfile "$ctx/Dockerfile"
+
+echo "rpcc image: docker build -t $image:$version -t $image:latest ($(du -sh "$ctx" | cut -f1) of files)"
+docker build -q -t "$image:$version" -t "$image:latest" "$ctx" >/dev/null
+docker image ls "$image:$version" --format 'rpcc image: built {{.Repository}}:{{.Tag}} and :latest ({{.Size}})'

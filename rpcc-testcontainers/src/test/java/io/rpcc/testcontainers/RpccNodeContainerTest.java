@@ -1,0 +1,196 @@
+package io.rpcc.testcontainers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.client.ChainCall;
+import io.rpcc.client.ReplySet;
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionNotFoundException;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.HopUnreachableException;
+import io.rpcc.core.ServiceFunctionException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.testcontainers.containers.Network;
+import org.testcontainers.lifecycle.Startables;
+
+/**
+ * A client in the test JVM runs chains across three node containers and a repository container of
+ * the real {@code rpcc-node} image: hops go container to container by network alias, results and
+ * partial replies come straight back to the client, and chaining functions travel by reference
+ * through the repository. The last test stops a node and checks the typed error that names it.
+ * The containers are shared by the class (started once).
+ */
+@ExtendWith(DockerRequirement.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RpccNodeContainerTest {
+    private static final String IMAGE = DockerRequirement.IMAGE;
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final ChainingFunctionSource RELAY =
+            ChainingFunctionSource.javaResource(RpccNodeContainerTest.class, "/chains/Relay.java");
+    private static final ChainingFunctionSource COUNT_ALONG =
+            ChainingFunctionSource.javaResource(RpccNodeContainerTest.class, "/chains/CountAlong.java");
+
+    private static Network network;
+    private static RpccNodeContainer repo;
+    private static RpccNodeContainer a;
+    private static RpccNodeContainer b;
+    private static RpccNodeContainer c;
+    private static RpccClient client;
+
+    @BeforeAll
+    static void startNodes() {
+        network = Network.newNetwork();
+        repo = node("repo").withRepository();
+        a = node("node-a").withServices(ChainServices.class);
+        b = node("node-b").withServices(ChainServices.class);
+        c = node("node-c").withServices(ChainServices.class);
+        for (RpccNodeContainer n : nodes()) {
+            n.withPeers(nodes());
+        }
+        Startables.deepStart(nodes()).join();
+        client = RpccNodeContainer.clientBuilder(nodes())
+                .repository("repo")
+                .inlineFunctionLimit(0)            // every chaining function travels by reference
+                .timeout(TIMEOUT)
+                .build().start();
+    }
+
+    private static RpccNodeContainer node(String name) {
+        return new RpccNodeContainer(IMAGE, name).withNetwork(network).withNodeProperty("rpcc.shutdown.grace", "2s");
+    }
+
+    private static RpccNodeContainer[] nodes() {
+        return new RpccNodeContainer[] {repo, a, b, c};
+    }
+
+    @AfterAll
+    static void stopNodes() {
+        if (client != null) {
+            client.close();
+        }
+        Stream.of(nodes()).filter(n -> n != null).forEach(n -> {
+            System.out.println("== logs of " + n.getNodeName() + "\n" + n.getLogs());
+            n.stop();
+        });
+        if (network != null) {
+            network.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void javaChainingFunctionRunsAMultiHopChainAcrossTheContainers() {
+        ChainResult r = client.runChain(ChainCall.to("node-a", "hello").params("relay").chainingFunction(RELAY)
+                .state(ChainState.of("seen", List.of(), "route", new ArrayList<>(List.of("node-b", "node-c")))));
+
+        assertEquals(List.of("hello relay from node-a", "hello relay from node-b", "hello relay from node-c"), r.value());
+        assertEquals(List.of("node-a", "node-b", "node-c"), r.path());
+    }
+
+    @Test
+    @Order(2)
+    void partialRepliesFromTwoContainersComeStraightBackToTheClient() {
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("node-b", "count").params(2)
+                .chainingFunction(COUNT_ALONG).state(ChainState.of("next", "node-c", "function", "count", "n", 3)), String.class);
+
+        List<String> received = replies.stream().sorted().toList();
+
+        assertEquals(List.of("node-b:1", "node-b:2", "node-c:1", "node-c:2", "node-c:3"), received);
+        assertTrue(!replies.isPartial() && !replies.timedOut(), "the set ended complete");
+        assertEquals(3, replies.result().join().value());
+        assertEquals(List.of("node-b", "node-c"), replies.result().join().path());
+    }
+
+    @Test
+    @Order(3)
+    void aServiceFunctionThatFailsAfterRepliesEndsTheSetPartialNamingItsHost() {
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("node-a", "count").params(1)
+                .chainingFunction(COUNT_ALONG).state(ChainState.of("next", "node-b", "function", "count-then-fail", "n", 2)),
+                String.class);
+
+        List<String> received = replies.stream().sorted().toList();
+
+        assertEquals(List.of("node-a:1", "node-b:1", "node-b:2"), received);
+        assertTrue(replies.isPartial());
+        ServiceFunctionException e = assertInstanceOf(ServiceFunctionException.class, replies.error());
+        assertEquals("node-b", e.host());
+        assertTrue(e.remoteMessage().contains("failed after 2 replies"), e.remoteMessage());
+    }
+
+    @Test
+    @Order(4)
+    void javaScriptChainingFunctionRunsAtTheContainers() {
+        ChainingFunctionSource js = ChainingFunctionSource.javascript("""
+                (state, result) => {
+                    if (state.step === 'first')
+                        return rpcc.call('node-b', 'hello', 'js', {...state, step: 'second', first: result});
+                    return rpcc.end(state.first + ' | ' + result);
+                }
+                """);
+
+        ChainResult r = client.runChain(ChainCall.to("node-c", "hello").params("js").chainingFunction(js)
+                .state(ChainState.of("step", "first")));
+
+        assertEquals("hello js from node-c | hello js from node-b", r.value());
+        assertEquals(List.of("node-c", "node-b"), r.path());
+    }
+
+    @Test
+    @Order(5)
+    void functionsTravelByReferenceAndAnUnknownReferenceFailsTyped() {
+        ChainingFunctionSource uploaded = client.upload(RELAY);
+        assertTrue(uploaded.isReference());
+        assertEquals("repo", uploaded.repository());
+
+        ChainingFunctionSource unknown = ChainingFunctionSource.reference("java:" + "0".repeat(64), "repo");
+        ChainingFunctionNotFoundException e = assertThrows(ChainingFunctionNotFoundException.class,
+                () -> client.runChain(ChainCall.to("node-a", "hello").params("x").chainingFunction(unknown)));
+        assertEquals("node-a", e.host());
+    }
+
+    @Test
+    @Order(6)
+    void healthEndpointsAnswerFromTheTestJvm() throws Exception {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            for (String path : List.of("/live", "/ready")) {
+                HttpResponse<Void> response = http.send(HttpRequest.newBuilder(URI.create(b.getHealthUrl() + path)).build(),
+                        HttpResponse.BodyHandlers.discarding());
+                assertEquals(200, response.statusCode(), path);
+            }
+        }
+    }
+
+    @Test
+    @Order(7)
+    void aStoppedNodeFailsTheNextChainWithATypedErrorNamingIt() {
+        c.getDockerClient().stopContainerCmd(c.getContainerId()).withTimeout(20).exec(); // SIGTERM: graceful shutdown
+        assertEquals(0L, c.getCurrentContainerInfo().getState().getExitCodeLong(), "exit code after SIGTERM");
+        assertTrue(c.getLogs().contains("rpcc node 'node-c' stopped"), c.getLogs());
+
+        HopUnreachableException e = assertThrows(HopUnreachableException.class,
+                () -> client.runChain(ChainCall.to("node-a", "hello").params("relay").chainingFunction(RELAY)
+                        .state(ChainState.of("seen", List.of(), "route", new ArrayList<>(List.of("node-c"))))));
+
+        assertEquals("node-a", e.host());
+        assertTrue(e.getMessage().contains("node-c"), e.getMessage());
+    }
+}
