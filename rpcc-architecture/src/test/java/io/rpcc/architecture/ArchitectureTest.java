@@ -24,7 +24,8 @@ class ArchitectureTest {
     @Test
     void theImportSeesEveryModule() {
         for (String c : new String[] {"io.rpcc.core.NodeBuilder", "io.rpcc.server.RpccServer",
-                "io.rpcc.client.RpccClient", "io.rpcc.repository.FileSystemChainingFunctionRepository", "io.rpcc.testkit.WanCluster"}) {
+                "io.rpcc.client.RpccClient", "io.rpcc.repository.FileSystemChainingFunctionRepository", "io.rpcc.testkit.WanCluster",
+                "io.rpcc.node.RpccNode"}) {
             if (!rpcc.contain(c)) {
                 throw new AssertionError(c + " was not imported: the rules below would check nothing");
             }

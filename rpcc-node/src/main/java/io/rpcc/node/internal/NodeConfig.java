@@ -1,0 +1,273 @@
+package io.rpcc.node.internal;
+
+import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.NodeTls;
+import io.rpcc.core.SandboxLimits;
+import io.rpcc.server.RpccServer;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The standalone node's configuration, every key parsed and checked at once (so a bad value stops
+ * the node before it binds anything), and applied to a server builder by {@link #applyTo}.
+ */
+public final class NodeConfig {
+    private static final Set<String> LOG_LEVELS = Set.of("trace", "debug", "info", "warn", "error", "off");
+
+    private final String name;
+    private final String bind;
+    private final int port;
+    private final String advertisedHost;
+    private final PeerResolver peers;
+    private final @Nullable Path repositoryDirectory;
+    private final boolean proxyEnabled;
+    private final @Nullable String proxyNode;
+    private final Path servicesPath;
+    private final boolean servicesPathRequired;
+    private final List<String> servicesClasses;
+    private final int healthPort;
+    private final Duration shutdownGrace;
+    private final String logLevel;
+    private final @Nullable NodeTls tls;
+    private final @Nullable SandboxLimits sandbox;
+    private final int maxFrameSize;
+    private final int maxHops;
+    private final int maxInboundConnections;
+    private final int maxInboundConnectionsPerAddress;
+    private final long maxPartialFrameBytes;
+    private final long maxQueuedWriteBytes;
+    private final int maxNodeNameLength;
+    private final int maxValueDepth;
+    private final int functionCacheSize;
+    private final int maxFunctionSourceChars;
+    private final int maxQueuedCompiles;
+    private final Duration connectTimeout;
+    private final Duration handshakeTimeout;
+    private final Duration idleTimeout;
+    private final Duration frameTimeout;
+    private final Duration replyWriteTimeout;
+    private final Duration deadlineNetworkAllowance;
+
+    /**
+     * Parses and checks every key of {@code values}.
+     *
+     * @throws ConfigException for the first key whose value is missing or wrong
+     */
+    public NodeConfig(ConfigValues values) {
+        name = values.required(ConfigKey.NAME, "the node's name, unique among the nodes it talks to");
+        maxNodeNameLength = values.integer(ConfigKey.MAX_NODE_NAME_LENGTH, 1, 65_535);
+        if (name.length() > maxNodeNameLength) {
+            throw values.invalid(ConfigKey.NAME, "a name of at most " + maxNodeNameLength + " characters ("
+                    + ConfigKey.MAX_NODE_NAME_LENGTH.key() + ")");
+        }
+        bind = values.required(ConfigKey.BIND, "a local address to listen on, such as 0.0.0.0 or 127.0.0.1");
+        InetAddress bindAddress;
+        try {
+            bindAddress = InetAddress.getByName(bind);
+        } catch (UnknownHostException e) {
+            throw values.invalid(ConfigKey.BIND, "a local address to listen on, such as 0.0.0.0 or 127.0.0.1 (unknown host)");
+        }
+        port = values.integer(ConfigKey.PORT, 0, 65_535);
+        String advertised = values.text(ConfigKey.ADVERTISED_HOST);
+        advertisedHost = advertised != null ? advertised : defaultAdvertisedHost(bindAddress);
+        peers = PeerResolver.parse(values);
+        repositoryDirectory = values.bool(ConfigKey.REPOSITORY_ENABLED)
+                ? Path.of(values.required(ConfigKey.REPOSITORY_DIRECTORY, "the directory of the repository's store"))
+                : null;
+        if (repositoryDirectory != null && Files.exists(repositoryDirectory) && !Files.isDirectory(repositoryDirectory)) {
+            throw values.invalid(ConfigKey.REPOSITORY_DIRECTORY, "a directory (it is a file)");
+        }
+        proxyEnabled = values.bool(ConfigKey.PROXY_ENABLED);
+        proxyNode = values.text(ConfigKey.PROXY_NODE);
+        if (proxyNode != null && !peers.knows(proxyNode)) {
+            throw values.invalid(ConfigKey.PROXY_NODE, "the name of a node listed in " + ConfigKey.PEERS.key()
+                    + " (the chaining proxy this node hands its chaining functions to)");
+        }
+        servicesPath = Path.of(values.required(ConfigKey.SERVICES_PATH, "a directory of service jars"));
+        servicesPathRequired = values.isSet(ConfigKey.SERVICES_PATH);
+        if (servicesPathRequired && !Files.isDirectory(servicesPath)) {
+            throw values.invalid(ConfigKey.SERVICES_PATH, "a directory of service jars (" + servicesPath.toAbsolutePath()
+                    + " is not a directory)");
+        }
+        String classes = values.text(ConfigKey.SERVICES_CLASSES);
+        servicesClasses = classes == null ? List.of()
+                : Arrays.stream(classes.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+        healthPort = values.integer(ConfigKey.HEALTH_PORT, 0, 65_535);
+        if (healthPort != 0 && healthPort == port) {
+            throw values.invalid(ConfigKey.HEALTH_PORT, "a port other than " + ConfigKey.PORT.key() + " (" + port
+                    + "), or 0 to turn the health endpoint off");
+        }
+        shutdownGrace = values.duration(ConfigKey.SHUTDOWN_GRACE, true);
+        logLevel = values.required(ConfigKey.LOG_LEVEL, "one of " + LOG_LEVELS).toLowerCase(Locale.ROOT);
+        if (!LOG_LEVELS.contains(logLevel)) {
+            throw values.invalid(ConfigKey.LOG_LEVEL, "one of trace, debug, info, warn, error, off");
+        }
+        tls = tls(values);
+        sandbox = values.bool(ConfigKey.SANDBOX_ENABLED)
+                ? new SandboxLimits(values.duration(ConfigKey.SANDBOX_CPU_TIME, false),
+                        values.bytes(ConfigKey.SANDBOX_MEMORY, 1, Long.MAX_VALUE),
+                        values.duration(ConfigKey.SANDBOX_WALL_TIME, false))
+                : null;
+        maxFrameSize = (int) values.bytes(ConfigKey.MAX_FRAME_SIZE, 1024, Integer.MAX_VALUE);
+        maxHops = values.integer(ConfigKey.MAX_HOPS, 1, Integer.MAX_VALUE);
+        maxInboundConnections = values.integer(ConfigKey.MAX_INBOUND_CONNECTIONS, 1, Integer.MAX_VALUE);
+        maxInboundConnectionsPerAddress = values.integer(ConfigKey.MAX_INBOUND_CONNECTIONS_PER_ADDRESS, 1, Integer.MAX_VALUE);
+        maxPartialFrameBytes = values.bytes(ConfigKey.MAX_PARTIAL_FRAME_BYTES, 1, Long.MAX_VALUE);
+        maxQueuedWriteBytes = values.bytes(ConfigKey.MAX_QUEUED_WRITE_BYTES, 1, Long.MAX_VALUE);
+        maxValueDepth = values.integer(ConfigKey.MAX_VALUE_DEPTH, 1, Integer.MAX_VALUE);
+        functionCacheSize = values.integer(ConfigKey.FUNCTION_CACHE_SIZE, 1, Integer.MAX_VALUE);
+        maxFunctionSourceChars = values.integer(ConfigKey.MAX_FUNCTION_SOURCE_CHARS, 1, Integer.MAX_VALUE);
+        maxQueuedCompiles = values.integer(ConfigKey.MAX_QUEUED_COMPILES, 1, Integer.MAX_VALUE);
+        connectTimeout = values.duration(ConfigKey.CONNECT_TIMEOUT, false);
+        handshakeTimeout = values.duration(ConfigKey.HANDSHAKE_TIMEOUT, false);
+        idleTimeout = values.duration(ConfigKey.IDLE_TIMEOUT, true);
+        frameTimeout = values.duration(ConfigKey.FRAME_TIMEOUT, false);
+        replyWriteTimeout = values.duration(ConfigKey.REPLY_WRITE_TIMEOUT, false);
+        deadlineNetworkAllowance = values.duration(ConfigKey.DEADLINE_NETWORK_ALLOWANCE, true);
+    }
+
+    private static String defaultAdvertisedHost(InetAddress bind) {
+        if (!bind.isAnyLocalAddress()) {
+            return bind.getHostAddress();
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    private static @Nullable NodeTls tls(ConfigValues values) {
+        List<ConfigKey> keys = List.of(ConfigKey.TLS_CERTIFICATE, ConfigKey.TLS_PRIVATE_KEY, ConfigKey.TLS_TRUSTED_CERTIFICATES);
+        if (keys.stream().allMatch(k -> values.text(k) == null)) {
+            return null;
+        }
+        Path[] files = new Path[3];
+        for (int i = 0; i < 3; i++) {
+            files[i] = Path.of(values.required(keys.get(i), "a PEM file, since another rpcc.tls key is set (TLS needs all three)"));
+        }
+        for (int i = 0; i < 3; i++) {
+            ConfigKey key = keys.get(i);
+            if (!Files.isReadable(files[i])) {
+                throw values.invalid(key, "a readable PEM file (" + files[i].toAbsolutePath() + " cannot be read)");
+            }
+        }
+        try {
+            return NodeTls.fromPem(files[0], files[1], files[2]);
+        } catch (IllegalArgumentException e) {
+            throw values.invalid(ConfigKey.TLS_CERTIFICATE, "PEM files rpcc can use: " + e.getMessage());
+        }
+    }
+
+    /** Applies the node's settings (everything but its services and roles) to {@code server}. */
+    public RpccServer.Builder applyTo(RpccServer.Builder server) {
+        server.listen(bind, port).advertisedHost(advertisedHost).resolver(peers)
+                .maxFrameSize(maxFrameSize).maxHops(maxHops)
+                .maxInboundConnections(maxInboundConnections).maxInboundConnectionsPerAddress(maxInboundConnectionsPerAddress)
+                .maxPartialFrameBytes(maxPartialFrameBytes).maxQueuedWriteBytes(maxQueuedWriteBytes)
+                .maxNodeNameLength(maxNodeNameLength).maxValueDepth(maxValueDepth)
+                .functionCacheSize(functionCacheSize).maxFunctionSourceChars(maxFunctionSourceChars)
+                .maxQueuedCompiles(maxQueuedCompiles)
+                .connectTimeout(connectTimeout).handshakeTimeout(handshakeTimeout).idleTimeout(idleTimeout)
+                .frameTimeout(frameTimeout).replyWriteTimeout(replyWriteTimeout)
+                .deadlineNetworkAllowance(deadlineNetworkAllowance);
+        if (sandbox != null) {
+            server.sandbox(sandbox);
+        } else {
+            server.withoutSandbox();
+        }
+        if (tls != null) {
+            server.tls(tls);
+        }
+        if (proxyEnabled) {
+            server.actAsChainingProxy();
+        }
+        if (proxyNode != null) {
+            server.chainingProxy(proxyNode);
+        }
+        return server;
+    }
+
+    /** {@code rpcc.name}. */
+    public String name() {
+        return name;
+    }
+
+    /** {@code rpcc.bind}. */
+    public String bind() {
+        return bind;
+    }
+
+    /** {@code rpcc.port} (0: any free port). */
+    public int port() {
+        return port;
+    }
+
+    /** {@code rpcc.advertised-host}, or its default. */
+    public String advertisedHost() {
+        return advertisedHost;
+    }
+
+    /** {@code rpcc.peers}, as the node's name resolver. */
+    public PeerResolver peers() {
+        return peers;
+    }
+
+    /** {@code rpcc.repository.directory} if {@code rpcc.repository.enabled}, else {@code null}. */
+    public @Nullable Path repositoryDirectory() {
+        return repositoryDirectory;
+    }
+
+    /** {@code rpcc.services.path}. */
+    public Path servicesPath() {
+        return servicesPath;
+    }
+
+    /** Whether {@code rpcc.services.path} was set (then it must exist; the default may be missing). */
+    public boolean servicesPathRequired() {
+        return servicesPathRequired;
+    }
+
+    /** {@code rpcc.services.classes}. */
+    public List<String> servicesClasses() {
+        return servicesClasses;
+    }
+
+    /** {@code rpcc.health.port} (0: no health endpoint). */
+    public int healthPort() {
+        return healthPort;
+    }
+
+    /** {@code rpcc.shutdown.grace}. */
+    public Duration shutdownGrace() {
+        return shutdownGrace;
+    }
+
+    /** {@code rpcc.log.level}, lower case. */
+    public String logLevel() {
+        return logLevel;
+    }
+
+    /** The sandbox limits, or {@code null} if {@code rpcc.sandbox.enabled} is false. */
+    public @Nullable SandboxLimits sandbox() {
+        return sandbox;
+    }
+
+    /** {@code rpcc.limits.max-frame-size}. */
+    public int maxFrameSize() {
+        return maxFrameSize;
+    }
+
+    /** {@code rpcc.timeouts.idle}. */
+    public Duration idleTimeout() {
+        return idleTimeout;
+    }
+}

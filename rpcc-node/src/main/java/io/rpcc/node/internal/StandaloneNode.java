@@ -1,0 +1,111 @@
+package io.rpcc.node.internal;
+
+import io.rpcc.repository.FileSystemChainingFunctionRepository;
+import io.rpcc.server.RpccServer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running standalone node: its health endpoint, its service jars and its server. {@link #start}
+ * brings them up in that order (so {@code /ready} answers 503 while the node starts) and prints the
+ * ready line; {@link #stop} drains the server and prints the stopped line.
+ */
+public final class StandaloneNode {
+    private static final Logger log = LoggerFactory.getLogger(StandaloneNode.class);
+
+    private final NodeConfig config;
+    private final PrintStream out;
+    private final @Nullable HealthEndpoint health;
+    private final ServiceJars services;
+    private final RpccServer server;
+    private final AtomicBoolean stopped = new AtomicBoolean();
+
+    private StandaloneNode(NodeConfig config, PrintStream out, @Nullable HealthEndpoint health, ServiceJars services,
+                           RpccServer server) {
+        this.config = config;
+        this.out = out;
+        this.health = health;
+        this.services = services;
+        this.server = server;
+    }
+
+    /**
+     * Starts the node and prints {@code rpcc node '<name>' ready at <advertised-host>:<port>} on {@code out}.
+     *
+     * @throws ConfigException if a service class named in the configuration cannot be used
+     * @throws IOException if the health endpoint cannot listen
+     */
+    public static StandaloneNode start(ConfigValues values, NodeConfig config, PrintStream out) throws IOException {
+        HealthEndpoint health = config.healthPort() == 0 ? null : HealthEndpoint.start(config.bind(), config.healthPort());
+        ServiceJars services = null;
+        try {
+            services = ServiceJars.open(config);
+            Thread.currentThread().setContextClassLoader(services.classLoader()); // threads the node starts inherit it
+            RpccServer.Builder builder = config.applyTo(RpccServer.builder(config.name()));
+            List<String> registered = services.registerOn(builder, config, values);
+            Path repository = config.repositoryDirectory();
+            if (repository != null) {
+                builder.repository(new FileSystemChainingFunctionRepository(repository));
+            }
+            RpccServer server = builder.build().start();
+            int port = server.address().getPort();
+            config.peers().registerSelf(config.name(), new InetSocketAddress(config.advertisedHost(), port));
+            log.info("rpcc node '{}' listens on {}; services from {} ({}); service modules and classes: {}; "
+                    + "repository: {}; peers: {}", config.name(), server.address(),
+                    config.servicesPath().toAbsolutePath(), services.jars().isEmpty() ? "no jars" : services.jars(),
+                    registered, repository == null ? "no" : repository.toAbsolutePath(), config.peers());
+            StandaloneNode node = new StandaloneNode(config, out, health, services, server);
+            if (health != null) {
+                health.ready(true);
+            }
+            out.println("rpcc node '" + config.name() + "' ready at " + config.advertisedHost() + ":" + port);
+            out.flush();
+            return node;
+        } catch (RuntimeException | Error e) {
+            if (health != null) {
+                health.close();
+            }
+            if (services != null) {
+                services.close();
+            }
+            throw e;
+        }
+    }
+
+    /** The server (for tests in the same JVM). */
+    public RpccServer server() {
+        return server;
+    }
+
+    /**
+     * Drains the node (new hops are refused, running ones get {@code rpcc.shutdown.grace}), stops
+     * the health endpoint and prints {@code rpcc node '<name>' stopped}. Idempotent.
+     */
+    public void stop() {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        if (health != null) {
+            health.ready(false);
+        }
+        log.info("rpcc node '{}' shutting down (grace {})", config.name(), config.shutdownGrace());
+        server.shutdown(config.shutdownGrace());
+        if (health != null) {
+            health.close();
+        }
+        try {
+            services.close();
+        } catch (IOException e) {
+            log.warn("closing the service jars failed", e);
+        }
+        out.println("rpcc node '" + config.name() + "' stopped");
+        out.flush();
+    }
+}

@@ -1,0 +1,210 @@
+package io.rpcc.node;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.SandboxLimits;
+import io.rpcc.node.internal.ConfigException;
+import io.rpcc.node.internal.ConfigKey;
+import io.rpcc.node.internal.ConfigValues;
+import io.rpcc.node.internal.NodeConfig;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The standalone node's configuration: defaults, file and environment, and a clear error for every bad value. */
+class NodeConfigTest {
+    @TempDir
+    Path dir;
+
+    private static NodeConfig config(String... keysAndValues) {
+        Map<String, String> map = new HashMap<>();
+        map.put("rpcc.name", "n1");
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            map.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return new NodeConfig(ConfigValues.of(map, "test.properties"));
+    }
+
+    @Test
+    void defaultsMatchTheContractAndTheBuilders() {
+        NodeConfig c = config();
+        assertEquals("n1", c.name());
+        assertEquals(7300, c.port());
+        assertEquals("0.0.0.0", c.bind());
+        assertEquals(7301, c.healthPort());
+        assertEquals(Duration.ofSeconds(10), c.shutdownGrace());
+        assertEquals(SandboxLimits.DEFAULT, c.sandbox());
+        assertEquals(NodeBuilder.DEFAULT_MAX_FRAME_SIZE, c.maxFrameSize());
+        assertEquals(NodeBuilder.DEFAULT_IDLE_TIMEOUT, c.idleTimeout());
+        assertEquals(Path.of("services"), c.servicesPath());
+        assertNull(c.repositoryDirectory());
+        assertEquals("info", c.logLevel());
+        assertTrue(!c.advertisedHost().isEmpty() && !c.advertisedHost().equals("0.0.0.0"), c.advertisedHost());
+    }
+
+    @Test
+    void valuesAreParsedWithTheirUnits() {
+        NodeConfig c = config("rpcc.bind", "127.0.0.1", "rpcc.sandbox.cpu-time", "50ms", "rpcc.sandbox.memory", "8MiB",
+                "rpcc.sandbox.wall-time", "PT3S", "rpcc.limits.max-frame-size", "1024KiB", "rpcc.timeouts.idle", "0",
+                "rpcc.shutdown.grace", "2m", "rpcc.repository.enabled", "TRUE", "rpcc.repository.directory", "store",
+                "rpcc.log.level", "WARN");
+        assertEquals("127.0.0.1", c.advertisedHost(), "the bind host is the default advertised host");
+        assertEquals(new SandboxLimits(Duration.ofMillis(50), 8L << 20, Duration.ofSeconds(3)), c.sandbox());
+        assertEquals(1 << 20, c.maxFrameSize());
+        assertEquals(Duration.ZERO, c.idleTimeout());
+        assertEquals(Duration.ofMinutes(2), c.shutdownGrace());
+        assertEquals(Path.of("store"), c.repositoryDirectory());
+        assertEquals("warn", c.logLevel());
+        assertNull(config("rpcc.sandbox.enabled", "false").sandbox());
+    }
+
+    @Test
+    void peersResolveAndTheNodeResolvesItself() {
+        NodeConfig c = config("rpcc.peers", " a=127.0.0.1:7400 , b=[::1]:7401,,");
+        assertEquals(new InetSocketAddress("127.0.0.1", 7400), c.peers().resolve("a").orElseThrow());
+        assertEquals(new InetSocketAddress("::1", 7401), c.peers().resolve("b").orElseThrow());
+        assertTrue(c.peers().resolve("n1").isEmpty(), "not before it starts");
+        c.peers().registerSelf("n1", new InetSocketAddress("127.0.0.1", 7300));
+        assertEquals(7300, c.peers().resolve("n1").orElseThrow().getPort());
+        assertTrue(c.peers().resolve("c").isEmpty());
+    }
+
+    @Test
+    void theEnvironmentOverridesTheFile() throws Exception {
+        Path file = Files.writeString(dir.resolve("node.properties"), """
+                rpcc.name = from-file
+                rpcc.port = 7400
+                rpcc.limits.max-frame-size = 2MiB
+                """);
+        List<String> warnings = new ArrayList<>();
+        ConfigValues values = ConfigValues.load(new String[] {"--config", file.toString()},
+                Map.of("RPCC_PORT", "7500", "RPCC_LIMITS_MAX_HOPS", "9", "RPCC_TYPO", "x", "HOME", "/root"), warnings::add);
+        NodeConfig c = new NodeConfig(values);
+        assertEquals("from-file", c.name());
+        assertEquals(7500, c.port());
+        assertEquals(2 << 20, c.maxFrameSize());
+        assertEquals(List.of("rpcc node: ignoring environment variable RPCC_TYPO: it names no configuration key"), warnings);
+        assertEquals(7400, new NodeConfig(ConfigValues.load(new String[] {"--config=" + file}, Map.of(), w -> { })).port());
+    }
+
+    @Test
+    void everyKeyHasTheEnvironmentVariableOfTheContract() {
+        assertEquals("RPCC_NAME", ConfigKey.NAME.environmentVariable());
+        assertEquals("RPCC_ADVERTISED_HOST", ConfigKey.ADVERTISED_HOST.environmentVariable());
+        assertEquals("RPCC_LIMITS_MAX_INBOUND_CONNECTIONS_PER_ADDRESS",
+                ConfigKey.MAX_INBOUND_CONNECTIONS_PER_ADDRESS.environmentVariable());
+        assertEquals(ConfigKey.values().length, Stream.of(ConfigKey.values()).map(ConfigKey::environmentVariable).distinct().count());
+        for (ConfigKey k : ConfigKey.values()) {
+            assertTrue(k.key().matches("rpcc\\.[a-z.-]+"), k.key());
+        }
+    }
+
+    /** key (or argument), value, and what the message must say. */
+    static Stream<Arguments> badValues() {
+        return Stream.of(
+                Arguments.of("rpcc.port", "abc", "an integer from 0 to 65535"),
+                Arguments.of("rpcc.port", "70000", "an integer from 0 to 65535"),
+                Arguments.of("rpcc.health.port", "-1", "an integer from 0 to 65535"),
+                Arguments.of("rpcc.health.port", "7300", "a port other than rpcc.port"),
+                Arguments.of("rpcc.bind", "no-such-host.invalid", "a local address to listen on"),
+                Arguments.of("rpcc.repository.enabled", "yes", "true or false"),
+                Arguments.of("rpcc.proxy.enabled", "1", "true or false"),
+                Arguments.of("rpcc.proxy.node", "stranger", "a node listed in rpcc.peers"),
+                Arguments.of("rpcc.shutdown.grace", "10 sec", "a duration such as 300ms"),
+                Arguments.of("rpcc.timeouts.connect", "0", "more than 0"),
+                Arguments.of("rpcc.timeouts.handshake", "-5s", "a duration"),
+                Arguments.of("rpcc.sandbox.cpu-time", "fast", "a duration"),
+                Arguments.of("rpcc.sandbox.memory", "32MB", "a size from 1 to"),
+                Arguments.of("rpcc.sandbox.memory", "0", "a size from 1 to"),
+                Arguments.of("rpcc.sandbox.enabled", "maybe", "true or false"),
+                Arguments.of("rpcc.limits.max-frame-size", "100", "a size from 1024 to 2147483647 bytes"),
+                Arguments.of("rpcc.limits.max-frame-size", "4GiB", "a size from 1024 to 2147483647 bytes"),
+                Arguments.of("rpcc.limits.max-hops", "0", "an integer from 1 to"),
+                Arguments.of("rpcc.limits.max-value-depth", "deep", "an integer from 1 to"),
+                Arguments.of("rpcc.limits.max-node-name-length", "1", "a name of at most 1 characters"),
+                Arguments.of("rpcc.peers", "inventory", "'inventory' is not name=host:port"),
+                Arguments.of("rpcc.peers", "inventory=10.0.0.5", "'inventory=10.0.0.5' is not name=host:port"),
+                Arguments.of("rpcc.peers", "a=h:0", "has no port from 1 to 65535"),
+                Arguments.of("rpcc.peers", "a=h:1,a=h:2", "'a' appears twice"),
+                Arguments.of("rpcc.services.path", "no/such/dir", "a directory of service jars"),
+                Arguments.of("rpcc.log.level", "loud", "one of trace, debug, info, warn, error, off"),
+                Arguments.of("rpcc.tls.certificate", "node.pem", "rpcc.tls.private-key is not set"),
+                Arguments.of("rpcc.prot", "7300", "unknown key rpcc.prot"));
+    }
+
+    @ParameterizedTest(name = "{0} = {1}")
+    @MethodSource("badValues")
+    void aBadValueNamesTheKeyTheValueAndWhatWasExpected(String key, String value, String expected) {
+        ConfigException e = assertThrows(ConfigException.class, () -> config(key, value));
+        String m = e.getMessage();
+        assertTrue(m.contains(expected), m);
+        assertTrue(m.contains("expected"), m);
+        if (!m.contains("is not set") && !m.contains("unknown key")) {
+            assertTrue(m.contains(key), m);
+            assertTrue(m.contains(value) || m.contains("name of at most"), m);
+        }
+    }
+
+    @Test
+    void anUnknownKeySuggestsTheClosestOne() {
+        ConfigException e = assertThrows(ConfigException.class, () -> config("rpcc.helth.port", "1"));
+        assertTrue(e.getMessage().contains("did you mean rpcc.health.port?"), e.getMessage());
+    }
+
+    @Test
+    void aMissingNameSaysHowToSetIt() {
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> new NodeConfig(ConfigValues.of(Map.of("rpcc.port", "1"), "test.properties")));
+        assertEquals("rpcc.name", e.key());
+        assertTrue(e.getMessage().contains("rpcc.name is not set") && e.getMessage().contains("RPCC_NAME"), e.getMessage());
+    }
+
+    @Test
+    void theOriginOfAValueIsNamed() {
+        ConfigException e = assertThrows(ConfigException.class, () -> new NodeConfig(
+                ConfigValues.load(new String[0], Map.of("RPCC_NAME", "n", "RPCC_PORT", "x"), w -> { })));
+        assertEquals("rpcc.port = \"x\" (from environment variable RPCC_PORT): expected an integer from 0 to 65535",
+                e.getMessage());
+    }
+
+    @Test
+    void unreadableTlsFilesAndBadPemAreNamed() throws Exception {
+        ConfigException missing = assertThrows(ConfigException.class, () -> config("rpcc.tls.certificate", "a.pem",
+                "rpcc.tls.private-key", "b.pem", "rpcc.tls.trusted-certificates", "c.pem"));
+        assertTrue(missing.getMessage().startsWith("rpcc.tls.certificate = \"a.pem\"") && missing.getMessage().contains("cannot be read"),
+                missing.getMessage());
+        Path junk = Files.writeString(dir.resolve("junk.pem"), "not a certificate");
+        ConfigException bad = assertThrows(ConfigException.class, () -> config("rpcc.tls.certificate", junk.toString(),
+                "rpcc.tls.private-key", junk.toString(), "rpcc.tls.trusted-certificates", junk.toString()));
+        assertTrue(bad.getMessage().contains("PEM files rpcc can use"), bad.getMessage());
+    }
+
+    @Test
+    void badCommandLinesAndFilesAreNamed() throws Exception {
+        ConfigException arg = assertThrows(ConfigException.class, () -> ConfigValues.load(new String[] {"--port", "1"}, Map.of(), w -> { }));
+        assertTrue(arg.getMessage().contains("'--port'") && arg.getMessage().contains("expected --config <file>"), arg.getMessage());
+        ConfigException noFile = assertThrows(ConfigException.class,
+                () -> ConfigValues.load(new String[] {"--config", dir.resolve("none.properties").toString()}, Map.of(), w -> { }));
+        assertTrue(noFile.getMessage().contains("none.properties: no such file"), noFile.getMessage());
+        Path typo = Files.writeString(dir.resolve("typo.properties"), "rpcc.name=a\nrpcc.repository.enable=true\n");
+        ConfigException unknown = assertThrows(ConfigException.class,
+                () -> ConfigValues.load(new String[] {"--config", typo.toString()}, Map.of(), w -> { }));
+        assertTrue(unknown.getMessage().contains("unknown key rpcc.repository.enable (in " + typo + ")")
+                && unknown.getMessage().contains("did you mean rpcc.repository.enabled?"), unknown.getMessage());
+    }
+}
