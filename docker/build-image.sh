@@ -38,16 +38,18 @@ echo "rpcc image: jlink runtime ($modules)"
 # glibc (and whatever else the runtime links against), found with ldd, at the paths the loader expects
 libs=$(find "$ctx/rootfs/opt/java" -type f \( -name '*.so' -o -path '*/bin/*' \) -exec ldd {} \; 2>/dev/null \
   | grep -oE '(/[^ ]+\.so[^ ]*)' | sort -u)
+copied=()
 for lib in $libs; do
-  case "$lib" in "$jdk"/*|*/opt/java/*) continue ;; esac
+  case "$lib" in "$jdk"/*|*/opt/java/*) continue ;; esac   # the runtime's own libraries
   mkdir -p "$ctx/rootfs$(dirname "$lib")"
   cp -L "$lib" "$ctx/rootfs$lib"
+  copied+=("$lib")
 done
-echo "rpcc image: glibc files: $(echo $libs | tr '\n' ' ')"
+echo "rpcc image: glibc files: ${copied[*]}"
 
 cat > "$ctx/rootfs/etc/passwd" <<'PASSWD'
 root:x:0:0:root:/root:/sbin/nologin
-rpcc:x:10001:10001:rpcc node:/opt/rpcc:/sbin/nologin
+rpcc:x:10001:10001:rpcc node:/opt/rpcc/data:/sbin/nologin
 PASSWD
 cat > "$ctx/rootfs/etc/group" <<'GROUP'
 root:x:0:
@@ -56,9 +58,16 @@ GROUP
 echo 'hosts: files dns' > "$ctx/rootfs/etc/nsswitch.conf"
 
 cp "$dist/rpcc-node.jar" "$ctx/rootfs/opt/rpcc/"
-[ -d "$dist/lib" ] && cp -r "$dist/lib" "$ctx/rootfs/opt/rpcc/lib"
+mkdir -p "$ctx/rootfs/opt/rpcc/lib"
+for jar in "$dist"/lib/*.jar; do
+  case "$(basename "$jar")" in   # native code for other systems (netty-tcnative's osx, windows, aarch64 jars)
+    *-osx-*|*-windows-*|*-linux-aarch_64*) continue ;;
+  esac
+  cp "$jar" "$ctx/rootfs/opt/rpcc/lib/"
+done
 cp docker/Dockerfile "$ctx/Dockerfile"
 
 echo "rpcc image: docker build -t $image:$version -t $image:latest ($(du -sh "$ctx" | cut -f1) of files)"
-docker build -q -t "$image:$version" -t "$image:latest" "$ctx" >/dev/null
+docker build -t "$image:$version" -t "$image:latest" "$ctx" >"$ctx.log" 2>&1 \
+  || { cat "$ctx.log" >&2; echo "rpcc image: docker build failed (log above, and in $ctx.log)" >&2; exit 1; }
 docker image ls "$image:$version" --format 'rpcc image: built {{.Repository}}:{{.Tag}} and :latest ({{.Size}})'
