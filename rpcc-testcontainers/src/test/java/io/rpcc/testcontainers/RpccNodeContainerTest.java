@@ -21,7 +21,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -30,16 +29,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.testcontainers.containers.Network;
-import org.testcontainers.lifecycle.Startables;
+import org.testcontainers.junit.jupiter.Container;
+import org.testcontainers.junit.jupiter.Testcontainers;
 
 /**
  * A client in the test JVM runs chains across three node containers and a repository container of
  * the real {@code rpcc-node} image: hops go container to container by network alias, results and
  * partial replies come straight back to the client, and chaining functions travel by reference
  * through the repository. The last test stops a node and checks the typed error that names it.
- * The containers are shared by the class (started once).
+ * The containers are shared by the class (started once, in parallel; stopped by the extension).
  */
 @ExtendWith(DockerRequirement.class)
+@Testcontainers(parallel = true)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RpccNodeContainerTest {
     private static final String IMAGE = DockerRequirement.IMAGE;
@@ -49,50 +50,43 @@ class RpccNodeContainerTest {
     private static final ChainingFunctionSource COUNT_ALONG =
             ChainingFunctionSource.javaResource(RpccNodeContainerTest.class, "/chains/CountAlong.java");
 
-    private static Network network;
-    private static RpccNodeContainer repo;
-    private static RpccNodeContainer a;
-    private static RpccNodeContainer b;
-    private static RpccNodeContainer c;
-    private static RpccClient client;
+    static final Network network = Network.newNetwork();
+    @Container
+    static final RpccNodeContainer repo = node("repo").withRepository();
+    @Container
+    static final RpccNodeContainer a = node("node-a").withServices(ChainServices.class);
+    @Container
+    static final RpccNodeContainer b = node("node-b").withServices(ChainServices.class);
+    @Container
+    static final RpccNodeContainer c = node("node-c").withServices(ChainServices.class);
+    static RpccClient client;
 
-    @BeforeAll
-    static void startNodes() {
-        network = Network.newNetwork();
-        repo = node("repo").withRepository();
-        a = node("node-a").withServices(ChainServices.class);
-        b = node("node-b").withServices(ChainServices.class);
-        c = node("node-c").withServices(ChainServices.class);
-        for (RpccNodeContainer n : nodes()) {
-            n.withPeers(nodes());
+    static {
+        for (RpccNodeContainer n : List.of(repo, a, b, c)) {
+            n.withPeers(repo, a, b, c);
         }
-        Startables.deepStart(nodes()).join();
-        client = RpccNodeContainer.clientBuilder(nodes())
-                .repository("repo")
-                .inlineFunctionLimit(0)            // every chaining function travels by reference
-                .timeout(TIMEOUT)
-                .build().start();
     }
 
     private static RpccNodeContainer node(String name) {
         return new RpccNodeContainer(IMAGE, name).withNetwork(network).withNodeProperty("rpcc.shutdown.grace", "2s");
     }
 
-    private static RpccNodeContainer[] nodes() {
-        return new RpccNodeContainer[] {repo, a, b, c};
+    @BeforeAll
+    static void startClient() {
+        client = RpccNodeContainer.clientBuilder(repo, a, b, c)
+                .repository("repo")
+                .inlineFunctionLimit(0)            // every chaining function travels by reference
+                .timeout(TIMEOUT)
+                .build().start();
     }
 
     @AfterAll
-    static void stopNodes() {
+    static void stopClient() {
         if (client != null) {
             client.close();
         }
-        Stream.of(nodes()).filter(n -> n != null).forEach(n -> {
+        for (RpccNodeContainer n : List.of(repo, a, b, c)) {
             System.out.println("== logs of " + n.getNodeName() + "\n" + n.getLogs());
-            n.stop();
-        });
-        if (network != null) {
-            network.close();
         }
     }
 
