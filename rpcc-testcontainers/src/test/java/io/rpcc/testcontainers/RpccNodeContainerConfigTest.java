@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.jar.JarEntry;
@@ -91,6 +92,17 @@ class RpccNodeContainerConfigTest {
     }
 
     @Test
+    void aServiceModuleBecomesTheJarsServiceLoaderProviderAndIsNotListedAsAServiceClass() throws IOException {
+        RpccNodeContainer node = new RpccNodeContainer(IMAGE, "n").withServices(GreetingModule.class, ChainServices.class);
+        node.configure();
+
+        assertEquals(ChainServices.class.getName(), node.getEnvMap().get("RPCC_SERVICES_CLASSES"));
+        byte[] jar = ServiceJar.of(List.of(GreetingModule.class, ChainServices.class));
+        assertTrue(entries(jar).contains("META-INF/services/io.rpcc.node.ServiceModule"), entries(jar).toString());
+        assertEquals(GreetingModule.class.getName() + "\n", entry(jar, "META-INF/services/io.rpcc.node.ServiceModule"));
+    }
+
+    @Test
     void aClassTheNodeCannotInstantiateByNameIsRefused() {
         class Local {
         }
@@ -108,6 +120,17 @@ class RpccNodeContainerConfigTest {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> RpccNodeContainer.clientResolver(new RpccNodeContainer(IMAGE, "node-a")));
         assertTrue(e.getMessage().contains("node 'node-a' is not running"), e.getMessage());
+    }
+
+    private static String entry(byte[] jar, String name) throws IOException {
+        try (JarInputStream in = new JarInputStream(new ByteArrayInputStream(jar))) {
+            for (JarEntry e = in.getNextJarEntry(); e != null; e = in.getNextJarEntry()) {
+                if (e.getName().equals(name)) {
+                    return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                }
+            }
+        }
+        throw new AssertionError("no " + name + " in the jar");
     }
 
     private static List<String> entries(byte[] jar) throws IOException {

@@ -54,7 +54,7 @@ class RpccNodeContainerTest {
     @Container
     static final RpccNodeContainer repo = node("repo").withRepository();
     @Container
-    static final RpccNodeContainer a = node("node-a").withServices(ChainServices.class);
+    static final RpccNodeContainer a = node("node-a").withServices(ChainServices.class, GreetingModule.class);
     @Container
     static final RpccNodeContainer b = node("node-b").withServices(ChainServices.class);
     @Container
@@ -159,6 +159,12 @@ class RpccNodeContainerTest {
         ChainingFunctionNotFoundException e = assertThrows(ChainingFunctionNotFoundException.class,
                 () -> client.runChain(ChainCall.to("node-a", "hello").params("x").chainingFunction(unknown)));
         assertEquals("node-a", e.host());
+    }
+
+    @Test
+    @Order(6)
+    void aServiceModuleRegistersItsServiceFunctions() {
+        assertEquals("hi module", client.call("node-a", "greet", "module").join().value());
     }
 
     @Test
