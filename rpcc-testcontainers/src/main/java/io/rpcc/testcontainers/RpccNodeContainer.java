@@ -115,7 +115,8 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalArgumentException("no service jar at " + jar.toAbsolutePath());
         }
-        return withCopyToContainer(MountableFile.forHostPath(jar), SERVICES_DIRECTORY + "/" + jar.getFileName());
+        // readable by the node's user (uid 10001) whatever the file's own mode (temporary files are 0600)
+        return withCopyFileToContainer(MountableFile.forHostPath(jar, 0644), SERVICES_DIRECTORY + "/" + jar.getFileName());
     }
 
     /**

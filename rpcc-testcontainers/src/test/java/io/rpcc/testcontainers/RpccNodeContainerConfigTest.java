@@ -7,11 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.jar.JarEntry;
 import java.util.jar.JarInputStream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.testcontainers.containers.Network;
 
 /** What {@link RpccNodeContainer} configures before a container exists: no Docker needed. */
@@ -100,6 +103,18 @@ class RpccNodeContainerConfigTest {
         byte[] jar = ServiceJar.of(List.of(GreetingModule.class, ChainServices.class));
         assertTrue(entries(jar).contains("META-INF/services/io.rpcc.node.ServiceModule"), entries(jar).toString());
         assertEquals(GreetingModule.class.getName() + "\n", entry(jar, "META-INF/services/io.rpcc.node.ServiceModule"));
+    }
+
+    @Test
+    void aServiceJarIsCopiedIntoTheServicesDirectoryAndAMissingOneIsRefused(@TempDir Path dir) throws IOException {
+        Path jar = Files.write(dir.resolve("pricing.jar"), ServiceJar.of(List.of(ChainServices.class)));
+
+        RpccNodeContainer node = new RpccNodeContainer(IMAGE, "n").withServices(jar);
+
+        assertEquals(List.of("/opt/rpcc/services/pricing.jar"), node.getCopyToFileContainerPathMap().values().stream().toList());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> node.withServices(dir.resolve("missing.jar")));
+        assertTrue(e.getMessage().contains("no service jar at") && e.getMessage().contains("missing.jar"), e.getMessage());
     }
 
     @Test

@@ -14,10 +14,14 @@ import io.rpcc.core.ChainingFunctionNotFoundException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.ServiceFunctionException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +60,8 @@ class RpccNodeContainerTest {
     @Container
     static final RpccNodeContainer a = node("node-a").withServices(ChainServices.class, GreetingModule.class);
     @Container
-    static final RpccNodeContainer b = node("node-b").withServices(ChainServices.class);
+    static final RpccNodeContainer b = node("node-b").withServices(servicesJar())      // a jar file, as users pass theirs
+            .withServiceClasses(ChainServices.class.getName());
     @Container
     static final RpccNodeContainer c = node("node-c").withServices(ChainServices.class);
     static RpccClient client;
@@ -64,6 +69,16 @@ class RpccNodeContainerTest {
     static {
         for (RpccNodeContainer n : List.of(repo, a, b, c)) {
             n.withPeers(repo, a, b, c);
+        }
+    }
+
+    private static Path servicesJar() {
+        try {
+            Path jar = Files.createTempFile("chain-services", ".jar");
+            jar.toFile().deleteOnExit();
+            return Files.write(jar, ServiceJar.of(List.of(ChainServices.class)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
