@@ -16,7 +16,6 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.images.builder.Transferable;
 import org.testcontainers.utility.DockerImageName;
 import org.testcontainers.utility.MountableFile;
@@ -49,7 +48,8 @@ import org.testcontainers.utility.MountableFile;
  * registry; this needs none.)
  *
  * <p>The image is {@code FROM scratch}, without a shell: the container is ready when the node prints
- * {@code rpcc node '<name>' ready at <host>:7300}. Configuration goes in {@code RPCC_*} environment
+ * {@code rpcc node '<name>' ready at <host>:7300}; a node that exits first (a bad configuration) fails
+ * the start at once with its output. Configuration goes in {@code RPCC_*} environment
  * variables ({@link #withNodeProperty}).
  */
 public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
@@ -96,7 +96,7 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
         withNodeProperty("rpcc.port", Integer.toString(RPCC_PORT));
         withNodeProperty("rpcc.health.port", Integer.toString(HEALTH_PORT));
         withNodeProperty("rpcc.advertised-host", nodeName);
-        waitingFor(Wait.forLogMessage("(?s).*rpcc node '" + Pattern.quote(nodeName) + "' ready at .*", 1));
+        waitingFor(new NodeReadyWaitStrategy(nodeName));
     }
 
     /**

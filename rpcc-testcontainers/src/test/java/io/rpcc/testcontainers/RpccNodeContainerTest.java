@@ -23,6 +23,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.containers.Network;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
@@ -192,6 +194,29 @@ class RpccNodeContainerTest {
                 assertEquals(200, response.statusCode(), path);
             }
         }
+    }
+
+    @Test
+    @Order(6)
+    void aNodeWithABadConfigurationFailsItsStartAtOnceWithTheNodesMessage() {
+        try (RpccNodeContainer bad = new RpccNodeContainer(IMAGE, "bad").withNodeProperty("rpcc.port", "73OO")) {
+            Instant start = Instant.now();
+            ContainerLaunchException e = assertThrows(ContainerLaunchException.class, bad::start);
+
+            String messages = causes(e);
+            assertTrue(messages.contains("node 'bad' exited with code 2 before it was ready"), messages);
+            assertTrue(messages.contains("rpcc.port = \"73OO\""), messages);
+            assertTrue(Duration.between(start, Instant.now()).compareTo(Duration.ofSeconds(50)) < 0,
+                    "failed well before the 60 s startup timeout");
+        }
+    }
+
+    private static String causes(Throwable e) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all.append(t.getMessage()).append('\n');
+        }
+        return all.toString();
     }
 
     @Test
