@@ -8,6 +8,7 @@ import io.rpcc.core.NodeBuilder;
 import io.rpcc.node.RpccNode;
 import io.rpcc.repository.FileSystemChainingFunctionRepository;
 import io.rpcc.server.RpccServer;
+import io.rpcc.testcontainers.RpccNodeContainer;
 import io.rpcc.testkit.WanCluster;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
@@ -43,6 +44,7 @@ class PublishedArtifactsTest {
         MODULES.put(FileSystemChainingFunctionRepository.class, "io.rpcc.repository");
         MODULES.put(WanCluster.class, "io.rpcc.testkit");
         MODULES.put(RpccNode.class, "io.rpcc.node");
+        MODULES.put(RpccNodeContainer.class, "io.rpcc.testcontainers");
     }
 
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();

@@ -1,0 +1,251 @@
+package io.rpcc.testcontainers;
+
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.model.ContainerNetwork;
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.StaticNameResolver;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.images.builder.Transferable;
+import org.testcontainers.utility.DockerImageName;
+import org.testcontainers.utility.MountableFile;
+
+/**
+ * An rpcc node ({@code rpcc-node}'s image) in a Docker container, for integration tests.
+ *
+ * <pre>{@code
+ * Network network = Network.newNetwork();
+ * RpccNodeContainer a = new RpccNodeContainer("rpcc-node:0.1.0-SNAPSHOT", "node-a")
+ *         .withNetwork(network).withServices(Inventory.class);
+ * RpccNodeContainer b = new RpccNodeContainer("rpcc-node:0.1.0-SNAPSHOT", "node-b")
+ *         .withNetwork(network).withServices(Pricing.class).withPeers(a);
+ * a.withPeers(b);
+ * Startables.deepStart(a, b).join();
+ * RpccClient client = RpccNodeContainer.clientBuilder(a, b).build().start();
+ * }</pre>
+ *
+ * <p><b>Two addresses, as {@code KafkaContainer} advertises two listeners.</b> Nodes name each
+ * other, never sockets, and each node resolves names itself. On the container network a node is its
+ * name: it is the container's network alias and its advertised host, and {@link #withPeers} gives
+ * every node {@code name=name:7300} for its peers, so server-to-server hops stay on the container
+ * network. A client in the test JVM resolves the same names to the mapped ports
+ * ({@link #getHost()}:{@link #getMappedPort}(7300)) with {@link #clientResolver}. Results and
+ * partial replies go from the last node straight back to the client at the address the client
+ * advertises: {@link #clientBuilder} makes it listen on all interfaces and advertise
+ * {@value #HOST_ALIAS}, which every node container resolves to the Docker host
+ * ({@code --add-host host.docker.internal:host-gateway}; Docker Desktop resolves it natively).
+ * ({@code Testcontainers.exposeHostPorts} would need the {@code testcontainers/sshd} image from a
+ * registry; this needs none.)
+ *
+ * <p>The image is {@code FROM scratch}, without a shell: the container is ready when the node prints
+ * {@code rpcc node '<name>' ready at <host>:7300}; a node that exits first (a bad configuration) fails
+ * the start at once with its output. Configuration goes in {@code RPCC_*} environment
+ * variables ({@link #withNodeProperty}).
+ */
+public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
+    /** The image this class is made for; others must be declared compatible with it. */
+    public static final DockerImageName DEFAULT_IMAGE_NAME = DockerImageName.parse("rpcc-node");
+    /** The port nodes listen on for rpcc. */
+    public static final int RPCC_PORT = 7300;
+    /** The port of the node's HTTP {@code /live} and {@code /ready}. */
+    public static final int HEALTH_PORT = 7301;
+    /** Where the node loads service jars from. */
+    public static final String SERVICES_DIRECTORY = "/opt/rpcc/services";
+    /** The name node containers reach the Docker host (and so a client in the test JVM) by. */
+    public static final String HOST_ALIAS = "host.docker.internal";
+
+    private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+
+    private final String nodeName;
+    private final List<RpccNodeContainer> peers = new ArrayList<>();
+    private final List<String> serviceClasses = new ArrayList<>();
+    private int serviceJars;
+
+    /** A node named {@code nodeName} from image {@code image} (e.g. {@code "rpcc-node:0.1.0"}). */
+    public RpccNodeContainer(String image, String nodeName) {
+        this(DockerImageName.parse(image), nodeName);
+    }
+
+    /**
+     * A node named {@code nodeName} from {@code image}. The name is also the node's network alias
+     * and advertised host, so it must be a valid host name: lower-case letters, digits and
+     * {@code -}, at most 63 characters.
+     */
+    public RpccNodeContainer(DockerImageName image, String nodeName) {
+        super(image);
+        image.assertCompatibleWith(DEFAULT_IMAGE_NAME);
+        if (!NODE_NAME.matcher(Objects.requireNonNull(nodeName, "nodeName")).matches()) {
+            throw new IllegalArgumentException("node name '" + nodeName + "' is not a valid host name: the name is the"
+                    + " node's network alias, so use lower-case letters, digits and '-' (at most 63 characters)");
+        }
+        this.nodeName = nodeName;
+        withExposedPorts(RPCC_PORT, HEALTH_PORT);
+        withNetworkAliases(nodeName);
+        withExtraHost(HOST_ALIAS, "host-gateway");
+        withNodeProperty("rpcc.name", nodeName);
+        withNodeProperty("rpcc.port", Integer.toString(RPCC_PORT));
+        withNodeProperty("rpcc.health.port", Integer.toString(HEALTH_PORT));
+        withNodeProperty("rpcc.advertised-host", nodeName);
+        waitingFor(new NodeReadyWaitStrategy(nodeName));
+    }
+
+    /**
+     * Sets a node configuration key (e.g. {@code rpcc.shutdown.grace}) through its environment
+     * variable ({@code RPCC_SHUTDOWN_GRACE}: upper case, {@code .} and {@code -} become {@code _}).
+     */
+    public RpccNodeContainer withNodeProperty(String key, String value) {
+        return withEnv(environmentVariable(key), value);
+    }
+
+    /**
+     * Loads the service functions of {@code jar} (a jar of {@code @ServiceMethod} classes listed
+     * with {@link #withServiceClasses} and/or {@code ServiceModule} providers).
+     */
+    public RpccNodeContainer withServices(Path jar) {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalArgumentException("no service jar at " + jar.toAbsolutePath());
+        }
+        // readable by the node's user (uid 10001) whatever the file's own mode (temporary files are 0600)
+        return withCopyFileToContainer(MountableFile.forHostPath(jar, 0644), SERVICES_DIRECTORY + "/" + jar.getFileName());
+    }
+
+    /**
+     * Loads these classes of the test's class path as services: each is packed with its nested classes
+     * into a jar in the node's services directory. A class implementing {@code io.rpcc.node.ServiceModule}
+     * configures the node; any other must have a public no-argument constructor and
+     * {@code @ServiceMethod} methods. Their dependencies must be on the node's own class path (the
+     * rpcc API, the JDK) or be passed too.
+     */
+    public RpccNodeContainer withServices(Class<?>... classes) {
+        List<Class<?>> list = Arrays.asList(classes);
+        byte[] jar = ServiceJar.of(list);
+        list.stream().filter(c -> !ServiceJar.isServiceModule(c)).map(Class::getName).forEach(serviceClasses::add);
+        serviceJars++;
+        return withCopyToContainer(Transferable.of(jar), SERVICES_DIRECTORY + "/test-services-" + serviceJars + ".jar");
+    }
+
+    /**
+     * Lists classes of the service jars (by name) whose {@code @ServiceMethod}s the node registers
+     * ({@code rpcc.services.classes}).
+     */
+    public RpccNodeContainer withServiceClasses(String... classNames) {
+        serviceClasses.addAll(Arrays.asList(classNames));
+        return self();
+    }
+
+    /** Makes the node a chaining-function repository, storing functions in the container. */
+    public RpccNodeContainer withRepository() {
+        return withNodeProperty("rpcc.repository.enabled", "true");
+    }
+
+    /**
+     * Lets this node reach {@code others} by name over the container network ({@code rpcc.peers} =
+     * {@code name=name:7300,...}). All of them must share this container's network.
+     */
+    public RpccNodeContainer withPeers(RpccNodeContainer... others) {
+        for (RpccNodeContainer other : others) {
+            if (other != this && !peers.contains(other)) {
+                peers.add(other);
+            }
+        }
+        return self();
+    }
+
+    @Override
+    protected void configure() {
+        if (!peers.isEmpty()) {
+            for (RpccNodeContainer peer : peers) {
+                if (getNetwork() == null || peer.getNetwork() != getNetwork()) {
+                    throw new IllegalStateException("node '" + nodeName + "' and its peer '" + peer.nodeName
+                            + "' must share a network: call withNetwork(network) on both with the same Network");
+                }
+            }
+            withNodeProperty("rpcc.peers", peers.stream()
+                    .map(peer -> peer.nodeName + "=" + peer.getNetworkAddress())
+                    .collect(Collectors.joining(",")));
+        }
+        if (!serviceClasses.isEmpty()) {
+            withNodeProperty("rpcc.services.classes", String.join(",", serviceClasses));
+        }
+    }
+
+    /** The node's name (also its network alias and advertised host). */
+    public String getNodeName() {
+        return nodeName;
+    }
+
+    /** {@code name:7300}: where other containers on the network reach this node. */
+    public String getNetworkAddress() {
+        return nodeName + ":" + RPCC_PORT;
+    }
+
+    /** Where the test JVM reaches this node: {@link #getHost()} and the port mapped to 7300. */
+    public InetSocketAddress getClientAddress() {
+        return new InetSocketAddress(getHost(), getMappedPort(RPCC_PORT));
+    }
+
+    /** The address of the node's HTTP health endpoint, from the test JVM ({@code http://host:port}). */
+    public String getHealthUrl() {
+        return "http://" + getHost() + ":" + getMappedPort(HEALTH_PORT);
+    }
+
+    /**
+     * The Docker network gateway of this container: the address of the Docker host on the
+     * container's network (an alternative to {@value #HOST_ALIAS} for a client to advertise).
+     */
+    public String getHostGatewayAddress() {
+        InspectContainerResponse info = getContainerInfo();
+        if (info == null) {
+            throw new IllegalStateException("node '" + nodeName + "' is not started");
+        }
+        Map<String, ContainerNetwork> networks = info.getNetworkSettings().getNetworks();
+        return networks.values().stream()
+                .filter(n -> getNetwork() == null || getNetwork().getId().equals(n.getNetworkID()))
+                .map(ContainerNetwork::getGateway)
+                .filter(Objects::nonNull)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("node '" + nodeName + "' has no network gateway"));
+    }
+
+    /**
+     * A resolver for a client in the test JVM: each node's name to its {@link #getClientAddress()}.
+     * The nodes must be started; register more names on the result if the client needs them.
+     */
+    public static StaticNameResolver clientResolver(RpccNodeContainer... nodes) {
+        StaticNameResolver resolver = new StaticNameResolver();
+        for (RpccNodeContainer node : nodes) {
+            if (!node.isRunning()) {
+                throw new IllegalStateException("node '" + node.nodeName + "' is not running: start the containers"
+                        + " before making a client resolver (their ports are mapped at start)");
+            }
+            resolver.register(node.nodeName, node.getClientAddress());
+        }
+        return resolver;
+    }
+
+    /**
+     * A client builder for the test JVM: it resolves the nodes with {@link #clientResolver}, listens on
+     * all interfaces (any free port) and advertises {@value #HOST_ALIAS}, so that results and partial
+     * replies come straight back to it from the containers. Add types, timeouts, a repository as usual.
+     */
+    public static RpccClient.Builder clientBuilder(RpccNodeContainer... nodes) {
+        return RpccClient.builder()
+                .resolver(clientResolver(nodes))
+                .listen("0.0.0.0", 0)
+                .advertisedHost(HOST_ALIAS);
+    }
+
+    static String environmentVariable(String key) {
+        return key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+}

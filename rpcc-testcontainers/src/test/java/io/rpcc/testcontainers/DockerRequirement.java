@@ -1,0 +1,50 @@
+package io.rpcc.testcontainers;
+
+import com.github.dockerjava.api.exception.NotFoundException;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.opentest4j.AssertionFailedError;
+import org.testcontainers.DockerClientFactory;
+
+/**
+ * Runs a container test class only where Docker answers and the node image ({@link #IMAGE}) exists.
+ * Elsewhere the class is skipped with the reason, except when Docker is required ({@code CI=true}
+ * in the environment, or {@code -Drpcc.docker.required=true}): then it fails.
+ */
+final class DockerRequirement implements ExecutionCondition {
+    /** The node image the container tests run: system property {@code rpcc.image} (set by the build). */
+    static final String IMAGE = System.getProperty("rpcc.image", "rpcc-node:latest");
+
+    @Override
+    public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
+        String problem = problem();
+        if (problem == null) {
+            return ConditionEvaluationResult.enabled("Docker answers and " + IMAGE + " exists");
+        }
+        if (required()) {
+            throw new AssertionFailedError(problem + " (Docker is required here: CI=true or -Drpcc.docker.required=true)");
+        }
+        return ConditionEvaluationResult.disabled(problem + ": the container tests are skipped");
+    }
+
+    /** Whether a missing Docker or image fails the tests rather than skipping them. */
+    static boolean required() {
+        return Boolean.getBoolean("rpcc.docker.required") || "true".equalsIgnoreCase(System.getenv("CI"));
+    }
+
+    private static String problem() {
+        try {
+            if (!DockerClientFactory.instance().isDockerAvailable()) {
+                return "Docker is not available (no daemon answers; ./rpcc test installs docker.io and starts dockerd as root)";
+            }
+            DockerClientFactory.instance().client().inspectImageCmd(IMAGE).exec();
+            return null;
+        } catch (NotFoundException e) {
+            return "the image " + IMAGE + " does not exist: build it with ./rpcc image";
+        } catch (RuntimeException e) {
+            return "Testcontainers cannot use Docker (" + e.getMessage() + "); where no registry is reachable set"
+                    + " TESTCONTAINERS_RYUK_DISABLED=true and TESTCONTAINERS_HOST_OVERRIDE=localhost, as ./rpcc test does";
+        }
+    }
+}
