@@ -149,6 +149,10 @@ final class ReadPauses {
                 c.config().setAutoRead(!pause);
             }
             if (pause) {
+                // a write that completed while this was decided saw no pause to lift: look again after it
+                for (Channel c : p.sendingTo) {
+                    c.eventLoop().execute(() -> drained(c));
+                }
                 log.debug("node '{}' stops reading the requests of '{}': {} bytes wait to be written to it (limit {})",
                         nodeName, p.name, most, threshold);
             } else {
