@@ -42,6 +42,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final long DEFAULT_MAX_PARTIAL_FRAME_BYTES = 256L << 20;
     /** Default bytes waiting to be written to one connection before it is closed: 64 MiB. */
     public static final long DEFAULT_MAX_QUEUED_WRITE_BYTES = 64L << 20;
+    /** Default time a connection's write queue may make no progress before it is closed: 30 s. */
+    public static final Duration DEFAULT_WRITE_STALL_TIMEOUT = Duration.ofSeconds(30);
     /** Default longest node name a peer may give (in HELLO or as a chain's originator): 255 characters. */
     public static final int DEFAULT_MAX_NODE_NAME_LENGTH = 255;
     /** Default deepest nesting of a value: 128 levels (a list of lists of strings has 3). */
@@ -76,6 +78,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
     private long maxPartialFrameBytes = DEFAULT_MAX_PARTIAL_FRAME_BYTES;
     private long maxQueuedWriteBytes = DEFAULT_MAX_QUEUED_WRITE_BYTES;
+    private long pauseReadingAboveQueuedBytes; // 0: half of the write-queue limit
+    private Duration writeStallTimeout = DEFAULT_WRITE_STALL_TIMEOUT;
     private int maxNodeNameLength = DEFAULT_MAX_NODE_NAME_LENGTH;
     private int maxValueDepth = DEFAULT_MAX_VALUE_DEPTH;
     private Duration deadlineNetworkAllowance = DEFAULT_DEADLINE_NETWORK_ALLOWANCE;
@@ -328,6 +332,32 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     }
 
     /**
+     * Above how many bytes waiting to be written to a peer node this node stops reading the requests
+     * that peer sends it (default: half of {@link #maxQueuedWriteBytes}), so that a peer that sends
+     * requests and does not read their results gets no more of them run; reading resumes when every
+     * connection to that peer is under the limit again. Peers are told apart by node name, not address;
+     * only connections on which the peer sent requests are paused (a client's results keep flowing),
+     * and per-chain reply windows are not affected. Nothing is refused or counted: the peer's requests
+     * wait in the network. Set it at or above {@link #maxQueuedWriteBytes} to close such a
+     * connection without pausing first.
+     */
+    public B pauseReadingAboveQueuedBytes(long bytes) {
+        this.pauseReadingAboveQueuedBytes = positive(bytes, "pauseReadingAboveQueuedBytes");
+        return self();
+    }
+
+    /**
+     * How long what waits to be written to a connection may go without a byte of it being written
+     * (default 30 s) before the connection is closed and counted as {@link Refusal#WRITE_STALLED}: a
+     * peer that reads nothing is let go, and so are two nodes that each stopped reading the other's
+     * requests ({@link #pauseReadingAboveQueuedBytes}). The chains whose frames were waiting fail.
+     */
+    public B writeStallTimeout(Duration timeout) {
+        this.writeStallTimeout = positive(timeout, "writeStallTimeout");
+        return self();
+    }
+
+    /**
      * The longest node name a peer may give, in its HELLO or as a chain's originator (default 255
      * characters); a longer one is refused ({@link Refusal#INVALID_HELLO}, {@link Refusal#INVALID_ORIGIN}).
      */
@@ -407,9 +437,11 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     /** The settings for the node runtime (read by the facades through {@link BuilderAccess}). */
     Node.Settings settings() {
         Executor ex = executor != null ? executor : new DefaultExecutor(name);
+        long queuedWriteBytes = Math.max(maxQueuedWriteBytes, 4L * maxFrameSize);
         WireLimits limits = new WireLimits(maxInboundConnections, maxInboundConnectionsPerAddress, handshakeTimeout,
                 idleTimeout, frameTimeout, Math.max(maxPartialFrameBytes, 2L * maxFrameSize),
-                Math.max(maxQueuedWriteBytes, 4L * maxFrameSize), maxNodeNameLength, maxValueDepth);
+                queuedWriteBytes, maxNodeNameLength, maxValueDepth,
+                pauseReadingAboveQueuedBytes > 0 ? pauseReadingAboveQueuedBytes : queuedWriteBytes / 2, writeStallTimeout);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
                 maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,

@@ -47,7 +47,8 @@ public enum Refusal {
     PARTIAL_FRAMES_OVER_LIMIT,
     /**
      * A connection whose peer did not read while more than {@link NodeBuilder#maxQueuedWriteBytes}
-     * waited to be written to it: closed.
+     * waited to be written to it: closed. (Above {@link NodeBuilder#pauseReadingAboveQueuedBytes}, the
+     * node already stopped reading that peer's requests, which are not refused or counted.)
      */
     WRITE_QUEUE_FULL,
     /**
@@ -78,5 +79,12 @@ public enum Refusal {
      */
     COMPILE_QUEUE_FULL,
     /** A chaining function whose source was over the node's limit ({@code NodeBuilder.maxFunctionSourceChars}). */
-    FUNCTION_SOURCE_TOO_LARGE
+    FUNCTION_SOURCE_TOO_LARGE,
+    /**
+     * A connection whose peer read none of what waited to be written to it for
+     * {@link NodeBuilder#writeStallTimeout}: closed (what waited is dropped, the chains it belonged to
+     * fail). This also ends two nodes that each stopped reading the other's requests
+     * ({@link NodeBuilder#pauseReadingAboveQueuedBytes}) and so neither read.
+     */
+    WRITE_STALLED
 }

@@ -193,6 +193,25 @@ final class RawPeer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Starts reading (and discarding) everything the node sends on its connection back, on a thread of
+     * its own that ends when the connection does; for a peer that did not read until now.
+     */
+    Thread drainBackChannel() throws IOException {
+        backChannel();
+        return Thread.ofPlatform().daemon().name("raw-peer-drain").start(() -> {
+            byte[] sink = new byte[64 * 1024];
+            try {
+                back.setSoTimeout(0);
+                while (backIn.read(sink) >= 0) {
+                    // discarded
+                }
+            } catch (IOException e) {
+                // closed
+            }
+        });
+    }
+
     /** Sends HELLO and reads the node's HELLO. */
     RawPeer handshake() throws IOException {
         hello();

@@ -80,6 +80,7 @@ public final class NodeTransport implements AutoCloseable {
     private static final AttributeKey<WritabilityGate> GATE = AttributeKey.valueOf("rpcc.writability");
     private static final AttributeKey<PeerKey> KEY = AttributeKey.valueOf("rpcc.peerKey");
     private static final AttributeKey<Throwable> TLS_FAILURE = AttributeKey.valueOf("rpcc.tlsFailure");
+    private static final AttributeKey<WriteStallWatch> STALL = AttributeKey.valueOf("rpcc.writeStall");
     /**
      * The event loops of the nodes that were not given their own: one group for every such node of
      * the JVM, created when the first of them starts and shut down when the last of them closes.
@@ -120,6 +121,7 @@ public final class NodeTransport implements AutoCloseable {
     private final AtomicLong framesReceived = new AtomicLong();
     private final AtomicLong partialFrameBytes = new AtomicLong();
     private final InboundConnections inbound;
+    private final ReadPauses pauses;
     private final RateLimitedWarnings warnings = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
     private volatile Hello self;
     private volatile Channel serverChannel;
@@ -133,6 +135,7 @@ public final class NodeTransport implements AutoCloseable {
         this.listener = listener;
         this.tls = config.tls() == null ? null : TlsContexts.forNode(config.nodeName(), config.tls());
         this.inbound = new InboundConnections(config.limits());
+        this.pauses = new ReadPauses(config.nodeName(), config.limits().pauseReadingAboveQueuedBytes());
     }
 
     /**
@@ -385,7 +388,8 @@ public final class NodeTransport implements AutoCloseable {
 
     /**
      * Writes an encoded {@code frame} to {@code ch} (and releases it); fails as {@link #send} does. A
-     * connection whose peer does not read, so that more than the write-queue limit waits, is closed.
+     * connection whose peer does not read, so that more than the write-queue limit waits, is closed;
+     * above the read-pause limit, the peer's requests are no longer read ({@link ReadPauses}).
      */
     public CompletableFuture<Void> write(Channel ch, ByteBuf frame) {
         Hello peer = ch.attr(PEER).get();
@@ -401,6 +405,7 @@ public final class NodeTransport implements AutoCloseable {
         }
         CompletableFuture<Void> written = new CompletableFuture<>();
         ch.writeAndFlush(frame).addListener((ChannelFutureListener) f -> {
+            pauses.drained(ch);
             if (f.isSuccess()) {
                 written.complete(null);
             } else {
@@ -409,6 +414,7 @@ public final class NodeTransport implements AutoCloseable {
                         + describe(f.cause()), f.cause()));
             }
         });
+        pauses.queued(ch);
         return written;
     }
 
@@ -483,7 +489,10 @@ public final class NodeTransport implements AutoCloseable {
                 return;
             }
             switch (msg) {
-                case ChainRequest r -> listener.onRequest(r);
+                case ChainRequest r -> {
+                    pauses.requestFrom(ctx.channel().attr(PEER).get().node(), ctx.channel());
+                    listener.onRequest(r);
+                }
                 case ChainResultFrame r -> listener.onResult(r);
                 case ChainErrorFrame e -> listener.onError(e);
                 case ReplyFrame r -> listener.onReply(r);
@@ -514,6 +523,7 @@ public final class NodeTransport implements AutoCloseable {
                         + "': check the name resolver"));
                 ch.close();
             } else {
+                pauses.sendingTo(h.node(), ch);
                 handshake.complete(ch);
             }
         }
@@ -574,6 +584,7 @@ public final class NodeTransport implements AutoCloseable {
             PeerKey key = new PeerKey(h.node(), new InetSocketAddress(address, h.port()));
             if (peers.putIfAbsent(key, CompletableFuture.completedFuture(ch)) == null) {
                 ch.attr(KEY).set(key);
+                pauses.sendingTo(h.node(), ch);
             }
         }
 
@@ -615,9 +626,23 @@ public final class NodeTransport implements AutoCloseable {
 
         @Override
         public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-            WritabilityGate gate = ctx.channel().attr(GATE).get();
+            Channel ch = ctx.channel();
+            WritabilityGate gate = ch.attr(GATE).get();
             if (gate != null) {
                 gate.changed();
+            }
+            if (ch.isWritable()) {
+                pauses.drained(ch);
+            } else {
+                WriteStallWatch watch = ch.attr(STALL).get();
+                if (watch == null) {
+                    watch = new WriteStallWatch(ch, config.limits().writeStallTimeout(), () -> refuse(ch,
+                            Refusal.WRITE_STALLED, "it read none of the " + ch.unsafe().outboundBuffer().totalPendingWriteBytes()
+                            + " bytes waiting to be written to it for " + config.limits().writeStallTimeout().toMillis()
+                            + " ms", true));
+                    ch.attr(STALL).set(watch);
+                }
+                watch.start();
             }
             super.channelWritabilityChanged(ctx);
         }

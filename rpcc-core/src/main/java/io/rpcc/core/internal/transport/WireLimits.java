@@ -15,10 +15,14 @@ import java.time.Duration;
  * @param maxQueuedWriteBytes bytes waiting to be written to one connection before it is closed
  * @param maxNodeNameLength characters in a node name (HELLO, a chain's originator)
  * @param maxValueDepth nesting levels of a value (parameters, state, results, replies)
+ * @param pauseReadingAboveQueuedBytes bytes waiting to be written to a peer above which the requests
+ *     it sends are not read (see {@link ReadPauses})
+ * @param writeStallTimeout how long a connection's write queue may make no progress before it is closed
  */
 public record WireLimits(int maxInboundConnections, int maxInboundConnectionsPerAddress, Duration handshakeTimeout,
                          Duration idleTimeout, Duration frameTimeout, long maxPartialFrameBytes,
-                         long maxQueuedWriteBytes, int maxNodeNameLength, int maxValueDepth) {
+                         long maxQueuedWriteBytes, int maxNodeNameLength, int maxValueDepth,
+                         long pauseReadingAboveQueuedBytes, Duration writeStallTimeout) {
 
     /** Longest host name (RFC 1035) or IP literal a HELLO or a chain's origin may give. */
     public static final int MAX_HOST_LENGTH = 253;
