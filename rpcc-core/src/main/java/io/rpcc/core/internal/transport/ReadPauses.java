@@ -23,7 +23,11 @@ import org.slf4j.LoggerFactory;
  * so other nodes behind the same address (loopback, NAT) are not paused. Connections that carried no
  * request (a client's, where results arrive) are never paused. The threshold is high (half the
  * write-queue limit by default) so that two busy nodes rarely stop reading each other at once; if
- * they do, neither's queue drains and {@link WriteStallWatch} closes the stalled connection.
+ * they do, neither's queue drains and {@link WriteStallWatch} closes the stalled connection. A
+ * connection that carries both ways (one TLS authenticated and this node also sends on) is never
+ * paused: not reading it would also stop reading the peer's answers, and two such peers would stall
+ * each other; a peer that does not read such a connection meets the write-queue limit and the stall
+ * timeout instead.
  *
  * <p>Thread-safe; called from event loops and from the threads that write. Nothing here blocks:
  * each peer's state is guarded by a lock held only to compare queue sizes and flip auto-read.
@@ -101,12 +105,13 @@ final class ReadPauses {
                         return;
                     }
                     p.sendingTo.add(ch);
+                    ch.config().setAutoRead(true); // both ways now: never paused
                 } else {
                     if (ch.attr(REQUESTS_FROM).setIfAbsent(p) != null) {
                         return;
                     }
                     p.requestsFrom.add(ch);
-                    if (p.paused) {
+                    if (p.paused && !bothWays(ch)) {
                         ch.config().setAutoRead(false);
                     }
                 }
@@ -146,7 +151,9 @@ final class ReadPauses {
             }
             p.paused = pause;
             for (Channel c : p.requestsFrom) {
-                c.config().setAutoRead(!pause);
+                if (!bothWays(c)) {
+                    c.config().setAutoRead(!pause);
+                }
             }
             if (pause) {
                 // a write that completed while this was decided saw no pause to lift: look again after it
@@ -159,6 +166,11 @@ final class ReadPauses {
                 log.debug("node '{}' reads the requests of '{}' again", nodeName, p.name);
             }
         }
+    }
+
+    /** Whether this node also sends to the peer on {@code ch}, which then must be read whatever happens. */
+    private static boolean bothWays(Channel ch) {
+        return ch.attr(SENDS_TO).get() != null;
     }
 
     private static long pending(Channel ch) {
