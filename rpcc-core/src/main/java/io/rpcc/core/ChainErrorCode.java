@@ -65,7 +65,12 @@ public enum ChainErrorCode {
     /** The originator, or the server running a hop, was closed ({@link NodeClosedException}). */
     NODE_CLOSED(21),
     /** A draining node refused new work; a server's hop did not start ({@link NodeShuttingDownException}). */
-    NODE_SHUTTING_DOWN(22);
+    NODE_SHUTTING_DOWN(22),
+    /**
+     * A nested sub-chain could not be started or could not return: nested more than 64 levels deep,
+     * or its creator no longer holds the chain it returns to ({@link SubChainException}).
+     */
+    SUB_CHAIN(23);
 
     private static final ChainErrorCode[] BY_NUMBER = byNumber();
 

@@ -98,6 +98,11 @@ public final class RpccServer implements AutoCloseable {
         return hops.trackedChains();
     }
 
+    /** Chains parked here while a sub-chain they started runs (test hook: drains to zero once they return). */
+    int parkedChains() {
+        return hops.parkedChains();
+    }
+
     /** Hops that arrived here and are not done yet (test hook: drains to zero once chains end). */
     int hopsInFlight() {
         return hops.hopsInFlight();

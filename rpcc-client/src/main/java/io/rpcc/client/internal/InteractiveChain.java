@@ -209,7 +209,10 @@ public final class InteractiveChain {
         ChainingFunctionSource current = cf;
         NextHopDecision decisions = NextHopDecision.of(node);
         try {
-            for (int hop = 1; ; hop++) {
+            // a step whose service function started a sub-chain (which runs at the servers: its chaining
+            // functions are theirs, not the client's) took as many hops as the sub-chain: the next hop
+            // is numbered after the path, as in chain mode
+            for (int hop = 1; ; hop = path.size() + 1) {
                 cancellation.check(hop);
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
@@ -227,7 +230,9 @@ public final class InteractiveChain {
                 path = arrival.frame().path();
                 console.addAll(arrival.frame().console());
                 ChainResult stepResult = launcher.toResult(arrival.frame(), 0, true);
-                HopTiming timing = arrival.frame().timings().getLast();
+                List<HopTiming> stepTimings = arrival.frame().timings();
+                timings.addAll(stepTimings.subList(0, stepTimings.size() - 1)); // a sub-chain's hops, if any
+                HopTiming timing = stepTimings.getLast();
                 if (current.isNone()) {
                     timings.add(timing);
                     return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,
@@ -257,7 +262,8 @@ public final class InteractiveChain {
                 }
                 timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
                 // the step is relaunched from here with what is left of the timeout and deadline
-                switch (decisions.decide(next, hop, maxHops, current, control.remainingNanos(System.nanoTime()))) {
+                switch (decisions.decide(next, hop, maxHops, current, control.remainingNanos(System.nanoTime()),
+                        List.of())) {
                     case NextHopDecision.Finish finish -> {
                         return finish(new ChainResult(finish.result(), node.name(), path, console, timings,
                                 Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes,
@@ -272,6 +278,10 @@ public final class InteractiveChain {
                     }
                     case NextHopDecision.Fail fail -> throw ChainLauncher.failure(fail.failure(), node.name(), hop,
                             path, console, timings);
+                    // the client's chain returns to no creator, and only service functions start sub-chains
+                    case NextHopDecision.StartSubChain s -> throw new IllegalStateException("unexpected " + s);
+                    case NextHopDecision.ReturnToCreator r -> throw new IllegalStateException("unexpected " + r);
+                    case NextHopDecision.RunChainingFunction r -> throw new IllegalStateException("unexpected " + r);
                 }
             }
         } catch (ChainException e) {

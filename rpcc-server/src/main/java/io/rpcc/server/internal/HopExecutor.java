@@ -9,6 +9,7 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.SubChain;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.chain.DefaultExecutor;
@@ -25,8 +26,11 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.server.ServerInterceptor;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +46,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * The server side of a node ({@link RequestHandler}): runs each hop of a chain that arrives (paper
  * Fig. 3, steps 3 to 7): the service function, then the chaining function, then what
  * {@link NextHopDecision} makes of its next hop: the next hop, or the result straight to the
- * originator ({@link HopReports}). Runs on the node's executor (virtual threads by default), never
+ * originator ({@link HopReports}). A service function that returns a {@link SubChain} parks its hop
+ * here ({@link Continuations}) and starts the sub-chain; the sub-chain's end returns its result
+ * here in a {@link #RETURN} request, which resumes the parked hop's chaining function. Runs on the node's executor (virtual threads by default), never
  * on an event loop. Any failure goes to the originator as a typed error naming this hop; the server
  * carries on. The hop's partial replies and
  * its share of the chain's termination credit are handled by {@link HopReplies}: exactly one
@@ -56,6 +62,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class HopExecutor implements RequestHandler {
     /** The service function a server asks its chaining proxy to run the chaining function for. */
     public static final String CHAIN_AT_PROXY = "rpcc.proxy.chain";
+    /**
+     * The service function of the request that returns a sub-chain's result (its params) to the node
+     * that started the sub-chain, named by the innermost point of the header's return stack.
+     */
+    public static final String RETURN = "rpcc.return";
 
     private final Map<String, ServiceFunction> services;
     private final String chainingProxy;
@@ -65,6 +76,7 @@ public final class HopExecutor implements RequestHandler {
     private final HopReports reports;
     private final ReplyStreams streams = new ReplyStreams();
     private final ChainTrails trails = new ChainTrails();
+    private final Continuations continuations = new Continuations();
     private final AtomicLong refusedAfterCancel = new AtomicLong();
     private final RunningHops running;
     private final HandOffs handOffs = new HandOffs();
@@ -138,6 +150,7 @@ public final class HopExecutor implements RequestHandler {
             return false;
         }
         c.hops().forEach(HopControl::cancel);
+        continuations.forgetChain(cancel.origin(), cancel.chainId());
         if (c.next() != null) {
             node.passCancel(c.next(), new CancelFrame(cancel.chainId(), cancel.secret(), cancel.origin(),
                     decisions.budgetForNext(c.budgetNanos())));
@@ -148,6 +161,11 @@ public final class HopExecutor implements RequestHandler {
     /** Chains remembered for their cancellation (expired ones are forgotten first). */
     public int trackedChains() {
         return trails.size();
+    }
+
+    /** Chains parked here while a sub-chain they started runs (expired ones are forgotten first). */
+    public int parkedChains() {
+        return continuations.size();
     }
 
     /** Hop requests refused because their chain had been cancelled. */
@@ -172,9 +190,12 @@ public final class HopExecutor implements RequestHandler {
 
     private void run(ChainRequest request, HopControl control, long arrivedNanos,
                      HopReplies replies) {
-        ChainHeader h = request.header();
+        ChainHeader arrived = request.header();
+        ChainHeader h = arrived; // a return resumes the parked hop: its chaining function, the stack popped
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
-        List<String> path = proxied ? h.path() : node.pathThrough(h); // a proxy is not a hop of its own
+        boolean returning = h.serviceFunction().equals(RETURN);
+        // neither a proxy nor a return is a hop of its own
+        List<String> path = proxied || returning ? h.path() : node.pathThrough(h);
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
@@ -187,7 +208,7 @@ public final class HopExecutor implements RequestHandler {
                 throw request.decodeError();
             }
             long left = control.remainingNanos(System.nanoTime());
-            if (!proxied && left <= 0) {
+            if (!proxied && !returning && left <= 0) {
                 throw new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
                         + "' at '" + node.name() + "') started " + TimeUnit.NANOSECONDS.toMillis(-left)
                         + " ms after the chain's deadline, so its service function did not run; give the chain a "
@@ -195,6 +216,7 @@ public final class HopExecutor implements RequestHandler {
             }
             Object result;
             HopTiming timing;
+            ChainState state = request.state();
             if (proxied) { // paper 7.3: run the chaining function for the server that ran the service function
                 if (!actsAsProxy || timings.isEmpty()) {
                     throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '" + node.name()
@@ -202,6 +224,13 @@ public final class HopExecutor implements RequestHandler {
                 }
                 result = request.params();
                 timing = timings.removeLast();
+            } else if (returning) { // paper 3.4: a sub-chain this node started returns its result
+                Continuations.Parked parked = resume(h);
+                h = h.with(parked.chainingFunction(), h.returnStack().subList(0, h.returnStack().size() - 1));
+                state = parked.state();
+                result = request.params();
+                timing = new HopTiming(h.hop(), node.name(), RETURN, System.nanoTime() - arrivedNanos, 0, 0, 0,
+                        node.name());
             } else {
                 ServiceRun run = runService(h, request, console, replies, control, chainId, arrivedNanos);
                 if (control.isCancelled()) {
@@ -210,36 +239,41 @@ public final class HopExecutor implements RequestHandler {
                 }
                 result = run.result();
                 timing = run.timing();
-                if (chainingProxy != null && !h.chainingFunction().isNone()) {
-                    delegate(h, path, console, timings, timing, request, result, replies, control);
-                    return;
-                }
             }
             ChainingFunctionSource cf = h.chainingFunction();
-            if (cf.isNone()) {
-                timings.add(timing);
-                reports.sendResult(h, path, List.copyOf(console), timings, result, replies.handOver(h.credit()));
-                return;
+            if (!proxied) {
+                NextHopDecision.Action outcome = decisions.afterService(result, h.hop(), h.maxHops(), cf,
+                        control.remainingNanos(System.nanoTime()), h.returnStack());
+                if (!(outcome instanceof NextHopDecision.RunChainingFunction)) {
+                    timings.add(timing);
+                    carryOut(outcome, h, path, console, timings, replies, control, state,
+                            context(h, chainId, console, replies, control, "service:" + h.serviceFunction()));
+                    return;
+                }
+                if (chainingProxy != null) {
+                    delegate(h, path, console, timings, timing, state, result, replies, control);
+                    return;
+                }
             }
             FunctionRuntime.Loaded loaded = node.functions().load(cf);
             long cfStart = System.nanoTime();
             NextHop next;
-            VirtualConsole cfConsole = new VirtualConsole(h.hop(), node.name(), "chaining", console);
-            HopContext cfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), cfConsole, replies,
-                    h.metadata(), h.branch(), control);
+            HopContext cfContext = context(h, chainId, console, replies, control, "chaining");
             HopTiming serviceTiming = timing;
+            ChainHeader resumed = h;
             try (var scope = cfContext.push()) {
                 // if the sandbox abandons a function stuck in a JDK call, the hop fails from the watchdog at once
                 // (with the timings rebuilt from the header: this hop's list belongs to the stuck thread)
-                next = interceptChaining(cfContext, request.state(), result, (state, value) ->
-                        node.functions().invoke(loaded.function(), state, value, failure -> {
-                            List<HopTiming> at = new ArrayList<>(h.timings());
+                next = interceptChaining(cfContext, state, result, (st, value) ->
+                        node.functions().invoke(loaded.function(), st, value, failure -> {
+                            List<HopTiming> at = new ArrayList<>(resumed.timings());
                             if (proxied) {
                                 at.removeLast();
                             }
                             at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart,
                                     node.name()));
-                            reports.sendFailure(h, failure, path, List.copyOf(console), at, replies.handOver(h.credit()));
+                            reports.sendFailure(resumed, failure, path, List.copyOf(console), at,
+                                    replies.handOver(resumed.credit()));
                         }));
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
@@ -248,14 +282,8 @@ public final class HopExecutor implements RequestHandler {
                 replies.handOver(h.credit()); // no further hop starts
                 return;
             }
-            switch (decisions.decide(next, h.hop(), h.maxHops(), cf,
-                    control.remainingNanos(System.nanoTime()))) {
-                case NextHopDecision.Finish finish -> reports.sendResult(h, path, List.copyOf(console), timings,
-                        finish.result(), replies.handOver(h.credit()));
-                case NextHopDecision.Forward onward -> forward(h, onward, path, console, timings, replies,
-                        control, interceptForward(cfContext, onward.call()));
-                case NextHopDecision.Fail fail -> throw fail.failure();
-            }
+            carryOut(decisions.decide(next, h.hop(), h.maxHops(), cf, control.remainingNanos(System.nanoTime()),
+                    h.returnStack()), h, path, console, timings, replies, control, state, cfContext);
         } catch (InvocationAbandoned a) {
             // the hop failed when its chaining function was abandoned; what it did since is dropped
         } catch (RuntimeException | Error e) {
@@ -269,6 +297,85 @@ public final class HopExecutor implements RequestHandler {
                         replies.handOver(h.credit()));
             }
         }
+    }
+
+    /** The context of this hop's functions, writing to {@code console} as {@code source}. */
+    private HopContext context(ChainHeader h, String chainId, List<ConsoleLine> console, HopReplies replies,
+                               HopControl control, String source) {
+        return new HopContext(chainId, h.origin(), h.hop(), node.name(), new VirtualConsole(h.hop(), node.name(),
+                source, console), replies, h.metadata(), h.branch(), control);
+    }
+
+    /**
+     * Carries out what {@link NextHopDecision} made of this hop's outcome: the chain's result to its
+     * originator, the next hop, a sub-chain started, or a sub-chain's result back to its creator.
+     * {@code state} is the state of the hop's chaining function (parked if a sub-chain starts).
+     */
+    private void carryOut(NextHopDecision.Action action, ChainHeader h, List<String> path, List<ConsoleLine> console,
+                          List<HopTiming> timings, HopReplies replies, HopControl control, ChainState state,
+                          HopContext context) {
+        switch (action) {
+            case NextHopDecision.Finish finish -> reports.sendResult(h, path, List.copyOf(console), timings,
+                    finish.result(), replies.handOver(h.credit()));
+            case NextHopDecision.Forward onward -> {
+                Metadata metadata = interceptForward(context, onward.call());
+                List<ConsoleLine> consoleNow = List.copyOf(console);
+                Credit pass = replies.handOver(h.credit());
+                ChainHeader nh = h.onward(onward.hop(), path, consoleNow, timings, onward.serviceFunction(),
+                        onward.chainingFunction(), pass, metadata, onward.budgetNanos());
+                handOn(h, onward.server(), null, new ChainRequest(nh, onward.params(), onward.state(), null), path,
+                        consoleNow, timings, pass, control, () -> { });
+            }
+            case NextHopDecision.StartSubChain start -> {
+                SubChain sub = start.subChain();
+                Metadata metadata = interceptForward(context, sub.firstHop());
+                long number = continuations.park(h, h.chainingFunction(), state,
+                        control.remainingNanos(System.nanoTime()), System.nanoTime());
+                List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
+                stack.add(new ReturnPoint(new NodeAddress(node.name(), node.transport().advertisedHost(),
+                        node.transport().port()), number));
+                List<ConsoleLine> consoleNow = List.copyOf(console);
+                Credit pass = replies.handOver(h.credit()); // travels with the sub-chain, comes home through its return
+                ChainHeader nh = h.onward(start.hop(), path, consoleNow, timings, sub.serviceFunction(),
+                        sub.chainingFunction(), pass, metadata, start.budgetNanos()).with(sub.chainingFunction(), stack);
+                handOn(h, sub.server(), null, new ChainRequest(nh, sub.params(), sub.state(), null), path, consoleNow,
+                        timings, pass, control, () -> continuations.forget(number));
+            }
+            case NextHopDecision.ReturnToCreator back -> {
+                List<ConsoleLine> consoleNow = List.copyOf(console);
+                Credit pass = replies.handOver(h.credit());
+                ChainHeader nh = h.onward(h.hop(), path, consoleNow, timings, RETURN, ChainingFunctionSource.NONE, pass,
+                        h.metadata(), back.budgetNanos());
+                handOn(h, back.to().node().node(), node.addressOf(back.to().node()),
+                        new ChainRequest(nh, back.result(), ChainState.empty(), null), path, consoleNow, timings, pass,
+                        control, () -> { });
+            }
+            case NextHopDecision.Fail fail -> throw fail.failure();
+            case NextHopDecision.RunChainingFunction run ->
+                    throw new IllegalStateException("a next hop cannot ask to run a chaining function: " + run);
+        }
+    }
+
+    /**
+     * Takes the chain parked here that the sub-chain returning in {@code h} returns to (the innermost
+     * point of its return stack), or fails the chain with a typed error naming this node.
+     */
+    private Continuations.Parked resume(ChainHeader h) {
+        List<ReturnPoint> stack = h.returnStack();
+        if (stack.isEmpty() || !stack.getLast().node().node().equals(node.name())) {
+            throw new HopFailure(ErrorCode.SUB_CHAIN, "a sub-chain returned to node '" + node.name() + "' after hop "
+                    + h.hop() + ", but its return stack " + (stack.isEmpty() ? "is empty"
+                    : "names '" + stack.getLast().node().node() + "'") + ": the node that sent it is faulty");
+        }
+        Continuations.Parked parked = continuations.resume(stack.getLast().continuation(), h, System.nanoTime());
+        if (parked == null) {
+            throw new HopFailure(ErrorCode.SUB_CHAIN, "the sub-chain that ended at hop " + h.hop() + " returned to '"
+                    + node.name() + "', which no longer holds the chain it started it from (continuation "
+                    + stack.getLast().continuation() + "): a parked chain is kept for its deadline plus "
+                    + TimeUnit.NANOSECONDS.toSeconds(ChainTrails.GRACE_NANOS) + " s, until it is cancelled, and "
+                    + "while the server runs; give the chain a later deadline");
+        }
+        return parked;
     }
 
     /** What the service function returned, and how long it took. */
@@ -303,14 +410,14 @@ public final class HopExecutor implements RequestHandler {
 
     /** Hands the chaining function, with the service function's result, to the chaining proxy. */
     private void delegate(ChainHeader h, List<String> path, List<ConsoleLine> console,
-                          List<HopTiming> timings, HopTiming timing, ChainRequest request, Object result,
+                          List<HopTiming> timings, HopTiming timing, ChainState state, Object result,
                           HopReplies replies, HopControl control) {
         timings.add(timing.withChaining(0, 0, chainingProxy));
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
         ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
                 h.metadata(), decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
-        CompletableFuture<Void> sent = send(chainingProxy, new ChainRequest(ph, result, request.state(), null));
+        CompletableFuture<Void> sent = send(chainingProxy, null, new ChainRequest(ph, result, state, null));
         handOffs.track(sent.exceptionallyCompose(e -> {
             if (control.isCancelled()) {
                 return CompletableFuture.completedFuture(null);
@@ -412,37 +519,40 @@ public final class HopExecutor implements RequestHandler {
                 + "' failed " + where + ": " + e, FunctionRuntime.stackTrace(e), e);
     }
 
-    private void forward(ChainHeader h, NextHopDecision.Forward next, List<String> path,
-                                List<ConsoleLine> console, List<HopTiming> timings, HopReplies replies,
-                                HopControl control, Metadata metadata) {
-        List<ConsoleLine> consoleNow = List.copyOf(console);
-        Credit pass = replies.handOver(h.credit());
-        ChainHeader nh = h.onward(next.hop(), path, consoleNow, timings, next.serviceFunction(),
-                next.chainingFunction(), pass, metadata, next.budgetNanos());
-        CompletableFuture<Void> sent = send(next.server(), new ChainRequest(nh, next.params(), next.state(), null));
+    /**
+     * Sends {@code next}, the chain of hop {@code h} carrying {@code pass} of its credit, to
+     * {@code server} (at {@code address}, or where the resolver says if {@code null}); if it cannot
+     * be sent, runs {@code unsent} and reports the hop as failed with that credit, unless the chain
+     * was cancelled.
+     */
+    private void handOn(ChainHeader h, String server, InetSocketAddress address, ChainRequest next,
+                        List<String> path, List<ConsoleLine> consoleNow, List<HopTiming> timings, Credit pass,
+                        HopControl control, Runnable unsent) {
+        CompletableFuture<Void> sent = send(server, address, next);
         handOffs.track(sent.exceptionallyCompose(e -> {
+            unsent.run();
             if (control.isCancelled()) {
                 return CompletableFuture.completedFuture(null);
             }
             // the request and its credit never left: report, with that credit
             Throwable cause = Node.unwrap(e);
             HopFailure f = cause instanceof HopFailure hf ? hf
-                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + next.server() + "': " + cause, cause);
+                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause);
             return reports.sendFailure(h, f, path, consoleNow, timings, pass);
         }));
     }
 
     /**
-     * Sends the chain of {@code request} on to {@code server}, remembering where it went (its trail,
-     * for a cancel to follow); fails with a {@link HopFailure} if the chain was cancelled here, or as
-     * {@link Node#forward} does.
+     * Sends the chain of {@code request} on to {@code server} (at {@code address}, or where the
+     * resolver says if {@code null}), remembering where it went (its trail, for a cancel to follow);
+     * fails with a {@link HopFailure} if the chain was cancelled here, or as {@link Node#forward} does.
      */
-    private CompletableFuture<Void> send(String server, ChainRequest request) {
+    private CompletableFuture<Void> send(String server, InetSocketAddress address, ChainRequest request) {
         ChainHeader h = request.header();
         if (!trails.forwarding(h, server, System.nanoTime())) {
             return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain " + h.origin() + "#"
                     + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
         }
-        return node.forward(server, request);
+        return address == null ? node.forward(server, request) : node.transport().send(server, address, request);
     }
 }

@@ -3,18 +3,23 @@ package io.rpcc.core.internal.chain;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.ReturnPoint;
+import java.util.List;
 import java.util.Objects;
 
 /**
- * What a node does with the {@link NextHop} a chaining function returned: the one place that
- * interprets next hops, for servers (the hop's own chaining function, or a chaining proxy's) and for
- * interactive mode (chaining functions run at the client). Each side carries out the {@link Action}
- * it gets: it sends the chain on ({@link Forward}), delivers its result ({@link Finish}) or reports
- * the hop as failed ({@link Fail}). A new kind of next hop gets its rules here, and an action if none
- * of these fits.
+ * What a node does with the {@link NextHop} a chaining function returned, and with what a service
+ * function returned: the one place that interprets next hops and outcomes, for servers (the hop's
+ * own chaining function, or a chaining proxy's) and for interactive mode (chaining functions run at
+ * the client). Each side carries out the {@link Action} it gets: it sends the chain on
+ * ({@link Forward}), delivers its result ({@link Finish}), reports the hop as failed ({@link Fail}),
+ * starts a nested sub-chain ({@link StartSubChain}), returns a sub-chain's result to the node that
+ * created it ({@link ReturnToCreator}) or runs the chaining function ({@link RunChainingFunction}). A
+ * new kind of next hop or outcome gets its rules here, and an action if none of these fits.
  *
  * <p>The rules: a chain never exceeds the smaller of its own hop limit and this node's; a
  * {@link ChainingFunctionSource#SAME} chaining function stays the current one; the chain goes on
@@ -24,7 +29,7 @@ import java.util.Objects;
  */
 public final class NextHopDecision {
     /** What to do with a next hop. */
-    public sealed interface Action permits Forward, Finish, Fail {
+    public sealed interface Action permits Forward, Finish, Fail, StartSubChain, ReturnToCreator, RunChainingFunction {
     }
 
     /**
@@ -65,6 +70,25 @@ public final class NextHopDecision {
     public record Finish(Object result) implements Action {
     }
 
+    /**
+     * The service function returned a sub-chain: park the hop (its chaining function and state) at
+     * this node, push a return point to it, and send the chain to the sub-chain's first hop as hop
+     * {@code hop} with {@code budgetNanos}.
+     */
+    public record StartSubChain(SubChain subChain, int hop, long budgetNanos) implements Action {
+    }
+
+    /**
+     * A sub-chain ended with {@code result}: send it, with {@code budgetNanos}, to the node of
+     * {@code to} (the innermost return point), where the chain parked there resumes with it.
+     */
+    public record ReturnToCreator(ReturnPoint to, Object result, long budgetNanos) implements Action {
+    }
+
+    /** The service function returned {@code result}: run the chaining function with it. */
+    public record RunChainingFunction(Object result) implements Action {
+    }
+
     /** The hop fails with {@code code} and {@code message}; the chain ends with that error. */
     public record Fail(ErrorCode code, String message) implements Action {
         /** The failure to report (or throw). */
@@ -91,25 +115,64 @@ public final class NextHopDecision {
     }
 
     /**
+     * What to do with {@code result}, returned by the service function of hop {@code hop}, whose
+     * chaining function is {@code current}, of a chain that may reach {@code chainMaxHops} hops, has
+     * {@code remainingNanos} of its budget left here and returns to {@code returnStack} (innermost
+     * last) when it ends: start the sub-chain it is one (within the hop limit and
+     * {@link ReturnPoint#MAX_DEPTH} levels), or end the chain (or sub-chain) with it if there is no
+     * chaining function, or run the chaining function.
+     */
+    public Action afterService(Object result, int hop, int chainMaxHops, ChainingFunctionSource current,
+                               long remainingNanos, List<ReturnPoint> returnStack) {
+        if (result instanceof SubChain sub) {
+            Fail overLimit = overHopLimit(hop, chainMaxHops, sub.firstHop());
+            if (overLimit != null) {
+                return overLimit;
+            }
+            if (returnStack.size() >= ReturnPoint.MAX_DEPTH) {
+                return new Fail(ErrorCode.SUB_CHAIN, "sub-chains nest at most " + ReturnPoint.MAX_DEPTH
+                        + " levels deep; not starting " + sub + " from hop " + hop + ": does a service function start "
+                        + "a sub-chain that leads back to itself?");
+            }
+            return new StartSubChain(sub, hop + 1, budgetForNext(remainingNanos));
+        }
+        if (current.isNone()) {
+            return decide(NextHop.end(result), hop, chainMaxHops, current, remainingNanos, returnStack);
+        }
+        return new RunChainingFunction(result);
+    }
+
+    /**
      * What to do with {@code next}, returned by the chaining function {@code current} after hop
-     * {@code hop} of a chain that may reach {@code chainMaxHops} hops and has {@code remainingNanos}
-     * of its budget left here ({@link ChainHeader#NO_DEADLINE} without a deadline).
+     * {@code hop} of a chain that may reach {@code chainMaxHops} hops, has {@code remainingNanos}
+     * of its budget left here ({@link ChainHeader#NO_DEADLINE} without a deadline) and returns to
+     * {@code returnStack} (innermost last; empty: the chain ends at its originator) when it ends.
      */
     public Action decide(NextHop next, int hop, int chainMaxHops, ChainingFunctionSource current,
-                         long remainingNanos) {
+                         long remainingNanos, List<ReturnPoint> returnStack) {
         Objects.requireNonNull(next, "next");
         return switch (next) {
-            case NextHop.End end -> new Finish(end.result());
+            case NextHop.End end -> returnStack.isEmpty() ? new Finish(end.result())
+                    : new ReturnToCreator(returnStack.getLast(), end.result(), budgetForNext(remainingNanos));
             case NextHop.Call call -> {
-                int limit = Math.min(chainMaxHops, nodeMaxHops);
-                if (hop + 1 > limit) {
-                    yield new Fail(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
-                            + " hops; not calling '" + call.serviceFunction() + "' at '" + call.server() + "'");
+                Fail overLimit = overHopLimit(hop, chainMaxHops, call);
+                if (overLimit != null) {
+                    yield overLimit;
                 }
                 ChainingFunctionSource then = call.chainingFunction().isSame() ? current : call.chainingFunction();
                 yield new Forward(call, then, hop + 1, budgetForNext(remainingNanos));
             }
         };
+    }
+
+    /** The failure of calling {@code call} after hop {@code hop}, if that exceeds the hop limit; else {@code null}. */
+    private Fail overHopLimit(int hop, int chainMaxHops, NextHop.Call call) {
+        int limit = Math.min(chainMaxHops, nodeMaxHops);
+        if (hop + 1 > limit) {
+            return new Fail(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
+                    + " hops; not calling '" + call.serviceFunction() + "' at '" + call.server() + "'");
+        }
+        return null;
     }
 
     /** The budget to send a chain on with when {@code remainingNanos} of it are left here. */

@@ -337,7 +337,14 @@ public final class Node implements InboundListener, AutoCloseable {
      * at the address the header gives.
      */
     public InetSocketAddress replyAddress(ChainHeader h) {
-        NodeAddress to = h.replyTo();
+        return addressOf(h.replyTo());
+    }
+
+    /**
+     * Where {@code to} is reached: at the address this node's resolver gives for its name, else at the
+     * host and port it carries.
+     */
+    public InetSocketAddress addressOf(NodeAddress to) {
         try {
             var known = settings.resolver().resolve(to.node());
             if (known.isPresent()) {

@@ -58,4 +58,13 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
                 timingsSoFar, nextService, nextChaining, nextCredit, replyTo, nextMetadata, returnStack, branch,
                 nextBudgetNanos);
     }
+
+    /**
+     * This header with {@code nextChaining} as its chaining function and {@code nextStack} as its
+     * return stack (a sub-chain's start pushes a return point; the creator it returns to pops it).
+     */
+    public ChainHeader with(ChainingFunctionSource nextChaining, List<ReturnPoint> nextStack) {
+        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
+                serviceFunction, nextChaining, credit, replyTo, metadata, List.copyOf(nextStack), branch, budgetNanos);
+    }
 }

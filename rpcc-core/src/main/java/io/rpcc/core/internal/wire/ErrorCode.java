@@ -22,6 +22,7 @@ import io.rpcc.core.ProtocolVersionException;
 import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.SandboxViolationException;
 import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.SubChainException;
 import io.rpcc.core.UnknownServerException;
 import io.rpcc.core.UnknownServiceFunctionException;
 import io.rpcc.core.UnregisteredTypeException;
@@ -55,7 +56,8 @@ public enum ErrorCode {
     NODE_CLOSED(NodeClosedException.class, NodeClosedException::new),
     NODE_SHUTTING_DOWN(NodeShuttingDownException.class, NodeShuttingDownException::new),
     DEADLINE_EXCEEDED(DeadlineExceededException.class, DeadlineExceededException::new),
-    CANCELLED(ChainCancelledException.class, ChainCancelledException::new);
+    CANCELLED(ChainCancelledException.class, ChainCancelledException::new),
+    SUB_CHAIN(SubChainException.class, SubChainException::new);
 
     private static final ErrorCode[] BY_NUMBER = byNumber();
 

@@ -9,25 +9,33 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.ReturnPoint;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The one interpretation of a next hop, shared by servers and interactive mode. */
 class NextHopDecisionTest {
     static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** The return stack of a top-level chain: it ends at its originator. */
+    static final List<ReturnPoint> TOP = List.of();
     final ChainingFunctionSource current = ChainingFunctionSource.of(FunctionLanguage.JAVA, "current");
     final ChainingFunctionSource other = ChainingFunctionSource.of(FunctionLanguage.JAVA, "other");
     final NextHopDecision decisions = new NextHopDecision(10, 5 * MS); // node limit 10 hops, 5 ms per crossing
 
     @Test
     void anEndFinishesTheChainWithItsResult() {
-        NextHopDecision.Action a = decisions.decide(NextHop.end("done"), 3, 10, current, 100 * MS);
+        NextHopDecision.Action a = decisions.decide(NextHop.end("done"), 3, 10, current, 100 * MS, TOP);
         assertEquals("done", assertInstanceOf(NextHopDecision.Finish.class, a).result());
         assertEquals(null, assertInstanceOf(NextHopDecision.Finish.class,
-                decisions.decide(NextHop.end(null), 1, 10, current, 100 * MS)).result());
+                decisions.decide(NextHop.end(null), 1, 10, current, 100 * MS, TOP)).result());
     }
 
     @Test
@@ -35,7 +43,7 @@ class NextHopDecisionTest {
         ChainState state = ChainState.empty().with("k", 1);
         NextHop.Call call = NextHop.call("s2", "f", "params", other, state);
         NextHopDecision.Forward f = assertInstanceOf(NextHopDecision.Forward.class,
-                decisions.decide(call, 3, 10, current, 100 * MS));
+                decisions.decide(call, 3, 10, current, 100 * MS, TOP));
         assertSame(call, f.call());
         assertEquals("s2", f.server());
         assertEquals("f", f.serviceFunction());
@@ -48,30 +56,30 @@ class NextHopDecisionTest {
     @Test
     void theSameChainingFunctionStaysAndNoneEndsAfterTheNextService() {
         NextHopDecision.Forward same = assertInstanceOf(NextHopDecision.Forward.class,
-                decisions.decide(NextHop.call("s2", "f", 1, ChainState.empty()), 1, 10, current, 100 * MS));
+                decisions.decide(NextHop.call("s2", "f", 1, ChainState.empty()), 1, 10, current, 100 * MS, TOP));
         assertEquals(current, same.chainingFunction());
         NextHopDecision.Forward last = assertInstanceOf(NextHopDecision.Forward.class,
-                decisions.decide(NextHop.callThenEnd("s2", "f", 1), 1, 10, current, 100 * MS));
+                decisions.decide(NextHop.callThenEnd("s2", "f", 1), 1, 10, current, 100 * MS, TOP));
         assertEquals(ChainingFunctionSource.NONE, last.chainingFunction());
     }
 
     @Test
     void theHopLimitIsTheSmallerOfTheChainsAndTheNodes() {
         NextHop call = NextHop.call("s9", "g", 1, ChainState.empty());
-        assertInstanceOf(NextHopDecision.Forward.class, decisions.decide(call, 4, 5, current, 100 * MS));
+        assertInstanceOf(NextHopDecision.Forward.class, decisions.decide(call, 4, 5, current, 100 * MS, TOP));
         NextHopDecision.Fail byChain = assertInstanceOf(NextHopDecision.Fail.class,
-                decisions.decide(call, 5, 5, current, 100 * MS));
+                decisions.decide(call, 5, 5, current, 100 * MS, TOP));
         assertEquals(ErrorCode.HOP_LIMIT_EXCEEDED, byChain.code());
         assertEquals("chain reached its hop limit of 5 hops; not calling 'g' at 's9'", byChain.message());
-        assertInstanceOf(NextHopDecision.Forward.class, decisions.decide(call, 9, 50, current, 100 * MS));
+        assertInstanceOf(NextHopDecision.Forward.class, decisions.decide(call, 9, 50, current, 100 * MS, TOP));
         NextHopDecision.Fail byNode = assertInstanceOf(NextHopDecision.Fail.class,
-                decisions.decide(call, 10, 50, current, 100 * MS));
+                decisions.decide(call, 10, 50, current, 100 * MS, TOP));
         assertEquals("chain reached its hop limit of 10 hops; not calling 'g' at 's9'", byNode.message());
         HopFailure failure = byNode.failure();
         assertEquals(ErrorCode.HOP_LIMIT_EXCEEDED, failure.code());
         assertEquals(byNode.message(), failure.getMessage());
         // an end is never over the limit: the chain stops here
-        assertInstanceOf(NextHopDecision.Finish.class, decisions.decide(NextHop.end(1), 10, 10, current, 100 * MS));
+        assertInstanceOf(NextHopDecision.Finish.class, decisions.decide(NextHop.end(1), 10, 10, current, 100 * MS, TOP));
     }
 
     @Test
@@ -87,10 +95,53 @@ class NextHopDecisionTest {
 
     @Test
     void aNullNextHopIsRefused() {
-        assertThrows(NullPointerException.class, () -> decisions.decide(null, 1, 10, current, 100 * MS));
+        assertThrows(NullPointerException.class, () -> decisions.decide(null, 1, 10, current, 100 * MS, TOP));
+    }
+
+    @Test
+    void anEndInsideASubChainReturnsToTheInnermostCreator() {
+        ReturnPoint outer = new ReturnPoint(new NodeAddress("a", "127.0.0.1", 1), 7);
+        ReturnPoint inner = new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9);
+        var back = assertInstanceOf(NextHopDecision.ReturnToCreator.class,
+                decisions.decide(NextHop.end("r"), 4, 10, current, 100 * MS, List.of(outer, inner)));
+        assertEquals(inner, back.to());
+        assertEquals("r", back.result());
+        assertEquals(95 * MS, back.budgetNanos(), "a return is a crossing: it costs the allowance");
+    }
+
+    @Test
+    void aServiceOutcomeStartsASubChainOrEndsOrRunsTheChainingFunction() {
+        SubChain sub = SubChain.to("c", "lookup").params(1);
+        var start = assertInstanceOf(NextHopDecision.StartSubChain.class,
+                decisions.afterService(sub, 2, 10, current, 100 * MS, TOP));
+        assertSame(sub, start.subChain());
+        assertEquals(3, start.hop(), "the sub-chain's hops are hops of the chain");
+        assertEquals(95 * MS, start.budgetNanos());
+        assertEquals("x", assertInstanceOf(NextHopDecision.RunChainingFunction.class,
+                decisions.afterService("x", 2, 10, current, 100 * MS, TOP)).result());
+        assertEquals("x", assertInstanceOf(NextHopDecision.Finish.class,
+                decisions.afterService("x", 2, 10, ChainingFunctionSource.NONE, 100 * MS, TOP)).result());
+        ReturnPoint creator = new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9);
+        assertEquals(creator, assertInstanceOf(NextHopDecision.ReturnToCreator.class,
+                decisions.afterService("x", 2, 10, ChainingFunctionSource.NONE, 100 * MS, List.of(creator))).to());
+    }
+
+    @Test
+    void aSubChainCountsAgainstTheHopLimitAndNestsAtMost64Deep() {
+        SubChain sub = SubChain.to("c", "lookup");
+        assertEquals(ErrorCode.HOP_LIMIT_EXCEEDED, assertInstanceOf(NextHopDecision.Fail.class,
+                decisions.afterService(sub, 10, 50, current, 100 * MS, TOP)).code());
+        List<ReturnPoint> deep = new ArrayList<>(Collections.nCopies(ReturnPoint.MAX_DEPTH - 1,
+                new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9)));
+        assertInstanceOf(NextHopDecision.StartSubChain.class, decisions.afterService(sub, 1, 10, current, 100 * MS, deep));
+        deep.add(deep.getFirst());
+        NextHopDecision.Fail tooDeep = assertInstanceOf(NextHopDecision.Fail.class,
+                decisions.afterService(sub, 1, 10, current, 100 * MS, deep));
+        assertEquals(ErrorCode.SUB_CHAIN, tooDeep.code());
+        assertThrows(IllegalArgumentException.class, () -> sub.chainingFunction(ChainingFunctionSource.SAME));
     }
 
     private NextHopDecision.Forward forward(NextHop call, long remaining) {
-        return assertInstanceOf(NextHopDecision.Forward.class, decisions.decide(call, 1, 10, current, remaining));
+        return assertInstanceOf(NextHopDecision.Forward.class, decisions.decide(call, 1, 10, current, remaining, TOP));
     }
 }

@@ -49,6 +49,7 @@ class ErrorCodeTest {
         m.put(ChainErrorCode.HOP_REJECTED, 20);
         m.put(ChainErrorCode.NODE_CLOSED, 21);
         m.put(ChainErrorCode.NODE_SHUTTING_DOWN, 22);
+        m.put(ChainErrorCode.SUB_CHAIN, 23);
         return m;
     }
 

@@ -1,0 +1,118 @@
+package io.rpcc.core;
+
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A nested sub-chain (paper 3.4, Fig. 4): what a {@link ServiceFunction} returns, instead of its
+ * result, to have the result computed by a chain of its own. The server parks its hop (the
+ * chain's chaining function and state) and starts the sub-chain at once, without any thread
+ * waiting for it; the sub-chain runs from server to server with its own chaining function (the
+ * creating server's logic, not the originator's), and when it ends, its result becomes the result
+ * of the service function that started it: the parked chaining function runs at the creating
+ * server with that result and the chain goes on. Sub-chains nest (a service function in a
+ * sub-chain may start another) up to 64 levels.
+ *
+ * <pre>{@code
+ * RpccServer.builder("storage")
+ *     .service("write", block -> SubChain.to("replica", "store")   // the replica's result is write's result
+ *             .params(block)
+ *             .chainingFunction(ChainingFunctionSource.javaResource(Storage.class, "/chains/Replicate.java"))
+ *             .state(ChainState.of("copies", 2)));
+ * }</pre>
+ *
+ * <p>A sub-chain is part of its chain: it has the chain's id, metadata, deadline (what is left of
+ * it), hop limit and hop numbers (its hops are hops of the chain and appear in its path), its
+ * partial replies go to the chain's originator, and cancelling the chain stops it. A failure inside
+ * it ends the chain with a typed exception naming the hop and host where it happened. Immutable:
+ * each method returns a new sub-chain.
+ */
+public final class SubChain {
+    private final String server;
+    private final String serviceFunction;
+    private final @Nullable Object params;
+    private final ChainingFunctionSource chainingFunction;
+    private final ChainState state;
+
+    private SubChain(String server, String serviceFunction, @Nullable Object params,
+                     ChainingFunctionSource chainingFunction, ChainState state) {
+        this.server = server;
+        this.serviceFunction = serviceFunction;
+        this.params = params;
+        this.chainingFunction = chainingFunction;
+        this.state = state;
+    }
+
+    /**
+     * A sub-chain whose first hop calls {@code serviceFunction} at {@code server}, with no parameters
+     * and no chaining function (so that service function's result is the sub-chain's result) until
+     * set.
+     */
+    public static SubChain to(String server, String serviceFunction) {
+        return new SubChain(Objects.requireNonNull(server, "server"),
+                Objects.requireNonNull(serviceFunction, "serviceFunction"), null, ChainingFunctionSource.NONE,
+                ChainState.empty());
+    }
+
+    /** This sub-chain with {@code params} for its first service function. */
+    public SubChain params(@Nullable Object params) {
+        return new SubChain(server, serviceFunction, params, chainingFunction, state);
+    }
+
+    /**
+     * This sub-chain with {@code chainingFunction} run after its first service function (and kept
+     * by its next hops unless they name another), or {@link ChainingFunctionSource#NONE} to end the
+     * sub-chain with that service function's result.
+     *
+     * @throws IllegalArgumentException for {@link ChainingFunctionSource#SAME}: a sub-chain starts
+     *     from a service function, which has no chaining function to keep
+     */
+    public SubChain chainingFunction(ChainingFunctionSource chainingFunction) {
+        Objects.requireNonNull(chainingFunction, "chainingFunction");
+        if (chainingFunction.isSame()) {
+            throw new IllegalArgumentException("a sub-chain needs a chaining function of its own (or NONE): "
+                    + "ChainingFunctionSource.SAME would keep the chaining function of a service function, which has none");
+        }
+        return new SubChain(server, serviceFunction, params, chainingFunction, state);
+    }
+
+    /** This sub-chain with {@code state} for its chaining function. */
+    public SubChain state(ChainState state) {
+        return new SubChain(server, serviceFunction, params, chainingFunction, Objects.requireNonNull(state, "state"));
+    }
+
+    /** The server of the sub-chain's first hop. */
+    public String server() {
+        return server;
+    }
+
+    /** The service function of its first hop. */
+    public String serviceFunction() {
+        return serviceFunction;
+    }
+
+    /** That service function's parameters. */
+    public @Nullable Object params() {
+        return params;
+    }
+
+    /** The sub-chain's chaining function, or {@link ChainingFunctionSource#NONE}. */
+    public ChainingFunctionSource chainingFunction() {
+        return chainingFunction;
+    }
+
+    /** The state for its chaining function. */
+    public ChainState state() {
+        return state;
+    }
+
+    /** The sub-chain's first hop, as a chaining function would name it. */
+    public NextHop.Call firstHop() {
+        return NextHop.call(server, serviceFunction, params, chainingFunction, state);
+    }
+
+    @Override
+    public String toString() {
+        return "SubChain[" + serviceFunction + " at " + server + ", then " + chainingFunction + "]";
+    }
+}
