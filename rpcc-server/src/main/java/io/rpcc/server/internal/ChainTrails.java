@@ -4,7 +4,6 @@ import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -202,11 +201,6 @@ final class ChainTrails {
 
     private void sweep(long nowNanos) {
         lastSweep = nowNanos;
-        for (Iterator<Trail> it = entries.values().iterator(); it.hasNext(); ) {
-            Trail e = it.next();
-            if (e.hops.isEmpty() && nowNanos - e.expiresNanos >= 0) {
-                it.remove();
-            }
-        }
+        entries.values().removeIf(e -> e.hops.isEmpty() && nowNanos - e.expiresNanos >= 0);
     }
 }

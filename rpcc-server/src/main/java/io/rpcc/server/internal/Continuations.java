@@ -4,7 +4,6 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -102,10 +101,6 @@ final class Continuations {
 
     private void sweep(long nowNanos) {
         lastSweep = nowNanos;
-        for (Iterator<Parked> it = entries.values().iterator(); it.hasNext(); ) {
-            if (nowNanos - it.next().expiresNanos() >= 0) {
-                it.remove();
-            }
-        }
+        entries.values().removeIf(p -> nowNanos - p.expiresNanos() >= 0);
     }
 }
