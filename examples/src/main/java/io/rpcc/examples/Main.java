@@ -3,6 +3,7 @@ package io.rpcc.examples;
 import io.rpcc.examples.aggregation.Aggregation;
 import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.copy.CopyUnderLoad;
+import io.rpcc.examples.copy.ReplicatedCopy;
 import io.rpcc.examples.quickstart.Quickstart;
 import io.rpcc.examples.statesize.StateSize;
 import io.rpcc.examples.webmail.WebMail;
@@ -10,7 +11,7 @@ import java.util.Arrays;
 
 /**
  * Runs one example: {@code java -jar rpcc-examples.jar <example> [args]}; {@code all} (the
- * default) runs every scenario briefly, one after the other; {@code figures} runs the four paper
+ * default) runs every scenario briefly, one after the other; {@code figures} runs the five paper
  * figures at full size (options such as {@code --charts DIR} or {@code --json} go to each).
  */
 public final class Main {
@@ -56,6 +57,8 @@ public final class Main {
                 CopyUnderLoad.main(with(rest, "--clients", "1,4,8", "--files", "2", "--warmup-ms", "1500"));
                 section("figure 14 on the emulated WAN: web mail, rpcc chain vs rpcc RPCs vs gRPC-java");
                 WebMail.main(with(rest, "--sizes", "1,50", "--runs", "3", "--warmup-ms", "1500"));
+                section("figure 13 on the emulated WAN: replicated copy, composition on vs off vs RPC");
+                ReplicatedCopy.main(with(rest, "--sizes", "25,250", "--runs", "3", "--warmup-ms", "1500"));
                 System.out.printf("%nall scenarios ran in %.0f s%n", (System.nanoTime() - start) / 1e9);
             }
             case "figures" -> {
@@ -68,17 +71,20 @@ public final class Main {
                 CopyUnderLoad.main(rest);
                 section("figure 14: web mail, rpcc chain vs rpcc RPCs vs gRPC-java");
                 WebMail.main(rest);
-                System.out.printf("%nthe four figures ran in %.0f s%n", (System.nanoTime() - start) / 1e9);
+                section("figure 13: replicated copy, composition on vs off vs RPC");
+                ReplicatedCopy.main(rest);
+                System.out.printf("%nthe five figures ran in %.0f s%n", (System.nanoTime() - start) / 1e9);
             }
             case "quickstart" -> Quickstart.main(rest);
             case "aggregation" -> Aggregation.main(rest);
             case "copy" -> Copy.main(rest);
             case "copy-load" -> CopyUnderLoad.main(rest);
             case "webmail" -> WebMail.main(rest);
+            case "replicated-copy" -> ReplicatedCopy.main(rest);
             case "state-size" -> StateSize.main(rest);
             default -> {
                 System.err.println("unknown example '" + example + "'; available: all, figures, quickstart, aggregation, copy,"
-                        + " copy-load, webmail, state-size");
+                        + " copy-load, webmail, state-size, replicated-copy");
                 System.exit(2);
             }
         }

@@ -24,33 +24,44 @@ import java.util.Locale;
  *     ideal check counts these)
  * @param bytesViaClient bytes that crossed the client's links per operation, or -1 if not measured
  * @param throughputMbS megabytes per second, or NaN if not measured
+ * @param bytesViaPrimary bytes that went in or out of the destination primary's site per operation
+ *     (replicated copy), or -1 if not measured
  */
 public record Measurement(String scenario, String variant, String idealFor, int param, String site, double medianMs,
-                          int hops, long bytesViaClient, double throughputMbS) {
+                          int hops, long bytesViaClient, double throughputMbS, long bytesViaPrimary) {
 
     /** A measured variant. */
     public static Measurement measured(String scenario, String variant, int param, double medianMs, int hops) {
-        return new Measurement(scenario, variant, null, param, null, medianMs, hops, -1, Double.NaN);
+        return new Measurement(scenario, variant, null, param, null, medianMs, hops, -1, Double.NaN, -1);
     }
 
     /** The ideal time of {@code variant}'s message path, computed from the topology. */
     public static Measurement ideal(String scenario, String variant, int param, double medianMs, int hops) {
-        return new Measurement(scenario, "ideal", variant, param, null, medianMs, hops, -1, Double.NaN);
+        return new Measurement(scenario, "ideal", variant, param, null, medianMs, hops, -1, Double.NaN, -1);
     }
 
     /** This line, for a client in {@code site}. */
     public Measurement at(String site) {
-        return new Measurement(scenario, variant, idealFor, param, site, medianMs, hops, bytesViaClient, throughputMbS);
+        return new Measurement(scenario, variant, idealFor, param, site, medianMs, hops, bytesViaClient, throughputMbS,
+                bytesViaPrimary);
     }
 
     /** This line with the bytes that crossed the client's links. */
     public Measurement withBytesViaClient(long bytes) {
-        return new Measurement(scenario, variant, idealFor, param, site, medianMs, hops, bytes, throughputMbS);
+        return new Measurement(scenario, variant, idealFor, param, site, medianMs, hops, bytes, throughputMbS,
+                bytesViaPrimary);
     }
 
     /** This line with a throughput. */
     public Measurement withThroughput(double megabytesPerSecond) {
-        return new Measurement(scenario, variant, idealFor, param, site, medianMs, hops, bytesViaClient, megabytesPerSecond);
+        return new Measurement(scenario, variant, idealFor, param, site, medianMs, hops, bytesViaClient, megabytesPerSecond,
+                bytesViaPrimary);
+    }
+
+    /** This line with the bytes that went in or out of the destination primary's site. */
+    public Measurement withBytesViaPrimary(long bytes) {
+        return new Measurement(scenario, variant, idealFor, param, site, medianMs, hops, bytesViaClient, throughputMbS,
+                bytes);
     }
 
     /** Whether this is an ideal computed from the topology rather than a measurement. */
@@ -86,6 +97,9 @@ public record Measurement(String scenario, String variant, String idealFor, int 
         b.append(String.format(Locale.ROOT, ",\"median_ms\":%.2f", medianMs)).append(",\"hops\":").append(hops);
         if (bytesViaClient >= 0) {
             b.append(",\"bytes_via_client\":").append(bytesViaClient);
+        }
+        if (bytesViaPrimary >= 0) {
+            b.append(",\"bytes_via_primary\":").append(bytesViaPrimary);
         }
         if (!Double.isNaN(throughputMbS)) {
             b.append(String.format(Locale.ROOT, ",\"throughput_mb_s\":%.3f", throughputMbS));

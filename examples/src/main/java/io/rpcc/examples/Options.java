@@ -24,7 +24,7 @@ public final class Options {
     public static final class UsageException extends IllegalArgumentException {
         private static final long serialVersionUID = 1L;
 
-        UsageException(String message) {
+        public UsageException(String message) {
             super(message);
         }
     }

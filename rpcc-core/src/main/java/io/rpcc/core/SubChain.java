@@ -1,6 +1,7 @@
 package io.rpcc.core;
 
 import java.util.Objects;
+import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +27,13 @@ import org.jspecify.annotations.Nullable;
  * partial replies go to the chain's originator, and cancelling the chain stops it. A failure inside
  * it ends the chain with a typed exception naming the hop and host where it happened. Immutable:
  * each method returns a new sub-chain.
+ *
+ * <p>By default a sub-chain is <em>composed</em> with its parent (paper 3.4, Fig. 5c): the return
+ * point pushed onto the chain's stack carries the parent's chaining function and state, so the node
+ * where the sub-chain ends runs that chaining function itself and the chain goes on from there,
+ * without returning to the creating server. {@link #composition(boolean) composition(false)} (or
+ * the server's {@code subChainComposition(false)}) returns the result to the creating server
+ * instead, as described above.
  */
 public final class SubChain {
     private final String server;
@@ -33,14 +41,16 @@ public final class SubChain {
     private final @Nullable Object params;
     private final ChainingFunctionSource chainingFunction;
     private final ChainState state;
+    private final @Nullable Boolean composition;
 
     private SubChain(String server, String serviceFunction, @Nullable Object params,
-                     ChainingFunctionSource chainingFunction, ChainState state) {
+                     ChainingFunctionSource chainingFunction, ChainState state, @Nullable Boolean composition) {
         this.server = server;
         this.serviceFunction = serviceFunction;
         this.params = params;
         this.chainingFunction = chainingFunction;
         this.state = state;
+        this.composition = composition;
     }
 
     /**
@@ -51,12 +61,12 @@ public final class SubChain {
     public static SubChain to(String server, String serviceFunction) {
         return new SubChain(Objects.requireNonNull(server, "server"),
                 Objects.requireNonNull(serviceFunction, "serviceFunction"), null, ChainingFunctionSource.NONE,
-                ChainState.empty());
+                ChainState.empty(), null);
     }
 
     /** This sub-chain with {@code params} for its first service function. */
     public SubChain params(@Nullable Object params) {
-        return new SubChain(server, serviceFunction, params, chainingFunction, state);
+        return new SubChain(server, serviceFunction, params, chainingFunction, state, composition);
     }
 
     /**
@@ -73,12 +83,26 @@ public final class SubChain {
             throw new IllegalArgumentException("a sub-chain needs a chaining function of its own (or NONE): "
                     + "ChainingFunctionSource.SAME would keep the chaining function of a service function, which has none");
         }
-        return new SubChain(server, serviceFunction, params, chainingFunction, state);
+        return new SubChain(server, serviceFunction, params, chainingFunction, state, composition);
     }
 
     /** This sub-chain with {@code state} for its chaining function. */
     public SubChain state(ChainState state) {
-        return new SubChain(server, serviceFunction, params, chainingFunction, Objects.requireNonNull(state, "state"));
+        return new SubChain(server, serviceFunction, params, chainingFunction, Objects.requireNonNull(state, "state"),
+                composition);
+    }
+
+    /**
+     * This sub-chain composed with its parent chain or not, whatever the server's setting
+     * ({@code RpccServer.Builder.subChainComposition}, on by default). Composed (paper 3.4, Fig. 5c),
+     * the return point carries the parent's chaining function and state, and the node where the
+     * sub-chain ends runs that chaining function itself: the chain goes on from there, without going
+     * back to this server. Not composed, this server keeps them and the sub-chain's result comes
+     * back here, where the parent chain goes on. Result, path and hop numbers are the same either
+     * way; composition saves a crossing and keeps the result's bytes off this server.
+     */
+    public SubChain composition(boolean on) {
+        return new SubChain(server, serviceFunction, params, chainingFunction, state, on);
     }
 
     /** The server of the sub-chain's first hop. */
@@ -106,6 +130,11 @@ public final class SubChain {
         return state;
     }
 
+    /** Whether this sub-chain is composed with its parent, if set here; empty: as the server says. */
+    public Optional<Boolean> composition() {
+        return Optional.ofNullable(composition);
+    }
+
     /** The sub-chain's first hop, as a chaining function would name it. */
     public NextHop.Call firstHop() {
         return NextHop.call(server, serviceFunction, params, chainingFunction, state);
@@ -113,6 +142,7 @@ public final class SubChain {
 
     @Override
     public String toString() {
-        return "SubChain[" + serviceFunction + " at " + server + ", then " + chainingFunction + "]";
+        return "SubChain[" + serviceFunction + " at " + server + ", then " + chainingFunction
+                + (composition == null ? "" : composition ? ", composed" : ", not composed") + "]";
     }
 }

@@ -4,6 +4,7 @@ import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.SubChain;
 import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
@@ -103,6 +104,14 @@ public final class RpccServer implements AutoCloseable {
         return hops.parkedChains();
     }
 
+    /**
+     * Sub-chain results returned to this server to resume a chain parked here (test hook: composed
+     * sub-chains never come back).
+     */
+    long subChainReturns() {
+        return hops.subChainReturns();
+    }
+
     /** Hops that arrived here and are not done yet (test hook: drains to zero once chains end). */
     int hopsInFlight() {
         return hops.hopsInFlight();
@@ -151,6 +160,7 @@ public final class RpccServer implements AutoCloseable {
         private String chainingProxy;
         private boolean actsAsProxy;
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
+        private boolean composesSubChains = true;
 
         private Builder(String name) {
             super(name);
@@ -246,11 +256,24 @@ public final class RpccServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Whether the sub-chains this server's service functions start are composed with their parent
+         * chains (paper 3.4, Fig. 5c; on by default): the node where a sub-chain ends runs the parent's
+         * chaining function itself and the chain goes on from there, instead of the sub-chain's result
+         * coming back here first. A {@link SubChain#composition(boolean)} set on a
+         * sub-chain wins over this. Off, every sub-chain returns here: one crossing more, and the
+         * result passes through this server, as with an RPC to the sub-chain's servers.
+         */
+        public Builder subChainComposition(boolean on) {
+            this.composesSubChains = on;
+            return this;
+        }
+
         /** The server (not started). */
         public RpccServer build() {
             HopExecutor[] hops = new HopExecutor[1];
             Node node = new Node(BuilderAccess.settingsOf(this), n -> hops[0] = new HopExecutor(n, services,
-                    chainingProxy, actsAsProxy, interceptors));
+                    chainingProxy, actsAsProxy, interceptors, composesSubChains));
             node.functions().fetchWith(new RepositoryClient(node)::get);
             return new RpccServer(node, hops[0]);
         }

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.Timeout;
  * 3 levels deep, each sub-chain of 1 to 3 hops on random servers (a server often re-entered while
  * its own sub-chain runs), every hop replying a random number of times from a random mix of
  * threads, executors, futures and virtual threads that may outlive it. One chain in ten runs in
- * interactive mode. For every chain: its result is right, the replies received are exactly the
+ * interactive mode. Sub-chains are composed with their parents or return to their creators, at
+ * random (per call, and one server that does not compose). For every chain: its result is right, the replies received are exactly the
  * replies the servers sent (none lost, none twice), none arrives after its set ended, nothing hangs,
  * and every parked chain was resumed.
  */
@@ -95,8 +96,14 @@ class SubChainStressTest {
             for (int i = r.nextInt(3); i > 0; i--) {
                 more.add(server(r));
             }
-            return SubChain.to(server(r), "work").params(seed * 8 + depth + 1).chainingFunction(SUB)
+            SubChain sub = SubChain.to(server(r), "work").params(seed * 8 + depth + 1).chainingFunction(SUB)
                     .state(ChainState.of("ret", p, "servers", String.join(",", more)));
+            // composed or returned to this server: as the server says (w4 returns), or either way
+            return switch ((int) Math.floorMod(seed * 31 + hop * 7L + depth, 3L)) {
+                case 0 -> sub;
+                case 1 -> sub.composition(true);
+                default -> sub.composition(false);
+            };
         }
         return p;
     }
@@ -118,7 +125,9 @@ class SubChainStressTest {
     static void start() {
         cluster = new Cluster();
         for (int i = 1; i <= 4; i++) {
-            servers.add(cluster.server("w" + i, b -> b.service("work", SubChainStressTest::work)));
+            boolean composes = i != 4;
+            servers.add(cluster.server("w" + i, b -> b.subChainComposition(composes)
+                    .service("work", SubChainStressTest::work)));
         }
         client = cluster.client();
     }
@@ -179,11 +188,14 @@ class SubChainStressTest {
         assertEquals(0, client.lateFrames(), "frames for chains that had already finished");
         assertEquals(0, client.chainsInFlight());
         assertTrue(subChains.get() > CHAINS / 4, "sub-chains started: " + subChains.get());
+        long returned = servers.stream().mapToLong(RpccServer::subChainReturns).sum();
+        assertTrue(returned > subChains.get() / 5 && returned < subChains.get() * 4 / 5,
+                "both composed and returned sub-chains: " + returned + " of " + subChains.get() + " returned");
         for (RpccServer server : servers) {
             assertEquals(0, server.parkedChains(), "every parked chain was resumed");
             assertEquals(0, server.hopsInFlight());
         }
-        System.out.printf("%d chains, %d sub-chains, %d replies: all delivered exactly once, none after the end%n",
-                CHAINS, subChains.get(), received.get());
+        System.out.printf("%d chains, %d sub-chains (%d returned to their creators, the rest composed), %d replies: "
+                + "all delivered exactly once, none after the end%n", CHAINS, subChains.get(), returned, received.get());
     }
 }

@@ -88,10 +88,23 @@ class SubChainTest {
                 int slash = spec.indexOf('/');
                 String head = slash < 0 ? spec : spec.substring(0, slash);
                 String rest = slash < 0 ? "" : spec.substring(slash + 1);
-                return SubChain.to(head, "nest").params(rest).chainingFunction(SUB).state(ChainState.of("at", ctx.node()));
+                return composition(SubChain.to(head, "nest").params(rest).chainingFunction(SUB)
+                        .state(ChainState.of("at", ctx.node())));
             }
         }
     }
+
+    /**
+     * {@code sub} composed or not as the chain's metadata {@value #COMPOSITION} says ({@code on},
+     * {@code off}), else as the server says.
+     */
+    static SubChain composition(SubChain sub) {
+        String on = ChainContext.current().metadata().get(COMPOSITION);
+        return on == null ? sub : sub.composition(on.equals("on"));
+    }
+
+    /** The metadata key that sets the composition of the tests' sub-chains. */
+    static final String COMPOSITION = "composition";
 
     @BeforeAll
     static void start() {
@@ -188,16 +201,18 @@ class SubChainTest {
                 "the sub-chain's hop saw the chain's deadline: " + deadlines.get("~1200") + " vs " + deadline);
     }
 
-    @Test
-    void aCancelFollowsTheChainIntoItsSubChain() throws Exception {
+    @ParameterizedTest(name = "composition={0}")
+    @ValueSource(strings = {"on", "off"})
+    void aCancelFollowsTheChainIntoItsSubChain(String composition) throws Exception {
         waiting = new CountDownLatch(1);
         interrupted = new CountDownLatch(1);
         int beforeA = servers.get("a").parkedChains();
         int beforeB = servers.get("b").parkedChains();
-        CompletableFuture<ChainResult> f = client.startChain(chain("b/c/wait"));
+        CompletableFuture<ChainResult> f = client.startChain(chain("b/c/wait").metadata(COMPOSITION, composition));
         assertTrue(waiting.await(20, TimeUnit.SECONDS), "the sub-chain's hop started");
-        assertEquals(beforeA + 1, servers.get("a").parkedChains());
-        assertEquals(beforeB + 1, servers.get("b").parkedChains());
+        int parks = composition.equals("on") ? 0 : 1; // composed, the return points carry what would be parked
+        assertEquals(beforeA + parks, servers.get("a").parkedChains());
+        assertEquals(beforeB + parks, servers.get("b").parkedChains());
         f.cancel(true);
         assertTrue(f.isCancelled());
         assertTrue(interrupted.await(20, TimeUnit.SECONDS), "the cancel reached the hop at c, two levels down");

@@ -176,13 +176,19 @@ public final class Copy {
 
     static double chainCopy(RpccClient client, ChainingFunctionSource cf, String from, String to, int size)
             throws Exception {
+        return chainCopy(client, cf, "storage-1", "storage-2", from, to, size);
+    }
+
+    /** Chain copy of file {@code from} at server {@code source} to {@code to} at {@code destination}; milliseconds. */
+    static double chainCopy(RpccClient client, ChainingFunctionSource cf, String source, String destination, String from,
+                            String to, int size) throws Exception {
         long start = System.nanoTime();
         Semaphore window = new Semaphore(DEPTH);
         List<CompletableFuture<?>> all = new ArrayList<>();
         for (long offset = 0; offset < size; offset += BLOCK) {
             window.acquire();
-            all.add(client.startChain(ChainCall.to("storage-1", "read").params(new Block(from, offset, BLOCK, null))
-                    .chainingFunction(cf).state(ChainState.of("destination", "storage-2", "to", to, "offset", offset)))
+            all.add(client.startChain(ChainCall.to(source, "read").params(new Block(from, offset, BLOCK, null))
+                    .chainingFunction(cf).state(ChainState.of("destination", destination, "to", to, "offset", offset)))
                     .whenComplete((r, e) -> window.release()));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
@@ -190,14 +196,20 @@ public final class Copy {
     }
 
     static double rpcCopy(RpccClient client, String from, String to, int size) throws Exception {
+        return rpcCopy(client, "storage-1", "storage-2", from, to, size);
+    }
+
+    /** RPC copy of file {@code from} at server {@code source} to {@code to} at {@code destination}; milliseconds. */
+    static double rpcCopy(RpccClient client, String source, String destination, String from, String to, int size)
+            throws Exception {
         long start = System.nanoTime();
         Semaphore window = new Semaphore(DEPTH);
         List<CompletableFuture<?>> all = new ArrayList<>();
         for (long offset = 0; offset < size; offset += BLOCK) {
             window.acquire();
             long at = offset;
-            all.add(client.call("storage-1", "read", new Block(from, at, BLOCK, null))
-                    .thenCompose(r -> client.call("storage-2", "write", new Block(to, at, BLOCK, (byte[]) r.value())))
+            all.add(client.call(source, "read", new Block(from, at, BLOCK, null))
+                    .thenCompose(r -> client.call(destination, "write", new Block(to, at, BLOCK, (byte[]) r.value())))
                     .whenComplete((r, e) -> window.release()));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();

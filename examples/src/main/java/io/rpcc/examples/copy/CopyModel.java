@@ -215,6 +215,26 @@ public final class CopyModel {
     }
 
     /**
+     * A message of each block's path, for {@link #idealMs(WanTopology, List, long)}: from a node in
+     * {@code fromSite} to one in {@code toSite}, on the connection named {@code connection} (one per
+     * pair of nodes and direction), carrying the block's data or not.
+     */
+    public record Leg(String fromSite, String toSite, String connection, boolean data) {
+    }
+
+    /**
+     * Milliseconds for one client to copy one file of {@code bytes} bytes, each block going along
+     * {@code legs} in order (the last one ends the block at the client), with the runners' block size
+     * and pipelining depth; links of the same pair of sites and direction are shared.
+     */
+    public static double idealMs(WanTopology t, List<Leg> legs, long bytes) {
+        Map<String, Pipe> pipes = new HashMap<>();
+        List<Step> path = legs.stream().map(l -> new Step(pipes.computeIfAbsent(l.fromSite() + ">" + l.toSite(),
+                k -> new Pipe(t.link(l.fromSite(), l.toSite()))), l.connection(), true, l.data())).toList();
+        return new Run(path, bytes, 1, 1).runMs();
+    }
+
+    /**
      * Service functions on the critical path of one client's copy: two per round of
      * {@link Copy#DEPTH} blocks (read and write, or read and the chained write).
      */

@@ -1,5 +1,6 @@
 package io.rpcc.examples.copy;
 
+import io.rpcc.core.SubChain;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -7,7 +8,7 @@ import java.nio.file.Path;
 
 /**
  * A storage server's service functions (paper 4.1): {@code read} and {@code write} of blocks of
- * real files under a directory.
+ * real files under a directory, and the {@code write} of a primary that replicates to a backup.
  */
 public final class StorageServer {
     private final Path root;
@@ -47,6 +48,18 @@ public final class StorageServer {
             f.write(b.data());
         }
         return b.data().length;
+    }
+
+    /**
+     * The {@code write} of a primary with a backup (paper 4.1, Fig. 5): writes the block here, then
+     * replicates it in a sub-chain to the {@code write} of server {@code backup}, whose result (the
+     * backup's byte count) is this write's result. No thread waits for the backup. Composed (the
+     * default), the backup's result goes on with whatever chain called this write, straight from the
+     * backup; not composed, it comes back here first.
+     */
+    public SubChain writeAndReplicate(Object params, String backup) throws IOException {
+        write(params);
+        return SubChain.to(backup, "write").params(params);
     }
 
     /** The directory. */

@@ -65,6 +65,14 @@ final class Continuations {
     }
 
     /**
+     * A fresh continuation number under which nothing is parked: a composed sub-chain's return point
+     * carries its chaining function and state, and never comes back here to resume.
+     */
+    synchronized long reserve() {
+        return nextNumber++;
+    }
+
+    /**
      * Takes the chain parked under {@code number} for the chain of {@code h}, or {@code null} if none
      * is (forgotten, expired, or another chain's: then it stays).
      */

@@ -48,7 +48,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link NextHopDecision} makes of its next hop: the next hop, or the result straight to the
  * originator ({@link HopReports}). A service function that returns a {@link SubChain} parks its hop
  * here ({@link Continuations}) and starts the sub-chain; the sub-chain's end returns its result
- * here in a {@link #RETURN} request, which resumes the parked hop's chaining function. Runs on the node's executor (virtual threads by default), never
+ * here in a {@link #RETURN} request, which resumes the parked hop's chaining function; a composed
+ * sub-chain instead carries that chaining function and state in its return point, and the node
+ * where it ends resumes the chain itself. Runs on the node's executor (virtual threads by default), never
  * on an event loop. Any failure goes to the originator as a typed error naming this hop; the server
  * carries on. The hop's partial replies and
  * its share of the chain's termination credit are handled by {@link HopReplies}: exactly one
@@ -81,14 +83,18 @@ public final class HopExecutor implements RequestHandler {
     private final RunningHops running;
     private final HandOffs handOffs = new HandOffs();
     private final NextHopDecision decisions;
+    private final boolean composesSubChains;
+    private final AtomicLong subChainReturns = new AtomicLong();
 
     /**
      * The server side of {@code node}, hosting {@code services}, which hands its chaining functions
      * to {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy},
-     * with {@code interceptors} (the first outermost) around every hop.
+     * with {@code interceptors} (the first outermost) around every hop; the sub-chains its service
+     * functions start are composed with their parents unless {@code composesSubChains} is false or
+     * the sub-chain says otherwise.
      */
     public HopExecutor(Node node, Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy,
-                       List<ServerInterceptor> interceptors) {
+                       List<ServerInterceptor> interceptors, boolean composesSubChains) {
         this.node = node;
         this.services = Map.copyOf(services);
         this.chainingProxy = chainingProxy;
@@ -98,6 +104,7 @@ public final class HopExecutor implements RequestHandler {
         this.reports = new HopReports(node, failures, handOffs);
         this.running = new RunningHops(node, streams, trails, failures, reports, handOffs);
         this.decisions = NextHopDecision.of(node);
+        this.composesSubChains = composesSubChains;
     }
 
     @Override
@@ -168,6 +175,11 @@ public final class HopExecutor implements RequestHandler {
         return continuations.size();
     }
 
+    /** Sub-chain results that came back here to resume a chain parked here. */
+    public long subChainReturns() {
+        return subChainReturns.get();
+    }
+
     /** Hop requests refused because their chain had been cancelled. */
     public long refusedAfterCancel() {
         return refusedAfterCancel.get();
@@ -225,9 +237,17 @@ public final class HopExecutor implements RequestHandler {
                 result = request.params();
                 timing = timings.removeLast();
             } else if (returning) { // paper 3.4: a sub-chain this node started returns its result
-                Continuations.Parked parked = resume(h);
-                h = h.with(parked.chainingFunction(), h.returnStack().subList(0, h.returnStack().size() - 1));
-                state = parked.state();
+                ReturnPoint point = h.returnStack().isEmpty() ? null : h.returnStack().getLast();
+                List<ReturnPoint> popped = h.returnStack().subList(0, h.returnStack().size() - 1);
+                if (point != null && point.composed()) { // composed: resumed where the sub-chain ended
+                    h = h.with(point.chainingFunction(), popped);
+                    state = point.state();
+                } else {
+                    Continuations.Parked parked = resume(h);
+                    subChainReturns.incrementAndGet();
+                    h = h.with(parked.chainingFunction(), popped);
+                    state = parked.state();
+                }
                 result = request.params();
                 timing = new HopTiming(h.hop(), node.name(), RETURN, System.nanoTime() - arrivedNanos, 0, 0, 0,
                         node.name());
@@ -329,17 +349,28 @@ public final class HopExecutor implements RequestHandler {
             case NextHopDecision.StartSubChain start -> {
                 SubChain sub = start.subChain();
                 Metadata metadata = interceptForward(context, sub.firstHop());
-                long number = continuations.park(h, h.chainingFunction(), state,
+                NodeAddress self = new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port());
+                boolean composed = sub.composition().orElse(composesSubChains);
+                // composed, the point carries the hop's chaining function and state and nothing is parked
+                // here (the number still names this creator's share of the chain, e.g. for its failures)
+                long number = composed ? continuations.reserve() : continuations.park(h, h.chainingFunction(), state,
                         control.remainingNanos(System.nanoTime()), System.nanoTime());
                 List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
-                stack.add(new ReturnPoint(new NodeAddress(node.name(), node.transport().advertisedHost(),
-                        node.transport().port()), number));
+                stack.add(composed ? ReturnPoint.composed(self, number, h.chainingFunction(), state)
+                        : new ReturnPoint(self, number));
                 List<ConsoleLine> consoleNow = List.copyOf(console);
                 Credit pass = replies.handOver(h.credit()); // travels with the sub-chain, comes home through its return
                 ChainHeader nh = h.onward(start.hop(), path, consoleNow, timings, sub.serviceFunction(),
                         sub.chainingFunction(), pass, metadata, start.budgetNanos()).with(sub.chainingFunction(), stack);
                 handOn(h, sub.server(), null, new ChainRequest(nh, sub.params(), sub.state(), null), path, consoleNow,
                         timings, pass, control, () -> continuations.forget(number));
+            }
+            case NextHopDecision.ReturnToCreator back when back.to().composed() -> {
+                // composed (paper 3.4, Fig. 5c): the parent's chaining function runs here, on this hop's
+                // thread, credit and control, as if the return had arrived: no crossing back to its creator
+                ChainHeader nh = h.onward(h.hop(), path, List.copyOf(console), timings, RETURN,
+                        ChainingFunctionSource.NONE, h.credit(), h.metadata(), back.budgetNanos());
+                run(new ChainRequest(nh, back.result(), ChainState.empty(), null), control, System.nanoTime(), replies);
             }
             case NextHopDecision.ReturnToCreator back -> {
                 List<ConsoleLine> consoleNow = List.copyOf(console);

@@ -66,7 +66,7 @@ public final class WireFormat {
                     }
                     case ChainRequest r -> {
                         out.writeByte(FrameType.REQUEST.wire());
-                        writeHeader(out, r.header());
+                        writeHeader(kryo, out, r.header());
                         kryo.writeClassAndObject(out, r.params());
                         writeState(kryo, out, r.state());
                     }
@@ -150,7 +150,7 @@ public final class WireFormat {
         return new ChainSecret(in.readLong(), in.readLong());
     }
 
-    private static void writeHeader(Output out, ChainHeader h) {
+    private static void writeHeader(Kryo kryo, Output out, ChainHeader h) {
         writeChain(out, h.chainId(), h.secret());
         out.writeString(h.origin());
         out.writeString(h.originHost());
@@ -165,7 +165,7 @@ public final class WireFormat {
         writeCredit(out, h.credit());
         writeReplyTo(out, h);
         writeMetadata(out, h.metadata());
-        writeReturnStack(out, h.returnStack());
+        writeReturnStack(kryo, out, h.returnStack());
         writeBranch(out, h.branch());
         writeBudget(out, h.budgetNanos());
     }
@@ -174,6 +174,10 @@ public final class WireFormat {
     private static final int REPLY_TO_ORIGINATOR = 0;
     /** Reply-to tag: replies go to the address that follows. */
     private static final int REPLY_TO_ADDRESS = 1;
+    /** Return point kind: the chain is parked at the point's node. */
+    private static final int RETURN_POINT_PARKED = 0;
+    /** Return point kind: composed, the point's chaining function and state follow. */
+    private static final int RETURN_POINT_COMPOSED = 1;
     /** Metadata value tag: text. */
     private static final int METADATA_TEXT = 0;
     /** Metadata value tag: bytes. */
@@ -210,11 +214,18 @@ public final class WireFormat {
         }
     }
 
-    private static void writeReturnStack(Output out, List<ReturnPoint> stack) {
+    private static void writeReturnStack(Kryo kryo, Output out, List<ReturnPoint> stack) {
         out.writeVarInt(stack.size(), true);
         for (ReturnPoint p : stack) {
             writeAddress(out, p.node());
             out.writeVarLong(p.continuation(), true);
+            if (p.composed()) {
+                out.writeByte(RETURN_POINT_COMPOSED);
+                writeFunction(out, p.chainingFunction());
+                writeState(kryo, out, p.state());
+            } else {
+                out.writeByte(RETURN_POINT_PARKED);
+            }
         }
     }
 
@@ -457,7 +468,7 @@ public final class WireFormat {
             header = new ChainHeader(header.chainId(), header.secret(), header.origin(), header.originHost(),
                     header.originPort(), header.hop(), header.maxHops(), header.path(), header.console(),
                     header.timings(), header.serviceFunction(), header.chainingFunction(), header.credit(),
-                    header.replyTo(), readMetadata(in), readReturnStack(in), readBranch(in), readBudget(in));
+                    header.replyTo(), readMetadata(in), readReturnStack(kryo, in), readBranch(in), readBudget(in));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");
@@ -571,7 +582,7 @@ public final class WireFormat {
         return s;
     }
 
-    private static List<ReturnPoint> readReturnStack(Input in) {
+    private static List<ReturnPoint> readReturnStack(Kryo kryo, Input in) {
         int n = count(in);
         if (n > ReturnPoint.MAX_DEPTH) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's return stack is " + n + " deep (at most "
@@ -579,7 +590,15 @@ public final class WireFormat {
         }
         List<ReturnPoint> stack = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            stack.add(new ReturnPoint(readAddress(in), in.readVarLong(true)));
+            NodeAddress node = readAddress(in);
+            long continuation = in.readVarLong(true);
+            int kind = in.readByte();
+            stack.add(switch (kind) {
+                case RETURN_POINT_PARKED -> new ReturnPoint(node, continuation);
+                case RETURN_POINT_COMPOSED -> ReturnPoint.composed(node, continuation, readFunction(in),
+                        readState(kryo, in));
+                default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown return point kind " + kind);
+            });
         }
         return List.copyOf(stack);
     }

@@ -650,4 +650,40 @@ class FrameCodecTest {
                 () -> TypeRegistry.builder().register(Order.class, 150).register(String.class, 150));
         assertTrue(e.getMessage().contains("already used by"), e.getMessage());
     }
+    @Test
+    void aComposedReturnPointCarriesItsChainingFunctionAndStateInlineOrByReference() {
+        ChainHeader base = header("lookup");
+        ChainingFunctionSource inline = ChainingFunctionSource.java("public class P implements io.rpcc.core.ChainingFunction {"
+                + " public io.rpcc.core.NextHop apply(io.rpcc.core.ChainState s, Object r) {"
+                + " return io.rpcc.core.NextHop.end(r); } }");
+        ChainingFunctionSource stored = ChainingFunctionSource.reference(inline.id(), "repo");
+        List<ReturnPoint> stack = List.of(
+                ReturnPoint.composed(new NodeAddress("outer", "10.0.0.7", 7001), 5, stored, ChainState.empty()),
+                new ReturnPoint(new NodeAddress("middle", "10.0.0.8", 7002), 6),
+                ReturnPoint.composed(new NodeAddress("inner", "inner.example", 65535), Long.MAX_VALUE, inline,
+                        ChainState.of("order", new Order("sku-1", 3, List.of("gift")), "n", 7L)),
+                ReturnPoint.composed(new NodeAddress("leaf", "10.0.0.9", 7003), 8, ChainingFunctionSource.NONE,
+                        ChainState.empty()));
+        ChainHeader h = base.with(base.chainingFunction(), stack);
+        ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, "p", ChainState.empty(), null));
+        assertNull(got.decodeError(), () -> String.valueOf(got.decodeError()));
+        assertEquals(h, got.header());
+        assertEquals(List.of(true, false, true, true), got.header().returnStack().stream().map(ReturnPoint::composed).toList());
+        assertEquals(new Order("sku-1", 3, List.of("gift")), got.header().returnStack().get(2).state().get("order"));
+        assertTrue(got.header().returnStack().getFirst().chainingFunction().isReference());
+
+        // an unknown point kind is reported to the chain, not dropped
+        byte[] frame = frameBytes(new ChainRequest(base.with(base.chainingFunction(),
+                List.of(new ReturnPoint(new NodeAddress("zzpoint", "10.0.0.7", 7001), 5))), "p", ChainState.empty(), null));
+        // Kryo writes a short ASCII string as its bytes, the last one flagged: node, host, port (2-byte
+        // varint), continuation (1 byte), then the kind
+        int at = indexOf(frame, "zzpoin".getBytes(StandardCharsets.US_ASCII)) + "zzpoint".length()
+                + "10.0.0.7".length() + 2 + 1;
+        assertEquals(0, frame[at], "the kind byte of a parked point");
+        frame[at] = 9;
+        ChainRequest bad = (ChainRequest) decodeRaw(frame);
+        assertNotNull(bad.decodeError());
+        assertEquals(ErrorCode.MALFORMED_FRAME, bad.decodeError().code());
+        assertTrue(bad.decodeError().getMessage().contains("unknown return point kind 9"), bad.decodeError().getMessage());
+    }
 }
