@@ -24,6 +24,7 @@ import io.rpcc.core.internal.function.InvocationAbandoned;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.CodedFailure;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
@@ -194,8 +195,9 @@ public final class HopExecutor implements RequestHandler {
         ChainHeader h = arrived; // a return resumes the parked hop: its chaining function, the stack popped
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
         boolean returning = h.serviceFunction().equals(RETURN);
+        boolean failing = h.serviceFunction().equals(SubChainFailures.RETURN_FAILURE);
         // neither a proxy nor a return is a hop of its own
-        List<String> path = proxied || returning ? h.path() : node.pathThrough(h);
+        List<String> path = proxied || returning || failing ? h.path() : node.pathThrough(h);
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
@@ -208,7 +210,7 @@ public final class HopExecutor implements RequestHandler {
                 throw request.decodeError();
             }
             long left = control.remainingNanos(System.nanoTime());
-            if (!proxied && !returning && left <= 0) {
+            if (!proxied && !returning && !failing && left <= 0) {
                 throw new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
                         + "' at '" + node.name() + "') started " + TimeUnit.NANOSECONDS.toMillis(-left)
                         + " ms after the chain's deadline, so its service function did not run; give the chain a "
@@ -226,11 +228,28 @@ public final class HopExecutor implements RequestHandler {
                 timing = timings.removeLast();
             } else if (returning) { // paper 3.4: a sub-chain this node started returns its result
                 Continuations.Parked parked = resume(h);
-                h = h.with(parked.chainingFunction(), h.returnStack().subList(0, h.returnStack().size() - 1));
+                h = parked.resumed(h);
                 state = parked.state();
                 result = request.params();
                 timing = new HopTiming(h.hop(), node.name(), RETURN, System.nanoTime() - arrivedNanos, 0, 0, 0,
                         node.name());
+            } else if (failing) { // paper 3.8: a sub-chain this node started failed; its handler decides
+                CodedFailure failed = SubChainFailures.carried(request);
+                Continuations.Parked parked = parkedFor(h);
+                SubChainFailures.Decision decision;
+                try (var scope = context(h, chainId, console, replies, control, "failure-handler").push()) {
+                    decision = SubChainFailures.decide(parked, failed, node.name(), h.returnStack().getLast().continuation());
+                }
+                if (decision instanceof SubChainFailures.PassOn on) {
+                    reports.passOn(parked == null ? h : parked.resumed(h), on.failure().code(), on.failure().failure(),
+                            replies.handOver(h.credit()));
+                    return;
+                }
+                h = parked.resumed(h);
+                state = parked.state();
+                result = ((SubChainFailures.Recover) decision).result();
+                timing = new HopTiming(h.hop(), node.name(), SubChainFailures.RETURN_FAILURE,
+                        System.nanoTime() - arrivedNanos, 0, 0, 0, node.name());
             } else {
                 ServiceRun run = runService(h, request, console, replies, control, chainId, arrivedNanos);
                 if (control.isCancelled()) {
@@ -330,7 +349,7 @@ public final class HopExecutor implements RequestHandler {
                 SubChain sub = start.subChain();
                 Metadata metadata = interceptForward(context, sub.firstHop());
                 long number = continuations.park(h, h.chainingFunction(), state,
-                        control.remainingNanos(System.nanoTime()), System.nanoTime());
+                        control.remainingNanos(System.nanoTime()), System.nanoTime(), sub);
                 List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
                 stack.add(new ReturnPoint(new NodeAddress(node.name(), node.transport().advertisedHost(),
                         node.transport().port()), number));
@@ -362,12 +381,7 @@ public final class HopExecutor implements RequestHandler {
      */
     private Continuations.Parked resume(ChainHeader h) {
         List<ReturnPoint> stack = h.returnStack();
-        if (stack.isEmpty() || !stack.getLast().node().node().equals(node.name())) {
-            throw new HopFailure(ErrorCode.SUB_CHAIN, "a sub-chain returned to node '" + node.name() + "' after hop "
-                    + h.hop() + ", but its return stack " + (stack.isEmpty() ? "is empty"
-                    : "names '" + stack.getLast().node().node() + "'") + ": the node that sent it is faulty");
-        }
-        Continuations.Parked parked = continuations.resume(stack.getLast().continuation(), h, System.nanoTime());
+        Continuations.Parked parked = parkedFor(h);
         if (parked == null) {
             throw new HopFailure(ErrorCode.SUB_CHAIN, "the sub-chain that ended at hop " + h.hop() + " returned to '"
                     + node.name() + "', which no longer holds the chain it started it from (continuation "
@@ -376,6 +390,20 @@ public final class HopExecutor implements RequestHandler {
                     + "while the server runs; give the chain a later deadline");
         }
         return parked;
+    }
+
+    /**
+     * Takes the chain parked here that the request {@code h} returns to (the innermost point of its
+     * return stack), or {@code null} if it is no longer here; fails if that point is not this node.
+     */
+    private Continuations.Parked parkedFor(ChainHeader h) {
+        List<ReturnPoint> stack = h.returnStack();
+        if (stack.isEmpty() || !stack.getLast().node().node().equals(node.name())) {
+            throw new HopFailure(ErrorCode.SUB_CHAIN, "a sub-chain returned to node '" + node.name() + "' after hop "
+                    + h.hop() + ", but its return stack " + (stack.isEmpty() ? "is empty"
+                    : "names '" + stack.getLast().node().node() + "'") + ": the node that sent it is faulty");
+        }
+        return continuations.resume(stack.getLast().continuation(), h, System.nanoTime());
     }
 
     /** What the service function returned, and how long it took. */

@@ -711,4 +711,34 @@ public final class WireFormat {
         }
         return n;
     }
+
+    /**
+     * {@code failure} with its {@code code}, encoded as in an ERROR frame ({@code code:varint failure}):
+     * the params of the request that takes a sub-chain's failure to its creator (a {@code byte[]}, a
+     * built-in type, so that every node can read it).
+     */
+    public static byte[] encodeFailure(ErrorCode code, ChainFailure failure) {
+        Output out = new Output(256, -1);
+        out.writeVarInt(code.number(), true);
+        writeFailure(out, failure);
+        return out.toBytes();
+    }
+
+    /**
+     * The failure {@link #encodeFailure} encoded.
+     *
+     * @throws HopFailure with {@link ErrorCode#MALFORMED_FRAME} if {@code bytes} is not one
+     */
+    public static CodedFailure decodeFailure(byte[] bytes) {
+        try {
+            Input in = new Input(bytes);
+            CodedFailure f = new CodedFailure(ErrorCode.fromWire(in.readVarInt(true)), readFailure(in));
+            checkFullyRead(in, "sub-chain failure");
+            return f;
+        } catch (HopFailure e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode a sub-chain's failure: " + e, e);
+        }
+    }
 }
