@@ -1,5 +1,6 @@
 package io.rpcc.server.internal;
 
+import io.netty.channel.Channel;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionSource;
@@ -78,6 +79,7 @@ public final class HopExecutor implements RequestHandler {
     private final ReplyStreams streams = new ReplyStreams();
     private final ChainTrails trails = new ChainTrails();
     private final Continuations continuations = new Continuations();
+    private final ReplyRelays relays;
     private final AtomicLong refusedAfterCancel = new AtomicLong();
     private final RunningHops running;
     private final HandOffs handOffs = new HandOffs();
@@ -99,6 +101,7 @@ public final class HopExecutor implements RequestHandler {
         this.reports = new HopReports(node, failures, handOffs);
         this.running = new RunningHops(node, streams, trails, failures, reports, handOffs);
         this.decisions = NextHopDecision.of(node);
+        this.relays = new ReplyRelays(node, streams);
     }
 
     @Override
@@ -152,6 +155,7 @@ public final class HopExecutor implements RequestHandler {
         }
         c.hops().forEach(HopControl::cancel);
         continuations.forgetChain(cancel.origin(), cancel.chainId());
+        relays.forgetChain(cancel.origin(), cancel.chainId());
         if (c.next() != null) {
             node.passCancel(c.next(), new CancelFrame(cancel.chainId(), cancel.secret(), cancel.origin(),
                     decisions.budgetForNext(c.budgetNanos())));
@@ -167,6 +171,21 @@ public final class HopExecutor implements RequestHandler {
     /** Chains parked here while a sub-chain they started runs (expired ones are forgotten first). */
     public int parkedChains() {
         return continuations.size();
+    }
+
+    @Override
+    public boolean relay(Object frame, Channel from) {
+        return relays.relay(frame, from);
+    }
+
+    /** Sub-chains started here whose replies go through this node, still remembered. */
+    public int replyRelays() {
+        return relays.size();
+    }
+
+    /** Partial replies (or credit) of sub-chains started here that could not be passed on (logged). */
+    public long relayedRepliesLost() {
+        return relays.lost();
     }
 
     /** Hop requests refused because their chain had been cancelled. */
@@ -351,8 +370,13 @@ public final class HopExecutor implements RequestHandler {
                 long number = continuations.park(h, h.chainingFunction(), state,
                         control.remainingNanos(System.nanoTime()), System.nanoTime(), sub);
                 List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
-                stack.add(new ReturnPoint(new NodeAddress(node.name(), node.transport().advertisedHost(),
-                        node.transport().port()), number));
+                ReturnPoint point = new ReturnPoint(new NodeAddress(node.name(), node.transport().advertisedHost(),
+                        node.transport().port()), number, !sub.sendsRepliesToOriginator());
+                stack.add(point);
+                if (point.repliesToCreator()) { // paper 7.1: its replies come here, to be handled or passed on
+                    relays.open(h, point, sub.replyHandler(), control.remainingNanos(System.nanoTime()),
+                            System.nanoTime());
+                }
                 List<ConsoleLine> consoleNow = List.copyOf(console);
                 Credit pass = replies.handOver(h.credit()); // travels with the sub-chain, comes home through its return
                 ChainHeader nh = h.onward(start.hop(), path, consoleNow, timings, sub.serviceFunction(),

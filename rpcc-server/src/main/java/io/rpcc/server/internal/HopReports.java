@@ -13,6 +13,7 @@ import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -120,9 +121,14 @@ final class HopReports {
         return s == null || s.length() <= max ? s : s.substring(0, max - 20) + "... (truncated)";
     }
 
+    /**
+     * Sends {@code frame} to the chain's originator: its reply-to, unless {@code h} is inside a
+     * sub-chain whose reply-to is its creator (a failure the creator could not be told of).
+     */
     private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
-        InetSocketAddress replyTo = node.replyAddress(h);
-        return node.transport().send(h.replyTo().node(), replyTo, frame)
+        NodeAddress to = h.returnStack().isEmpty() ? h.replyTo() : h.originator();
+        InetSocketAddress replyTo = node.addressOf(to);
+        return node.transport().send(to.node(), replyTo, frame)
                 .whenComplete((v, e) -> {
                     if (e != null && Node.unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
                         failures.replyToUnreachable(h, replyTo, f);

@@ -210,11 +210,16 @@ public final class WireFormat {
         }
     }
 
+    /** A return point's replies tag: the sub-chain's replies go to its creator, or straight to the originator. */
+    private static final byte RETURN_REPLIES_TO_CREATOR = 0;
+    private static final byte RETURN_REPLIES_TO_ORIGINATOR = 1;
+
     private static void writeReturnStack(Output out, List<ReturnPoint> stack) {
         out.writeVarInt(stack.size(), true);
         for (ReturnPoint p : stack) {
             writeAddress(out, p.node());
             out.writeVarLong(p.continuation(), true);
+            out.writeByte(p.repliesToCreator() ? RETURN_REPLIES_TO_CREATOR : RETURN_REPLIES_TO_ORIGINATOR);
         }
     }
 
@@ -579,7 +584,13 @@ public final class WireFormat {
         }
         List<ReturnPoint> stack = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            stack.add(new ReturnPoint(readAddress(in), in.readVarLong(true)));
+            NodeAddress node = readAddress(in);
+            long continuation = in.readVarLong(true);
+            stack.add(new ReturnPoint(node, continuation, switch (in.readByte()) {
+                case RETURN_REPLIES_TO_CREATOR -> true;
+                case RETURN_REPLIES_TO_ORIGINATOR -> false;
+                default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown return point replies tag");
+            }));
         }
         return List.copyOf(stack);
     }
