@@ -339,7 +339,8 @@ final class HopReplies implements Replies {
                 : new ChainErrorFrame(header.chainId(), secret, ErrorCode.SERVICE_FUNCTION_FAILED,
                 taskFailure(failed), credit);
         if (f == null) { // no reply was ever sent: any connection will do
-            handOffs.track(node.transport().send(header.replyTo().node(), node.replyAddress(header), frame));
+            handOffs.track(node.transport().send(header.replyTo().node(), node.replyAddress(header), frame)
+                    .exceptionallyCompose(e -> pastCreator(credit, failed, e)));
             return;
         }
         long[] unused = left;
@@ -347,13 +348,32 @@ final class HopReplies implements Replies {
             if (!ch.isActive()) {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
                 failures.repliesUnconfirmed(header);
-                return CompletableFuture.completedFuture(null);
+                return pastCreator(credit, failed, null);
             }
             if (unused[0] > 0 || unused[1] > 0) {
                 ask(ch, (int) Math.min(Integer.MAX_VALUE, unused[0]), unused[1], 0);
             }
             return node.transport().send(ch, frame);
-        }));
+        }).exceptionallyCompose(e -> pastCreator(credit, failed, e)));
+    }
+
+    /**
+     * The reply-to of this hop is the creator of its sub-chain and it is gone (unreachable, or the
+     * connection carrying the replies closed: the replies sent there are lost, and logged): sends the
+     * kept {@code credit} (or the task's failure) straight to the chain's originator, so that the
+     * chain still ends. For a hop whose reply-to is the originator, nothing can be done: fails.
+     */
+    private CompletableFuture<Void> pastCreator(Credit credit, Throwable failed, Throwable why) {
+        if (secret == header.secret()) {
+            return why == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(why);
+        }
+        if (why != null) {
+            failures.replyLost(header, Node.unwrap(why));
+        }
+        Object direct = failed == null ? new QuietFrame(header.chainId(), header.secret(), credit)
+                : new ChainErrorFrame(header.chainId(), header.secret(), ErrorCode.SERVICE_FUNCTION_FAILED,
+                taskFailure(failed), credit);
+        return node.transport().send(header.origin(), node.addressOf(header.originator()), direct);
     }
 
     /** The failure to report for work started through the context that threw {@code e}. */
