@@ -23,17 +23,19 @@ import org.jspecify.annotations.Nullable;
  * }</pre>
  *
  * <p>A sub-chain is part of its chain: it has the chain's id, metadata, deadline (what is left of
- * it), hop limit and hop numbers (its hops are hops of the chain and appear in its path), its
- * partial replies go to the chain's originator, and cancelling the chain stops it. A failure inside
- * it ends the chain with a typed exception naming the hop and host where it happened. Immutable:
- * each method returns a new sub-chain.
+ * it), hop limit and hop numbers (its hops are hops of the chain and appear in its path), and
+ * cancelling the chain stops it. A failure inside it goes first to the server that started it, whose
+ * {@link #onFailure} handler may recover or pass it on (the default), up to the originator, typed and
+ * naming the hop and host where it happened. Its partial replies go through the server that started
+ * it ({@link #onReply}) to the chain's originator, or straight there ({@link #repliesToOriginator()}).
+ * Immutable: each method returns a new sub-chain.
  *
  * <p>By default a sub-chain is <em>composed</em> with its parent (paper 3.4, Fig. 5c): the return
  * point pushed onto the chain's stack carries the parent's chaining function and state, so the node
  * where the sub-chain ends runs that chaining function itself and the chain goes on from there,
  * without returning to the creating server. {@link #composition(boolean) composition(false)} (or
  * the server's {@code subChainComposition(false)}) returns the result to the creating server
- * instead, as described above.
+ * instead, as described above. Failures and replies reach the creating server either way.
  */
 public final class SubChain {
     private final String server;
@@ -42,15 +44,23 @@ public final class SubChain {
     private final ChainingFunctionSource chainingFunction;
     private final ChainState state;
     private final @Nullable Boolean composition;
+    private final @Nullable SubChainFailureHandler failureHandler;
+    private final @Nullable SubChainReplyHandler replyHandler;
+    private final boolean repliesToOriginator;
 
     private SubChain(String server, String serviceFunction, @Nullable Object params,
-                     ChainingFunctionSource chainingFunction, ChainState state, @Nullable Boolean composition) {
+                     ChainingFunctionSource chainingFunction, ChainState state, @Nullable Boolean composition,
+                     @Nullable SubChainFailureHandler failureHandler, @Nullable SubChainReplyHandler replyHandler,
+                     boolean repliesToOriginator) {
         this.server = server;
         this.serviceFunction = serviceFunction;
         this.params = params;
         this.chainingFunction = chainingFunction;
         this.state = state;
         this.composition = composition;
+        this.failureHandler = failureHandler;
+        this.replyHandler = replyHandler;
+        this.repliesToOriginator = repliesToOriginator;
     }
 
     /**
@@ -61,12 +71,13 @@ public final class SubChain {
     public static SubChain to(String server, String serviceFunction) {
         return new SubChain(Objects.requireNonNull(server, "server"),
                 Objects.requireNonNull(serviceFunction, "serviceFunction"), null, ChainingFunctionSource.NONE,
-                ChainState.empty(), null);
+                ChainState.empty(), null, null, null, false);
     }
 
     /** This sub-chain with {@code params} for its first service function. */
     public SubChain params(@Nullable Object params) {
-        return new SubChain(server, serviceFunction, params, chainingFunction, state, composition);
+        return new SubChain(server, serviceFunction, params, chainingFunction, state, composition, failureHandler,
+                replyHandler, repliesToOriginator);
     }
 
     /**
@@ -83,13 +94,14 @@ public final class SubChain {
             throw new IllegalArgumentException("a sub-chain needs a chaining function of its own (or NONE): "
                     + "ChainingFunctionSource.SAME would keep the chaining function of a service function, which has none");
         }
-        return new SubChain(server, serviceFunction, params, chainingFunction, state, composition);
+        return new SubChain(server, serviceFunction, params, chainingFunction, state, composition, failureHandler,
+                replyHandler, repliesToOriginator);
     }
 
     /** This sub-chain with {@code state} for its chaining function. */
     public SubChain state(ChainState state) {
         return new SubChain(server, serviceFunction, params, chainingFunction, Objects.requireNonNull(state, "state"),
-                composition);
+                composition, failureHandler, replyHandler, repliesToOriginator);
     }
 
     /**
@@ -102,7 +114,53 @@ public final class SubChain {
      * way; composition saves a crossing and keeps the result's bytes off this server.
      */
     public SubChain composition(boolean on) {
-        return new SubChain(server, serviceFunction, params, chainingFunction, state, on);
+        return new SubChain(server, serviceFunction, params, chainingFunction, state, on, failureHandler, replyHandler,
+                repliesToOriginator);
+    }
+
+    /**
+     * This sub-chain with {@code handler} deciding, at the server that starts it, what becomes of
+     * its failure (paper 3.8): recover with a result for the parent chain, or pass the failure on.
+     * Without one, a failure is passed on: to the enclosing sub-chain's creator, else the originator.
+     */
+    public SubChain onFailure(SubChainFailureHandler handler) {
+        return new SubChain(server, serviceFunction, params, chainingFunction, state, composition,
+                Objects.requireNonNull(handler, "handler"), replyHandler, repliesToOriginator);
+    }
+
+    /**
+     * This sub-chain with {@code handler} seeing its partial replies at the server that starts it
+     * (paper 7.1), which passes on to its own originator what it chooses. Without one, every reply is
+     * passed on unchanged. Replaces {@link #repliesToOriginator()}.
+     */
+    public SubChain onReply(SubChainReplyHandler handler) {
+        return new SubChain(server, serviceFunction, params, chainingFunction, state, composition, failureHandler,
+                Objects.requireNonNull(handler, "handler"), false);
+    }
+
+    /**
+     * This sub-chain with its partial replies going straight to the chain's top-level originator,
+     * not through the server that starts it (no {@link #onReply} handler sees them). Replaces
+     * {@link #onReply}.
+     */
+    public SubChain repliesToOriginator() {
+        return new SubChain(server, serviceFunction, params, chainingFunction, state, composition, failureHandler, null,
+                true);
+    }
+
+    /** The handler of its failure, or {@code null}: passed on. */
+    public @Nullable SubChainFailureHandler failureHandler() {
+        return failureHandler;
+    }
+
+    /** The handler of its partial replies at its creator, or {@code null}: passed on unchanged. */
+    public @Nullable SubChainReplyHandler replyHandler() {
+        return replyHandler;
+    }
+
+    /** Whether its partial replies go straight to the top-level originator rather than through its creator. */
+    public boolean sendsRepliesToOriginator() {
+        return repliesToOriginator;
     }
 
     /** The server of the sub-chain's first hop. */

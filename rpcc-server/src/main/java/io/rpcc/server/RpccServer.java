@@ -112,6 +112,20 @@ public final class RpccServer implements AutoCloseable {
         return hops.subChainReturns();
     }
 
+    /** Sub-chains started here whose replies come through this server, still remembered (test hook). */
+    int replyRelays() {
+        return hops.replyRelays();
+    }
+
+    /**
+     * Partial replies of sub-chains started here that could not be passed on to the chain's
+     * originator (their reply handler threw, the originator could not be reached or did not read
+     * them in time); each is logged on {@code io.rpcc.failures}.
+     */
+    public long relayedRepliesLost() {
+        return hops.relayedRepliesLost();
+    }
+
     /** Hops that arrived here and are not done yet (test hook: drains to zero once chains end). */
     int hopsInFlight() {
         return hops.hopsInFlight();

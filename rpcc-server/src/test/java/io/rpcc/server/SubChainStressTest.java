@@ -9,8 +9,10 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.SubChain;
+import io.rpcc.core.SubChainRecovery;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,9 +39,12 @@ import org.junit.jupiter.api.Timeout;
  * its own sub-chain runs), every hop replying a random number of times from a random mix of
  * threads, executors, futures and virtual threads that may outlive it. One chain in ten runs in
  * interactive mode. Sub-chains are composed with their parents or return to their creators, at
- * random (per call, and one server that does not compose). For every chain: its result is right, the replies received are exactly the
- * replies the servers sent (none lost, none twice), none arrives after its set ended, nothing hangs,
- * and every parked chain was resumed.
+ * random (per call, and one server that does not compose). Sub-chains fail at random, their
+ * creators recovering or passing the failure on, and their replies go through their creators (with
+ * or without a handler) or straight to the originator. For every chain: its result (or its expected
+ * failure) is right, the replies received are exactly the replies the servers sent (none lost, none
+ * twice), none arrives after its set ended, nothing hangs, and every parked chain was resumed or
+ * dropped.
  */
 class SubChainStressTest {
     static final int CHAINS = Integer.getInteger("rpcc.stress.chains", 3_000);
@@ -54,16 +59,27 @@ class SubChainStressTest {
     /** The replies the servers sent, by chain seed: recorded before each {@code preturn}. */
     static final Map<Long, Set<String>> sent = new ConcurrentHashMap<>();
     static final AtomicLong subChains = new AtomicLong();
+    /** Chains whose failing sub-chain has no handler: they must end with its failure. */
+    static final Set<Long> expectedFailures = ConcurrentHashMap.newKeySet();
+    static final AtomicLong recovered = new AtomicLong();
+    static final AtomicLong failing = new AtomicLong();
+    static final AtomicLong viaHandler = new AtomicLong();
+    static final AtomicLong straight = new AtomicLong();
 
     /**
-     * The service function: params are {@code seed * 8 + depth}. Replies as its random plan says,
-     * then (below depth 3, one time in three) returns a sub-chain of 1 to 3 "work" hops at depth + 1,
-     * whose chaining function ends it with this hop's params; else returns its params.
+     * The service function: params are {@code seed * 8 + fail * 4 + depth}. Replies as its random plan
+     * says; throws if {@code fail}; then (below depth 3, one time in three) returns a sub-chain of 1 to
+     * 3 "work" hops at depth + 1, whose chaining function ends it with this hop's params; else returns
+     * its params. One sub-chain in four fails at its first hop: its creator's handler recovers with
+     * this hop's params (two times in three; the chain's result is unchanged) or it has none (the
+     * chain ends with that failure). Its replies go through its creator (with or without a
+     * pass-through handler) or straight to the originator, at random.
      */
     static Object work(Object params) {
         long p = (Long) params;
         long seed = p >> 3;
-        int depth = (int) (p & 7);
+        boolean fail = (p & 4) != 0;
+        int depth = (int) (p & 3);
         ChainContext ctx = ChainContext.current();
         int hop = ctx.hop();
         Random r = new Random(seed * 104_729 + hop * 31L + depth);
@@ -90,14 +106,40 @@ class SubChainStressTest {
                 default -> pool.execute(ctx.wrap(body));
             }
         }
+        if (fail) {
+            throw new IllegalStateException("stress failure in chain " + seed);
+        }
         if (depth < MAX_DEPTH && r.nextInt(3) == 0) {
             subChains.incrementAndGet();
             List<String> more = new ArrayList<>();
             for (int i = r.nextInt(3); i > 0; i--) {
                 more.add(server(r));
             }
-            SubChain sub = SubChain.to(server(r), "work").params(seed * 8 + depth + 1).chainingFunction(SUB)
-                    .state(ChainState.of("ret", p, "servers", String.join(",", more)));
+            boolean fails = r.nextInt(4) == 0;
+            SubChain sub = SubChain.to(server(r), "work").params(seed * 8 + (fails ? 4 : 0) + depth + 1)
+                    .chainingFunction(SUB).state(ChainState.of("ret", p, "servers", String.join(",", more)));
+            if (fails) {
+                failing.incrementAndGet();
+                if (r.nextInt(3) == 0) {
+                    expectedFailures.add(seed);
+                } else {
+                    sub = sub.onFailure(e -> {
+                        recovered.incrementAndGet();
+                        return SubChainRecovery.recover(p);
+                    });
+                }
+            }
+            switch (r.nextInt(3)) {
+                case 0 -> { }
+                case 1 -> {
+                    viaHandler.incrementAndGet();
+                    sub = sub.onReply((reply, h, host, passOn) -> passOn.accept(reply));
+                }
+                default -> {
+                    straight.incrementAndGet();
+                    sub = sub.repliesToOriginator();
+                }
+            }
             // composed or returned to this server: as the server says (w4 returns), or either way
             return switch ((int) Math.floorMod(seed * 31 + hop * 7L + depth, 3L)) {
                 case 0 -> sub;
@@ -158,7 +200,12 @@ class SubChainStressTest {
                         got.add(replies.next());
                     }
                     received.addAndGet(got.size());
-                    if (replies.isPartial()) {
+                    if (expectedFailures.contains(s)) {
+                        if (!(replies.error() instanceof ServiceFunctionException sfe)
+                                || !sfe.remoteMessage().contains("stress failure in chain " + s)) {
+                            problems.add("chain " + s + " should have failed in its sub-chain: " + replies.error());
+                        }
+                    } else if (replies.isPartial()) {
                         problems.add("chain " + s + " ended partial: " + replies.error());
                     } else if (!Long.valueOf(s * 8).equals(replies.result().join().value())) {
                         problems.add("chain " + s + " result " + replies.result().join().value());
@@ -195,7 +242,14 @@ class SubChainStressTest {
             assertEquals(0, server.parkedChains(), "every parked chain was resumed");
             assertEquals(0, server.hopsInFlight());
         }
-        System.out.printf("%d chains, %d sub-chains (%d returned to their creators, the rest composed), %d replies: "
-                + "all delivered exactly once, none after the end%n", CHAINS, subChains.get(), returned, received.get());
+        assertTrue(recovered.get() > 0 && !expectedFailures.isEmpty() && viaHandler.get() > 0 && straight.get() > 0);
+        for (RpccServer server : servers) {
+            assertEquals(0, server.relayedRepliesLost(), "replies passed on by creators");
+        }
+        System.out.printf("%d chains, %d sub-chains (%d returned to their creators, the rest composed; %d failing: "
+                        + "%d recovered by their creator, %d chains failed; replies through a handler: %d, straight: %d), "
+                        + "%d replies: all delivered exactly once, none after the end%n", CHAINS, subChains.get(),
+                returned, failing.get(), recovered.get(), expectedFailures.size(), viaHandler.get(), straight.get(),
+                received.get());
     }
 }

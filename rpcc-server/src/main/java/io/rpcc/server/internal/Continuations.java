@@ -2,9 +2,12 @@ package io.rpcc.server.internal;
 
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.ReturnPoint;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -35,9 +38,21 @@ final class Continuations {
      *     {@link ChainingFunctionSource#NONE}: the sub-chain's result is that hop's result)
      * @param state that chaining function's state
      * @param expiresNanos when the entry is forgotten
+     * @param header the header of the hop that started the sub-chain
+     * @param subChain the sub-chain it started (its handlers)
      */
     record Parked(String origin, long chainId, ChainSecret secret, ChainingFunctionSource chainingFunction,
-                  ChainState state, long expiresNanos) {
+                  ChainState state, long expiresNanos, ChainHeader header, SubChain subChain) {
+        /**
+         * The header the parked hop resumes with when {@code returning} (the request that returns to
+         * it) arrives: its chaining function and service function, the return stack popped.
+         */
+        ChainHeader resumed(ChainHeader returning) {
+            List<ReturnPoint> stack = returning.returnStack();
+            return returning.onward(returning.hop(), returning.path(), returning.console(), returning.timings(),
+                    header.serviceFunction(), chainingFunction, returning.credit(), returning.metadata(),
+                    returning.budgetNanos()).with(chainingFunction, stack.subList(0, stack.size() - 1));
+        }
     }
 
     private final LinkedHashMap<Long, Parked> entries = new LinkedHashMap<>() {
@@ -51,16 +66,17 @@ final class Continuations {
 
     /**
      * Parks the chain of {@code h}, to resume with {@code chainingFunction} and {@code state}, for
-     * {@code budgetNanos} (what is left of its deadline here) plus the grace; returns its
-     * continuation number.
+     * {@code budgetNanos} (what is left of its deadline here) plus the grace, while {@code subChain}
+     * runs; returns its continuation number.
      */
     synchronized long park(ChainHeader h, ChainingFunctionSource chainingFunction, ChainState state, long budgetNanos,
-                           long nowNanos) {
+                           long nowNanos, SubChain subChain) {
         sweepIfDue(nowNanos);
         long keep = Math.min(Math.max(budgetNanos, 0), ChainTrails.MAX_RETENTION_NANOS - ChainTrails.GRACE_NANOS)
                 + ChainTrails.GRACE_NANOS;
         long number = nextNumber++;
-        entries.put(number, new Parked(h.origin(), h.chainId(), h.secret(), chainingFunction, state, nowNanos + keep));
+        entries.put(number, new Parked(h.origin(), h.chainId(), h.secret(), chainingFunction, state, nowNanos + keep, h,
+                subChain));
         return number;
     }
 

@@ -1,5 +1,6 @@
 package io.rpcc.server.internal;
 
+import io.netty.channel.Channel;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionSource;
@@ -24,6 +25,7 @@ import io.rpcc.core.internal.function.InvocationAbandoned;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.CodedFailure;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
@@ -79,6 +81,7 @@ public final class HopExecutor implements RequestHandler {
     private final ReplyStreams streams = new ReplyStreams();
     private final ChainTrails trails = new ChainTrails();
     private final Continuations continuations = new Continuations();
+    private final ReplyRelays relays;
     private final AtomicLong refusedAfterCancel = new AtomicLong();
     private final RunningHops running;
     private final HandOffs handOffs = new HandOffs();
@@ -105,6 +108,7 @@ public final class HopExecutor implements RequestHandler {
         this.running = new RunningHops(node, streams, trails, failures, reports, handOffs);
         this.decisions = NextHopDecision.of(node);
         this.composesSubChains = composesSubChains;
+        this.relays = new ReplyRelays(node, streams);
     }
 
     @Override
@@ -158,6 +162,7 @@ public final class HopExecutor implements RequestHandler {
         }
         c.hops().forEach(HopControl::cancel);
         continuations.forgetChain(cancel.origin(), cancel.chainId());
+        relays.forgetChain(cancel.origin(), cancel.chainId());
         if (c.next() != null) {
             node.passCancel(c.next(), new CancelFrame(cancel.chainId(), cancel.secret(), cancel.origin(),
                     decisions.budgetForNext(c.budgetNanos())));
@@ -178,6 +183,21 @@ public final class HopExecutor implements RequestHandler {
     /** Sub-chain results that came back here to resume a chain parked here. */
     public long subChainReturns() {
         return subChainReturns.get();
+    }
+
+    @Override
+    public boolean relay(Object frame, Channel from) {
+        return relays.relay(frame, from);
+    }
+
+    /** Sub-chains started here whose replies go through this node, still remembered. */
+    public int replyRelays() {
+        return relays.size();
+    }
+
+    /** Partial replies (or credit) of sub-chains started here that could not be passed on (logged). */
+    public long relayedRepliesLost() {
+        return relays.lost();
     }
 
     /** Hop requests refused because their chain had been cancelled. */
@@ -206,8 +226,9 @@ public final class HopExecutor implements RequestHandler {
         ChainHeader h = arrived; // a return resumes the parked hop: its chaining function, the stack popped
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
         boolean returning = h.serviceFunction().equals(RETURN);
+        boolean failing = h.serviceFunction().equals(SubChainFailures.RETURN_FAILURE);
         // neither a proxy nor a return is a hop of its own
-        List<String> path = proxied || returning ? h.path() : node.pathThrough(h);
+        List<String> path = proxied || returning || failing ? h.path() : node.pathThrough(h);
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
@@ -220,7 +241,7 @@ public final class HopExecutor implements RequestHandler {
                 throw request.decodeError();
             }
             long left = control.remainingNanos(System.nanoTime());
-            if (!proxied && !returning && left <= 0) {
+            if (!proxied && !returning && !failing && left <= 0) {
                 throw new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
                         + "' at '" + node.name() + "') started " + TimeUnit.NANOSECONDS.toMillis(-left)
                         + " ms after the chain's deadline, so its service function did not run; give the chain a "
@@ -245,12 +266,29 @@ public final class HopExecutor implements RequestHandler {
                 } else {
                     Continuations.Parked parked = resume(h);
                     subChainReturns.incrementAndGet();
-                    h = h.with(parked.chainingFunction(), popped);
+                    h = parked.resumed(h);
                     state = parked.state();
                 }
                 result = request.params();
                 timing = new HopTiming(h.hop(), node.name(), RETURN, System.nanoTime() - arrivedNanos, 0, 0, 0,
                         node.name());
+            } else if (failing) { // paper 3.8: a sub-chain this node started failed; its handler decides
+                CodedFailure failed = SubChainFailures.carried(request);
+                Continuations.Parked parked = parkedFor(h);
+                SubChainFailures.Decision decision;
+                try (var scope = context(h, chainId, console, replies, control, "failure-handler").push()) {
+                    decision = SubChainFailures.decide(parked, failed, node.name(), h.returnStack().getLast());
+                }
+                if (decision instanceof SubChainFailures.PassOn on) {
+                    reports.passOn(parked == null ? h : parked.resumed(h), on.failure().code(), on.failure().failure(),
+                            replies.handOver(h.credit()));
+                    return;
+                }
+                h = parked.resumed(h);
+                state = parked.state();
+                result = ((SubChainFailures.Recover) decision).result();
+                timing = new HopTiming(h.hop(), node.name(), SubChainFailures.RETURN_FAILURE,
+                        System.nanoTime() - arrivedNanos, 0, 0, 0, node.name());
             } else {
                 ServiceRun run = runService(h, request, console, replies, control, chainId, arrivedNanos);
                 if (control.isCancelled()) {
@@ -352,12 +390,20 @@ public final class HopExecutor implements RequestHandler {
                 NodeAddress self = new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port());
                 boolean composed = sub.composition().orElse(composesSubChains);
                 // composed, the point carries the hop's chaining function and state and nothing is parked
-                // here (the number still names this creator's share of the chain, e.g. for its failures)
-                long number = composed ? continuations.reserve() : continuations.park(h, h.chainingFunction(), state,
-                        control.remainingNanos(System.nanoTime()), System.nanoTime());
+                // here unless the sub-chain's failure handler needs the hop (the number still names this
+                // creator's share of the chain, e.g. for its failures)
+                long number = composed && sub.failureHandler() == null ? continuations.reserve()
+                        : continuations.park(h, h.chainingFunction(), state, control.remainingNanos(System.nanoTime()),
+                        System.nanoTime(), sub);
                 List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
-                stack.add(composed ? ReturnPoint.composed(self, number, h.chainingFunction(), state)
-                        : new ReturnPoint(self, number));
+                ReturnPoint point = composed
+                        ? ReturnPoint.composed(self, number, !sub.sendsRepliesToOriginator(), h.chainingFunction(), state)
+                        : new ReturnPoint(self, number, !sub.sendsRepliesToOriginator());
+                stack.add(point);
+                if (point.repliesToCreator()) { // paper 7.1: its replies come here, to be handled or passed on
+                    relays.open(h, point, sub.replyHandler(), control.remainingNanos(System.nanoTime()),
+                            System.nanoTime());
+                }
                 List<ConsoleLine> consoleNow = List.copyOf(console);
                 Credit pass = replies.handOver(h.credit()); // travels with the sub-chain, comes home through its return
                 ChainHeader nh = h.onward(start.hop(), path, consoleNow, timings, sub.serviceFunction(),
@@ -393,12 +439,7 @@ public final class HopExecutor implements RequestHandler {
      */
     private Continuations.Parked resume(ChainHeader h) {
         List<ReturnPoint> stack = h.returnStack();
-        if (stack.isEmpty() || !stack.getLast().node().node().equals(node.name())) {
-            throw new HopFailure(ErrorCode.SUB_CHAIN, "a sub-chain returned to node '" + node.name() + "' after hop "
-                    + h.hop() + ", but its return stack " + (stack.isEmpty() ? "is empty"
-                    : "names '" + stack.getLast().node().node() + "'") + ": the node that sent it is faulty");
-        }
-        Continuations.Parked parked = continuations.resume(stack.getLast().continuation(), h, System.nanoTime());
+        Continuations.Parked parked = parkedFor(h);
         if (parked == null) {
             throw new HopFailure(ErrorCode.SUB_CHAIN, "the sub-chain that ended at hop " + h.hop() + " returned to '"
                     + node.name() + "', which no longer holds the chain it started it from (continuation "
@@ -407,6 +448,20 @@ public final class HopExecutor implements RequestHandler {
                     + "while the server runs; give the chain a later deadline");
         }
         return parked;
+    }
+
+    /**
+     * Takes the chain parked here that the request {@code h} returns to (the innermost point of its
+     * return stack), or {@code null} if it is no longer here; fails if that point is not this node.
+     */
+    private Continuations.Parked parkedFor(ChainHeader h) {
+        List<ReturnPoint> stack = h.returnStack();
+        if (stack.isEmpty() || !stack.getLast().node().node().equals(node.name())) {
+            throw new HopFailure(ErrorCode.SUB_CHAIN, "a sub-chain returned to node '" + node.name() + "' after hop "
+                    + h.hop() + ", but its return stack " + (stack.isEmpty() ? "is empty"
+                    : "names '" + stack.getLast().node().node() + "'") + ": the node that sent it is faulty");
+        }
+        return continuations.resume(stack.getLast().continuation(), h, System.nanoTime());
     }
 
     /** What the service function returned, and how long it took. */

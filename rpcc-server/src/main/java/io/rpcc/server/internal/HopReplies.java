@@ -11,6 +11,7 @@ import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -52,6 +53,8 @@ final class HopReplies implements Replies {
     private final FailureLog failures;
     private final HandOffs handOffs;
     private final ChainHeader header;
+    /** The secret of the frames to the reply-to node (the chain's, or its sub-chain's creator's). */
+    private final ChainSecret secret;
     private final HopControl control;
     private final Duration writeTimeout;
     /** Low 32 bits: the POP count; bit 32: a reply was produced. Starts with the invocation's unit. */
@@ -80,6 +83,7 @@ final class HopReplies implements Replies {
         this.failures = failures;
         this.handOffs = handOffs;
         this.header = header;
+        this.secret = header.replySecret();
         this.control = control;
         this.writeTimeout = node.settings().replyWriteTimeout();
     }
@@ -180,7 +184,7 @@ final class HopReplies implements Replies {
         boolean handedToWriter = false;
         try {
             Channel ch = channel();
-            ByteBuf frame = node.transport().encode(ch, new ReplyFrame(header.chainId(), header.secret(), header.hop(),
+            ByteBuf frame = node.transport().encode(ch, new ReplyFrame(header.chainId(), secret, header.hop(),
                     node.name(), reply, null));
             boolean written = false;
             try {
@@ -252,7 +256,7 @@ final class HopReplies implements Replies {
             synchronized (this) {
                 w = window;
                 if (w == null) {
-                    w = streams.open(header.chainId(), header.secret(), header.hop());
+                    w = streams.open(header.chainId(), secret, header.hop());
                     window = w;
                 }
             }
@@ -261,7 +265,7 @@ final class HopReplies implements Replies {
     }
 
     private void ask(Channel ch, int replies, long bytes, long wantBytes) {
-        node.transport().send(ch, new WindowUpdateFrame(header.chainId(), header.secret(), header.hop(), node.name(),
+        node.transport().send(ch, new WindowUpdateFrame(header.chainId(), secret, header.hop(), node.name(),
                 false, replies, bytes, wantBytes));
     }
 
@@ -322,7 +326,7 @@ final class HopReplies implements Replies {
         SendWindow w = window;
         long[] left = {0, 0};
         if (w != null) { // the room this hop did not use goes back, before the credit
-            streams.remove(header.chainId(), header.secret(), header.hop(), w);
+            streams.remove(header.chainId(), secret, header.hop(), w);
             left = w.close();
         }
         Credit credit = kept;
@@ -331,11 +335,12 @@ final class HopReplies implements Replies {
         }
         CompletableFuture<Channel> f = replyChannel;
         Throwable failed = taskFailure.get();
-        Object frame = failed == null ? new QuietFrame(header.chainId(), header.secret(), credit)
-                : new ChainErrorFrame(header.chainId(), header.secret(), ErrorCode.SERVICE_FUNCTION_FAILED,
+        Object frame = failed == null ? new QuietFrame(header.chainId(), secret, credit)
+                : new ChainErrorFrame(header.chainId(), secret, ErrorCode.SERVICE_FUNCTION_FAILED,
                 taskFailure(failed), credit);
         if (f == null) { // no reply was ever sent: any connection will do
-            handOffs.track(node.transport().send(header.replyTo().node(), node.replyAddress(header), frame));
+            handOffs.track(node.transport().send(header.replyTo().node(), node.replyAddress(header), frame)
+                    .exceptionallyCompose(e -> pastCreator(credit, failed, e)));
             return;
         }
         long[] unused = left;
@@ -343,13 +348,32 @@ final class HopReplies implements Replies {
             if (!ch.isActive()) {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
                 failures.repliesUnconfirmed(header);
-                return CompletableFuture.completedFuture(null);
+                return pastCreator(credit, failed, null);
             }
             if (unused[0] > 0 || unused[1] > 0) {
                 ask(ch, (int) Math.min(Integer.MAX_VALUE, unused[0]), unused[1], 0);
             }
             return node.transport().send(ch, frame);
-        }));
+        }).exceptionallyCompose(e -> pastCreator(credit, failed, e)));
+    }
+
+    /**
+     * The reply-to of this hop is the creator of its sub-chain and it is gone (unreachable, or the
+     * connection carrying the replies closed: the replies sent there are lost, and logged): sends the
+     * kept {@code credit} (or the task's failure) straight to the chain's originator, so that the
+     * chain still ends. For a hop whose reply-to is the originator, nothing can be done: fails.
+     */
+    private CompletableFuture<Void> pastCreator(Credit credit, Throwable failed, Throwable why) {
+        if (secret == header.secret()) {
+            return why == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(why);
+        }
+        if (why != null) {
+            failures.replyLost(header, Node.unwrap(why));
+        }
+        Object direct = failed == null ? new QuietFrame(header.chainId(), header.secret(), credit)
+                : new ChainErrorFrame(header.chainId(), header.secret(), ErrorCode.SERVICE_FUNCTION_FAILED,
+                taskFailure(failed), credit);
+        return node.transport().send(header.origin(), node.addressOf(header.originator()), direct);
     }
 
     /** The failure to report for work started through the context that threw {@code e}. */

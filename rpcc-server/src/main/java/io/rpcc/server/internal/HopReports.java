@@ -8,9 +8,13 @@ import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
+import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.ReturnPoint;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * What the hops a server runs send to their chains' originators: a chain's result (from its last
  * hop) or a hop's failure, each with the credit the hop hands over, straight to the chain's reply-to
- * node. A failure is logged once here ({@link FailureLog}); one too large for a frame is sent again
+ * node; a failure inside a sub-chain goes to the sub-chain's creator first ({@link SubChainFailures}). A failure is logged once here ({@link FailureLog}); one too large for a frame is sent again
  * without its console, details and diagnostics, then with only the start of its message. Each report
  * counts in the server's {@link HandOffs} until it is written or has failed.
  */
@@ -47,17 +51,42 @@ final class HopReports {
     }
 
     /**
-     * Reports a failure of the hop described by {@code h}, at this node, to the chain's originator,
-     * returning {@code credit} with it; the future completes when the report (or the smaller one
-     * sent instead of a report too large for a frame) is written or failed.
+     * Reports a failure of the hop described by {@code h}, at this node, returning {@code credit}
+     * with it: to the node that created the sub-chain the hop is in, if any (paper 3.8), else to the
+     * chain's originator; the future completes when the report (or the smaller one sent instead of a
+     * report too large for a frame) is written or failed.
      */
     CompletableFuture<Void> sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
                                         List<HopTiming> timings, Credit credit) {
         failures.hopFailed(h, f);
-        String name = node.name();
-        ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name, h.hop(), path, f.details(),
+        ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), h.hop(), path, f.details(),
                 console, timings, f.fields());
-        return handOffs.track(toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit))
+        return passOn(h, f.code(), failure, credit);
+    }
+
+    /**
+     * Reports {@code failure}, which happened where it says (at this node or inside a sub-chain), of the
+     * chain of {@code h}, with {@code credit}: to the creator of the sub-chain {@code h} is in
+     * ({@link SubChainFailures#creatorOf}), else (or if that creator cannot be reached) to the
+     * chain's originator.
+     */
+    CompletableFuture<Void> passOn(ChainHeader h, ErrorCode code, ChainFailure failure, Credit credit) {
+        ChainRequest toCreator = code == ErrorCode.CANCELLED ? null : SubChainFailures.toCreator(h, code, failure, credit,
+                node.allowanceNanos());
+        if (toCreator == null) {
+            return toOriginator(h, code, failure, credit);
+        }
+        ReturnPoint creator = toCreator.header().returnStack().getLast();
+        return handOffs.track(node.transport().send(creator.node().node(), node.addressOf(creator.node()), toCreator)
+                .exceptionallyCompose(e -> {
+                    SubChainFailures.creatorUnreachable(h, creator.node().node(), Node.unwrap(e));
+                    return toOriginator(h, code, failure, credit);
+                }));
+    }
+
+    /** Sends {@code failure} in an ERROR frame to the chain's reply-to node, smaller if it is too large. */
+    private CompletableFuture<Void> toOriginator(ChainHeader h, ErrorCode code, ChainFailure f, Credit credit) {
+        return handOffs.track(toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), code, f, credit))
                 .exceptionallyCompose(e -> {
                     if (!refusedHere(e)) {
                         return CompletableFuture.failedFuture(e);
@@ -65,13 +94,13 @@ final class HopReports {
                     // The console, details or message made the error too large: send it without them,
                     // and, if even that does not fit, with only its start and no path.
                     FailureFields small = lean(f.fields());
-                    ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.getMessage(), 4096),
-                            name, h.hop(), path, List.of(), List.of(), List.of(), small);
-                    ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128), truncate(f.getMessage(), 256),
-                            name, h.hop(), List.of(), List.of(), List.of(), List.of(), small);
-                    return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), lean, credit))
+                    ChainFailure lean = new ChainFailure(truncate(f.exceptionName(), 512), truncate(f.message(), 4096),
+                            f.host(), f.hop(), f.path(), List.of(), List.of(), List.of(), small);
+                    ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128), truncate(f.message(), 256),
+                            f.host(), f.hop(), List.of(), List.of(), List.of(), List.of(), small);
+                    return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), code, lean, credit))
                             .exceptionallyCompose(e2 -> refusedHere(e2)
-                                    ? toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit))
+                                    ? toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), code, bare, credit))
                                     : CompletableFuture.failedFuture(e2));
                 }));
     }
@@ -92,9 +121,14 @@ final class HopReports {
         return s == null || s.length() <= max ? s : s.substring(0, max - 20) + "... (truncated)";
     }
 
+    /**
+     * Sends {@code frame} to the chain's originator: its reply-to, unless {@code h} is inside a
+     * sub-chain whose reply-to is its creator (a failure the creator could not be told of).
+     */
     private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
-        InetSocketAddress replyTo = node.replyAddress(h);
-        return node.transport().send(h.replyTo().node(), replyTo, frame)
+        NodeAddress to = h.returnStack().isEmpty() ? h.replyTo() : h.originator();
+        InetSocketAddress replyTo = node.addressOf(to);
+        return node.transport().send(to.node(), replyTo, frame)
                 .whenComplete((v, e) -> {
                     if (e != null && Node.unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
                         failures.replyToUnreachable(h, replyTo, f);

@@ -396,18 +396,24 @@ public final class Node implements InboundListener, AutoCloseable {
 
     @Override
     public void onError(ChainErrorFrame error) {
-        originator.onError(withTypeName(error));
+        if (!requests.relay(error, null)) {
+            originator.onError(withTypeName(error));
+        }
     }
 
     @Override
     public void onReply(ReplyFrame reply) {
-        originator.onReply(reply);
+        if (!requests.relay(reply, null)) {
+            originator.onReply(reply);
+        }
     }
 
     @Override
     public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
         if (!update.grant()) {
-            originator.onWindowUpdate(update, from);
+            if (!requests.relay(update, from)) {
+                originator.onWindowUpdate(update, from);
+            }
         } else if (!requests.grant(update)) {
             // the stream has ended: the room goes back to the originator
             transport.send(from, new WindowUpdateFrame(update.chainId(), update.secret(), update.hop(), update.host(),
@@ -417,7 +423,9 @@ public final class Node implements InboundListener, AutoCloseable {
 
     @Override
     public void onQuiet(QuietFrame quiet) {
-        originator.onQuiet(quiet);
+        if (!requests.relay(quiet, null)) {
+            originator.onQuiet(quiet);
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
@@ -48,4 +49,13 @@ public interface RequestHandler {
      * failed.
      */
     CompletableFuture<Void> abandonHops();
+
+    /**
+     * Takes {@code frame} (a REPLY, QUIET, ERROR or WINDOW_UPDATE request that arrived on {@code from},
+     * on an event loop) if it is for a sub-chain started here whose replies go through this node;
+     * false if it is not (it is then for a chain this node originated).
+     */
+    default boolean relay(Object frame, Channel from) {
+        return false;
+    }
 }

@@ -24,8 +24,9 @@ import java.util.List;
  * @param serviceFunction the service function to run
  * @param chainingFunction the chaining function to run after it, or {@link ChainingFunctionSource#NONE}
  * @param credit the share of the chain's termination credit that this hop receives
- * @param replyTo where the chain's result, error, partial replies and returned credit go (for now
- *     always the originator); the chain id and secret are registered there
+ * @param replyTo where the hop's partial replies and returned credit go: the originator, or, inside a
+ *     sub-chain whose replies go to its creator, that creator (the innermost return point's node);
+ *     the chain id and {@link #replySecret()} are registered there
  * @param metadata the chain's metadata
  * @param returnStack where the chain returns to when it ends, innermost last (empty: nowhere, it
  *     ends at {@code replyTo})
@@ -61,10 +62,25 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
 
     /**
      * This header with {@code nextChaining} as its chaining function and {@code nextStack} as its
-     * return stack (a sub-chain's start pushes a return point; the creator it returns to pops it).
+     * return stack (a sub-chain's start pushes a return point; the creator it returns to pops it),
+     * and the reply-to that stack implies: the innermost point's node if its sub-chain's replies go
+     * to its creator, else the originator.
      */
     public ChainHeader with(ChainingFunctionSource nextChaining, List<ReturnPoint> nextStack) {
+        NodeAddress nextReplyTo = !nextStack.isEmpty() && nextStack.getLast().repliesToCreator()
+                ? nextStack.getLast().node() : originator();
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, nextChaining, credit, replyTo, metadata, List.copyOf(nextStack), branch, budgetNanos);
+                serviceFunction, nextChaining, credit, nextReplyTo, metadata, List.copyOf(nextStack), branch, budgetNanos);
+    }
+
+    /**
+     * The secret the frames to {@link #replyTo()} carry: the chain's own, or, when they go to the
+     * creator of the sub-chain this hop is in, that sub-chain's ({@link ReturnPoint#replySecret}).
+     */
+    public ChainSecret replySecret() {
+        if (returnStack.isEmpty() || !returnStack.getLast().repliesToCreator()) {
+            return secret;
+        }
+        return returnStack.getLast().replySecret(secret);
     }
 }

@@ -12,17 +12,21 @@ import org.jspecify.annotations.Nullable;
  * there (a {@code rpcc.return} request), where the node pops the point and the parked chain resumes.
  * Composed (paper 3.4 and Fig. 5c), the point itself carries the hop's chaining function and state:
  * the node where the sub-chain ends pops it and runs that chaining function there, and the chain goes
- * on from that node without going back to the creator; node and continuation still name the creator
- * (where failures of the sub-chain can be routed).
+ * on from that node without going back to the creator. Either way node and continuation name the
+ * creator and its share of the chain: a failure of the sub-chain goes there first (paper 3.8), and so
+ * do its partial replies if {@code repliesToCreator} (paper 7.1).
  *
  * @param node the node that started the sub-chain (holding the parked chain, if not composed)
  * @param continuation the number under which that node parked the chain, or reserved for it
+ * @param repliesToCreator whether the partial replies (and the credit that follows them) of the
+ *     sub-chain's hops go to {@code node}, which passes them on (paper 7.1), rather than straight to
+ *     the chain's originator
  * @param chainingFunction composed: the chaining function to resume the chain with (inline, or a
  *     repository reference as the hop had it); {@code null}: not composed, the node holds it
  * @param state composed: that chaining function's state; empty otherwise
  */
-public record ReturnPoint(NodeAddress node, long continuation, @Nullable ChainingFunctionSource chainingFunction,
-                          ChainState state) {
+public record ReturnPoint(NodeAddress node, long continuation, boolean repliesToCreator,
+                          @Nullable ChainingFunctionSource chainingFunction, ChainState state) {
     /** The deepest return stack a header may carry (nested sub-chains). */
     public static final int MAX_DEPTH = 64;
 
@@ -32,18 +36,37 @@ public record ReturnPoint(NodeAddress node, long continuation, @Nullable Chainin
     }
 
     /** A point whose chain is parked at {@code node} under {@code continuation} (not composed). */
-    public ReturnPoint(NodeAddress node, long continuation) {
-        this(node, continuation, null, ChainState.empty());
+    public ReturnPoint(NodeAddress node, long continuation, boolean repliesToCreator) {
+        this(node, continuation, repliesToCreator, null, ChainState.empty());
     }
 
     /** A composed point: the chain resumes wherever the sub-chain ends, with {@code chainingFunction} and {@code state}. */
-    public static ReturnPoint composed(NodeAddress creator, long continuation, ChainingFunctionSource chainingFunction,
-                                       ChainState state) {
-        return new ReturnPoint(creator, continuation, Objects.requireNonNull(chainingFunction, "chainingFunction"), state);
+    public static ReturnPoint composed(NodeAddress creator, long continuation, boolean repliesToCreator,
+                                       ChainingFunctionSource chainingFunction, ChainState state) {
+        return new ReturnPoint(creator, continuation, repliesToCreator,
+                Objects.requireNonNull(chainingFunction, "chainingFunction"), state);
     }
 
     /** Whether the point carries the chaining function and state (the chain resumes where the sub-chain ends). */
     public boolean composed() {
         return chainingFunction != null;
+    }
+
+    /**
+     * The secret that the frames of this point's sub-chain carry to {@link #node} when its replies go
+     * there ({@code chain}'s secret mixed with the continuation number): it tells the creator which of
+     * the sub-chains it started a frame belongs to, and, like the chain's, only the chain's
+     * participants know it.
+     */
+    public ChainSecret replySecret(ChainSecret chain) {
+        long c = mix(continuation + 0x9E37_79B9_7F4A_7C15L);
+        return new ChainSecret(mix(chain.high() ^ c), mix(chain.low() ^ Long.rotateLeft(c, 31) ^ node.node().hashCode()));
+    }
+
+    /** SplitMix64's finalizer: every input bit reaches every output bit. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return z ^ (z >>> 31);
     }
 }

@@ -174,10 +174,10 @@ public final class WireFormat {
     private static final int REPLY_TO_ORIGINATOR = 0;
     /** Reply-to tag: replies go to the address that follows. */
     private static final int REPLY_TO_ADDRESS = 1;
-    /** Return point kind: the chain is parked at the point's node. */
-    private static final int RETURN_POINT_PARKED = 0;
-    /** Return point kind: composed, the point's chaining function and state follow. */
+    /** Return point flag: composed, the point's chaining function and state follow (else parked at its node). */
     private static final int RETURN_POINT_COMPOSED = 1;
+    /** Return point flag: the sub-chain's replies go straight to the originator (else to the point's node). */
+    private static final int RETURN_POINT_REPLIES_TO_ORIGINATOR = 2;
     /** Metadata value tag: text. */
     private static final int METADATA_TEXT = 0;
     /** Metadata value tag: bytes. */
@@ -219,12 +219,11 @@ public final class WireFormat {
         for (ReturnPoint p : stack) {
             writeAddress(out, p.node());
             out.writeVarLong(p.continuation(), true);
+            out.writeByte((p.composed() ? RETURN_POINT_COMPOSED : 0)
+                    | (p.repliesToCreator() ? 0 : RETURN_POINT_REPLIES_TO_ORIGINATOR));
             if (p.composed()) {
-                out.writeByte(RETURN_POINT_COMPOSED);
                 writeFunction(out, p.chainingFunction());
                 writeState(kryo, out, p.state());
-            } else {
-                out.writeByte(RETURN_POINT_PARKED);
             }
         }
     }
@@ -592,13 +591,14 @@ public final class WireFormat {
         for (int i = 0; i < n; i++) {
             NodeAddress node = readAddress(in);
             long continuation = in.readVarLong(true);
-            int kind = in.readByte();
-            stack.add(switch (kind) {
-                case RETURN_POINT_PARKED -> new ReturnPoint(node, continuation);
-                case RETURN_POINT_COMPOSED -> ReturnPoint.composed(node, continuation, readFunction(in),
-                        readState(kryo, in));
-                default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown return point kind " + kind);
-            });
+            int flags = in.readByte() & 0xFF;
+            if ((flags & ~(RETURN_POINT_COMPOSED | RETURN_POINT_REPLIES_TO_ORIGINATOR)) != 0) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown return point flags " + flags);
+            }
+            boolean repliesToCreator = (flags & RETURN_POINT_REPLIES_TO_ORIGINATOR) == 0;
+            stack.add((flags & RETURN_POINT_COMPOSED) != 0
+                    ? ReturnPoint.composed(node, continuation, repliesToCreator, readFunction(in), readState(kryo, in))
+                    : new ReturnPoint(node, continuation, repliesToCreator));
         }
         return List.copyOf(stack);
     }
@@ -729,5 +729,35 @@ public final class WireFormat {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt list length " + n);
         }
         return n;
+    }
+
+    /**
+     * {@code failure} with its {@code code}, encoded as in an ERROR frame ({@code code:varint failure}):
+     * the params of the request that takes a sub-chain's failure to its creator (a {@code byte[]}, a
+     * built-in type, so that every node can read it).
+     */
+    public static byte[] encodeFailure(ErrorCode code, ChainFailure failure) {
+        Output out = new Output(256, -1);
+        out.writeVarInt(code.number(), true);
+        writeFailure(out, failure);
+        return out.toBytes();
+    }
+
+    /**
+     * The failure {@link #encodeFailure} encoded.
+     *
+     * @throws HopFailure with {@link ErrorCode#MALFORMED_FRAME} if {@code bytes} is not one
+     */
+    public static CodedFailure decodeFailure(byte[] bytes) {
+        try {
+            Input in = new Input(bytes);
+            CodedFailure f = new CodedFailure(ErrorCode.fromWire(in.readVarInt(true)), readFailure(in));
+            checkFullyRead(in, "sub-chain failure");
+            return f;
+        } catch (HopFailure e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode a sub-chain's failure: " + e, e);
+        }
     }
 }

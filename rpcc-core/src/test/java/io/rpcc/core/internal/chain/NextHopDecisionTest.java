@@ -100,8 +100,8 @@ class NextHopDecisionTest {
 
     @Test
     void anEndInsideASubChainReturnsToTheInnermostCreator() {
-        ReturnPoint outer = new ReturnPoint(new NodeAddress("a", "127.0.0.1", 1), 7);
-        ReturnPoint inner = new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9);
+        ReturnPoint outer = new ReturnPoint(new NodeAddress("a", "127.0.0.1", 1), 7, true);
+        ReturnPoint inner = new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9, true);
         var back = assertInstanceOf(NextHopDecision.ReturnToCreator.class,
                 decisions.decide(NextHop.end("r"), 4, 10, current, 100 * MS, List.of(outer, inner)));
         assertEquals(inner, back.to());
@@ -121,7 +121,7 @@ class NextHopDecisionTest {
                 decisions.afterService("x", 2, 10, current, 100 * MS, TOP)).result());
         assertEquals("x", assertInstanceOf(NextHopDecision.Finish.class,
                 decisions.afterService("x", 2, 10, ChainingFunctionSource.NONE, 100 * MS, TOP)).result());
-        ReturnPoint creator = new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9);
+        ReturnPoint creator = new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9, true);
         assertEquals(creator, assertInstanceOf(NextHopDecision.ReturnToCreator.class,
                 decisions.afterService("x", 2, 10, ChainingFunctionSource.NONE, 100 * MS, List.of(creator))).to());
     }
@@ -132,7 +132,7 @@ class NextHopDecisionTest {
         assertEquals(ErrorCode.HOP_LIMIT_EXCEEDED, assertInstanceOf(NextHopDecision.Fail.class,
                 decisions.afterService(sub, 10, 50, current, 100 * MS, TOP)).code());
         List<ReturnPoint> deep = new ArrayList<>(Collections.nCopies(ReturnPoint.MAX_DEPTH - 1,
-                new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9)));
+                new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9, true)));
         assertInstanceOf(NextHopDecision.StartSubChain.class, decisions.afterService(sub, 1, 10, current, 100 * MS, deep));
         deep.add(deep.getFirst());
         NextHopDecision.Fail tooDeep = assertInstanceOf(NextHopDecision.Fail.class,

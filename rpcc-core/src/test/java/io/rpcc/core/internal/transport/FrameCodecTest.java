@@ -522,8 +522,8 @@ class FrameCodecTest {
         ChainHeader base = header("lookup");
         Metadata metadata = Metadata.empty().with("tenant", "acme").with("trace-bin", new byte[] {0, -1, 127})
                 .with("empty", "");
-        List<ReturnPoint> stack = List.of(new ReturnPoint(new NodeAddress("outer", "10.0.0.7", 7001), 5),
-                new ReturnPoint(new NodeAddress("inner", "inner.example", 65535), Long.MAX_VALUE));
+        List<ReturnPoint> stack = List.of(new ReturnPoint(new NodeAddress("outer", "10.0.0.7", 7001), 5, true),
+                new ReturnPoint(new NodeAddress("inner", "inner.example", 65535), Long.MAX_VALUE, false));
         ChainHeader h = new ChainHeader(base.chainId(), base.secret(), base.origin(), base.originHost(), base.originPort(),
                 base.hop(), base.maxHops(), base.path(), base.console(), base.timings(), base.serviceFunction(),
                 base.chainingFunction(), base.credit(), new NodeAddress("collector", "10.0.0.9", 7100), metadata, stack,
@@ -651,39 +651,45 @@ class FrameCodecTest {
         assertTrue(e.getMessage().contains("already used by"), e.getMessage());
     }
     @Test
-    void aComposedReturnPointCarriesItsChainingFunctionAndStateInlineOrByReference() {
+    void aReturnPointRoundTripsComposedOrParkedWithItsRepliesToItsCreatorOrToTheOriginator() {
         ChainHeader base = header("lookup");
         ChainingFunctionSource inline = ChainingFunctionSource.java("public class P implements io.rpcc.core.ChainingFunction {"
                 + " public io.rpcc.core.NextHop apply(io.rpcc.core.ChainState s, Object r) {"
                 + " return io.rpcc.core.NextHop.end(r); } }");
         ChainingFunctionSource stored = ChainingFunctionSource.reference(inline.id(), "repo");
         List<ReturnPoint> stack = List.of(
-                ReturnPoint.composed(new NodeAddress("outer", "10.0.0.7", 7001), 5, stored, ChainState.empty()),
-                new ReturnPoint(new NodeAddress("middle", "10.0.0.8", 7002), 6),
-                ReturnPoint.composed(new NodeAddress("inner", "inner.example", 65535), Long.MAX_VALUE, inline,
+                ReturnPoint.composed(new NodeAddress("outer", "10.0.0.7", 7001), 5, true, stored, ChainState.empty()),
+                new ReturnPoint(new NodeAddress("middle", "10.0.0.8", 7002), 6, true),
+                ReturnPoint.composed(new NodeAddress("inner", "inner.example", 65535), Long.MAX_VALUE, false, inline,
                         ChainState.of("order", new Order("sku-1", 3, List.of("gift")), "n", 7L)),
-                ReturnPoint.composed(new NodeAddress("leaf", "10.0.0.9", 7003), 8, ChainingFunctionSource.NONE,
+                new ReturnPoint(new NodeAddress("deeper", "10.0.0.10", 7004), 9, false),
+                ReturnPoint.composed(new NodeAddress("leaf", "10.0.0.9", 7003), 8, true, ChainingFunctionSource.NONE,
                         ChainState.empty()));
         ChainHeader h = base.with(base.chainingFunction(), stack);
         ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, "p", ChainState.empty(), null));
         assertNull(got.decodeError(), () -> String.valueOf(got.decodeError()));
         assertEquals(h, got.header());
-        assertEquals(List.of(true, false, true, true), got.header().returnStack().stream().map(ReturnPoint::composed).toList());
+        assertEquals(List.of(true, false, true, false, true),
+                got.header().returnStack().stream().map(ReturnPoint::composed).toList());
+        assertEquals(List.of(true, true, false, false, true),
+                got.header().returnStack().stream().map(ReturnPoint::repliesToCreator).toList());
         assertEquals(new Order("sku-1", 3, List.of("gift")), got.header().returnStack().get(2).state().get("order"));
         assertTrue(got.header().returnStack().getFirst().chainingFunction().isReference());
+        assertEquals(new NodeAddress("leaf", "10.0.0.9", 7003), got.header().replyTo(), "reply-to follows the stack");
 
-        // an unknown point kind is reported to the chain, not dropped
+        // the flags byte: bit 0 composed, bit 1 replies straight to the originator; any other bit is reported
         byte[] frame = frameBytes(new ChainRequest(base.with(base.chainingFunction(),
-                List.of(new ReturnPoint(new NodeAddress("zzpoint", "10.0.0.7", 7001), 5))), "p", ChainState.empty(), null));
+                List.of(new ReturnPoint(new NodeAddress("zzpoint", "10.0.0.7", 7001), 5, false))), "p",
+                ChainState.empty(), null));
         // Kryo writes a short ASCII string as its bytes, the last one flagged: node, host, port (2-byte
-        // varint), continuation (1 byte), then the kind
+        // varint), continuation (1 byte), then the flags
         int at = indexOf(frame, "zzpoin".getBytes(StandardCharsets.US_ASCII)) + "zzpoint".length()
                 + "10.0.0.7".length() + 2 + 1;
-        assertEquals(0, frame[at], "the kind byte of a parked point");
+        assertEquals(2, frame[at], "the flags of a parked point whose replies go to the originator");
         frame[at] = 9;
         ChainRequest bad = (ChainRequest) decodeRaw(frame);
         assertNotNull(bad.decodeError());
         assertEquals(ErrorCode.MALFORMED_FRAME, bad.decodeError().code());
-        assertTrue(bad.decodeError().getMessage().contains("unknown return point kind 9"), bad.decodeError().getMessage());
+        assertTrue(bad.decodeError().getMessage().contains("unknown return point flags 9"), bad.decodeError().getMessage());
     }
 }

@@ -1,0 +1,161 @@
+package io.rpcc.server.internal;
+
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.SubChainFailureHandler;
+import io.rpcc.core.SubChainRecovery;
+import io.rpcc.core.internal.chain.FailureLog;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.CodedFailure;
+import io.rpcc.core.internal.wire.Credit;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.ReturnPoint;
+import io.rpcc.core.internal.wire.WireFormat;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Failures inside nested sub-chains (paper 3.8): a failure goes first to the node that created the
+ * sub-chain it happened in (the innermost point of the chain's return stack), in a
+ * {@link #RETURN_FAILURE} request carrying the failure (typed, with its hop, host and path) and the
+ * failing hop's credit. There the sub-chain's {@link SubChainFailureHandler} (kept with the parked
+ * hop) recovers, and the parked chaining function runs with the recovery as its service function's
+ * result, or passes the failure on, unchanged, to the creator's own creator, or to the originator
+ * when the return stack is empty. No thread waits for any of it: the parked hop is an entry in
+ * {@link Continuations}.
+ */
+final class SubChainFailures {
+    /**
+     * The service function of the request that takes a sub-chain's failure to its creator; its
+     * params are the failure, encoded as an ERROR frame's code and failure ({@link WireFormat#encodeFailure}).
+     */
+    static final String RETURN_FAILURE = "rpcc.return.failure";
+
+    private static final Logger log = LoggerFactory.getLogger(FailureLog.LOGGER);
+
+    private SubChainFailures() {
+    }
+
+    /**
+     * The request that takes {@code failure} (of the chain of {@code h}) and {@code credit} to the
+     * creator of the sub-chain {@code h} is in, or {@code null} if {@code h} is in none: the chain's
+     * top level, or the level a return to its innermost point was on its way out of.
+     */
+    static ChainRequest toCreator(ChainHeader h, ErrorCode code, ChainFailure failure, Credit credit,
+                                  long allowanceNanos) {
+        List<ReturnPoint> stack = creatorStack(h);
+        if (stack.isEmpty()) {
+            return null;
+        }
+        long budget = h.budgetNanos() == ChainHeader.NO_DEADLINE ? h.budgetNanos() : h.budgetNanos() - allowanceNanos;
+        List<String> path = failure.path().isEmpty() ? h.path() : failure.path();
+        ChainHeader nh = h.onward(h.hop(), path, failure.console(), failure.timings(), RETURN_FAILURE,
+                ChainingFunctionSource.NONE, credit, h.metadata(), budget).with(ChainingFunctionSource.NONE, stack);
+        return new ChainRequest(nh, WireFormat.encodeFailure(code, failure), ChainState.empty(), null);
+    }
+
+    /**
+     * The return stack a failure of {@code h} goes back along, innermost last: {@code h}'s, less
+     * its innermost point if {@code h} is a return to that point that failed before it was popped
+     * (a return is not part of the level it leaves).
+     */
+    private static List<ReturnPoint> creatorStack(ChainHeader h) {
+        List<ReturnPoint> stack = h.returnStack();
+        boolean unpopped = h.serviceFunction().equals(HopExecutor.RETURN) || h.serviceFunction().equals(RETURN_FAILURE);
+        return unpopped && !stack.isEmpty() ? stack.subList(0, stack.size() - 1) : stack;
+    }
+
+    /** The failure that {@code request}, a {@link #RETURN_FAILURE}, carries. */
+    static CodedFailure carried(ChainRequest request) {
+        if (!(request.params() instanceof byte[] bytes)) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a " + RETURN_FAILURE + " request must carry the failure"
+                    + " as bytes, not " + (request.params() == null ? "null" : request.params().getClass().getName()));
+        }
+        return WireFormat.decodeFailure(bytes);
+    }
+
+    /** What the creator's handler made of a failure: a recovery, or the failure to pass on. */
+    sealed interface Decision {
+    }
+
+    /** Recover: {@code result} is the result of the parked hop's service function. */
+    record Recover(Object result) implements Decision {
+    }
+
+    /** Pass {@code failure} on, to the next creator out or the originator. */
+    record PassOn(CodedFailure failure) implements Decision {
+    }
+
+    /**
+     * What becomes of {@code failed}, the failure of the sub-chain that {@code parked} started, at
+     * node {@code here} (the creator), returning to its {@code point}, as its handler decides: on this
+     * thread (the server's executor). Without a parked hop or a handler, the failure is passed on with
+     * a line saying so: a composed point's creator parks its hop only for a failure handler, any other
+     * parked hop missing was forgotten (expired, cancelled, node restarted). A handler that throws makes
+     * a new failure naming the creator's hop.
+     */
+    static Decision decide(Continuations.Parked parked, CodedFailure failed, String here, ReturnPoint point) {
+        if (parked == null && point.composed()) {
+            return new PassOn(withLine(failed, "passed on by '" + here + "', which started the sub-chain (composed; it "
+                    + "held no failure handler for it)"));
+        }
+        if (parked == null) {
+            long continuation = point.continuation();
+            log.warn("a sub-chain's failure ({}: {} at hop {} on '{}') returned to '{}', which no longer holds the hop "
+                    + "that started it (continuation {}): passed on without its handler", failed.failure().exceptionName(),
+                    failed.failure().message(), failed.failure().hop(), failed.failure().host(), here, continuation);
+            return new PassOn(withLine(failed, "passed on by '" + here + "', which no longer held the hop that started the "
+                    + "sub-chain (its handler did not run)"));
+        }
+        SubChainFailureHandler handler = parked.subChain() == null ? null : parked.subChain().failureHandler();
+        String creator = "hop " + parked.header().hop() + " ('" + parked.header().serviceFunction() + "' at '" + here + "')";
+        if (handler == null) {
+            return new PassOn(withLine(failed, "passed on by " + creator + ", which started the sub-chain"));
+        }
+        ChainException e = failed.toException();
+        SubChainRecovery r;
+        try {
+            r = handler.handle(e);
+        } catch (Throwable t) {
+            if (t instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            ChainHeader h = parked.header();
+            String message = "the failure handler of the sub-chain started by " + creator + " threw " + t
+                    + " while handling " + e.exceptionName() + " from hop " + e.hop() + " at '" + e.host() + "'";
+            log.warn("chain {}#{}: {}", h.origin(), h.chainId(), message, t);
+            List<String> details = new ArrayList<>(FunctionRuntime.stackTrace(t));
+            details.add("while handling: " + e.exceptionName() + ": " + e.remoteMessage());
+            return new PassOn(new CodedFailure(ErrorCode.SERVICE_FUNCTION_FAILED, new ChainFailure(t.getClass().getName(),
+                    message, here, h.hop(), failed.failure().path(), details, failed.failure().console(),
+                    failed.failure().timings())));
+        }
+        if (r == null) {
+            return new PassOn(withLine(failed, "passed on by " + creator + ": its failure handler returned null"));
+        }
+        return r.recovers() ? new Recover(r.result())
+                : new PassOn(withLine(failed, "passed on by the failure handler of " + creator));
+    }
+
+    /** {@code f} with {@code line} added to its details: where it went. */
+    private static CodedFailure withLine(CodedFailure f, String line) {
+        ChainFailure c = f.failure();
+        List<String> details = new ArrayList<>(c.details());
+        details.add(line);
+        return new CodedFailure(f.code(), new ChainFailure(c.exceptionName(), c.message(), c.host(), c.hop(), c.path(),
+                details, c.console(), c.timings(), c.fields()));
+    }
+
+    /** Logs that the creator {@code creator} of the sub-chain of {@code h} could not be told of a failure. */
+    static void creatorUnreachable(ChainHeader h, String creator, Throwable why) {
+        log.warn("chain {}#{}: cannot take the failure of hop {} to '{}', which created its sub-chain ({}); it goes "
+                + "straight to the originator", h.origin(), h.chainId(), h.hop(), creator, why.getMessage());
+    }
+}
