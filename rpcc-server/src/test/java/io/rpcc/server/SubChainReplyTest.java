@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -32,6 +33,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * originator; {@code repliesToOriginator()} sends them straight to the top-level originator. In every
  * case the originator's reply set gets exactly the replies passed on, in each hop's order, and ends
  * after all of them; a creator that is gone ends the chain with a typed error instead of a hang.
+ * Composed sub-chains (the default) and returned ones behave alike: a composed sub-chain's replies go
+ * to its creator although its result does not.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class SubChainReplyTest {
@@ -54,11 +57,16 @@ class SubChainReplyTest {
         return "done@" + ctx.node();
     }
 
-    /** A's service: the sub-chain (at b) the params name, with a reply handler that tags or drops. */
+    /**
+     * A's service: the sub-chain (at b) the params name, with a reply handler that tags or drops;
+     * composed with the chain (the default) unless the params end with {@code ",returned"}.
+     */
     static Object start(Object params) {
         ChainContext.current().preturn("own@a");
-        SubChain burst = SubChain.to("b", "burst").params(10);
-        return switch ((String) params) {
+        String spec = (String) params;
+        boolean returned = spec.endsWith(",returned");
+        SubChain burst = SubChain.to("b", "burst").params(10).composition(!returned);
+        return switch (spec.replace(",returned", "")) {
             case "via" -> burst.onReply((reply, hop, host, passOn) -> {
                 if (!"drop".equals(reply)) {
                     passOn.accept("A:" + reply + "@" + host + "#" + hop);
@@ -70,7 +78,8 @@ class SubChainReplyTest {
                 passOn.accept(reply);
                 passOn.accept(reply + "'");
             });
-            case "nested" -> SubChain.to("b", "middle").onReply((reply, hop, host, passOn) -> passOn.accept("A:" + reply));
+            case "nested" -> SubChain.to("b", "middle").params(returned).composition(!returned)
+                    .onReply((reply, hop, host, passOn) -> passOn.accept("A:" + reply));
             case "throws" -> burst.onReply((reply, hop, host, passOn) -> {
                 if ("drop".equals(reply)) {
                     throw new IllegalStateException("handler fails on " + reply);
@@ -81,10 +90,11 @@ class SubChainReplyTest {
         };
     }
 
-    /** B's service of the nested case: replies, then its own sub-chain at c, whose replies it tags. */
+    /** B's service of the nested case: replies, then its own sub-chain at c (returned if params), whose replies it tags. */
     static Object middle(Object params) {
         ChainContext.current().preturn("own@b");
-        return SubChain.to("c", "burst").params(3).onReply((reply, hop, host, passOn) -> passOn.accept("B:" + reply));
+        return SubChain.to("c", "burst").params(3).composition(!Boolean.TRUE.equals(params))
+                .onReply((reply, hop, host, passOn) -> passOn.accept("B:" + reply));
     }
 
     @BeforeAll
@@ -120,11 +130,11 @@ class SubChainReplyTest {
         return IntStream.range(0, 10).mapToObj(i -> prefix + "r" + i + suffix).toList();
     }
 
-    @ParameterizedTest(name = "interactive={0}")
-    @ValueSource(booleans = {false, true})
-    void repliesGoThroughTheCreatorsHandlerWhichTransformsAndDrops(boolean interactive) {
+    @ParameterizedTest(name = "interactive={0}, {1}")
+    @CsvSource({"false, via", "true, via", "false, 'via,returned'", "true, 'via,returned'"})
+    void repliesGoThroughTheCreatorsHandlerWhichTransformsAndDrops(boolean interactive, String spec) {
         long lostBefore = servers.get("a").relayedRepliesLost();
-        ReplySet<String> set = client.startChainWithReplies(ChainCall.to("a", "start").params("via")
+        ReplySet<String> set = client.startChainWithReplies(ChainCall.to("a", "start").params(spec)
                 .interactive(interactive), String.class);
         List<String> got = collect(set);
         assertEquals("done@b", set.result().join().value());
@@ -168,9 +178,11 @@ class SubChainReplyTest {
         assertFinished();
     }
 
-    @Test
-    void nestedCreatorsEachHandleTheRepliesOfTheirSubChainInTurn() {
-        ReplySet<String> set = client.startChainWithReplies(ChainCall.to("a", "start").params("nested"), String.class);
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"nested", "nested,returned"})
+    void nestedCreatorsEachHandleTheRepliesOfTheirSubChainInTurn(String spec) {
+        // composed, c ends both sub-chains and sends the result; its replies still pass b's, then a's handler
+        ReplySet<String> set = client.startChainWithReplies(ChainCall.to("a", "start").params(spec), String.class);
         List<String> got = collect(set);
         // c's replies pass b's handler, then a's; b's own reply passes a's only
         assertEquals(List.of("A:B:r0", "A:B:r1", "A:B:drop", "A:B:r2"),

@@ -15,7 +15,10 @@ import java.util.concurrent.TimeUnit;
  * The chains parked at a server while a sub-chain that one of their hops started here runs (paper
  * 3.4, the non-composed form): for each, under its continuation number (the one in the return point
  * pushed onto the chain's return stack), the chaining function and state that resume it when the
- * sub-chain returns its result. No thread waits for a sub-chain: the entry is all that is kept.
+ * sub-chain returns its result. No thread waits for a sub-chain: the entry is all that is kept. A
+ * composed sub-chain parks nothing here ({@link #reserve}), unless it has a failure handler: then its
+ * hop is parked too, for {@code rpcc.return.failure} to find the handler and resume the hop after a
+ * recovery; such an entry is forgotten when the sub-chain ends here, else it waits for its expiry.
  *
  * <p>An entry lives until the sub-chain returns, the chain is cancelled here, or the chain's budget
  * plus {@link ChainTrails#GRACE_NANOS} has passed (at most {@link ChainTrails#MAX_RETENTION_NANOS}
@@ -81,8 +84,9 @@ final class Continuations {
     }
 
     /**
-     * A fresh continuation number under which nothing is parked: a composed sub-chain's return point
-     * carries its chaining function and state, and never comes back here to resume.
+     * A fresh continuation number under which nothing is parked: a composed sub-chain without a
+     * failure handler, whose return point carries its chaining function and state, and never comes
+     * back here to resume (a failure of it is passed on from the return stack alone).
      */
     synchronized long reserve() {
         return nextNumber++;

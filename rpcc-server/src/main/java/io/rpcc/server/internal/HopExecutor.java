@@ -129,7 +129,7 @@ public final class HopExecutor implements RequestHandler {
         try {
             executor.execute(() -> {
                 try {
-                    run(request, control, arrivedNanos, hop.replies());
+                    run(request, control, arrivedNanos, hop.replies(), null);
                 } finally {
                     running.ran(hop);
                 }
@@ -220,8 +220,14 @@ public final class HopExecutor implements RequestHandler {
         return running.abandonAll();
     }
 
+    /**
+     * Runs the hop of {@code request}; {@code composedAfter} is null for a request that arrived, and,
+     * for the return a hop makes to a composed point on its own thread ({@link #carryOut}), the
+     * service function that hop ran: the popped header keeps it (never {@link #RETURN}, which would
+     * say the point is still to be popped: {@link SubChainFailures} would then skip a creator).
+     */
     private void run(ChainRequest request, HopControl control, long arrivedNanos,
-                     HopReplies replies) {
+                     HopReplies replies, String composedAfter) {
         ChainHeader arrived = request.header();
         ChainHeader h = arrived; // a return resumes the parked hop: its chaining function, the stack popped
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
@@ -258,12 +264,16 @@ public final class HopExecutor implements RequestHandler {
                 result = request.params();
                 timing = timings.removeLast();
             } else if (returning) { // paper 3.4: a sub-chain this node started returns its result
-                ReturnPoint point = h.returnStack().isEmpty() ? null : h.returnStack().getLast();
-                List<ReturnPoint> popped = h.returnStack().subList(0, h.returnStack().size() - 1);
-                if (point != null && point.composed()) { // composed: resumed where the sub-chain ended
-                    h = h.with(point.chainingFunction(), popped);
+                if (composedAfter != null) { // composed: resumed where the sub-chain ended, on this hop
+                    ReturnPoint point = h.returnStack().getLast();
+                    h = h.onward(h.hop(), h.path(), h.console(), h.timings(), composedAfter, point.chainingFunction(),
+                            h.credit(), h.metadata(), h.budgetNanos())
+                            .with(point.chainingFunction(), h.returnStack().subList(0, h.returnStack().size() - 1));
                     state = point.state();
-                } else {
+                    if (point.node().node().equals(node.name())) { // ended at its creator: a hop parked here for a
+                        continuations.forget(point.continuation()); // failure handler is not needed any more
+                    }
+                } else { // one that arrived finds the hop parked here (also for a composed point, if parked)
                     Continuations.Parked parked = resume(h);
                     subChainReturns.incrementAndGet();
                     h = parked.resumed(h);
@@ -416,7 +426,8 @@ public final class HopExecutor implements RequestHandler {
                 // thread, credit and control, as if the return had arrived: no crossing back to its creator
                 ChainHeader nh = h.onward(h.hop(), path, List.copyOf(console), timings, RETURN,
                         ChainingFunctionSource.NONE, h.credit(), h.metadata(), back.budgetNanos());
-                run(new ChainRequest(nh, back.result(), ChainState.empty(), null), control, System.nanoTime(), replies);
+                run(new ChainRequest(nh, back.result(), ChainState.empty(), null), control, System.nanoTime(), replies,
+                        h.serviceFunction());
             }
             case NextHopDecision.ReturnToCreator back -> {
                 List<ConsoleLine> consoleNow = List.copyOf(console);
