@@ -122,6 +122,9 @@ public final class SubChain {
      * This sub-chain with {@code handler} deciding, at the server that starts it, what becomes of
      * its failure (paper 3.8): recover with a result for the parent chain, or pass the failure on.
      * Without one, a failure is passed on: to the enclosing sub-chain's creator, else the originator.
+     * A recovery resumes the starting hop's chaining function, with its state, at that server: so
+     * even a composed sub-chain's server keeps the hop for its handler, until the sub-chain ends
+     * there or the chain's deadline plus 5 s has passed.
      */
     public SubChain onFailure(SubChainFailureHandler handler) {
         return new SubChain(server, serviceFunction, params, chainingFunction, state, composition,
