@@ -19,8 +19,26 @@ import java.util.concurrent.ConcurrentHashMap;
  * are written: see {@link HandOffs}): what a shutdown waits for, and what a close abandons.
  */
 final class RunningHops {
-    /** One hop: its header and its replies (which also decide who hands its credit over). */
-    record Hop(ChainHeader header, HopReplies replies) {
+    /**
+     * One hop: its header and its replies (which also decide who hands its credit over). Equal only
+     * to itself: the set holds hops by identity, so adding and removing one never hashes its header.
+     */
+    static final class Hop {
+        private final ChainHeader header;
+        private final HopReplies replies;
+
+        Hop(ChainHeader header, HopReplies replies) {
+            this.header = header;
+            this.replies = replies;
+        }
+
+        ChainHeader header() {
+            return header;
+        }
+
+        HopReplies replies() {
+            return replies;
+        }
     }
 
     private final Set<Hop> hops = ConcurrentHashMap.newKeySet();

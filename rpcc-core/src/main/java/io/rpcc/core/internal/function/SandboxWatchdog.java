@@ -5,6 +5,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 /**
@@ -26,6 +27,9 @@ final class SandboxWatchdog {
     static final long GRACE_MS = 50;
 
     private static final Set<Invocation> RUNNING = ConcurrentHashMap.newKeySet();
+    /** The thread running {@link #watch}, and whether it is parked because nothing runs. */
+    private static volatile Thread watcher;
+    private static volatile boolean idle;
 
     private SandboxWatchdog() {
     }
@@ -80,6 +84,10 @@ final class SandboxWatchdog {
         }
         Invocation inv = new Invocation(budget, onAbandon, abandonedRunning);
         RUNNING.add(inv);
+        if (idle) { // read after the add: either the watchdog sees the invocation or this wakes it
+            idle = false;
+            LockSupport.unpark(watcher);
+        }
         return inv;
     }
 
@@ -97,11 +105,27 @@ final class SandboxWatchdog {
         return false;
     }
 
-    /** The watchdog's loop, run by the thread {@link FunctionResources} owns until it is interrupted. */
+    /**
+     * The watchdog's loop, run by the thread {@link FunctionResources} owns until it is interrupted.
+     * While no invocation runs it is parked (a JVM with nodes but no sandboxed function running
+     * wakes no thread every {@value #PERIOD_MS} ms).
+     */
     static void watch() {
+        watcher = Thread.currentThread();
         long grace = TimeUnit.MILLISECONDS.toNanos(GRACE_MS);
         while (true) {
             try {
+                if (RUNNING.isEmpty()) {
+                    idle = true;
+                    if (RUNNING.isEmpty()) { // read after idle is set: see start()
+                        LockSupport.park();
+                    }
+                    idle = false;
+                    if (Thread.currentThread().isInterrupted()) {
+                        return;
+                    }
+                    continue;
+                }
                 Thread.sleep(PERIOD_MS);
                 long now = System.nanoTime();
                 for (Invocation inv : RUNNING) {

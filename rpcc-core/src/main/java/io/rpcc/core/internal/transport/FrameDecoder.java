@@ -11,6 +11,7 @@ import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.internal.wire.VersionRange;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.util.concurrent.TimeUnit;
@@ -161,7 +162,17 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     }
 
     private boolean hasValidOrigin(ChainHeader h) {
-        return isValid(h.originator()) && isValid(h.replyTo()) && h.returnStack().stream().allMatch(p -> isValid(p.node()));
+        // the reply-to node is most often the originator itself: checked once then
+        if (!isValid(h.originator()) || h.replyTo() != h.originator() && !h.replyTo().equals(h.originator())
+                && !isValid(h.replyTo())) {
+            return false;
+        }
+        for (ReturnPoint p : h.returnStack()) {
+            if (!isValid(p.node())) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean isValid(NodeAddress a) {

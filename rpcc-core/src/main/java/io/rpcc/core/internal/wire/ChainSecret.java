@@ -1,5 +1,8 @@
 package io.rpcc.core.internal.wire;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.security.SecureRandom;
 
 /**
@@ -13,10 +16,13 @@ import java.security.SecureRandom;
  */
 public record ChainSecret(long high, long low) {
     private static final SecureRandom RANDOM = new SecureRandom();
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
-    /** A fresh secret. */
+    /** A fresh secret: one draw of 16 bytes from the node's strong source. */
     public static ChainSecret random() {
-        return new ChainSecret(RANDOM.nextLong(), RANDOM.nextLong());
+        byte[] bits = new byte[16];
+        RANDOM.nextBytes(bits);
+        return new ChainSecret((long) LONGS.get(bits, 0), (long) LONGS.get(bits, 8));
     }
 
     /** Whether {@code other} is this secret, in time that does not depend on where they differ. */
