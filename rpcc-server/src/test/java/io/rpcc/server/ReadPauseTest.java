@@ -211,8 +211,9 @@ class ReadPauseTest {
         return -1;
     }
 
+    /** Waits up to 30 s: on a loaded machine, filling the socket buffers and the queue takes a while. */
     private static void awaitAtLeast(LongSupplier counter, long atLeast) throws InterruptedException {
-        for (int i = 0; i < 400 && counter.getAsLong() < atLeast; i++) {
+        for (int i = 0; i < 1200 && counter.getAsLong() < atLeast; i++) {
             Thread.sleep(25);
         }
         assertTrue(counter.getAsLong() >= atLeast, "expected at least " + atLeast + ", got " + counter.getAsLong());
