@@ -8,9 +8,12 @@ import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
+import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +21,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * What the hops a server runs send to their chains' originators: a chain's result (from its last
  * hop) or a hop's failure, each with the credit the hop hands over, straight to the chain's reply-to
- * node. A failure is logged once here ({@link FailureLog}); one too large for a frame is sent again
+ * node (a failure on a branch of a split goes to the split's merge host instead: {@link MergePoints}). A failure is logged once here ({@link FailureLog}); one too large for a frame is sent again
  * without its console, details and diagnostics, then with only the start of its message. Each report
  * counts in the server's {@link HandOffs} until it is written or has failed.
  */
@@ -57,6 +60,10 @@ final class HopReports {
         String name = node.name();
         ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), name, h.hop(), path, f.details(),
                 console, timings, f.fields());
+        ChainRequest toMerge = MergePoints.failedOutcome(h, f.code(), failure, credit);
+        if (toMerge != null) { // a branch of a split failed: its failure is its outcome, for the merge host
+            return handOffs.track(toMerge(toMerge, h, f.code(), failure, credit));
+        }
         return handOffs.track(toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), failure, credit))
                 .exceptionallyCompose(e -> {
                     if (!refusedHere(e)) {
@@ -74,6 +81,25 @@ final class HopReports {
                                     ? toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), f.code(), bare, credit))
                                     : CompletableFuture.failedFuture(e2));
                 }));
+    }
+
+    /**
+     * Reports {@code failure}, of kind {@code code}, that ended a branch elsewhere and that a default
+     * merge passes on for the chain of {@code h} (the parent branch), with {@code credit}: to the
+     * merge host of the split {@code h} is in, else to the originator.
+     */
+    CompletableFuture<Void> sendBranchFailure(ChainHeader h, ErrorCode code, ChainFailure failure, Credit credit) {
+        ChainRequest toMerge = MergePoints.failedOutcome(h, code, failure, credit);
+        return handOffs.track(toMerge != null ? toMerge(toMerge, h, code, failure, credit)
+                : toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), code, failure, credit)));
+    }
+
+    /** Sends the failed outcome {@code r} to its merge host; if it cannot, the failure to the originator. */
+    private CompletableFuture<Void> toMerge(ChainRequest r, ChainHeader h, ErrorCode code, ChainFailure failure,
+                                            Credit credit) {
+        NodeAddress to = MergePoints.mergePoint(r).node();
+        return node.transport().send(to.node(), node.addressOf(to), r).exceptionallyCompose(e ->
+                toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), code, failure, credit)));
     }
 
     /** Whether sending failed here (the frame could not be made: too large, not serializable), not on the way. */

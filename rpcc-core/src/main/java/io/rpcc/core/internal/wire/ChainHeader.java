@@ -67,4 +67,10 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
                 serviceFunction, nextChaining, credit, replyTo, metadata, List.copyOf(nextStack), branch, budgetNanos);
     }
+
+    /** This header on branch {@code nextBranch} (a split's branch, or the parent branch a merge goes on with). */
+    public ChainHeader withBranch(BranchId nextBranch) {
+        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
+                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, nextBranch, budgetNanos);
+    }
 }

@@ -16,6 +16,7 @@ import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.Metadata;
+import io.rpcc.core.NextHop;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -215,6 +216,7 @@ public final class WireFormat {
         for (ReturnPoint p : stack) {
             writeAddress(out, p.node());
             out.writeVarLong(p.continuation(), true);
+            out.writeVarInt(p.branches(), true);
         }
     }
 
@@ -454,10 +456,12 @@ public final class WireFormat {
         }
         try {
             // from here on, what cannot be read is reported to the chain's reply-to node
+            Metadata metadata = readMetadata(in);
+            List<ReturnPoint> stack = readReturnStack(in);
             header = new ChainHeader(header.chainId(), header.secret(), header.origin(), header.originHost(),
                     header.originPort(), header.hop(), header.maxHops(), header.path(), header.console(),
                     header.timings(), header.serviceFunction(), header.chainingFunction(), header.credit(),
-                    header.replyTo(), readMetadata(in), readReturnStack(in), readBranch(in), readBudget(in));
+                    header.replyTo(), metadata, stack, readBranch(in, stack), readBudget(in));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");
@@ -579,12 +583,23 @@ public final class WireFormat {
         }
         List<ReturnPoint> stack = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            stack.add(new ReturnPoint(readAddress(in), in.readVarLong(true)));
+            NodeAddress node = readAddress(in);
+            long continuation = in.readVarLong(true);
+            int branches = in.readVarInt(true);
+            if (branches < 0 || branches > NextHop.Split.MAX_BRANCHES) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a merge point of the chain's return stack counts "
+                        + branches + " branches (at most " + NextHop.Split.MAX_BRANCHES + ")");
+            }
+            stack.add(new ReturnPoint(node, continuation, branches));
         }
         return List.copyOf(stack);
     }
 
-    private static BranchId readBranch(Input in) {
+    /**
+     * The branch id; each level gets its sibling count from the merge points of {@code stack} (one
+     * per split, in order) when there is one per level.
+     */
+    private static BranchId readBranch(Input in, List<ReturnPoint> stack) {
         int n = count(in);
         if (n > BranchId.MAX_DEPTH) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's branch id is " + n + " levels deep (at most "
@@ -597,7 +612,18 @@ public final class WireFormat {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, "negative branch index");
             }
         }
-        return BranchId.of(indexes);
+        if (n == 0) {
+            return BranchId.root();
+        }
+        List<ReturnPoint> merges = stack.stream().filter(ReturnPoint::isMerge).toList();
+        if (merges.size() != n) {
+            return BranchId.of(indexes);
+        }
+        BranchId b = BranchId.root();
+        for (int i = 0; i < n; i++) {
+            b = b.child(indexes[i], merges.get(i).branches());
+        }
+        return b;
     }
 
     private static void checkFullyRead(Input in, String type) {

@@ -542,6 +542,25 @@ class FrameCodecTest {
     }
 
     @Test
+    void mergePointsRoundTripAndGiveEachBranchLevelItsSiblingCount() {
+        ChainHeader base = header("lookup");
+        // split into 3 (merged at m1), branch 2 started a sub-chain, then split into 4 (merged at m2)
+        List<ReturnPoint> stack = List.of(new ReturnPoint(new NodeAddress("m1", "10.0.0.1", 7001), 3, 3),
+                new ReturnPoint(new NodeAddress("creator", "10.0.0.2", 7002), 9),
+                new ReturnPoint(new NodeAddress("m2", "10.0.0.3", 7003), 6, 4));
+        ChainHeader h = new ChainHeader(base.chainId(), base.secret(), base.origin(), base.originHost(), base.originPort(),
+                base.hop(), base.maxHops(), base.path(), base.console(), base.timings(), base.serviceFunction(),
+                base.chainingFunction(), base.credit(), base.replyTo(), Metadata.empty(), stack,
+                BranchId.of(2, 4), base.budgetNanos());
+        ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, "p", ChainState.empty(), null));
+        assertNull(got.decodeError(), () -> String.valueOf(got.decodeError()));
+        assertEquals(stack, got.header().returnStack());
+        assertEquals(BranchId.of(2, 4), got.header().branch());
+        assertEquals(4, got.header().branch().siblings(), "the innermost split's branch count");
+        assertEquals(3, got.header().branch().parent().child(2, 3).siblings());
+    }
+
+    @Test
     void invalidMetadataIsReportedToTheChainNotDropped() {
         ChainHeader base = header("lookup");
         // a key no conforming sender writes: upper case (same length, so the frame stays well formed)
