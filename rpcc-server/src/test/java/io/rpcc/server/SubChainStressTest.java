@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.client.ChainCall;
-import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
@@ -12,20 +11,10 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.SubChain;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -49,9 +38,7 @@ class SubChainStressTest {
     static Cluster cluster;
     static RpccClient client;
     static final List<RpccServer> servers = new ArrayList<>();
-    static final ExecutorService pool = Executors.newFixedThreadPool(8);
-    /** The replies the servers sent, by chain seed: recorded before each {@code preturn}. */
-    static final Map<Long, Set<String>> sent = new ConcurrentHashMap<>();
+    static final ChainStress stress = new ChainStress();
     static final AtomicLong subChains = new AtomicLong();
 
     /**
@@ -63,32 +50,9 @@ class SubChainStressTest {
         long p = (Long) params;
         long seed = p >> 3;
         int depth = (int) (p & 7);
-        ChainContext ctx = ChainContext.current();
-        int hop = ctx.hop();
+        int hop = ChainContext.current().hop();
         Random r = new Random(seed * 104_729 + hop * 31L + depth);
-        int tasks = r.nextInt(4);
-        for (int t = 0; t < tasks; t++) {
-            int replies = r.nextInt(4);
-            int delayMicros = r.nextInt(3) == 0 ? r.nextInt(2000) : 0;
-            int id = t;
-            Runnable body = () -> {
-                if (delayMicros > 0) {
-                    LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(delayMicros));
-                }
-                for (int i = 0; i < replies; i++) {
-                    String reply = seed + ":" + hop + ":" + id + ":" + i;
-                    sent.computeIfAbsent(seed, k -> ConcurrentHashMap.newKeySet()).add(reply);
-                    ChainContext.current().preturn(reply);
-                }
-            };
-            switch (r.nextInt(5)) {
-                case 0 -> body.run();
-                case 1 -> ctx.startVirtualThread(body);
-                case 2 -> ctx.executor(pool).execute(body);
-                case 3 -> CompletableFuture.runAsync(body, ctx.executor(pool));
-                default -> pool.execute(ctx.wrap(body));
-            }
-        }
+        stress.replyAtRandom(r, seed, String.valueOf(hop));
         if (depth < MAX_DEPTH && r.nextInt(3) == 0) {
             subChains.incrementAndGet();
             List<String> more = new ArrayList<>();
@@ -126,64 +90,20 @@ class SubChainStressTest {
     @AfterAll
     static void stop() throws Exception {
         cluster.close();
-        pool.shutdownNow();
+        stress.close();
     }
 
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void everyReplyOfEverySubChainArrivesExactlyOnceAndNoneAfterTheEnd() throws Exception {
-        Semaphore window = new Semaphore(IN_FLIGHT);
-        ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
-        ConcurrentLinkedQueue<ReplySet<String>> sets = new ConcurrentLinkedQueue<>();
-        AtomicLong received = new AtomicLong();
-        for (long seed = 1; seed <= CHAINS; seed++) {
-            window.acquire();
-            long s = seed;
-            ReplySet<String> replies = client.startChainWithReplies(
-                    ChainCall.along(route(s), s * 8).interactive(s % 10 == 0), String.class);
-            sets.add(replies);
-            replies.whenDone().whenComplete((set, e) -> {
-                try {
-                    List<String> got = new ArrayList<>();
-                    while (replies.hasMore()) { // the set has ended: this never blocks
-                        got.add(replies.next());
-                    }
-                    received.addAndGet(got.size());
-                    if (replies.isPartial()) {
-                        problems.add("chain " + s + " ended partial: " + replies.error());
-                    } else if (!Long.valueOf(s * 8).equals(replies.result().join().value())) {
-                        problems.add("chain " + s + " result " + replies.result().join().value());
-                    }
-                    if (got.size() != new HashSet<>(got).size()) {
-                        problems.add("chain " + s + " duplicate replies " + got);
-                    }
-                    Set<String> expected = sent.getOrDefault(s, Set.of());
-                    if (!new HashSet<>(got).equals(expected)) {
-                        problems.add("chain " + s + " expected " + expected.size() + " replies, got " + got.size());
-                    }
-                } catch (RuntimeException ex) {
-                    problems.add("chain " + s + ": " + ex);
-                } finally {
-                    window.release();
-                }
-            });
-        }
-        assertTrue(window.tryAcquire(IN_FLIGHT, 5, TimeUnit.MINUTES), "every chain ended");
-        Thread.sleep(300); // anything still on its way would now arrive as a late frame
-        assertEquals(List.of(), List.copyOf(problems).subList(0, Math.min(20, problems.size())));
-        int afterEnd = 0;
-        for (ReplySet<String> r : sets) {
-            afterEnd += r.arrivedAfterEnd();
-        }
-        assertEquals(0, afterEnd, "replies that arrived after their set ended");
-        assertEquals(0, client.lateFrames(), "frames for chains that had already finished");
-        assertEquals(0, client.chainsInFlight());
+        long received = stress.run(client, CHAINS, IN_FLIGHT, s -> client.startChainWithReplies(
+                ChainCall.along(route(s), s * 8).interactive(s % 10 == 0), String.class), s -> s * 8);
         assertTrue(subChains.get() > CHAINS / 4, "sub-chains started: " + subChains.get());
         for (RpccServer server : servers) {
             assertEquals(0, server.parkedChains(), "every parked chain was resumed");
             assertEquals(0, server.hopsInFlight());
         }
         System.out.printf("%d chains, %d sub-chains, %d replies: all delivered exactly once, none after the end%n",
-                CHAINS, subChains.get(), received.get());
+                CHAINS, subChains.get(), received);
     }
 }

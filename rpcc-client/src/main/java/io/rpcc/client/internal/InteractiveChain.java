@@ -263,6 +263,7 @@ public final class InteractiveChain {
                 List<HopTiming> stepTimings = arrival.frame().timings();
                 timings.addAll(stepTimings.subList(0, stepTimings.size() - 1)); // a sub-chain's hops, if any
                 HopTiming timing = stepTimings.getLast();
+                hop = timing.hop(); // after a sub-chain, the chaining function runs as its last hop, as in chain mode
                 if (current.isNone()) {
                     timings.add(timing);
                     return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,

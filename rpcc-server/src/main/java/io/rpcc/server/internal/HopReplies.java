@@ -322,8 +322,7 @@ final class HopReplies implements Replies {
         SendWindow w = window;
         long[] left = {0, 0};
         if (w != null) { // the room this hop did not use goes back, before the credit
-            streams.remove(header.chainId(), header.secret(), header.hop(), w);
-            left = w.close();
+            left = streams.release(header.chainId(), header.secret(), header.hop(), w);
         }
         Credit credit = kept;
         if (credit.isZero() || control.isCancelled()) {

@@ -15,14 +15,33 @@ final class ReplyStreams {
 
     private final ConcurrentMap<Key, SendWindow> streams = new ConcurrentHashMap<>();
 
-    /** The window of hop {@code hop} of a chain, registered now if it is not yet. */
+    /**
+     * The window of hop {@code hop} of a chain, registered now if it is not yet. Hops of the same
+     * number running here at once (branches of a split chain: the originator sees them as one stream,
+     * hop and host) share it until the last one releases it.
+     */
     SendWindow open(long chainId, ChainSecret secret, int hop) {
-        return streams.computeIfAbsent(new Key(chainId, secret, hop), k -> new SendWindow());
+        return streams.compute(new Key(chainId, secret, hop), (k, w) -> {
+            SendWindow open = w == null ? new SendWindow() : w;
+            open.users++;
+            return open;
+        });
     }
 
-    /** Removes the stream {@code window} of hop {@code hop} of a chain. */
-    void remove(long chainId, ChainSecret secret, int hop, SendWindow window) {
-        streams.remove(new Key(chainId, secret, hop), window);
+    /**
+     * A hop whose stream is {@code window} ends: returns the room to give back, {replies, bytes}: what
+     * is left if no other hop shares the stream, which is then removed and closed; else nothing.
+     */
+    long[] release(long chainId, ChainSecret secret, int hop, SendWindow window) {
+        boolean[] shared = {false};
+        streams.computeIfPresent(new Key(chainId, secret, hop), (k, w) -> {
+            if (w == window && --w.users > 0) {
+                shared[0] = true;
+                return w;
+            }
+            return w == window ? null : w;
+        });
+        return shared[0] ? new long[] {0, 0} : window.close();
     }
 
     /** Gives a stream the room its originator granted; false if no such stream is open. */
