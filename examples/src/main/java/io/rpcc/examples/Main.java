@@ -4,6 +4,7 @@ import io.rpcc.examples.aggregation.Aggregation;
 import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.copy.CopyUnderLoad;
 import io.rpcc.examples.quickstart.Quickstart;
+import io.rpcc.examples.search.SplitSearch;
 import io.rpcc.examples.statesize.StateSize;
 import io.rpcc.examples.webmail.WebMail;
 import java.util.Arrays;
@@ -56,6 +57,8 @@ public final class Main {
                 CopyUnderLoad.main(with(rest, "--clients", "1,4,8", "--files", "2", "--warmup-ms", "1500"));
                 section("figure 14 on the emulated WAN: web mail, rpcc chain vs rpcc RPCs vs gRPC-java");
                 WebMail.main(with(rest, "--sizes", "1,50", "--runs", "3", "--warmup-ms", "1500"));
+                section("split and merge on the emulated WAN: a search over shards in three sites vs sequential hops");
+                SplitSearch.main(with(rest, "--runs", "3", "--warmup-ms", "1500"));
                 System.out.printf("%nall scenarios ran in %.0f s%n", (System.nanoTime() - start) / 1e9);
             }
             case "figures" -> {
@@ -76,9 +79,10 @@ public final class Main {
             case "copy-load" -> CopyUnderLoad.main(rest);
             case "webmail" -> WebMail.main(rest);
             case "state-size" -> StateSize.main(rest);
+            case "search" -> SplitSearch.main(rest);
             default -> {
                 System.err.println("unknown example '" + example + "'; available: all, figures, quickstart, aggregation, copy,"
-                        + " copy-load, webmail, state-size");
+                        + " copy-load, webmail, state-size, search");
                 System.exit(2);
             }
         }
