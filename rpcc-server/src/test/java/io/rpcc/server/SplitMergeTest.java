@@ -16,6 +16,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.SubChain;
+import io.rpcc.core.UnknownServerException;
 import io.rpcc.repository.InMemoryChainingFunctionRepository;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -208,6 +209,19 @@ class SplitMergeTest {
         assertEquals(List.of("a", "c"), e.path());
         assertTrue(e.getMessage().contains("[branch 2 of 3]") && e.getMessage().contains("no shard here"),
                 e.getMessage());
+        settled();
+    }
+
+    @Test
+    void aBranchThatCannotBeReachedIsAFailedOutcomeAndAnUnknownMergeHostFailsTheSplittingHop() {
+        ChainResult r = client.runChain(fan("b:echo,nowhere:echo", "m", "fn", ""));
+        assertEquals("[q>a(root/1)>b(1/2)|!2:UnknownServerException@a#2]", r.value(),
+                "the branch's first hop (2) could not be sent from a");
+        UnknownServerException e = assertThrows(UnknownServerException.class,
+                () -> client.runChain(fan("b:echo,c:echo", "nowhere", "fn", "")));
+        assertEquals("a", e.host());
+        assertEquals(1, e.hop());
+        assertTrue(e.getMessage().contains("merge host 'nowhere'"), e.getMessage());
         settled();
     }
 
