@@ -5,6 +5,7 @@ import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.copy.CopyUnderLoad;
 import io.rpcc.examples.copy.ReplicatedCopy;
 import io.rpcc.examples.quickstart.Quickstart;
+import io.rpcc.examples.search.SplitSearch;
 import io.rpcc.examples.statesize.StateSize;
 import io.rpcc.examples.webmail.WebMail;
 import java.util.Arrays;
@@ -59,6 +60,8 @@ public final class Main {
                 WebMail.main(with(rest, "--sizes", "1,50", "--runs", "3", "--warmup-ms", "1500"));
                 section("figure 13 on the emulated WAN: replicated copy, composition on vs off vs RPC");
                 ReplicatedCopy.main(with(rest, "--sizes", "25,250", "--runs", "3", "--warmup-ms", "1500"));
+                section("split and merge on the emulated WAN: a search over shards in three sites vs sequential hops");
+                SplitSearch.main(with(rest, "--runs", "3", "--warmup-ms", "1500"));
                 System.out.printf("%nall scenarios ran in %.0f s%n", (System.nanoTime() - start) / 1e9);
             }
             case "figures" -> {
@@ -82,9 +85,10 @@ public final class Main {
             case "webmail" -> WebMail.main(rest);
             case "replicated-copy" -> ReplicatedCopy.main(rest);
             case "state-size" -> StateSize.main(rest);
+            case "search" -> SplitSearch.main(rest);
             default -> {
                 System.err.println("unknown example '" + example + "'; available: all, figures, quickstart, aggregation, copy,"
-                        + " copy-load, webmail, state-size, replicated-copy");
+                        + " copy-load, webmail, state-size, replicated-copy, search");
                 System.exit(2);
             }
         }

@@ -8,10 +8,13 @@ import java.util.stream.IntStream;
 /**
  * Which branch of a chain a hop belongs to (paper section 3.10): a short sequence of indexes, one
  * per split on the way from the chain's start. A chain that never split is on the {@linkplain #root()
- * root} branch, the empty sequence; when a chain splits, branch {@code b}'s {@code i}-th part is on
- * {@code b.child(i)}. Read it at a hop with {@code ChainContext.current().branch()}.
+ * root} branch, the empty sequence; when a chain splits ({@link NextHop#split}), branch {@code b}'s
+ * {@code i}-th part, counting from 1 as in the paper (chain 74's parts are 74.1, 74.2, ...), is on
+ * {@code b.child(i)}. Read it at a hop with {@code ChainContext.current().branch()}; there it also
+ * knows how many siblings it has ({@link #siblings()}).
  *
- * <p>Branch ids are at most {@value #MAX_DEPTH} levels deep; indexes are not negative.
+ * <p>Branch ids are at most {@value #MAX_DEPTH} levels deep; indexes are not negative. Two ids are
+ * equal when their indexes are.
  */
 public final class BranchId {
     /** The deepest branch id. */
@@ -20,9 +23,15 @@ public final class BranchId {
     private static final BranchId ROOT = new BranchId(new int[0]);
 
     private final int[] indexes;
+    private final int siblings;
 
     private BranchId(int[] indexes) {
+        this(indexes, indexes.length == 0 ? 1 : 0);
+    }
+
+    private BranchId(int[] indexes, int siblings) {
         this.indexes = indexes;
+        this.siblings = siblings;
     }
 
     /** The root branch: the chain as it started. */
@@ -59,6 +68,27 @@ public final class BranchId {
     }
 
     /**
+     * The {@code index}-th of the {@code siblings} branches of a split of this one.
+     *
+     * @throws IllegalArgumentException if {@code siblings} is less than 1
+     */
+    public BranchId child(int index, int siblings) {
+        if (siblings < 1) {
+            throw new IllegalArgumentException("a split has at least one branch, got " + siblings);
+        }
+        return new BranchId(child(index).indexes, siblings);
+    }
+
+    /**
+     * How many branches the split that made this branch has, this one included (paper 3.10: each
+     * branch knows its sibling count); 1 on the root; 0 if not known (an id made by {@link #of} or
+     * {@link #child(int)}).
+     */
+    public int siblings() {
+        return siblings;
+    }
+
+    /**
      * The branch this one was split from.
      *
      * @throws IllegalStateException on the root
@@ -67,7 +97,7 @@ public final class BranchId {
         if (isRoot()) {
             throw new IllegalStateException("the root branch has no parent");
         }
-        return indexes.length == 1 ? ROOT : new BranchId(Arrays.copyOf(indexes, indexes.length - 1));
+        return indexes.length == 1 ? ROOT : new BranchId(Arrays.copyOf(indexes, indexes.length - 1), 0);
     }
 
     /** Whether this is the root branch. */

@@ -137,7 +137,7 @@ public class JsChainTest {
         assertEquals(java.util.Map.of("k", 2), m.get("nested"));
         assertEquals(order, m.get("record"), "a Java record passes through JavaScript unchanged");
         assertEquals(List.of("id", "country", "quantity"), m.get("keys"));
-        assertEquals(7, m.get("rpccKeys"));
+        assertEquals(8, m.get("rpccKeys"));
     }
 
     @Test

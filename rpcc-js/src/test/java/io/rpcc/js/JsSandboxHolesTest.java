@@ -272,7 +272,7 @@ class JsSandboxHolesTest {
                     ].join(' '));
                 }
                 """);
-        assertEquals("undefined undefined function function 0 GMT en-US call,callThenEnd,end,preturn,console,node,hop object 0",
+        assertEquals("undefined undefined function function 0 GMT en-US call,callThenEnd,end,preturn,console,node,hop,split object 0",
                 client.runChain("vault", "echo", "x", probe, state()).value());
     }
 

@@ -17,8 +17,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +88,7 @@ public final class RpccServer implements AutoCloseable {
         var t = node.transport().stats();
         var f = node.functions().stats();
         return new ServerStats(t.connectionsOpen(), t.malformedFrames(), t.framesReceived(), f.hits(), f.misses(),
-                f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads());
+                f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads(), hops.droppedBranchOutcomes());
     }
 
     /**
@@ -124,6 +124,11 @@ public final class RpccServer implements AutoCloseable {
      */
     public long relayedRepliesLost() {
         return hops.relayedRepliesLost();
+    }
+
+    /** Splits waiting here, their merge host, for their branches (test hook: drains to zero once chains end). */
+    int waitingMerges() {
+        return hops.waitingMerges();
     }
 
     /** Hops that arrived here and are not done yet (test hook: drains to zero once chains end). */
@@ -175,6 +180,7 @@ public final class RpccServer implements AutoCloseable {
         private boolean actsAsProxy;
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
         private boolean composesSubChains = true;
+        private Duration staleBranchTimeout = Duration.ofMinutes(1);
 
         private Builder(String name) {
             super(name);
@@ -283,11 +289,29 @@ public final class RpccServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long this server, as the merge host of a split chain ({@link io.rpcc.core.NextHop#split}),
+         * waits for the outcomes of all its branches (default 1 minute, paper 3.10; never longer than
+         * the chain's deadline plus 5 s). A split still incomplete then is dropped with the outcomes it
+         * holds (a branch crashed, or is slower than this): logged and counted in
+         * {@link ServerStats#droppedBranchOutcomes()}, as are outcomes that arrive for it later; the
+         * chain ends at its originator by its timeout.
+         *
+         * @throws IllegalArgumentException if {@code timeout} is not positive
+         */
+        public Builder staleBranchTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("staleBranchTimeout must be positive, got " + timeout);
+            }
+            this.staleBranchTimeout = timeout;
+            return this;
+        }
+
         /** The server (not started). */
         public RpccServer build() {
             HopExecutor[] hops = new HopExecutor[1];
             Node node = new Node(BuilderAccess.settingsOf(this), n -> hops[0] = new HopExecutor(n, services,
-                    chainingProxy, actsAsProxy, interceptors, composesSubChains));
+                    chainingProxy, actsAsProxy, interceptors, composesSubChains, staleBranchTimeout));
             node.functions().fetchWith(new RepositoryClient(node)::get);
             return new RpccServer(node, hops[0]);
         }

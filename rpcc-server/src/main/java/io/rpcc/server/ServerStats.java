@@ -17,10 +17,15 @@ import java.util.Map;
  * @param abandonedSandboxThreads threads of this server's chaining functions that were stuck in one JDK call
  *     at their wall-time limit, abandoned (their chains failed) and still running; at 16, this server
  *     refuses new sandboxed invocations until some end (other servers in the JVM are not affected)
+ * @param droppedBranchOutcomes outcomes of branches of split chains merging at this server that it
+ *     dropped: held by a split that was not complete within the stale-branch timeout
+ *     ({@code RpccServer.Builder.staleBranchTimeout}, or the chain's deadline), arriving for such a
+ *     split later, or matching no split (each is logged)
  */
 public record ServerStats(int connectionsOpen, long malformedFrames, long framesReceived,
                           long functionCacheHits, long functionCacheMisses, long functionCompileNanos,
-                          long functionFetches, Map<Refusal, Long> refusals, int abandonedSandboxThreads) {
+                          long functionFetches, Map<Refusal, Long> refusals, int abandonedSandboxThreads,
+                          long droppedBranchOutcomes) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {

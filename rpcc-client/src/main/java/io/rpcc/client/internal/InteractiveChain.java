@@ -60,6 +60,7 @@ public final class InteractiveChain {
         private final Node node;
         private boolean cancelled; // guarded by this
         private ChainOriginator.Pending step; // guarded by this
+        private final List<Cancellation> branches = new ArrayList<>(); // guarded by this: a split's branches
 
         Cancellation(Node node) {
             this.node = node;
@@ -87,14 +88,31 @@ public final class InteractiveChain {
         /** Cancels the chain; returns the exception it ends with. */
         ChainException cancel(String why) {
             ChainOriginator.Pending p;
+            List<Cancellation> split;
             synchronized (this) {
                 cancelled = true;
                 p = step;
+                split = List.copyOf(branches);
             }
             if (p != null) {
                 node.cancel(p, why);
             }
+            split.forEach(b -> b.cancel(why));
             return exception(0);
+        }
+
+        /** The cancellation of a branch of a split of this chain: cancelled with it. */
+        Cancellation branch() {
+            Cancellation b = new Cancellation(node);
+            boolean now;
+            synchronized (this) {
+                branches.add(b);
+                now = cancelled;
+            }
+            if (now) {
+                b.cancel("interactive chain cancelled");
+            }
+            return b;
         }
 
         private ChainException exception(int hop) {
@@ -194,12 +212,24 @@ public final class InteractiveChain {
     private Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
                     Metadata metadata, Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
                     Cancellation cancellation) {
+        return run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops, sink, cancellation,
+                1, List.of(), List.of(), List.of(), BranchId.root());
+    }
+
+    /**
+     * Runs the chain from hop {@code firstHop}, after {@code firstPath}, {@code firstConsole} and
+     * {@code firstTimings}, on {@code branch} (a split's branch: see {@link InteractiveSplit}).
+     */
+    Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
+            Metadata metadata, Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
+            Cancellation cancellation, int firstHop, List<String> firstPath, List<ConsoleLine> firstConsole,
+            List<HopTiming> firstTimings, BranchId branch) {
         Node node = launcher.node();
         long start = System.nanoTime();
         long deadlineNanos = start + timeout.toNanos();
-        List<String> path = List.of();
-        List<ConsoleLine> console = new CopyOnWriteArrayList<>();
-        List<HopTiming> timings = new ArrayList<>();
+        List<String> path = firstPath;
+        List<ConsoleLine> console = new CopyOnWriteArrayList<>(firstConsole);
+        List<HopTiming> timings = new ArrayList<>(firstTimings);
         List<CompletableFuture<Void>> finishes = new ArrayList<>();
         AtomicLong localCount = new AtomicLong(1); // the driver's own unit, released at the end
         CompletableFuture<Void> localQuiet = new CompletableFuture<>();
@@ -210,9 +240,9 @@ public final class InteractiveChain {
         NextHopDecision decisions = NextHopDecision.of(node);
         try {
             // a step whose service function started a sub-chain (which runs at the servers: its chaining
-            // functions are theirs, not the client's) took as many hops as the sub-chain: the next hop
-            // is numbered after the path, as in chain mode
-            for (int hop = 1; ; hop = path.size() + 1) {
+            // functions are theirs, not the client's) took as many hops as the sub-chain, and a split as
+            // many as its longest branch: the next hop is numbered after the last one, as in chain mode
+            for (int hop = firstHop; ; hop = timings.getLast().hop() + 1) {
                 cancellation.check(hop);
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
@@ -220,10 +250,10 @@ public final class InteractiveChain {
                             "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(),
                             console, timings));
                 }
-                ChainOriginator.Pending step = launcher.launch(server, serviceFunction, params,
+                ChainOriginator.Pending step = node.launch(server, serviceFunction, params,
                         ChainingFunctionSource.NONE, ChainState.empty(), metadata, Duration.ofNanos(left), deadline, hop,
                         maxHops,
-                        path, sink);
+                        path, sink, branch);
                 finishes.add(step.finished());
                 cancellation.stepping(step);
                 ChainOriginator.Arrival arrival = ChainLauncher.join(step.outcome());
@@ -233,6 +263,7 @@ public final class InteractiveChain {
                 List<HopTiming> stepTimings = arrival.frame().timings();
                 timings.addAll(stepTimings.subList(0, stepTimings.size() - 1)); // a sub-chain's hops, if any
                 HopTiming timing = stepTimings.getLast();
+                hop = timing.hop(); // after a sub-chain, the chaining function runs as its last hop, as in chain mode
                 if (current.isNone()) {
                     timings.add(timing);
                     return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,
@@ -253,7 +284,7 @@ public final class InteractiveChain {
                     long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
                     control = new HopControl(System.nanoTime(), budget);
                     try (var scope = new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, local, metadata, BranchId.root(), control).push()) {
+                            node.name(), cfConsole, local, metadata, branch, control).push()) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {
@@ -262,8 +293,17 @@ public final class InteractiveChain {
                 }
                 timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
                 // the step is relaunched from here with what is left of the timeout and deadline
-                switch (decisions.decide(next, hop, maxHops, current, control.remainingNanos(System.nanoTime()),
-                        List.of())) {
+                NextHopDecision.Action action = decisions.decide(next, hop, maxHops, current,
+                        control.remainingNanos(System.nanoTime()), List.of());
+                while (action instanceof NextHopDecision.StartSplit split) { // the client is every merge host too
+                    InteractiveSplit.Merged merged = new InteractiveSplit(this, node, sink, cancellation, finishes)
+                            .run(split, hop, path, console, timings, branch, metadata, deadlineNanos, deadline, maxHops);
+                    path = merged.path();
+                    hop = merged.hop();
+                    current = merged.mergeFunction();
+                    action = merged.next();
+                }
+                switch (action) {
                     case NextHopDecision.Finish finish -> {
                         return finish(new ChainResult(finish.result(), node.name(), path, console, timings,
                                 Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes,
@@ -280,6 +320,7 @@ public final class InteractiveChain {
                             path, console, timings);
                     // the client's chain returns to no creator, and only service functions start sub-chains
                     case NextHopDecision.StartSubChain s -> throw new IllegalStateException("unexpected " + s);
+                    case NextHopDecision.StartSplit s -> throw new IllegalStateException("unexpected " + s);
                     case NextHopDecision.ReturnToCreator r -> throw new IllegalStateException("unexpected " + r);
                     case NextHopDecision.RunChainingFunction r -> throw new IllegalStateException("unexpected " + r);
                 }

@@ -298,7 +298,7 @@ class BufferedReplySetTest {
                 try {
                     for (int i = 0; i < perProducer; i++) {
                         while (replies < 1 || bytes < replySize) { // give back what is left, ask for one reply's room
-                            window.update(7, hop, "s" + hop, (int) replies, bytes, replySize,
+                            window.update(7, hop, "s" + hop, null, (int) replies, bytes, replySize,
                                     (r, b) -> grants.add(new long[] {r, b}));
                             replies = 0;
                             bytes = 0;
@@ -311,10 +311,10 @@ class BufferedReplySetTest {
                         }
                         replies--;
                         bytes -= replySize;
-                        window.arrived(7, hop, "s" + hop, replySize);
+                        window.arrived(7, hop, "s" + hop, null, replySize);
                         sink.onReply(hop + ":" + i, hop, "s" + hop, replySize);
                     }
-                    window.update(7, hop, "s" + hop, (int) replies, bytes, 0, null);
+                    window.update(7, hop, "s" + hop, null, (int) replies, bytes, 0, null);
                 } catch (Throwable t) {
                     failures.add(t);
                 }

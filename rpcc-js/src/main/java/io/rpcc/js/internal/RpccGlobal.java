@@ -1,6 +1,7 @@
 package io.rpcc.js.internal;
 
 import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import java.util.ArrayList;
@@ -19,6 +20,9 @@ import org.graalvm.polyglot.proxy.ProxyObject;
  * rpcc.call(server, serviceFunction, params, state)   // next hop, same chaining function
  * rpcc.callThenEnd(server, serviceFunction, params)   // next hop; its result ends the chain
  * rpcc.end(result)                                    // end of the chain
+ * rpcc.split([hop, hop, ...], mergeServer[, state])   // branches at once; merged at mergeServer (null: here)
+ *                                                     //   by this function with state, or without state by
+ *                                                     //   the default merge (the list of results)
  * rpcc.preturn(reply)                                 // a client response (partial reply)
  * rpcc.console(text)                                  // a line on the virtual console
  * rpcc.node, rpcc.hop                                 // where this runs
@@ -39,7 +43,8 @@ final class RpccGlobal implements ProxyObject {
         }
     }
 
-    private static final List<String> KEYS = List.of("call", "callThenEnd", "end", "preturn", "console", "node", "hop");
+    private static final List<String> KEYS = List.of("call", "callThenEnd", "end", "preturn", "console", "node", "hop",
+            "split");
 
     private final Map<String, Object> members;
     private final Invocation invocation;
@@ -57,6 +62,10 @@ final class RpccGlobal implements ProxyObject {
                     return new HopView(NextHop.callThenEnd(text(a[0]), text(a[1]), JsValues.toHost(a[2], inv)), inv);
                 },
                 "end", (ProxyExecutable) a -> new HopView(NextHop.end(a.length > 0 ? JsValues.toHost(a[0], inv) : null), inv),
+                "split", (ProxyExecutable) a -> {
+                    need(a, 2, "rpcc.split([rpcc.call(...), ...], mergeServer[, state])");
+                    return new HopView(split(a, inv), inv);
+                },
                 "preturn", (ProxyExecutable) a -> {
                     need(a, 1, "rpcc.preturn(reply)");
                     chain(ctx).preturn(JsValues.toHost(a[0], inv));
@@ -76,6 +85,25 @@ final class RpccGlobal implements ProxyObject {
                 },
                 "node", ctx == null ? "" : ctx.node(),
                 "hop", ctx == null ? 0 : ctx.hop());
+    }
+
+    /** The split {@code rpcc.split(branches, mergeServer[, state])} asks for. */
+    private static NextHop.Split split(Value[] a, Invocation inv) {
+        List<NextHop.Call> branches = new ArrayList<>();
+        if (!(JsValues.toHost(a[0], inv) instanceof List<?> hops)) {
+            throw new IllegalArgumentException("rpcc.split: the branches must be an array of rpcc.call(...) hops");
+        }
+        for (Object hop : hops) {
+            if (!(hop instanceof NextHop.Call call)) {
+                throw new IllegalArgumentException("rpcc.split: each branch must be an rpcc.call(...) or "
+                        + "rpcc.callThenEnd(...) hop, got " + FunctionRuntime.bounded(String.valueOf(hop)));
+            }
+            branches.add(call);
+        }
+        String mergeServer = a[1].isNull() ? null : text(a[1]);
+        NextHop.Split split = NextHop.split(branches);
+        return a.length > 2 ? split.mergeAt(mergeServer, ChainingFunctionSource.SAME, JsValues.toState(a[2], inv))
+                : mergeServer == null ? split : split.mergeAt(mergeServer);
     }
 
     private static ChainContext chain(ChainContext ctx) {

@@ -5,14 +5,16 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
  * What a server remembers, briefly, about the chains that passed through it, so that a cancel can
  * follow a chain's trail: for each chain ({@code origin#id}), its secret, the node this node last
- * sent it on to, the hops of it running here, and whether it was cancelled. A cancel that arrives
+ * sent it on to (and the others it sent it to before: a split sends it to several), the hops of it running here, and whether it was cancelled. A cancel that arrives
  * before the hop it should stop (it overtook the request on another connection) leaves a cancelled
  * entry, and the request is refused when it comes.
  *
@@ -45,6 +47,7 @@ final class ChainTrails {
         final ChainSecret secret;
         long expiresNanos;
         String next;
+        Set<String> others = Set.of(); // nodes it was sent to before next (a split's branches, the merge host)
         boolean cancelled;
         boolean requested;
         final List<HopControl> hops = new ArrayList<>(1);
@@ -66,8 +69,10 @@ final class ChainTrails {
      * @param next the node the chain was sent on to from here, or {@code null}
      * @param hops the hops of the chain working here, to interrupt
      * @param budgetNanos what is left of the chain's budget, for the notice sent on
+     * @param others the other nodes the chain was sent on to from here, before {@code next} (the
+     *     branches of a split and its merge host), to pass the notice on to too
      */
-    public record Cancelled(String next, List<HopControl> hops, long budgetNanos) {
+    public record Cancelled(String next, List<HopControl> hops, long budgetNanos, Set<String> others) {
     }
 
     private final LinkedHashMap<Key, Trail> entries = new LinkedHashMap<>() {
@@ -150,6 +155,11 @@ final class ChainTrails {
         if (e.cancelled) {
             return false;
         }
+        if (e.next != null && !e.next.equals(server) && !e.others.contains(e.next)) {
+            Set<String> others = new LinkedHashSet<>(e.others);
+            others.add(e.next);
+            e.others = others;
+        }
         e.next = server;
         e.extend(nowNanos, h.budgetNanos(), graceNanos);
         return true;
@@ -174,17 +184,19 @@ final class ChainTrails {
             e.extend(nowNanos, budgetNanos, graceNanos);
             e.cancelled = true;
             entries.put(key, e);
-            return new Cancelled(null, List.of(), budgetNanos);
+            return new Cancelled(null, List.of(), budgetNanos, Set.of());
         }
         if (!e.secret.matches(secret)) {
             return null;
         }
         if (e.cancelled) {
-            return new Cancelled(null, List.of(), budgetNanos); // already passed on
+            return new Cancelled(null, List.of(), budgetNanos, Set.of()); // already passed on
         }
         e.cancelled = true;
         long left = e.expiresNanos == Long.MAX_VALUE ? ChainHeader.NO_DEADLINE : e.expiresNanos - nowNanos;
-        return new Cancelled(e.next, List.copyOf(e.hops), Math.min(left, budgetNanos));
+        Set<String> others = new LinkedHashSet<>(e.others);
+        others.remove(e.next);
+        return new Cancelled(e.next, List.copyOf(e.hops), Math.min(left, budgetNanos), others);
     }
 
     /** Chains remembered now (forgetting the expired ones first). */

@@ -33,6 +33,7 @@ import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.server.ServerInterceptor;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +53,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * here ({@link Continuations}) and starts the sub-chain; the sub-chain's end returns its result
  * here in a {@link #RETURN} request, which resumes the parked hop's chaining function; a composed
  * sub-chain instead carries that chaining function and state in its return point, and the node
- * where it ends resumes the chain itself. Runs on the node's executor (virtual threads by default), never
+ * where it ends resumes the chain itself. A chaining function that splits the chain sends its
+ * branches on and their merge to the merge host, where {@link MergePoints} collects the branches'
+ * outcomes and the merge runs as a hop of its own. Runs on the node's executor (virtual threads by
+ * default), never
  * on an event loop. Any failure goes to the originator as a typed error naming this hop; the server
  * carries on. The hop's partial replies and
  * its share of the chain's termination credit are handled by {@link HopReplies}: exactly one
@@ -82,6 +86,7 @@ public final class HopExecutor implements RequestHandler {
     private final ChainTrails trails = new ChainTrails();
     private final Continuations continuations = new Continuations();
     private final ReplyRelays relays;
+    private final MergePoints merges;
     private final AtomicLong refusedAfterCancel = new AtomicLong();
     private final RunningHops running;
     private final HandOffs handOffs = new HandOffs();
@@ -94,10 +99,12 @@ public final class HopExecutor implements RequestHandler {
      * to {@code chainingProxy} (if not null) and runs them for other servers if {@code actsAsProxy},
      * with {@code interceptors} (the first outermost) around every hop; the sub-chains its service
      * functions start are composed with their parents unless {@code composesSubChains} is false or
-     * the sub-chain says otherwise.
+     * the sub-chain says otherwise; a split merging here is dropped, with the outcomes of its branches,
+     * if it is not complete after {@code staleBranchTimeout}.
      */
     public HopExecutor(Node node, Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy,
-                       List<ServerInterceptor> interceptors, boolean composesSubChains) {
+                       List<ServerInterceptor> interceptors, boolean composesSubChains, Duration staleBranchTimeout) {
+        this.merges = new MergePoints(node.name(), staleBranchTimeout);
         this.node = node;
         this.services = Map.copyOf(services);
         this.chainingProxy = chainingProxy;
@@ -150,7 +157,7 @@ public final class HopExecutor implements RequestHandler {
 
     @Override
     public boolean grant(WindowUpdateFrame grant) {
-        return streams.grant(grant.chainId(), grant.secret(), grant.hop(), grant.replies(), grant.bytes());
+        return streams.grant(grant.chainId(), grant.secret(), grant.hop(), grant.host(), grant.replies(), grant.bytes());
     }
 
     @Override
@@ -163,8 +170,13 @@ public final class HopExecutor implements RequestHandler {
         c.hops().forEach(HopControl::cancel);
         continuations.forgetChain(cancel.origin(), cancel.chainId());
         relays.forgetChain(cancel.origin(), cancel.chainId());
+        merges.forgetChain(cancel.origin(), cancel.chainId());
         if (c.next() != null) {
             node.passCancel(c.next(), new CancelFrame(cancel.chainId(), cancel.secret(), cancel.origin(),
+                    decisions.budgetForNext(c.budgetNanos())));
+        }
+        for (String other : c.others()) { // a split's branches and merge host
+            node.passCancel(other, new CancelFrame(cancel.chainId(), cancel.secret(), cancel.origin(),
                     decisions.budgetForNext(c.budgetNanos())));
         }
         return true;
@@ -200,6 +212,16 @@ public final class HopExecutor implements RequestHandler {
         return relays.lost();
     }
 
+    /** Outcomes of branches of splits merging here that were dropped: stale, or matching no split. */
+    public long droppedBranchOutcomes() {
+        return merges.droppedOutcomes();
+    }
+
+    /** Splits waiting here, their merge host, for outcomes of their branches. */
+    public int waitingMerges() {
+        return merges.waiting();
+    }
+
     /** Hop requests refused because their chain had been cancelled. */
     public long refusedAfterCancel() {
         return refusedAfterCancel.get();
@@ -230,11 +252,16 @@ public final class HopExecutor implements RequestHandler {
                      HopReplies replies, String composedAfter) {
         ChainHeader arrived = request.header();
         ChainHeader h = arrived; // a return resumes the parked hop: its chaining function, the stack popped
+        if (MergePoints.arrives(h.serviceFunction())) {
+            mergeArrived(request, control, replies);
+            return;
+        }
         boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
         boolean returning = h.serviceFunction().equals(RETURN);
         boolean failing = h.serviceFunction().equals(SubChainFailures.RETURN_FAILURE);
-        // neither a proxy nor a return is a hop of its own
-        List<String> path = proxied || returning || failing ? h.path() : node.pathThrough(h);
+        boolean merging = h.serviceFunction().equals(MergePoints.MERGED);
+        // neither a proxy nor a return nor a merge is a hop of its own
+        List<String> path = proxied || returning || failing || merging ? h.path() : node.pathThrough(h);
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
@@ -247,7 +274,7 @@ public final class HopExecutor implements RequestHandler {
                 throw request.decodeError();
             }
             long left = control.remainingNanos(System.nanoTime());
-            if (!proxied && !returning && !failing && left <= 0) {
+            if (!proxied && !returning && !failing && !merging && left <= 0) {
                 throw new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
                         + "' at '" + node.name() + "') started " + TimeUnit.NANOSECONDS.toMillis(-left)
                         + " ms after the chain's deadline, so its service function did not run; give the chain a "
@@ -299,6 +326,9 @@ public final class HopExecutor implements RequestHandler {
                 result = ((SubChainFailures.Recover) decision).result();
                 timing = new HopTiming(h.hop(), node.name(), SubChainFailures.RETURN_FAILURE,
                         System.nanoTime() - arrivedNanos, 0, 0, 0, node.name());
+            } else if (merging) { // paper 3.10: every branch of a split merging here has ended
+                result = request.params();
+                timing = timings.removeLast();
             } else {
                 ServiceRun run = runService(h, request, console, replies, control, chainId, arrivedNanos);
                 if (control.isCancelled()) {
@@ -318,7 +348,7 @@ public final class HopExecutor implements RequestHandler {
                             context(h, chainId, console, replies, control, "service:" + h.serviceFunction()));
                     return;
                 }
-                if (chainingProxy != null) {
+                if (chainingProxy != null && !merging) {
                     delegate(h, path, console, timings, timing, state, result, replies, control);
                     return;
                 }
@@ -335,7 +365,7 @@ public final class HopExecutor implements RequestHandler {
                 next = interceptChaining(cfContext, state, result, (st, value) ->
                         node.functions().invoke(loaded.function(), st, value, failure -> {
                             List<HopTiming> at = new ArrayList<>(resumed.timings());
-                            if (proxied) {
+                            if (proxied || merging) {
                                 at.removeLast();
                             }
                             at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart,
@@ -429,18 +459,78 @@ public final class HopExecutor implements RequestHandler {
                 run(new ChainRequest(nh, back.result(), ChainState.empty(), null), control, System.nanoTime(), replies,
                         h.serviceFunction());
             }
-            case NextHopDecision.ReturnToCreator back -> {
+            case NextHopDecision.ReturnToCreator back -> { // to the parked hop, or a branch's outcome to its merge host
                 List<ConsoleLine> consoleNow = List.copyOf(console);
                 Credit pass = replies.handOver(h.credit());
-                ChainHeader nh = h.onward(h.hop(), path, consoleNow, timings, RETURN, ChainingFunctionSource.NONE, pass,
-                        h.metadata(), back.budgetNanos());
+                ChainHeader nh = h.onward(h.hop(), path, consoleNow, timings, back.to().isMerge() ? MergePoints.OUTCOME
+                        : RETURN, ChainingFunctionSource.NONE, pass, h.metadata(), back.budgetNanos());
                 handOn(h, back.to().node().node(), node.addressOf(back.to().node()),
                         new ChainRequest(nh, back.result(), ChainState.empty(), null), path, consoleNow, timings, pass,
                         control, () -> { });
             }
+            case NextHopDecision.StartSplit split -> split(split, h, path, console, timings, replies, control, context);
             case NextHopDecision.Fail fail -> throw fail.failure();
             case NextHopDecision.RunChainingFunction run ->
                     throw new IllegalStateException("a next hop cannot ask to run a chaining function: " + run);
+        }
+    }
+
+    /**
+     * Splits the chain of hop {@code h} (paper 3.10): sends each branch's first hop and the split's
+     * opening to its merge host (here, if it names none), dividing the hop's credit among them.
+     */
+    private void split(NextHopDecision.StartSplit split, ChainHeader h, List<String> path, List<ConsoleLine> console,
+                       List<HopTiming> timings, HopReplies replies, HopControl control, HopContext context) {
+        String mergeServer = split.split().mergeServer();
+        NodeAddress self = new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port());
+        NodeAddress mergeHost = self;
+        if (mergeServer != null && !mergeServer.equals(node.name())) {
+            InetSocketAddress at = node.settings().resolver().resolve(mergeServer).orElseThrow(() ->
+                    new HopFailure(ErrorCode.UNKNOWN_SERVER, "no address for merge host '" + mergeServer
+                            + "' of the split after hop " + h.hop() + " (name resolver: " + node.settings().resolver()
+                            + ")"));
+            mergeHost = new NodeAddress(mergeServer, at.getHostString(), at.getPort());
+        }
+        List<Metadata> metadata = new ArrayList<>();
+        for (NextHop.Call call : split.split().branches()) {
+            metadata.add(interceptForward(context, call));
+        }
+        List<ConsoleLine> consoleNow = List.copyOf(console);
+        Credit pass = replies.handOver(h.credit());
+        for (MergePoints.Send send : MergePoints.split(split, h, mergeHost, node.addressOf(mergeHost), path, consoleNow,
+                timings, pass, metadata)) {
+            if (send.opening() && mergeHost == self) {
+                mergeArrived(send.request(), send.credit(), control);
+            } else {
+                // a branch that cannot be reached fails as a branch: its failure goes to the merge host
+                ChainHeader reportAs = send.opening() ? h : send.request().header();
+                handOn(reportAs, send.server(), send.address(), send.request(), path, consoleNow, timings,
+                        send.credit(), control, () -> { });
+            }
+        }
+    }
+
+    /**
+     * A split's opening or a branch's outcome arrived here, the split's merge host: its credit goes
+     * to the split (this request's hop ends here); when the split is complete, the merge runs as a
+     * hop of its own, on the node's executor.
+     */
+    private void mergeArrived(ChainRequest request, HopControl control, HopReplies replies) {
+        Credit credit = replies.handOver(request.header().credit());
+        if (!control.isCancelled()) {
+            mergeArrived(request, credit, control);
+        }
+    }
+
+    private void mergeArrived(ChainRequest request, Credit credit, HopControl control) {
+        switch (merges.arrive(request, credit, System.nanoTime())) {
+            case MergePoints.Waiting waiting -> { }
+            case MergePoints.Ready ready -> onRequest(ready.request(), System.nanoTime());
+            case MergePoints.FirstFailure f -> {
+                if (!control.isCancelled()) {
+                    reports.passOn(f.header(), f.code(), f.failure(), f.header().credit());
+                }
+            }
         }
     }
 

@@ -256,7 +256,7 @@ final class HopReplies implements Replies {
             synchronized (this) {
                 w = window;
                 if (w == null) {
-                    w = streams.open(header.chainId(), secret, header.hop());
+                    w = streams.open(header.chainId(), secret, header.hop(), node.name());
                     window = w;
                 }
             }
@@ -326,8 +326,7 @@ final class HopReplies implements Replies {
         SendWindow w = window;
         long[] left = {0, 0};
         if (w != null) { // the room this hop did not use goes back, before the credit
-            streams.remove(header.chainId(), secret, header.hop(), w);
-            left = w.close();
+            left = streams.release(header.chainId(), secret, header.hop(), node.name(), w);
         }
         Credit credit = kept;
         if (credit.isZero() || control.isCancelled()) {

@@ -22,7 +22,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * What the hops a server runs send to their chains' originators: a chain's result (from its last
  * hop) or a hop's failure, each with the credit the hop hands over, straight to the chain's reply-to
- * node; a failure inside a sub-chain goes to the sub-chain's creator first ({@link SubChainFailures}). A failure is logged once here ({@link FailureLog}); one too large for a frame is sent again
+ * node; a failure inside a sub-chain goes to the sub-chain's creator first ({@link SubChainFailures}),
+ * one on a branch of a split to the split's merge host, as the branch's failed outcome
+ * ({@link MergePoints}). A failure is logged once here ({@link FailureLog}); one too large for a frame is sent again
  * without its console, details and diagnostics, then with only the start of its message. Each report
  * counts in the server's {@link HandOffs} until it is written or has failed.
  */
@@ -65,21 +67,26 @@ final class HopReports {
     }
 
     /**
-     * Reports {@code failure}, which happened where it says (at this node or inside a sub-chain), of the
-     * chain of {@code h}, with {@code credit}: to the creator of the sub-chain {@code h} is in
-     * ({@link SubChainFailures#creatorOf}), else (or if that creator cannot be reached) to the
-     * chain's originator.
+     * Reports {@code failure}, which happened where it says (at this node, inside a sub-chain or on a
+     * branch), of the chain of {@code h}, with {@code credit}, to the innermost level {@code h} is in
+     * ({@link SubChainFailures#levelsOut}): the creator of its sub-chain (paper 3.8), or the merge host
+     * of its split, as the branch's failed outcome (paper 3.10); at the top level (or if that node
+     * cannot be reached, or the chain was cancelled), to the chain's originator.
      */
     CompletableFuture<Void> passOn(ChainHeader h, ErrorCode code, ChainFailure failure, Credit credit) {
-        ChainRequest toCreator = code == ErrorCode.CANCELLED ? null : SubChainFailures.toCreator(h, code, failure, credit,
-                node.allowanceNanos());
-        if (toCreator == null) {
+        List<ReturnPoint> levels = code == ErrorCode.CANCELLED ? List.of() : SubChainFailures.levelsOut(h);
+        if (levels.isEmpty()) {
             return toOriginator(h, code, failure, credit);
         }
-        ReturnPoint creator = toCreator.header().returnStack().getLast();
-        return handOffs.track(node.transport().send(creator.node().node(), node.addressOf(creator.node()), toCreator)
+        ReturnPoint to = levels.getLast();
+        ChainRequest report = to.isMerge() ? MergePoints.failedOutcome(h, levels, code, failure, credit)
+                : SubChainFailures.toCreator(h, levels, code, failure, credit, node.allowanceNanos());
+        if (report == null) {
+            return toOriginator(h, code, failure, credit);
+        }
+        return handOffs.track(node.transport().send(to.node().node(), node.addressOf(to.node()), report)
                 .exceptionallyCompose(e -> {
-                    SubChainFailures.creatorUnreachable(h, creator.node().node(), Node.unwrap(e));
+                    SubChainFailures.levelUnreachable(h, to, Node.unwrap(e));
                     return toOriginator(h, code, failure, credit);
                 }));
     }

@@ -39,8 +39,11 @@ final class ReplyRelay {
     private static final int WINDOW_REPLIES = 1024;
     private static final long WINDOW_BYTES = 16L << 20;
 
-    /** An outgoing reply stream: the replies of one hop of the sub-chain, passed on. */
-    private record Out(SendWindow window, String host) {
+    /**
+     * An outgoing reply stream: the replies of one hop of the sub-chain at one host, passed on (the
+     * branches of a split in the sub-chain share hop numbers, on different hosts).
+     */
+    private record Stream(int hop, String host) {
     }
 
     private final Node node;
@@ -59,7 +62,7 @@ final class ReplyRelay {
     /** The thread draining the queue now, or {@code null}; guarded by this. */
     private Thread drainer;
     // touched only by the thread that drains the queue:
-    private final Map<Integer, Out> out = new HashMap<>();
+    private final Map<Stream, SendWindow> out = new HashMap<>();
     private CompletableFuture<Channel> channel;
 
     /**
@@ -112,11 +115,11 @@ final class ReplyRelay {
     /** A frame of the sub-chain arrived (on an event loop); {@code from} is its connection. */
     void arrived(Object frame, Channel from) {
         switch (frame) {
-            case WindowUpdateFrame w -> window.update(w.chainId(), w.hop(), w.host(), w.replies(), w.bytes(),
+            case WindowUpdateFrame w -> window.update(w.chainId(), w.hop(), w.host(), from, w.replies(), w.bytes(),
                     w.wantBytes(), (r, b) -> node.transport().send(from, new WindowUpdateFrame(w.chainId(), inSecret,
                             w.hop(), w.host(), true, r, b, 0)));
             case ReplyFrame r -> {
-                window.arrived(r.chainId(), r.hop(), r.host(), r.size());
+                window.arrived(r.chainId(), r.hop(), r.host(), from, r.size());
                 enqueue(r);
             }
             default -> enqueue(frame);
@@ -245,8 +248,9 @@ final class ReplyRelay {
                         + writeTimeout.toMillis() + " ms: a reply of hop " + hop + " is dropped");
                 return;
             }
-            Out o = out.computeIfAbsent(hop, k -> new Out(streams.open(creator.chainId(), outSecret, hop), host));
-            written = o.window().acquire(frame.readableBytes(), writeTimeout, (r, b, want) -> ask(ch, hop, host, r, b, want),
+            SendWindow w = out.computeIfAbsent(new Stream(hop, host),
+                    k -> streams.open(creator.chainId(), outSecret, hop, host));
+            written = w.acquire(frame.readableBytes(), writeTimeout, (r, b, want) -> ask(ch, hop, host, r, b, want),
                     () -> node.transport().write(ch, frame).whenComplete((v, e) -> {
                         if (e != null) {
                             lost("a partial reply of hop " + hop + " was not sent on: " + Node.unwrap(e));
@@ -278,10 +282,10 @@ final class ReplyRelay {
         }
         Channel ch = channel();
         for (var e : out.entrySet()) {
-            streams.remove(creator.chainId(), outSecret, e.getKey(), e.getValue().window());
-            long[] left = e.getValue().window().close();
+            Stream s = e.getKey();
+            long[] left = streams.release(creator.chainId(), outSecret, s.hop(), s.host(), e.getValue());
             if (ch != null && !cancelled && (left[0] > 0 || left[1] > 0)) {
-                ask(ch, e.getKey(), e.getValue().host(), (int) Math.min(Integer.MAX_VALUE, left[0]), left[1], 0);
+                ask(ch, s.hop(), s.host(), (int) Math.min(Integer.MAX_VALUE, left[0]), left[1], 0);
             }
         }
         out.clear();

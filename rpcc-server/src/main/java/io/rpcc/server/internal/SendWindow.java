@@ -24,6 +24,8 @@ final class SendWindow {
     private long bytes;
     private long asked; // the reply size of the request not yet answered; 0: none
     private boolean closed;
+    /** Hops using this stream (guarded by {@link ReplyStreams}' map): more than one for branches of a split. */
+    int users;
 
     /**
      * Takes room for one reply of {@code size} bytes, asking through {@code asker} if there is none,

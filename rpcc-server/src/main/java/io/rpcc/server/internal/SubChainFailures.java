@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Failures inside nested sub-chains (paper 3.8): a failure goes first to the node that created the
- * sub-chain it happened in (the innermost point of the chain's return stack), in a
+ * sub-chain it happened in (the innermost point of the chain's return stack; if that is a split's
+ * merge point, the failure is instead the branch's failed outcome, see {@link MergePoints}), in a
  * {@link #RETURN_FAILURE} request carrying the failure (typed, with its hop, host and path) and the
  * failing hop's credit. There the sub-chain's {@link SubChainFailureHandler} (kept with the parked
  * hop) recovers, and the parked chaining function runs with the recovery as its service function's
@@ -45,31 +46,35 @@ final class SubChainFailures {
 
     /**
      * The request that takes {@code failure} (of the chain of {@code h}) and {@code credit} to the
-     * creator of the sub-chain {@code h} is in, or {@code null} if {@code h} is in none: the chain's
-     * top level, or the level a return to its innermost point was on its way out of.
+     * creator of the sub-chain {@code h} is in: the innermost point of {@code levels}
+     * ({@link #levelsOut}, not empty, its innermost point a sub-chain's).
      */
-    static ChainRequest toCreator(ChainHeader h, ErrorCode code, ChainFailure failure, Credit credit,
-                                  long allowanceNanos) {
-        List<ReturnPoint> stack = creatorStack(h);
-        if (stack.isEmpty()) {
-            return null;
-        }
+    static ChainRequest toCreator(ChainHeader h, List<ReturnPoint> levels, ErrorCode code, ChainFailure failure,
+                                  Credit credit, long allowanceNanos) {
         long budget = h.budgetNanos() == ChainHeader.NO_DEADLINE ? h.budgetNanos() : h.budgetNanos() - allowanceNanos;
         List<String> path = failure.path().isEmpty() ? h.path() : failure.path();
         ChainHeader nh = h.onward(h.hop(), path, failure.console(), failure.timings(), RETURN_FAILURE,
-                ChainingFunctionSource.NONE, credit, h.metadata(), budget).with(ChainingFunctionSource.NONE, stack);
+                ChainingFunctionSource.NONE, credit, h.metadata(), budget).with(ChainingFunctionSource.NONE, levels);
         return new ChainRequest(nh, WireFormat.encodeFailure(code, failure), ChainState.empty(), null);
     }
 
     /**
-     * The return stack a failure of {@code h} goes back along, innermost last: {@code h}'s, less
-     * its innermost point if {@code h} is a return to that point that failed before it was popped
-     * (a return is not part of the level it leaves).
+     * The return stack a failure of {@code h} goes back along, innermost last (empty: the chain's
+     * top level, the failure goes to the originator): {@code h}'s, less its innermost point if
+     * {@code h} is a request on its way to that point that failed before it was popped (a return,
+     * a failure to a creator, a split's opening, or a branch's outcome or failure to its merge host:
+     * none of these is part of the level it leaves). The innermost point is a sub-chain's (the
+     * failure goes to its creator) or a split's merge point (the failure is the branch's failed outcome).
      */
-    private static List<ReturnPoint> creatorStack(ChainHeader h) {
+    static List<ReturnPoint> levelsOut(ChainHeader h) {
         List<ReturnPoint> stack = h.returnStack();
-        boolean unpopped = h.serviceFunction().equals(HopExecutor.RETURN) || h.serviceFunction().equals(RETURN_FAILURE);
-        return unpopped && !stack.isEmpty() ? stack.subList(0, stack.size() - 1) : stack;
+        if (stack.isEmpty()) {
+            return stack;
+        }
+        String sf = h.serviceFunction();
+        boolean unpopped = sf.startsWith("rpcc.") && (sf.equals(HopExecutor.RETURN) || sf.equals(RETURN_FAILURE)
+                || MergePoints.arrives(sf));
+        return unpopped ? stack.subList(0, stack.size() - 1) : stack;
     }
 
     /** The failure that {@code request}, a {@link #RETURN_FAILURE}, carries. */
@@ -153,9 +158,14 @@ final class SubChainFailures {
                 details, c.console(), c.timings(), c.fields()));
     }
 
-    /** Logs that the creator {@code creator} of the sub-chain of {@code h} could not be told of a failure. */
-    static void creatorUnreachable(ChainHeader h, String creator, Throwable why) {
-        log.warn("chain {}#{}: cannot take the failure of hop {} to '{}', which created its sub-chain ({}); it goes "
-                + "straight to the originator", h.origin(), h.chainId(), h.hop(), creator, why.getMessage());
+    /**
+     * Logs that the failure of hop {@code h} could not be taken to {@code point}'s node, the creator of
+     * its sub-chain or the merge host of its split.
+     */
+    static void levelUnreachable(ChainHeader h, ReturnPoint point, Throwable why) {
+        log.warn("chain {}#{}: cannot take the failure of hop {} to '{}', {}; it goes straight to the originator",
+                h.origin(), h.chainId(), h.hop(), point.node().node(), point.isMerge()
+                        ? "the merge host of its split (branch " + h.branch() + ")" : "which created its sub-chain",
+                why.getMessage());
     }
 }

@@ -271,13 +271,13 @@ public final class ChainOriginator {
         }
     }
 
-    /** A partial reply arrived (called on an event loop). */
-    public void onReply(ReplyFrame frame) {
+    /** A partial reply arrived on connection {@code from} (called on an event loop). */
+    public void onReply(ReplyFrame frame, Channel from) {
         Pending p = live(frame.chainId(), frame.secret());
         if (p == null) {
             return;
         }
-        p.window.arrived(frame.chainId(), frame.hop(), frame.host(), frame.size());
+        p.window.arrived(frame.chainId(), frame.hop(), frame.host(), from, frame.size());
         if (frame.decodeError() != null) {
             p.window.consumed(frame.size());
             HopFailure f = frame.decodeError();
@@ -301,7 +301,8 @@ public final class ChainOriginator {
             }
             return;
         }
-        p.window.update(frame.chainId(), frame.hop(), frame.host(), frame.replies(), frame.bytes(), frame.wantBytes(),
+        p.window.update(frame.chainId(), frame.hop(), frame.host(), from, frame.replies(), frame.bytes(),
+                frame.wantBytes(),
                 (replies, bytes) -> send.accept(from, new WindowUpdateFrame(frame.chainId(), frame.secret(),
                         frame.hop(), frame.host(), true, replies, bytes, 0)));
     }

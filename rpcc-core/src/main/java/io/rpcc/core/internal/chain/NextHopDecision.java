@@ -8,6 +8,7 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.ReturnPoint;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -18,7 +19,8 @@ import java.util.Objects;
  * the client). Each side carries out the {@link Action} it gets: it sends the chain on
  * ({@link Forward}), delivers its result ({@link Finish}), reports the hop as failed ({@link Fail}),
  * starts a nested sub-chain ({@link StartSubChain}), returns a sub-chain's result to the node that
- * created it ({@link ReturnToCreator}) or runs the chaining function ({@link RunChainingFunction}). A
+ * created it or a branch's outcome to its merge host ({@link ReturnToCreator}), splits the chain
+ * ({@link StartSplit}) or runs the chaining function ({@link RunChainingFunction}). A
  * new kind of next hop or outcome gets its rules here, and an action if none of these fits.
  *
  * <p>The rules: a chain never exceeds the smaller of its own hop limit and this node's; a
@@ -29,7 +31,8 @@ import java.util.Objects;
  */
 public final class NextHopDecision {
     /** What to do with a next hop. */
-    public sealed interface Action permits Forward, Finish, Fail, StartSubChain, ReturnToCreator, RunChainingFunction {
+    public sealed interface Action permits Forward, Finish, Fail, StartSubChain, ReturnToCreator, RunChainingFunction,
+            StartSplit {
     }
 
     /**
@@ -80,9 +83,22 @@ public final class NextHopDecision {
 
     /**
      * A sub-chain ended with {@code result}: send it, with {@code budgetNanos}, to the node of
-     * {@code to} (the innermost return point), where the chain parked there resumes with it.
+     * {@code to} (the innermost return point), where the chain parked there resumes with it. If
+     * {@code to} is a merge point ({@link ReturnPoint#isMerge()}), a branch of a split ended: its
+     * outcome goes to the merge host.
      */
     public record ReturnToCreator(ReturnPoint to, Object result, long budgetNanos) implements Action {
+    }
+
+    /**
+     * The chaining function split the chain (paper 3.10): send each branch's first hop as hop
+     * {@code hop} with {@code budgetNanos}, followed by its chaining function in
+     * {@code branchFunctions} ({@link ChainingFunctionSource#SAME} resolved), and have the outcomes
+     * merged at {@code split.mergeServer()} (or, if {@code null}, here) by {@code mergeFunction}
+     * ({@link ChainingFunctionSource#SAME} resolved; {@link ChainingFunctionSource#NONE}: the default merge).
+     */
+    public record StartSplit(NextHop.Split split, List<ChainingFunctionSource> branchFunctions,
+                             ChainingFunctionSource mergeFunction, int hop, long budgetNanos) implements Action {
     }
 
     /** The service function returned {@code result}: run the chaining function with it. */
@@ -162,7 +178,28 @@ public final class NextHopDecision {
                 ChainingFunctionSource then = call.chainingFunction().isSame() ? current : call.chainingFunction();
                 yield new Forward(call, then, hop + 1, budgetForNext(remainingNanos));
             }
+            case NextHop.Split split -> split(split, hop, chainMaxHops, current, remainingNanos, returnStack);
         };
+    }
+
+    /** The rules of a split: every branch within the hop limit, the return stack within its depth. */
+    private Action split(NextHop.Split split, int hop, int chainMaxHops, ChainingFunctionSource current,
+                         long remainingNanos, List<ReturnPoint> returnStack) {
+        List<ChainingFunctionSource> functions = new ArrayList<>(split.branches().size());
+        for (NextHop.Call call : split.branches()) {
+            Fail overLimit = overHopLimit(hop, chainMaxHops, call);
+            if (overLimit != null) {
+                return overLimit;
+            }
+            functions.add(call.chainingFunction().isSame() ? current : call.chainingFunction());
+        }
+        if (returnStack.size() >= ReturnPoint.MAX_DEPTH) {
+            return new Fail(ErrorCode.SUB_CHAIN, "splits and sub-chains nest at most " + ReturnPoint.MAX_DEPTH
+                    + " levels deep; not splitting into " + split.branches().size() + " branches after hop " + hop
+                    + ": does a branch split again without end?");
+        }
+        ChainingFunctionSource merge = split.mergeFunction().isSame() ? current : split.mergeFunction();
+        return new StartSplit(split, List.copyOf(functions), merge, hop + 1, budgetForNext(remainingNanos));
     }
 
     /** The failure of calling {@code call} after hop {@code hop}, if that exceeds the hop limit; else {@code null}. */

@@ -133,6 +133,15 @@ public final class Node implements InboundListener, AutoCloseable {
                                           ChainingFunctionSource cf, ChainState state, Metadata metadata,
                                           Duration timeout, Instant deadline, int hop, int maxHops, List<String> path,
                                           ChainOriginator.ReplySink sink) {
+        return launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, hop, maxHops, path, sink,
+                BranchId.root());
+    }
+
+    /** As {@link #launch(String, String, Object, ChainingFunctionSource, ChainState, Metadata, Duration, Instant, int, int, List, ChainOriginator.ReplySink)}, on {@code branch} (interactive mode's branches of a split). */
+    public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
+                                          ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                          Duration timeout, Instant deadline, int hop, int maxHops, List<String> path,
+                                          ChainOriginator.ReplySink sink, BranchId branch) {
         requireStarted();
         long budget = budgetNanos(timeout, deadline);
         ChainOriginator.Pending p = originator.start(timeout, budget, sink);
@@ -145,7 +154,7 @@ public final class Node implements InboundListener, AutoCloseable {
         });
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
         ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
-                List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), BranchId.root(),
+                List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), branch,
                 budget - allowanceNanos());
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
@@ -402,9 +411,9 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     @Override
-    public void onReply(ReplyFrame reply) {
-        if (!requests.relay(reply, null)) {
-            originator.onReply(reply);
+    public void onReply(ReplyFrame reply, Channel from) {
+        if (!requests.relay(reply, from)) {
+            originator.onReply(reply, from);
         }
     }
 

@@ -8,13 +8,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The originator's side of reply flow control for one reader of partial replies (a reply set): a
  * buffer bound in replies and bytes, and the room granted to each <em>reply stream</em> (the replies
- * of one hop at one node) of the chains that feed it. A stream sends only within the room it was
+ * of one hop at one node, from one connection) of the chains that feed it. A stream sends only within the room it was
  * granted, and the window never grants more than the bound minus what is buffered and what other
  * streams still hold, so the buffer can never hold more than the bound; a full buffer holds back
  * only the streams that feed it, never a connection.
@@ -38,7 +39,12 @@ public final class ReplyWindow {
         void grant(int replies, long bytes);
     }
 
-    private record StreamKey(long chainId, int hop, String host) {
+    /**
+     * A reply stream: the replies of one hop at one host, from one sender (the connection they come
+     * on: the host itself, or a creator passing on its sub-chain's replies, which may pass on those of
+     * a hop and host that another branch's hop of the same number there sends straight).
+     */
+    private record StreamKey(long chainId, int hop, String host, @Nullable Object sender) {
     }
 
     /** A stream's first grant: at most this many replies and bytes (a grant doubles from one to the next). */
@@ -83,14 +89,16 @@ public final class ReplyWindow {
     }
 
     /**
-     * A stream gave back {@code replies} and {@code bytes} of its room and, if {@code wantBytes > 0},
-     * waits for room for a reply of that size; grants go through {@code granter}.
+     * A stream, from {@code sender} (the connection), gave back {@code replies} and {@code bytes} of its
+     * room and, if {@code wantBytes > 0}, waits for room for a reply of that size; grants go through
+     * {@code granter}.
      */
-    public void update(long chainId, int hop, String host, int replies, long bytes, long wantBytes, Granter granter) {
+    public void update(long chainId, int hop, String host, @Nullable Object sender, int replies, long bytes,
+                       long wantBytes, Granter granter) {
         List<Runnable> grants;
         lock.lock();
         try {
-            StreamKey key = new StreamKey(chainId, hop, host);
+            StreamKey key = new StreamKey(chainId, hop, host, sender);
             Stream s = streams.computeIfAbsent(key, k -> new Stream());
             long r = Math.min(replies, Math.max(0, s.replies));
             long b = Math.min(bytes, Math.max(0, s.bytes));
@@ -112,11 +120,11 @@ public final class ReplyWindow {
         grants.forEach(Runnable::run);
     }
 
-    /** A reply of {@code bytes} from the stream (chain, hop, host) arrived and waits to be read. */
-    public void arrived(long chainId, int hop, String host, long bytes) {
+    /** A reply of {@code bytes} from the stream (chain, hop, host, sender) arrived and waits to be read. */
+    public void arrived(long chainId, int hop, String host, @Nullable Object sender, long bytes) {
         lock.lock();
         try {
-            StreamKey key = new StreamKey(chainId, hop, host);
+            StreamKey key = new StreamKey(chainId, hop, host, sender);
             Stream s = streams.get(key);
             if (s == null || s.replies < 1 || s.bytes < bytes) {
                 if (!overdrawn) {

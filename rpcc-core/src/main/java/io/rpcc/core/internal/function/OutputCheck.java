@@ -49,6 +49,13 @@ final class OutputCheck {
                     todo.addAll(call.state().asMap().values());
                 }
             }
+            case NextHop.Split split -> {
+                todo.addAll(split.state().asMap().values());
+                for (NextHop.Call call : split.branches()) {
+                    todo.add(call.params());
+                    todo.addAll(call.state().asMap().values());
+                }
+            }
         }
         Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         while (!todo.isEmpty()) {

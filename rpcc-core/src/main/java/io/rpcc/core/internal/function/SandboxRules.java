@@ -45,6 +45,8 @@ final class SandboxRules {
             "io/rpcc/core/NextHop$Call", "io/rpcc/core/NextHop$End", "io/rpcc/core/ChainingFunctionSource",
             "io/rpcc/core/ChainContext", "io/rpcc/core/VirtualConsole", "io/rpcc/core/StaticRoute",
             "io/rpcc/core/StaticRoute$Hop", "io/rpcc/core/ConsoleLine", "io/rpcc/core/FunctionLanguage",
+            "io/rpcc/core/NextHop$Split", "io/rpcc/core/BranchOutcome", "io/rpcc/core/BranchId",
+            "io/rpcc/core/ChainException",
             // Only a few members of these (see ONLY_MEMBERS):
             "java/lang/System", "java/lang/Class");
 
@@ -58,7 +60,10 @@ final class SandboxRules {
                     "isArray", "isEnum", "isRecord"),
             // The rpcc API a chaining function sees is this deliberate subset (rule: rpcc-api):
             "io/rpcc/core/ChainContext", Set.of("current", "chainId", "originator", "hop", "node", "console",
-                    "preturn"),
+                    "preturn", "branch"),
+            // a merge function reads its failed branches' exceptions (BranchOutcome.failure)
+            "io/rpcc/core/ChainException", Set.of("host", "hop", "path", "exceptionName", "remoteMessage",
+                    "getMessage", "isRetryable", "toString"),
             "io/rpcc/core/ChainingFunctionSource", Set.of("SAME", "NONE", "java", "javascript", "of", "contentId",
                     "reference", "asReference", "isReference", "repository", "language", "source", "id", "isSame",
                     "isNone", "equals", "hashCode", "toString"),

@@ -23,8 +23,8 @@ public interface InboundListener {
     /** The failure of a chain this node started. */
     void onError(ChainErrorFrame error);
 
-    /** A partial reply for a chain this node started. */
-    void onReply(ReplyFrame reply);
+    /** A partial reply for a chain this node started, on connection {@code from}. */
+    void onReply(ReplyFrame reply, Channel from);
 
     /** A hop of a chain this node started returns its credit. */
     void onQuiet(QuietFrame quiet);

@@ -495,7 +495,7 @@ public final class NodeTransport implements AutoCloseable {
                 }
                 case ChainResultFrame r -> listener.onResult(r);
                 case ChainErrorFrame e -> listener.onError(e);
-                case ReplyFrame r -> listener.onReply(r);
+                case ReplyFrame r -> listener.onReply(r, ctx.channel());
                 case QuietFrame q -> listener.onQuiet(q);
                 case CancelFrame c -> listener.onCancel(c);
                 case WindowUpdateFrame w -> listener.onWindowUpdate(w, ctx.channel());

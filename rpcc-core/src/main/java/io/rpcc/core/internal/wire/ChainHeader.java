@@ -7,6 +7,7 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.Metadata;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The routing and debugging part of a hop request; holds only rpcc's own types.
@@ -25,7 +26,7 @@ import java.util.List;
  * @param chainingFunction the chaining function to run after it, or {@link ChainingFunctionSource#NONE}
  * @param credit the share of the chain's termination credit that this hop receives
  * @param replyTo where the hop's partial replies and returned credit go: the originator, or, inside a
- *     sub-chain whose replies go to its creator, that creator (the innermost return point's node);
+ *     sub-chain whose replies go to its creator, that creator (the innermost sub-chain's return point's node);
  *     the chain id and {@link #replySecret()} are registered there
  * @param metadata the chain's metadata
  * @param returnStack where the chain returns to when it ends, innermost last (empty: nowhere, it
@@ -63,12 +64,13 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
     /**
      * This header with {@code nextChaining} as its chaining function and {@code nextStack} as its
      * return stack (a sub-chain's start pushes a return point; the creator it returns to pops it),
-     * and the reply-to that stack implies: the innermost point's node if its sub-chain's replies go
-     * to its creator, else the originator.
+     * and the reply-to that stack implies: the node of the innermost sub-chain's return point (merge
+     * points aside: a branch replies where the hop that split did) if its sub-chain's replies go to
+     * its creator, else the originator.
      */
     public ChainHeader with(ChainingFunctionSource nextChaining, List<ReturnPoint> nextStack) {
-        NodeAddress nextReplyTo = !nextStack.isEmpty() && nextStack.getLast().repliesToCreator()
-                ? nextStack.getLast().node() : originator();
+        ReturnPoint sub = innermostSubChain(nextStack);
+        NodeAddress nextReplyTo = sub != null && sub.repliesToCreator() ? sub.node() : originator();
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
                 serviceFunction, nextChaining, credit, nextReplyTo, metadata, List.copyOf(nextStack), branch, budgetNanos);
     }
@@ -78,9 +80,23 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
      * creator of the sub-chain this hop is in, that sub-chain's ({@link ReturnPoint#replySecret}).
      */
     public ChainSecret replySecret() {
-        if (returnStack.isEmpty() || !returnStack.getLast().repliesToCreator()) {
-            return secret;
+        ReturnPoint sub = innermostSubChain(returnStack);
+        return sub == null || !sub.repliesToCreator() ? secret : sub.replySecret(secret);
+    }
+
+    /** The innermost return point of {@code stack} that is not a merge point, or {@code null}. */
+    private static @Nullable ReturnPoint innermostSubChain(List<ReturnPoint> stack) {
+        for (int i = stack.size() - 1; i >= 0; i--) {
+            if (!stack.get(i).isMerge()) {
+                return stack.get(i);
+            }
         }
-        return returnStack.getLast().replySecret(secret);
+        return null;
+    }
+
+    /** This header on branch {@code nextBranch} (a split's branch, or the parent branch a merge goes on with). */
+    public ChainHeader withBranch(BranchId nextBranch) {
+        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
+                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, nextBranch, budgetNanos);
     }
 }

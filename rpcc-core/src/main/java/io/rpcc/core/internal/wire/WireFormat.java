@@ -16,6 +16,7 @@ import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.Metadata;
+import io.rpcc.core.NextHop;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -178,6 +179,8 @@ public final class WireFormat {
     private static final int RETURN_POINT_COMPOSED = 1;
     /** Return point flag: the sub-chain's replies go straight to the originator (else to the point's node). */
     private static final int RETURN_POINT_REPLIES_TO_ORIGINATOR = 2;
+    /** Return point flag: a split's merge point, its number of branches follows (never with the others but 2). */
+    private static final int RETURN_POINT_MERGE = 4;
     /** Metadata value tag: text. */
     private static final int METADATA_TEXT = 0;
     /** Metadata value tag: bytes. */
@@ -220,10 +223,14 @@ public final class WireFormat {
             writeAddress(out, p.node());
             out.writeVarLong(p.continuation(), true);
             out.writeByte((p.composed() ? RETURN_POINT_COMPOSED : 0)
-                    | (p.repliesToCreator() ? 0 : RETURN_POINT_REPLIES_TO_ORIGINATOR));
+                    | (p.repliesToCreator() ? 0 : RETURN_POINT_REPLIES_TO_ORIGINATOR)
+                    | (p.isMerge() ? RETURN_POINT_MERGE : 0));
             if (p.composed()) {
                 writeFunction(out, p.chainingFunction());
                 writeState(kryo, out, p.state());
+            }
+            if (p.isMerge()) {
+                out.writeVarInt(p.branches(), true);
             }
         }
     }
@@ -464,10 +471,12 @@ public final class WireFormat {
         }
         try {
             // from here on, what cannot be read is reported to the chain's reply-to node
+            Metadata metadata = readMetadata(in);
+            List<ReturnPoint> stack = readReturnStack(kryo, in);
             header = new ChainHeader(header.chainId(), header.secret(), header.origin(), header.originHost(),
                     header.originPort(), header.hop(), header.maxHops(), header.path(), header.console(),
                     header.timings(), header.serviceFunction(), header.chainingFunction(), header.credit(),
-                    header.replyTo(), readMetadata(in), readReturnStack(kryo, in), readBranch(in), readBudget(in));
+                    header.replyTo(), metadata, stack, readBranch(in, stack), readBudget(in));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");
@@ -592,18 +601,35 @@ public final class WireFormat {
             NodeAddress node = readAddress(in);
             long continuation = in.readVarLong(true);
             int flags = in.readByte() & 0xFF;
-            if ((flags & ~(RETURN_POINT_COMPOSED | RETURN_POINT_REPLIES_TO_ORIGINATOR)) != 0) {
+            if ((flags & ~(RETURN_POINT_COMPOSED | RETURN_POINT_REPLIES_TO_ORIGINATOR | RETURN_POINT_MERGE)) != 0) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown return point flags " + flags);
             }
             boolean repliesToCreator = (flags & RETURN_POINT_REPLIES_TO_ORIGINATOR) == 0;
-            stack.add((flags & RETURN_POINT_COMPOSED) != 0
-                    ? ReturnPoint.composed(node, continuation, repliesToCreator, readFunction(in), readState(kryo, in))
-                    : new ReturnPoint(node, continuation, repliesToCreator));
+            if ((flags & RETURN_POINT_MERGE) != 0) {
+                if (flags != (RETURN_POINT_MERGE | RETURN_POINT_REPLIES_TO_ORIGINATOR)) {
+                    throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a merge point of the chain's return stack "
+                            + "cannot be composed or take replies (flags " + flags + ")");
+                }
+                int branches = in.readVarInt(true);
+                if (branches < 1 || branches > NextHop.Split.MAX_BRANCHES) {
+                    throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a merge point of the chain's return stack counts "
+                            + branches + " branches (1 to " + NextHop.Split.MAX_BRANCHES + ")");
+                }
+                stack.add(ReturnPoint.merge(node, continuation, branches));
+            } else {
+                stack.add((flags & RETURN_POINT_COMPOSED) != 0
+                        ? ReturnPoint.composed(node, continuation, repliesToCreator, readFunction(in), readState(kryo, in))
+                        : new ReturnPoint(node, continuation, repliesToCreator));
+            }
         }
         return List.copyOf(stack);
     }
 
-    private static BranchId readBranch(Input in) {
+    /**
+     * The branch id; each level gets its sibling count from the merge points of {@code stack} (one
+     * per split, in order) when there is one per level.
+     */
+    private static BranchId readBranch(Input in, List<ReturnPoint> stack) {
         int n = count(in);
         if (n > BranchId.MAX_DEPTH) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's branch id is " + n + " levels deep (at most "
@@ -616,7 +642,18 @@ public final class WireFormat {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, "negative branch index");
             }
         }
-        return BranchId.of(indexes);
+        if (n == 0) {
+            return BranchId.root();
+        }
+        List<ReturnPoint> merges = stack.stream().filter(ReturnPoint::isMerge).toList();
+        if (merges.size() != n) {
+            return BranchId.of(indexes);
+        }
+        BranchId b = BranchId.root();
+        for (int i = 0; i < n; i++) {
+            b = b.child(indexes[i], merges.get(i).branches());
+        }
+        return b;
     }
 
     private static void checkFullyRead(Input in, String type) {

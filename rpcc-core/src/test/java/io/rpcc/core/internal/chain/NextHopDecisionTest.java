@@ -110,6 +110,34 @@ class NextHopDecisionTest {
     }
 
     @Test
+    void aSplitResolvesSameForEachBranchAndTheMergeAndKeepsEveryBranchWithinTheLimits() {
+        ChainingFunctionSource other = ChainingFunctionSource.java("class Other {}");
+        NextHop.Split split = NextHop.split(List.of(NextHop.call("b", "f", 1, ChainState.empty()),
+                NextHop.call("c", "g", 2, other, ChainState.empty()), NextHop.callThenEnd("d", "h", 3)))
+                .mergeAt("m", ChainingFunctionSource.SAME, ChainState.of("k", 1));
+        var start = assertInstanceOf(NextHopDecision.StartSplit.class, decisions.decide(split, 2, 10, current,
+                100 * MS, TOP));
+        assertEquals(List.of(current, other, ChainingFunctionSource.NONE), start.branchFunctions());
+        assertEquals(current, start.mergeFunction(), "SAME merges with the function that split");
+        assertEquals(3, start.hop(), "every branch's first hop is the next hop");
+        assertEquals(95 * MS, start.budgetNanos());
+        assertEquals(ChainingFunctionSource.NONE, assertInstanceOf(NextHopDecision.StartSplit.class,
+                decisions.decide(NextHop.split(split.branches()), 2, 10, current, 100 * MS, TOP)).mergeFunction(),
+                "no merge function: the default merge");
+        assertEquals(ErrorCode.HOP_LIMIT_EXCEEDED, assertInstanceOf(NextHopDecision.Fail.class,
+                decisions.decide(split, 10, 10, current, 100 * MS, TOP)).code());
+        List<ReturnPoint> deep = Collections.nCopies(ReturnPoint.MAX_DEPTH,
+                ReturnPoint.merge(new NodeAddress("m", "127.0.0.1", 2), 1, 2));
+        assertEquals(ErrorCode.SUB_CHAIN, assertInstanceOf(NextHopDecision.Fail.class,
+                decisions.decide(split, 2, 10, current, 100 * MS, deep)).code());
+        ReturnPoint merge = ReturnPoint.merge(new NodeAddress("m", "127.0.0.1", 2), 1, 2);
+        assertEquals(merge, assertInstanceOf(NextHopDecision.ReturnToCreator.class,
+                decisions.decide(NextHop.end("r"), 4, 10, current, 100 * MS, List.of(merge))).to(),
+                "a branch's end goes to its merge point");
+        assertThrows(IllegalArgumentException.class, () -> NextHop.split(List.of()));
+    }
+
+    @Test
     void aServiceOutcomeStartsASubChainOrEndsOrRunsTheChainingFunction() {
         SubChain sub = SubChain.to("c", "lookup").params(1);
         var start = assertInstanceOf(NextHopDecision.StartSubChain.class,

@@ -542,6 +542,62 @@ class FrameCodecTest {
     }
 
     @Test
+    void mergePointsRoundTripAndGiveEachBranchLevelItsSiblingCount() {
+        ChainHeader base = header("lookup");
+        // split into 3 (merged at m1), branch 2 started a composed sub-chain whose replies go to its
+        // creator, whose first hop started a parked one whose replies go to the originator, then split
+        // into 4 (merged at m2)
+        ChainingFunctionSource inline = ChainingFunctionSource.java("public class Q implements io.rpcc.core.ChainingFunction {"
+                + " public io.rpcc.core.NextHop apply(io.rpcc.core.ChainState s, Object r) {"
+                + " return io.rpcc.core.NextHop.end(r); } }");
+        List<ReturnPoint> stack = List.of(ReturnPoint.merge(new NodeAddress("m1", "10.0.0.1", 7001), 3, 3),
+                ReturnPoint.composed(new NodeAddress("creator", "10.0.0.2", 7002), 9, true, inline,
+                        ChainState.of("n", 7L)),
+                new ReturnPoint(new NodeAddress("parked", "10.0.0.4", 7004), 11, false),
+                ReturnPoint.merge(new NodeAddress("m2", "10.0.0.3", 7003), 6, 4));
+        ChainHeader h = base.with(base.chainingFunction(), stack).withBranch(BranchId.of(2, 4));
+        ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, "p", ChainState.empty(), null));
+        assertNull(got.decodeError(), () -> String.valueOf(got.decodeError()));
+        assertEquals(stack, got.header().returnStack());
+        assertEquals(List.of(3, 0, 0, 4), got.header().returnStack().stream().map(ReturnPoint::branches).toList());
+        assertEquals(BranchId.of(2, 4), got.header().branch());
+        assertEquals(4, got.header().branch().siblings(), "the innermost split's branch count");
+        assertEquals(3, got.header().branch().parent().child(2, 3).siblings());
+        assertEquals(h.originator(), got.header().replyTo(), "the innermost sub-chain sends its replies to the originator");
+        assertEquals(h.secret(), got.header().replySecret());
+
+        // a merge point above a sub-chain whose replies go to its creator: the branches reply to that creator
+        List<ReturnPoint> viaCreator = List.of(stack.get(0), stack.get(1), stack.get(3));
+        ChainHeader relayed = base.with(base.chainingFunction(), viaCreator).withBranch(BranchId.of(2, 4));
+        ChainRequest back = (ChainRequest) roundTrip(new ChainRequest(relayed, "p", ChainState.empty(), null));
+        assertNull(back.decodeError(), () -> String.valueOf(back.decodeError()));
+        assertEquals(relayed, back.header());
+        assertEquals(new NodeAddress("creator", "10.0.0.2", 7002), back.header().replyTo());
+        assertEquals(stack.get(1).replySecret(h.secret()), back.header().replySecret());
+
+        // a merge point's flags: bit 2 with bit 1 (no replies to it); composed or taking replies is malformed
+        byte[] frame = frameBytes(new ChainRequest(base.with(base.chainingFunction(),
+                List.of(ReturnPoint.merge(new NodeAddress("zzmerge", "10.0.0.7", 7001), 5, 2))), "p",
+                ChainState.empty(), null));
+        int at = indexOf(frame, "zzmerg".getBytes(StandardCharsets.US_ASCII)) + "zzmerge".length()
+                + "10.0.0.7".length() + 2 + 1;
+        assertEquals(6, frame[at], "the flags of a merge point");
+        assertEquals(2, frame[at + 1], "its branches");
+        for (byte flags : new byte[] {4, 7}) {
+            frame[at] = flags;
+            ChainRequest bad = (ChainRequest) decodeRaw(frame);
+            assertNotNull(bad.decodeError());
+            assertEquals(ErrorCode.MALFORMED_FRAME, bad.decodeError().code());
+            assertTrue(bad.decodeError().getMessage().contains("merge point"), bad.decodeError().getMessage());
+        }
+        frame[at] = 6;
+        frame[at + 1] = 0;
+        ChainRequest none = (ChainRequest) decodeRaw(frame);
+        assertNotNull(none.decodeError());
+        assertTrue(none.decodeError().getMessage().contains("counts 0 branches"), none.decodeError().getMessage());
+    }
+
+    @Test
     void invalidMetadataIsReportedToTheChainNotDropped() {
         ChainHeader base = header("lookup");
         // a key no conforming sender writes: upper case (same length, so the frame stays well formed)
@@ -677,7 +733,7 @@ class FrameCodecTest {
         assertTrue(got.header().returnStack().getFirst().chainingFunction().isReference());
         assertEquals(new NodeAddress("leaf", "10.0.0.9", 7003), got.header().replyTo(), "reply-to follows the stack");
 
-        // the flags byte: bit 0 composed, bit 1 replies straight to the originator; any other bit is reported
+        // the flags byte: bit 0 composed, bit 1 replies straight to the originator, bit 2 merge point; any other bit is reported
         byte[] frame = frameBytes(new ChainRequest(base.with(base.chainingFunction(),
                 List.of(new ReturnPoint(new NodeAddress("zzpoint", "10.0.0.7", 7001), 5, false))), "p",
                 ChainState.empty(), null));

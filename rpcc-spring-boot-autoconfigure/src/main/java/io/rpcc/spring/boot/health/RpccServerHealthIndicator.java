@@ -49,6 +49,7 @@ public final class RpccServerHealthIndicator implements HealthIndicator {
                 .withDetail("functionCacheMisses", stats.functionCacheMisses())
                 .withDetail("functionFetches", stats.functionFetches())
                 .withDetail("abandonedSandboxThreads", stats.abandonedSandboxThreads())
+                .withDetail("droppedBranchOutcomes", stats.droppedBranchOutcomes())
                 .build();
     }
 }

@@ -1,0 +1,186 @@
+package io.rpcc.client.internal;
+
+import io.rpcc.core.BranchId;
+import io.rpcc.core.BranchOutcome;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.NextHop;
+import io.rpcc.core.VirtualConsole;
+import io.rpcc.core.internal.chain.ChainOriginator;
+import io.rpcc.core.internal.chain.HopContext;
+import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.chain.NextHopDecision;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A split in interactive mode (paper 3.10 with 3.7): the client plays the merge host. Each branch
+ * runs as an interactive chain of its own, on a virtual thread, from the split's next hop on, on its
+ * branch id; the client waits for all of them (on the interactive chain's own thread: no server
+ * thread waits) and runs the merge function itself, or the default merge, with the same outcomes,
+ * path and failures (messages naming the branch) as chain mode.
+ */
+final class InteractiveSplit {
+    /**
+     * What the merge made of the split.
+     *
+     * @param path the path after the merge: up to the split, then each branch's hops in branch order
+     * @param hop the number of the merge (that of the branches' last hop)
+     * @param mergeFunction the chaining function from here on (the merge function)
+     * @param next what to do next
+     */
+    record Merged(List<String> path, int hop, ChainingFunctionSource mergeFunction, NextHopDecision.Action next) {
+    }
+
+    private final InteractiveChain chain;
+    private final Node node;
+    private final ChainOriginator.ReplySink sink;
+    private final InteractiveChain.Cancellation cancellation;
+    private final List<CompletableFuture<Void>> finishes;
+
+    /**
+     * A split of an interactive chain started at {@code node}, whose replies go to {@code sink}, that
+     * {@code cancellation} cancels and that is finished when all of {@code finishes} are (the
+     * branches' are added).
+     */
+    InteractiveSplit(InteractiveChain chain, Node node, ChainOriginator.ReplySink sink,
+                     InteractiveChain.Cancellation cancellation, List<CompletableFuture<Void>> finishes) {
+        this.chain = chain;
+        this.node = node;
+        this.sink = sink;
+        this.cancellation = cancellation;
+        this.finishes = finishes;
+    }
+
+    /**
+     * Runs {@code split}, made by the chaining function of hop {@code hop} on {@code branch} after
+     * {@code path}; adds the branches' console lines and timings to {@code console} and
+     * {@code timings}; throws the chain's failure if the default merge fails or the merge function does.
+     */
+    Merged run(NextHopDecision.StartSplit split, int hop, List<String> path, List<ConsoleLine> console,
+               List<HopTiming> timings, BranchId branch, Metadata metadata, long deadlineNanos, Instant deadline,
+               int maxHops) {
+        long start = System.nanoTime();
+        List<NextHop.Call> calls = split.split().branches();
+        int n = calls.size();
+        List<CompletableFuture<InteractiveChain.Run>> runs = new ArrayList<>(n);
+        List<ConsoleLine> consoleAtSplit = List.copyOf(console);
+        List<HopTiming> timingsAtSplit = List.copyOf(timings);
+        for (int i = 0; i < n; i++) {
+            NextHop.Call call = calls.get(i);
+            ChainingFunctionSource cf = split.branchFunctions().get(i);
+            BranchId on = branch.child(i + 1, n);
+            InteractiveChain.Cancellation c = cancellation.branch();
+            CompletableFuture<InteractiveChain.Run> run = new CompletableFuture<>();
+            Thread.startVirtualThread(() -> {
+                try {
+                    run.complete(chain.run(call.server(), call.serviceFunction(), call.params(), cf, call.state(),
+                            metadata, Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())), deadline,
+                            maxHops, sink, c, split.hop(), path, consoleAtSplit, timingsAtSplit, on));
+                } catch (RuntimeException | Error e) {
+                    run.completeExceptionally(e);
+                }
+            });
+            runs.add(run);
+        }
+        List<String> merged = new ArrayList<>(path);
+        List<BranchOutcome> outcomes = new ArrayList<>(n);
+        List<Object> values = new ArrayList<>(n);
+        ChainException firstFailure = null;
+        int last = hop;
+        for (int i = 0; i < n; i++) {
+            InteractiveChain.Run run = ChainLauncher.join(runs.get(i));
+            finishes.add(run.finished());
+            BranchId on = branch.child(i + 1, n);
+            if (run.error() == null) {
+                merged.addAll(tail(run.result().path(), path.size()));
+                console.addAll(tail(run.result().console(), consoleAtSplit.size()));
+                timings.addAll(tail(run.result().timings(), timingsAtSplit.size()));
+                last = Math.max(last, run.result().timings().getLast().hop());
+                outcomes.add(BranchOutcome.success(i + 1, on, run.result().value()));
+                values.add(run.result().value());
+            } else {
+                ChainException e = named(run.error(), on, n);
+                merged.addAll(tail(e.path(), path.size()));
+                console.addAll(tail(e.console(), consoleAtSplit.size()));
+                timings.addAll(tail(e.timings(), timingsAtSplit.size()));
+                last = Math.max(last, e.hop());
+                outcomes.add(BranchOutcome.failure(i + 1, on, e));
+                if (firstFailure == null) {
+                    firstFailure = e;
+                }
+            }
+        }
+        HopTiming timing = new HopTiming(last, node.name(), "rpcc.merge", System.nanoTime() - start, 0, 0, 0,
+                node.name());
+        NextHopDecision decisions = NextHopDecision.of(node);
+        long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
+        ChainingFunctionSource mergeFunction = split.mergeFunction();
+        if (mergeFunction.isNone()) {
+            timings.add(timing);
+            if (firstFailure != null) {
+                throw firstFailure;
+            }
+            return new Merged(merged, last, mergeFunction,
+                    decisions.decide(NextHop.end(values), last, maxHops, mergeFunction, budget, List.of()));
+        }
+        long loadNanos = 0;
+        long cfStart = System.nanoTime();
+        NextHop next;
+        AtomicLong count = new AtomicLong(1);
+        CompletableFuture<Void> quiet = new CompletableFuture<>();
+        AtomicReference<ChainException> failure = new AtomicReference<>();
+        finishes.add(quiet);
+        LocalReplies local = new LocalReplies(sink, sink.window(), node.settings().replyWriteTimeout(), node.name(),
+                last, count, quiet, failure);
+        try {
+            cancellation.check(last);
+            FunctionRuntime.Loaded loaded = node.functions().load(mergeFunction);
+            loadNanos = loaded.loadNanos();
+            cfStart = System.nanoTime();
+            VirtualConsole cfConsole = new VirtualConsole(last, node.name(), "chaining", console);
+            HopControl control = new HopControl(System.nanoTime(), budget);
+            try (var scope = new HopContext(node.name() + "#interactive", node.name(), last, node.name(), cfConsole,
+                    local, metadata, branch, control).push()) {
+                next = node.functions().invoke(loaded.function(), split.split().state(), List.copyOf(outcomes));
+            }
+        } catch (HopFailure f) {
+            timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
+            throw ChainLauncher.failure(f, node.name(), last, merged, console, timings);
+        } finally {
+            LocalReplies.release(count, quiet, failure);
+        }
+        timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
+        return new Merged(merged, last, mergeFunction, decisions.decide(next, last, maxHops, mergeFunction,
+                Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline), List.of()));
+    }
+
+    /** {@code e} with its message naming branch {@code on} of {@code n}, as chain mode's merge host sees it. */
+    private static ChainException named(ChainException e, BranchId on, int n) {
+        ChainFailure f = e.failure();
+        String message = f.message() == null ? "" : f.message();
+        if (message.startsWith("[branch ")) {
+            return e;
+        }
+        return ErrorCode.valueOf(e.code().name()).toException(new ChainFailure(f.exceptionName(), "[branch " + on
+                + " of " + n + "] " + message, f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(),
+                f.fields()));
+    }
+
+    private static <T> List<T> tail(List<T> list, int from) {
+        return list.subList(Math.min(from, list.size()), list.size());
+    }
+}

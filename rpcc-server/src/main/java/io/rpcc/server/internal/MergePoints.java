@@ -1,0 +1,430 @@
+package io.rpcc.server.internal;
+
+import io.rpcc.core.BranchId;
+import io.rpcc.core.BranchOutcome;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.NextHop;
+import io.rpcc.core.internal.chain.NextHopDecision;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.Credit;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.ReturnPoint;
+import java.math.BigInteger;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Splits and merges (paper 3.10), at the node that splits a chain and at the merge host.
+ *
+ * <p>A split sends each branch's first hop with the branch's id ({@code parent.child(i)}, from 1),
+ * a merge point ({@link ReturnPoint} with the number of branches) pushed onto the return stack and a
+ * share of the hop's credit, and an <em>opening</em> ({@value #OPEN}) to the merge host carrying the
+ * merge function, its state, the rest of the credit and the stack below the merge point. A branch
+ * that ends sends its outcome there: its result ({@value #OUTCOME}) or its failure
+ * ({@value #FAILED}), with its credit.
+ *
+ * <p>At the merge host this table keeps, per split (chain, parent branch, number of the splitting
+ * hop), what has arrived, holding no thread. When the opening and every branch's outcome are in, the
+ * merge runs as a hop of its own ({@link Ready}, service {@value #MERGED}: never on the wire) on the
+ * parent branch with all the credit: the merge function gets the {@link BranchOutcome}s in branch
+ * order, or, with the default merge, the chain goes on with the list of results, or fails with the
+ * first failed branch's failure ({@link FirstFailure}). A split that is not complete when its
+ * timeout passes (the stale-branch timeout, default 1 minute, or the chain's budget plus
+ * {@link ChainTrails#GRACE_NANOS} if earlier) is dropped with its outcomes, logged and counted, and
+ * outcomes that arrive for it later are dropped and counted too; the chain, missing that credit,
+ * ends at its originator by its timeout.
+ */
+final class MergePoints {
+    /** The opening of a split, sent to the merge host: merge function, state, stack below the merge point. */
+    static final String OPEN = "rpcc.split";
+    /** A branch's result, sent to its merge host. */
+    static final String OUTCOME = "rpcc.merge";
+    /**
+     * A branch's failure, sent to its merge host: params are {@code [code, exceptionName, message,
+     * host, hop, path, details]} (built-in types only).
+     */
+    static final String FAILED = "rpcc.merge.failed";
+    /** The merge, run as a hop at the merge host once every outcome is in (local only, never sent). */
+    static final String MERGED = "rpcc.merged";
+    /** How long a split waits for its branches by default. */
+    static final Duration DEFAULT_STALE_TIMEOUT = Duration.ofMinutes(1);
+    /** The most splits waiting at once; beyond it the oldest are dropped. */
+    static final int MAX_ENTRIES = 1 << 16;
+
+    private static final Logger log = LoggerFactory.getLogger(MergePoints.class);
+
+    /** A split, at its merge host. */
+    private record Key(String origin, long chainId, BranchId parent, long splitHop) {
+    }
+
+    /** What has arrived of one split. */
+    private static final class Merge {
+        final int branches;
+        final long startNanos;
+        ChainRequest open;
+        final ChainRequest[] outcomes;
+        int arrived;
+        Credit credit = Credit.ZERO;
+        boolean dropped;
+
+        Merge(int branches, long startNanos) {
+            this.branches = branches;
+            this.startNanos = startNanos;
+            this.outcomes = new ChainRequest[branches];
+        }
+    }
+
+    /** What an arrival made of its split. */
+    sealed interface Arrival permits Waiting, Ready, FirstFailure {
+    }
+
+    /** The split waits for more (or the arrival was dropped); its credit is held (or lost). */
+    record Waiting() implements Arrival {
+        static final Waiting INSTANCE = new Waiting();
+    }
+
+    /** Every outcome is in: run {@code request}, the merge, as a hop of its own. */
+    record Ready(ChainRequest request) implements Arrival {
+    }
+
+    /**
+     * Every outcome is in, the merge is the default one and a branch failed: the chain (on the parent
+     * branch, {@code header}, with all the credit) fails with that branch's failure.
+     */
+    record FirstFailure(ChainHeader header, ErrorCode code, ChainFailure failure) implements Arrival {
+    }
+
+    /** One request a split sends: to {@code server} (at {@code address}, or by its name if {@code null}). */
+    record Send(String server, InetSocketAddress address, ChainRequest request, Credit credit,
+                boolean opening) {
+    }
+
+    private final String nodeName;
+    private final long staleNanos;
+    private final AtomicLong dropped = new AtomicLong();
+    private final LinkedHashMap<Key, Merge> entries = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, Merge> eldest) {
+            if (size() <= MAX_ENTRIES) {
+                return false;
+            }
+            if (!eldest.getValue().dropped) {
+                drop(eldest.getKey(), eldest.getValue(), "the table is full (" + MAX_ENTRIES + " splits)");
+            }
+            return true;
+        }
+    };
+
+    /** The merges waiting at node {@code nodeName}, each for at most {@code staleTimeout}. */
+    MergePoints(String nodeName, Duration staleTimeout) {
+        this.nodeName = nodeName;
+        this.staleNanos = staleTimeout.toNanos();
+    }
+
+    /** Whether {@code serviceFunction} is one of a merge host's ({@value #OPEN}, {@value #OUTCOME}, {@value #FAILED}). */
+    static boolean arrives(String serviceFunction) {
+        return serviceFunction.startsWith("rpcc.")
+                && (serviceFunction.equals(OUTCOME) || serviceFunction.equals(FAILED) || serviceFunction.equals(OPEN));
+    }
+
+    /** Branch outcomes dropped here: of splits that went stale, or that matched no split. */
+    long droppedOutcomes() {
+        return dropped.get();
+    }
+
+    /** Splits waiting here for outcomes (test hook). */
+    synchronized int waiting() {
+        return (int) entries.values().stream().filter(m -> !m.dropped).count();
+    }
+
+    // ---- the splitting node
+
+    /**
+     * The requests that carry out {@code split} after hop {@code h} (at {@code self}, with
+     * {@code path}, {@code console} and {@code timings} so far): each branch's first hop, with
+     * {@code metadata.get(i)}, and the opening for {@code mergeHost}; {@code credit} is divided
+     * among them exactly.
+     */
+    static List<Send> split(NextHopDecision.StartSplit split, ChainHeader h, NodeAddress mergeHost,
+                            InetSocketAddress mergeAddress, List<String> path, List<ConsoleLine> console,
+                            List<HopTiming> timings, Credit credit, List<Metadata> metadata) {
+        List<NextHop.Call> calls = split.split().branches();
+        int n = calls.size();
+        int k = 64 - Long.numberOfLeadingZeros(n); // 2^k > n: n branch shares and the opening's
+        if (credit.exponent() + k > Credit.MAX_EXPONENT) {
+            throw new HopFailure(ErrorCode.SUB_CHAIN, "the chain's credit cannot be "
+                    + "divided among " + n + " more branches after hop " + h.hop() + ": splits nest too deep");
+        }
+        Credit share = Credit.of(credit.numerator(), credit.exponent() + k);
+        Credit openShare = Credit.of(credit.numerator().multiply(BigInteger.ONE.shiftLeft(k)
+                .subtract(BigInteger.valueOf(n))), credit.exponent() + k);
+        List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
+        stack.add(ReturnPoint.merge(mergeHost, h.hop(), n));
+        List<Send> sends = new ArrayList<>(n + 1);
+        ChainHeader open = h.onward(h.hop(), path, console, timings, OPEN, split.mergeFunction(), openShare,
+                h.metadata(), split.budgetNanos()).with(split.mergeFunction(), stack);
+        sends.add(new Send(mergeHost.node(), mergeAddress, new ChainRequest(open, null, split.split().state(), null),
+                openShare, true));
+        for (int i = 0; i < n; i++) {
+            NextHop.Call call = calls.get(i);
+            ChainingFunctionSource cf = split.branchFunctions().get(i);
+            ChainHeader bh = h.onward(split.hop(), path, console, timings, call.serviceFunction(), cf, share,
+                    metadata.get(i), split.budgetNanos()).with(cf, stack).withBranch(h.branch().child(i + 1, n));
+            sends.add(new Send(call.server(), null, new ChainRequest(bh, call.params(), call.state(), null), share,
+                    false));
+        }
+        return sends;
+    }
+
+    // ---- the end of a branch
+
+    /**
+     * The request that takes the failure of the hop of {@code h} ({@code failure}, of kind
+     * {@code code}, with {@code credit}) to the merge host of the split the hop's branch belongs to,
+     * the innermost point of {@code levels} ({@link SubChainFailures#levelsOut}), as a failed outcome;
+     * {@code null} if {@code h} is on no branch (a faulty stack). The failure's message names the branch.
+     */
+    static ChainRequest failedOutcome(ChainHeader h, List<ReturnPoint> levels, ErrorCode code, ChainFailure failure,
+                                      Credit credit) {
+        ReturnPoint merge = levels.getLast();
+        if (!merge.isMerge() || h.branch().isRoot()) {
+            return null;
+        }
+        String message = failure.message() == null ? "" : failure.message();
+        if (!message.startsWith("[branch ")) {
+            message = "[branch " + h.branch() + " of " + merge.branches() + "] " + message;
+        }
+        List<Object> params = new ArrayList<>(List.of(code.number(), failure.exceptionName(), message,
+                failure.host(), failure.hop()));
+        params.add(new ArrayList<>(failure.path()));
+        params.add(new ArrayList<>(failure.details()));
+        ChainHeader out = h.onward(h.hop(), failure.path(), failure.console(), failure.timings(), FAILED,
+                ChainingFunctionSource.NONE, credit, h.metadata(), h.budgetNanos())
+                .with(ChainingFunctionSource.NONE, levels);
+        return new ChainRequest(out, params, ChainState.empty(), null);
+    }
+
+    // ---- the merge host
+
+    /**
+     * {@code request} (an opening, or a branch's outcome) arrived here with {@code credit}, which
+     * this table now holds: returns what the split makes of it.
+     */
+    Arrival arrive(ChainRequest request, Credit credit, long nowNanos) {
+        ChainHeader h = request.header();
+        List<ReturnPoint> stack = h.returnStack();
+        ReturnPoint point = stack.isEmpty() ? null : stack.getLast();
+        boolean opening = h.serviceFunction().equals(OPEN);
+        if (point == null || !point.isMerge() || !point.node().node().equals(nodeName)
+                || (!opening && (h.branch().isRoot() || h.branch().indexes().getLast() < 1
+                || h.branch().indexes().getLast() > point.branches()))) {
+            return refuse(h, "it names no split merging at '" + nodeName + "' (return stack " + stack + ", branch "
+                    + h.branch() + ")");
+        }
+        Key key = new Key(h.origin(), h.chainId(), opening ? h.branch() : h.branch().parent(), point.continuation());
+        Merge done;
+        synchronized (this) {
+            Merge m = entries.get(key);
+            if (m == null) {
+                m = new Merge(point.branches(), nowNanos);
+                entries.put(key, m);
+                expireLater(key, m, h.budgetNanos());
+            }
+            if (m.dropped) {
+                if (!opening) {
+                    dropped.incrementAndGet();
+                }
+                log.warn("node '{}' dropped {} of chain {}#{} for the split after hop {}: that split went stale and "
+                        + "was dropped before", nodeName, what(h), h.origin(), h.chainId(), point.continuation());
+                return Waiting.INSTANCE;
+            }
+            if (m.branches != point.branches()) {
+                return refuse(h, "the split counts " + m.branches + " branches, this says " + point.branches());
+            }
+            if (opening) {
+                if (m.open != null) {
+                    return refuse(h, "the split was opened twice");
+                }
+                m.open = request;
+            } else {
+                int i = h.branch().indexes().getLast() - 1;
+                if (m.outcomes[i] != null) {
+                    return refuse(h, "branch " + h.branch() + " ended twice");
+                }
+                m.outcomes[i] = request;
+                m.arrived++;
+            }
+            m.credit = m.credit.plus(credit);
+            if (m.open == null || m.arrived < m.branches) {
+                return Waiting.INSTANCE;
+            }
+            entries.remove(key);
+            done = m;
+        }
+        return merged(done, h, nowNanos);
+    }
+
+    /** The merge of the complete split {@code m}; {@code last} is the request that completed it. */
+    private Arrival merged(Merge m, ChainHeader last, long nowNanos) {
+        ChainHeader open = m.open.header();
+        int prefixPath = open.path().size();
+        int prefixConsole = open.console().size();
+        int prefixTimings = open.timings().size();
+        List<String> path = new ArrayList<>(open.path());
+        List<ConsoleLine> console = new ArrayList<>(open.console());
+        List<HopTiming> timings = new ArrayList<>(open.timings());
+        List<BranchOutcome> outcomes = new ArrayList<>(m.branches);
+        int hop = open.hop();
+        int firstFailed = -1;
+        for (int i = 0; i < m.branches; i++) {
+            ChainRequest r = m.outcomes[i];
+            ChainHeader b = r.header();
+            hop = Math.max(hop, b.hop());
+            path.addAll(tail(b.path(), prefixPath));
+            console.addAll(tail(b.console(), prefixConsole));
+            timings.addAll(tail(b.timings(), prefixTimings));
+            ChainFailure failure = null;
+            ErrorCode code = null;
+            if (b.serviceFunction().equals(FAILED)) {
+                List<?> f = r.params() instanceof List<?> l && l.size() == 7 ? l : null;
+                code = f == null ? ErrorCode.INTERNAL : ErrorCode.fromWire(((Number) f.get(0)).intValue());
+                failure = f == null ? new ChainFailure(code.exceptionName(), "[branch " + b.branch() + "] failed ("
+                        + "its failure could not be read at '" + nodeName + "')", nodeName, b.hop(), b.path(), List.of(),
+                        List.of(), List.of())
+                        : new ChainFailure((String) f.get(1), (String) f.get(2), (String) f.get(3),
+                        ((Number) f.get(4)).intValue(), strings(f.get(5)), strings(f.get(6)), List.of(), List.of());
+            } else if (r.decodeError() != null) {
+                code = r.decodeError().code();
+                failure = new ChainFailure(r.decodeError().exceptionName(), "[branch " + b.branch() + "] its result "
+                        + "could not be read at merge host '" + nodeName + "': " + r.decodeError().getMessage(),
+                        nodeName, b.hop(), b.path(), r.decodeError().details(), List.of(), List.of(),
+                        r.decodeError().fields());
+            }
+            if (failure == null) {
+                outcomes.add(BranchOutcome.success(i + 1, b.branch(), r.params()));
+            } else {
+                outcomes.add(BranchOutcome.failure(i + 1, b.branch(), code.toException(failure)));
+                if (firstFailed < 0) {
+                    firstFailed = i;
+                }
+            }
+        }
+        ChainingFunctionSource mergeFunction = open.chainingFunction();
+        List<ReturnPoint> below = open.returnStack().subList(0, open.returnStack().size() - 1);
+        timings.add(new HopTiming(hop, nodeName, OUTCOME, nowNanos - m.startNanos, 0, 0, 0, nodeName));
+        ChainHeader merged = open.onward(hop, path, console, timings, MERGED, mergeFunction, m.credit, open.metadata(),
+                last.budgetNanos()).with(mergeFunction, below);
+        if (mergeFunction.isNone()) {
+            if (firstFailed >= 0) {
+                BranchOutcome failed = outcomes.get(firstFailed);
+                ChainFailure f = failed.failure().failure();
+                ChainRequest r = m.outcomes[firstFailed];
+                return new FirstFailure(merged, code(r), new ChainFailure(f.exceptionName(), f.message(), f.host(),
+                        f.hop(), f.path(), f.details(), r.header().console(), r.header().timings(), f.fields()));
+            }
+            List<Object> values = new ArrayList<>(m.branches);
+            outcomes.forEach(o -> values.add(o.value()));
+            return new Ready(new ChainRequest(merged, values, m.open.state(), null));
+        }
+        return new Ready(new ChainRequest(merged, List.copyOf(outcomes), m.open.state(), null));
+    }
+
+    /** The error code of the failed outcome {@code r}. */
+    private static ErrorCode code(ChainRequest r) {
+        if (r.decodeError() != null) {
+            return r.decodeError().code();
+        }
+        return r.params() instanceof List<?> l && !l.isEmpty() && l.getFirst() instanceof Number n
+                ? ErrorCode.fromWire(n.intValue()) : ErrorCode.INTERNAL;
+    }
+
+    /** Forgets every split of chain {@code origin#chainId} waiting here (it was cancelled). */
+    synchronized void forgetChain(String origin, long chainId) {
+        entries.keySet().removeIf(k -> k.chainId() == chainId && k.origin().equals(origin));
+    }
+
+    private Arrival refuse(ChainHeader h, String why) {
+        dropped.incrementAndGet();
+        log.warn("node '{}' dropped {} of chain {}#{}: {}; the node that sent it is faulty", nodeName, what(h),
+                h.origin(), h.chainId(), why);
+        return Waiting.INSTANCE;
+    }
+
+    /** Forgets {@code m} when its time is up, unless it completed first. */
+    private void expireLater(Key key, Merge m, long budgetNanos) {
+        long keep = budgetNanos == ChainHeader.NO_DEADLINE ? staleNanos
+                : Math.min(staleNanos, Math.max(budgetNanos, 0) + ChainTrails.GRACE_NANOS);
+        CompletableFuture.delayedExecutor(keep, TimeUnit.NANOSECONDS).execute(() -> {
+            synchronized (this) {
+                if (entries.get(key) != m) {
+                    return;
+                }
+                if (m.dropped) {
+                    entries.remove(key); // the tombstone has done its work
+                    return;
+                }
+                drop(key, m, "it waited " + TimeUnit.NANOSECONDS.toMillis(keep) + " ms");
+                expireLater(key, m, ChainHeader.NO_DEADLINE); // late outcomes are dropped until then
+            }
+        });
+    }
+
+    /** Drops the waiting split {@code m}: its outcomes and credit are lost. Called holding this. */
+    private void drop(Key key, Merge m, String why) {
+        m.dropped = true;
+        dropped.addAndGet(m.arrived);
+        List<Integer> missing = new ArrayList<>();
+        for (int i = 0; i < m.branches; i++) {
+            if (m.outcomes[i] == null) {
+                missing.add(i + 1);
+            }
+        }
+        log.warn("node '{}' dropped the split of chain {}#{} after hop {} (branch {}): {}, with {} of {} branch outcomes"
+                        + "{} (missing: branches {}); the chain will end at its originator by its timeout. A branch "
+                        + "that crashed or is slower than the stale-branch timeout (RpccServer.Builder."
+                        + "staleBranchTimeout) causes this", nodeName, key.origin(), key.chainId(), key.splitHop(),
+                key.parent(), why, m.arrived, m.branches, m.open == null ? " and without its opening" : "", missing);
+        m.arrived = 0;
+        m.open = null;
+        Arrays.fill(m.outcomes, null);
+        m.credit = Credit.ZERO;
+    }
+
+    private static String what(ChainHeader h) {
+        return switch (h.serviceFunction()) {
+            case OPEN -> "the opening of a split";
+            case FAILED -> "the failure of branch " + h.branch();
+            default -> "the outcome of branch " + h.branch();
+        };
+    }
+
+    private static <T> List<T> tail(List<T> list, int from) {
+        return list.subList(Math.min(from, list.size()), list.size());
+    }
+
+    private static List<String> strings(Object o) {
+        List<String> out = new ArrayList<>();
+        if (o instanceof List<?> l) {
+            l.forEach(e -> out.add(String.valueOf(e)));
+        }
+        return out;
+    }
+}

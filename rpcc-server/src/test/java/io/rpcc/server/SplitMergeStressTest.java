@@ -1,0 +1,128 @@
+package io.rpcc.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.client.ChainCall;
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.SubChain;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Thousands of randomized chains that split (fan-out 1 to 4, nested up to 3 levels), merge with a
+ * merge function or the default merge at random merge hosts, fail in branches, and start sub-chains
+ * (nested up to 3 deep, some of which split inside), every hop replying a random number of times
+ * from threads that may outlive it (the harness of {@link ChainStress}); one chain in ten runs in
+ * interactive mode. For every chain: its result is right (the top-level merge function recovers
+ * from every failed branch), every reply arrives exactly once, none after its set ended, nothing
+ * hangs, and no split is left waiting at any merge host.
+ */
+class SplitMergeStressTest {
+    static final int CHAINS = Integer.getInteger("rpcc.stress.splitChains", 10_000);
+    static final int IN_FLIGHT = 64;
+    static final int MAX_DEPTH = 3;
+    static final ChainingFunctionSource SPLIT =
+            ChainingFunctionSource.javaResource(SplitMergeStressTest.class, "/chains/StressSplit.java");
+    static final ChainingFunctionSource SUB =
+            ChainingFunctionSource.javaResource(SplitMergeStressTest.class, "/chains/StressSub.java");
+    static Cluster cluster;
+    static RpccClient client;
+    static final List<RpccServer> servers = new ArrayList<>();
+    static final ChainStress stress = new ChainStress();
+    static final AtomicLong branches = new AtomicLong();
+    static final AtomicLong failures = new AtomicLong();
+    static final AtomicLong subChains = new AtomicLong();
+
+    /**
+     * The service function: params are {@code seed * 8 + depth} (of sub-chains). Replies at random,
+     * then (below depth 3, one time in six) returns a sub-chain at depth + 1 that either runs 0 to 2
+     * more "work" hops or splits; else returns its params.
+     */
+    static Object work(Object params) {
+        long p = (Long) params;
+        long seed = p >> 3;
+        int depth = (int) (p & 7);
+        ChainContext ctx = ChainContext.current();
+        if (!ctx.branch().isRoot()) {
+            branches.incrementAndGet();
+        }
+        Random r = new Random(seed * 104_729 + ctx.hop() * 31L + depth + ctx.branch().hashCode() * 17L);
+        stress.replyAtRandom(r, seed, ctx.hop() + "@" + ctx.branch());
+        if (depth < MAX_DEPTH && r.nextInt(6) == 0) {
+            subChains.incrementAndGet();
+            String at = server(r);
+            if (r.nextBoolean()) { // a sub-chain that splits
+                return SubChain.to(at, "work").params(seed * 8 + depth + 1).chainingFunction(SPLIT)
+                        .state(ChainState.of("mode", "split", "seed", seed, "depth", 1, "ret", p));
+            }
+            List<String> more = new ArrayList<>();
+            for (int i = r.nextInt(3); i > 0; i--) {
+                more.add(server(r));
+            }
+            return SubChain.to(at, "work").params(seed * 8 + depth + 1).chainingFunction(SUB)
+                    .state(ChainState.of("ret", p, "servers", String.join(",", more)));
+        }
+        return p;
+    }
+
+    /** A branch that replies, then fails (its replies still arrive, exactly once). */
+    static Object flaky(Object params) {
+        long seed = (Long) params >> 3;
+        ChainContext ctx = ChainContext.current();
+        failures.incrementAndGet();
+        stress.replyAtRandom(new Random(seed * 7 + ctx.hop()), seed, ctx.hop() + "@" + ctx.branch() + "!");
+        throw new IllegalStateException("planned failure of branch " + ctx.branch());
+    }
+
+    static String server(Random r) {
+        return "w" + (1 + r.nextInt(4));
+    }
+
+    @BeforeAll
+    static void start() {
+        cluster = new Cluster();
+        for (int i = 1; i <= 4; i++) {
+            servers.add(cluster.server("w" + i, b -> b.service("work", SplitMergeStressTest::work)
+                    .service("flaky", SplitMergeStressTest::flaky)));
+        }
+        client = cluster.client();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        cluster.close();
+        stress.close();
+    }
+
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void everyReplyOfEveryBranchArrivesExactlyOnceAndNoneAfterTheEnd() throws Exception {
+        long start = System.nanoTime();
+        long received = stress.run(client, CHAINS, IN_FLIGHT, s -> client.startChainWithReplies(
+                ChainCall.to(server(new Random(s)), "work").params(s * 8).chainingFunction(SPLIT)
+                        .state(ChainState.of("mode", "split", "seed", s, "depth", 0, "ret", s * 8))
+                        .interactive(s % 10 == 0), String.class), s -> s * 8);
+        assertTrue(branches.get() > CHAINS, "branches: " + branches.get());
+        assertTrue(failures.get() > CHAINS / 10, "failed branches: " + failures.get());
+        assertTrue(subChains.get() > CHAINS / 10, "sub-chains: " + subChains.get());
+        for (RpccServer server : servers) {
+            assertEquals(0, server.waitingMerges(), "no split left waiting at " + server.name());
+            assertEquals(0, server.stats().droppedBranchOutcomes(), "no outcome dropped at " + server.name());
+            assertEquals(0, server.hopsInFlight());
+        }
+        System.out.printf("%d chains, %d branch hops, %d failed branches, %d sub-chains, %d replies in %d ms: all "
+                        + "delivered exactly once, none after the end%n", CHAINS, branches.get(), failures.get(),
+                subChains.get(), received, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+    }
+}

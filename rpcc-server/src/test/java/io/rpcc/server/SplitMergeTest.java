@@ -1,0 +1,295 @@
+package io.rpcc.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.client.ChainCall;
+import io.rpcc.client.ReplySet;
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainTimeoutException;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.DeadlineExceededException;
+import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.SubChain;
+import io.rpcc.core.UnknownServerException;
+import io.rpcc.repository.InMemoryChainingFunctionRepository;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Split and merge (paper 3.10) on real nodes, every server on an executor of ONE thread (a merge host
+ * that held a thread while it waits would deadlock the branches that run on it): fan-out with a merge
+ * function, nested splits, failed branches as failed outcomes, the default merge, a stale split
+ * dropped after its timeout, deadline and cancellation reaching every branch, a split inside a
+ * sub-chain, and interactive mode giving the same results.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class SplitMergeTest {
+    static final ChainingFunctionSource FAN = ChainingFunctionSource.javaResource(SplitMergeTest.class, "/chains/Fan.java");
+    static Cluster cluster;
+    static RpccClient client;
+    static final Map<String, RpccServer> servers = new ConcurrentHashMap<>();
+    static final List<ExecutorService> executors = new ArrayList<>();
+    static String fanId;
+    static volatile CountDownLatch waiting = new CountDownLatch(0);
+    static volatile CountDownLatch interrupted = new CountDownLatch(0);
+
+    /** Tags its params with where it ran: {@code params>node(branch/siblings)}, after a partial reply. */
+    static Object echo(Object params) {
+        ChainContext ctx = ChainContext.current();
+        ctx.preturn("r:" + ctx.node() + ":" + ctx.branch());
+        return params + ">" + ctx.node() + "(" + ctx.branch() + "/" + ctx.branch().siblings() + ")";
+    }
+
+    /** Blocks until interrupted (a cancelled chain interrupts it). */
+    static Object block(Object params) throws InterruptedException {
+        waiting.countDown();
+        try {
+            Thread.sleep(60_000);
+        } catch (InterruptedException e) {
+            interrupted.countDown();
+            throw e;
+        }
+        return "late";
+    }
+
+    @BeforeAll
+    static void start() {
+        cluster = new Cluster();
+        for (String name : List.of("a", "b", "c", "d", "e", "m", "stale")) {
+            ExecutorService one = Executors.newSingleThreadExecutor();
+            executors.add(one);
+            Duration staleAfter = name.equals("stale") ? Duration.ofMillis(300) : Duration.ofMinutes(1);
+            servers.put(name, cluster.server(name, b -> b.executor(one).staleBranchTimeout(staleAfter)
+                    .service("echo", SplitMergeTest::echo)
+                    .service("fail", p -> {
+                        throw new IllegalStateException("no shard here");
+                    })
+                    .service("slow", p -> {
+                        Thread.sleep(1500);
+                        return p;
+                    })
+                    .service("block", SplitMergeTest::block)
+                    .service("tag", p -> p + "+" + ChainContext.current().node())
+                    .service("sub", p -> SubChain.to("b", "echo").params(p).chainingFunction(FAN)
+                            .state(state("c:echo,d:echo", "e", "fn", ""))))); // merged at e, inside the sub-chain
+        }
+        InMemoryChainingFunctionRepository store = new InMemoryChainingFunctionRepository();
+        fanId = store.put(FAN);
+        cluster.server("repo", b -> b.repository(store));
+        client = cluster.client();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        cluster.close();
+        executors.forEach(ExecutorService::shutdownNow);
+    }
+
+    static ChainState state(String to, String mergeAt, String merge, String then) {
+        return ChainState.of("step", "split", "to", to, "mergeAt", mergeAt, "merge", merge, "then", then)
+                .with("inner", "");
+    }
+
+    static ChainCall fan(String to, String mergeAt, String merge, String then) {
+        return ChainCall.to("a", "echo").params("q").chainingFunction(FAN).state(state(to, mergeAt, merge, then));
+    }
+
+    static void settled() {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < end && servers.values().stream().anyMatch(s -> s.waitingMerges() > 0
+                || s.hopsInFlight() > 0)) {
+            Thread.onSpinWait();
+        }
+        for (RpccServer s : servers.values()) {
+            assertEquals(0, s.waitingMerges(), "splits waiting at " + s.name());
+            assertEquals(0, s.hopsInFlight(), "hops in flight at " + s.name());
+        }
+    }
+
+    @ParameterizedTest(name = "fan-out {0}, interactive={1}")
+    @CsvSource({"2,false", "3,false", "4,false", "2,true", "4,true"})
+    void branchesRunAtOnceAndTheMergeFunctionGetsTheirOutcomesInBranchOrder(int n, boolean interactive) {
+        List<String> shards = List.of("b", "c", "d", "e").subList(0, n);
+        String to = shards.stream().map(s -> s + ":echo").collect(Collectors.joining(","));
+        ReplySet<String> set = client.startChainWithReplies(fan(to, "m", "fn", "e").interactive(interactive),
+                String.class);
+        List<String> replies = new ArrayList<>();
+        while (set.hasMore()) {
+            replies.add(set.next());
+        }
+        ChainResult r = set.result().join();
+        String first = "q>a(root/1)";
+        String expected = IntStream.range(0, n).mapToObj(i -> first + ">" + shards.get(i) + "(" + (i + 1) + "/"
+                + (interactive ? 0 : n) + ")").collect(Collectors.joining("|", "[", "]")) + "+e";
+        assertEquals(expected, r.value());
+        List<String> path = new ArrayList<>(List.of("a"));
+        path.addAll(shards);
+        path.add("e");
+        assertEquals(path, r.path(), "the hops before the split, each branch's in branch order, then after the merge");
+        List<String> expectedReplies = new ArrayList<>(List.of("r:a:root"));
+        for (int i = 0; i < n; i++) {
+            expectedReplies.add("r:" + shards.get(i) + ":" + (i + 1));
+        }
+        assertEquals(expectedReplies.stream().sorted().toList(), replies.stream().sorted().toList(),
+                "every branch's reply, exactly once, before the set ended");
+        assertEquals(0, set.arrivedAfterEnd());
+        settled();
+    }
+
+    @ParameterizedTest(name = "interactive={0}")
+    @ValueSource(booleans = {false, true})
+    void aMergeFunctionFromTheRepositoryRunsAtTheMergeHost(boolean interactive) {
+        // the chain's function, and so its merge function (SAME), travels by reference: m fetches it
+        ChainingFunctionSource ref = ChainingFunctionSource.reference(fanId, "repo");
+        ChainResult r = client.runChain(fan("b:echo,c:echo", "m", "fn", "").chainingFunction(ref)
+                .interactive(interactive));
+        String s = interactive ? "0" : "2";
+        assertEquals("[q>a(root/1)>b(1/" + s + ")|q>a(root/1)>c(2/" + s + ")]", r.value());
+        settled();
+    }
+
+    @ParameterizedTest(name = "interactive={0}")
+    @ValueSource(booleans = {false, true})
+    void aBranchSplitsAgainAndItsMergeIsItsOutcome(boolean interactive) {
+        // a splits into b (which splits into c and d, merged at b) and e; merged at a
+        ChainCall call = ChainCall.to("a", "echo").params("q").chainingFunction(FAN)
+                .state(state("b:echo:*,e:echo", "", "fn", "").with("inner", "c:echo,d:echo")).interactive(interactive);
+        ChainResult r = client.runChain(call);
+        String s = interactive ? "0" : "2";
+        assertEquals("[[q>a(root/1)>b(1/" + s + ")>c(1.1/" + s + ")|q>a(root/1)>b(1/" + s + ")>d(1.2/" + s + ")]"
+                + "|q>a(root/1)>e(2/" + s + ")]", r.value());
+        assertEquals(List.of("a", "b", "c", "d", "e"), r.path());
+        settled();
+    }
+
+    @ParameterizedTest(name = "interactive={0}")
+    @ValueSource(booleans = {false, true})
+    void aFailedBranchReachesTheMergeFunctionAsAFailedOutcome(boolean interactive) {
+        ChainResult r = client.runChain(fan("b:echo,c:fail,d:echo", "m", "fn", "").interactive(interactive));
+        String s = interactive ? "0" : "3";
+        assertEquals("[q>a(root/1)>b(1/" + s + ")|!2:IllegalStateException@c#2|q>a(root/1)>d(3/" + s + ")]",
+                r.value());
+        assertEquals(List.of("a", "b", "c", "d"), r.path());
+        settled();
+    }
+
+    @ParameterizedTest(name = "interactive={0}")
+    @ValueSource(booleans = {false, true})
+    void theDefaultMergeGivesTheListOfResultsOrFailsWithTheFirstError(boolean interactive) {
+        ChainResult ok = client.runChain(fan("b:echo,c:echo", "m", "default", "").interactive(interactive));
+        String s = interactive ? "0" : "2";
+        assertEquals(List.of("q>a(root/1)>b(1/" + s + ")", "q>a(root/1)>c(2/" + s + ")"), ok.value());
+        ServiceFunctionException e = assertThrows(ServiceFunctionException.class, () -> client.runChain(
+                fan("b:echo,c:fail,d:fail", "", "default", "").interactive(interactive)));
+        assertEquals("c", e.host(), "the first failed branch's, in branch order");
+        assertEquals(2, e.hop());
+        assertEquals(List.of("a", "c"), e.path());
+        assertTrue(e.getMessage().contains("[branch 2 of 3]") && e.getMessage().contains("no shard here"),
+                e.getMessage());
+        settled();
+    }
+
+    @Test
+    void aBranchThatCannotBeReachedIsAFailedOutcomeAndAnUnknownMergeHostFailsTheSplittingHop() {
+        ChainResult r = client.runChain(fan("b:echo,nowhere:echo", "m", "fn", ""));
+        assertEquals("[q>a(root/1)>b(1/2)|!2:UnknownServerException@a#2]", r.value(),
+                "the branch's first hop (2) could not be sent from a");
+        UnknownServerException e = assertThrows(UnknownServerException.class,
+                () -> client.runChain(fan("b:echo,c:echo", "nowhere", "fn", "")));
+        assertEquals("a", e.host());
+        assertEquals(1, e.hop());
+        assertTrue(e.getMessage().contains("merge host 'nowhere'"), e.getMessage());
+        settled();
+    }
+
+    @Test
+    void aSplitStillIncompleteAfterTheStaleTimeoutIsDroppedAndCounted() {
+        RpccServer m = servers.get("stale");
+        client.runChain(fan("b:echo,c:echo", "stale", "fn", "")); // compiled everywhere: only "slow" is slow
+        long before = m.stats().droppedBranchOutcomes();
+        // b answers at once, c after 1.5 s: the merge host (stale-branch timeout 300 ms) drops b's outcome, then c's
+        ChainException e = assertThrows(ChainException.class, () -> client.runChain(
+                fan("b:echo,c:slow", "stale", "fn", "").timeout(Duration.ofSeconds(3))));
+        assertTrue(e instanceof ChainTimeoutException, e.toString());
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (m.stats().droppedBranchOutcomes() < before + 2 && System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+        assertEquals(before + 2, m.stats().droppedBranchOutcomes(), "both outcomes dropped");
+        settled();
+    }
+
+    @ParameterizedTest(name = "interactive={0}")
+    @ValueSource(booleans = {false, true})
+    void cancellingTheChainReachesEveryBranch(boolean interactive) throws Exception {
+        waiting = new CountDownLatch(3);
+        interrupted = new CountDownLatch(3);
+        CompletableFuture<ChainResult> f = client.startChain(fan("b:block,c:block,d:block", "m", "fn", "")
+                .interactive(interactive));
+        assertTrue(waiting.await(20, TimeUnit.SECONDS), "every branch started");
+        f.cancel(true);
+        assertTrue(interrupted.await(20, TimeUnit.SECONDS), "every branch was interrupted");
+        settled();
+    }
+
+    @Test
+    void theTimeoutCancelsEveryBranch() throws Exception {
+        waiting = new CountDownLatch(3);
+        interrupted = new CountDownLatch(3);
+        ChainException e = assertThrows(ChainException.class, () -> client.runChain(
+                fan("b:block,c:block,d:block", "m", "fn", "").timeout(Duration.ofMillis(1500))));
+        assertTrue(e instanceof ChainTimeoutException, e.toString());
+        assertTrue(interrupted.await(20, TimeUnit.SECONDS), "every branch was interrupted when the chain timed out");
+        settled();
+    }
+
+    @ParameterizedTest(name = "interactive={0}")
+    @ValueSource(booleans = {false, true})
+    void theDeadlineReachesEveryBranch(boolean interactive) {
+        // branch 2 (c) is slow, then splits again into d, whose hop starts after the deadline: it does not
+        // run, and its failure comes back through both default merges, naming d and its branch
+        DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> client.runChain(
+                ChainCall.to("a", "echo").params("q").chainingFunction(FAN)
+                        .state(state("b:echo,c:slow:*", "m", "default", "").with("inner", "d:echo"))
+                        .deadline(Duration.ofMillis(1000)).interactive(interactive)));
+        assertEquals("d", e.host());
+        assertEquals(3, e.hop());
+        assertTrue(e.getMessage().contains("[branch 2.1 of 1]"), e.getMessage());
+        settled();
+    }
+
+    @ParameterizedTest(name = "interactive={0}")
+    @ValueSource(booleans = {false, true})
+    void aSplitInsideASubChainMergesThereAndReturnsToItsCreator(boolean interactive) {
+        // a's "sub" starts a sub-chain at b whose function splits into c and d, merged at e; the merge
+        // ends the sub-chain, whose result resumes a's chaining function (Fan, step "end")
+        ChainResult r = client.runChain(ChainCall.to("a", "sub").params("q").chainingFunction(FAN)
+                .state(ChainState.of("step", "end")).interactive(interactive));
+        assertEquals("[q>b(root/1)>c(1/2)|q>b(root/1)>d(2/2)]", r.value());
+        assertEquals(List.of("a", "b", "c", "d"), r.path());
+        settled();
+    }
+}
