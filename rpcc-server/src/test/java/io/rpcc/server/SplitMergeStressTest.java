@@ -24,9 +24,13 @@ import org.junit.jupiter.api.Timeout;
  * merge function or the default merge at random merge hosts, fail in branches, and start sub-chains
  * (nested up to 3 deep, some of which split inside), every hop replying a random number of times
  * from threads that may outlive it (the harness of {@link ChainStress}); one chain in ten runs in
- * interactive mode. For every chain: its result is right (the top-level merge function recovers
- * from every failed branch), every reply arrives exactly once, none after its set ended, nothing
- * hangs, and no split is left waiting at any merge host.
+ * interactive mode. Sub-chains are composed or returned (per call, and one server that does not
+ * compose), fail at random (their creators recover, pass the failure on, or, on a branch, have no
+ * handler: the branch fails), and their replies go through their creators (with or without a
+ * handler) or straight to the originator. For every chain: its result is right (merge functions
+ * recover from every failed branch), every reply arrives exactly once, none after its set ended,
+ * nothing hangs, no split is left waiting at any merge host, and every parked hop was resumed or
+ * is a composed sub-chain's handler entry.
  */
 class SplitMergeStressTest {
     static final int CHAINS = Integer.getInteger("rpcc.stress.splitChains", 10_000);
@@ -43,35 +47,56 @@ class SplitMergeStressTest {
     static final AtomicLong branches = new AtomicLong();
     static final AtomicLong failures = new AtomicLong();
     static final AtomicLong subChains = new AtomicLong();
+    /** Sub-chains that split. */
+    static final AtomicLong splitting = new AtomicLong();
+    /** Sub-chains started on a branch. */
+    static final AtomicLong onBranch = new AtomicLong();
 
     /**
-     * The service function: params are {@code seed * 8 + depth} (of sub-chains). Replies at random,
-     * then (below depth 3, one time in six) returns a sub-chain at depth + 1 that either runs 0 to 2
-     * more "work" hops or splits; else returns its params.
+     * The service function: params are {@code seed * 8 + fail * 4 + depth} (of sub-chains). Replies at
+     * random; throws if {@code fail}; then (below depth 3, one time in six) returns a sub-chain at
+     * depth + 1 that either runs 0 to 2 more "work" hops or splits; else returns its params. One
+     * sub-chain in four fails at its first hop; its failures, replies and composition are drawn by
+     * {@link ChainStress#handled} (w4 does not compose): without a handler only on a branch, whose
+     * failed outcome a merge function recovers from, so that every chain ends with its result.
      */
     static Object work(Object params) {
         long p = (Long) params;
         long seed = p >> 3;
-        int depth = (int) (p & 7);
+        boolean fail = (p & 4) != 0;
+        int depth = (int) (p & 3);
         ChainContext ctx = ChainContext.current();
         if (!ctx.branch().isRoot()) {
             branches.incrementAndGet();
         }
         Random r = new Random(seed * 104_729 + ctx.hop() * 31L + depth + ctx.branch().hashCode() * 17L);
         stress.replyAtRandom(r, seed, ctx.hop() + "@" + ctx.branch());
+        if (fail) {
+            throw new IllegalStateException("stress failure in chain " + seed);
+        }
         if (depth < MAX_DEPTH && r.nextInt(6) == 0) {
             subChains.incrementAndGet();
             String at = server(r);
+            boolean fails = r.nextInt(4) == 0;
+            long next = seed * 8 + (fails ? 4 : 0) + depth + 1;
+            SubChain sub;
             if (r.nextBoolean()) { // a sub-chain that splits
-                return SubChain.to(at, "work").params(seed * 8 + depth + 1).chainingFunction(SPLIT)
+                splitting.incrementAndGet();
+                sub = SubChain.to(at, "work").params(next).chainingFunction(SPLIT)
                         .state(ChainState.of("mode", "split", "seed", seed, "depth", 1, "ret", p));
+            } else {
+                List<String> more = new ArrayList<>();
+                for (int i = r.nextInt(3); i > 0; i--) {
+                    more.add(server(r));
+                }
+                sub = SubChain.to(at, "work").params(next).chainingFunction(SUB)
+                        .state(ChainState.of("ret", p, "servers", String.join(",", more)));
             }
-            List<String> more = new ArrayList<>();
-            for (int i = r.nextInt(3); i > 0; i--) {
-                more.add(server(r));
+            if (!ctx.branch().isRoot()) {
+                onBranch.incrementAndGet();
             }
-            return SubChain.to(at, "work").params(seed * 8 + depth + 1).chainingFunction(SUB)
-                    .state(ChainState.of("ret", p, "servers", String.join(",", more)));
+            return stress.handled(sub, r, seed, p, fails, ctx.branch().isRoot() ? ChainStress.Unhandled.NEVER
+                    : ChainStress.Unhandled.FAILS_BRANCH, !ctx.node().equals("w4"));
         }
         return p;
     }
@@ -93,8 +118,9 @@ class SplitMergeStressTest {
     static void start() {
         cluster = new Cluster();
         for (int i = 1; i <= 4; i++) {
-            servers.add(cluster.server("w" + i, b -> b.service("work", SplitMergeStressTest::work)
-                    .service("flaky", SplitMergeStressTest::flaky)));
+            boolean composes = i != 4;
+            servers.add(cluster.server("w" + i, b -> b.subChainComposition(composes)
+                    .service("work", SplitMergeStressTest::work).service("flaky", SplitMergeStressTest::flaky)));
         }
         client = cluster.client();
     }
@@ -116,13 +142,18 @@ class SplitMergeStressTest {
         assertTrue(branches.get() > CHAINS, "branches: " + branches.get());
         assertTrue(failures.get() > CHAINS / 10, "failed branches: " + failures.get());
         assertTrue(subChains.get() > CHAINS / 10, "sub-chains: " + subChains.get());
+        assertTrue(onBranch.get() > subChains.get() / 4 && splitting.get() > subChains.get() / 4,
+                "sub-chains on branches: " + onBranch.get() + ", splitting: " + splitting.get());
         for (RpccServer server : servers) {
             assertEquals(0, server.waitingMerges(), "no split left waiting at " + server.name());
             assertEquals(0, server.stats().droppedBranchOutcomes(), "no outcome dropped at " + server.name());
-            assertEquals(0, server.hopsInFlight());
         }
-        System.out.printf("%d chains, %d branch hops, %d failed branches, %d sub-chains, %d replies in %d ms: all "
-                        + "delivered exactly once, none after the end%n", CHAINS, branches.get(), failures.get(),
-                subChains.get(), received, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        long[] returnedAndParked = stress.checkServers(servers, subChains.get());
+        System.out.printf("%d chains, %d branch hops, %d failed branches, %d sub-chains (%d on branches, %d splitting; "
+                        + "%d returned to their creators, the rest composed; %s; %d handler entries still held), "
+                        + "%d replies in %d ms: all delivered exactly once, none after the end%n", CHAINS,
+                branches.get(), failures.get(), subChains.get(), onBranch.get(), splitting.get(),
+                returnedAndParked[0], stress.handling(), returnedAndParked[1], received,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 }

@@ -16,6 +16,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.SubChain;
+import io.rpcc.core.SubChainRecovery;
 import io.rpcc.core.UnknownServerException;
 import io.rpcc.repository.InMemoryChainingFunctionRepository;
 import java.time.Duration;
@@ -43,7 +44,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * that held a thread while it waits would deadlock the branches that run on it): fan-out with a merge
  * function, nested splits, failed branches as failed outcomes, the default merge, a stale split
  * dropped after its timeout, deadline and cancellation reaching every branch, a split inside a
- * sub-chain, and interactive mode giving the same results.
+ * sub-chain (composed or returned, its replies through its creator), a failure in a sub-chain inside
+ * a branch (its creator recovers: the branch goes on; passes it on: a failed outcome at the merge),
+ * and interactive mode giving the same results.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class SplitMergeTest {
@@ -94,12 +97,29 @@ class SplitMergeTest {
                     .service("block", SplitMergeTest::block)
                     .service("tag", p -> p + "+" + ChainContext.current().node())
                     .service("sub", p -> SubChain.to("b", "echo").params(p).chainingFunction(FAN)
-                            .state(state("c:echo,d:echo", "e", "fn", ""))))); // merged at e, inside the sub-chain
+                            .state(state("c:echo,d:echo", "e", "fn", ""))) // merged at e, inside the sub-chain
+                    .service("subReturned", p -> SubChain.to("b", "echo").params(p).chainingFunction(FAN)
+                            .state(state("c:echo,d:echo", "e", "fn", "")).composition(false)
+                            .onReply((reply, hop, host, passOn) -> passOn.accept("via a:" + reply)))
+                    .service("subComposed", p -> SubChain.to("b", "echo").params(p).chainingFunction(FAN)
+                            .state(state("c:echo,d:echo", "e", "fn", "")).composition(true)
+                            .onReply((reply, hop, host, passOn) -> passOn.accept("via a:" + reply)))
+                    // a branch's hop that starts a sub-chain failing at c; its handler recovers or passes it on
+                    .service("recovering", p -> SubChain.to("c", "fail").params(p).composition(composed(p))
+                            .onFailure(e -> SubChainRecovery.recover(p + ">recovered@" + ChainContext.current().node()
+                                    + ":" + e.host() + "#" + e.hop())))
+                    .service("passing", p -> SubChain.to("c", "fail").params(p).composition(composed(p))
+                            .onFailure(e -> SubChainRecovery.passOn()))));
         }
         InMemoryChainingFunctionRepository store = new InMemoryChainingFunctionRepository();
         fanId = store.put(FAN);
         cluster.server("repo", b -> b.repository(store));
         client = cluster.client();
+    }
+
+    /** Whether the sub-chain of a "recovering" or "passing" hop is composed: its params say so. */
+    static boolean composed(Object params) {
+        return !String.valueOf(params).startsWith("returned");
     }
 
     @AfterAll
@@ -290,6 +310,65 @@ class SplitMergeTest {
                 .state(ChainState.of("step", "end")).interactive(interactive));
         assertEquals("[q>b(root/1)>c(1/2)|q>b(root/1)>d(2/2)]", r.value());
         assertEquals(List.of("a", "b", "c", "d"), r.path());
+        settled();
+    }
+
+    @ParameterizedTest(name = "composed={0}, interactive={1}")
+    @CsvSource({"true,false", "false,false", "true,true", "false,true"})
+    void aFailureInASubChainInsideABranchGoesToItsCreatorWhoseRecoveryTheBranchGoesOnWith(boolean composed,
+                                                                                       boolean interactive) {
+        // branch 1 at b starts a sub-chain at c that fails at hop 3; b's handler recovers: branch 1 succeeds
+        ChainResult r = client.runChain(ChainCall.to("a", "tag").params(composed ? "q" : "returned")
+                .chainingFunction(FAN).state(state("b:recovering,d:echo", "m", "fn", "")).interactive(interactive));
+        String first = (composed ? "q" : "returned") + "+a";
+        assertEquals("[" + first + ">recovered@b:c#3|" + first + ">d(2/" + (interactive ? 0 : 2) + ")]", r.value());
+        assertEquals(List.of("a", "b", "c", "d"), r.path());
+        settled();
+    }
+
+    @ParameterizedTest(name = "composed={0}, interactive={1}")
+    @CsvSource({"true,false", "false,false", "true,true", "false,true"})
+    void aFailureInASubChainInsideABranchThatItsCreatorPassesOnIsAFailedOutcomeAtTheMerge(boolean composed,
+                                                                                       boolean interactive) {
+        ChainResult r = client.runChain(ChainCall.to("a", "tag").params(composed ? "q" : "returned")
+                .chainingFunction(FAN).state(state("b:passing,d:echo", "m", "fn", "")).interactive(interactive));
+        String first = (composed ? "q" : "returned") + "+a";
+        assertEquals("[!1:IllegalStateException@c#3|" + first + ">d(2/" + (interactive ? 0 : 2) + ")]", r.value(),
+                "the sub-chain's own failure, typed, with its host and hop");
+        settled();
+        // the default merge fails the chain with it: the failure names the branch and says where it went
+        ChainException e = assertThrows(ServiceFunctionException.class, () -> client.runChain(ChainCall.to("a", "tag")
+                .params(composed ? "q" : "returned").chainingFunction(FAN).state(state("b:passing,d:echo", "m", "", ""))
+                .interactive(interactive)));
+        assertEquals("c", e.host());
+        assertEquals(3, e.hop());
+        assertTrue(e.remoteMessage().contains("no shard here"), e.remoteMessage());
+        assertTrue(e.failure().details().stream().anyMatch(d -> d.contains("passed on by the failure handler of hop 2 "
+                + "('passing' at 'b')")), () -> String.valueOf(e.failure().details()));
+        if (!interactive) { // the client's merge sees the branch as failed too, but only servers number branches
+            assertTrue(e.remoteMessage().contains("[branch 1 of 2]"), e.remoteMessage());
+        }
+        settled();
+    }
+
+    @ParameterizedTest(name = "composed={0}")
+    @ValueSource(booleans = {true, false})
+    void aSplitInsideASubChainWhoseRepliesGoThroughItsCreatorEndsExactlyComposedOrNot(boolean composed) {
+        // a's sub-chain (composed or returned to a) splits at b into c and d, merged at e; the replies of
+        // b, c and d go through a's reply handler
+        long returnsBefore = servers.get("a").subChainReturns();
+        ReplySet<String> set = client.startChainWithReplies(ChainCall.to("a", composed ? "subComposed" : "subReturned")
+                .params("q").chainingFunction(FAN).state(ChainState.of("step", "end")), String.class);
+        List<String> replies = new ArrayList<>();
+        while (set.hasMore()) {
+            replies.add(set.next());
+        }
+        assertEquals("[q>b(root/1)>c(1/2)|q>b(root/1)>d(2/2)]", set.result().join().value());
+        assertEquals(List.of("a", "b", "c", "d"), set.result().join().path());
+        assertEquals(List.of("via a:r:b:root", "via a:r:c:1", "via a:r:d:2"), replies.stream().sorted().toList());
+        assertEquals(0, set.arrivedAfterEnd());
+        assertEquals(composed ? 0 : 1, servers.get("a").subChainReturns() - returnsBefore,
+                "composed, the merge host e resumes a's chain; returned, the result comes back to a");
         settled();
     }
 }
