@@ -1,5 +1,8 @@
 package io.rpcc.benchmarks;
 
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainState;
@@ -7,6 +10,8 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.server.RpccServer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -68,6 +73,16 @@ public class ChainBenchmark {
     @Param({"virtual", "direct"})
     public String serverExecutor;
 
+    /**
+     * Which event loops the nodes use: {@code shared} (the default: every node of the JVM on rpcc's
+     * shared loops, so which connection lands on which loop follows the order they were made in)
+     * or {@code perNode} (the client and each server on a single loop of their own, as if each ran
+     * in its own process: the placement no longer depends on that order).
+     */
+    @Param({"shared", "perNode"})
+    public String eventLoops;
+
+    private final List<EventLoopGroup> ownLoops = new ArrayList<>();
     private final StaticNameResolver names = new StaticNameResolver();
     private RpccServer s1;
     private RpccServer s2;
@@ -87,7 +102,7 @@ public class ChainBenchmark {
         names.register("s1", s1.address());
         s2 = server("s2");
         names.register("s2", s2.address());
-        client = RpccClient.builder().name("bench-client").resolver(names).build().start();
+        client = RpccClient.builder().name("bench-client").resolver(names).eventLoopGroup(loops()).build().start();
         payload = "x".repeat(payloadBytes);
         plain = ChainCall.to("s1", "echo").params(payload);
         oneHop = plain.chainingFunction(END).state(ChainState.empty());
@@ -108,11 +123,21 @@ public class ChainBenchmark {
     }
 
     private RpccServer server(String name) {
-        RpccServer.Builder b = RpccServer.builder(name).resolver(names).service("echo", p -> p);
+        RpccServer.Builder b = RpccServer.builder(name).resolver(names).eventLoopGroup(loops()).service("echo", p -> p);
         if (serverExecutor.equals("direct")) {
             b.executor(Runnable::run);
         }
         return b.build().start();
+    }
+
+    /** A loop of the node's own ({@code perNode}), or {@code null}: rpcc's shared loops. */
+    private EventLoopGroup loops() {
+        if (eventLoops.equals("shared")) {
+            return null;
+        }
+        EventLoopGroup own = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        ownLoops.add(own);
+        return own;
     }
 
     @TearDown(Level.Trial)
@@ -122,6 +147,7 @@ public class ChainBenchmark {
         s2.close();
         grpc1.close();
         grpc2.close();
+        ownLoops.forEach(EventLoopGroup::shutdownGracefully);
     }
 
     @Benchmark
