@@ -27,8 +27,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongFunction;
 
 /**
- * The harness of the randomized composition stress tests ({@link SubChainStressTest},
- * {@link SplitMergeStressTest}): hops that reply a random number of times from a random mix of
+ * The harness of the randomized stress tests ({@link SubChainStressTest},
+ * {@link SplitMergeStressTest}; {@link MultiReturnStressTest} uses its driver): hops that reply a random number of times from a random mix of
  * threads, executors, futures and virtual threads that may outlive them, recording every reply
  * before sending it; and a driver that runs thousands of chains, a bounded number at once, and
  * checks for each that its result is right, that the replies received are exactly the replies sent
@@ -91,6 +91,17 @@ final class ChainStress implements AutoCloseable {
      */
     long run(RpccClient client, int chains, int inFlight, LongFunction<ReplySet<String>> start,
              LongFunction<Object> expected, LongFunction<String> failure) throws InterruptedException {
+        return run(client, chains, inFlight, start, expected, failure, s -> sent.getOrDefault(s, Set.of()));
+    }
+
+    /**
+     * As {@link #run(RpccClient, int, int, LongFunction, LongFunction, LongFunction)}, checking each
+     * chain's replies against {@code expectedReplies} (asked when the chain has ended) instead of
+     * those recorded by {@link #replyAtRandom}: for hops whose replies follow a plan the test knows.
+     */
+    long run(RpccClient client, int chains, int inFlight, LongFunction<ReplySet<String>> start,
+             LongFunction<Object> expected, LongFunction<String> failure,
+             LongFunction<Set<String>> expectedReplies) throws InterruptedException {
         Semaphore window = new Semaphore(inFlight);
         ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
         ConcurrentLinkedQueue<ReplySet<String>> sets = new ConcurrentLinkedQueue<>();
@@ -122,9 +133,9 @@ final class ChainStress implements AutoCloseable {
                     if (got.size() != new HashSet<>(got).size()) {
                         problems.add("chain " + s + " duplicate replies " + got);
                     }
-                    Set<String> expectedReplies = sent.getOrDefault(s, Set.of());
-                    if (!new HashSet<>(got).equals(expectedReplies)) {
-                        problems.add("chain " + s + " expected " + expectedReplies.size() + " replies, got "
+                    Set<String> want = expectedReplies.apply(s);
+                    if (!new HashSet<>(got).equals(want)) {
+                        problems.add("chain " + s + " expected " + want.size() + " replies, got "
                                 + got.size());
                     }
                 } catch (RuntimeException ex) {

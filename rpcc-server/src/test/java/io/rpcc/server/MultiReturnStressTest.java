@@ -1,10 +1,6 @@
 package io.rpcc.server;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
 import io.rpcc.client.ChainCall;
-import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.StaticRoute;
@@ -14,10 +10,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
@@ -142,52 +136,12 @@ class MultiReturnStressTest {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void everyReplyArrivesExactlyOnceAndNoneAfterTheEnd() throws Exception {
-        Semaphore window = new Semaphore(IN_FLIGHT);
-        ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
-        ConcurrentLinkedQueue<ReplySet<String>> sets = new ConcurrentLinkedQueue<>();
-        long totalReplies = 0;
-        for (long seed = 1; seed <= CHAINS; seed++) {
-            window.acquire();
-            long s = seed;
-            Set<String> expected = expected(s);
-            totalReplies += expected.size();
-            ReplySet<String> replies = client.startChainWithReplies(
-                    ChainCall.along(StaticRoute.of(route(s)), s), String.class);
-            sets.add(replies);
-            replies.whenDone().whenComplete((set, e) -> {
-                try {
-                    List<String> got = new ArrayList<>();
-                    while (replies.hasMore()) { // the set has ended: this never blocks
-                        got.add(replies.next());
-                    }
-                    if (replies.isPartial()) {
-                        problems.add("chain " + s + " ended partial: " + replies.error());
-                    } else if (!Long.valueOf(s).equals(replies.result().join().value())) {
-                        problems.add("chain " + s + " result " + replies.result().join().value());
-                    }
-                    if (got.size() != new HashSet<>(got).size()) {
-                        problems.add("chain " + s + " duplicate replies " + got);
-                    }
-                    if (!new HashSet<>(got).equals(expected)) {
-                        problems.add("chain " + s + " expected " + expected.size() + " replies, got " + got.size());
-                    }
-                } catch (RuntimeException ex) {
-                    problems.add("chain " + s + ": " + ex);
-                } finally {
-                    window.release();
-                }
-            });
+        try (ChainStress stress = new ChainStress()) {
+            long replies = stress.run(client, CHAINS, IN_FLIGHT,
+                    s -> client.startChainWithReplies(ChainCall.along(StaticRoute.of(route(s)), s), String.class),
+                    s -> s, s -> null, MultiReturnStressTest::expected);
+            System.out.printf("%d chains, %d replies: all delivered exactly once, none after the end%n", CHAINS,
+                    replies);
         }
-        assertTrue(window.tryAcquire(IN_FLIGHT, 5, TimeUnit.MINUTES), "every chain ended");
-        Thread.sleep(300); // anything still on its way would now arrive as a late frame
-        assertEquals(List.of(), List.copyOf(problems).subList(0, Math.min(20, problems.size())));
-        int afterEnd = 0;
-        for (ReplySet<String> r : sets) {
-            afterEnd += r.arrivedAfterEnd();
-        }
-        assertEquals(0, afterEnd, "replies that arrived after their set ended");
-        assertEquals(0, client.lateFrames(), "frames for chains that had already finished");
-        assertEquals(0, client.chainsInFlight());
-        System.out.printf("%d chains, %d replies: all delivered exactly once, none after the end%n", CHAINS, totalReplies);
     }
 }
