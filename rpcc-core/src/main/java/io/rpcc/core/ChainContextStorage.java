@@ -16,12 +16,8 @@ final class ChainContextStorage {
     static ChainContext.Scope push(ChainContext ctx) {
         ChainContext previous = CURRENT.get();
         CURRENT.set(ctx);
-        return () -> {
-            if (previous == null) {
-                CURRENT.remove();
-            } else {
-                CURRENT.set(previous);
-            }
-        };
+        // set, not remove, when there was none: the thread keeps its entry (holding null), so the next
+        // hop on a pooled thread or an event loop does not allocate a new one
+        return () -> CURRENT.set(previous);
     }
 }

@@ -66,7 +66,7 @@ public final class ReplyWindow {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition freed = lock.newCondition();
     private final Map<StreamKey, Stream> streams = new HashMap<>();
-    private final LinkedHashSet<StreamKey> waiting = new LinkedHashSet<>();
+    private @Nullable LinkedHashSet<StreamKey> waiting; // made when a stream first waits
     private long bufferedReplies;
     private long bufferedBytes;
     private long heldReplies;
@@ -109,6 +109,9 @@ public final class ReplyWindow {
             if (wantBytes > 0) {
                 s.wantBytes = wantBytes;
                 s.granter = granter;
+                if (waiting == null) {
+                    waiting = new LinkedHashSet<>();
+                }
                 waiting.add(key);
             }
             forgetIfIdle(key, s);
@@ -189,7 +192,7 @@ public final class ReplyWindow {
 
     /** Grants room to the waiting streams it can serve now, in the order they asked; runs under the lock. */
     private List<Runnable> grantWaiting() {
-        if (waiting.isEmpty()) {
+        if (waiting == null || waiting.isEmpty()) {
             return List.of();
         }
         List<Runnable> grants = new ArrayList<>(1);

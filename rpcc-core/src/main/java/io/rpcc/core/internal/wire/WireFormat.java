@@ -237,6 +237,9 @@ public final class WireFormat {
 
     private static void writeBranch(Output out, BranchId b) {
         out.writeVarInt(b.depth(), true);
+        if (b.isRoot()) {
+            return; // (the common case: no list of indexes to make)
+        }
         for (int i : b.indexes()) {
             out.writeVarInt(i, true);
         }
@@ -271,7 +274,14 @@ public final class WireFormat {
 
     private static Credit readCredit(Input in) {
         int exponent = in.readVarInt(true);
-        byte[] n = in.readBytes(count(in));
+        int length = count(in);
+        if (exponent == 0 && length == 1) {
+            if (in.readByte() == 1) {
+                return Credit.ONE; // (the whole credit, carried by every chain that has not split: nothing to make)
+            }
+            in.setPosition(in.position() - 1);
+        }
+        byte[] n = in.readBytes(length);
         try {
             return Credit.of(new BigInteger(n), exponent);
         } catch (RuntimeException e) {
