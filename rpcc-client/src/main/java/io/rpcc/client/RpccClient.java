@@ -342,7 +342,7 @@ public final class RpccClient implements AutoCloseable {
         return node.originator().lateHeartbeats();
     }
 
-    /** Chains this client declared broken because their heartbeats stopped (see {@link Heartbeats}). */
+    /** Chains this client declared broken because their heartbeats stopped (see {@link Heartbeats}), the steps of a diagnosis included. */
     public long brokenChains() {
         return node.originator().brokenChains();
     }
