@@ -51,6 +51,7 @@ public final class ChainLiveness {
 
     private final long brokenAfterNanos;
     private final Map<BranchId, Expected> expected = new HashMap<>(2); // guarded by this
+    private volatile long lastFrameNanos; // of the frames without a branch: no lock on the reply path
 
     /**
      * A chain started at {@code nowNanos} on {@code branch}, whose first hop {@code hop} went to
@@ -58,6 +59,7 @@ public final class ChainLiveness {
      */
     public ChainLiveness(BranchId branch, int hop, String server, long brokenAfterNanos, long nowNanos) {
         this.brokenAfterNanos = brokenAfterNanos;
+        this.lastFrameNanos = nowNanos;
         expected.put(branch, new Expected(nowNanos, hop - 1, server, false));
     }
 
@@ -67,10 +69,8 @@ public final class ChainLiveness {
     }
 
     /** A frame of the chain without a branch arrived at {@code nowNanos}: a sign of life if the chain has not split. */
-    public synchronized void heard(long nowNanos) {
-        if (expected.size() == 1) {
-            expected.values().iterator().next().heardNanos = nowNanos;
-        }
+    public void heard(long nowNanos) {
+        lastFrameNanos = nowNanos;
     }
 
     /** A heartbeat of the chain arrived at {@code nowNanos}. */
@@ -141,11 +141,18 @@ public final class ChainLiveness {
                 longest = x;
             }
         }
-        if (longest == null || nowNanos - longest.getValue().heardNanos <= brokenAfterNanos) {
+        if (longest == null) {
             return null;
         }
         Expected e = longest.getValue();
-        return new Silence(longest.getKey(), nowNanos - e.heardNanos, e.hop, e.host, e.heard);
+        long heard = e.heardNanos;
+        if (expected.size() == 1 && lastFrameNanos - heard > 0) { // not split: any frame is a sign of life
+            heard = lastFrameNanos;
+        }
+        if (nowNanos - heard <= brokenAfterNanos) {
+            return null;
+        }
+        return new Silence(longest.getKey(), nowNanos - heard, e.hop, e.host, e.heard);
     }
 
     /** The branches expected now (test hook). */
