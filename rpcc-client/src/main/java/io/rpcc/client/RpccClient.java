@@ -2,8 +2,10 @@ package io.rpcc.client;
 
 import io.rpcc.client.internal.CancellableFuture;
 import io.rpcc.client.internal.BufferedReplySet;
+import io.rpcc.client.internal.ChainDiagnosis;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.InteractiveChain;
+import io.rpcc.client.internal.StepMode;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
@@ -16,6 +18,7 @@ import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
+import io.rpcc.core.internal.chain.HeartbeatPolicy;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.repository.internal.RepositoryClient;
 import java.util.ArrayList;
@@ -60,6 +63,8 @@ public final class RpccClient implements AutoCloseable {
     private final RepositoryClient repositoryClient;
     private final ChainLauncher launcher;
     private final InteractiveChain interactiveChains;
+    private final ChainDiagnosis diagnosis;
+    private final Heartbeats defaultHeartbeats;
     private final Duration defaultTimeout;
     private final boolean defaultInteractive;
     private final int replyBufferSize;
@@ -76,6 +81,8 @@ public final class RpccClient implements AutoCloseable {
         node.functions().fetchWith(repositoryClient::get); // interactive mode runs chaining functions here
         this.launcher = new ChainLauncher(node);
         this.interactiveChains = new InteractiveChain(launcher);
+        this.diagnosis = new ChainDiagnosis(interactiveChains);
+        this.defaultHeartbeats = b.heartbeats;
         this.defaultTimeout = b.timeout;
         this.defaultInteractive = b.interactive;
         this.replyBufferSize = b.replyBufferSize;
@@ -198,12 +205,17 @@ public final class RpccClient implements AutoCloseable {
     private CompletableFuture<ChainResult> launchPrepared(ChainCall call) {
         Duration timeout = timeout(call);
         int maxHops = maxHops(call);
+        HeartbeatPolicy heartbeats = heartbeats(call);
         if (isInteractive(call)) {
             return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                    call.state(), call.metadata(), timeout, call.deadline(), maxHops);
+                    call.state(), call.metadata(), timeout, call.deadline(), maxHops, StepMode.of(heartbeats));
         }
+        ChainCall c = call;
         return launcher.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                call.state(), call.metadata(), timeout, call.deadline(), maxHops);
+                call.state(), call.metadata(), timeout, call.deadline(), maxHops, heartbeats,
+                (broken, detected, left) -> diagnosis.diagnose(broken, detected, c.server(), c.serviceFunction(),
+                        c.params(), c.chainingFunction(), c.state(), c.metadata(), left, c.deadline(), maxHops,
+                        heartbeats));
     }
 
     /**
@@ -228,11 +240,12 @@ public final class RpccClient implements AutoCloseable {
         if (isInteractive(call)) {
             replies.cancelWith(interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(),
                     call.params(), call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
-                    maxHops(call)));
+                    maxHops(call), StepMode.of(heartbeats(call))));
             return replies;
         }
         replies.cancelWith(launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(), maxHops(call)));
+                call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(), maxHops(call),
+                heartbeats(call)));
         return replies;
     }
 
@@ -263,13 +276,18 @@ public final class RpccClient implements AutoCloseable {
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
             return interactiveChains.runCollecting(call.server(), call.serviceFunction(), call.params(),
                     call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
-                    maxHops(call));
+                    maxHops(call), StepMode.of(heartbeats(call)));
         }
         return await(launchPrepared(call));
     }
 
     private Duration timeout(ChainCall call) {
         return call.timeout() != null ? call.timeout() : defaultTimeout;
+    }
+
+    private HeartbeatPolicy heartbeats(ChainCall call) {
+        Heartbeats h = call.heartbeats() != null ? call.heartbeats() : defaultHeartbeats;
+        return h.isOn() ? HeartbeatPolicy.of(h.interval(), h.brokenAfter()) : HeartbeatPolicy.OFF;
     }
 
     private int maxHops(ChainCall call) {
@@ -319,6 +337,16 @@ public final class RpccClient implements AutoCloseable {
         return node.originator().lateFrames();
     }
 
+    /** Heartbeats that arrived after their chain had ended (dropped). */
+    public long lateHeartbeats() {
+        return node.originator().lateHeartbeats();
+    }
+
+    /** Chains this client declared broken because their heartbeats stopped (see {@link Heartbeats}), the steps of a diagnosis included. */
+    public long brokenChains() {
+        return node.originator().brokenChains();
+    }
+
     /** Counters of this client's transport and chains, for monitoring and tests. */
     public ClientStats stats() {
         var t = node.transport().stats();
@@ -351,6 +379,7 @@ public final class RpccClient implements AutoCloseable {
         private long replyBufferBytes = 16L << 20;
         private String repository;
         private int inlineFunctionLimit = 2048;
+        private Heartbeats heartbeats = Heartbeats.DEFAULT;
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
 
         private Builder(String name) {
@@ -360,6 +389,17 @@ public final class RpccClient implements AutoCloseable {
         /** The default time to wait for a chain's result (default 30 s). */
         public Builder timeout(Duration timeout) {
             this.timeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * How this client's chains are watched for breaks, unless a call says otherwise
+         * ({@link ChainCall#heartbeats}); default {@link Heartbeats#DEFAULT}: a heartbeat every 3 s,
+         * broken after 6 s without one. A broken chain is diagnosed in interactive mode and fails with
+         * a {@link io.rpcc.core.BrokenChainException} naming the hop where it stops.
+         */
+        public Builder heartbeats(Heartbeats heartbeats) {
+            this.heartbeats = Objects.requireNonNull(heartbeats, "heartbeats");
             return this;
         }
 

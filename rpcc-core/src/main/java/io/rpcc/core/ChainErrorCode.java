@@ -70,7 +70,12 @@ public enum ChainErrorCode {
      * A nested sub-chain could not be started or could not return: nested more than 64 levels deep,
      * or its creator no longer holds the chain it returns to ({@link SubChainException}).
      */
-    SUB_CHAIN(23);
+    SUB_CHAIN(23),
+    /**
+     * A branch of the chain stopped sending heartbeats: the node holding it crashed, was cut off or
+     * stalls ({@link BrokenChainException}, at the originator only).
+     */
+    BROKEN_CHAIN(24);
 
     private static final ChainErrorCode[] BY_NUMBER = byNumber();
 

@@ -50,6 +50,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final int DEFAULT_MAX_VALUE_DEPTH = Serialization.DEFAULT_MAX_DEPTH;
     /** Default of {@link #deadlineNetworkAllowance}: 1 ms per crossing. */
     public static final Duration DEFAULT_DEADLINE_NETWORK_ALLOWANCE = Duration.ofMillis(1);
+    /** Default of {@link #heartbeatNetworkAllowance}: 200 ms per crossing (paper 3.9). */
+    public static final Duration DEFAULT_HEARTBEAT_NETWORK_ALLOWANCE = Duration.ofMillis(200);
 
     static {
         BuilderAccess.register(NodeBuilder::settings);
@@ -83,6 +85,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private int maxNodeNameLength = DEFAULT_MAX_NODE_NAME_LENGTH;
     private int maxValueDepth = DEFAULT_MAX_VALUE_DEPTH;
     private Duration deadlineNetworkAllowance = DEFAULT_DEADLINE_NETWORK_ALLOWANCE;
+    private Duration heartbeatNetworkAllowance = DEFAULT_HEARTBEAT_NETWORK_ALLOWANCE;
     private Consumer<ChannelPipeline> pipelineCustomizer = pipeline -> { };
 
     /** A builder for a node named {@code name}. */
@@ -197,6 +200,22 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
             throw new IllegalArgumentException("deadlineNetworkAllowance must not be negative, got " + allowance);
         }
         this.deadlineNetworkAllowance = allowance;
+        return self();
+    }
+
+    /**
+     * What a chain's time-to-heartbeat loses each time this node sends the chain on, besides the time
+     * the chain spent at this node (default 200 ms, paper 3.9): a conservative estimate of the
+     * crossing, so that a chain's heartbeats come at least as often as its originator asked even
+     * though no clock measures the network. A larger value sends heartbeats earlier (more of them);
+     * one below the real latency may let a slow crossing look like a broken chain.
+     */
+    public B heartbeatNetworkAllowance(Duration allowance) {
+        Objects.requireNonNull(allowance, "allowance");
+        if (allowance.isNegative()) {
+            throw new IllegalArgumentException("heartbeatNetworkAllowance must not be negative, got " + allowance);
+        }
+        this.heartbeatNetworkAllowance = allowance;
         return self();
     }
 
@@ -445,6 +464,6 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
                 maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,
-                deadlineNetworkAllowance);
+                deadlineNetworkAllowance, heartbeatNetworkAllowance);
     }
 }

@@ -1,5 +1,7 @@
 package io.rpcc.client.internal;
 
+import io.rpcc.core.BranchId;
+import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
@@ -9,6 +11,7 @@ import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.ChainOriginator;
+import io.rpcc.core.internal.chain.HeartbeatPolicy;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -19,6 +22,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Starts chains at the originator (paper Fig. 3, steps 1 and 2) and turns what comes back into a
@@ -28,6 +32,17 @@ import java.util.concurrent.CompletionException;
  */
 public final class ChainLauncher {
     private final Node node;
+
+    /** What to make of a chain declared broken (paper 3.9): for chain mode, its {@link ChainDiagnosis}. */
+    @FunctionalInterface
+    public interface OnBroken {
+        /**
+         * Chain {@code broken} was declared broken ({@code detected}), {@code timeLeft} before the
+         * call's timeout: the call's outcome.
+         */
+        CompletableFuture<ChainResult> handle(ChainOriginator.Pending broken, BrokenChainException detected,
+                                              Duration timeLeft);
+    }
 
     /** A launcher for chains started by {@code node}. */
     public ChainLauncher(Node node) {
@@ -43,20 +58,43 @@ public final class ChainLauncher {
      * Starts a chain in chain mode: the whole chain runs at the servers and the result comes
      * straight from the last one. Partial replies are collected into {@link ChainResult#replies()}.
      * The future completes on an event loop: attach no user code. Cancelling it cancels the chain.
+     * Its heartbeats are watched as {@code heartbeats} says; if it is declared broken, the call's
+     * outcome is what {@code onBroken} makes of it (its partial replies so far are dropped).
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                               Duration timeout, Instant deadline, int maxHops) {
+                                               Duration timeout, Instant deadline, int maxHops,
+                                               HeartbeatPolicy heartbeats, OnBroken onBroken) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
         ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
-                maxHops, List.of(), (value, hop, host, from) -> collected.add(value));
-        CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> cancel(p, "its future was cancelled"));
+                maxHops, List.of(), (value, hop, host, from) -> collected.add(value), heartbeats);
+        AtomicReference<CompletableFuture<ChainResult>> diagnosing = new AtomicReference<>();
+        CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> {
+            CompletableFuture<ChainResult> d = diagnosing.get();
+            if (d != null) {
+                d.cancel(true);
+                return CancellableFuture.cancellationCause(d);
+            }
+            return cancel(p, "its future was cancelled");
+        });
         whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
                 arrival.arrivedNanos() - p.startNanos(), false).withReplies(collected)).whenComplete((r, e) -> {
-                    if (e == null) {
+                    Throwable cause = e == null ? null : Node.unwrap(e);
+                    if (cause instanceof BrokenChainException broken && !out.isDone()) {
+                        CompletableFuture<ChainResult> d = onBroken.handle(p, broken,
+                                timeout.minusNanos(System.nanoTime() - p.startNanos()));
+                        diagnosing.set(d);
+                        d.whenComplete((dr, de) -> {
+                            if (de == null) {
+                                out.complete(dr);
+                            } else {
+                                out.completeExceptionally(Node.unwrap(de));
+                            }
+                        });
+                    } else if (e == null) {
                         out.complete(r);
                     } else {
-                        out.completeExceptionally(Node.unwrap(e));
+                        out.completeExceptionally(cause);
                     }
                 });
         return out;
@@ -77,9 +115,9 @@ public final class ChainLauncher {
      */
     public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
                                      ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                     Duration timeout, Instant deadline, int maxHops) {
+                                     Duration timeout, Instant deadline, int maxHops, HeartbeatPolicy heartbeats) {
         ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
-                maxHops, List.of(), replies.sink());
+                maxHops, List.of(), replies.sink(), heartbeats);
         p.outcome().whenComplete((arrival, e) -> {
             if (e == null) {
                 try {
@@ -111,13 +149,15 @@ public final class ChainLauncher {
 
     /**
      * Sends hop {@code hop} (after {@code path}) with all the chain's credit and registers it; its
-     * budget is the earlier of {@code timeout} and {@code deadline} (or {@code null}).
+     * budget is the earlier of {@code timeout} and {@code deadline} (or {@code null}); its heartbeats
+     * are watched as {@code heartbeats} says.
      */
     ChainOriginator.Pending launch(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
                                    ChainState state, Metadata metadata, Duration timeout, Instant deadline, int hop,
-                                   int maxHops, List<String> path, ChainOriginator.ReplySink sink) {
+                                   int maxHops, List<String> path, ChainOriginator.ReplySink sink,
+                                   HeartbeatPolicy heartbeats) {
         return node.launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, hop, maxHops, path,
-                sink);
+                sink, BranchId.root(), heartbeats, null);
     }
 
     /** The result in {@code frame}; throws if its value could not be decoded. */

@@ -130,17 +130,17 @@ public final class InteractiveChain {
     /** Runs a chain on the calling thread and waits until it is finished; replies are collected in the result. */
     public ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
                                      ChainState state, Metadata metadata, Duration timeout, Instant deadline,
-                                     int maxHops) {
+                                     int maxHops, StepMode mode) {
         return runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
-                new Cancellation(launcher.node()));
+                new Cancellation(launcher.node()), mode);
     }
 
     private ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
                                       ChainState state, Metadata metadata, Duration timeout, Instant deadline,
-                                      int maxHops, Cancellation cancellation) {
+                                      int maxHops, Cancellation cancellation, StepMode mode) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
         Run run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
-                (value, hop, host, from) -> collected.add(value), cancellation);
+                (value, hop, host, from) -> collected.add(value), cancellation, mode);
         ChainLauncher.join(run.finished().handle((v, e) -> {
             if (run.error() != null) {
                 throw run.error();
@@ -159,13 +159,13 @@ public final class InteractiveChain {
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                               Duration timeout, Instant deadline, int maxHops) {
+                                               Duration timeout, Instant deadline, int maxHops, StepMode mode) {
         Cancellation cancellation = new Cancellation(launcher.node());
         CompletableFuture<ChainResult> out = new CancellableFuture<>(() -> cancellation.cancel("its future was cancelled"));
         launcher.node().executor().execute(() -> {
             try {
                 out.complete(runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline,
-                        maxHops, cancellation));
+                        maxHops, cancellation, mode));
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
             }
@@ -179,13 +179,13 @@ public final class InteractiveChain {
      */
     public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
                                      ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
-                                     Instant deadline, int maxHops) {
+                                     Instant deadline, int maxHops, StepMode mode) {
         Cancellation cancellation = new Cancellation(launcher.node());
         launcher.node().executor().execute(() -> {
             Run run;
             try {
                 run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
-                        replies.sink(), cancellation);
+                        replies.sink(), cancellation, mode);
             } catch (RuntimeException | Error e) {
                 replies.resultFailed(e);
                 replies.finished(null);
@@ -201,29 +201,22 @@ public final class InteractiveChain {
         return () -> replies.finished(cancellation.cancel("ReplySet.cancel()"));
     }
 
-    /** Runs a chain on the calling thread; returns when its result (or error) is known. */
-    public Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-                   Metadata metadata, Duration timeout, Instant deadline, int maxHops,
-                   ChainOriginator.ReplySink sink) {
-        return run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops, sink,
-                new Cancellation(launcher.node()));
-    }
-
     private Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
                     Metadata metadata, Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
-                    Cancellation cancellation) {
+                    Cancellation cancellation, StepMode mode) {
         return run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops, sink, cancellation,
-                1, List.of(), List.of(), List.of(), BranchId.root());
+                1, List.of(), List.of(), List.of(), BranchId.root(), mode);
     }
 
     /**
      * Runs the chain from hop {@code firstHop}, after {@code firstPath}, {@code firstConsole} and
-     * {@code firstTimings}, on {@code branch} (a split's branch: see {@link InteractiveSplit}).
+     * {@code firstTimings}, on {@code branch} (a split's branch: see {@link InteractiveSplit}), its
+     * steps launched as {@code mode} says.
      */
     Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
             Metadata metadata, Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
             Cancellation cancellation, int firstHop, List<String> firstPath, List<ConsoleLine> firstConsole,
-            List<HopTiming> firstTimings, BranchId branch) {
+            List<HopTiming> firstTimings, BranchId branch, StepMode mode) {
         Node node = launcher.node();
         long start = System.nanoTime();
         long deadlineNanos = start + timeout.toNanos();
@@ -252,11 +245,18 @@ public final class InteractiveChain {
                 }
                 ChainOriginator.Pending step = node.launch(server, serviceFunction, params,
                         ChainingFunctionSource.NONE, ChainState.empty(), metadata, Duration.ofNanos(left), deadline, hop,
-                        maxHops,
-                        path, sink, branch);
+                        maxHops, path, sink, branch, mode.heartbeats(), mode.rerunOf());
                 finishes.add(step.finished());
                 cancellation.stepping(step);
-                ChainOriginator.Arrival arrival = ChainLauncher.join(step.outcome());
+                ChainOriginator.Arrival arrival;
+                try {
+                    arrival = ChainLauncher.join(step.outcome());
+                    if (mode.diagnosing()) { // the next step reuses the chain's id: this one must be over first
+                        step.finished().handle((v, e) -> null).join();
+                    }
+                } catch (ChainException e) {
+                    throw ChainDiagnosis.whereItStops(e, hop, server, serviceFunction, path, console, timings, mode);
+                }
                 path = arrival.frame().path();
                 console.addAll(arrival.frame().console());
                 ChainResult stepResult = launcher.toResult(arrival.frame(), 0, true);
@@ -297,7 +297,8 @@ public final class InteractiveChain {
                         control.remainingNanos(System.nanoTime()), List.of());
                 while (action instanceof NextHopDecision.StartSplit split) { // the client is every merge host too
                     InteractiveSplit.Merged merged = new InteractiveSplit(this, node, sink, cancellation, finishes)
-                            .run(split, hop, path, console, timings, branch, metadata, deadlineNanos, deadline, maxHops);
+                            .run(split, hop, path, console, timings, branch, metadata, deadlineNanos, deadline, maxHops,
+                                    mode);
                     path = merged.path();
                     hop = merged.hop();
                     current = merged.mergeFunction();

@@ -72,7 +72,7 @@ final class InteractiveSplit {
      */
     Merged run(NextHopDecision.StartSplit split, int hop, List<String> path, List<ConsoleLine> console,
                List<HopTiming> timings, BranchId branch, Metadata metadata, long deadlineNanos, Instant deadline,
-               int maxHops) {
+               int maxHops, StepMode mode) {
         long start = System.nanoTime();
         List<NextHop.Call> calls = split.split().branches();
         int n = calls.size();
@@ -89,12 +89,15 @@ final class InteractiveSplit {
                 try {
                     run.complete(chain.run(call.server(), call.serviceFunction(), call.params(), cf, call.state(),
                             metadata, Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())), deadline,
-                            maxHops, sink, c, split.hop(), path, consoleAtSplit, timingsAtSplit, on));
+                            maxHops, sink, c, split.hop(), path, consoleAtSplit, timingsAtSplit, on, mode));
                 } catch (RuntimeException | Error e) {
                     run.completeExceptionally(e);
                 }
             });
             runs.add(run);
+            if (mode.diagnosing()) { // its steps share the chain's id with the other branches': one at a time
+                run.handle((r, e) -> null).join();
+            }
         }
         List<String> merged = new ArrayList<>(path);
         List<BranchOutcome> outcomes = new ArrayList<>(n);

@@ -99,7 +99,7 @@ final class ChainTrails {
      */
     public synchronized HopControl arrive(ChainHeader h, long nowNanos) {
         sweepIfDue(nowNanos);
-        HopControl control = new HopControl(nowNanos, h.budgetNanos());
+        HopControl control = new HopControl(nowNanos, h.budgetNanos(), h.heartbeat());
         Key key = new Key(h.origin(), h.chainId());
         Trail e = entries.get(key);
         if (e != null && !e.secret.matches(h.secret())) {

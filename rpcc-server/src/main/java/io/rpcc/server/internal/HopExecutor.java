@@ -27,6 +27,7 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.CodedFailure;
 import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
@@ -180,6 +181,13 @@ public final class HopExecutor implements RequestHandler {
                     decisions.budgetForNext(c.budgetNanos())));
         }
         return true;
+    }
+
+    @Override
+    public void sendDueHeartbeats(long nowNanos) {
+        running.sendDueHeartbeats(nowNanos);
+        merges.sendDueHeartbeats(nowNanos, h -> node.sendHeartbeat(h, h.hop(), h.branch(),
+                HeartbeatFrame.siblingsOf(h.branch(), h.returnStack())));
     }
 
     /** Chains remembered for their cancellation (expired ones are forgotten first). */
@@ -604,7 +612,7 @@ public final class HopExecutor implements RequestHandler {
         Credit pass = replies.handOver(h.credit());
         ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
                 h.metadata(), decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
-        CompletableFuture<Void> sent = send(chainingProxy, null, new ChainRequest(ph, result, state, null));
+        CompletableFuture<Void> sent = send(chainingProxy, null, new ChainRequest(ph, result, state, null), control);
         handOffs.track(sent.exceptionallyCompose(e -> {
             if (control.isCancelled()) {
                 return CompletableFuture.completedFuture(null);
@@ -715,7 +723,7 @@ public final class HopExecutor implements RequestHandler {
     private void handOn(ChainHeader h, String server, InetSocketAddress address, ChainRequest next,
                         List<String> path, List<ConsoleLine> consoleNow, List<HopTiming> timings, Credit pass,
                         HopControl control, Runnable unsent) {
-        CompletableFuture<Void> sent = send(server, address, next);
+        CompletableFuture<Void> sent = send(server, address, next, control);
         handOffs.track(sent.exceptionallyCompose(e -> {
             unsent.run();
             if (control.isCancelled()) {
@@ -733,9 +741,16 @@ public final class HopExecutor implements RequestHandler {
      * Sends the chain of {@code request} on to {@code server} (at {@code address}, or where the
      * resolver says if {@code null}), remembering where it went (its trail, for a cancel to follow);
      * fails with a {@link HopFailure} if the chain was cancelled here, or as {@link Node#forward} does.
+     * The request leaves with the time-to-heartbeat left to the hop that {@code control} controls,
+     * less the network allowance (paper 3.9).
      */
-    private CompletableFuture<Void> send(String server, InetSocketAddress address, ChainRequest request) {
+    private CompletableFuture<Void> send(String server, InetSocketAddress address, ChainRequest request,
+                                         HopControl control) {
         ChainHeader h = request.header();
+        if (h.heartbeat().isOn()) {
+            h = h.withHeartbeat(control.heartbeatForNext(System.nanoTime(), node.heartbeatAllowanceNanos()));
+            request = new ChainRequest(h, request.params(), request.state(), request.decodeError());
+        }
         if (!trails.forwarding(h, server, System.nanoTime())) {
             return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain " + h.origin() + "#"
                     + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));

@@ -149,6 +149,11 @@ final class HopReplies implements Replies {
         return half;
     }
 
+    /** Whether the hop has handed its chain on (next hop, result or error): it no longer holds the chain. */
+    public boolean handedOver() {
+        return handedOver.get();
+    }
+
     /**
      * The node is closing while this hop runs: if the hop has not handed over yet, takes that
      * hand-over (the hop's own will carry no credit) and returns the whole {@code credit}, to be

@@ -14,6 +14,7 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
@@ -28,6 +29,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,6 +83,7 @@ final class MergePoints {
         final long startNanos;
         ChainRequest open;
         final ChainRequest[] outcomes;
+        final long[] heartbeatDueNanos; // per arrived outcome whose chain sends heartbeats
         int arrived;
         Credit credit = Credit.ZERO;
         boolean dropped;
@@ -89,6 +92,7 @@ final class MergePoints {
             this.branches = branches;
             this.startNanos = startNanos;
             this.outcomes = new ChainRequest[branches];
+            this.heartbeatDueNanos = new long[branches];
         }
     }
 
@@ -270,6 +274,7 @@ final class MergePoints {
                     return refuse(h, "branch " + h.branch() + " ended twice");
                 }
                 m.outcomes[i] = request;
+                m.heartbeatDueNanos[i] = nowNanos + Math.max(0, h.heartbeat().remainingNanos());
                 m.arrived++;
             }
             m.credit = m.credit.plus(credit);
@@ -332,6 +337,9 @@ final class MergePoints {
         timings.add(new HopTiming(hop, nodeName, OUTCOME, nowNanos - m.startNanos, 0, 0, 0, nodeName));
         ChainHeader merged = open.onward(hop, path, console, timings, MERGED, mergeFunction, m.credit, open.metadata(),
                 last.budgetNanos()).with(mergeFunction, below);
+        if (last.heartbeat().isOn()) { // the parent branch resumes: its first heartbeat is due at once
+            merged = merged.withHeartbeat(new HeartbeatBudget(last.heartbeat().intervalNanos(), 0));
+        }
         if (mergeFunction.isNone()) {
             if (firstFailed >= 0) {
                 BranchOutcome failed = outcomes.get(firstFailed);
@@ -354,6 +362,27 @@ final class MergePoints {
         }
         return r.params() instanceof List<?> l && !l.isEmpty() && l.getFirst() instanceof Number n
                 ? ErrorCode.fromWire(n.intValue()) : ErrorCode.INTERNAL;
+    }
+
+    /**
+     * The merge host heartbeats for the branches that have arrived (paper 3.10): hands {@code send}
+     * the header of each arrived outcome whose heartbeat is due at {@code nowNanos} (outside this
+     * table's lock), and starts its next interval.
+     */
+    void sendDueHeartbeats(long nowNanos, Consumer<ChainHeader> send) {
+        List<ChainHeader> due = new ArrayList<>();
+        synchronized (this) {
+            for (Merge m : entries.values()) {
+                for (int i = 0; i < m.branches && !m.dropped; i++) {
+                    ChainRequest r = m.outcomes[i];
+                    if (r != null && r.header().heartbeat().isOn() && nowNanos - m.heartbeatDueNanos[i] >= 0) {
+                        m.heartbeatDueNanos[i] = nowNanos + r.header().heartbeat().intervalNanos();
+                        due.add(r.header());
+                    }
+                }
+            }
+        }
+        due.forEach(send);
     }
 
     /** Forgets every split of chain {@code origin#chainId} waiting here (it was cancelled). */

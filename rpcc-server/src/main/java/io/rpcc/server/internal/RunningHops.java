@@ -6,6 +6,7 @@ import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,10 +27,16 @@ final class RunningHops {
     static final class Hop {
         private final ChainHeader header;
         private final HopReplies replies;
+        private final HopControl control;
 
-        Hop(ChainHeader header, HopReplies replies) {
+        Hop(ChainHeader header, HopReplies replies, HopControl control) {
             this.header = header;
             this.replies = replies;
+            this.control = control;
+        }
+
+        HopControl control() {
+            return control;
         }
 
         ChainHeader header() {
@@ -67,7 +74,7 @@ final class RunningHops {
     /** A hop arrived; it counts until {@link #ran} has been called and its replies are quiet. */
     Hop arrived(ChainHeader header, HopControl control) {
         Hop hop = new Hop(header, new HopReplies(node, streams, trails, failures, handOffs, header,
-                control));
+                control), control);
         hops.add(hop);
         return hop;
     }
@@ -75,6 +82,21 @@ final class RunningHops {
     /** The hop's own code returned (its thread); it is done once its replies are quiet too. */
     void ran(Hop hop) {
         hop.replies().whenQuiet().whenComplete((v, e) -> hops.remove(hop));
+    }
+
+    /**
+     * Sends, at {@code nowNanos}, the heartbeats due for the hops that hold their chain here (arrived,
+     * not handed on, not cancelled), and starts their next interval (paper 3.9).
+     */
+    void sendDueHeartbeats(long nowNanos) {
+        for (Hop hop : hops) {
+            HopControl control = hop.control();
+            if (control.heartbeatDue(nowNanos) && !control.isCancelled() && !hop.replies().handedOver()) {
+                ChainHeader h = hop.header();
+                control.heartbeatSent(nowNanos);
+                node.sendHeartbeat(h, h.hop(), h.branch(), HeartbeatFrame.siblingsOf(h.branch(), h.returnStack()));
+            }
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
@@ -16,6 +17,7 @@ import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
@@ -73,7 +75,7 @@ public final class ChainOriginator {
     /** A chain in flight, as its originator sees it. */
     public static final class Pending {
         private final long id;
-        private final ChainSecret secret = ChainSecret.random();
+        private final ChainSecret secret;
         private final long startNanos = System.nanoTime();
         private final CompletableFuture<Arrival> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -82,9 +84,11 @@ public final class ChainOriginator {
         private final long budgetNanos;
         private Credit recovered = Credit.ZERO; // guarded by this
         private volatile ChainException failedAfterResult;
+        private volatile ChainLiveness liveness;
 
-        private Pending(long id, long budgetNanos, ReplySink sink) {
+        private Pending(long id, ChainSecret secret, long budgetNanos, ReplySink sink) {
             this.id = id;
+            this.secret = secret;
             this.budgetNanos = budgetNanos;
             this.sink = sink;
             this.window = sink.window();
@@ -127,6 +131,22 @@ public final class ChainOriginator {
             return sink;
         }
 
+        /**
+         * Watches the chain's heartbeats with {@code watch}: it is declared broken when a branch is
+         * silent too long (see {@link ChainOriginator#checkLiveness}).
+         */
+        public void watchLiveness(ChainLiveness watch) {
+            this.liveness = watch;
+        }
+
+        /** A frame of the chain arrived: a sign of life. */
+        private void heard() {
+            ChainLiveness l = liveness;
+            if (l != null) {
+                l.heard(System.nanoTime());
+            }
+        }
+
         /** Adds returned credit; true when the total is exactly one. */
         synchronized boolean recover(Credit credit) {
             recovered = recovered.plus(credit);
@@ -145,6 +165,8 @@ public final class ChainOriginator {
     private final AtomicLong nextId = new AtomicLong();
     private final ConcurrentMap<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong lateFrames = new AtomicLong();
+    private final AtomicLong lateHeartbeats = new AtomicLong();
+    private final AtomicLong broken = new AtomicLong();
     private final Refusals refusals;
     private final BiConsumer<Channel, Object> send;
     private volatile HashedWheelTimer timer;
@@ -188,8 +210,20 @@ public final class ChainOriginator {
      * node, the chain has ended already with the reason the node closed.
      */
     public Pending start(Duration timeout, long budgetNanos, ReplySink sink) {
-        long id = nextId.incrementAndGet();
-        Pending p = new Pending(id, budgetNanos, sink);
+        return register(new Pending(nextId.incrementAndGet(), ChainSecret.random(), budgetNanos, sink), timeout);
+    }
+
+    /**
+     * Registers a new run of chain {@code of} (same id and secret, so that the servers know it as the
+     * same chain: their trails and outcome caches), which must have ended here (it broke): the
+     * interactive run that diagnoses a broken chain, one step at a time. Otherwise as {@link #start}.
+     */
+    public Pending restart(Pending of, Duration timeout, long budgetNanos, ReplySink sink) {
+        return register(new Pending(of.id(), of.secret(), budgetNanos, sink), timeout);
+    }
+
+    private Pending register(Pending p, Duration timeout) {
+        long id = p.id();
         pending.put(id, p);
         Supplier<ChainException> closed = closedWith;
         if (closed != null) { // checked after the put: either this or close() ends the chain
@@ -250,6 +284,7 @@ public final class ChainOriginator {
     public void onResult(ChainResultFrame frame) {
         Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
+            p.heard();
             p.outcome().complete(new Arrival(frame, System.nanoTime()));
             recover(p, frame.credit());
         }
@@ -262,6 +297,7 @@ public final class ChainOriginator {
     public void onError(ChainErrorFrame frame) {
         Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
+            p.heard();
             ChainException e = frame.code().toException(frame.failure());
             if (!p.outcome().completeExceptionally(e) && !p.outcome().isCompletedExceptionally()
                     && p.failedAfterResult == null) {
@@ -277,6 +313,7 @@ public final class ChainOriginator {
         if (p == null) {
             return;
         }
+        p.heard();
         p.window.arrived(frame.chainId(), frame.hop(), frame.host(), from, frame.size());
         if (frame.decodeError() != null) {
             p.window.consumed(frame.size());
@@ -311,8 +348,79 @@ public final class ChainOriginator {
     public void onQuiet(QuietFrame frame) {
         Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
+            p.heard();
             recover(p, frame.credit());
         }
+    }
+
+    /**
+     * A heartbeat arrived (called on an event loop): the chain is alive on its branch. Heartbeats of
+     * chains that ended are dropped and counted ({@link #lateHeartbeats()}); forged ones are counted
+     * as forged frames.
+     */
+    public void onHeartbeat(HeartbeatFrame frame) {
+        Pending p = pending.get(frame.chainId());
+        if (p != null && p.secret().matches(frame.secret())) {
+            ChainLiveness l = p.liveness;
+            if (l != null) {
+                l.heartbeat(frame, System.nanoTime());
+            }
+        } else if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
+            refusals.count(Refusal.FORGED_FRAME);
+        } else {
+            lateHeartbeats.incrementAndGet();
+        }
+    }
+
+    /**
+     * Declares broken, at {@code nowNanos}, every chain whose result has not arrived and of which a
+     * branch has been silent for longer than its broken-after time: it ends at once with a
+     * {@link BrokenChainException} naming where it was last heard of (no cancel is sent: whoever
+     * diagnoses or retries the chain reuses its id).
+     */
+    public void checkLiveness(long nowNanos) {
+        for (Pending p : pending.values()) {
+            ChainLiveness l = p.liveness;
+            if (l == null || p.outcome().isDone()) {
+                continue;
+            }
+            ChainLiveness.Silence silence = l.silent(nowNanos);
+            if (silence != null && pending.remove(p.id(), p)) {
+                broken.incrementAndGet();
+                BrokenChainException e = brokenChain(p, silence, l.brokenAfterNanos());
+                p.outcome().completeExceptionally(e);
+                p.finished().completeExceptionally(e);
+            }
+        }
+    }
+
+    private BrokenChainException brokenChain(Pending p, ChainLiveness.Silence s, long brokenAfterNanos) {
+        String where = s.branch().isRoot() ? "the chain" : "its branch " + s.branch();
+        String last = s.heard() ? "it was last heard of at hop " + s.hop() + " on '" + s.host() + "'"
+                : s.branch().isRoot() ? "it never sent one since it was sent to '" + s.host() + "' for hop " + (s.hop() + 1)
+                : "it never sent one since the split after hop " + s.hop() + " (last heard of on '" + s.host() + "')";
+        String message = "chain " + chainId(p.id()) + " is broken: " + where + " sent no heartbeat for "
+                + TimeUnit.NANOSECONDS.toMillis(s.silentNanos()) + " ms (broken after "
+                + TimeUnit.NANOSECONDS.toMillis(brokenAfterNanos) + " ms); " + last + ". The node holding it crashed, "
+                + "was cut off or stalls: check that it runs and can be reached, then run the chain again";
+        return new BrokenChainException(new ChainFailure(ErrorCode.BROKEN_CHAIN.exceptionName(), message,
+                s.host() == null ? nodeName : s.host(), Math.max(0, s.hop()), List.of(), List.of(), List.of(),
+                List.of()));
+    }
+
+    /** Heartbeats that arrived for chains that had already ended. */
+    public long lateHeartbeats() {
+        return lateHeartbeats.get();
+    }
+
+    /** Chains declared broken (their heartbeats stopped). */
+    public long brokenChains() {
+        return broken.get();
+    }
+
+    /** The shared timer, while this node is started (for the node's periodic sweep). */
+    HashedWheelTimer timer() {
+        return timer;
     }
 
     /**

@@ -2,6 +2,7 @@ package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.HeartbeatBudget;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,11 +20,45 @@ public final class HopControl {
     private final long budgetNanos;
     private final List<Thread> threads = new ArrayList<>(2); // guarded by this; a thread once per enter
     private volatile boolean cancelled;
+    private final long heartbeatIntervalNanos; // 0: the chain sends no heartbeats
+    private volatile long heartbeatDueNanos;
 
     /** A hop whose request arrived at {@code arrivedNanos} with {@code budgetNanos} left (or {@link ChainHeader#NO_DEADLINE}). */
     public HopControl(long arrivedNanos, long budgetNanos) {
+        this(arrivedNanos, budgetNanos, HeartbeatBudget.NONE);
+    }
+
+    /**
+     * A hop whose request arrived at {@code arrivedNanos} with {@code budgetNanos} left (or
+     * {@link ChainHeader#NO_DEADLINE}) and {@code heartbeat} as its time-to-heartbeat.
+     */
+    public HopControl(long arrivedNanos, long budgetNanos, HeartbeatBudget heartbeat) {
         this.arrivedNanos = arrivedNanos;
         this.budgetNanos = budgetNanos;
+        this.heartbeatIntervalNanos = heartbeat.intervalNanos();
+        this.heartbeatDueNanos = arrivedNanos + Math.max(0, heartbeat.remainingNanos());
+    }
+
+    /** Whether the hop's chain sends heartbeats and one is due at {@code nowNanos} (paper 3.9). */
+    public boolean heartbeatDue(long nowNanos) {
+        return heartbeatIntervalNanos > 0 && nowNanos - heartbeatDueNanos >= 0;
+    }
+
+    /** A heartbeat was sent at {@code nowNanos}: the next is due one interval later. */
+    public void heartbeatSent(long nowNanos) {
+        heartbeatDueNanos = nowNanos + heartbeatIntervalNanos;
+    }
+
+    /**
+     * The time-to-heartbeat to send the chain on with at {@code nowNanos}: what is left here less
+     * the network allowance of one crossing, as {@link NextHopDecision#lessAllowance} counts a budget down.
+     */
+    public HeartbeatBudget heartbeatForNext(long nowNanos, long allowanceNanos) {
+        if (heartbeatIntervalNanos == 0) {
+            return HeartbeatBudget.NONE;
+        }
+        return new HeartbeatBudget(heartbeatIntervalNanos,
+                NextHopDecision.lessAllowance(heartbeatDueNanos - nowNanos, allowanceNanos));
     }
 
     /** Nanoseconds left of the chain's deadline at {@code nowNanos}, or {@link ChainHeader#NO_DEADLINE}. */

@@ -217,7 +217,15 @@ public final class NextHopDecision {
         if (remainingNanos == ChainHeader.NO_DEADLINE) {
             return remainingNanos;
         }
+        return lessAllowance(remainingNanos, allowanceNanos);
+    }
+
+    /**
+     * A budget ({@code remainingNanos} left here: of the deadline, or the time-to-heartbeat) as it
+     * leaves for another node: less {@code allowanceNanos} for the crossing; a spent budget stays spent.
+     */
+    public static long lessAllowance(long remainingNanos, long allowanceNanos) {
         long next = remainingNanos - allowanceNanos;
-        return next > remainingNanos ? Long.MIN_VALUE / 2 : next; // a spent budget stays spent
+        return next > remainingNanos ? Long.MIN_VALUE / 2 : next;
     }
 }

@@ -29,6 +29,8 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HeartbeatBudget;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
@@ -86,12 +88,14 @@ public final class Node implements InboundListener, AutoCloseable {
      * @param pipelineCustomizer what the user adds to every connection's pipeline
      * @param deadlineNetworkAllowance what a chain's budget loses, besides this node's own time, each time
      *     this node sends it on (the crossing to the next node)
+     * @param heartbeatNetworkAllowance what a chain's time-to-heartbeat loses, besides this node's own
+     *     time, each time this node sends it on (paper 3.9: 200 ms)
      */
     public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
                            Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
                            NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer,
-                           Duration deadlineNetworkAllowance) {
+                           Duration deadlineNetworkAllowance, Duration heartbeatNetworkAllowance) {
     }
 
     /** Where a node is in its life: built, started, draining ({@link #shutdown}), closed. */
@@ -103,6 +107,7 @@ public final class Node implements InboundListener, AutoCloseable {
     private final ChainOriginator originator;
     private final RequestHandler requests;
     private final Refusals refusals;
+    private volatile LivenessSweep sweep;
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
     /**
@@ -142,9 +147,31 @@ public final class Node implements InboundListener, AutoCloseable {
                                           ChainingFunctionSource cf, ChainState state, Metadata metadata,
                                           Duration timeout, Instant deadline, int hop, int maxHops, List<String> path,
                                           ChainOriginator.ReplySink sink, BranchId branch) {
+        return launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, hop, maxHops, path, sink,
+                branch, HeartbeatPolicy.OFF, null);
+    }
+
+    /**
+     * As {@link #launch(String, String, Object, ChainingFunctionSource, ChainState, Metadata, Duration, Instant, int, int, List, ChainOriginator.ReplySink, BranchId)},
+     * watching the chain's heartbeats as {@code heartbeats} says (paper 3.9); if {@code rerunOf} is
+     * not {@code null}, as a new run of that chain, which has ended here (same id and secret: see
+     * {@link ChainOriginator#restart}).
+     */
+    public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
+                                          ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                          Duration timeout, Instant deadline, int hop, int maxHops, List<String> path,
+                                          ChainOriginator.ReplySink sink, BranchId branch, HeartbeatPolicy heartbeats,
+                                          ChainOriginator.Pending rerunOf) {
         requireStarted();
         long budget = budgetNanos(timeout, deadline);
-        ChainOriginator.Pending p = originator.start(timeout, budget, sink);
+        ChainOriginator.Pending p = rerunOf == null ? originator.start(timeout, budget, sink)
+                : originator.restart(rerunOf, timeout, budget, sink);
+        HeartbeatBudget heartbeat = HeartbeatBudget.NONE;
+        if (heartbeats.isOn()) {
+            p.watchLiveness(new ChainLiveness(branch, hop, server, heartbeats.brokenAfterNanos(), System.nanoTime()));
+            heartbeat = new HeartbeatBudget(heartbeats.intervalNanos(),
+                    NextHopDecision.lessAllowance(heartbeats.intervalNanos(), heartbeatAllowanceNanos()));
+        }
         p.finished().whenComplete((v, e) -> {
             if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException) {
                 long left = p.remainingNanos(System.nanoTime());
@@ -155,7 +182,7 @@ public final class Node implements InboundListener, AutoCloseable {
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
         ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
                 List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), branch,
-                budget - allowanceNanos());
+                budget - allowanceNanos(), heartbeat);
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);
@@ -183,6 +210,27 @@ public final class Node implements InboundListener, AutoCloseable {
     /** What a chain's budget loses per crossing, besides the sender's own time. */
     public long allowanceNanos() {
         return settings.deadlineNetworkAllowance().toNanos();
+    }
+
+    /** What a chain's time-to-heartbeat loses per crossing, besides the sender's own time. */
+    public long heartbeatAllowanceNanos() {
+        return settings.heartbeatNetworkAllowance().toNanos();
+    }
+
+    /**
+     * Tells the top-level originator of the chain of {@code h} that the chain is alive at hop
+     * {@code hop} on {@code branch}, whose levels' sibling counts are {@code siblings} (paper 3.9,
+     * 3.10); resolves the originator's name (call off the event loops). A heartbeat that cannot be
+     * sent is dropped (the next one may get through; the originator tells a broken chain by silence).
+     */
+    public void sendHeartbeat(ChainHeader h, int hop, BranchId branch, List<Integer> siblings) {
+        HeartbeatFrame frame = new HeartbeatFrame(h.chainId(), h.secret(), hop, name(), branch, siblings);
+        transport.send(h.origin(), addressOf(h.originator()), frame).whenComplete((v, e) -> {
+            if (e != null) {
+                log.debug("cannot send a heartbeat of chain {}#{} to '{}': {}", h.origin(), h.chainId(), h.origin(),
+                        unwrap(e).getMessage());
+            }
+        });
     }
 
     /**
@@ -251,6 +299,8 @@ public final class Node implements InboundListener, AutoCloseable {
         }
         settings.functions().open();
         originator.open();
+        sweep = new LivenessSweep(originator, requests, executor(), originator.timer());
+        sweep.start();
         try {
             return transport.start();
         } catch (RuntimeException e) {
@@ -391,6 +441,11 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     @Override
+    public void onHeartbeat(HeartbeatFrame heartbeat) {
+        originator.onHeartbeat(heartbeat);
+    }
+
+    @Override
     public void onCancel(CancelFrame cancel) {
         if (!requests.cancel(cancel)) {
             refusals.count(Refusal.FORGED_FRAME);
@@ -492,6 +547,10 @@ public final class Node implements InboundListener, AutoCloseable {
         State was = state.getAndSet(State.CLOSED);
         if (was == State.CLOSED) {
             return;
+        }
+        LivenessSweep s = sweep;
+        if (s != null) {
+            s.stop();
         }
         if (was != State.NEW) {
             try {

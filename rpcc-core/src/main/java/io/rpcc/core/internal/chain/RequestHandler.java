@@ -58,4 +58,12 @@ public interface RequestHandler {
     default boolean relay(Object frame, Channel from) {
         return false;
     }
+
+    /**
+     * Sends, at {@code nowNanos}, the heartbeats that are due for the chains this node holds (hops
+     * running here, branch outcomes waiting for their merge); called by the node's periodic sweep,
+     * off the event loops.
+     */
+    default void sendDueHeartbeats(long nowNanos) {
+    }
 }

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.transport;
 
 import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.netty.channel.Channel;
@@ -36,4 +37,7 @@ public interface InboundListener {
     void onWindowUpdate(WindowUpdateFrame update, Channel from);
     /** The originator of a chain cancelled it (the notice comes from the node before this one on its trail). */
     void onCancel(CancelFrame cancel);
+
+    /** A heartbeat of a chain this node started: the chain is alive on the branch it names. */
+    void onHeartbeat(HeartbeatFrame heartbeat);
 }

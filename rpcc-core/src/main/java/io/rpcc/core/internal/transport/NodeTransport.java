@@ -32,6 +32,7 @@ import io.rpcc.core.NodeTls;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.lifecycle.SharedResource;
 import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
@@ -498,6 +499,7 @@ public final class NodeTransport implements AutoCloseable {
                 case ReplyFrame r -> listener.onReply(r, ctx.channel());
                 case QuietFrame q -> listener.onQuiet(q);
                 case CancelFrame c -> listener.onCancel(c);
+                case HeartbeatFrame f -> listener.onHeartbeat(f);
                 case WindowUpdateFrame w -> listener.onWindowUpdate(w, ctx.channel());
                 case Hello h -> onHello(ctx.channel(), h);
                 case FrameDecoder.MalformedFrame m -> onMalformed(ctx, m.reason());

@@ -35,14 +35,26 @@ import org.jspecify.annotations.Nullable;
  * @param budgetNanos what is left of the chain's deadline when the request leaves its sender, in
  *     nanoseconds (zero or less: expired), or {@link #NO_DEADLINE}; a budget, not a time, so that the
  *     nodes' clocks need not agree
+ * @param heartbeat the chain's time-to-heartbeat when the request leaves its sender (paper 3.9), or
+ *     {@link HeartbeatBudget#NONE}
  */
 public record ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop, int maxHops,
                           List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
                           String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
                           NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
-                          long budgetNanos) {
+                          long budgetNanos, HeartbeatBudget heartbeat) {
     /** The budget of a chain without a deadline. */
     public static final long NO_DEADLINE = Long.MAX_VALUE;
+
+    /** A header of a chain that sends no heartbeats. */
+    public ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop,
+                       int maxHops, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
+                       String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
+                       NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
+                       long budgetNanos) {
+        this(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings, serviceFunction,
+                chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos, HeartbeatBudget.NONE);
+    }
 
     /** The originator's address. */
     public NodeAddress originator() {
@@ -58,7 +70,7 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
                               Credit nextCredit, Metadata nextMetadata, long nextBudgetNanos) {
         return new ChainHeader(chainId, secret, origin, originHost, originPort, nextHop, maxHops, pathSoFar, consoleSoFar,
                 timingsSoFar, nextService, nextChaining, nextCredit, replyTo, nextMetadata, returnStack, branch,
-                nextBudgetNanos);
+                nextBudgetNanos, heartbeat);
     }
 
     /**
@@ -72,7 +84,8 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
         ReturnPoint sub = innermostSubChain(nextStack);
         NodeAddress nextReplyTo = sub != null && sub.repliesToCreator() ? sub.node() : originator();
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, nextChaining, credit, nextReplyTo, metadata, List.copyOf(nextStack), branch, budgetNanos);
+                serviceFunction, nextChaining, credit, nextReplyTo, metadata, List.copyOf(nextStack), branch, budgetNanos,
+                heartbeat);
     }
 
     /**
@@ -97,6 +110,13 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
     /** This header on branch {@code nextBranch} (a split's branch, or the parent branch a merge goes on with). */
     public ChainHeader withBranch(BranchId nextBranch) {
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, nextBranch, budgetNanos);
+                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, nextBranch, budgetNanos,
+                heartbeat);
+    }
+
+    /** This header with {@code next} as its time-to-heartbeat (as the request leaves this node). */
+    public ChainHeader withHeartbeat(HeartbeatBudget next) {
+        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
+                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos, next);
     }
 }

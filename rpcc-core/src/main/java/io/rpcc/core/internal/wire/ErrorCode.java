@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.wire;
 
+import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
@@ -57,7 +58,8 @@ public enum ErrorCode {
     NODE_SHUTTING_DOWN(NodeShuttingDownException.class, NodeShuttingDownException::new),
     DEADLINE_EXCEEDED(DeadlineExceededException.class, DeadlineExceededException::new),
     CANCELLED(ChainCancelledException.class, ChainCancelledException::new),
-    SUB_CHAIN(SubChainException.class, SubChainException::new);
+    SUB_CHAIN(SubChainException.class, SubChainException::new),
+    BROKEN_CHAIN(BrokenChainException.class, BrokenChainException::new);
 
     private static final ErrorCode[] BY_NUMBER = byNumber();
 

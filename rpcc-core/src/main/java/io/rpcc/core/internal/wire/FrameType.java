@@ -18,6 +18,8 @@ package io.rpcc.core.internal.wire;
  *                  (reply flow control; kind 0: the originator grants room to the stream (hop, host),
  *                  kind 1: the stream gives room back and, if want &gt; 0, waits for a reply of want bytes)
  * CANCEL  := chain origin:string budget                             (originator, then along the chain's trail)
+ * HEARTBEAT := chain hop:varint host depth:varint (index:varint siblings:varint)*
+ *              (the node holding a chain, to its top-level originator: the chain is alive on that branch)
  * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
  * budget  := present:int8 [remainingNanos:varlong zigzag]          (0: no deadline; else nanoseconds left, &lt;= 0: expired)
@@ -30,7 +32,7 @@ package io.rpcc.core.internal.wire;
  * failure to decode the user values that follow to the chain's originator.
  */
 public enum FrameType {
-    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8);
+    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8), HEARTBEAT(9);
 
     /** The protocol version this build speaks: the version byte of every frame after the HELLO. */
     public static final byte PROTOCOL_VERSION = 3;
@@ -64,6 +66,7 @@ public enum FrameType {
             case 6 -> QUIET;
             case 7 -> WINDOW_UPDATE;
             case 8 -> CANCEL;
+            case 9 -> HEARTBEAT;
             default -> null;
         };
     }

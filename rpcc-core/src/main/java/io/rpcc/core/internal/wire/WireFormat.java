@@ -109,6 +109,7 @@ public final class WireFormat {
                         out.writeVarLong(w.bytes(), true);
                         out.writeVarLong(w.wantBytes(), true);
                     }
+                    case HeartbeatFrame f -> writeHeartbeatFrame(out, f);
                     case CancelFrame c -> {
                         out.writeByte(FrameType.CANCEL.wire());
                         writeChain(out, c.chainId(), c.secret());
@@ -169,6 +170,7 @@ public final class WireFormat {
         writeReturnStack(kryo, out, h.returnStack());
         writeBranch(out, h.branch());
         writeBudget(out, h.budgetNanos());
+        writeHeartbeat(out, h.heartbeat());
     }
 
     /** Reply-to tag: replies go to the originator, whose address the header already holds. */
@@ -252,6 +254,67 @@ public final class WireFormat {
             out.writeByte(1);
             out.writeVarLong(budgetNanos, false);
         }
+    }
+
+    /** Header field 19: {@code present:int8 [interval:varlong remaining:zigzag-varlong]}. */
+    private static void writeHeartbeat(Output out, HeartbeatBudget hb) {
+        if (!hb.isOn()) {
+            out.writeByte(0);
+        } else {
+            out.writeByte(1);
+            out.writeVarLong(hb.intervalNanos(), true);
+            out.writeVarLong(hb.remainingNanos(), false);
+        }
+    }
+
+    private static HeartbeatBudget readHeartbeat(Input in) {
+        return switch (in.readByte()) {
+            case 0 -> HeartbeatBudget.NONE;
+            case 1 -> {
+                long interval = in.readVarLong(true);
+                if (interval <= 0) {
+                    throw new HopFailure(ErrorCode.MALFORMED_FRAME, "heartbeat interval " + interval + " is not positive");
+                }
+                yield new HeartbeatBudget(interval, in.readVarLong(false));
+            }
+            default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown heartbeat tag");
+        };
+    }
+
+    private static void writeHeartbeatFrame(Output out, HeartbeatFrame f) {
+        out.writeByte(FrameType.HEARTBEAT.wire());
+        writeChain(out, f.chainId(), f.secret());
+        out.writeVarInt(f.hop(), true);
+        out.writeString(f.host());
+        out.writeVarInt(f.branch().depth(), true);
+        for (int i = 0; i < f.branch().depth(); i++) {
+            out.writeVarInt(f.branch().indexes().get(i), true);
+            out.writeVarInt(f.siblings().get(i), true);
+        }
+    }
+
+    private static HeartbeatFrame readHeartbeatFrame(Input in) {
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        int hop = in.readVarInt(true);
+        String host = in.readString();
+        int depth = count(in);
+        if (host == null || depth > BranchId.MAX_DEPTH) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "HEARTBEAT frame without host or " + depth
+                    + " levels deep (at most " + BranchId.MAX_DEPTH + ")");
+        }
+        int[] indexes = new int[depth];
+        List<Integer> siblings = new ArrayList<>(depth);
+        for (int i = 0; i < depth; i++) {
+            indexes[i] = in.readVarInt(true);
+            int n = in.readVarInt(true);
+            if (indexes[i] < 0 || n < 0 || (n > 0 && indexes[i] > n)) {
+                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "HEARTBEAT frame with branch index " + indexes[i]
+                        + " of " + n);
+            }
+            siblings.add(n);
+        }
+        return new HeartbeatFrame(chainId, secret, hop, host, BranchId.of(indexes), siblings);
     }
 
     private static long readBudget(Input in) {
@@ -448,6 +511,7 @@ public final class WireFormat {
                     case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in));
                     case WINDOW_UPDATE -> readWindowUpdate(in);
                     case CANCEL -> readCancel(in);
+                    case HEARTBEAT -> readHeartbeatFrame(in);
                 };
             } catch (HopFailure e) {
                 throw e;
@@ -458,7 +522,7 @@ public final class WireFormat {
             boolean newerHello = message instanceof Hello h && h.versions().max() > VersionRange.SUPPORTED.max();
             if (in.position() != in.limit() && !newerHello && (message instanceof Hello || message instanceof QuietFrame
                     || message instanceof ChainErrorFrame || message instanceof CancelFrame
-                    || message instanceof WindowUpdateFrame)) {
+                    || message instanceof WindowUpdateFrame || message instanceof HeartbeatFrame)) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
@@ -486,7 +550,7 @@ public final class WireFormat {
             header = new ChainHeader(header.chainId(), header.secret(), header.origin(), header.originHost(),
                     header.originPort(), header.hop(), header.maxHops(), header.path(), header.console(),
                     header.timings(), header.serviceFunction(), header.chainingFunction(), header.credit(),
-                    header.replyTo(), metadata, stack, readBranch(in, stack), readBudget(in));
+                    header.replyTo(), metadata, stack, readBranch(in, stack), readBudget(in), readHeartbeat(in));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");

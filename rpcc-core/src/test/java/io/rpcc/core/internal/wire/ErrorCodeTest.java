@@ -50,6 +50,7 @@ class ErrorCodeTest {
         m.put(ChainErrorCode.NODE_CLOSED, 21);
         m.put(ChainErrorCode.NODE_SHUTTING_DOWN, 22);
         m.put(ChainErrorCode.SUB_CHAIN, 23);
+        m.put(ChainErrorCode.BROKEN_CHAIN, 24);
         return m;
     }
 
@@ -95,7 +96,7 @@ class ErrorCodeTest {
                     "a failure its node marked as of the moment is retryable: " + kind);
         }
         assertEquals(EnumSet.of(ChainErrorCode.HOP_UNREACHABLE, ChainErrorCode.REPOSITORY_UNAVAILABLE,
-                ChainErrorCode.NODE_SHUTTING_DOWN), retryable);
+                ChainErrorCode.NODE_SHUTTING_DOWN, ChainErrorCode.BROKEN_CHAIN), retryable);
         ChainException version = ErrorCode.PROTOCOL_VERSION.toException(failure(FailureFields.NONE));
         assertInstanceOf(ProtocolVersionException.class, version);
         assertFalse(version.isRetryable(), "a subtype of HopUnreachableException, but configuration: not retryable");

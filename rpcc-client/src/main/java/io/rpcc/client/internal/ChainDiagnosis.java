@@ -1,0 +1,106 @@
+package io.rpcc.client.internal;
+
+import io.rpcc.core.BrokenChainException;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainTimeoutException;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopTiming;
+import io.rpcc.core.HopUnreachableException;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.internal.chain.ChainOriginator;
+import io.rpcc.core.internal.chain.HeartbeatPolicy;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.wire.ErrorCode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The diagnosis of a broken chain (paper 3.9: "upon a second timeout, a client executes the RPC
+ * chain in interactive mode to determine exactly at which node the chain stopped"): the client runs
+ * the chain again as an {@link InteractiveChain}, playing every role (it runs each chaining function
+ * and is every merge host), one step at a time, with heartbeats watched as for the chain. Each step
+ * carries the broken chain's id, secret and hop number, so that servers that keep the outcomes of
+ * the hops they ran replay them instead of running side effects again. The step that cannot be
+ * reached, or that sends no heartbeat for the broken-after time, is where the chain stops: the call
+ * fails with a {@link BrokenChainException} naming that hop, its service function and its host. If
+ * every step answers (the break was transient), the call succeeds with the chain's result; a failure
+ * of the chain itself (a service function that throws) is the call's failure.
+ *
+ * <p>This is one piece on purpose: automatic retry calls it for the last attempt, after
+ * retransmissions of the chain broke too.
+ */
+public final class ChainDiagnosis {
+    private final InteractiveChain interactive;
+
+    /** Diagnoses with {@code interactive}, the client's interactive chains. */
+    public ChainDiagnosis(InteractiveChain interactive) {
+        this.interactive = interactive;
+    }
+
+    /**
+     * Runs the chain that {@code broken} started ({@code serviceFunction} at {@code server} with
+     * {@code params}, then {@code cf} with {@code state}) again in interactive mode, as new runs of
+     * {@code broken}; {@code detected} is how its break was detected. Completes with the chain's
+     * result, or fails with a {@link BrokenChainException} naming the hop where it stops (or, if the
+     * call's {@code timeout} runs out first, with {@code detected}), or with the chain's own failure.
+     */
+    public CompletableFuture<ChainResult> diagnose(ChainOriginator.Pending broken, BrokenChainException detected,
+                                                   String server, String serviceFunction, Object params,
+                                                   ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                                   Duration timeout, Instant deadline, int maxHops,
+                                                   HeartbeatPolicy heartbeats) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            return CompletableFuture.failedFuture(detected);
+        }
+        return interactive.start(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
+                new StepMode(heartbeats, broken)).handle((r, e) -> {
+                    if (e == null) {
+                        return CompletableFuture.completedFuture(r);
+                    }
+                    Throwable cause = Node.unwrap(e);
+                    if (cause instanceof ChainTimeoutException) { // out of time before it found the hop
+                        detected.addSuppressed(cause);
+                        return CompletableFuture.<ChainResult>failedFuture(detected);
+                    }
+                    return CompletableFuture.<ChainResult>failedFuture(cause);
+                }).thenCompose(f -> f);
+    }
+
+    /**
+     * What the failure {@code e} of the interactive step that ran hop {@code hop}
+     * ({@code serviceFunction} at {@code server}, after {@code path}) means: a step that went silent
+     * is where the chain stops, and so, when diagnosing ({@code mode}), is a step whose server could
+     * not be reached; both become a {@link BrokenChainException} naming that hop. Any other failure
+     * is the chain's own, returned as it is.
+     */
+    static ChainException whereItStops(ChainException e, int hop, String server, String serviceFunction,
+                                       List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
+                                       StepMode mode) {
+        String at = "hop " + hop + " ('" + serviceFunction + "' at '" + server + "')";
+        String what;
+        if (e instanceof BrokenChainException) {
+            what = at + " did not answer and sent no heartbeat for " + TimeUnit.NANOSECONDS.toMillis(
+                    mode.heartbeats().brokenAfterNanos()) + " ms: '" + server + "' crashed, was cut off or stalls";
+        } else if (mode.diagnosing() && e instanceof HopUnreachableException && e.hop() == 0) {
+            what = "'" + server + "' cannot be reached for " + at + " (" + e.remoteMessage() + ")";
+        } else {
+            return e;
+        }
+        String chain = mode.diagnosing() ? "the broken chain, run again step by step to find where it stops,"
+                : "the interactive chain";
+        String message = chain + " stops at " + at + ": " + what + ". Check that '" + server + "' runs and that this "
+                + "client and the hop before can reach it, then run the chain again (the failure is retryable)";
+        List<String> stoppedAt = new ArrayList<>(path);
+        stoppedAt.add(server);
+        return new BrokenChainException(new ChainFailure(ErrorCode.BROKEN_CHAIN.exceptionName(), message, server, hop,
+                stoppedAt, List.of(), List.copyOf(console), List.copyOf(timings)), serviceFunction, e);
+    }
+}

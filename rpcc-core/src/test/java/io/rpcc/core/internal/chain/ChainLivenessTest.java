@@ -1,0 +1,79 @@
+package io.rpcc.core.internal.chain;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.core.BranchId;
+import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** How the originator tells from heartbeats which branches of a chain it expects, and when the chain is broken. */
+class ChainLivenessTest {
+    static final long S = TimeUnit.SECONDS.toNanos(1);
+    static final ChainSecret SECRET = ChainSecret.random();
+
+    private static HeartbeatFrame beat(int hop, BranchId b, Integer... siblings) {
+        return new HeartbeatFrame(1, SECRET, hop, "n" + hop, b, List.of(siblings));
+    }
+
+    @Test
+    void aChainIsBrokenOnlyWhenSilentLongerThanBrokenAfter() {
+        ChainLiveness l = new ChainLiveness(BranchId.root(), 1, "s1", 6 * S, 0);
+        assertNull(l.silent(6 * S));
+        ChainLiveness.Silence s = l.silent(6 * S + 1);
+        assertNotNull(s);
+        assertFalse(s.heard());
+        assertEquals("s1", s.host());
+        l.heartbeat(beat(2, BranchId.root()), 5 * S);
+        assertNull(l.silent(11 * S));
+        l.heard(10 * S); // a reply or QUIET: a sign of life while the chain has not split
+        assertNull(l.silent(16 * S));
+        s = l.silent(16 * S + 1);
+        assertEquals(2, s.hop());
+        assertEquals("n2", s.host());
+        assertTrue(s.heard());
+    }
+
+    @Test
+    void aSplitMakesEveryBranchExpectedAndASilentBranchBreaksTheChainWhileItsSiblingsBeat() {
+        ChainLiveness l = new ChainLiveness(BranchId.root(), 1, "s1", 6 * S, 0);
+        l.heartbeat(beat(1, BranchId.root()), S);
+        l.heartbeat(beat(2, BranchId.of(1), 3), 2 * S);
+        assertEquals(Set.of(BranchId.of(1), BranchId.of(2), BranchId.of(3)), Set.copyOf(l.expected()));
+        for (long t = 3; t <= 9; t++) {
+            l.heartbeat(beat(2, BranchId.of(1), 3), t * S);
+            l.heartbeat(beat(3, BranchId.of(3), 3), t * S);
+        }
+        l.heard(9 * S); // replies do not speak for a split chain's branches
+        ChainLiveness.Silence s = l.silent(8 * S + 1);
+        assertNotNull(s, "branch 2 never beat since the split was learnt at 2 s");
+        assertEquals(BranchId.of(2), s.branch());
+        assertFalse(s.heard());
+    }
+
+    @Test
+    void aMergeMakesTheParentExpectedAgainAndStaleHeartbeatsChangeNothing() {
+        ChainLiveness l = new ChainLiveness(BranchId.root(), 1, "s1", 6 * S, 0);
+        l.heartbeat(beat(3, BranchId.of(1, 2), 2, 2), S); // nested split learnt at once
+        assertEquals(Set.of(BranchId.of(1, 1), BranchId.of(1, 2), BranchId.of(2)), Set.copyOf(l.expected()));
+        l.heartbeat(beat(1, BranchId.root()), S); // the splitting hop's, overtaken: stale
+        assertEquals(3, l.expected().size());
+        l.heartbeat(beat(4, BranchId.of(1), 2), 2 * S); // the inner merge
+        assertEquals(Set.of(BranchId.of(1), BranchId.of(2)), Set.copyOf(l.expected()));
+        l.heartbeat(beat(3, BranchId.of(1, 1), 2, 2), 2 * S); // a branch heartbeat sent before that merge: stale
+        assertEquals(Set.of(BranchId.of(1), BranchId.of(2)), Set.copyOf(l.expected()));
+        l.heartbeat(beat(5, BranchId.root()), 3 * S); // the outer merge
+        assertEquals(List.of(BranchId.root()), l.expected());
+        l.heartbeat(beat(5, BranchId.of(2), 2), 3 * S); // the merge host's last heartbeat for branch 2: stale
+        assertEquals(List.of(BranchId.root()), l.expected());
+        l.heartbeat(beat(7, BranchId.of(2), 2), 4 * S); // a new split after the merge
+        assertEquals(Set.of(BranchId.of(1), BranchId.of(2)), Set.copyOf(l.expected()));
+    }
+}
