@@ -1,5 +1,6 @@
 package io.rpcc.client.internal;
 
+import io.rpcc.client.RetryPolicy;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
@@ -17,8 +18,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Starts chains at the originator (paper Fig. 3, steps 1 and 2) and turns what comes back into a
@@ -28,10 +31,14 @@ import java.util.concurrent.CompletionException;
  */
 public final class ChainLauncher {
     private final Node node;
+    private final RetryTokens retryTokens;
+    private final FailedChains failedChains = new FailedChains();
+    private final AtomicLong retries = new AtomicLong();
 
-    /** A launcher for chains started by {@code node}. */
-    public ChainLauncher(Node node) {
+    /** A launcher for chains started by {@code node}, whose retries take tokens from {@code retryTokens}. */
+    public ChainLauncher(Node node, RetryTokens retryTokens) {
         this.node = node;
+        this.retryTokens = retryTokens;
     }
 
     /** The node. */
@@ -46,20 +53,55 @@ public final class ChainLauncher {
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                               Duration timeout, Instant deadline, int maxHops) {
+                                               Duration timeout, Instant deadline, int maxHops, RetryPolicy retry) {
+        return start(new ChainAttempts.Call(server, serviceFunction, params, cf, state, metadata, maxHops), timeout,
+                deadline, retry, null);
+    }
+
+    /**
+     * Sends the chain that failed with {@code failure} again (same id and secret, so that its servers
+     * replay the outcomes they kept of its hops), with {@code timeout} and {@code deadline}, retrying
+     * as {@code retry} says; as {@link #start(String, String, Object, ChainingFunctionSource, ChainState,
+     * Metadata, Duration, Instant, int, RetryPolicy)} otherwise.
+     *
+     * @throws IllegalArgumentException if {@code failure} is not the failure of a chain this client
+     *     started in chain mode and still remembers ({@link FailedChains})
+     */
+    public CompletableFuture<ChainResult> retransmit(ChainException failure, Duration timeout, Instant deadline,
+                                                     RetryPolicy retry) {
+        FailedChains.Failed failed = failedChains.take(failure);
+        return start(failed.call(), timeout, deadline, retry, failed.last());
+    }
+
+    /** The id of the chain that failed with {@code failure}, as servers and logs name it, if this client remembers it. */
+    public Optional<String> chainIdOf(ChainException failure) {
+        return failedChains.lastAttempt(failure).map(p -> node.originator().chainId(p.id()));
+    }
+
+    private CompletableFuture<ChainResult> start(ChainAttempts.Call call, Duration timeout, Instant deadline,
+                                                 RetryPolicy retry, ChainOriginator.Pending earlier) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
-                maxHops, List.of(), (value, hop, host, from) -> collected.add(value));
-        CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> cancel(p, "its future was cancelled"));
-        whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
-                arrival.arrivedNanos() - p.startNanos(), false).withReplies(collected)).whenComplete((r, e) -> {
+        ChainAttempts attempts = ChainAttempts.start(node, call, timeout, deadline, retry, retryTokens,
+                (value, hop, host, from) -> collected.add(value), retries, earlier);
+        CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> attempts.cancel("its future was cancelled"));
+        attempts.last().thenCompose(p -> whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
+                arrival.arrivedNanos() - attempts.startNanos(), false).withReplies(collected)).whenComplete((r, e) -> {
                     if (e == null) {
                         out.complete(r);
                     } else {
-                        out.completeExceptionally(Node.unwrap(e));
+                        Throwable cause = Node.unwrap(e);
+                        if (cause instanceof ChainException ce && ce.isRetryable()) {
+                            failedChains.remember(ce, call, p);
+                        }
+                        out.completeExceptionally(cause);
                     }
-                });
+                }));
         return out;
+    }
+
+    /** Chains sent again by a retry policy (not counting those the application sent again). */
+    public long retries() {
+        return retries.get();
     }
 
     /**
@@ -77,22 +119,29 @@ public final class ChainLauncher {
      */
     public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
                                      ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                     Duration timeout, Instant deadline, int maxHops) {
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
-                maxHops, List.of(), replies.sink());
-        p.outcome().whenComplete((arrival, e) -> {
-            if (e == null) {
-                try {
-                    replies.resultArrived(toResult(arrival.frame(), arrival.arrivedNanos() - p.startNanos(), false));
-                } catch (ChainException bad) {
-                    replies.resultFailed(bad);
+                                     Duration timeout, Instant deadline, int maxHops, RetryPolicy retry) {
+        ChainAttempts attempts = ChainAttempts.start(node, new ChainAttempts.Call(server, serviceFunction, params, cf,
+                state, metadata, maxHops), timeout, deadline, retry, retryTokens, replies.sink(), retries, null);
+        attempts.last().whenComplete((p, never) -> {
+            p.outcome().whenComplete((arrival, e) -> {
+                if (e == null) {
+                    try {
+                        replies.resultArrived(toResult(arrival.frame(), arrival.arrivedNanos() - attempts.startNanos(),
+                                false));
+                    } catch (ChainException bad) {
+                        replies.resultFailed(bad);
+                    }
+                } else {
+                    replies.resultFailed(Node.unwrap(e));
                 }
-            } else {
-                replies.resultFailed(Node.unwrap(e));
-            }
+            });
+            p.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
         });
-        p.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
-        return () -> node.cancel(p, "ReplySet.cancel()");
+        return () -> {
+            Throwable why = attempts.cancel("ReplySet.cancel()");
+            replies.resultFailed(why);
+            replies.finished(why);
+        };
     }
 
     /**

@@ -144,7 +144,30 @@ public final class Node implements InboundListener, AutoCloseable {
                                           ChainOriginator.ReplySink sink, BranchId branch) {
         requireStarted();
         long budget = budgetNanos(timeout, deadline);
-        ChainOriginator.Pending p = originator.start(timeout, budget, sink);
+        return send(originator.start(timeout, budget, sink), budget, server, serviceFunction, params, cf, state,
+                metadata, hop, maxHops, path, branch);
+    }
+
+    /**
+     * Sends chain {@code earlier}, which has ended here (it failed, or broke), again as its next
+     * attempt: same id and secret (so that its servers replay the outcomes they cached of its hops,
+     * paper 3.9), all of its credit again, its frames back under the new attempt's secret. Its budget
+     * is the earlier of {@code timeout} (what is left of the call's) and {@code deadline}. Otherwise
+     * as {@link #launch}.
+     */
+    public ChainOriginator.Pending retransmit(ChainOriginator.Pending earlier, String server, String serviceFunction,
+                                              Object params, ChainingFunctionSource cf, ChainState state,
+                                              Metadata metadata, Duration timeout, Instant deadline, int maxHops,
+                                              ChainOriginator.ReplySink sink) {
+        requireStarted();
+        long budget = budgetNanos(timeout, deadline);
+        return send(originator.retransmit(earlier, timeout, budget, sink), budget, server, serviceFunction, params, cf,
+                state, metadata, 1, maxHops, List.of(), BranchId.root());
+    }
+
+    private ChainOriginator.Pending send(ChainOriginator.Pending p, long budget, String server, String serviceFunction,
+                                         Object params, ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                         int hop, int maxHops, List<String> path, BranchId branch) {
         p.finished().whenComplete((v, e) -> {
             if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException) {
                 long left = p.remainingNanos(System.nanoTime());
@@ -155,7 +178,7 @@ public final class Node implements InboundListener, AutoCloseable {
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
         ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
                 List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), branch,
-                budget - allowanceNanos());
+                budget - allowanceNanos(), p.attempt());
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);

@@ -35,14 +35,41 @@ import org.jspecify.annotations.Nullable;
  * @param budgetNanos what is left of the chain's deadline when the request leaves its sender, in
  *     nanoseconds (zero or less: expired), or {@link #NO_DEADLINE}; a budget, not a time, so that the
  *     nodes' clocks need not agree
+ * @param attempt which sending of the chain by its originator this is: 1, or more for a chain sent
+ *     again with the same id and secret (idempotent retry, paper 3.9); the frames back carry
+ *     {@link #attemptSecret()}
  */
 public record ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop, int maxHops,
                           List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
                           String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
                           NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
-                          long budgetNanos) {
+                          long budgetNanos, int attempt) {
     /** The budget of a chain without a deadline. */
     public static final long NO_DEADLINE = Long.MAX_VALUE;
+    /** The most attempts a chain can be sent in (a larger attempt number makes a request malformed). */
+    public static final int MAX_ATTEMPTS = 1000;
+
+    /** A header of a chain's first attempt. */
+    public ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop,
+                       int maxHops, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
+                       String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
+                       NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
+                       long budgetNanos) {
+        this(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings, serviceFunction,
+                chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos, 1);
+    }
+
+    /** The secret of the frames back of this attempt ({@link ChainSecret#forAttempt}). */
+    public ChainSecret attemptSecret() {
+        return secret.forAttempt(attempt);
+    }
+
+    /** This header as attempt {@code nextAttempt} of its chain. */
+    public ChainHeader withAttempt(int nextAttempt) {
+        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
+                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos,
+                nextAttempt);
+    }
 
     /** The originator's address. */
     public NodeAddress originator() {
@@ -58,7 +85,7 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
                               Credit nextCredit, Metadata nextMetadata, long nextBudgetNanos) {
         return new ChainHeader(chainId, secret, origin, originHost, originPort, nextHop, maxHops, pathSoFar, consoleSoFar,
                 timingsSoFar, nextService, nextChaining, nextCredit, replyTo, nextMetadata, returnStack, branch,
-                nextBudgetNanos);
+                nextBudgetNanos, attempt);
     }
 
     /**
@@ -72,16 +99,18 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
         ReturnPoint sub = innermostSubChain(nextStack);
         NodeAddress nextReplyTo = sub != null && sub.repliesToCreator() ? sub.node() : originator();
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, nextChaining, credit, nextReplyTo, metadata, List.copyOf(nextStack), branch, budgetNanos);
+                serviceFunction, nextChaining, credit, nextReplyTo, metadata, List.copyOf(nextStack), branch, budgetNanos,
+                attempt);
     }
 
     /**
-     * The secret the frames to {@link #replyTo()} carry: the chain's own, or, when they go to the
+     * The secret the frames to {@link #replyTo()} carry: the attempt's ({@link #attemptSecret()}), or, when they go to the
      * creator of the sub-chain this hop is in, that sub-chain's ({@link ReturnPoint#replySecret}).
      */
     public ChainSecret replySecret() {
         ReturnPoint sub = innermostSubChain(returnStack);
-        return sub == null || !sub.repliesToCreator() ? secret : sub.replySecret(secret);
+        ChainSecret own = attemptSecret();
+        return sub == null || !sub.repliesToCreator() ? own : sub.replySecret(own);
     }
 
     /** The innermost return point of {@code stack} that is not a merge point, or {@code null}. */
@@ -97,6 +126,7 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
     /** This header on branch {@code nextBranch} (a split's branch, or the parent branch a merge goes on with). */
     public ChainHeader withBranch(BranchId nextBranch) {
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, nextBranch, budgetNanos);
+                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, nextBranch, budgetNanos,
+                attempt);
     }
 }
