@@ -357,7 +357,16 @@ public final class ChainOriginator {
     public void onWindowUpdate(WindowUpdateFrame frame, Channel from) {
         Pending p = pending.get(frame.chainId());
         if (p == null || !p.attemptSecret.matches(frame.secret())) {
-            if (p != null ? !p.ofEarlierAttempt(frame.secret()) : frame.chainId() < 1 || frame.chainId() > nextId.get()) {
+            if (p != null && p.ofEarlierAttempt(frame.secret())) {
+                // a stream of an attempt that was sent again: room for what it waits to send, outside the
+                // window (its replies are dropped when they arrive), so that it ends now rather than wait
+                earlierAttemptFrames.incrementAndGet();
+                lateFrames.incrementAndGet();
+                if (frame.wantBytes() > 0) {
+                    send.accept(from, new WindowUpdateFrame(frame.chainId(), frame.secret(), frame.hop(), frame.host(),
+                            true, 1, frame.wantBytes(), 0));
+                }
+            } else if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
                 refusals.count(Refusal.FORGED_FRAME);
             }
             return;
