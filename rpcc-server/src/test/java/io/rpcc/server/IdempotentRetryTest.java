@@ -19,6 +19,10 @@ import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ChainSecret;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -363,6 +367,44 @@ class IdempotentRetryTest {
         assertEquals(1, runs2.get());
         assertEquals(1, client.stats().retries());
         assertEquals(0, client.chainsInFlight());
+    }
+
+    @Test
+    void aHopArrivingWhileItsFirstRunStillRunsWaitsForItAndReplaysIt() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        toOpen.add(release);
+        AtomicInteger runs = new AtomicInteger();
+        RpccServer s1 = server("s1", b -> b.service("slow", p -> {
+            runs.incrementAndGet();
+            entered.countDown();
+            await(release);
+            return "ran " + p;
+        }));
+        try (RawPeer origin = new RawPeer("raw-origin", s1.address())) {
+            origin.handshake();
+            ChainRequest first = origin.request(7, "slow", "once");
+            origin.send(RawPeer.bytes(first));
+            await(entered);
+            ChainRequest again = new ChainRequest(first.header().withAttempt(2), "once", ChainState.empty(), null);
+            origin.send(RawPeer.bytes(again));
+            eventually(() -> s1.stats().outcomeCacheAttached() == 1, "the second arrival waits for the first run");
+            release.countDown();
+            List<ChainResultFrame> results = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                results.add(assertInstanceOf(ChainResultFrame.class, origin.readBackFrame()));
+            }
+            ChainSecret secret = first.header().secret();
+            for (ChainResultFrame r : results) {
+                assertEquals("ran once", r.value());
+                assertEquals(7, r.chainId());
+            }
+            assertTrue(results.stream().anyMatch(r -> r.secret().matches(secret)), "attempt 1's answer");
+            assertTrue(results.stream().anyMatch(r -> r.secret().matches(secret.forAttempt(2))),
+                    "attempt 2's answer, under its own secret");
+        }
+        assertEquals(1, runs.get(), "the service function ran once for both arrivals");
+        assertEquals(1, s1.stats().outcomeCacheHits());
     }
 
     @Test

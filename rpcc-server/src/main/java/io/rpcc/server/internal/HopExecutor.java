@@ -111,7 +111,7 @@ public final class HopExecutor implements RequestHandler {
                        List<ServerInterceptor> interceptors, boolean composesSubChains, Duration staleBranchTimeout,
                        int outcomeCacheEntries, long outcomeCacheBytes, Duration outcomeCacheTtl, Set<String> idempotent) {
         this.outcomes = new HopOutcomes(new HopOutcomes.Limits(outcomeCacheEntries, outcomeCacheBytes, outcomeCacheTtl),
-                idempotent);
+                idempotent, node::onRequest);
         this.merges = new MergePoints(node.name(), staleBranchTimeout);
         this.node = node;
         this.services = Map.copyOf(services);
@@ -129,7 +129,7 @@ public final class HopExecutor implements RequestHandler {
     @Override
     public void onRequest(ChainRequest request, long arrivedNanos) {
         HopOutcomes.Outcome claim = services.containsKey(request.header().serviceFunction())
-                ? outcomes.claim(request.header(), arrivedNanos, () -> node.onRequest(request)) : null;
+                ? outcomes.claim(request, arrivedNanos) : null;
         if (claim == HopOutcomes.WAITING) { // the same hop runs here: handled anew when it has ended
             return;
         }

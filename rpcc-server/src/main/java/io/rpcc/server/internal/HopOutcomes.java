@@ -3,6 +3,7 @@ package io.rpcc.server.internal;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
@@ -13,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The outcome cache of a server (paper 3.9, idempotent retry): what the service function and the
@@ -65,7 +67,7 @@ final class HopOutcomes {
         // guarded by this
         private boolean done;
         private boolean dropped;
-        private List<Runnable> waiters;
+        private List<ChainRequest> waiters;
         private long expiresNanos;
         private long bytes;
 
@@ -117,6 +119,7 @@ final class HopOutcomes {
     private final Limits limits;
     private final long ttlNanos;
     private final Set<String> idempotent;
+    private final Consumer<ChainRequest> again;
     private final ConcurrentHashMap<Key, Outcome> entries = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Outcome> order = new ConcurrentLinkedQueue<>();
     private final AtomicInteger kept = new AtomicInteger();
@@ -126,21 +129,26 @@ final class HopOutcomes {
     private final AtomicLong evictions = new AtomicLong();
     private final AtomicLong attached = new AtomicLong();
 
-    /** A cache within {@code limits}, skipping the service functions named in {@code idempotent}. */
-    HopOutcomes(Limits limits, Set<String> idempotent) {
+    /**
+     * A cache within {@code limits}, skipping the service functions named in {@code idempotent};
+     * {@code again} handles anew a request that waited for its hop's first run.
+     */
+    HopOutcomes(Limits limits, Set<String> idempotent, Consumer<ChainRequest> again) {
+        this.again = again;
         this.limits = limits;
         this.ttlNanos = limits.ttl().toNanos();
         this.idempotent = Set.copyOf(idempotent);
     }
 
     /**
-     * Claims the hop of {@code h} (service function {@code service}, known here) arriving at
+     * Claims the hop of {@code request} (whose service function is known here) arriving at
      * {@code nowNanos}: {@code null} if it is not cached (the cache is off, the function is
      * idempotent, or the entry under its key is another chain's); {@link #WAITING} if the hop's
-     * first run is still running here: {@code again} runs when it ends (the arrival must then be
-     * handled anew); else the entry, which the claimant replays ({@link Outcome#replays()}) or owns.
+     * first run is still running here: the request is handed to {@code again} when it ends; else
+     * the entry, which the claimant replays ({@link Outcome#replays()}) or owns.
      */
-    Outcome claim(ChainHeader h, long nowNanos, Runnable again) {
+    Outcome claim(ChainRequest request, long nowNanos) {
+        ChainHeader h = request.header();
         if (limits.off() || idempotent.contains(h.serviceFunction())) {
             return null;
         }
@@ -165,7 +173,7 @@ final class HopOutcomes {
                     if (o.waiters == null) {
                         o.waiters = new ArrayList<>(2);
                     }
-                    o.waiters.add(again);
+                    o.waiters.add(request);
                     attached.incrementAndGet();
                     return WAITING;
                 }
@@ -190,7 +198,7 @@ final class HopOutcomes {
         if (o == null || o == WAITING) {
             return;
         }
-        List<Runnable> waiting;
+        List<ChainRequest> waiting;
         boolean keep;
         synchronized (o) {
             if (o.done || o.dropped) {
@@ -216,7 +224,7 @@ final class HopOutcomes {
             entries.remove(o.key, o);
         }
         if (waiting != null) {
-            waiting.forEach(Runnable::run);
+            waiting.forEach(again);
         }
     }
 
