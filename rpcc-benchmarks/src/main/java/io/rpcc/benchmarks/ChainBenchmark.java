@@ -10,6 +10,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.server.RpccServer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -82,6 +83,13 @@ public class ChainBenchmark {
     @Param({"shared", "perNode"})
     public String eventLoops;
 
+    /**
+     * Whether the servers keep the outcomes of the hops they run for chains sent again
+     * ({@code RpccServer.Builder.outcomeCache}): {@code on} (the default) or {@code off}.
+     */
+    @Param({"on"})
+    public String outcomeCache;
+
     private final List<EventLoopGroup> ownLoops = new ArrayList<>();
     private final StaticNameResolver names = new StaticNameResolver();
     private RpccServer s1;
@@ -126,6 +134,9 @@ public class ChainBenchmark {
         RpccServer.Builder b = RpccServer.builder(name).resolver(names).eventLoopGroup(loops()).service("echo", p -> p);
         if (serverExecutor.equals("direct")) {
             b.executor(Runnable::run);
+        }
+        if (outcomeCache.equals("off")) {
+            b.outcomeCache(0, 0, Duration.ZERO);
         }
         return b.build().start();
     }

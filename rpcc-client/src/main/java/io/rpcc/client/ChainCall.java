@@ -40,11 +40,13 @@ import org.jspecify.annotations.Nullable;
  * @param metadata the chain's metadata, which every hop can read ({@code ChainContext.metadata()})
  * @param deadline when the chain must be done, on this node's clock, or {@code null}: the timeout alone
  * @param heartbeats how the chain's heartbeats are watched, or {@code null} for the client's default
+ * @param retry how the chain is sent again when it fails in a way that may pass, or {@code null} for the
+ *     client's default ({@code RpccClient.Builder.retryPolicy})
  */
 public record ChainCall(String server, String serviceFunction, @Nullable Object params,
                         ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
                         int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
-                        @Nullable Heartbeats heartbeats) {
+                        @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry) {
 
     public ChainCall {
         Objects.requireNonNull(server, "server");
@@ -63,7 +65,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** A plain call of {@code serviceFunction} at {@code server}, to be completed with the setters. */
     public static ChainCall to(String server, String serviceFunction) {
         return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null,
-                Metadata.empty(), null, null);
+                Metadata.empty(), null, null, null);
     }
 
     /** A chain along {@code route}, starting with {@code params}. */
@@ -75,19 +77,19 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With the first service function's parameters. */
     public ChainCall params(@Nullable Object params) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats);
+                deadline, heartbeats, retry);
     }
 
     /** With the chaining function to run after the first service function. */
     public ChainCall chainingFunction(ChainingFunctionSource cf) {
         return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats);
+                deadline, heartbeats, retry);
     }
 
     /** With the initial state. */
     public ChainCall state(ChainState state) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats);
+                deadline, heartbeats, retry);
     }
 
     /**
@@ -99,7 +101,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall deadline(Instant deadline) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats);
+                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry);
     }
 
     /** With a deadline {@code budget} from now: {@code deadline(Instant.now().plus(budget))}. */
@@ -110,7 +112,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With a timeout for the whole chain. */
     public ChainCall timeout(@Nullable Duration timeout) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats);
+                deadline, heartbeats, retry);
     }
 
     /**
@@ -119,26 +121,36 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall heartbeats(Heartbeats heartbeats) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"));
+                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry);
+    }
+
+    /**
+     * With {@code retry} as the way this chain is sent again when it fails in a way that may pass
+     * (see {@link RetryPolicy}; a broken chain is one), instead of the client's default. Chain mode
+     * only: interactive chains are not retried.
+     */
+    public ChainCall retry(RetryPolicy retry) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
+                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"));
     }
 
     /** With a hop limit. */
     public ChainCall maxHops(int maxHops) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats);
+                deadline, heartbeats, retry);
     }
 
     /** In interactive mode ({@code true}) or chain mode ({@code false}). */
     @UnstableApi
     public ChainCall interactive(boolean interactive) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats);
+                deadline, heartbeats, retry);
     }
 
     /** With {@code metadata} as the chain's metadata (replacing what was set before). */
     public ChainCall metadata(Metadata metadata) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats);
+                metadata, deadline, heartbeats, retry);
     }
 
     /**

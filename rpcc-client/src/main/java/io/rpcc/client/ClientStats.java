@@ -10,8 +10,13 @@ import java.util.Map;
  * @param chainsInFlight chains started and not yet ended
  * @param lateFrames frames that arrived for chains that had already ended (timed out)
  * @param refusals what the client refused (frames, connections), by kind; kinds never seen are absent
+ * @param retries chains sent again by a {@link RetryPolicy}
+ * @param retransmissions chains sent again in all: by a retry policy or by {@code RpccClient.retransmit}
+ * @param earlierAttemptFrames frames of an earlier attempt of a chain that arrived while a later attempt
+ *     of it was in flight: dropped (and counted in {@code lateFrames} too)
  */
-public record ClientStats(int connectionsOpen, int chainsInFlight, long lateFrames, Map<Refusal, Long> refusals) {
+public record ClientStats(int connectionsOpen, int chainsInFlight, long lateFrames, Map<Refusal, Long> refusals,
+                          long retries, long retransmissions, long earlierAttemptFrames) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {

@@ -6,6 +6,7 @@ import io.rpcc.client.internal.ChainDiagnosis;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.InteractiveChain;
 import io.rpcc.client.internal.StepMode;
+import io.rpcc.client.internal.RetryTokens;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -74,12 +76,14 @@ public final class RpccClient implements AutoCloseable {
     private final java.util.Set<String> uploaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile InetSocketAddress address;
     private final List<ClientInterceptor> interceptors;
+    private final RetryPolicy defaultRetry;
 
     private RpccClient(Builder b, Node.Settings settings) {
         this.node = new Node(settings, null);
         this.repositoryClient = new RepositoryClient(node);
         node.functions().fetchWith(repositoryClient::get); // interactive mode runs chaining functions here
-        this.launcher = new ChainLauncher(node);
+        this.launcher = new ChainLauncher(node, new RetryTokens(b.retryThrottle));
+        this.defaultRetry = b.retryPolicy;
         this.interactiveChains = new InteractiveChain(launcher);
         this.diagnosis = new ChainDiagnosis(interactiveChains);
         this.defaultHeartbeats = b.heartbeats;
@@ -210,12 +214,9 @@ public final class RpccClient implements AutoCloseable {
             return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
                     call.state(), call.metadata(), timeout, call.deadline(), maxHops, StepMode.of(heartbeats));
         }
-        ChainCall c = call;
         return launcher.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                call.state(), call.metadata(), timeout, call.deadline(), maxHops, heartbeats,
-                (broken, detected, left) -> diagnosis.diagnose(broken, detected, c.server(), c.serviceFunction(),
-                        c.params(), c.chainingFunction(), c.state(), c.metadata(), left, c.deadline(), maxHops,
-                        heartbeats));
+                call.state(), call.metadata(), timeout, call.deadline(), maxHops, retry(call), heartbeats,
+                diagnosis::diagnose);
     }
 
     /**
@@ -245,7 +246,7 @@ public final class RpccClient implements AutoCloseable {
         }
         replies.cancelWith(launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
                 call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(), maxHops(call),
-                heartbeats(call)));
+                retry(call), heartbeats(call)));
         return replies;
     }
 
@@ -288,6 +289,61 @@ public final class RpccClient implements AutoCloseable {
     private HeartbeatPolicy heartbeats(ChainCall call) {
         Heartbeats h = call.heartbeats() != null ? call.heartbeats() : defaultHeartbeats;
         return h.isOn() ? HeartbeatPolicy.of(h.interval(), h.brokenAfter()) : HeartbeatPolicy.OFF;
+    }
+
+    private RetryPolicy retry(ChainCall call) {
+        return call.retry() != null ? call.retry() : defaultRetry;
+    }
+
+    /**
+     * Sends the chain that failed with {@code failure} again (paper 3.9, idempotent retry): the same
+     * chain, with the same id and secret, so that its servers replay the outcomes they kept of the
+     * hops that ran before (see the README, "Idempotent retry") and it moves fast up to where it
+     * broke. For chains this client started with {@link #startChain}, {@link #runChain} or
+     * {@link #call} in chain mode that failed with a {@link ChainException#isRetryable() retryable}
+     * failure (after the retries of their {@link RetryPolicy}, if any) less than a minute ago; each
+     * failure can be sent again once (the new attempt's failure, if any, can be sent again in its
+     * turn). The chain gets {@code timeout} (and no deadline), and is retried as the client's default
+     * retry policy says.
+     *
+     * <pre>{@code
+     * try {
+     *     return client.runChain(call);
+     * } catch (ChainException e) {
+     *     if (!e.isRetryable()) throw e;
+     *     log.warn("chain {} failed at {}, sending it again", client.chainIdOf(e).orElse("?"), e.host());
+     *     return client.retransmit(e, Duration.ofSeconds(10)).join();
+     * }
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if {@code failure} is not such a failure, or was sent again already
+     */
+    public CompletableFuture<ChainResult> retransmit(ChainException failure, Duration timeout) {
+        Objects.requireNonNull(failure, "failure");
+        Objects.requireNonNull(timeout, "timeout");
+        node.requireAcceptingChains();
+        CompletableFuture<ChainResult> internal = launcher.retransmit(failure, timeout, null, defaultRetry,
+                diagnosis::diagnose);
+        CompletableFuture<ChainResult> user = new CancellableFuture<>(() -> {
+            internal.cancel(true);
+            return CancellableFuture.cancellationCause(internal);
+        });
+        internal.whenComplete((r, e) -> node.executor().execute(() -> {
+            if (e != null) {
+                user.completeExceptionally(Node.unwrap(e));
+            } else {
+                user.complete(r);
+            }
+        }));
+        return user;
+    }
+
+    /**
+     * The id of the chain that failed with {@code failure} ({@code <client>#<number>}: the servers'
+     * outcome caches and logs know it by it), if {@link #retransmit} could send it again.
+     */
+    public Optional<String> chainIdOf(ChainException failure) {
+        return launcher.chainIdOf(Objects.requireNonNull(failure, "failure"));
     }
 
     private int maxHops(ChainCall call) {
@@ -350,7 +406,8 @@ public final class RpccClient implements AutoCloseable {
     /** Counters of this client's transport and chains, for monitoring and tests. */
     public ClientStats stats() {
         var t = node.transport().stats();
-        return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals());
+        return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals(), launcher.retries(),
+                node.originator().retransmissions(), node.originator().earlierAttemptFrames());
     }
 
     /**
@@ -381,6 +438,8 @@ public final class RpccClient implements AutoCloseable {
         private int inlineFunctionLimit = 2048;
         private Heartbeats heartbeats = Heartbeats.DEFAULT;
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
+        private RetryPolicy retryPolicy = RetryPolicy.NONE;
+        private RetryThrottle retryThrottle = RetryThrottle.DEFAULT;
 
         private Builder(String name) {
             super(name);
@@ -465,6 +524,21 @@ public final class RpccClient implements AutoCloseable {
         @UnstableApi
         public Builder interceptor(ClientInterceptor interceptor) {
             interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /**
+         * How this client's chains are sent again when they fail in a way that may pass (default
+         * {@link RetryPolicy#NONE}: never); a {@link ChainCall#retry} wins over it.
+         */
+        public Builder retryPolicy(RetryPolicy policy) {
+            this.retryPolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /** The budget of retries shared by this client's chains (default {@link RetryThrottle#DEFAULT}). */
+        public Builder retryThrottle(RetryThrottle throttle) {
+            this.retryThrottle = Objects.requireNonNull(throttle, "throttle");
             return this;
         }
 

@@ -76,6 +76,10 @@ public class ChainException extends RuntimeException {
      *       fetched, so it did not run; the hop's service function did;</li>
      *   <li>{@link ChainErrorCode#NODE_SHUTTING_DOWN}: a draining server refused the hop before its
      *       service function ran (or a draining client started nothing);</li>
+     *   <li>{@link ChainErrorCode#NODE_CLOSED}: a server was closed while a hop of the chain ran
+     *       there; the hop may have run in part, and runs again if the chain is sent again (the hops
+     *       before it, whose outcomes the servers cached, do not: see the README, "Idempotent
+     *       retry");</li>
      *   <li>any failure its node marked as of the moment ({@link FailureFields#transientCondition()}):
      *       a chaining function refused because the node had too many compilations waiting or too
      *       many abandoned sandbox threads still running, or stopped at a sandbox limit while the
@@ -90,7 +94,8 @@ public class ChainException extends RuntimeException {
     public boolean isRetryable() {
         ChainErrorCode c = code();
         return c == ChainErrorCode.HOP_UNREACHABLE || c == ChainErrorCode.REPOSITORY_UNAVAILABLE
-                || c == ChainErrorCode.NODE_SHUTTING_DOWN || failure.fields().transientCondition();
+                || c == ChainErrorCode.NODE_SHUTTING_DOWN || c == ChainErrorCode.NODE_CLOSED
+                || failure.fields().transientCondition();
     }
 
     /** All that is known about the failure. */

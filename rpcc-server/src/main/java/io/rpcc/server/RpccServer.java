@@ -19,7 +19,9 @@ import java.lang.reflect.Modifier;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.Set;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -88,7 +90,9 @@ public final class RpccServer implements AutoCloseable {
         var t = node.transport().stats();
         var f = node.functions().stats();
         return new ServerStats(t.connectionsOpen(), t.malformedFrames(), t.framesReceived(), f.hits(), f.misses(),
-                f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads(), hops.droppedBranchOutcomes());
+                f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads(), hops.droppedBranchOutcomes(),
+                hops.outcomeCacheHits(), hops.outcomeCacheMisses(), hops.outcomeCacheEvictions(),
+                hops.outcomeCacheAttached(), hops.outcomeCacheSize(), hops.outcomeCacheBytes());
     }
 
     /**
@@ -181,6 +185,10 @@ public final class RpccServer implements AutoCloseable {
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
         private boolean composesSubChains = true;
         private Duration staleBranchTimeout = Duration.ofMinutes(1);
+        private final Set<String> idempotent = new HashSet<>();
+        private int outcomeCacheEntries = 10_000;
+        private long outcomeCacheBytes = 64L << 20;
+        private Duration outcomeCacheTtl = Duration.ofSeconds(60);
 
         private Builder(String name) {
             super(name);
@@ -193,6 +201,43 @@ public final class RpccServer implements AutoCloseable {
             if (services.putIfAbsent(name, function) != null) {
                 throw new IllegalArgumentException("service function '" + name + "' is already registered");
             }
+            return this;
+        }
+
+        /**
+         * Registers {@code function} as service function {@code name} and declares it idempotent:
+         * running it again with the same params does no harm (a read, a put of the same value), so
+         * this server does not keep its outcomes for chains sent again (see
+         * {@link #outcomeCache}): a retried chain runs it again, and its partial replies are sent
+         * again. Service functions registered with {@link #service} are not idempotent: within the
+         * outcome cache's window, a chain sent again replays what they returned instead of running them.
+         */
+        public Builder idempotentService(String name, ServiceFunction function) {
+            service(name, function);
+            idempotent.add(name);
+            return this;
+        }
+
+        /**
+         * The outcome cache (paper 3.9, idempotent retry; see the README, "Idempotent retry"): for
+         * each hop that runs here, this server keeps what its service function returned (or how it
+         * failed) and what its chaining function chose, so that the same chain sent again (same id and
+         * secret, {@code RetryPolicy} or {@code RpccClient.retransmit}) replays them instead of running
+         * them. An outcome is kept {@code ttl} after its hop ended, at most {@code maxEntries} of them and
+         * {@code maxBytes} of their values (estimated), the oldest dropped first; a chain sent again
+         * after its outcomes were dropped runs those hops again. Defaults: 10,000 entries, 64 MiB,
+         * 60 s. A zero for any of them turns the cache off.
+         *
+         * @throws IllegalArgumentException if a bound is negative
+         */
+        public Builder outcomeCache(int maxEntries, long maxBytes, Duration ttl) {
+            if (maxEntries < 0 || maxBytes < 0 || ttl.isNegative()) {
+                throw new IllegalArgumentException("outcomeCache bounds must not be negative, got " + maxEntries
+                        + " entries, " + maxBytes + " bytes, " + ttl);
+            }
+            this.outcomeCacheEntries = maxEntries;
+            this.outcomeCacheBytes = maxBytes;
+            this.outcomeCacheTtl = ttl;
             return this;
         }
 
@@ -209,7 +254,11 @@ public final class RpccServer implements AutoCloseable {
                 }
                 m.setAccessible(true);
                 boolean noArgs = m.getParameterCount() == 0;
-                service(ann.value().isEmpty() ? m.getName() : ann.value(), params -> {
+                String name = ann.value().isEmpty() ? m.getName() : ann.value();
+                if (ann.idempotent()) {
+                    idempotent.add(name);
+                }
+                service(name, params -> {
                     try {
                         return noArgs ? m.invoke(target) : m.invoke(target, params);
                     } catch (InvocationTargetException e) {
@@ -263,7 +312,9 @@ public final class RpccServer implements AutoCloseable {
          */
         public Builder repository(ChainingFunctionRepository store) {
             RepositoryEndpoint endpoint = new RepositoryEndpoint(Objects.requireNonNull(store, "store"));
-            return service(RepositoryProtocol.PUT, endpoint::put).service(RepositoryProtocol.GET, endpoint::get);
+            // content-addressed: storing or reading a function again changes nothing
+            return idempotentService(RepositoryProtocol.PUT, endpoint::put).idempotentService(RepositoryProtocol.GET,
+                    endpoint::get);
         }
 
         /**
@@ -311,7 +362,8 @@ public final class RpccServer implements AutoCloseable {
         public RpccServer build() {
             HopExecutor[] hops = new HopExecutor[1];
             Node node = new Node(BuilderAccess.settingsOf(this), n -> hops[0] = new HopExecutor(n, services,
-                    chainingProxy, actsAsProxy, interceptors, composesSubChains, staleBranchTimeout));
+                    chainingProxy, actsAsProxy, interceptors, composesSubChains, staleBranchTimeout, outcomeCacheEntries,
+                    outcomeCacheBytes, outcomeCacheTtl, idempotent));
             node.functions().fetchWith(new RepositoryClient(node)::get);
             return new RpccServer(node, hops[0]);
         }

@@ -21,11 +21,21 @@ import java.util.Map;
  *     dropped: held by a split that was not complete within the stale-branch timeout
  *     ({@code RpccServer.Builder.staleBranchTimeout}, or the chain's deadline), arriving for such a
  *     split later, or matching no split (each is logged)
+ * @param outcomeCacheHits hops of chains sent again that replayed the outcomes this server kept of
+ *     their first run, instead of running their functions (see {@code RpccServer.Builder.outcomeCache})
+ * @param outcomeCacheMisses hops whose outcomes the cache keeps that found none to replay, and ran
+ * @param outcomeCacheEvictions kept outcomes dropped: expired, or beyond the entry or byte bound
+ * @param outcomeCacheAttached hops that arrived while the same hop of the same chain still ran here, and
+ *     waited for it (without a thread) to replay its outcomes
+ * @param outcomeCacheEntries outcomes kept now
+ * @param outcomeCacheBytes the estimated bytes of the values of the outcomes kept now
  */
 public record ServerStats(int connectionsOpen, long malformedFrames, long framesReceived,
                           long functionCacheHits, long functionCacheMisses, long functionCompileNanos,
                           long functionFetches, Map<Refusal, Long> refusals, int abandonedSandboxThreads,
-                          long droppedBranchOutcomes) {
+                          long droppedBranchOutcomes, long outcomeCacheHits, long outcomeCacheMisses,
+                          long outcomeCacheEvictions, long outcomeCacheAttached, int outcomeCacheEntries,
+                          long outcomeCacheBytes) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {

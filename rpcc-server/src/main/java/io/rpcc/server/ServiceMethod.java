@@ -25,4 +25,11 @@ import java.lang.annotation.Target;
 public @interface ServiceMethod {
     /** The service function's name; defaults to the method's name. */
     String value() default "";
+
+    /**
+     * Whether the method is idempotent: running it again with the same params does no harm, so the
+     * server does not keep its outcomes for chains sent again (see
+     * {@link RpccServer.Builder#idempotentService}); default: no, its outcomes are kept.
+     */
+    boolean idempotent() default false;
 }

@@ -212,6 +212,12 @@ final class RawPeer implements AutoCloseable {
         });
     }
 
+    /** The next frame the node sends on its connection back to this peer (see {@link #backChannel}), decoded. */
+    Object readBackFrame() throws IOException {
+        backChannel();
+        return readFrom(backIn);
+    }
+
     /** Sends HELLO and reads the node's HELLO. */
     RawPeer handshake() throws IOException {
         hello();

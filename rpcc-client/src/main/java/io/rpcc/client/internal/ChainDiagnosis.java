@@ -26,9 +26,11 @@ import java.util.concurrent.TimeUnit;
  * The diagnosis of a broken chain (paper 3.9: "upon a second timeout, a client executes the RPC
  * chain in interactive mode to determine exactly at which node the chain stopped"): the client runs
  * the chain again as an {@link InteractiveChain}, playing every role (it runs each chaining function
- * and is every merge host), one step at a time, with heartbeats watched as for the chain. Each step
- * carries the broken chain's id, secret and hop number, so that servers that keep the outcomes of
- * the hops they ran replay them instead of running side effects again. The step that cannot be
+ * and is every merge host), one step at a time, with heartbeats watched as for the chain. The
+ * diagnosis is one more attempt of the chain ({@link ChainOriginator#restart}): each step carries
+ * the broken chain's id, secret and hop number, so that servers that keep the outcomes of the hops
+ * they ran replay them instead of running side effects again, and frames of the broken attempt that
+ * still arrive are dropped as an earlier attempt's. The step that cannot be
  * reached, or that sends no heartbeat for the broken-after time, is where the chain stops: the call
  * fails with a {@link BrokenChainException} naming that hop, its service function and its host. If
  * every step answers (the break was transient), the call succeeds with the chain's result; a failure

@@ -1,6 +1,6 @@
 package io.rpcc.client.internal;
 
-import io.rpcc.core.BranchId;
+import io.rpcc.client.RetryPolicy;
 import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
@@ -20,8 +20,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -32,21 +34,32 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class ChainLauncher {
     private final Node node;
+    private final RetryTokens retryTokens;
+    private final FailedChains failedChains = new FailedChains();
+    private final AtomicLong retries = new AtomicLong();
 
-    /** What to make of a chain declared broken (paper 3.9): for chain mode, its {@link ChainDiagnosis}. */
+    /**
+     * What to make of a chain declared broken (paper 3.9) once no retry is left: for chain mode, its
+     * {@link ChainDiagnosis#diagnose}.
+     */
     @FunctionalInterface
     public interface OnBroken {
         /**
-         * Chain {@code broken} was declared broken ({@code detected}), {@code timeLeft} before the
-         * call's timeout: the call's outcome.
+         * Chain {@code broken} (its last attempt), which started {@code serviceFunction} at
+         * {@code server} with {@code params}, then {@code cf} with {@code state}, was declared broken
+         * ({@code detected}), {@code timeLeft} before the call's timeout: the call's outcome.
          */
         CompletableFuture<ChainResult> handle(ChainOriginator.Pending broken, BrokenChainException detected,
-                                              Duration timeLeft);
+                                              String server, String serviceFunction, Object params,
+                                              ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                              Duration timeLeft, Instant deadline, int maxHops,
+                                              HeartbeatPolicy heartbeats);
     }
 
-    /** A launcher for chains started by {@code node}. */
-    public ChainLauncher(Node node) {
+    /** A launcher for chains started by {@code node}, whose retries take tokens from {@code retryTokens}. */
+    public ChainLauncher(Node node, RetryTokens retryTokens) {
         this.node = node;
+        this.retryTokens = retryTokens;
     }
 
     /** The node. */
@@ -63,11 +76,43 @@ public final class ChainLauncher {
      */
     public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
                                                ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                               Duration timeout, Instant deadline, int maxHops,
+                                               Duration timeout, Instant deadline, int maxHops, RetryPolicy retry,
                                                HeartbeatPolicy heartbeats, OnBroken onBroken) {
+        return start(new ChainAttempts.Call(server, serviceFunction, params, cf, state, metadata, maxHops, heartbeats),
+                timeout, deadline, retry, onBroken, null);
+    }
+
+    /**
+     * Sends the chain that failed with {@code failure} again (same id and secret, so that its servers
+     * replay the outcomes they kept of its hops), with {@code timeout} and {@code deadline}, retrying
+     * as {@code retry} says, its heartbeats watched as when it was first sent; as {@link #start(String,
+     * String, Object, ChainingFunctionSource, ChainState, Metadata, Duration, Instant, int, RetryPolicy,
+     * HeartbeatPolicy, OnBroken)} otherwise.
+     *
+     * @throws IllegalArgumentException if {@code failure} is not the failure of a chain this client
+     *     started in chain mode and still remembers ({@link FailedChains})
+     */
+    public CompletableFuture<ChainResult> retransmit(ChainException failure, Duration timeout, Instant deadline,
+                                                     RetryPolicy retry, OnBroken onBroken) {
+        FailedChains.Failed failed = failedChains.take(failure);
+        return start(failed.call(), timeout, deadline, retry, onBroken, failed.last());
+    }
+
+    /** The id of the chain that failed with {@code failure}, as servers and logs name it, if this client remembers it. */
+    public Optional<String> chainIdOf(ChainException failure) {
+        return failedChains.lastAttempt(failure).map(p -> node.originator().chainId(p.id()));
+    }
+
+    /**
+     * The attempts of {@code call} (from {@code earlier}'s next, if not {@code null}), as {@code retry}
+     * says; a last attempt that broke, with no retry left, is diagnosed by {@code onBroken} (paper 3.9:
+     * broken, sent again, broken again, then run step by step to find where it stops).
+     */
+    private CompletableFuture<ChainResult> start(ChainAttempts.Call call, Duration timeout, Instant deadline,
+                                                 RetryPolicy retry, OnBroken onBroken, ChainOriginator.Pending earlier) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
-                maxHops, List.of(), (value, hop, host, from) -> collected.add(value), heartbeats);
+        ChainAttempts attempts = ChainAttempts.start(node, call, timeout, deadline, retry, retryTokens,
+                (value, hop, host, from) -> collected.add(value), retries, earlier);
         AtomicReference<CompletableFuture<ChainResult>> diagnosing = new AtomicReference<>();
         CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> {
             CompletableFuture<ChainResult> d = diagnosing.get();
@@ -75,29 +120,51 @@ public final class ChainLauncher {
                 d.cancel(true);
                 return CancellableFuture.cancellationCause(d);
             }
-            return cancel(p, "its future was cancelled");
+            return attempts.cancel("its future was cancelled");
         });
-        whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
-                arrival.arrivedNanos() - p.startNanos(), false).withReplies(collected)).whenComplete((r, e) -> {
+        attempts.last().thenCompose(p -> whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
+                arrival.arrivedNanos() - attempts.startNanos(), false).withReplies(collected)).whenComplete((r, e) -> {
                     Throwable cause = e == null ? null : Node.unwrap(e);
                     if (cause instanceof BrokenChainException broken && !out.isDone()) {
-                        CompletableFuture<ChainResult> d = onBroken.handle(p, broken,
-                                timeout.minusNanos(System.nanoTime() - p.startNanos()));
+                        CompletableFuture<ChainResult> d = onBroken.handle(p, broken, call.server(),
+                                call.serviceFunction(), call.params(), call.cf(), call.state(), call.metadata(),
+                                timeout.minusNanos(System.nanoTime() - attempts.startNanos()), deadline,
+                                call.maxHops(), call.heartbeats());
                         diagnosing.set(d);
+                        if (out.isDone()) { // cancelled before the diagnosis could be
+                            d.cancel(true);
+                        }
                         d.whenComplete((dr, de) -> {
                             if (de == null) {
                                 out.complete(dr);
                             } else {
-                                out.completeExceptionally(Node.unwrap(de));
+                                fail(out, Node.unwrap(de), call, p);
                             }
                         });
                     } else if (e == null) {
                         out.complete(r);
                     } else {
-                        out.completeExceptionally(cause);
+                        fail(out, cause, call, p);
                     }
-                });
+                }));
         return out;
+    }
+
+    /**
+     * Ends {@code out} with {@code cause}; a retryable failure is remembered with {@code call} and its
+     * last attempt {@code p}, so that the application may send the chain again.
+     */
+    private void fail(CompletableFuture<ChainResult> out, Throwable cause, ChainAttempts.Call call,
+                      ChainOriginator.Pending p) {
+        if (cause instanceof ChainException ce && ce.isRetryable()) {
+            failedChains.remember(ce, call, p);
+        }
+        out.completeExceptionally(cause);
+    }
+
+    /** Chains sent again by a retry policy (not counting those the application sent again). */
+    public long retries() {
+        return retries.get();
     }
 
     /**
@@ -115,22 +182,31 @@ public final class ChainLauncher {
      */
     public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
                                      ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                     Duration timeout, Instant deadline, int maxHops, HeartbeatPolicy heartbeats) {
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, 1,
-                maxHops, List.of(), replies.sink(), heartbeats);
-        p.outcome().whenComplete((arrival, e) -> {
-            if (e == null) {
-                try {
-                    replies.resultArrived(toResult(arrival.frame(), arrival.arrivedNanos() - p.startNanos(), false));
-                } catch (ChainException bad) {
-                    replies.resultFailed(bad);
+                                     Duration timeout, Instant deadline, int maxHops, RetryPolicy retry,
+                                     HeartbeatPolicy heartbeats) {
+        ChainAttempts attempts = ChainAttempts.start(node, new ChainAttempts.Call(server, serviceFunction, params, cf,
+                state, metadata, maxHops, heartbeats), timeout, deadline, retry, retryTokens, replies.sink(), retries,
+                null);
+        attempts.last().whenComplete((p, never) -> {
+            p.outcome().whenComplete((arrival, e) -> {
+                if (e == null) {
+                    try {
+                        replies.resultArrived(toResult(arrival.frame(), arrival.arrivedNanos() - attempts.startNanos(),
+                                false));
+                    } catch (ChainException bad) {
+                        replies.resultFailed(bad);
+                    }
+                } else {
+                    replies.resultFailed(Node.unwrap(e));
                 }
-            } else {
-                replies.resultFailed(Node.unwrap(e));
-            }
+            });
+            p.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
         });
-        p.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
-        return () -> node.cancel(p, "ReplySet.cancel()");
+        return () -> {
+            Throwable why = attempts.cancel("ReplySet.cancel()");
+            replies.resultFailed(why);
+            replies.finished(why);
+        };
     }
 
     /**
@@ -145,19 +221,6 @@ public final class ChainLauncher {
             p.finished().join(); // throws a timeout if credit is missing
             return p.outcome().join();
         });
-    }
-
-    /**
-     * Sends hop {@code hop} (after {@code path}) with all the chain's credit and registers it; its
-     * budget is the earlier of {@code timeout} and {@code deadline} (or {@code null}); its heartbeats
-     * are watched as {@code heartbeats} says.
-     */
-    ChainOriginator.Pending launch(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                   ChainState state, Metadata metadata, Duration timeout, Instant deadline, int hop,
-                                   int maxHops, List<String> path, ChainOriginator.ReplySink sink,
-                                   HeartbeatPolicy heartbeats) {
-        return node.launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, hop, maxHops, path,
-                sink, BranchId.root(), heartbeats, null);
     }
 
     /** The result in {@code frame}; throws if its value could not be decoded. */

@@ -8,8 +8,9 @@ import io.rpcc.core.internal.chain.HeartbeatPolicy;
  * and, when it diagnoses a broken chain ({@link ChainDiagnosis}), as new runs of that chain.
  *
  * @param heartbeats how each step's heartbeats are watched
- * @param rerunOf the broken chain whose id and secret every step carries (so that the servers treat
- *     each step as that chain's hop: their outcome caches replay what already ran), or {@code null}
+ * @param rerunOf the broken chain (its last attempt) whose id and secret every step carries, as the
+ *     attempt after it (so that the servers treat each step as that chain's hop: their outcome caches
+ *     replay what already ran; and the broken attempt's late frames are dropped), or {@code null}
  */
 public record StepMode(HeartbeatPolicy heartbeats, ChainOriginator.Pending rerunOf) {
     /** Steps with heartbeats watched as {@code heartbeats}, each a chain of its own. */

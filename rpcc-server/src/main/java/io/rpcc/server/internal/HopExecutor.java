@@ -39,12 +39,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * The server side of a node ({@link RequestHandler}): runs each hop of a chain that arrives (paper
@@ -94,6 +96,9 @@ public final class HopExecutor implements RequestHandler {
     private final NextHopDecision decisions;
     private final boolean composesSubChains;
     private final AtomicLong subChainReturns = new AtomicLong();
+    private final HopOutcomes outcomes;
+    /** Arrivals waiting for their hop's first run here: they heartbeat while they wait. */
+    private final WaitingHops waiting = new WaitingHops();
 
     /**
      * The server side of {@code node}, hosting {@code services}, which hands its chaining functions
@@ -101,10 +106,19 @@ public final class HopExecutor implements RequestHandler {
      * with {@code interceptors} (the first outermost) around every hop; the sub-chains its service
      * functions start are composed with their parents unless {@code composesSubChains} is false or
      * the sub-chain says otherwise; a split merging here is dropped, with the outcomes of its branches,
-     * if it is not complete after {@code staleBranchTimeout}.
+     * if it is not complete after {@code staleBranchTimeout}. The outcomes of the hops that run here
+     * are kept for chains sent again (see {@link HopOutcomes}) as {@code outcomeCacheEntries},
+     * {@code outcomeCacheBytes} and {@code outcomeCacheTtl} say (a zero turns the cache off), except
+     * those of the service functions named in {@code idempotent}.
      */
     public HopExecutor(Node node, Map<String, ServiceFunction> services, String chainingProxy, boolean actsAsProxy,
-                       List<ServerInterceptor> interceptors, boolean composesSubChains, Duration staleBranchTimeout) {
+                       List<ServerInterceptor> interceptors, boolean composesSubChains, Duration staleBranchTimeout,
+                       int outcomeCacheEntries, long outcomeCacheBytes, Duration outcomeCacheTtl, Set<String> idempotent) {
+        this.outcomes = new HopOutcomes(new HopOutcomes.Limits(outcomeCacheEntries, outcomeCacheBytes, outcomeCacheTtl),
+                idempotent, request -> {
+                    waiting.handedBack(request);
+                    node.onRequest(request);
+                });
         this.merges = new MergePoints(node.name(), staleBranchTimeout);
         this.node = node;
         this.services = Map.copyOf(services);
@@ -121,9 +135,16 @@ public final class HopExecutor implements RequestHandler {
 
     @Override
     public void onRequest(ChainRequest request, long arrivedNanos) {
+        HopOutcomes.Outcome claim = services.containsKey(request.header().serviceFunction())
+                ? outcomes.claim(request, arrivedNanos) : null;
+        if (claim == HopOutcomes.WAITING) { // the same hop runs here: handled anew when it has ended
+            waiting.waits(request, arrivedNanos);
+            return;
+        }
         HopControl control = trails.arrive(request.header(), arrivedNanos);
         if (control == null) { // the chain was cancelled before its request got here: its originator has ended it
             refusedAfterCancel.incrementAndGet();
+            outcomes.ended(claim, System.nanoTime());
             return;
         }
         Executor executor = node.executor();
@@ -137,12 +158,14 @@ public final class HopExecutor implements RequestHandler {
         try {
             executor.execute(() -> {
                 try {
-                    run(request, control, arrivedNanos, hop.replies(), null);
+                    run(request, control, arrivedNanos, hop.replies(), null, claim);
                 } finally {
+                    outcomes.ended(claim, System.nanoTime());
                     running.ran(hop);
                 }
             });
         } catch (RuntimeException e) { // an executor that refuses work: the hop fails here
+            outcomes.ended(claim, System.nanoTime());
             running.ran(hop);
             ChainHeader h = request.header();
             reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
@@ -186,8 +209,10 @@ public final class HopExecutor implements RequestHandler {
     @Override
     public void sendDueHeartbeats(long nowNanos) {
         running.sendDueHeartbeats(nowNanos);
-        merges.sendDueHeartbeats(nowNanos, h -> node.sendHeartbeat(h, h.hop(), h.branch(),
-                HeartbeatFrame.siblingsOf(h.branch(), h.returnStack())));
+        Consumer<ChainHeader> beat = h -> node.sendHeartbeat(h, h.hop(), h.branch(),
+                HeartbeatFrame.siblingsOf(h.branch(), h.returnStack()));
+        merges.sendDueHeartbeats(nowNanos, beat);
+        waiting.sendDueHeartbeats(nowNanos, beat);
     }
 
     /** Chains remembered for their cancellation (expired ones are forgotten first). */
@@ -230,6 +255,36 @@ public final class HopExecutor implements RequestHandler {
         return merges.waiting();
     }
 
+    /** Hops that replayed the outcomes of their first run here (a chain sent again). */
+    public long outcomeCacheHits() {
+        return outcomes.hits();
+    }
+
+    /** Hops whose outcomes are kept that found none to replay. */
+    public long outcomeCacheMisses() {
+        return outcomes.misses();
+    }
+
+    /** Kept outcomes dropped: expired or beyond a bound. */
+    public long outcomeCacheEvictions() {
+        return outcomes.evictions();
+    }
+
+    /** Hops that waited for the first run of the same hop, still running here. */
+    public long outcomeCacheAttached() {
+        return outcomes.attached();
+    }
+
+    /** Outcomes kept now. */
+    public int outcomeCacheSize() {
+        return outcomes.size();
+    }
+
+    /** Estimated bytes of the outcomes kept now. */
+    public long outcomeCacheBytes() {
+        return outcomes.bytes();
+    }
+
     /** Hop requests refused because their chain had been cancelled. */
     public long refusedAfterCancel() {
         return refusedAfterCancel.get();
@@ -257,7 +312,7 @@ public final class HopExecutor implements RequestHandler {
      * say the point is still to be popped: {@link SubChainFailures} would then skip a creator).
      */
     private void run(ChainRequest request, HopControl control, long arrivedNanos,
-                     HopReplies replies, String composedAfter) {
+                     HopReplies replies, String composedAfter, HopOutcomes.Outcome cached) {
         ChainHeader arrived = request.header();
         ChainHeader h = arrived; // a return resumes the parked hop: its chaining function, the stack popped
         if (MergePoints.arrives(h.serviceFunction())) {
@@ -273,6 +328,7 @@ public final class HopExecutor implements RequestHandler {
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
+        boolean replaying = cached != null && cached.replays(); // else a claim owns the entry: it records
         try {
             if (control.isCancelled()) {
                 replies.handOver(h.credit()); // cancelled while it waited for a thread
@@ -337,11 +393,18 @@ public final class HopExecutor implements RequestHandler {
             } else if (merging) { // paper 3.10: every branch of a split merging here has ended
                 result = request.params();
                 timing = timings.removeLast();
+            } else if (replaying) { // paper 3.9: the chain was sent again; this hop's service function ran here
+                result = cached.result();
+                timing = new HopTiming(h.hop(), node.name(), h.serviceFunction(), System.nanoTime() - arrivedNanos, 0,
+                        0, 0, node.name());
             } else {
-                ServiceRun run = runService(h, request, console, replies, control, chainId, arrivedNanos);
+                ServiceRun run = runService(h, request, console, replies, control, chainId, arrivedNanos, cached);
                 if (control.isCancelled()) {
                     replies.handOver(h.credit()); // the result is for nobody: the originator ended the chain
                     return;
+                }
+                if (cached != null) {
+                    cached.served(run.result());
                 }
                 result = run.result();
                 timing = run.timing();
@@ -360,6 +423,14 @@ public final class HopExecutor implements RequestHandler {
                     delegate(h, path, console, timings, timing, state, result, replies, control);
                     return;
                 }
+            }
+            NextHop replayed = replaying ? cached.next() : null;
+            if (replayed != null) { // the chaining function ran here on this hop before: its decision stands
+                timings.add(timing);
+                carryOut(decisions.decide(replayed, h.hop(), h.maxHops(), cf, control.remainingNanos(System.nanoTime()),
+                        h.returnStack()), h, path, console, timings, replies, control, state,
+                        context(h, chainId, console, replies, control, "chaining"));
+                return;
             }
             FunctionRuntime.Loaded loaded = node.functions().load(cf);
             long cfStart = System.nanoTime();
@@ -387,6 +458,9 @@ public final class HopExecutor implements RequestHandler {
             if (control.isCancelled()) {
                 replies.handOver(h.credit()); // no further hop starts
                 return;
+            }
+            if (cached != null && !replaying && !proxied && !returning && !failing && !merging) {
+                cached.chained(next);
             }
             carryOut(decisions.decide(next, h.hop(), h.maxHops(), cf, control.remainingNanos(System.nanoTime()),
                     h.returnStack()), h, path, console, timings, replies, control, state, cfContext);
@@ -465,7 +539,7 @@ public final class HopExecutor implements RequestHandler {
                 ChainHeader nh = h.onward(h.hop(), path, List.copyOf(console), timings, RETURN,
                         ChainingFunctionSource.NONE, h.credit(), h.metadata(), back.budgetNanos());
                 run(new ChainRequest(nh, back.result(), ChainState.empty(), null), control, System.nanoTime(), replies,
-                        h.serviceFunction());
+                        h.serviceFunction(), null);
             }
             case NextHopDecision.ReturnToCreator back -> { // to the parked hop, or a branch's outcome to its merge host
                 List<ConsoleLine> consoleNow = List.copyOf(console);
@@ -578,7 +652,8 @@ public final class HopExecutor implements RequestHandler {
     }
 
     private ServiceRun runService(ChainHeader h, ChainRequest request, List<ConsoleLine> console,
-                                  HopReplies replies, HopControl control, String chainId, long arrivedNanos) {
+                                  HopReplies replies, HopControl control, String chainId, long arrivedNanos,
+                                  HopOutcomes.Outcome recording) {
         ServiceFunction sf = services.get(h.serviceFunction());
         if (sf == null) {
             throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + node.name()
@@ -593,14 +668,22 @@ public final class HopExecutor implements RequestHandler {
         try (var scope = sfContext.push(); var working = control.enter()) {
             result = interceptService(sfContext, h.serviceFunction(), sf).apply(request.params());
         } catch (HopRejectedException r) {
-            throw rejected(r);
+            throw recorded(recording, control, rejected(r));
         } catch (Throwable e) {
-            throw new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(), "service function '"
-                    + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e);
+            throw recorded(recording, control, new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(),
+                    "service function '" + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e));
         }
         long sfEnd = System.nanoTime();
         return new ServiceRun(result, new HopTiming(h.hop(), node.name(), h.serviceFunction(), sfStart - arrivedNanos,
                 sfEnd - sfStart, 0, 0, node.name()));
+    }
+
+    /** {@code f}, the failure of a service function, recorded in {@code recording} (if any) unless the hop was cancelled. */
+    private static HopFailure recorded(HopOutcomes.Outcome recording, HopControl control, HopFailure f) {
+        if (recording != null && !control.isCancelled()) {
+            recording.failed(f);
+        }
+        return f;
     }
 
     /** Hands the chaining function, with the service function's result, to the chaining proxy. */

@@ -368,14 +368,14 @@ final class HopReplies implements Replies {
      * chain still ends. For a hop whose reply-to is the originator, nothing can be done: fails.
      */
     private CompletableFuture<Void> pastCreator(Credit credit, Throwable failed, Throwable why) {
-        if (secret == header.secret()) {
+        if (secret.matches(header.attemptSecret())) {
             return why == null ? CompletableFuture.completedFuture(null) : CompletableFuture.failedFuture(why);
         }
         if (why != null) {
             failures.replyLost(header, Node.unwrap(why));
         }
-        Object direct = failed == null ? new QuietFrame(header.chainId(), header.secret(), credit)
-                : new ChainErrorFrame(header.chainId(), header.secret(), ErrorCode.SERVICE_FUNCTION_FAILED,
+        Object direct = failed == null ? new QuietFrame(header.chainId(), header.attemptSecret(), credit)
+                : new ChainErrorFrame(header.chainId(), header.attemptSecret(), ErrorCode.SERVICE_FUNCTION_FAILED,
                 taskFailure(failed), credit);
         return node.transport().send(header.origin(), node.addressOf(header.originator()), direct);
     }

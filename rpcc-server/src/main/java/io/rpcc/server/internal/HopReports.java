@@ -46,7 +46,7 @@ final class HopReports {
      */
     void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings, Object value,
                     Credit credit) {
-        ChainResultFrame frame = new ChainResultFrame(h.chainId(), h.secret(), path, console, timings, value, credit, null);
+        ChainResultFrame frame = new ChainResultFrame(h.chainId(), h.attemptSecret(), path, console, timings, value, credit, null);
         handOffs.track(toOrigin(h, frame).exceptionallyCompose(e -> refusedHere(e)
                 ? sendFailure(h, (HopFailure) Node.unwrap(e), path, console, timings, credit)
                 : CompletableFuture.failedFuture(e)));
@@ -93,7 +93,7 @@ final class HopReports {
 
     /** Sends {@code failure} in an ERROR frame to the chain's reply-to node, smaller if it is too large. */
     private CompletableFuture<Void> toOriginator(ChainHeader h, ErrorCode code, ChainFailure f, Credit credit) {
-        return handOffs.track(toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), code, f, credit))
+        return handOffs.track(toOrigin(h, new ChainErrorFrame(h.chainId(), h.attemptSecret(), code, f, credit))
                 .exceptionallyCompose(e -> {
                     if (!refusedHere(e)) {
                         return CompletableFuture.failedFuture(e);
@@ -105,9 +105,9 @@ final class HopReports {
                             f.host(), f.hop(), f.path(), List.of(), List.of(), List.of(), small);
                     ChainFailure bare = new ChainFailure(truncate(f.exceptionName(), 128), truncate(f.message(), 256),
                             f.host(), f.hop(), List.of(), List.of(), List.of(), List.of(), small);
-                    return toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), code, lean, credit))
+                    return toOrigin(h, new ChainErrorFrame(h.chainId(), h.attemptSecret(), code, lean, credit))
                             .exceptionallyCompose(e2 -> refusedHere(e2)
-                                    ? toOrigin(h, new ChainErrorFrame(h.chainId(), h.secret(), code, bare, credit))
+                                    ? toOrigin(h, new ChainErrorFrame(h.chainId(), h.attemptSecret(), code, bare, credit))
                                     : CompletableFuture.failedFuture(e2));
                 }));
     }

@@ -74,7 +74,7 @@ final class MergePoints {
     private static final Logger log = LoggerFactory.getLogger(MergePoints.class);
 
     /** A split, at its merge host. */
-    private record Key(String origin, long chainId, BranchId parent, long splitHop) {
+    private record Key(String origin, long chainId, int attempt, BranchId parent, long splitHop) {
     }
 
     /** What has arrived of one split. */
@@ -243,7 +243,8 @@ final class MergePoints {
             return refuse(h, "it names no split merging at '" + nodeName + "' (return stack " + stack + ", branch "
                     + h.branch() + ")");
         }
-        Key key = new Key(h.origin(), h.chainId(), opening ? h.branch() : h.branch().parent(), point.continuation());
+        Key key = new Key(h.origin(), h.chainId(), h.attempt(), opening ? h.branch() : h.branch().parent(),
+                point.continuation());
         Merge done;
         synchronized (this) {
             Merge m = entries.get(key);

@@ -184,13 +184,13 @@ final class ReplyRelay {
             case QuietFrame q -> {
                 if (!cancelled) {
                     forward(new QuietFrame(q.chainId(), outSecret, q.credit()),
-                            new QuietFrame(q.chainId(), creator.secret(), q.credit()));
+                            new QuietFrame(q.chainId(), creator.attemptSecret(), q.credit()));
                 }
             }
             case ChainErrorFrame e -> {
                 if (!cancelled) {
                     forward(new ChainErrorFrame(e.chainId(), outSecret, e.code(), e.failure(), e.credit()),
-                            new ChainErrorFrame(e.chainId(), creator.secret(), e.code(), e.failure(), e.credit()));
+                            new ChainErrorFrame(e.chainId(), creator.attemptSecret(), e.code(), e.failure(), e.credit()));
                 }
             }
             default -> throw new IllegalStateException("not a frame to relay: " + frame);

@@ -54,7 +54,7 @@ final class ReplyRelays {
         }
         long keep = Math.min(Math.max(budgetNanos, 0), ChainTrails.MAX_RETENTION_NANOS - ChainTrails.GRACE_NANOS)
                 + ChainTrails.GRACE_NANOS;
-        ChainSecret secret = point.replySecret(creator.secret());
+        ChainSecret secret = point.replySecret(creator.attemptSecret());
         relays.put(new Key(creator.chainId(), secret),
                 new ReplyRelay(node, streams, this, creator, secret, handler, nowNanos + keep));
     }

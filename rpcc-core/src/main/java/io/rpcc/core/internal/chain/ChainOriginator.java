@@ -76,6 +76,8 @@ public final class ChainOriginator {
     public static final class Pending {
         private final long id;
         private final ChainSecret secret;
+        private final int attempt;
+        private final ChainSecret attemptSecret;
         private final long startNanos = System.nanoTime();
         private final CompletableFuture<Arrival> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -86,9 +88,11 @@ public final class ChainOriginator {
         private volatile ChainException failedAfterResult;
         private volatile ChainLiveness liveness;
 
-        private Pending(long id, ChainSecret secret, long budgetNanos, ReplySink sink) {
+        private Pending(long id, ChainSecret secret, int attempt, long budgetNanos, ReplySink sink) {
             this.id = id;
             this.secret = secret;
+            this.attempt = attempt;
+            this.attemptSecret = secret.forAttempt(attempt);
             this.budgetNanos = budgetNanos;
             this.sink = sink;
             this.window = sink.window();
@@ -104,9 +108,24 @@ public final class ChainOriginator {
             return id;
         }
 
-        /** The chain's secret, which every frame back to this node must carry. */
+        /** The chain's secret, which every request of it carries (the same in every attempt). */
         ChainSecret secret() {
             return secret;
+        }
+
+        /** Which sending of the chain this is: 1, or more for a chain sent again with the same id and secret. */
+        public int attempt() {
+            return attempt;
+        }
+
+        /** Whether {@code s} is the secret of an earlier attempt of this chain than this one. */
+        private boolean ofEarlierAttempt(ChainSecret s) {
+            for (int a = 1; a < attempt; a++) {
+                if (secret.forAttempt(a).matches(s)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** When it started ({@link System#nanoTime()}). */
@@ -167,6 +186,8 @@ public final class ChainOriginator {
     private final AtomicLong lateFrames = new AtomicLong();
     private final AtomicLong lateHeartbeats = new AtomicLong();
     private final AtomicLong broken = new AtomicLong();
+    private final AtomicLong earlierAttemptFrames = new AtomicLong();
+    private final AtomicLong retransmissions = new AtomicLong();
     private final Refusals refusals;
     private final BiConsumer<Channel, Object> send;
     private volatile HashedWheelTimer timer;
@@ -210,21 +231,53 @@ public final class ChainOriginator {
      * node, the chain has ended already with the reason the node closed.
      */
     public Pending start(Duration timeout, long budgetNanos, ReplySink sink) {
-        return register(new Pending(nextId.incrementAndGet(), ChainSecret.random(), budgetNanos, sink), timeout);
+        return register(new Pending(nextId.incrementAndGet(), ChainSecret.random(), 1, budgetNanos, sink), timeout);
     }
 
     /**
-     * Registers a new run of chain {@code of} (same id and secret, so that the servers know it as the
-     * same chain: their trails and outcome caches), which must have ended here (it broke): the
-     * interactive run that diagnoses a broken chain, one step at a time. Otherwise as {@link #start}.
+     * Registers a new run of chain {@code of} as its next attempt (same id and secret, so that the
+     * servers know it as the same chain: their trails and outcome caches), which must have ended here
+     * (it broke): the interactive run that diagnoses a broken chain, one step at a time, every step
+     * registered with this as attempt {@code of.attempt() + 1}. Frames of {@code of}'s attempt that
+     * arrive during the diagnosis are dropped as an earlier attempt's. Otherwise as {@link #start}.
+     *
+     * @throws IllegalStateException if {@code of} has not ended, or was attempt {@link ChainHeader#MAX_ATTEMPTS}
      */
     public Pending restart(Pending of, Duration timeout, long budgetNanos, ReplySink sink) {
-        return register(new Pending(of.id(), of.secret(), budgetNanos, sink), timeout);
+        checkEnded(of);
+        return register(new Pending(of.id(), of.secret(), of.attempt() + 1, budgetNanos, sink), timeout);
+    }
+
+    /**
+     * Registers the next attempt of chain {@code earlier} (paper 3.9: a broken chain sent again, with
+     * the same id and secret, so that the servers replay the outcomes they cached for it), which must
+     * have ended here. Its frames back carry the new attempt's secret: frames of earlier attempts that
+     * arrive now are dropped and counted ({@link #earlierAttemptFrames()}). Otherwise as {@link #start}.
+     *
+     * @throws IllegalStateException if {@code earlier} has not ended, or was attempt {@link ChainHeader#MAX_ATTEMPTS}
+     */
+    public Pending retransmit(Pending earlier, Duration timeout, long budgetNanos, ReplySink sink) {
+        checkEnded(earlier);
+        earlier.window.forgetChain(earlier.id()); // what the earlier attempt's reply streams hold is not coming
+        retransmissions.incrementAndGet();
+        return register(new Pending(earlier.id(), earlier.secret(), earlier.attempt() + 1, budgetNanos, sink), timeout);
+    }
+
+    private void checkEnded(Pending earlier) {
+        if (pending.get(earlier.id()) == earlier) {
+            throw new IllegalStateException("chain " + chainId(earlier.id()) + " has not ended: it cannot be sent again");
+        }
+        if (earlier.attempt() >= ChainHeader.MAX_ATTEMPTS) {
+            throw new IllegalStateException("chain " + chainId(earlier.id()) + " was sent " + earlier.attempt()
+                    + " times, the most there can be");
+        }
     }
 
     private Pending register(Pending p, Duration timeout) {
         long id = p.id();
-        pending.put(id, p);
+        if (pending.putIfAbsent(id, p) != null) {
+            throw new IllegalStateException("chain " + chainId(id) + " is in flight: it cannot be sent again");
+        }
         Supplier<ChainException> closed = closedWith;
         if (closed != null) { // checked after the put: either this or close() ends the chain
             fail(p, closed.get());
@@ -239,6 +292,19 @@ public final class ChainOriginator {
         }
         p.finished().whenComplete((r, e) -> timeoutTask.cancel());
         return p;
+    }
+
+    /**
+     * Ends attempt {@code p}, whose outcome has failed, without waiting for the rest of its credit:
+     * it is about to be sent again ({@link #retransmit}), and the frames it still has on the way are
+     * late. {@code false} if it had ended.
+     */
+    public boolean supersede(Pending p) {
+        if (!pending.remove(p.id(), p)) {
+            return false;
+        }
+        p.finished().complete(null);
+        return true;
     }
 
     private void fail(Pending p, ChainException why) {
@@ -332,8 +398,17 @@ public final class ChainOriginator {
      */
     public void onWindowUpdate(WindowUpdateFrame frame, Channel from) {
         Pending p = pending.get(frame.chainId());
-        if (p == null || !p.secret().matches(frame.secret())) {
-            if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
+        if (p == null || !p.attemptSecret.matches(frame.secret())) {
+            if (p != null && p.ofEarlierAttempt(frame.secret())) {
+                // a stream of an attempt that was sent again: room for what it waits to send, outside the
+                // window (its replies are dropped when they arrive), so that it ends now rather than wait
+                earlierAttemptFrames.incrementAndGet();
+                lateFrames.incrementAndGet();
+                if (frame.wantBytes() > 0) {
+                    send.accept(from, new WindowUpdateFrame(frame.chainId(), frame.secret(), frame.hop(), frame.host(),
+                            true, 1, frame.wantBytes(), 0));
+                }
+            } else if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
                 refusals.count(Refusal.FORGED_FRAME);
             }
             return;
@@ -355,16 +430,20 @@ public final class ChainOriginator {
 
     /**
      * A heartbeat arrived (called on an event loop): the chain is alive on its branch. Heartbeats of
-     * chains that ended are dropped and counted ({@link #lateHeartbeats()}); forged ones are counted
+     * chains that ended, or of an earlier attempt of a chain sent again, are dropped and counted
+     * ({@link #lateHeartbeats()}; the latter in {@link #earlierAttemptFrames()} too); forged ones are counted
      * as forged frames.
      */
     public void onHeartbeat(HeartbeatFrame frame) {
         Pending p = pending.get(frame.chainId());
-        if (p != null && p.secret().matches(frame.secret())) {
+        if (p != null && p.attemptSecret.matches(frame.secret())) {
             ChainLiveness l = p.liveness;
             if (l != null) {
                 l.heartbeat(frame, System.nanoTime());
             }
+        } else if (p != null && p.ofEarlierAttempt(frame.secret())) { // keeps no later attempt alive
+            earlierAttemptFrames.incrementAndGet();
+            lateHeartbeats.incrementAndGet();
         } else if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
             refusals.count(Refusal.FORGED_FRAME);
         } else {
@@ -430,10 +509,13 @@ public final class ChainOriginator {
      */
     private Pending live(long id, ChainSecret secret) {
         Pending p = pending.get(id);
-        if (p != null && p.secret().matches(secret)) {
+        if (p != null && p.attemptSecret.matches(secret)) {
             return p;
         }
-        if (p != null || id < 1 || id > nextId.get()) {
+        if (p != null && p.ofEarlierAttempt(secret)) { // a late frame of an attempt this one replaced
+            earlierAttemptFrames.incrementAndGet();
+            lateFrames.incrementAndGet();
+        } else if (p != null || id < 1 || id > nextId.get()) {
             refusals.count(Refusal.FORGED_FRAME);
         } else {
             lateFrames.incrementAndGet();
@@ -471,8 +553,21 @@ public final class ChainOriginator {
         return pending.size();
     }
 
-    /** Frames that arrived for chains that had already ended (timed out or cancelled). */
+    /** Frames that arrived for chains that had already ended (timed out or cancelled), or for an earlier attempt. */
     public long lateFrames() {
         return lateFrames.get();
+    }
+
+    /**
+     * Frames of an earlier attempt of a chain that arrived while a later attempt of it was in flight
+     * (dropped; counted in {@link #lateFrames()} too).
+     */
+    public long earlierAttemptFrames() {
+        return earlierAttemptFrames.get();
+    }
+
+    /** Chains sent again ({@link #retransmit}). */
+    public long retransmissions() {
+        return retransmissions.get();
     }
 }

@@ -154,8 +154,8 @@ public final class Node implements InboundListener, AutoCloseable {
     /**
      * As {@link #launch(String, String, Object, ChainingFunctionSource, ChainState, Metadata, Duration, Instant, int, int, List, ChainOriginator.ReplySink, BranchId)},
      * watching the chain's heartbeats as {@code heartbeats} says (paper 3.9); if {@code rerunOf} is
-     * not {@code null}, as a new run of that chain, which has ended here (same id and secret: see
-     * {@link ChainOriginator#restart}).
+     * not {@code null}, as a new run of that chain, which has ended here (same id and secret, the
+     * attempt after its: see {@link ChainOriginator#restart}).
      */
     public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
                                           ChainingFunctionSource cf, ChainState state, Metadata metadata,
@@ -166,6 +166,31 @@ public final class Node implements InboundListener, AutoCloseable {
         long budget = budgetNanos(timeout, deadline);
         ChainOriginator.Pending p = rerunOf == null ? originator.start(timeout, budget, sink)
                 : originator.restart(rerunOf, timeout, budget, sink);
+        return send(p, budget, server, serviceFunction, params, cf, state, metadata, hop, maxHops, path, branch,
+                heartbeats);
+    }
+
+    /**
+     * Sends chain {@code earlier}, which has ended here (it failed, or broke), again as its next
+     * attempt: same id and secret (so that its servers replay the outcomes they cached of its hops,
+     * paper 3.9), all of its credit again, its frames back under the new attempt's secret, its
+     * heartbeats watched as {@code heartbeats} says. Its budget is the earlier of {@code timeout}
+     * (what is left of the call's) and {@code deadline}. Otherwise as {@link #launch}.
+     */
+    public ChainOriginator.Pending retransmit(ChainOriginator.Pending earlier, String server, String serviceFunction,
+                                              Object params, ChainingFunctionSource cf, ChainState state,
+                                              Metadata metadata, Duration timeout, Instant deadline, int maxHops,
+                                              ChainOriginator.ReplySink sink, HeartbeatPolicy heartbeats) {
+        requireStarted();
+        long budget = budgetNanos(timeout, deadline);
+        return send(originator.retransmit(earlier, timeout, budget, sink), budget, server, serviceFunction, params, cf,
+                state, metadata, 1, maxHops, List.of(), BranchId.root(), heartbeats);
+    }
+
+    private ChainOriginator.Pending send(ChainOriginator.Pending p, long budget, String server, String serviceFunction,
+                                         Object params, ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                         int hop, int maxHops, List<String> path, BranchId branch,
+                                         HeartbeatPolicy heartbeats) {
         HeartbeatBudget heartbeat = HeartbeatBudget.NONE;
         if (heartbeats.isOn()) {
             p.watchLiveness(new ChainLiveness(branch, hop, server, heartbeats.brokenAfterNanos(), System.nanoTime()));
@@ -182,7 +207,7 @@ public final class Node implements InboundListener, AutoCloseable {
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
         ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
                 List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), branch,
-                budget - allowanceNanos(), heartbeat);
+                budget - allowanceNanos(), heartbeat, p.attempt());
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);
@@ -218,13 +243,13 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     /**
-     * Tells the top-level originator of the chain of {@code h} that the chain is alive at hop
-     * {@code hop} on {@code branch}, whose levels' sibling counts are {@code siblings} (paper 3.9,
+     * Tells the top-level originator of the chain of {@code h} that the chain (its attempt: the
+     * frame carries {@link ChainHeader#attemptSecret()}) is alive at hop {@code hop} on {@code branch}, whose levels' sibling counts are {@code siblings} (paper 3.9,
      * 3.10); resolves the originator's name (call off the event loops). A heartbeat that cannot be
      * sent is dropped (the next one may get through; the originator tells a broken chain by silence).
      */
     public void sendHeartbeat(ChainHeader h, int hop, BranchId branch, List<Integer> siblings) {
-        HeartbeatFrame frame = new HeartbeatFrame(h.chainId(), h.secret(), hop, name(), branch, siblings);
+        HeartbeatFrame frame = new HeartbeatFrame(h.chainId(), h.attemptSecret(), hop, name(), branch, siblings);
         transport.send(h.origin(), addressOf(h.originator()), frame).whenComplete((v, e) -> {
             if (e != null) {
                 log.debug("cannot send a heartbeat of chain {}#{} to '{}': {}", h.origin(), h.chainId(), h.origin(),

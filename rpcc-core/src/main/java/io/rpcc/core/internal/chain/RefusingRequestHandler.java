@@ -60,7 +60,7 @@ final class RefusingRequestHandler implements RequestHandler {
     private CompletableFuture<Void> send(ChainHeader h, HopFailure why, ChainFailure failure) {
         InetSocketAddress replyTo = node.replyAddress(h);
         return node.transport().send(h.replyTo().node(), replyTo,
-                new ChainErrorFrame(h.chainId(), h.secret(), why.code(), failure, h.credit())).whenComplete((v, e) -> {
+                new ChainErrorFrame(h.chainId(), h.attemptSecret(), why.code(), failure, h.credit())).whenComplete((v, e) -> {
                     if (e != null && Node.unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
                         failures.replyToUnreachable(h, replyTo, f);
                     }

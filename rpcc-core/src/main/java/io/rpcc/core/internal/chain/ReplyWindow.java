@@ -232,6 +232,33 @@ public final class ReplyWindow {
         return grants;
     }
 
+    /**
+     * Forgets the streams of chain {@code chainId} (an attempt of it that is sent again: what its
+     * streams hold will never arrive nor be given back), freeing the room they hold for the others.
+     */
+    public void forgetChain(long chainId) {
+        List<Runnable> grants;
+        lock.lock();
+        try {
+            for (var it = streams.entrySet().iterator(); it.hasNext(); ) {
+                var e = it.next();
+                if (e.getKey().chainId() == chainId) {
+                    heldReplies -= Math.max(0, e.getValue().replies);
+                    heldBytes -= Math.max(0, e.getValue().bytes);
+                    if (waiting != null) {
+                        waiting.remove(e.getKey());
+                    }
+                    it.remove();
+                }
+            }
+            grants = grantWaiting();
+            freed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        grants.forEach(Runnable::run);
+    }
+
     private void forgetIfIdle(StreamKey key, Stream s) {
         if (s.replies == 0 && s.bytes == 0 && s.wantBytes == 0) {
             streams.remove(key);

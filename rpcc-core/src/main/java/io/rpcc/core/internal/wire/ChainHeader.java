@@ -37,23 +37,40 @@ import org.jspecify.annotations.Nullable;
  *     nodes' clocks need not agree
  * @param heartbeat the chain's time-to-heartbeat when the request leaves its sender (paper 3.9), or
  *     {@link HeartbeatBudget#NONE}
+ * @param attempt which sending of the chain by its originator this is: 1, or more for a chain sent
+ *     again with the same id and secret (idempotent retry, paper 3.9); the frames back carry
+ *     {@link #attemptSecret()}
  */
 public record ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop, int maxHops,
                           List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
                           String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
                           NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
-                          long budgetNanos, HeartbeatBudget heartbeat) {
+                          long budgetNanos, HeartbeatBudget heartbeat, int attempt) {
     /** The budget of a chain without a deadline. */
     public static final long NO_DEADLINE = Long.MAX_VALUE;
+    /** The most attempts a chain can be sent in (a larger attempt number makes a request malformed). */
+    public static final int MAX_ATTEMPTS = 1000;
 
-    /** A header of a chain that sends no heartbeats. */
+    /** The secret of the frames back of this attempt ({@link ChainSecret#forAttempt}). */
+    public ChainSecret attemptSecret() {
+        return secret.forAttempt(attempt);
+    }
+
+    /** This header as attempt {@code nextAttempt} of its chain. */
+    public ChainHeader withAttempt(int nextAttempt) {
+        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
+                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos,
+                heartbeat, nextAttempt);
+    }
+
+    /** A header of a chain's first attempt that sends no heartbeats. */
     public ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop,
                        int maxHops, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
                        String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
                        NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
                        long budgetNanos) {
         this(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings, serviceFunction,
-                chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos, HeartbeatBudget.NONE);
+                chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos, HeartbeatBudget.NONE, 1);
     }
 
     /** The originator's address. */
@@ -70,7 +87,7 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
                               Credit nextCredit, Metadata nextMetadata, long nextBudgetNanos) {
         return new ChainHeader(chainId, secret, origin, originHost, originPort, nextHop, maxHops, pathSoFar, consoleSoFar,
                 timingsSoFar, nextService, nextChaining, nextCredit, replyTo, nextMetadata, returnStack, branch,
-                nextBudgetNanos, heartbeat);
+                nextBudgetNanos, heartbeat, attempt);
     }
 
     /**
@@ -85,16 +102,17 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
         NodeAddress nextReplyTo = sub != null && sub.repliesToCreator() ? sub.node() : originator();
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
                 serviceFunction, nextChaining, credit, nextReplyTo, metadata, List.copyOf(nextStack), branch, budgetNanos,
-                heartbeat);
+                heartbeat, attempt);
     }
 
     /**
-     * The secret the frames to {@link #replyTo()} carry: the chain's own, or, when they go to the
+     * The secret the frames to {@link #replyTo()} carry: the attempt's ({@link #attemptSecret()}), or, when they go to the
      * creator of the sub-chain this hop is in, that sub-chain's ({@link ReturnPoint#replySecret}).
      */
     public ChainSecret replySecret() {
         ReturnPoint sub = innermostSubChain(returnStack);
-        return sub == null || !sub.repliesToCreator() ? secret : sub.replySecret(secret);
+        ChainSecret own = attemptSecret();
+        return sub == null || !sub.repliesToCreator() ? own : sub.replySecret(own);
     }
 
     /** The innermost return point of {@code stack} that is not a merge point, or {@code null}. */
@@ -111,12 +129,13 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
     public ChainHeader withBranch(BranchId nextBranch) {
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
                 serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, nextBranch, budgetNanos,
-                heartbeat);
+                heartbeat, attempt);
     }
 
     /** This header with {@code next} as its time-to-heartbeat (as the request leaves this node). */
     public ChainHeader withHeartbeat(HeartbeatBudget next) {
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos, next);
+                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos, next,
+                attempt);
     }
 }

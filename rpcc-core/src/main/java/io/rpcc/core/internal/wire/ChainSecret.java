@@ -25,6 +25,26 @@ public record ChainSecret(long high, long low) {
         return new ChainSecret((long) LONGS.get(bits, 0), (long) LONGS.get(bits, 8));
     }
 
+    /**
+     * The secret that the frames back of attempt {@code attempt} of the chain carry (a chain sent
+     * again by its originator, paper 3.9): this secret for attempt 1, else one derived from it and
+     * the attempt number, so that a late frame of an earlier attempt cannot end or feed a later one.
+     */
+    public ChainSecret forAttempt(int attempt) {
+        if (attempt <= 1) {
+            return this;
+        }
+        long a = mix(attempt * 0xD1B5_4A32_D192_ED03L + 0x2545_F491_4F6C_DD1DL);
+        return new ChainSecret(mix(high ^ a), mix(low ^ Long.rotateLeft(a, 29)));
+    }
+
+    /** SplitMix64's finalizer: every input bit reaches every output bit. */
+    private static long mix(long z) {
+        z = (z ^ (z >>> 30)) * 0xBF58_476D_1CE4_E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D0_49BB_1331_11EBL;
+        return z ^ (z >>> 31);
+    }
+
     /** Whether {@code other} is this secret, in time that does not depend on where they differ. */
     public boolean matches(ChainSecret other) {
         return other != null && ((high ^ other.high) | (low ^ other.low)) == 0;

@@ -171,6 +171,7 @@ public final class WireFormat {
         writeBranch(out, h.branch());
         writeBudget(out, h.budgetNanos());
         writeHeartbeat(out, h.heartbeat());
+        out.writeVarInt(h.attempt(), true);
     }
 
     /** Reply-to tag: replies go to the originator, whose address the header already holds. */
@@ -245,6 +246,16 @@ public final class WireFormat {
         for (int i : b.indexes()) {
             out.writeVarInt(i, true);
         }
+    }
+
+    /** Header field 20: which sending of the chain by its originator this is (1 to {@link ChainHeader#MAX_ATTEMPTS}). */
+    private static int readAttempt(Input in) {
+        int attempt = in.readVarInt(true);
+        if (attempt < 1 || attempt > ChainHeader.MAX_ATTEMPTS) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "attempt " + Integer.toUnsignedString(attempt)
+                    + " is not between 1 and " + ChainHeader.MAX_ATTEMPTS);
+        }
+        return attempt;
     }
 
     private static void writeBudget(Output out, long budgetNanos) {
@@ -550,7 +561,8 @@ public final class WireFormat {
             header = new ChainHeader(header.chainId(), header.secret(), header.origin(), header.originHost(),
                     header.originPort(), header.hop(), header.maxHops(), header.path(), header.console(),
                     header.timings(), header.serviceFunction(), header.chainingFunction(), header.credit(),
-                    header.replyTo(), metadata, stack, readBranch(in, stack), readBudget(in), readHeartbeat(in));
+                    header.replyTo(), metadata, stack, readBranch(in, stack), readBudget(in), readHeartbeat(in),
+                    readAttempt(in));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");

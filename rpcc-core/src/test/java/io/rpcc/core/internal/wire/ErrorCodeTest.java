@@ -96,7 +96,7 @@ class ErrorCodeTest {
                     "a failure its node marked as of the moment is retryable: " + kind);
         }
         assertEquals(EnumSet.of(ChainErrorCode.HOP_UNREACHABLE, ChainErrorCode.REPOSITORY_UNAVAILABLE,
-                ChainErrorCode.NODE_SHUTTING_DOWN, ChainErrorCode.BROKEN_CHAIN), retryable);
+                ChainErrorCode.NODE_SHUTTING_DOWN, ChainErrorCode.NODE_CLOSED, ChainErrorCode.BROKEN_CHAIN), retryable);
         ChainException version = ErrorCode.PROTOCOL_VERSION.toException(failure(FailureFields.NONE));
         assertInstanceOf(ProtocolVersionException.class, version);
         assertFalse(version.isRetryable(), "a subtype of HopUnreachableException, but configuration: not retryable");

@@ -1,0 +1,168 @@
+package io.rpcc.client.internal;
+
+import io.rpcc.client.RetryPolicy;
+import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainCancelledException;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.internal.chain.ChainOriginator;
+import io.rpcc.core.internal.chain.HeartbeatPolicy;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.wire.ErrorCode;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The sendings (attempts) of one chain in chain mode (paper 3.9, idempotent retry): the first, and,
+ * while its {@link RetryPolicy}, the client's {@link RetryTokens}, the call's timeout and its deadline
+ * allow, the same chain (same id and secret) again after a backoff each time an attempt fails with a
+ * {@link ChainException#isRetryable() retryable} failure (a chain declared broken by its heartbeats
+ * too: a {@code BrokenChainException}). {@link #last()} completes with the attempt
+ * that is not sent again: its outcome is the call's (the caller waits for it to finish as for any
+ * chain). Before an attempt is sent again, the one it replaces gets its backoff to bring its credit
+ * home (so that its partial replies are all in); whatever of it arrives after is late and dropped
+ * ({@link ChainOriginator#earlierAttemptFrames()}). Every attempt's replies go to the same sink.
+ */
+final class ChainAttempts {
+    /**
+     * What the chain is: its first hop, functions, state and metadata, its hop limit, and how every
+     * attempt's heartbeats are watched.
+     */
+    record Call(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
+                Metadata metadata, int maxHops, HeartbeatPolicy heartbeats) {
+    }
+
+    private final Node node;
+    private final Call call;
+    private final Duration timeout;
+    private final Instant deadline;
+    private final RetryPolicy policy;
+    private final RetryTokens tokens;
+    private final ChainOriginator.ReplySink sink;
+    private final AtomicLong retries;
+    private final long startNanos = System.nanoTime();
+    private final CompletableFuture<ChainOriginator.Pending> last = new CompletableFuture<>();
+    private volatile ChainOriginator.Pending current;
+    private volatile boolean cancelled;
+
+    private ChainAttempts(Node node, Call call, Duration timeout, Instant deadline, RetryPolicy policy,
+                          RetryTokens tokens, ChainOriginator.ReplySink sink, AtomicLong retries) {
+        this.node = node;
+        this.call = call;
+        this.timeout = timeout;
+        this.deadline = deadline;
+        this.policy = policy;
+        this.tokens = tokens;
+        this.sink = sink;
+        this.retries = retries;
+    }
+
+    /**
+     * Starts {@code call} (or, if {@code earlier} is not null, sends that chain, which has ended,
+     * again), within {@code timeout} from now and {@code deadline}; retries counted in {@code retries}.
+     */
+    static ChainAttempts start(Node node, Call call, Duration timeout, Instant deadline, RetryPolicy policy,
+                               RetryTokens tokens, ChainOriginator.ReplySink sink, AtomicLong retries,
+                               ChainOriginator.Pending earlier) {
+        ChainAttempts a = new ChainAttempts(node, call, timeout, deadline, policy, tokens, sink, retries);
+        a.watch(earlier == null
+                ? node.launch(call.server(), call.serviceFunction(), call.params(), call.cf(), call.state(),
+                        call.metadata(), timeout, deadline, 1, call.maxHops(), List.of(), sink, BranchId.root(),
+                        call.heartbeats(), null)
+                : node.retransmit(earlier, call.server(), call.serviceFunction(), call.params(), call.cf(), call.state(),
+                        call.metadata(), timeout, deadline, call.maxHops(), sink, call.heartbeats()));
+        return a;
+    }
+
+    /** Completes with the attempt whose outcome is the call's. */
+    CompletableFuture<ChainOriginator.Pending> last() {
+        return last;
+    }
+
+    /** When the call started ({@link System#nanoTime()}). */
+    long startNanos() {
+        return startNanos;
+    }
+
+    /**
+     * Cancels the chain: the attempt in flight (see {@link Node#cancel}), and no further one starts.
+     * Returns the exception the call ends with.
+     */
+    Throwable cancel(String why) {
+        cancelled = true;
+        ChainOriginator.Pending p = current;
+        node.cancel(p, why);
+        Throwable ended = p.outcome().handle((r, e) -> e == null ? null : Node.unwrap(e)).getNow(null);
+        if (ended instanceof ChainCancelledException) {
+            return ended;
+        }
+        ChainException e = ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+                "chain " + node.originator().chainId(p.id()) + " was cancelled by its originator (" + why + ")",
+                node.name(), 0, List.of(), List.of(), List.of(), List.of()));
+        last.complete(p);
+        return e;
+    }
+
+    private void watch(ChainOriginator.Pending p) {
+        current = p;
+        p.outcome().whenComplete((arrival, e) -> {
+            if (e == null) {
+                tokens.succeeded();
+                last.complete(p);
+                return;
+            }
+            Duration backoff = policy.backoff(p.attempt(), ThreadLocalRandom.current().nextDouble());
+            if (!mayRetry(p, Node.unwrap(e), backoff)) {
+                last.complete(p);
+                return;
+            }
+            CompletableFuture.delayedExecutor(backoff.toNanos(), TimeUnit.NANOSECONDS, node.executor())
+                    .execute(() -> again(p));
+        });
+    }
+
+    /** Whether {@code p}, which failed with {@code failure}, is sent again after {@code backoff}. */
+    private boolean mayRetry(ChainOriginator.Pending p, Throwable failure, Duration backoff) {
+        if (cancelled || !(failure instanceof ChainException ce) || !ce.isRetryable()
+                || p.attempt() >= policy.maxAttempts()) {
+            return false;
+        }
+        long afterBackoff = System.nanoTime() + backoff.toNanos();
+        if (timeout.toNanos() - (afterBackoff - startNanos) <= 0
+                || (deadline != null && !Instant.now().plus(backoff).isBefore(deadline))) {
+            return false; // the call's time would be up before the chain is sent again
+        }
+        try {
+            node.requireAcceptingChains(); // a client closing or closed sends nothing again
+        } catch (RuntimeException closing) {
+            return false;
+        }
+        return tokens.tryRetry();
+    }
+
+    private void again(ChainOriginator.Pending earlier) {
+        if (cancelled) {
+            last.complete(earlier);
+            return;
+        }
+        node.originator().supersede(earlier); // its credit did not all come home in the backoff: the rest is late
+        Duration left = timeout.minusNanos(System.nanoTime() - startNanos);
+        try {
+            node.requireAcceptingChains();
+            ChainOriginator.Pending next = node.retransmit(earlier, call.server(), call.serviceFunction(), call.params(),
+                    call.cf(), call.state(), call.metadata(), left, deadline, call.maxHops(), sink, call.heartbeats());
+            retries.incrementAndGet();
+            watch(next);
+        } catch (RuntimeException e) { // the client closed meanwhile: the earlier attempt's outcome stands
+            last.complete(earlier);
+        }
+    }
+}

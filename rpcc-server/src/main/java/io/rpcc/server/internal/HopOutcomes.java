@@ -1,0 +1,277 @@
+package io.rpcc.server.internal;
+
+import io.rpcc.core.BranchId;
+import io.rpcc.core.NextHop;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+
+/**
+ * The outcome cache of a server (paper 3.9, idempotent retry): what the service function and the
+ * chaining function of each hop that ran here produced, per originator, chain id, branch and hop
+ * index, so that the same chain (same id and secret) sent again replays them instead of running
+ * them: within the cache's window no side effect runs twice, and a retried chain moves fast up to
+ * where it broke. An entry holds the service function's result or failure and, if the chaining
+ * function ran here, the next hop it chose (with the state it made).
+ *
+ * <p>A hop is <em>claimed</em> when it arrives ({@link #claim}): the first arrival owns the entry
+ * and records what its functions produce; an arrival of the same hop while the owner still runs
+ * waits, holding no thread: it is handed back ({@code again}) when the owner is done, and replays
+ * then. An owner that ends without a service outcome (cancelled, expired, abandoned, refused before
+ * its function ran) drops the entry, and its waiters run the hop themselves.
+ *
+ * <p>Bounds: entries are kept for {@code ttl} after their hop ended, at most {@code maxEntries} of
+ * them and {@code maxBytes} (estimated, {@link OutcomeFootprint}) of values; the oldest go first.
+ * Expired entries are dropped when they are met or when a later hop ends here. The per-hop cost for
+ * chains that are never retried: a key and an entry, one map insertion, one queue node, the
+ * footprint estimate; no lock but the entry's own, taken once by its owner.
+ */
+final class HopOutcomes {
+    /** What the cache keeps, and how long. */
+    record Limits(int maxEntries, long maxBytes, Duration ttl) {
+        /** The defaults: 10,000 entries, 64 MiB, 60 s. */
+        static final Limits DEFAULT = new Limits(10_000, 64L << 20, Duration.ofSeconds(60));
+
+        boolean off() {
+            return maxEntries == 0 || maxBytes == 0 || ttl.isZero();
+        }
+    }
+
+    /** One hop of one chain. */
+    private record Key(String origin, long chainId, BranchId branch, int hop) {
+    }
+
+    /** The claim of an arrival that waits for the hop's first run to end. */
+    static final Outcome WAITING = new Outcome(null, null, null);
+
+    /** What one hop produced at this node, as far as it got. */
+    static final class Outcome {
+        private final Key key;
+        private final ChainSecret secret;
+        private final String serviceFunction;
+        // written by the owner's thread before done is set (under the lock), read by replays after
+        private boolean served;
+        private Object result;
+        private HopFailure failure;
+        private NextHop next;
+        // guarded by this
+        private boolean done;
+        private boolean dropped;
+        private List<ChainRequest> waiters;
+        private long expiresNanos;
+        private long bytes;
+
+        private Outcome(Key key, ChainSecret secret, String serviceFunction) {
+            this.key = key;
+            this.secret = secret;
+            this.serviceFunction = serviceFunction;
+        }
+
+        /**
+         * Whether this claim replays a hop that ran before (else the claimant runs the hop and records
+         * what it produces); fixed for a claimant from its claim on.
+         */
+        synchronized boolean replays() {
+            return done;
+        }
+
+        /** The owner: the service function returned {@code value}. */
+        void served(Object value) {
+            result = value;
+            served = true;
+        }
+
+        /** The owner: the service function failed with {@code f} (kept without its cause). */
+        void failed(HopFailure f) {
+            failure = new HopFailure(f.code(), f.exceptionName(), f.getMessage(), f.details(), f.fields(), null);
+            served = true;
+        }
+
+        /** The owner: the chaining function chose {@code hop}. */
+        void chained(NextHop hop) {
+            next = hop;
+        }
+
+        /** A replay: the service function's result; throws its failure. */
+        Object result() {
+            if (failure != null) {
+                throw failure;
+            }
+            return result;
+        }
+
+        /** A replay: the next hop the chaining function chose, or {@code null} if it did not run here. */
+        NextHop next() {
+            return next;
+        }
+    }
+
+    private final Limits limits;
+    private final long ttlNanos;
+    private final Set<String> idempotent;
+    private final Consumer<ChainRequest> again;
+    private final ConcurrentHashMap<Key, Outcome> entries = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Outcome> order = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger kept = new AtomicInteger();
+    private final AtomicLong keptBytes = new AtomicLong();
+    private final AtomicLong hits = new AtomicLong();
+    private final AtomicLong misses = new AtomicLong();
+    private final AtomicLong evictions = new AtomicLong();
+    private final AtomicLong attached = new AtomicLong();
+
+    /**
+     * A cache within {@code limits}, skipping the service functions named in {@code idempotent};
+     * {@code again} handles anew a request that waited for its hop's first run.
+     */
+    HopOutcomes(Limits limits, Set<String> idempotent, Consumer<ChainRequest> again) {
+        this.again = again;
+        this.limits = limits;
+        this.ttlNanos = limits.ttl().toNanos();
+        this.idempotent = Set.copyOf(idempotent);
+    }
+
+    /**
+     * Claims the hop of {@code request} (whose service function is known here) arriving at
+     * {@code nowNanos}: {@code null} if it is not cached (the cache is off, the function is
+     * idempotent, or the entry under its key is another chain's); {@link #WAITING} if the hop's
+     * first run is still running here: the request is handed to {@code again} when it ends; else
+     * the entry, which the claimant replays ({@link Outcome#replays()}) or owns.
+     */
+    Outcome claim(ChainRequest request, long nowNanos) {
+        ChainHeader h = request.header();
+        if (limits.off() || idempotent.contains(h.serviceFunction())) {
+            return null;
+        }
+        Key key = new Key(h.origin(), h.chainId(), h.branch(), h.hop());
+        Outcome fresh = new Outcome(key, h.secret(), h.serviceFunction());
+        for (;;) {
+            Outcome o = entries.putIfAbsent(key, fresh);
+            if (o == null) {
+                misses.incrementAndGet();
+                return fresh;
+            }
+            if (!o.secret.matches(h.secret()) || !o.serviceFunction.equals(h.serviceFunction())) {
+                misses.incrementAndGet(); // another chain of that originator and id (it restarted): run, uncached
+                return null;
+            }
+            synchronized (o) {
+                if (o.dropped) {
+                    entries.remove(key, o);
+                    continue;
+                }
+                if (!o.done) {
+                    if (o.waiters == null) {
+                        o.waiters = new ArrayList<>(2);
+                    }
+                    o.waiters.add(request);
+                    attached.incrementAndGet();
+                    return WAITING;
+                }
+                if (nowNanos - o.expiresNanos < 0) {
+                    hits.incrementAndGet();
+                    return o;
+                }
+            }
+            if (entries.replace(key, o, fresh)) { // expired: this arrival runs the hop
+                misses.incrementAndGet();
+                return fresh;
+            }
+        }
+    }
+
+    /**
+     * The run that claimed {@code o} ended, at {@code nowNanos}: if it owned the entry, the entry is
+     * kept if it has a service outcome (and older ones evicted beyond the bounds), else dropped; the
+     * arrivals waiting for it are handed back. Nothing for a replay.
+     */
+    void ended(Outcome o, long nowNanos) {
+        if (o == null || o == WAITING) {
+            return;
+        }
+        List<ChainRequest> waiting;
+        boolean keep;
+        synchronized (o) {
+            if (o.done || o.dropped) {
+                return;
+            }
+            keep = o.served;
+            if (keep) {
+                o.bytes = OutcomeFootprint.of(o.result) + OutcomeFootprint.of(o.next) + OutcomeFootprint.OPAQUE;
+                o.expiresNanos = nowNanos + ttlNanos;
+                o.done = true;
+            } else {
+                o.dropped = true;
+            }
+            waiting = o.waiters;
+            o.waiters = null;
+        }
+        if (keep) {
+            order.add(o);
+            kept.incrementAndGet();
+            keptBytes.addAndGet(o.bytes);
+            evict(nowNanos);
+        } else {
+            entries.remove(o.key, o);
+        }
+        if (waiting != null) {
+            waiting.forEach(again);
+        }
+    }
+
+    /** Drops the oldest entries while they are expired or the cache is over a bound. */
+    private void evict(long nowNanos) {
+        for (Outcome head; (head = order.peek()) != null; ) {
+            boolean over = kept.get() > limits.maxEntries() || keptBytes.get() > limits.maxBytes()
+                    || nowNanos - head.expiresNanos >= 0;
+            if (!over) {
+                return;
+            }
+            if (order.remove(head)) {
+                kept.decrementAndGet();
+                keptBytes.addAndGet(-head.bytes);
+                entries.remove(head.key, head);
+                evictions.incrementAndGet();
+            }
+        }
+    }
+
+    /** Arrivals that replayed a cached outcome. */
+    long hits() {
+        return hits.get();
+    }
+
+    /** Arrivals of cached service functions that found no outcome to replay (they ran the hop). */
+    long misses() {
+        return misses.get();
+    }
+
+    /** Outcomes dropped: expired, or beyond the entry or byte bound. */
+    long evictions() {
+        return evictions.get();
+    }
+
+    /** Arrivals that waited for the first run of their hop, still running here. */
+    long attached() {
+        return attached.get();
+    }
+
+    /** Outcomes kept now. */
+    int size() {
+        return kept.get();
+    }
+
+    /** Estimated bytes of the outcomes kept now. */
+    long bytes() {
+        return keptBytes.get();
+    }
+}

@@ -1,0 +1,427 @@
+package io.rpcc.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.client.ChainCall;
+import io.rpcc.client.ReplySet;
+import io.rpcc.client.RetryPolicy;
+import io.rpcc.client.RetryThrottle;
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainResult;
+import io.rpcc.core.HopUnreachableException;
+import io.rpcc.core.NameResolver;
+import io.rpcc.core.NodeClosedException;
+import io.rpcc.core.StaticNameResolver;
+import io.rpcc.core.StaticRoute;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ChainSecret;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Idempotent retry (paper 3.9) on real nodes: a chain sent again with the same id and secret replays
+ * the outcomes its servers kept of the hops that ran, so their side effects run once; the cache's
+ * bounds; idempotent service functions; the retry budget; late frames of an earlier attempt.
+ */
+class IdempotentRetryTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private final List<AutoCloseable> nodes = new ArrayList<>();
+    private final StaticNameResolver names = new StaticNameResolver();
+    private final List<CountDownLatch> toOpen = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        toOpen.forEach(CountDownLatch::countDown);
+        for (AutoCloseable n : nodes.reversed()) {
+            n.close();
+        }
+    }
+
+    private RpccServer server(String name, NameResolver resolver, int port,
+                              java.util.function.UnaryOperator<RpccServer.Builder> config) {
+        RpccServer s = config.apply(RpccServer.builder(name).resolver(resolver).listen("127.0.0.1", port)).build()
+                .start();
+        names.register(name, s.address());
+        nodes.add(s);
+        return s;
+    }
+
+    private RpccServer server(String name, java.util.function.UnaryOperator<RpccServer.Builder> config) {
+        return server(name, names, 0, config);
+    }
+
+    private RpccClient client(java.util.function.UnaryOperator<RpccClient.Builder> config) {
+        RpccClient c = config.apply(RpccClient.builder().resolver(names).timeout(WAIT)).build().start();
+        nodes.add(c);
+        return c;
+    }
+
+    /** A port nothing listens on (now). */
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                throw new IllegalStateException("latch never opened");
+            }
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
+        long end = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("never happened: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private static ChainException failure(CompletableFuture<?> f) {
+        CompletionException e = assertThrows(CompletionException.class, f::join);
+        return assertInstanceOf(ChainException.class, e.getCause());
+    }
+
+    private static final StaticRoute ROUTE = StaticRoute.of(StaticRoute.hop("s1", "inc"), StaticRoute.hop("s2", "inc"),
+            StaticRoute.hop("s3", "last"));
+
+    /** A service function that counts its runs and adds one. */
+    private static io.rpcc.core.ServiceFunction counting(AtomicInteger runs) {
+        return p -> {
+            runs.incrementAndGet();
+            return (Integer) p + 1;
+        };
+    }
+
+    @Test
+    void aChainWhoseThirdNodeIsKilledMidHopIsRetriedAndTheFirstTwoHopsRunOnce() throws Exception {
+        AtomicInteger runs1 = new AtomicInteger();
+        AtomicInteger runs2 = new AtomicInteger();
+        AtomicInteger runs3 = new AtomicInteger();
+        AtomicInteger runs3Again = new AtomicInteger();
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        toOpen.add(release);
+        RpccServer s1 = server("s1", b -> b.service("inc", counting(runs1)));
+        RpccServer s2 = server("s2", b -> b.service("inc", counting(runs2)));
+        RpccServer s3 = server("s3", b -> b.service("last", p -> {
+            runs3.incrementAndGet();
+            entered.countDown();
+            await(release); // blocks until the test releases it: the node is closed under it
+            return (Integer) p + 100;
+        }));
+        int port3 = s3.address().getPort();
+        RpccClient client = client(b -> b.retryPolicy(RetryPolicy.attempts(10)
+                .backoff(Duration.ofMillis(200), Duration.ofSeconds(1), 2)));
+
+        CompletableFuture<ChainResult> f = client.startChain(ChainCall.along(ROUTE, 1));
+        await(entered);
+        s3.close(); // killed mid-hop: the hop is abandoned, its originator told (NodeClosedException, retryable)
+        release.countDown();
+        server("s3", names, port3, b -> b.service("last", p -> {
+            runs3Again.incrementAndGet();
+            return (Integer) p + 100;
+        }));
+
+        ChainResult r = f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(103, r.value(), "1 + 1 + 1 + 100: the replayed results are the first run's");
+        assertEquals(1, runs1.get(), "hop 1 ran once: the retry replayed its outcome");
+        assertEquals(1, runs2.get(), "hop 2 ran once: the retry replayed its outcome");
+        assertEquals(1, runs3.get(), "the killed hop 3 started once on the old node");
+        assertEquals(1, runs3Again.get(), "hop 3 ran again, on the restarted node: it had not completed");
+        assertTrue(s1.stats().outcomeCacheHits() >= 1, s1.stats().toString());
+        assertTrue(s2.stats().outcomeCacheHits() >= 1, s2.stats().toString());
+        assertTrue(client.stats().retries() >= 1, client.stats().toString());
+        assertEquals(List.of("s1", "s2", "s3"), r.path());
+    }
+
+    /** A resolver that gives a dead address for {@code flaky} the first {@code failures} times. */
+    private static NameResolver failingFirst(StaticNameResolver names, String flaky, int failures, int deadPort) {
+        AtomicInteger left = new AtomicInteger(failures);
+        return server -> server.equals(flaky) && left.getAndDecrement() > 0
+                ? Optional.of(new InetSocketAddress("127.0.0.1", deadPort)) : names.resolve(server);
+    }
+
+    @Test
+    void anIdempotentServiceFunctionRunsAgainAndTheOthersReplay() throws Exception {
+        AtomicInteger runs1 = new AtomicInteger();
+        AtomicInteger runs2 = new AtomicInteger();
+        AtomicInteger runs3 = new AtomicInteger();
+        server("s1", b -> b.service("inc", counting(runs1)));
+        RpccServer s2 = server("s2", failingFirst(names, "s3", 1, freePort()), 0,
+                b -> b.idempotentService("inc", counting(runs2)));
+        server("s3", b -> b.service("last", counting(runs3)));
+        RpccClient client = client(b -> b.retryPolicy(RetryPolicy.attempts(3)
+                .backoff(Duration.ofMillis(10), Duration.ofMillis(50), 2)));
+
+        ChainResult r = client.runChain(ChainCall.along(ROUTE, 1));
+        assertEquals(4, r.value());
+        assertEquals(1, runs1.get(), "replayed");
+        assertEquals(2, runs2.get(), "declared idempotent: not cached, so it ran again");
+        assertEquals(1, runs3.get());
+        assertEquals(0, s2.stats().outcomeCacheHits() + s2.stats().outcomeCacheMisses(), "never looked up");
+        assertEquals(1, client.stats().retries());
+    }
+
+    @Test
+    void theApplicationSendsAFailedChainAgainWithItsId() throws Exception {
+        AtomicInteger runs1 = new AtomicInteger();
+        AtomicInteger runs2 = new AtomicInteger();
+        AtomicInteger runs3 = new AtomicInteger();
+        int port3 = freePort();
+        names.register("s3", new InetSocketAddress("127.0.0.1", port3)); // nobody there yet
+        server("s1", b -> b.service("inc", counting(runs1)));
+        server("s2", b -> b.service("inc", counting(runs2)));
+        RpccClient client = client(b -> b);
+
+        ChainException e = failure(client.startChain(ChainCall.along(ROUTE, 1)));
+        HopUnreachableException unreachable = assertInstanceOf(HopUnreachableException.class, e);
+        assertTrue(unreachable.isRetryable());
+        String id = client.chainIdOf(e).orElseThrow();
+        assertTrue(id.startsWith(client.name() + "#"), id);
+
+        server("s3", names, port3, b -> b.service("last", counting(runs3)));
+        ChainResult r = client.retransmit(e, WAIT).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(4, r.value());
+        assertEquals(List.of(1, 1, 1), List.of(runs1.get(), runs2.get(), runs3.get()), "each hop ran once");
+        assertThrows(IllegalArgumentException.class, () -> client.retransmit(e, WAIT), "a failure is sent again once");
+        assertEquals(1, client.stats().retransmissions());
+        assertEquals(0, client.stats().retries(), "the application's, not a policy's");
+    }
+
+    /** Runs a chain that fails at unreachable hop 3, lets {@code between} run, starts s3 and sends the chain again. */
+    private void retransmitAfter(RpccClient client, int port3, AtomicInteger runs3, Runnable between) throws Exception {
+        ChainException e = failure(client.startChain(ChainCall.along(ROUTE, 1)));
+        assertInstanceOf(HopUnreachableException.class, e);
+        between.run();
+        server("s3", names, port3, b -> b.service("last", counting(runs3)));
+        assertEquals(4, client.retransmit(e, WAIT).get(WAIT.toSeconds(), TimeUnit.SECONDS).value());
+    }
+
+    @Test
+    void anOutcomeEvictedByTheEntryBoundRunsAgain() throws Exception {
+        AtomicInteger runs1 = new AtomicInteger();
+        AtomicInteger runs2 = new AtomicInteger();
+        int port3 = freePort();
+        names.register("s3", new InetSocketAddress("127.0.0.1", port3));
+        RpccServer s1 = server("s1", b -> b.service("inc", counting(runs1)).service("other", p -> p)
+                .outcomeCache(1, 1 << 20, Duration.ofMinutes(1)));
+        server("s2", b -> b.service("inc", counting(runs2)));
+        RpccClient client = client(b -> b);
+        retransmitAfter(client, port3, new AtomicInteger(), () -> // another hop at s1 takes the only entry
+                client.call("s1", "other", 7).join());
+        assertEquals(2, runs1.get(), "s1 kept one outcome, the other chain's: hop 1 ran again");
+        assertEquals(1, runs2.get(), "s2 kept its outcome");
+        assertTrue(s1.stats().outcomeCacheEvictions() >= 1, s1.stats().toString());
+        assertTrue(s1.stats().outcomeCacheEntries() <= 1, s1.stats().toString());
+    }
+
+    @Test
+    void anOutcomeOverTheByteBoundIsNotKept() throws Exception {
+        AtomicInteger runs1 = new AtomicInteger();
+        int port3 = freePort();
+        names.register("s3", new InetSocketAddress("127.0.0.1", port3));
+        RpccServer s1 = server("s1", b -> b.service("inc", p -> {
+            runs1.incrementAndGet();
+            return (Integer) p + 1;
+        }).service("big", p -> "x".repeat(10_000)).outcomeCache(100, 5_000, Duration.ofMinutes(1)));
+        server("s2", b -> b.service("inc", counting(new AtomicInteger())));
+        RpccClient client = client(b -> b);
+        assertEquals(10_000, ((String) client.call("s1", "big", null).join().value()).length());
+        eventually(() -> s1.stats().outcomeCacheEvictions() >= 1, "a 10 kB outcome evicted by a 5 kB bound");
+        assertTrue(s1.stats().outcomeCacheBytes() <= 5_000, s1.stats().toString());
+        retransmitAfter(client, port3, new AtomicInteger(), () -> { });
+        assertEquals(1, runs1.get(), "a small outcome fits: replayed");
+    }
+
+    @Test
+    void anOutcomePastItsTimeToLiveRunsAgain() throws Exception {
+        AtomicInteger runs1 = new AtomicInteger();
+        AtomicInteger runs2 = new AtomicInteger();
+        int port3 = freePort();
+        names.register("s3", new InetSocketAddress("127.0.0.1", port3));
+        RpccServer s1 = server("s1", b -> b.service("inc", counting(runs1))
+                .outcomeCache(100, 1 << 20, Duration.ofMillis(100)));
+        server("s2", b -> b.service("inc", counting(runs2)));
+        RpccClient client = client(b -> b);
+        retransmitAfter(client, port3, new AtomicInteger(), () -> {
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertEquals(2, runs1.get(), "s1 kept its outcome 100 ms: hop 1 ran again");
+        assertEquals(1, runs2.get(), "s2 keeps its outcomes a minute");
+        assertTrue(s1.stats().outcomeCacheMisses() >= 2, s1.stats().toString());
+    }
+
+    @Test
+    void anExhaustedRetryBudgetStopsRetryingWithTheOriginalError() throws Exception {
+        int dead = freePort();
+        names.register("s3", new InetSocketAddress("127.0.0.1", dead)); // never there
+        server("s1", b -> b.service("inc", counting(new AtomicInteger())));
+        server("s2", b -> b.service("inc", counting(new AtomicInteger())));
+        // two tokens, a retry costs one and needs more than half: one retry in all, then none
+        RpccClient client = client(b -> b.retryThrottle(new RetryThrottle(2, 0, 1))
+                .retryPolicy(RetryPolicy.attempts(5).backoff(Duration.ofMillis(10), Duration.ofMillis(20), 2)));
+
+        ChainException first = failure(client.startChain(ChainCall.along(ROUTE, 1)));
+        assertInstanceOf(HopUnreachableException.class, first);
+        assertEquals(1, client.stats().retries(), "the budget allowed one retry");
+        assertEquals(2, first.hop(), "hop 2 could not reach s3: " + first.getMessage());
+        assertEquals("s2", first.host());
+        assertTrue(first.getMessage().contains("s3"), first.getMessage());
+
+        ChainException second = failure(client.startChain(ChainCall.along(ROUTE, 2)));
+        assertInstanceOf(HopUnreachableException.class, second, "the original typed error");
+        assertEquals(1, client.stats().retries(), "no token left: not retried");
+
+        ChainException perCall = failure(client.startChain(ChainCall.along(ROUTE, 3).retry(RetryPolicy.NONE)));
+        assertInstanceOf(HopUnreachableException.class, perCall);
+    }
+
+    @Test
+    void retriesStopAtTheCallsTimeout() throws Exception {
+        names.register("s3", new InetSocketAddress("127.0.0.1", freePort()));
+        server("s1", b -> b.service("inc", counting(new AtomicInteger())));
+        server("s2", b -> b.service("inc", counting(new AtomicInteger())));
+        RpccClient client = client(b -> b.retryPolicy(RetryPolicy.attempts(1000)
+                .backoff(Duration.ofMillis(100), Duration.ofMillis(100), 1)));
+        long start = System.nanoTime();
+        ChainException e = failure(client.startChain(ChainCall.along(ROUTE, 1).timeout(Duration.ofMillis(700))));
+        assertInstanceOf(HopUnreachableException.class, e, "the last attempt's error, not a timeout");
+        assertTrue(System.nanoTime() - start < WAIT.toNanos() / 2);
+        assertTrue(client.stats().retries() < 10, "no retry after the timeout: " + client.stats());
+    }
+
+    @Test
+    void lateFramesOfAnEarlierAttemptAreDroppedAndCounted() throws Exception {
+        CountDownLatch lateGo = new CountDownLatch(1);
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        toOpen.add(lateGo);
+        toOpen.add(release);
+        AtomicInteger runs1 = new AtomicInteger();
+        AtomicInteger runs2 = new AtomicInteger();
+        server("s1", failingFirst(names, "s2", 1, freePort()), 0, b -> b.service("replyLater", p -> {
+            runs1.incrementAndGet();
+            ChainContext ctx = ChainContext.current();
+            ctx.startVirtualThread(() -> { // keeps attempt 1's hop 1 open: its reply and credit come late
+                await(lateGo);
+                ChainContext.current().preturn("late");
+            });
+            return p;
+        }));
+        server("s2", b -> b.service("hold", p -> {
+            runs2.incrementAndGet();
+            held.countDown();
+            await(release);
+            return "done";
+        }));
+        RpccClient client = client(b -> b);
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.along(StaticRoute.of(
+                StaticRoute.hop("s1", "replyLater"), StaticRoute.hop("s2", "hold")), 1)
+                .retry(RetryPolicy.attempts(3).backoff(Duration.ofMillis(50), Duration.ofMillis(50), 1)), String.class);
+
+        await(held); // attempt 2 runs hop 2; attempt 1's hop 1 still holds its credit
+        long before = client.stats().earlierAttemptFrames();
+        lateGo.countDown();
+        eventually(() -> client.stats().earlierAttemptFrames() >= before + 2, "attempt 1's REPLY and QUIET dropped");
+        release.countDown();
+
+        List<String> got = new ArrayList<>();
+        replies.forEach(got::add);
+        assertEquals(List.of(), got, "the late reply belonged to attempt 1, superseded: dropped, not delivered");
+        assertEquals("done", replies.result().get(WAIT.toSeconds(), TimeUnit.SECONDS).value());
+        assertFalse(replies.isPartial(), String.valueOf(replies.error()));
+        assertEquals(0, replies.arrivedAfterEnd());
+        assertEquals(1, runs1.get(), "hop 1 replayed");
+        assertEquals(1, runs2.get());
+        assertEquals(1, client.stats().retries());
+        assertEquals(0, client.chainsInFlight());
+    }
+
+    @Test
+    void aHopArrivingWhileItsFirstRunStillRunsWaitsForItAndReplaysIt() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        toOpen.add(release);
+        AtomicInteger runs = new AtomicInteger();
+        RpccServer s1 = server("s1", b -> b.service("slow", p -> {
+            runs.incrementAndGet();
+            entered.countDown();
+            await(release);
+            return "ran " + p;
+        }));
+        try (RawPeer origin = new RawPeer("raw-origin", s1.address())) {
+            origin.handshake();
+            ChainRequest first = origin.request(7, "slow", "once");
+            origin.send(RawPeer.bytes(first));
+            await(entered);
+            ChainRequest again = new ChainRequest(first.header().withAttempt(2), "once", ChainState.empty(), null);
+            origin.send(RawPeer.bytes(again));
+            eventually(() -> s1.stats().outcomeCacheAttached() == 1, "the second arrival waits for the first run");
+            release.countDown();
+            List<ChainResultFrame> results = new ArrayList<>();
+            for (int i = 0; i < 2; i++) {
+                results.add(assertInstanceOf(ChainResultFrame.class, origin.readBackFrame()));
+            }
+            ChainSecret secret = first.header().secret();
+            for (ChainResultFrame r : results) {
+                assertEquals("ran once", r.value());
+                assertEquals(7, r.chainId());
+            }
+            assertTrue(results.stream().anyMatch(r -> r.secret().matches(secret)), "attempt 1's answer");
+            assertTrue(results.stream().anyMatch(r -> r.secret().matches(secret.forAttempt(2))),
+                    "attempt 2's answer, under its own secret");
+        }
+        assertEquals(1, runs.get(), "the service function ran once for both arrivals");
+        assertEquals(1, s1.stats().outcomeCacheHits());
+    }
+
+    @Test
+    void aClosedClientDoesNotRetry() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        toOpen.add(release);
+        server("s1", b -> b.service("wait", p -> {
+            entered.countDown();
+            await(release);
+            return p;
+        }));
+        RpccClient client = client(b -> b.retryPolicy(RetryPolicy.attempts(5)));
+        CompletableFuture<ChainResult> f = client.call("s1", "wait", 1);
+        await(entered);
+        client.close();
+        assertInstanceOf(NodeClosedException.class, failure(f));
+        assertEquals(0, client.stats().retries());
+    }
+}
