@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
@@ -78,6 +79,8 @@ public final class ChainOriginator {
         private final ChainSecret secret;
         private final int attempt;
         private final ChainSecret attemptSecret;
+        /** The highest attempt number given to this chain so far, shared by all its attempts. */
+        private final AtomicInteger lastAttempt;
         private final long startNanos = System.nanoTime();
         private final CompletableFuture<Arrival> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -88,11 +91,14 @@ public final class ChainOriginator {
         private volatile ChainException failedAfterResult;
         private volatile ChainLiveness liveness;
 
-        private Pending(long id, ChainSecret secret, int attempt, long budgetNanos, ReplySink sink) {
+        private Pending(long id, ChainSecret secret, int attempt, AtomicInteger lastAttempt, long budgetNanos,
+                        ReplySink sink) {
             this.id = id;
             this.secret = secret;
             this.attempt = attempt;
             this.attemptSecret = secret.forAttempt(attempt);
+            this.lastAttempt = lastAttempt;
+            lastAttempt.accumulateAndGet(attempt, Math::max);
             this.budgetNanos = budgetNanos;
             this.sink = sink;
             this.window = sink.window();
@@ -231,7 +237,8 @@ public final class ChainOriginator {
      * node, the chain has ended already with the reason the node closed.
      */
     public Pending start(Duration timeout, long budgetNanos, ReplySink sink) {
-        return register(new Pending(nextId.incrementAndGet(), ChainSecret.random(), 1, budgetNanos, sink), timeout);
+        return register(new Pending(nextId.incrementAndGet(), ChainSecret.random(), 1, new AtomicInteger(), budgetNanos,
+                sink), timeout);
     }
 
     /**
@@ -245,13 +252,14 @@ public final class ChainOriginator {
      */
     public Pending restart(Pending of, Duration timeout, long budgetNanos, ReplySink sink) {
         checkEnded(of);
-        return register(new Pending(of.id(), of.secret(), of.attempt() + 1, budgetNanos, sink), timeout);
+        return register(new Pending(of.id(), of.secret(), of.attempt() + 1, of.lastAttempt, budgetNanos, sink),
+                timeout);
     }
 
     /**
      * Registers the next attempt of chain {@code earlier} (paper 3.9: a broken chain sent again, with
      * the same id and secret, so that the servers replay the outcomes they cached for it), which must
-     * have ended here. Its frames back carry the new attempt's secret: frames of earlier attempts that
+     * have ended here: numbered after every attempt of the chain so far, a diagnosis's included. Its frames back carry the new attempt's secret: frames of earlier attempts that
      * arrive now are dropped and counted ({@link #earlierAttemptFrames()}). Otherwise as {@link #start}.
      *
      * @throws IllegalStateException if {@code earlier} has not ended, or was attempt {@link ChainHeader#MAX_ATTEMPTS}
@@ -260,15 +268,16 @@ public final class ChainOriginator {
         checkEnded(earlier);
         earlier.window.forgetChain(earlier.id()); // what the earlier attempt's reply streams hold is not coming
         retransmissions.incrementAndGet();
-        return register(new Pending(earlier.id(), earlier.secret(), earlier.attempt() + 1, budgetNanos, sink), timeout);
+        return register(new Pending(earlier.id(), earlier.secret(), earlier.lastAttempt.get() + 1, earlier.lastAttempt,
+                budgetNanos, sink), timeout);
     }
 
     private void checkEnded(Pending earlier) {
         if (pending.get(earlier.id()) == earlier) {
             throw new IllegalStateException("chain " + chainId(earlier.id()) + " has not ended: it cannot be sent again");
         }
-        if (earlier.attempt() >= ChainHeader.MAX_ATTEMPTS) {
-            throw new IllegalStateException("chain " + chainId(earlier.id()) + " was sent " + earlier.attempt()
+        if (earlier.lastAttempt.get() >= ChainHeader.MAX_ATTEMPTS) {
+            throw new IllegalStateException("chain " + chainId(earlier.id()) + " was sent " + earlier.lastAttempt.get()
                     + " times, the most there can be");
         }
     }

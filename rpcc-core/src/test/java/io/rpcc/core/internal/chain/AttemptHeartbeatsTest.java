@@ -91,5 +91,11 @@ class AttemptHeartbeatsTest {
         originator.onHeartbeat(beat(first, 1));
         assertEquals(1, originator.earlierAttemptFrames(), "the broken run's frames are late during its diagnosis");
         assertEquals(0, originator.retransmissions(), "a diagnosis is not counted as a retransmission");
+        assertTrue(originator.supersede(step));
+        ChainOriginator.Pending again = originator.retransmit(first, TIMEOUT, ChainHeader.NO_DEADLINE,
+                (v, hop, host, b) -> { });
+        assertEquals(3, again.attempt(), "the application's retransmission comes after the diagnosis's attempt");
+        originator.onHeartbeat(beat(first, 2)); // the diagnosis's step still beats somewhere
+        assertEquals(2, originator.earlierAttemptFrames());
     }
 }
