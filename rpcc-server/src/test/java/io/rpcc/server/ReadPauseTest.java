@@ -53,7 +53,9 @@ class ReadPauseTest {
                 .maxQueuedWriteBytes(16L << 20)
                 .writeStallTimeout(writeStallTimeout)
                 .service("echo", p -> p)
-                .service("big", p -> {
+                // idempotent: the flood sends one chain's request again and again, and each is to run
+                // (the outcome cache would replay it instead)
+                .idempotentService("big", p -> {
                     runs.incrementAndGet();
                     return "x".repeat(RESULT_CHARS);
                 }));
