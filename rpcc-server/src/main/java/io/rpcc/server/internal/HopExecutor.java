@@ -838,6 +838,11 @@ public final class HopExecutor implements RequestHandler {
             return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain " + h.origin() + "#"
                     + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
         }
-        return address == null ? node.forward(server, request) : node.transport().send(server, address, request);
+        CompletableFuture<Void> sent = address == null ? node.forward(server, request)
+                : node.transport().send(server, address, request);
+        if (h.heartbeat().isOn()) {
+            running.handingOn(h, control, sent);
+        }
+        return sent;
     }
 }

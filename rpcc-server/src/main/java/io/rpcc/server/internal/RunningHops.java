@@ -49,6 +49,8 @@ final class RunningHops {
     }
 
     private final Set<Hop> hops = ConcurrentHashMap.newKeySet();
+    /** Chains handed on from here whose request is not written yet (it may wait for a connection). */
+    private final Set<Hop> handingOn = ConcurrentHashMap.newKeySet();
     private final Node node;
     private final ReplyStreams streams;
     private final ChainTrails trails;
@@ -79,6 +81,22 @@ final class RunningHops {
         return hop;
     }
 
+    /**
+     * The chain of the hop that {@code control} controls leaves here with {@code onward} (the next
+     * hop's header), sent by {@code sent}: until it is written (a new connection may first need its
+     * handshake, a wide-area round trip), this node keeps sending the chain's heartbeats, as the
+     * hop's, under the onward header's hop number, branch and siblings. Without this a chain waiting
+     * for a connection would go silent and could be declared broken.
+     */
+    void handingOn(ChainHeader onward, HopControl control, CompletableFuture<?> sent) {
+        if (sent.isDone()) {
+            return;
+        }
+        Hop entry = new Hop(onward, null, control);
+        handingOn.add(entry);
+        sent.whenComplete((v, e) -> handingOn.remove(entry));
+    }
+
     /** The hop's own code returned (its thread); it is done once its replies are quiet too. */
     void ran(Hop hop) {
         hop.replies().whenQuiet().whenComplete((v, e) -> hops.remove(hop));
@@ -89,6 +107,14 @@ final class RunningHops {
      * not handed on, not cancelled), and starts their next interval (paper 3.9).
      */
     void sendDueHeartbeats(long nowNanos) {
+        for (Hop onward : handingOn) { // the chain is still here until its request is out
+            HopControl control = onward.control();
+            if (control.heartbeatDue(nowNanos) && !control.isCancelled()) {
+                ChainHeader h = onward.header();
+                control.heartbeatSent(nowNanos);
+                node.sendHeartbeat(h, h.hop(), h.branch(), HeartbeatFrame.siblingsOf(h.branch(), h.returnStack()));
+            }
+        }
         for (Hop hop : hops) {
             HopControl control = hop.control();
             if (control.heartbeatDue(nowNanos) && !control.isCancelled() && !hop.replies().handedOver()) {
