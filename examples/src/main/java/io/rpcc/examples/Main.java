@@ -1,6 +1,7 @@
 package io.rpcc.examples;
 
 import io.rpcc.examples.aggregation.Aggregation;
+import io.rpcc.examples.broken.BrokenChains;
 import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.copy.CopyUnderLoad;
 import io.rpcc.examples.copy.ReplicatedCopy;
@@ -62,6 +63,8 @@ public final class Main {
                 ReplicatedCopy.main(with(rest, "--sizes", "25,250", "--runs", "3", "--warmup-ms", "1500"));
                 section("split and merge on the emulated WAN: a search over shards in three sites vs sequential hops");
                 SplitSearch.main(with(rest, "--runs", "3", "--warmup-ms", "1500"));
+                section("a node killed mid-chain on the emulated WAN: time to detect, time to recover by retry");
+                BrokenChains.main(with(rest, "--intervals", "500,1000", "--runs", "2"));
                 System.out.printf("%nall scenarios ran in %.0f s%n", (System.nanoTime() - start) / 1e9);
             }
             case "figures" -> {
@@ -86,9 +89,10 @@ public final class Main {
             case "replicated-copy" -> ReplicatedCopy.main(rest);
             case "state-size" -> StateSize.main(rest);
             case "search" -> SplitSearch.main(rest);
+            case "broken-chain" -> BrokenChains.main(rest);
             default -> {
                 System.err.println("unknown example '" + example + "'; available: all, figures, quickstart, aggregation, copy,"
-                        + " copy-load, webmail, state-size, replicated-copy, search");
+                        + " copy-load, webmail, state-size, replicated-copy, search, broken-chain");
                 System.exit(2);
             }
         }
