@@ -25,8 +25,8 @@ class BrokenChainsTest {
         double recovery = results.measured("retry after detection", 1000, null).medianMs();
         assertTrue(recovery > 100, "the retried chain's result came " + recovery + " ms after the detection, within"
                 + " its 100 ms backoff");
-        assertEquals(List.of("detect", "retry", "retry after detection", "broken declarations per retried chain",
-                        "ideal detect", "ideal retry"),
+        assertEquals(List.of("detect", "retry", "failover", "retry after detection",
+                        "broken declarations per retried chain", "ideal detect", "ideal retry"),
                 results.lines().stream().map(Measurement::label).toList());
     }
 }

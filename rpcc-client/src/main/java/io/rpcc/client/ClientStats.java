@@ -14,9 +14,11 @@ import java.util.Map;
  * @param retransmissions chains sent again in all: by a retry policy or by {@code RpccClient.retransmit}
  * @param earlierAttemptFrames frames of an earlier attempt of a chain that arrived while a later attempt
  *     of it was in flight: dropped (and counted in {@code lateFrames} too)
+ * @param failovers first hops sent to a later endpoint of a name after an earlier one could not take
+ *     them (see {@code NodeBuilder.outlierEjection})
  */
 public record ClientStats(int connectionsOpen, int chainsInFlight, long lateFrames, Map<Refusal, Long> refusals,
-                          long retries, long retransmissions, long earlierAttemptFrames) {
+                          long retries, long retransmissions, long earlierAttemptFrames, long failovers) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {

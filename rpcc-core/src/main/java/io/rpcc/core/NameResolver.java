@@ -1,6 +1,7 @@
 package io.rpcc.core;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -17,4 +18,14 @@ public interface NameResolver {
      * The address of {@code server}, or empty if this resolver does not know it.
      */
     Optional<InetSocketAddress> resolve(String server);
+
+    /**
+     * Every endpoint of {@code server}, in the order to try them: the primary first, then its backups
+     * (or the members of a pool); empty if this resolver does not know it. A node sending a hop to
+     * {@code server} tries the next endpoint when it cannot hand the hop to one (see the README's
+     * "Failover"). The default is the one address of {@link #resolve}.
+     */
+    default List<InetSocketAddress> resolveAll(String server) {
+        return resolve(server).map(List::of).orElse(List.of());
+    }
 }

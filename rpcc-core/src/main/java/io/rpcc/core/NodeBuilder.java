@@ -86,6 +86,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private int maxValueDepth = DEFAULT_MAX_VALUE_DEPTH;
     private Duration deadlineNetworkAllowance = DEFAULT_DEADLINE_NETWORK_ALLOWANCE;
     private Duration heartbeatNetworkAllowance = DEFAULT_HEARTBEAT_NETWORK_ALLOWANCE;
+    private int ejectAfterFailures = 3;
+    private Duration firstEjection = Duration.ofSeconds(1);
     private Consumer<ChannelPipeline> pipelineCustomizer = pipeline -> { };
 
     /** A builder for a node named {@code name}. */
@@ -216,6 +218,24 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
             throw new IllegalArgumentException("heartbeatNetworkAllowance must not be negative, got " + allowance);
         }
         this.heartbeatNetworkAllowance = allowance;
+        return self();
+    }
+
+    /**
+     * Failover among the endpoints of a name (a {@link NameResolver#resolveAll} with several): an
+     * endpoint that could not take a hop {@code consecutiveFailures} times in a row (default 3) is
+     * tried after the others for {@code firstEjection} (default 1 s), doubling with each ejection in
+     * a row up to 30 s; one success clears it. Ejected endpoints are still tried when no other one
+     * can take the hop.
+     */
+    public B outlierEjection(int consecutiveFailures, Duration firstEjection) {
+        Objects.requireNonNull(firstEjection, "firstEjection");
+        if (consecutiveFailures < 1 || firstEjection.isNegative()) {
+            throw new IllegalArgumentException("outlierEjection needs consecutiveFailures >= 1 and a firstEjection not"
+                    + " negative, got " + consecutiveFailures + " and " + firstEjection);
+        }
+        this.ejectAfterFailures = consecutiveFailures;
+        this.firstEjection = firstEjection;
         return self();
     }
 
@@ -464,6 +484,6 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
                 maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,
-                deadlineNetworkAllowance, heartbeatNetworkAllowance);
+                deadlineNetworkAllowance, heartbeatNetworkAllowance, ejectAfterFailures, firstEjection);
     }
 }

@@ -1,6 +1,9 @@
 package io.rpcc.core;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -13,11 +16,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * <pre>{@code
  * StaticNameResolver names = new StaticNameResolver()
  *     .register("inventory", new InetSocketAddress("10.0.0.5", 7001))
- *     .register("pricing", new InetSocketAddress("10.0.0.6", 7001));
+ *     .register("pricing", new InetSocketAddress("10.0.0.6", 7001), new InetSocketAddress("10.0.1.6", 7001));
  * }</pre>
+ *
+ * <p>A name may have several endpoints, a primary and its backups in the order to try them.
  */
 public final class StaticNameResolver implements NameResolver {
-    private final Map<String, InetSocketAddress> addresses = new ConcurrentHashMap<>();
+    private final Map<String, List<InetSocketAddress>> addresses = new ConcurrentHashMap<>();
 
     /** An empty resolver. */
     public StaticNameResolver() {
@@ -25,12 +30,24 @@ public final class StaticNameResolver implements NameResolver {
 
     /** A resolver holding a copy of {@code addresses}. */
     public StaticNameResolver(Map<String, InetSocketAddress> addresses) {
-        this.addresses.putAll(addresses);
+        addresses.forEach(this::register);
     }
 
     /** Maps {@code server} to {@code address}, replacing any earlier entry. */
     public StaticNameResolver register(String server, InetSocketAddress address) {
-        addresses.put(server, address);
+        addresses.put(server, List.of(address));
+        return this;
+    }
+
+    /**
+     * Maps {@code server} to {@code primary} and then {@code backups}, tried in that order, replacing
+     * any earlier entry.
+     */
+    public StaticNameResolver register(String server, InetSocketAddress primary, InetSocketAddress... backups) {
+        List<InetSocketAddress> all = new ArrayList<>(1 + backups.length);
+        all.add(primary);
+        all.addAll(Arrays.asList(backups));
+        addresses.put(server, List.copyOf(all));
         return this;
     }
 
@@ -42,7 +59,13 @@ public final class StaticNameResolver implements NameResolver {
 
     @Override
     public Optional<InetSocketAddress> resolve(String server) {
-        return Optional.ofNullable(addresses.get(server));
+        List<InetSocketAddress> all = addresses.get(server);
+        return all == null ? Optional.empty() : Optional.of(all.getFirst());
+    }
+
+    @Override
+    public List<InetSocketAddress> resolveAll(String server) {
+        return addresses.getOrDefault(server, List.of());
     }
 
     @Override

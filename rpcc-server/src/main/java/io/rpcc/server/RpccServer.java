@@ -92,7 +92,8 @@ public final class RpccServer implements AutoCloseable {
         return new ServerStats(t.connectionsOpen(), t.malformedFrames(), t.framesReceived(), f.hits(), f.misses(),
                 f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads(), hops.droppedBranchOutcomes(),
                 hops.outcomeCacheHits(), hops.outcomeCacheMisses(), hops.outcomeCacheEvictions(),
-                hops.outcomeCacheAttached(), hops.outcomeCacheSize(), hops.outcomeCacheBytes());
+                hops.outcomeCacheAttached(), hops.outcomeCacheSize(), hops.outcomeCacheBytes(), node.ejection().failovers(),
+                node.ejection().ejections());
     }
 
     /**

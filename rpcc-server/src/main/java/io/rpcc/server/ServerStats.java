@@ -29,13 +29,16 @@ import java.util.Map;
  *     waited for it (without a thread) to replay its outcomes
  * @param outcomeCacheEntries outcomes kept now
  * @param outcomeCacheBytes the estimated bytes of the values of the outcomes kept now
+ * @param failovers hops this server sent on to a later endpoint of a name after an earlier one
+ *     could not take them (see {@code NodeBuilder.outlierEjection})
+ * @param ejections times an endpoint was ejected: tried after the others for a while
  */
 public record ServerStats(int connectionsOpen, long malformedFrames, long framesReceived,
                           long functionCacheHits, long functionCacheMisses, long functionCompileNanos,
                           long functionFetches, Map<Refusal, Long> refusals, int abandonedSandboxThreads,
                           long droppedBranchOutcomes, long outcomeCacheHits, long outcomeCacheMisses,
                           long outcomeCacheEvictions, long outcomeCacheAttached, int outcomeCacheEntries,
-                          long outcomeCacheBytes) {
+                          long outcomeCacheBytes, long failovers, long ejections) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {

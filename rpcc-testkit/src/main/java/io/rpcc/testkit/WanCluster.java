@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -41,6 +42,8 @@ public final class WanCluster implements AfterAllCallback, AutoCloseable {
     private final WanEmulator emulator;
     private final TypeRegistry types;
     private final Map<String, Placement> placements = new ConcurrentHashMap<>();
+    /** Backup endpoints of names, in the order added (see {@link #backup}). */
+    private final Map<String, List<Placement>> backups = new ConcurrentHashMap<>();
     private final List<AutoCloseable> nodes = new ArrayList<>();
 
     private WanCluster(WanTopology topology, TypeRegistry types) {
@@ -65,10 +68,42 @@ public final class WanCluster implements AfterAllCallback, AutoCloseable {
 
     /** The resolver of a node in {@code site}: every name maps to the proxy over the right link. */
     public NameResolver resolverFor(String site) {
-        return name -> {
-            Placement p = placements.get(name);
-            return p == null ? Optional.empty() : Optional.of(emulator.proxy(site, p.site(), p.address()));
+        return new NameResolver() {
+            @Override
+            public Optional<InetSocketAddress> resolve(String name) {
+                Placement p = placements.get(name);
+                return p == null ? Optional.empty() : Optional.of(emulator.proxy(site, p.site(), p.address()));
+            }
+
+            @Override
+            public List<InetSocketAddress> resolveAll(String name) {
+                Placement p = placements.get(name);
+                if (p == null) {
+                    return List.of();
+                }
+                List<InetSocketAddress> all = new ArrayList<>();
+                all.add(emulator.proxy(site, p.site(), p.address()));
+                for (Placement b : backups.getOrDefault(name, List.of())) {
+                    all.add(emulator.proxy(site, b.site(), b.address()));
+                }
+                return all;
+            }
         };
+    }
+
+    /**
+     * Starts a backup of the server named {@code name} in {@code site}: a node of the same name that
+     * resolvers give after the primary (and earlier backups), so that a hop the primary cannot take
+     * fails over to it (see {@code NodeBuilder.outlierEjection}).
+     */
+    public RpccServer backup(String name, String site, UnaryOperator<RpccServer.Builder> config) {
+        emulator.topology().link(site, site);
+        RpccServer s = config.apply(RpccServer.builder(name).types(types).resolver(resolverFor(site))).build().start();
+        backups.computeIfAbsent(name, n -> new CopyOnWriteArrayList<>()).add(new Placement(site, s.address()));
+        synchronized (nodes) {
+            nodes.add(s);
+        }
+        return s;
     }
 
     /** Starts a server named {@code name} in {@code site}. */
@@ -118,6 +153,7 @@ public final class WanCluster implements AfterAllCallback, AutoCloseable {
             nodes.clear();
         }
         placements.clear();
+        backups.clear();
         emulator.close();
     }
 }

@@ -36,7 +36,10 @@ import java.util.concurrent.TimeUnit;
  *       after the diagnosis, with a {@link BrokenChainException} naming hop 2 at {@code b});</li>
  *   <li>{@code retry}: until the chain's result arrives when {@code b} is restarted at once and the
  *       client retries (a {@link RetryPolicy} of 2 attempts); {@code a}'s hop is replayed from its
- *       outcome cache, not run again.</li>
+ *       outcome cache, not run again;</li>
+ *   <li>{@code failover}: the same through {@code c}, whose name has a backup endpoint (another node
+ *       named {@code c} in Cambridge) that is never restarted: the retried chain reaches {@code a},
+ *       which cannot hand it to the dead primary and fails over to the backup.</li>
  * </ul>
  * The expected detection time lies between {@code broken-after - interval} and {@code broken-after}
  * (when the last sign of life came before the kill), plus the 200 ms of the sweeps that send and
@@ -63,6 +66,16 @@ public final class BrokenChains {
             }
             """);
 
+    static final ChainingFunctionSource TO_C = ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            /** At server a: on to c's work (c has a backup). */
+            public class ToC implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    return NextHop.callThenEnd("c", "work", result);
+                }
+            }
+            """);
+
     private BrokenChains() {
     }
 
@@ -78,16 +91,18 @@ public final class BrokenChains {
         results.print(o, chart, () -> {
             System.out.println("A node killed mid-chain (paper 3.9): client in Redmond, a in Mountain View, b (killed) in"
                     + " Cambridge; times from the kill, medians");
-            System.out.printf(Locale.ROOT, "  %11s %12s %9s %20s %9s %9s %17s %8s%n", "interval ms", "broken after",
-                    "detect ms", "expected", "retry ms", "ideal", "of it, after det.", "broken");
+            System.out.printf(Locale.ROOT, "  %11s %12s %9s %20s %9s %9s %17s %8s %11s%n", "interval ms",
+                    "broken after", "detect ms", "expected", "retry ms", "ideal", "of it, after det.", "broken",
+                    "failover ms");
             for (int interval : intervals) {
                 Measurement d = results.measured("detect", interval, null);
                 Measurement r = results.measured("retry", interval, null);
-                System.out.printf(Locale.ROOT, "  %11d %12d %9.0f %9.0f .. %6.0f %9.0f %9.0f %17.0f %8.1f%n", interval,
+                System.out.printf(Locale.ROOT, "  %11d %12d %9.0f %9.0f .. %6.0f %9.0f %9.0f %17.0f %8.1f %11.0f%n", interval,
                         2 * interval, d.medianMs(), expectedDetectMinMs(t, interval), expectedDetectMaxMs(t, interval),
                         r.medianMs(), results.ideal("retry", interval, null).medianMs(),
                         results.measured("retry after detection", interval, null).medianMs(),
-                        results.measured("broken declarations per retried chain", interval, null).medianMs());
+                        results.measured("broken declarations per retried chain", interval, null).medianMs(),
+                        results.measured("failover", interval, null).medianMs());
             }
             System.out.println("(expected: broken-after - interval .. broken-after, plus a sweep and the last link's latency;"
                     + " retry ideal: the largest expected detection + the 100 ms backoff + the chain's own time, without"
@@ -102,22 +117,28 @@ public final class BrokenChains {
         Results results = new Results();
         try (WanCluster wan = WanCluster.of(t)) {
             wan.server("a", WanTopology.MOUNTAIN_VIEW, b -> b.service("step", p -> p));
-            Victim victim = new Victim(wan);
+            Victim victim = new Victim(wan, "b");
+            Victim primary = new Victim(wan, "c");
+            primary.restart(true);
+            wan.backup("c", WanTopology.CAMBRIDGE, b -> b.service("work", p -> p + "!"));
             for (int interval : intervalsMs) {
                 Heartbeats hb = Heartbeats.every(Duration.ofMillis(interval), Duration.ofMillis(2L * interval));
                 List<Double> detect = new ArrayList<>();
                 List<Double> retry = new ArrayList<>();
                 List<Double> afterDetection = new ArrayList<>();
                 List<Double> declarations = new ArrayList<>();
+                List<Double> failover = new ArrayList<>();
                 for (int r = 0; r < runs; r++) {
                     try (RpccClient client = wan.client("client-" + interval + "-" + r, WanTopology.REDMOND,
                             c -> c.heartbeats(hb))) {
                         detect.add(detectOnce(client, victim, crashAfterMs));
                         retry.add(retryOnce(client, victim, crashAfterMs, afterDetection, declarations));
+                        failover.add(failoverOnce(client, primary, crashAfterMs));
                     }
                 }
                 results.add(Measurement.measured(SCENARIO, "detect", interval, Timing.median(detect), 2));
                 results.add(Measurement.measured(SCENARIO, "retry", interval, Timing.median(retry), 2));
+                results.add(Measurement.measured(SCENARIO, "failover", interval, Timing.median(failover), 2));
                 results.add(Measurement.measured(SCENARIO, "retry after detection", interval,
                         Timing.median(afterDetection), 2));
                 results.add(Measurement.measured(SCENARIO, "broken declarations per retried chain", interval,
@@ -127,6 +148,7 @@ public final class BrokenChains {
                         + chainMs(t), 2));
             }
             victim.close();
+            primary.close();
         }
         return results;
     }
@@ -182,6 +204,26 @@ public final class BrokenChains {
         return (done - killed) / 1e6;
     }
 
+    /**
+     * Kills c's primary mid-hop, its backup (in the same site) running; the time from the kill until
+     * the retried chain's result, which {@code a} hands to the backup once the primary cannot take it.
+     */
+    private static double failoverOnce(RpccClient client, Victim primary, int crashAfterMs) throws Exception {
+        primary.restart(true);
+        CompletableFuture<ChainResult> call = client.startChain(ChainCall.to("a", "step").params("x")
+                .chainingFunction(TO_C).retry(RetryPolicy.attempts(2)
+                        .backoff(Duration.ofMillis(100), Duration.ofMillis(100), 1).jitter(0)));
+        primary.awaitStarted();
+        TimeUnit.MILLISECONDS.sleep(crashAfterMs);
+        long killed = primary.kill();
+        Object value = call.join().value();
+        long done = System.nanoTime();
+        if (!"x!".equals(value)) {
+            throw new IllegalStateException("the chain that failed over returned " + value + ", expected x!");
+        }
+        return (done - killed) / 1e6;
+    }
+
     /** Client to a, a to b, b back to the client: the chain's own time on the topology. */
     static double chainMs(WanTopology t) {
         return (t.link(WanTopology.REDMOND, WanTopology.MOUNTAIN_VIEW).latency().toNanos()
@@ -207,12 +249,14 @@ public final class BrokenChains {
      */
     private static final class Victim implements AutoCloseable {
         private final WanCluster wan;
+        private final String name;
         private RpccServer server;
         private Silence silence;
         private volatile CountDownLatch started = new CountDownLatch(1);
 
-        Victim(WanCluster wan) {
+        Victim(WanCluster wan, String name) {
             this.wan = wan;
+            this.name = name;
         }
 
         void restart(boolean blocking) {
@@ -220,7 +264,7 @@ public final class BrokenChains {
             started = new CountDownLatch(1);
             CountDownLatch signal = started;
             silence = new Silence();
-            server = wan.server("b", WanTopology.CAMBRIDGE, b -> b.pipelineCustomizer(silence.customizer())
+            server = wan.server(name, WanTopology.CAMBRIDGE, b -> b.pipelineCustomizer(silence.customizer())
                     .service("work", p -> {
                         signal.countDown();
                         if (blocking) {
@@ -232,7 +276,7 @@ public final class BrokenChains {
 
         void awaitStarted() throws InterruptedException {
             if (!started.await(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("b's service function did not start within 30 s");
+                throw new IllegalStateException(name + "'s service function did not start within 30 s");
             }
         }
 

@@ -95,7 +95,8 @@ public final class Node implements InboundListener, AutoCloseable {
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
                            Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
                            NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer,
-                           Duration deadlineNetworkAllowance, Duration heartbeatNetworkAllowance) {
+                           Duration deadlineNetworkAllowance, Duration heartbeatNetworkAllowance,
+                           int ejectAfterFailures, Duration firstEjection) {
     }
 
     /** Where a node is in its life: built, started, draining ({@link #shutdown}), closed. */
@@ -108,6 +109,7 @@ public final class Node implements InboundListener, AutoCloseable {
     private final RequestHandler requests;
     private final Refusals refusals;
     private volatile LivenessSweep sweep;
+    private final OutlierEjection ejection;
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
     /**
@@ -116,6 +118,7 @@ public final class Node implements InboundListener, AutoCloseable {
      */
     public Node(Settings settings, Function<Node, RequestHandler> serverSide) {
         this.settings = settings;
+        this.ejection = new OutlierEjection(settings.ejectAfterFailures(), settings.firstEjection());
         this.refusals = new Refusals();
         WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
                 refusals::count));
@@ -397,22 +400,62 @@ public final class Node implements InboundListener, AutoCloseable {
 
     /**
      * Sends {@code request} to server {@code server}: resolves its name, connects (or reuses the
-     * connection) and writes the frame. Fails with a {@link HopFailure}: unknown server, unreachable
-     * server, or a request that cannot be serialized.
+     * connection) and writes the frame. A name with several endpoints fails over: if the hop cannot
+     * be handed to one (no connection, a failed handshake, or the connection failed before the frame
+     * was written), the next is tried, in the resolver's order with ejected endpoints last
+     * ({@link OutlierEjection}); a frame once written is the peer's, and what becomes of it is for
+     * heartbeats and retry to find out. Fails with a {@link HopFailure}: unknown server, unreachable
+     * server (every endpoint), or a request that cannot be serialized.
      */
     public CompletableFuture<Void> forward(String server, ChainRequest request) {
-        InetSocketAddress address;
+        List<InetSocketAddress> endpoints;
         try {
-            address = settings.resolver().resolve(server).orElse(null);
+            endpoints = settings.resolver().resolveAll(server);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "resolving server '" + server
                     + "' failed: " + e, e));
         }
-        if (address == null) {
+        if (endpoints.isEmpty()) {
             return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "no address for server '"
                     + server + "' (name resolver: " + settings.resolver() + ")"));
         }
-        return transport.send(server, address, request);
+        if (endpoints.size() == 1) {
+            return transport.send(server, endpoints.getFirst(), request);
+        }
+        return tryEndpoints(server, request, ejection.order(endpoints, System.nanoTime()), 0, new ArrayList<>());
+    }
+
+    /** Sends to {@code order[i]}, and on to the next endpoint if that one cannot take the hop. */
+    private CompletableFuture<Void> tryEndpoints(String server, ChainRequest request, List<InetSocketAddress> order,
+                                                 int i, List<String> failures) {
+        InetSocketAddress endpoint = order.get(i);
+        return transport.send(server, endpoint, request).handle((v, e) -> {
+            if (e == null) {
+                ejection.succeeded(endpoint);
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            Throwable cause = unwrap(e);
+            if (!(cause instanceof HopFailure f) || !f.code().unreachable()) {
+                return CompletableFuture.<Void>failedFuture(cause); // (the request itself is at fault: no endpoint takes it)
+            }
+            boolean last = i == order.size() - 1;
+            ejection.failed(endpoint, System.nanoTime(), !last);
+            failures.add(endpoint + ": " + f.getMessage());
+            if (!last) {
+                log.debug("node '{}' fails over from {} to {} for server '{}': {}", name(), endpoint, order.get(i + 1),
+                        server, f.getMessage());
+                return tryEndpoints(server, request, order, i + 1, failures);
+            }
+            return CompletableFuture.<Void>failedFuture(new HopFailure(f.code(), "cannot reach server '" + server
+                    + "' at any of its " + order.size() + " endpoints (tried in this order): "
+                    + String.join("; ", failures) + "; check that one of them runs and is reachable from '" + name()
+                    + "', or give the name another endpoint", f));
+        }).thenCompose(x -> x);
+    }
+
+    /** The failover of this node's names with several endpoints (counts). */
+    public OutlierEjection ejection() {
+        return ejection;
     }
 
     /**

@@ -117,8 +117,9 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private Object checkHandshakeStart(ByteBuf in) {
         int at = in.readerIndex();
         int readable = in.readableBytes();
-        if (readable >= 5 && in.getByte(at + 4) != FrameType.HELLO_VERSION) {
-            return olderHello(in.getByte(at + 4));
+        byte version = readable >= 5 ? in.getByte(at + 4) : 0;
+        if (readable >= 5 && (version < FrameType.HELLO_VERSION || version > FrameType.PROTOCOL_VERSION)) {
+            return olderHello(version); // (a version this node knows: an rpcc frame, refused by its type below)
         }
         if (readable >= 6 && in.getByte(at + 5) != FrameType.HELLO.wire()) {
             return new Refused(Refusal.FRAME_BEFORE_HELLO, "a frame of type " + in.getByte(at + 5)

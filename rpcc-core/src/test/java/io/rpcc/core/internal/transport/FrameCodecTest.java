@@ -384,14 +384,14 @@ class FrameCodecTest {
 
     @Test
     void peersAgreeOnTheHighestCommonVersionAndANewerHelloMayCarryMoreFields() {
-        for (VersionRange offered : List.of(new VersionRange(3, 3), new VersionRange(1, 3), new VersionRange(3, 9))) {
+        for (VersionRange offered : List.of(new VersionRange(4, 4), new VersionRange(1, 4), new VersionRange(4, 9))) {
             EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
             try {
-                byte[] extension = offered.max() > 3 ? new byte[] {1, 2, 3} : new byte[0];
+                byte[] extension = offered.max() > 4 ? new byte[] {1, 2, 3} : new byte[0];
                 fresh.writeInbound(helloOf(offered, extension));
                 Hello got = assertInstanceOf(Hello.class, fresh.readInbound(), offered.toString());
                 assertEquals(offered, got.versions());
-                assertEquals(3, VersionRange.SUPPORTED.agree(offered));
+                assertEquals(4, VersionRange.SUPPORTED.agree(offered));
                 QuietFrame quiet = new QuietFrame(1, SECRET, Credit.ONE);
                 fresh.writeInbound(wire.encode(quiet, MAX));
                 assertEquals(quiet, fresh.readInbound(), "frames of the agreed version follow");
@@ -403,7 +403,7 @@ class FrameCodecTest {
 
     @Test
     void aHelloWithoutACommonVersionIsRefusedNamingBothRanges() {
-        for (VersionRange offered : List.of(new VersionRange(4, 5), new VersionRange(1, 2), new VersionRange(5, 4))) {
+        for (VersionRange offered : List.of(new VersionRange(5, 6), new VersionRange(1, 3), new VersionRange(6, 5))) {
             EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
             try {
                 fresh.writeInbound(helloOf(offered, new byte[0]), wire.encode(new QuietFrame(1, SECRET, Credit.ONE), MAX));
@@ -415,12 +415,12 @@ class FrameCodecTest {
                 fresh.finishAndReleaseAll();
             }
         }
-        assertEquals("'new' speaks rpcc protocol versions 4 to 5 and 'me' speaks version 3: no version in common; "
-                + "upgrade 'me' to an rpcc build that speaks versions 4 to 5",
-                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(4, 5)));
-        assertEquals("'old' speaks rpcc protocol version 2 and 'me' speaks version 3: no version in common; "
-                + "upgrade 'old' to an rpcc build that speaks version 3",
-                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(2, 2)));
+        assertEquals("'new' speaks rpcc protocol versions 5 to 6 and 'me' speaks version 4: no version in common; "
+                + "upgrade 'me' to an rpcc build that speaks versions 5 to 6",
+                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(5, 6)));
+        assertEquals("'old' speaks rpcc protocol version 3 and 'me' speaks version 4: no version in common; "
+                + "upgrade 'old' to an rpcc build that speaks version 4",
+                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(3, 3)));
     }
 
     @Test
