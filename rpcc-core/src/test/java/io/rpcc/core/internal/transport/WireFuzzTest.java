@@ -23,6 +23,8 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
@@ -257,6 +259,8 @@ class WireFuzzTest {
             case ReplyFrame r -> { }
             case QuietFrame q -> { }
             case CancelFrame c -> { }
+            case HeartbeatFrame f -> { }
+            case WindowUpdateFrame w -> { }
             default -> fail("not an rpcc message: " + message.getClass());
         }
     }
