@@ -16,9 +16,11 @@ import java.util.Map;
  *     of it was in flight: dropped (and counted in {@code lateFrames} too)
  * @param failovers first hops sent to a later endpoint of a name after an earlier one could not take
  *     them (see {@code NodeBuilder.outlierEjection})
+ * @param pingsSent PINGs this client sent on connections that had been quiet for its ping interval
  */
 public record ClientStats(int connectionsOpen, int chainsInFlight, long lateFrames, Map<Refusal, Long> refusals,
-                          long retries, long retransmissions, long earlierAttemptFrames, long failovers) {
+                          long retries, long retransmissions, long earlierAttemptFrames, long failovers,
+                          long pingsSent) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {

@@ -407,7 +407,8 @@ public final class RpccClient implements AutoCloseable {
     public ClientStats stats() {
         var t = node.transport().stats();
         return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals(), launcher.retries(),
-                node.originator().retransmissions(), node.originator().earlierAttemptFrames(), node.ejection().failovers());
+                node.originator().retransmissions(), node.originator().earlierAttemptFrames(), node.ejection().failovers(),
+                t.pingsSent());
     }
 
     /**

@@ -7,6 +7,7 @@ import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.transport.ConnectionPolicy;
 import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.Serialization;
 import java.net.InetSocketAddress;
@@ -89,6 +90,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private int ejectAfterFailures = 3;
     private Duration firstEjection = Duration.ofSeconds(1);
     private Consumer<ChannelPipeline> pipelineCustomizer = pipeline -> { };
+    private ConnectionPolicy connections = ConnectionPolicy.DEFAULT;
 
     /** A builder for a node named {@code name}. */
     protected NodeBuilder(String name) {
@@ -139,6 +141,38 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     /** How long connecting to a peer (and its handshake) may take (default 5 s). */
     public B connectTimeout(Duration timeout) {
         this.connectTimeout = Objects.requireNonNull(timeout, "timeout");
+        return self();
+    }
+
+    /**
+     * Connection health: a connection on which nothing was read for {@code pingInterval} (default
+     * 10 s; {@link Duration#ZERO}: never) gets a PING, which the peer answers at once; if not a byte
+     * arrives within {@code pingTimeout} after it (default 5 s), the peer is taken for dead, cut off
+     * or stalled: the connection is closed (counted as {@link Refusal#SILENT_PEER}) and the next chain
+     * to that peer connects again, or fails over to the name's next endpoint. PINGs do not keep an
+     * idle connection open ({@link #idleTimeout}). Without PINGs, a connection to a machine that
+     * vanished would take chains in, unanswered, until TCP gave up (many minutes).
+     */
+    public B connectionHealth(Duration pingInterval, Duration pingTimeout) {
+        this.connections = new ConnectionPolicy(nonNegative(pingInterval, "pingInterval"),
+                positive(pingTimeout, "pingTimeout"), connections.firstReconnectBackoff(),
+                connections.maxReconnectBackoff());
+        return self();
+    }
+
+    /**
+     * Spacing of attempts to connect to a peer address that could not be reached: after a failed
+     * attempt, sends to that address fail at once (naming the failure) for {@code first} (default
+     * 100 ms), doubling with each failure in a row up to {@code max} (default 5 s), with 20 % jitter;
+     * a connection made forgets the failures. A name with backup endpoints fails over to the next one
+     * at once meanwhile. {@link Duration#ZERO} for both: try every time.
+     */
+    public B reconnectBackoff(Duration first, Duration max) {
+        nonNegative(first, "first");
+        if (max.compareTo(first) < 0) {
+            throw new IllegalArgumentException("reconnectBackoff: max (" + max + ") must not be below first (" + first + ")");
+        }
+        this.connections = new ConnectionPolicy(connections.pingInterval(), connections.pingTimeout(), first, max);
         return self();
     }
 
@@ -197,11 +231,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * in time is refused rather than started; {@link Duration#ZERO} counts only local time.
      */
     public B deadlineNetworkAllowance(Duration allowance) {
-        Objects.requireNonNull(allowance, "allowance");
-        if (allowance.isNegative()) {
-            throw new IllegalArgumentException("deadlineNetworkAllowance must not be negative, got " + allowance);
-        }
-        this.deadlineNetworkAllowance = allowance;
+        this.deadlineNetworkAllowance = nonNegative(allowance, "deadlineNetworkAllowance");
         return self();
     }
 
@@ -213,11 +243,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * one below the real latency may let a slow crossing look like a broken chain.
      */
     public B heartbeatNetworkAllowance(Duration allowance) {
-        Objects.requireNonNull(allowance, "allowance");
-        if (allowance.isNegative()) {
-            throw new IllegalArgumentException("heartbeatNetworkAllowance must not be negative, got " + allowance);
-        }
-        this.heartbeatNetworkAllowance = allowance;
+        this.heartbeatNetworkAllowance = nonNegative(allowance, "heartbeatNetworkAllowance");
         return self();
     }
 
@@ -331,11 +357,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * peer connects again.
      */
     public B idleTimeout(Duration timeout) {
-        Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative()) {
-            throw new IllegalArgumentException("idleTimeout must not be negative, got " + timeout);
-        }
-        this.idleTimeout = timeout;
+        this.idleTimeout = nonNegative(timeout, "idleTimeout");
         return self();
     }
 
@@ -421,8 +443,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * {@code customizer} runs once per connection, on its event loop, after rpcc has set the pipeline
      * up, and must not block. Calling this again adds another customizer, run after the earlier ones.
      *
-     * <p>rpcc's handlers are named {@code "tls"} (with {@link #tls}: bytes on the wire), {@code "idle"}
-     * (with an {@link #idleTimeout}), {@code "frames"} (bytes into rpcc frames) and {@code "rpcc"}
+     * <p>rpcc's handlers are named {@code "tls"} (with {@link #tls}: bytes on the wire), {@code "health"}
+     * (PINGs and the {@link #idleTimeout}), {@code "frames"} (bytes into rpcc frames) and {@code "rpcc"}
      * (frames to chains). Put handlers that look at traffic before {@code "frames"}:
      * {@code pipeline.addBefore("frames", "bytes", counter)} sees every frame's bytes, in and out, as
      * {@code ByteBuf}s (after TLS decryption); {@code pipeline.addFirst(...)} sees the bytes on the
@@ -439,6 +461,14 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         Objects.requireNonNull(customizer, "customizer");
         this.pipelineCustomizer = this.pipelineCustomizer.andThen(customizer);
         return self();
+    }
+
+    private static Duration nonNegative(Duration value, String what) {
+        Objects.requireNonNull(value, what);
+        if (value.isNegative()) {
+            throw new IllegalArgumentException(what + " must not be negative, got " + value);
+        }
+        return value;
     }
 
     private static int positive(int value, String what) {
@@ -484,6 +514,6 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
                 maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,
-                deadlineNetworkAllowance, heartbeatNetworkAllowance, ejectAfterFailures, firstEjection);
+                deadlineNetworkAllowance, heartbeatNetworkAllowance, ejectAfterFailures, firstEjection, connections);
     }
 }

@@ -86,5 +86,11 @@ public enum Refusal {
      * fail). This also ends two nodes that each stopped reading the other's requests
      * ({@link NodeBuilder#pauseReadingAboveQueuedBytes}) and so neither read.
      */
-    WRITE_STALLED
+    WRITE_STALLED,
+    /**
+     * A connection on which nothing at all arrived within the ping timeout of a PING, sent after the
+     * ping interval without a byte ({@link NodeBuilder#connectionHealth}): the peer is dead, cut off or
+     * stalled. Closed; the next chain to that peer connects again (or fails over to a backup endpoint).
+     */
+    SILENT_PEER
 }

@@ -93,7 +93,7 @@ public final class RpccServer implements AutoCloseable {
                 f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads(), hops.droppedBranchOutcomes(),
                 hops.outcomeCacheHits(), hops.outcomeCacheMisses(), hops.outcomeCacheEvictions(),
                 hops.outcomeCacheAttached(), hops.outcomeCacheSize(), hops.outcomeCacheBytes(), node.ejection().failovers(),
-                node.ejection().ejections());
+                node.ejection().ejections(), t.pingsSent());
     }
 
     /**

@@ -32,13 +32,17 @@ import java.util.Map;
  * @param failovers hops this server sent on to a later endpoint of a name after an earlier one
  *     could not take them (see {@code NodeBuilder.outlierEjection})
  * @param ejections times an endpoint was ejected: tried after the others for a while
+ * @param pingsSent PINGs this server sent on connections that had been quiet for its ping interval
+ *     ({@code NodeBuilder.connectionHealth}); a peer that answers none is closed, counted as
+ *     {@link Refusal#SILENT_PEER}
  */
 public record ServerStats(int connectionsOpen, long malformedFrames, long framesReceived,
                           long functionCacheHits, long functionCacheMisses, long functionCompileNanos,
                           long functionFetches, Map<Refusal, Long> refusals, int abandonedSandboxThreads,
                           long droppedBranchOutcomes, long outcomeCacheHits, long outcomeCacheMisses,
                           long outcomeCacheEvictions, long outcomeCacheAttached, int outcomeCacheEntries,
-                          long outcomeCacheBytes, long failovers, long ejections) {
+                          long outcomeCacheBytes, long failovers, long ejections,
+                          long pingsSent) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {

@@ -19,6 +19,7 @@ import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.InboundListener;
+import io.rpcc.core.internal.transport.ConnectionPolicy;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.transport.WireLimits;
@@ -96,7 +97,7 @@ public final class Node implements InboundListener, AutoCloseable {
                            Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
                            NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer,
                            Duration deadlineNetworkAllowance, Duration heartbeatNetworkAllowance,
-                           int ejectAfterFailures, Duration firstEjection) {
+                           int ejectAfterFailures, Duration firstEjection, ConnectionPolicy connections) {
     }
 
     /** Where a node is in its life: built, started, draining ({@link #shutdown}), closed. */
@@ -124,7 +125,7 @@ public final class Node implements InboundListener, AutoCloseable {
                 refusals::count));
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
-                settings.tls(), settings.limits(), settings.pipelineCustomizer()), wire, refusals, this);
+                settings.tls(), settings.limits(), settings.pipelineCustomizer(), settings.connections()), wire, refusals, this);
         this.originator = new ChainOriginator(settings.name(), refusals, transport::send);
         settings.functions().countRefusalsIn(transport.refusals());
         this.requests = serverSide != null ? serverSide.apply(this) : new RefusingRequestHandler(this);

@@ -23,7 +23,6 @@ import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
-import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -39,6 +38,7 @@ import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.PingFrame;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.VersionRange;
@@ -82,6 +82,7 @@ public final class NodeTransport implements AutoCloseable {
     private static final AttributeKey<PeerKey> KEY = AttributeKey.valueOf("rpcc.peerKey");
     private static final AttributeKey<Throwable> TLS_FAILURE = AttributeKey.valueOf("rpcc.tlsFailure");
     private static final AttributeKey<WriteStallWatch> STALL = AttributeKey.valueOf("rpcc.writeStall");
+    private static final AttributeKey<ConnectionHealth> HEALTH = AttributeKey.valueOf("rpcc.health");
     /**
      * The event loops of the nodes that were not given their own: one group for every such node of
      * the JVM, created when the first of them starts and shut down when the last of them closes.
@@ -105,10 +106,11 @@ public final class NodeTransport implements AutoCloseable {
      * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
      * @param limits what peers may hold of this node
      * @param pipelineCustomizer what the user adds to every connection's pipeline, after rpcc's handlers
+     * @param connections pings and reconnect backoff
      */
     public record Config(String nodeName, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                          Duration connectTimeout, EventLoopGroup group, NodeTls tls, WireLimits limits,
-                         Consumer<ChannelPipeline> pipelineCustomizer) {
+                         Consumer<ChannelPipeline> pipelineCustomizer, ConnectionPolicy connections) {
     }
 
     private final Config config;
@@ -123,6 +125,8 @@ public final class NodeTransport implements AutoCloseable {
     private final AtomicLong partialFrameBytes = new AtomicLong();
     private final InboundConnections inbound;
     private final ReadPauses pauses;
+    private final ReconnectBackoff backoff;
+    private final AtomicLong pingsSent = new AtomicLong();
     private final RateLimitedWarnings warnings = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
     private volatile Hello self;
     private volatile Channel serverChannel;
@@ -137,6 +141,7 @@ public final class NodeTransport implements AutoCloseable {
         this.tls = config.tls() == null ? null : TlsContexts.forNode(config.nodeName(), config.tls());
         this.inbound = new InboundConnections(config.limits());
         this.pauses = new ReadPauses(config.nodeName(), config.limits().pauseReadingAboveQueuedBytes());
+        this.backoff = new ReconnectBackoff(config.nodeName(), config.connections());
     }
 
     /**
@@ -205,7 +210,7 @@ public final class NodeTransport implements AutoCloseable {
     /** Counters. */
     public TransportStats stats() {
         return new TransportStats(channels.size(), refusals.get(Refusal.MALFORMED_FRAME), framesReceived.get(),
-                refusals.snapshot());
+                refusals.snapshot(), pingsSent.get());
     }
 
     /**
@@ -213,7 +218,8 @@ public final class NodeTransport implements AutoCloseable {
      * that address, or, with TLS, one that {@code peer} opened and authenticated for that name), or
      * a new one. Fails with a {@link HopFailure} of {@link ErrorCode#HOP_UNREACHABLE} if the node
      * cannot be reached or another node answers at that address, or of
-     * {@link ErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}.
+     * {@link ErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}. After a
+     * failed attempt, it fails at once until the reconnect backoff has passed ({@link ReconnectBackoff}).
      */
     public CompletableFuture<Channel> connect(String peer, InetSocketAddress address) {
         PeerKey key = new PeerKey(peer, address);
@@ -222,15 +228,28 @@ public final class NodeTransport implements AutoCloseable {
             if (existing != null && !(existing.isDone() && (existing.isCompletedExceptionally() || !existing.join().isActive()))) {
                 return existing;
             }
+            HopFailure heldBack = backoff.holdBack(key);
+            if (heldBack != null) {
+                return CompletableFuture.failedFuture(heldBack);
+            }
             CompletableFuture<Channel> fresh = new CompletableFuture<>();
             boolean won = existing == null ? peers.putIfAbsent(key, fresh) == null : peers.replace(key, existing, fresh);
             if (won) {
-                fresh.whenComplete((ch, e) -> {
+                // the backoff knows of a failure before anyone waiting for the connection hears of it
+                CompletableFuture<Channel> handshake = new CompletableFuture<>();
+                handshake.whenComplete((ch, e) -> {
                     if (e != null) {
+                        if (!closed) {
+                            backoff.failed(key, e);
+                        }
                         peers.remove(key, fresh);
+                        fresh.completeExceptionally(e);
+                    } else {
+                        backoff.succeeded(key);
+                        fresh.complete(ch);
                     }
                 });
-                open(key, fresh);
+                open(key, handshake);
                 return fresh;
             }
         }
@@ -333,10 +352,14 @@ public final class NodeTransport implements AutoCloseable {
         if (key != null) {
             ch.attr(KEY).set(key);
         }
-        long idle = config.limits().idleTimeout().toNanos();
-        if (idle > 0) {
-            ch.pipeline().addLast("idle", new IdleStateHandler(0, 0, idle, TimeUnit.NANOSECONDS));
-        }
+        ConnectionHealth health = new ConnectionHealth(config.connections(), config.limits().idleTimeout(),
+                () -> ping(ch),
+                () -> refuse(ch, Refusal.SILENT_PEER, "nothing read within " + config.connections().pingTimeout().toMillis()
+                        + " ms of a PING (after " + config.connections().pingInterval().toMillis() + " ms of silence)", true),
+                () -> refuse(ch, Refusal.IDLE_TIMEOUT, "no frame either way (other than PINGs) for "
+                        + config.limits().idleTimeout().toMillis() + " ms", true));
+        ch.attr(HEALTH).set(health);
+        ch.pipeline().addLast("health", health);
         ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize(), config.limits(), partialFrameBytes));
         ch.pipeline().addLast("rpcc", new FrameHandler(key == null ? null : key.node(), handshake));
         try {
@@ -357,6 +380,16 @@ public final class NodeTransport implements AutoCloseable {
         if (close) {
             ch.close();
         }
+    }
+
+    /** Sends a PING on {@code ch} (on its event loop) if both HELLOs went; returns whether it did. */
+    private boolean ping(Channel ch) {
+        if (ch.attr(PEER).get() == null) {
+            return false;
+        }
+        pingsSent.incrementAndGet();
+        ch.writeAndFlush(wire.encode(new PingFrame(false, System.nanoTime()), config.maxFrameSize()));
+        return true;
     }
 
     /**
@@ -403,6 +436,10 @@ public final class NodeTransport implements AutoCloseable {
             return CompletableFuture.failedFuture(new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '"
                     + (peer == null ? ch.remoteAddress() : peer.node()) + "' closed: " + queued + " bytes were "
                     + "waiting to be written to it and it did not read them"));
+        }
+        ConnectionHealth health = ch.attr(HEALTH).get();
+        if (health != null) {
+            health.used();
         }
         CompletableFuture<Void> written = new CompletableFuture<>();
         ch.writeAndFlush(frame).addListener((ChannelFutureListener) f -> {
@@ -483,6 +520,16 @@ public final class NodeTransport implements AutoCloseable {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
             framesReceived.incrementAndGet();
+            if (msg instanceof PingFrame p) {
+                if (!p.ack() && ctx.channel().attr(PEER).get() != null) {
+                    ctx.writeAndFlush(wire.encode(new PingFrame(true, p.payload()), config.maxFrameSize()));
+                }
+                return;
+            }
+            ConnectionHealth health = ctx.channel().attr(HEALTH).get();
+            if (health != null) {
+                health.used();
+            }
             if (!(msg instanceof Hello || msg instanceof FrameDecoder.Refused || msg instanceof FrameDecoder.VersionMismatch)
                     && (ctx.channel().attr(PEER).get() == null || !ctx.channel().isActive())) {
                 // the HELLO before it was refused (TLS identity) and the connection is closing: frames
@@ -592,9 +639,7 @@ public final class NodeTransport implements AutoCloseable {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
-            if (evt instanceof IdleStateEvent) {
-                refuse(ctx.channel(), Refusal.IDLE_TIMEOUT, "no frame either way for "
-                        + config.limits().idleTimeout().toMillis() + " ms", true);
+            if (evt instanceof IdleStateEvent) { // ConnectionHealth's, handled there
                 return;
             }
             if (evt instanceof SslHandshakeCompletionEvent done) {

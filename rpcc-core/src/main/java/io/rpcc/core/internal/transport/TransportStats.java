@@ -10,7 +10,8 @@ import java.util.Map;
  * @param malformedFrames frames that could not be decoded or were over the size limit
  * @param framesReceived frames decoded
  * @param refusals what the node refused, by kind (kinds never seen are absent)
+ * @param pingsSent PINGs sent on connections that were quiet (see {@link ConnectionHealth})
  */
 public record TransportStats(int connectionsOpen, long malformedFrames, long framesReceived,
-                             Map<Refusal, Long> refusals) {
+                             Map<Refusal, Long> refusals, long pingsSent) {
 }

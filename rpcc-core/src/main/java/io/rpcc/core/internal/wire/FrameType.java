@@ -20,6 +20,7 @@ package io.rpcc.core.internal.wire;
  * CANCEL  := chain origin:string budget                             (originator, then along the chain's trail)
  * HEARTBEAT := chain hop:varint host depth:varint (index:varint siblings:varint)*
  *              (the node holding a chain, to its top-level originator: the chain is alive on that branch)
+ * PING    := ack:int8 payload:int64                                (connection health; ack 1 answers ack 0)
  * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
  * budget  := present:int8 [remainingNanos:varlong zigzag]          (0: no deadline; else nanoseconds left, &lt;= 0: expired)
@@ -32,7 +33,7 @@ package io.rpcc.core.internal.wire;
  * failure to decode the user values that follow to the chain's originator.
  */
 public enum FrameType {
-    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8), HEARTBEAT(9);
+    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8), HEARTBEAT(9), PING(10);
 
     /** The protocol version this build speaks: the version byte of every frame after the HELLO. */
     public static final byte PROTOCOL_VERSION = 4;
@@ -67,6 +68,7 @@ public enum FrameType {
             case 7 -> WINDOW_UPDATE;
             case 8 -> CANCEL;
             case 9 -> HEARTBEAT;
+            case 10 -> PING;
             default -> null;
         };
     }

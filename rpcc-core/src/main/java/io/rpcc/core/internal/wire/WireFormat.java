@@ -110,6 +110,11 @@ public final class WireFormat {
                         out.writeVarLong(w.wantBytes(), true);
                     }
                     case HeartbeatFrame f -> writeHeartbeatFrame(out, f);
+                    case PingFrame p -> {
+                        out.writeByte(FrameType.PING.wire());
+                        out.writeByte(p.ack() ? 1 : 0);
+                        out.writeLong(p.payload());
+                    }
                     case CancelFrame c -> {
                         out.writeByte(FrameType.CANCEL.wire());
                         writeChain(out, c.chainId(), c.secret());
@@ -302,6 +307,14 @@ public final class WireFormat {
             out.writeVarInt(f.branch().indexes().get(i), true);
             out.writeVarInt(f.siblings().get(i), true);
         }
+    }
+
+    private static PingFrame readPing(Input in) {
+        byte ack = in.readByte();
+        if (ack != 0 && ack != 1) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "PING frame with ack " + ack + " (0 or 1)");
+        }
+        return new PingFrame(ack == 1, in.readLong());
     }
 
     private static HeartbeatFrame readHeartbeatFrame(Input in) {
@@ -523,6 +536,7 @@ public final class WireFormat {
                     case WINDOW_UPDATE -> readWindowUpdate(in);
                     case CANCEL -> readCancel(in);
                     case HEARTBEAT -> readHeartbeatFrame(in);
+                    case PING -> readPing(in);
                 };
             } catch (HopFailure e) {
                 throw e;
@@ -533,7 +547,8 @@ public final class WireFormat {
             boolean newerHello = message instanceof Hello h && h.versions().max() > VersionRange.SUPPORTED.max();
             if (in.position() != in.limit() && !newerHello && (message instanceof Hello || message instanceof QuietFrame
                     || message instanceof ChainErrorFrame || message instanceof CancelFrame
-                    || message instanceof WindowUpdateFrame || message instanceof HeartbeatFrame)) {
+                    || message instanceof WindowUpdateFrame || message instanceof HeartbeatFrame
+                    || message instanceof PingFrame)) {
                 throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
