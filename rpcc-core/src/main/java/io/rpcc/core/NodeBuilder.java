@@ -161,10 +161,11 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     }
 
     /**
-     * Spacing of attempts to connect to a peer address that could not be reached: after a failed
-     * attempt, sends to that address fail at once (naming the failure) for {@code first} (default
-     * 100 ms), doubling with each failure in a row up to {@code max} (default 5 s), with 20 % jitter;
-     * a connection made forgets the failures. A name with backup endpoints fails over to the next one
+     * Spacing of attempts to connect to a peer address that could not be reached: after two failed
+     * attempts in a row (one costs nothing: a restarted peer is reached by the next try), sends to
+     * that address fail at once (naming the failures) for {@code first} (default 100 ms), doubling with
+     * each further failure up to {@code max} (default 5 s), with 20 % jitter; a connection made
+     * forgets the failures. A name with backup endpoints fails over to the next one
      * at once meanwhile. {@link Duration#ZERO} for both: try every time.
      */
     public B reconnectBackoff(Duration first, Duration max) {

@@ -3,7 +3,6 @@ package io.rpcc.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -20,7 +19,9 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -151,41 +152,50 @@ class ConnectionHealthTest {
 
     @Test
     void attemptsToReconnectToAnUnreachableAddressAreSpacedOut() throws Exception {
-        InetSocketAddress dead;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            dead = new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort());
-        }
+        InetSocketAddress dead = deadAddress();
         cluster.names.register("later", dead);
         RpccClient client = cluster.client(b -> b.reconnectBackoff(Duration.ofMillis(800), Duration.ofSeconds(4)));
-        Throwable first = callFailure(client);
-        assertNull(messageContaining(first, "does not try to connect"), "the first attempt connects: " + first);
-        Throwable second = callFailure(client);
-        assertTrue(messageContaining(second, "does not try to connect to 'later'") != null,
-                "the second, at once, is held back: " + second);
-        assertTrue(messageContaining(second, "backup endpoint") != null, "says what to do: " + second);
-        // the server comes up at that address; after the backoff the next call connects
+        // one failure costs nothing: the second call tries again (a peer that restarted would be reached)
+        assertTrue(messageContaining(callFailure(client, "later"), "Connection refused") != null);
+        assertTrue(messageContaining(callFailure(client, "later"), "Connection refused") != null);
+        // after two in a row, the next call fails at once without dialing, saying when it will try again
+        Throwable held = callFailure(client, "later");
+        assertTrue(messageContaining(held, "does not try to connect to 'later'") != null, held.toString());
+        assertTrue(messageContaining(held, "the last 2 attempts failed") != null, held.toString());
+        // the server comes up at that address; once the backoff has passed, the next call connects
         RpccServer later = cluster.server("later", b -> b.listen("127.0.0.1", dead.getPort()).service("echo", p -> p));
-        Thread.sleep(1100); // the backoff (800 ms, +20 % jitter at most) has passed
-        assertEquals("y", client.call("later", "echo", "y").join().value());
+        Thread.sleep(1100); // 800 ms, +20 % jitter at most
+        assertEquals("y", client.call("later", "echo", "y").get(10, TimeUnit.SECONDS).value());
         assertTrue(later.stats().connectionsOpen() >= 1);
     }
 
     @Test
-    void withoutBackoffEveryCallTriesToConnect() throws Exception {
-        InetSocketAddress dead;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            dead = new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort());
+    void aNameWithABackupSkipsAnEndpointInBackoff() throws Exception {
+        RpccServer backup = cluster.server("pair", b -> b.service("echo", p -> p + "@backup"));
+        cluster.names.register("pair", deadAddress(), backup.address());
+        RpccClient client = cluster.client(b -> b.reconnectBackoff(Duration.ofSeconds(30), Duration.ofSeconds(30)));
+        for (String p : List.of("x", "y")) { // two failures of the primary in a row: its backoff starts
+            assertEquals(p + "@backup", client.call("pair", "echo", p).join().value());
         }
-        cluster.names.register("gone", dead);
-        RpccClient client = cluster.client(b -> b.reconnectBackoff(Duration.ZERO, Duration.ZERO));
-        for (int i = 0; i < 3; i++) {
-            Throwable t = callFailure(client, "gone");
-            assertNull(messageContaining(t, "does not try to connect"), t.toString());
+        // the primary is in its 30 s backoff: the call goes to the backup at once, no waiting, no dialing
+        assertEquals("z@backup", client.call("pair", "echo", "z").get(5, TimeUnit.SECONDS).value());
+        assertEquals(3, client.stats().failovers());
+    }
+
+    private static InetSocketAddress deadAddress() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort()); // closed: nobody listens
         }
     }
 
-    private static Throwable callFailure(RpccClient client) {
-        return callFailure(client, "later");
+    @Test
+    void withoutBackoffEveryCallTriesAtOnce() throws Exception {
+        cluster.names.register("gone", deadAddress());
+        RpccClient client = cluster.client(b -> b.reconnectBackoff(Duration.ZERO, Duration.ZERO));
+        for (int i = 0; i < 3; i++) {
+            Throwable t = callFailure(client, "gone");
+            assertTrue(messageContaining(t, "Connection refused") != null, t.toString());
+        }
     }
 
     private static Throwable callFailure(RpccClient client, String server) {

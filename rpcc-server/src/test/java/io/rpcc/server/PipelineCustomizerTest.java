@@ -107,7 +107,8 @@ class PipelineCustomizerTest {
                 throw new IllegalStateException("first connection refused");
             }
         }));
-        RpccClient c = cluster.client(b -> b.connectTimeout(Duration.ofSeconds(2)));
+        // no reconnect backoff: the second chain connects again at once
+        RpccClient c = cluster.client(b -> b.connectTimeout(Duration.ofSeconds(2)).reconnectBackoff(Duration.ZERO, Duration.ZERO));
         List<Object> outcomes = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             try {

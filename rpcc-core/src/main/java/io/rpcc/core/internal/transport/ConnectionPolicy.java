@@ -11,8 +11,8 @@ import java.time.Duration;
  *     ({@link Duration#ZERO}: never)
  * @param pingTimeout read nothing at all within this long of sending a PING and the connection is
  *     closed as silent
- * @param firstReconnectBackoff after a failed attempt to connect to a peer address, no new attempt
- *     for this long (doubling with each failure in a row, with 20 % jitter)
+ * @param firstReconnectBackoff after two failed attempts in a row to connect to a peer address, no
+ *     new attempt for this long (doubling with each further failure, with 20 % jitter)
  * @param maxReconnectBackoff the longest wait between two attempts to connect
  */
 public record ConnectionPolicy(Duration pingInterval, Duration pingTimeout, Duration firstReconnectBackoff,

@@ -8,9 +8,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Spaces out a node's attempts to connect to a peer address that it could not reach: after a failed
- * attempt, none for the first backoff, doubling with each failure in a row up to the largest, with
- * 20 % jitter so that many nodes do not come back at once (gRPC's connection backoff works alike).
+ * Spaces out a node's attempts to connect to a peer address that it could not reach: after the second
+ * failed attempt in a row, none for the first backoff, doubling with each further failure up to the
+ * largest, with 20 % jitter so that many nodes do not come back at once (gRPC's connection backoff
+ * works alike). A single failure costs nothing: a peer that restarts is reached by the next try.
  * Until then, a send to that peer fails at once, naming the last failure: a node that forwards to a
  * name with several endpoints thus moves on to the next without waiting. A success forgets the
  * failures. Entries of peers not tried for a long time are dropped, so the table stays small.
@@ -44,8 +45,7 @@ final class ReconnectBackoff {
         }
         return new HopFailure(ErrorCode.HOP_UNREACHABLE, "node '" + nodeName + "' does not try to connect to '"
                 + key.node() + "' at " + key.address() + " again for " + TimeUnit.NANOSECONDS.toMillis(wait)
-                + " ms: " + (f.inARow() == 1 ? "the last attempt" : "the last " + f.inARow() + " attempts")
-                + " failed (" + f.lastFailure() + "); give it a backup endpoint in the name resolver to fail over");
+                + " ms: the last " + f.inARow() + " attempts failed (" + f.lastFailure() + "); give it a backup endpoint in the name resolver to fail over");
     }
 
     /** An attempt to connect to {@code key} failed with {@code cause}. */
@@ -57,8 +57,11 @@ final class ReconnectBackoff {
         String why = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getSimpleName();
         failures.compute(key, (k, f) -> {
             int n = f == null ? 1 : f.inARow() + 1;
+            if (n == 1) {
+                return new Failures(1, now, why);
+            }
             long backoff = firstNanos;
-            for (int i = 1; i < n && backoff < maxNanos; i++) {
+            for (int i = 2; i < n && backoff < maxNanos; i++) {
                 backoff *= 2;
             }
             backoff = Math.min(maxNanos, backoff);
