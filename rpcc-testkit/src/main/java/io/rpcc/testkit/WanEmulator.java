@@ -34,6 +34,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -249,7 +250,7 @@ public final class WanEmulator implements AutoCloseable {
             send(now);
             for (Relay r : relays) {
                 if (r.link == this) {
-                    r.out.eventLoop().execute(() -> r.schedulePump(System.nanoTime()));
+                    runOn(r.out.eventLoop(), () -> r.schedulePump(System.nanoTime()));
                 }
             }
             proceed.forEach(Runnable::run);
@@ -273,6 +274,15 @@ public final class WanEmulator implements AutoCloseable {
                 awaitingHeal.add(proceed);
             }
             return cut;
+        }
+    }
+
+    /** Runs {@code task} on {@code loop}, unless the emulator is closed (then its connections are too). */
+    private static void runOn(EventLoop loop, Runnable task) {
+        try {
+            loop.execute(task);
+        } catch (RejectedExecutionException e) {
+            // closed
         }
     }
 
@@ -469,7 +479,7 @@ public final class WanEmulator implements AutoCloseable {
             if (s.opened.remove(c)) {
                 n++;
                 s.resets.incrementAndGet();
-                c.front.eventLoop().execute(c::reset);
+                runOn(c.front.eventLoop(), c::reset);
             }
         }
         return n;
@@ -612,7 +622,7 @@ public final class WanEmulator implements AutoCloseable {
             if (c.reset || !front.isActive()) {
                 return;
             }
-            Runnable again = () -> front.eventLoop().execute(() -> connect(c));
+            Runnable again = () -> runOn(front.eventLoop(), () -> connect(c));
             if (forward.awaitHeal(again) || backward.awaitHeal(again)) {
                 return;
             }
