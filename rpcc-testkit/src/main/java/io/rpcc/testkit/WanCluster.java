@@ -34,9 +34,16 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *     long viaClient = wan.emulator().bytesCarried(WanTopology.MOUNTAIN_VIEW, WanTopology.REDMOND);
  * }
  * }</pre>
+ *
+ * <p>Faults: {@link #kill} and {@link #restart} a server; cut, stall, reset links through
+ * {@link #emulator()} (see {@link WanEmulator}).
  */
 public final class WanCluster implements AfterAllCallback, AutoCloseable {
     private record Placement(String site, InetSocketAddress address) {
+    }
+
+    /** How a server started by {@link #server} was built, to {@link #restart} it alike. */
+    private record ServerSpec(String site, UnaryOperator<RpccServer.Builder> config, InetSocketAddress address) {
     }
 
     private final WanEmulator emulator;
@@ -45,6 +52,9 @@ public final class WanCluster implements AfterAllCallback, AutoCloseable {
     /** Backup endpoints of names, in the order added (see {@link #backup}). */
     private final Map<String, List<Placement>> backups = new ConcurrentHashMap<>();
     private final List<AutoCloseable> nodes = new ArrayList<>();
+    private final Map<String, ServerSpec> specs = new ConcurrentHashMap<>();
+    /** The servers started by {@link #server} (or restarted) and not killed, by name. */
+    private final Map<String, RpccServer> running = new ConcurrentHashMap<>();
 
     private WanCluster(WanTopology topology, TypeRegistry types) {
         this.emulator = new WanEmulator(topology);
@@ -111,6 +121,54 @@ public final class WanCluster implements AfterAllCallback, AutoCloseable {
         emulator.topology().link(site, site); // fail fast on an unknown site
         RpccServer s = config.apply(RpccServer.builder(name).types(types).resolver(resolverFor(site))).build().start();
         placements.put(name, new Placement(site, s.address()));
+        specs.put(name, new ServerSpec(site, config, s.address()));
+        running.put(name, s);
+        synchronized (nodes) {
+            nodes.add(s);
+        }
+        return s;
+    }
+
+    /**
+     * Kills the server named {@code name} (started by {@link #server}, not a {@link #backup}): it
+     * closes at once ({@link RpccServer#close()}: no grace for its hops, its connections closed),
+     * and its port is free. Through the emulator, nodes reaching for it then find nothing behind
+     * the proxy: their connections are closed as soon as they open, and a hop to it fails with a
+     * {@code HopUnreachableException} (a client that diagnoses broken chains throws a
+     * {@code BrokenChainException} caused by it). {@link #restart} brings it back at the same address.
+     *
+     * @throws IllegalStateException if no server of that name is running
+     */
+    public void kill(String name) {
+        RpccServer s = running.remove(name);
+        if (s == null) {
+            throw new IllegalStateException("no running server '" + name + "' (running: " + running.keySet() + ")");
+        }
+        s.close();
+        synchronized (nodes) {
+            nodes.remove(s);
+        }
+    }
+
+    /**
+     * Starts a fresh server in place of the {@link #kill}ed one named {@code name}: same name, site
+     * and configuration function, listening on the same address, so that the proxies leading to it
+     * (and every resolver's answer) work again. The new server has none of the old one's state.
+     *
+     * @return the new server
+     * @throws IllegalStateException if no server of that name was started here, or it is running
+     */
+    public RpccServer restart(String name) {
+        ServerSpec spec = specs.get(name);
+        if (spec == null) {
+            throw new IllegalStateException("no server '" + name + "' was started here (servers: " + specs.keySet() + ")");
+        }
+        if (running.containsKey(name)) {
+            throw new IllegalStateException("server '" + name + "' is running: kill it first");
+        }
+        RpccServer s = spec.config().apply(RpccServer.builder(name).types(types).resolver(resolverFor(spec.site())))
+                .listen(spec.address()).build().start();
+        running.put(name, s);
         synchronized (nodes) {
             nodes.add(s);
         }
@@ -154,6 +212,8 @@ public final class WanCluster implements AfterAllCallback, AutoCloseable {
         }
         placements.clear();
         backups.clear();
+        specs.clear();
+        running.clear();
         emulator.close();
     }
 }

@@ -1,12 +1,19 @@
 package io.rpcc.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainResult;
+import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.server.RpccServer;
+import java.net.InetSocketAddress;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -58,5 +65,26 @@ class WanClusterTest {
         assertTrue(rpc.elapsed().toNanos() / 1e6 >= rpcFloorMs, rpc.elapsed() + " vs " + rpcFloorMs + " ms");
         System.out.printf("chain %.1f ms (links: %.1f ms), plain RPCs %.1f ms (links: %.1f ms)%n",
                 chain.elapsed().toNanos() / 1e6, floorMs, rpc.elapsed().toNanos() / 1e6, rpcFloorMs);
+    }
+
+    @Test
+    void aKilledServerIsUnreachableUntilRestartedAtTheSameAddress() {
+        RpccServer first = wan.server("phoenix", WanTopology.MOUNTAIN_VIEW, b -> b.service("echo", p -> p + "!"));
+        ChainCall call = ChainCall.to("phoenix", "echo").params("x");
+        assertEquals("x!", client.runChain(call).value());
+        InetSocketAddress address = first.address();
+
+        wan.kill("phoenix");
+        // the client runs the chain again step by step to diagnose it, and finds 'phoenix' unreachable
+        BrokenChainException e = assertThrows(BrokenChainException.class, () -> client.runChain(call));
+        HopUnreachableException cause = assertInstanceOf(HopUnreachableException.class, e.getCause());
+        assertTrue(cause.getMessage().contains("'phoenix'"), cause.getMessage());
+        assertThrows(IllegalStateException.class, () -> wan.kill("phoenix"), "killed already");
+
+        RpccServer second = wan.restart("phoenix");
+        assertNotSame(first, second);
+        assertEquals(address, second.address(), "the same port, behind the same proxies");
+        assertEquals("x!", client.runChain(call).value());
+        assertThrows(IllegalStateException.class, () -> wan.restart("phoenix"), "running");
     }
 }
