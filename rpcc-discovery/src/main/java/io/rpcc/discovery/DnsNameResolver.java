@@ -3,8 +3,10 @@ package io.rpcc.discovery;
 import io.rpcc.core.NameResolver;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -37,8 +39,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each name's answer is cached for the smallest TTL among the records it was made of, clamped to
  * {@linkplain Builder#ttl the configured bounds} (1 s to 5 min by default); a name is looked up again
- * at its first use after that. A name that does not exist (NXDOMAIN, or no record) resolves to
- * nothing, cached for the lower bound. If no DNS server answers a refresh (each query times out after
+ * at its first use after that. A name that does not exist (NXDOMAIN, or no record; or too long for
+ * DNS) resolves to nothing, cached for the lower bound. If no DNS server answers a refresh (each query times out after
  * {@linkplain Builder#queryTimeout 2 s by default}, then the next server is asked) or all answer with an
  * error, the last good answer is kept — and served without asking again for {@linkplain
  * Builder#retryAfterFailure 5 s} — and the outage is logged once, until DNS answers again; a name
@@ -170,14 +172,16 @@ public final class DnsNameResolver implements NameResolver, AutoCloseable {
     }
 
     private Answer lookUp(String server) throws IOException, InterruptedException {
-        if (lookup != Lookup.ADDRESS) {
-            List<DnsQueries.Service> services = dns.services(fqdn(srvName.replace("{name}", server)));
+        String srv = fqdn(srvName.replace("{name}", server));
+        if (lookup != Lookup.ADDRESS && isDnsName(srv)) {
+            List<DnsQueries.Service> services = dns.services(srv);
             if (!services.isEmpty() || lookup == Lookup.SRV) {
                 return endpoints(services);
             }
         }
         Set<InetSocketAddress> endpoints = new LinkedHashSet<>();
-        long ttl = addresses(fqdn(server), port, endpoints, maxTtlNanos);
+        String host = fqdn(server);
+        long ttl = lookup != Lookup.SRV && isDnsName(host) ? addresses(host, port, endpoints, maxTtlNanos) : 0;
         return answer(endpoints, ttl);
     }
 
@@ -214,6 +218,13 @@ public final class DnsNameResolver implements NameResolver, AutoCloseable {
 
     private static long seconds(long ttl) {
         return Duration.ofSeconds(ttl).toNanos();
+    }
+
+    /** Labels of 1 to 63 bytes, 255 bytes in all on the wire (RFC 1035 2.3.4); a name no DNS name can hold does not exist. */
+    private static boolean isDnsName(String fqdn) {
+        String name = fqdn.substring(0, fqdn.length() - 1);
+        return name.length() <= 253 && Arrays.stream(name.split("\\.", -1))
+                .allMatch(label -> !label.isEmpty() && label.getBytes(StandardCharsets.UTF_8).length <= 63);
     }
 
     private String fqdn(String name) {

@@ -123,6 +123,7 @@ class DnsNameResolverTest {
             DnsNameResolver names = resolver(b -> b.port(7000).lookup(lookup));
             assertEquals(List.of(), names.resolveAll("nobody"), lookup.toString());
             assertEquals(Optional.empty(), names.resolve("nobody"), lookup.toString());
+            assertEquals(List.of(), names.resolveAll("x".repeat(64)), "no DNS label is that long");
         }
     }
 
