@@ -91,7 +91,7 @@ public final class DnsNameResolver implements NameResolver, AutoCloseable {
     private final long maxTtlNanos;
     private final long retryNanos;
     private final Map<String, Entry> cache = new ConcurrentHashMap<>();
-    private volatile boolean unreachable;
+    private final Outage outage;
     private volatile boolean closed;
 
     private DnsNameResolver(Builder b) {
@@ -104,6 +104,7 @@ public final class DnsNameResolver implements NameResolver, AutoCloseable {
         this.maxTtlNanos = b.maxTtl.toNanos();
         this.retryNanos = b.retryAfterFailure.toNanos();
         this.dns = new DnsQueries(b.servers.isEmpty() ? DnsQueries.systemServers() : b.servers, b.queryTimeout);
+        this.outage = new Outage(log, "DNS at " + dns.servers());
     }
 
     /** A builder: by default, the system's DNS servers, no domain, SRV then A/AAAA (which needs a port). */
@@ -146,29 +147,10 @@ public final class DnsNameResolver implements NameResolver, AutoCloseable {
     }
 
     private Answer refresh(String server, Answer known) {
-        try {
-            Answer fresh = lookUp(server);
-            if (unreachable) {
-                unreachable = false;
-                log.info("DNS at {} answers again", dns.servers());
-            }
-            return fresh;
-        } catch (IOException e) {
-            return lastGood(server, known, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return lastGood(server, known, e);
-        }
-    }
-
-    private Answer lastGood(String server, Answer known, Exception e) {
-        List<InetSocketAddress> endpoints = known == null ? List.of() : known.endpoints();
-        if (!unreachable) {
-            unreachable = true;
-            log.warn("DNS at {} cannot be reached ({}); names resolve to their last known endpoints until it answers"
-                    + " again ('{}': {})", dns.servers(), e.toString(), server, known == null ? "none" : endpoints);
-        }
-        return new Answer(endpoints, System.nanoTime() + retryNanos);
+        List<InetSocketAddress> lastGood = known == null ? List.of() : known.endpoints();
+        // DNS away: the last good answer, not asked again for retryAfterFailure
+        return outage.ask(server, lastGood, () -> lookUp(server))
+                .orElseGet(() -> new Answer(lastGood, System.nanoTime() + retryNanos));
     }
 
     private Answer lookUp(String server) throws IOException, InterruptedException {

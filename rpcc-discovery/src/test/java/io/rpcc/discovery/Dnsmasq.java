@@ -1,8 +1,5 @@
 package io.rpcc.discovery;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.DatagramPacket;
@@ -47,15 +44,7 @@ final class Dnsmasq implements AutoCloseable {
     }
 
     static Dnsmasq start(List<String> records) throws Exception {
-        String binary = findDnsmasq();
-        if (binary == null) {
-            String why = "no dnsmasq binary on the PATH or in /usr/sbin (install Debian's dnsmasq-base: apt-get install -y"
-                    + " dnsmasq-base; ./rpcc test does so when it may)";
-            if ("true".equals(System.getenv("CI"))) {
-                throw new IllegalStateException(why + "; CI=true, so this fails instead of skipping");
-            }
-            assumeTrue(false, why + ": skipped");
-        }
+        String binary = ServerBinary.findOrSkip("dnsmasq", Path.of("/usr/sbin/dnsmasq"), "dnsmasq-base");
         Path dir = Files.createTempDirectory("rpcc-dnsmasq");
         dir.toFile().setReadable(true, false); // dnsmasq drops root for nobody, after reading its configuration
         Dnsmasq dns = new Dnsmasq(binary, dir, freePort());
@@ -147,15 +136,6 @@ final class Dnsmasq implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static String findDnsmasq() {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, "dnsmasq"))) {
-                return Path.of(dir, "dnsmasq").toString();
-            }
-        }
-        return Files.isExecutable(Path.of("/usr/sbin/dnsmasq")) ? "/usr/sbin/dnsmasq" : null;
     }
 
     /** A port free for both UDP and TCP (dnsmasq listens on both). */
