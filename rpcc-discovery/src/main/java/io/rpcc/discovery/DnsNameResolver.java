@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,11 +41,11 @@ import org.slf4j.LoggerFactory;
  * <p>Each name's answer is cached for the smallest TTL among the records it was made of, clamped to
  * {@linkplain Builder#ttl the configured bounds} (1 s to 5 min by default); a name is looked up again
  * at its first use after that. A name that does not exist (NXDOMAIN, or no record; or too long for
- * DNS) resolves to nothing, cached for the lower bound. If no DNS server answers a refresh (each query times out after
- * {@linkplain Builder#queryTimeout 2 s by default}, then the next server is asked) or all answer with an
- * error, the last good answer is kept — and served without asking again for {@linkplain
- * Builder#retryAfterFailure 5 s} — and the outage is logged once, until DNS answers again; a name
- * never resolved then resolves to nothing. Lookups block the calling thread (rpcc resolves on worker
+ * DNS) resolves to nothing, cached for the lower bound. If no DNS server answers a refresh (each
+ * query times out after {@linkplain Builder#queryTimeout 2 s by default}, then the next server is
+ * asked) or all answer with an error, the last good answer is kept — and served without asking again
+ * for {@linkplain Builder#retryAfterFailure 5 s} — and the outage is logged once, until DNS answers
+ * again; a name never resolved then resolves to nothing. Lookups block the calling thread (rpcc resolves on worker
  * threads, never on event loops); concurrent lookups of one name wait for a single query.
  *
  * <p>The resolver owns an event loop thread and its sockets: {@link #close} releases them.
@@ -78,7 +79,7 @@ public final class DnsNameResolver implements NameResolver, AutoCloseable {
     /** A name's last answer, and the lock its refreshes take. */
     private static final class Entry {
         final ReentrantLock refreshing = new ReentrantLock();
-        volatile Answer answer;
+        volatile @Nullable Answer answer;
     }
 
     private final DnsQueries dns;
@@ -146,7 +147,7 @@ public final class DnsNameResolver implements NameResolver, AutoCloseable {
         }
     }
 
-    private Answer refresh(String server, Answer known) {
+    private Answer refresh(String server, @Nullable Answer known) {
         List<InetSocketAddress> lastGood = known == null ? List.of() : known.endpoints();
         // DNS away: the last good answer, not asked again for retryAfterFailure
         return outage.ask(server, lastGood, () -> lookUp(server))
