@@ -25,7 +25,8 @@ class ArchitectureTest {
     void theImportSeesEveryModule() {
         for (String c : new String[] {"io.rpcc.core.NodeBuilder", "io.rpcc.server.RpccServer",
                 "io.rpcc.client.RpccClient", "io.rpcc.repository.FileSystemChainingFunctionRepository", "io.rpcc.testkit.WanCluster",
-                "io.rpcc.node.RpccNode", "io.rpcc.spring.boot.autoconfigure.RpccAutoConfiguration"}) {
+                "io.rpcc.node.RpccNode", "io.rpcc.spring.boot.autoconfigure.RpccAutoConfiguration",
+                "io.rpcc.discovery.DnsNameResolver"}) {
             if (!rpcc.contain(c)) {
                 throw new AssertionError(c + " was not imported: the rules below would check nothing");
             }

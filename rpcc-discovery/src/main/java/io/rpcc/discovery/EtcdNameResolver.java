@@ -1,7 +1,6 @@
 package io.rpcc.discovery;
 
 import io.rpcc.core.NameResolver;
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
@@ -39,7 +38,7 @@ public final class EtcdNameResolver implements NameResolver {
     private final String prefix;
     private final long refreshNanos;
     private final Map<String, Answer> cache = new ConcurrentHashMap<>();
-    private volatile boolean unreachable;
+    private final Outage outage;
 
     /**
      * Resolves names from the etcd at {@code endpoint} (its client URL, e.g. {@code http://etcd:2379})
@@ -52,6 +51,7 @@ public final class EtcdNameResolver implements NameResolver {
         this.etcd = new EtcdGateway(endpoint, Duration.ofSeconds(2));
         this.prefix = prefix;
         this.refreshNanos = refresh.toNanos();
+        this.outage = new Outage(log, "etcd at " + endpoint);
     }
 
     @Override
@@ -67,29 +67,11 @@ public final class EtcdNameResolver implements NameResolver {
         if (known != null && now - known.atNanos() < refreshNanos) {
             return known.endpoints();
         }
-        try {
-            List<InetSocketAddress> endpoints = endpoints(etcd.range(prefix + server + "/"));
-            cache.put(server, new Answer(endpoints, now));
-            if (unreachable) {
-                unreachable = false;
-                log.info("etcd at {} answers again", etcd.endpoint());
-            }
-            return endpoints;
-        } catch (IOException e) {
-            return lastGood(server, known, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return lastGood(server, known, e);
-        }
-    }
-
-    private List<InetSocketAddress> lastGood(String server, Answer known, Exception e) {
-        if (!unreachable) {
-            unreachable = true;
-            log.warn("etcd at {} cannot be reached ({}); names resolve to their last known endpoints until it answers"
-                    + " again ('{}': {})", etcd.endpoint(), e.toString(), server, known == null ? "none" : known.endpoints());
-        }
-        return known == null ? List.of() : known.endpoints();
+        List<InetSocketAddress> lastGood = known == null ? List.of() : known.endpoints();
+        Optional<List<InetSocketAddress>> fresh =
+                outage.ask(server, lastGood, () -> endpoints(etcd.range(prefix + server + "/")));
+        fresh.ifPresent(endpoints -> cache.put(server, new Answer(endpoints, now)));
+        return fresh.orElse(lastGood);
     }
 
     /** The {@code host:port} values, in key order; a malformed one is skipped (and logged). */

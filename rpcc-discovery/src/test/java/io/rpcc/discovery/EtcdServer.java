@@ -1,8 +1,5 @@
 package io.rpcc.discovery;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -34,15 +31,7 @@ final class EtcdServer implements AutoCloseable {
     }
 
     static EtcdServer start() throws Exception {
-        String binary = findEtcd();
-        if (binary == null) {
-            String why = "no etcd binary on the PATH or in /usr/bin (install Debian's etcd-server: apt-get install -y"
-                    + " etcd-server; ./rpcc test does so when it may)";
-            if ("true".equals(System.getenv("CI"))) {
-                throw new IllegalStateException(why + "; CI=true, so this fails instead of skipping");
-            }
-            assumeTrue(false, why + ": skipped");
-        }
+        String binary = ServerBinary.findOrSkip("etcd", Path.of("/usr/bin/etcd"), "etcd-server");
         int clientPort = freePort();
         int peerPort = freePort();
         Path dir = Files.createTempDirectory("rpcc-etcd");
@@ -82,15 +71,6 @@ final class EtcdServer implements AutoCloseable {
             Thread.sleep(100);
         }
         throw new IllegalStateException("etcd did not become healthy within " + within);
-    }
-
-    private static String findEtcd() {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            if (Files.isExecutable(Path.of(dir, "etcd"))) {
-                return Path.of(dir, "etcd").toString();
-            }
-        }
-        return Files.isExecutable(Path.of("/usr/bin/etcd")) ? "/usr/bin/etcd" : null;
     }
 
     private static int freePort() throws IOException {
