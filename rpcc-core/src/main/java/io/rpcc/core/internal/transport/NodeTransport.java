@@ -711,11 +711,12 @@ public final class NodeTransport implements AutoCloseable {
             if (handshake != null) {
                 Throwable tlsFailure = ch.attr(TLS_FAILURE).get();
                 handshake.completeExceptionally(tlsFailure == null
-                        ? new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer
-                                + "' closed during the rpcc handshake" + (tls == null
-                                ? " (if it runs TLS, this node needs TLS too: builder.tls(...))" : "")
-                                + "; a node of rpcc protocol version 2 or older closes the connection like this too: "
-                                + "then upgrade '" + expectedPeer + "'")
+                        ? new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer + "' at "
+                                + key.address() + " closed during the rpcc handshake: '" + expectedPeer + "' may be "
+                                + "down or restarting behind a proxy" + (tls == null
+                                ? "; if it runs TLS, this node needs TLS too (builder.tls(...))" : "")
+                                + "; a node of rpcc protocol version 2 or older closes the connection like this too "
+                                + "(then upgrade '" + expectedPeer + "')")
                         : new HopFailure(ErrorCode.PEER_AUTHENTICATION, "'" + expectedPeer + "' at " + key.address()
                                 + " closed the connection during the TLS handshake: "
                                 + TlsContexts.explain(tlsFailure), tlsFailure));
