@@ -10,6 +10,8 @@ import com.esotericsoftware.kryo.serializers.MapSerializer;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +90,35 @@ final class BoundedSerializers {
         }
     }
 
-    /** Kryo's collection serializer, bounded. */
+    /**
+     * Most elements of a hashed collection (a set's elements, a map's keys) that may share one hash
+     * code. Elements with equal hash codes are told apart by {@code equals}, which for nested
+     * collections walks them whole: a few hundred bytes of colliding maps made a node spend a
+     * millisecond per frame. Genuine values almost never have more than a handful of equal hashes.
+     */
+    static final int MAX_SAME_HASH = 16;
+
+    /**
+     * Refuses {@code elements} (to go into a hashed {@code type}) if more than {@link #MAX_SAME_HASH}
+     * of them have the same hash code: hash flooding. Each element is hashed once.
+     */
+    static void checkHashSpread(Collection<?> elements, Class<?> type) {
+        if (elements.size() <= MAX_SAME_HASH) {
+            return;
+        }
+        Map<Integer, Integer> counts = new HashMap<>();
+        for (Object e : elements) {
+            if (counts.merge(java.util.Objects.hashCode(e), 1, Integer::sum) > MAX_SAME_HASH) {
+                throw new KryoException("a " + type.getName() + " of " + elements.size() + " elements with more than "
+                        + MAX_SAME_HASH + " of the same hash code (hash flooding)");
+            }
+        }
+    }
+
+    /**
+     * Kryo's collection serializer, bounded. A set is read into a list first, and made a set only
+     * once its elements passed {@link #checkHashSpread}.
+     */
     @SuppressWarnings({"rawtypes", "unchecked"})
     static class BoundedCollection extends CollectionSerializer<Collection> {
         @Override
@@ -101,11 +131,29 @@ final class BoundedSerializers {
         @Override
         protected Collection create(Kryo kryo, Input input, Class<? extends Collection> type, int size) {
             checkCount(input, size, type);
-            return super.create(kryo, input, type, size);
+            return hashed(type) ? new ArrayList(size) : super.create(kryo, input, type, size);
+        }
+
+        @Override
+        public Collection read(Kryo kryo, Input input, Class<? extends Collection> type) {
+            Collection read = super.read(kryo, input, type);
+            if (!hashed(type) || read == null) {
+                return read;
+            }
+            checkHashSpread(read, type);
+            return type == HashSet.class ? new HashSet(read) : new LinkedHashSet(read);
+        }
+
+        /** Whether {@code type} hashes its elements (read into a list first). */
+        boolean hashed(Class<?> type) {
+            return type == HashSet.class || type == LinkedHashSet.class;
         }
     }
 
-    /** Kryo's map serializer, bounded. */
+    /**
+     * Kryo's map serializer, bounded. Entries are read into lists first, and made a map only once
+     * the keys passed {@link #checkHashSpread}.
+     */
     @SuppressWarnings({"rawtypes", "unchecked"})
     static class BoundedMap extends MapSerializer<Map> {
         @Override
@@ -118,7 +166,45 @@ final class BoundedSerializers {
         @Override
         protected Map create(Kryo kryo, Input input, Class<? extends Map> type, int size) {
             checkCount(input, size, type);
-            return super.create(kryo, input, type, size);
+            return new EntryList(size);
+        }
+
+        @Override
+        public Map read(Kryo kryo, Input input, Class<? extends Map> type) {
+            Map read = super.read(kryo, input, type);
+            if (!(read instanceof EntryList entries)) {
+                return read;
+            }
+            checkHashSpread(entries.keys, type);
+            Map out = type == HashMap.class ? new HashMap(entries.keys.size() * 2) : new LinkedHashMap(entries.keys.size() * 2);
+            for (int i = 0; i < entries.keys.size(); i++) {
+                out.put(entries.keys.get(i), entries.values.get(i));
+            }
+            return out;
+        }
+    }
+
+    /** The entries of a map being read, in order, not yet hashed. */
+    @SuppressWarnings("rawtypes")
+    private static final class EntryList extends java.util.AbstractMap<Object, Object> {
+        final List<Object> keys;
+        final List<Object> values;
+
+        EntryList(int size) {
+            keys = new ArrayList<>(size);
+            values = new ArrayList<>(size);
+        }
+
+        @Override
+        public Object put(Object key, Object value) {
+            keys.add(key);
+            values.add(value);
+            return null;
+        }
+
+        @Override
+        public Set<Entry<Object, Object>> entrySet() {
+            throw new UnsupportedOperationException("entries being read");
         }
     }
 
@@ -143,7 +229,7 @@ final class BoundedSerializers {
         }
 
         static ImmutableCollection set() {
-            return new ImmutableCollection(size -> new LinkedHashSet(), Set::copyOf);
+            return new ImmutableCollection(ArrayList::new, elements -> Set.copyOf(elements));
         }
 
         @Override
@@ -154,7 +240,16 @@ final class BoundedSerializers {
 
         @Override
         public Collection read(Kryo kryo, Input input, Class<? extends Collection> type) {
-            return immutable.apply(super.read(kryo, input, type));
+            Collection read = super.read(kryo, input, type);
+            if (Set.class.isAssignableFrom(type)) {
+                checkHashSpread(read, type);
+            }
+            return immutable.apply(read);
+        }
+
+        @Override
+        boolean hashed(Class<?> type) {
+            return false; // (read into the mutable collection above)
         }
     }
 
@@ -162,14 +257,8 @@ final class BoundedSerializers {
     @SuppressWarnings({"rawtypes", "unchecked"})
     static final class ImmutableMap extends BoundedMap {
         @Override
-        protected Map create(Kryo kryo, Input input, Class<? extends Map> type, int size) {
-            checkCount(input, size, type);
-            return new HashMap();
-        }
-
-        @Override
         public Map read(Kryo kryo, Input input, Class<? extends Map> type) {
-            return Map.copyOf(super.read(kryo, input, type));
+            return Map.copyOf(super.read(kryo, input, type)); // (keys checked above)
         }
     }
 }

@@ -172,6 +172,57 @@ class FrameCodecTest {
         assertEquals(cancel, roundTrip(cancel));
     }
 
+    /** {@code 2^k} distinct strings of {@code k} blocks "Aa" or "BB", all of the same hash code. */
+    private static List<String> collidingStrings(int k) {
+        List<String> out = new java.util.ArrayList<>();
+        for (int bits = 0; bits < 1 << k; bits++) {
+            StringBuilder b = new StringBuilder();
+            for (int i = 0; i < k; i++) {
+                b.append((bits >> i & 1) == 0 ? "Aa" : "BB");
+            }
+            out.add(b.toString());
+        }
+        return out;
+    }
+
+    @Test
+    void setsAndMapKeysThatFloodOneHashAreRefused() {
+        List<String> colliding = collidingStrings(5); // 32 strings, one hash code
+        java.util.Map<String, Integer> map = new java.util.HashMap<>();
+        colliding.forEach(c -> map.put(c, 1));
+        for (Object value : List.<Object>of(new java.util.HashSet<>(colliding), new java.util.LinkedHashSet<>(colliding),
+                java.util.Set.copyOf(colliding), map, new java.util.LinkedHashMap<>(map), java.util.Map.copyOf(map))) {
+            ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(header("f"), value, ChainState.empty(), null));
+            assertNotNull(got.decodeError(), value.getClass().getName());
+            assertTrue(got.decodeError().getMessage().contains("of the same hash code (hash flooding)"),
+                    got.decodeError().getMessage());
+        }
+        // sixteen alike are fine, and so are large sets and maps of distinct hashes, in their own types and order
+        List<String> sixteen = collidingStrings(4);
+        List<Object> fine = new java.util.ArrayList<>(List.of(new java.util.HashSet<>(sixteen),
+                java.util.Set.copyOf(sixteen)));
+        java.util.LinkedHashSet<Integer> ints = new java.util.LinkedHashSet<>();
+        java.util.LinkedHashMap<String, Integer> byName = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < 300; i++) { // (the codec test's frames are 4 KiB at most)
+            ints.add(300 - i);
+            byName.put("k" + (300 - i), i);
+        }
+        fine.add(ints);
+        fine.add(byName);
+        fine.add(new java.util.HashMap<>(byName));
+        for (Object value : fine) {
+            ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(header("f"), value, ChainState.empty(), null));
+            assertNull(got.decodeError(), () -> String.valueOf(got.decodeError()));
+            assertEquals(value, got.params());
+            assertEquals(value.getClass(), got.params().getClass());
+            if (value instanceof java.util.LinkedHashSet || value instanceof java.util.LinkedHashMap) {
+                assertEquals(List.copyOf(value instanceof java.util.Map<?, ?> m ? m.keySet() : (java.util.Collection<?>) value),
+                        List.copyOf(got.params() instanceof java.util.Map<?, ?> m ? m.keySet() : (java.util.Collection<?>) got.params()),
+                        "order kept");
+            }
+        }
+    }
+
     @Test
     void nullArraysAndCollectionsInsideValuesRoundTrip() {
         ChainRequest request = new ChainRequest(header("f"), new Blob("n", null, null), ChainState.of("b",
