@@ -84,6 +84,41 @@ class LifecycleTest {
     }
 
     @Test
+    void closingAServerEndsAPreturnWaitingForRoomAtOnce() throws Exception {
+        CountDownLatch waiting = new CountDownLatch(1);
+        CompletableFuture<Throwable> ended = new CompletableFuture<>();
+        RpccServer talker = cluster.server("talker", b -> b.replyWriteTimeout(Duration.ofSeconds(60))
+                .service("talk", p -> {
+                    try {
+                        for (int i = 0; i < 100; i++) {
+                            if (i == 2) {
+                                waiting.countDown(); // the client's window holds 2: the next preturn waits
+                            }
+                            ChainContext.current().preturn("r" + i);
+                        }
+                        ended.complete(null);
+                    } catch (RuntimeException e) {
+                        ended.complete(e);
+                        throw e;
+                    }
+                    return p;
+                }));
+        RpccClient client = cluster.client(b -> b.replyBufferSize(2));
+        ReplySet<String> unread = client.startChainWithReplies(ChainCall.to("talker", "talk").params("x")
+                .timeout(Duration.ofSeconds(60)), String.class);
+        assertTrue(waiting.await(10, TimeUnit.SECONDS));
+        Thread.sleep(200); // the hop now waits in preturn for room the client does not give
+        assertFalse(ended.isDone(), "waiting for room");
+        long start = System.nanoTime();
+        talker.close();
+        Throwable e = ended.get(5, TimeUnit.SECONDS); // not the 60 s reply write timeout
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+        assertInstanceOf(NodeClosedException.class, e, String.valueOf(e));
+        assertTrue(e.getMessage().contains("was closed while hop"), e.getMessage());
+        unread.cancel();
+    }
+
+    @Test
     void buildingAClientBindsNothingAndAnUnstartedClientSaysToStartIt() throws Exception {
         int port;
         try (ServerSocket probe = new ServerSocket(0)) {

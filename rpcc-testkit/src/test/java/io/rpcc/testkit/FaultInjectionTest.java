@@ -252,7 +252,20 @@ class FaultInjectionTest {
         for (Kind k : Kind.values()) {
             assertTrue(succeeded.get(k).get() > 0, k + " chains succeed under faults");
         }
-        HostResources.assertBackTo(baseline, 12, 24, 1L << 40); // (the heap is not what this checks)
+        try {
+            HostResources.assertBackTo(baseline, 12, 24, 1L << 40); // (the heap is not what this checks)
+        } catch (AssertionError e) { // say where rpcc's threads are
+            StringBuilder where = new StringBuilder(e.getMessage());
+            Thread.getAllStackTraces().forEach((t, stack) -> {
+                if (t.getName().startsWith("rpcc")) {
+                    where.append("\n").append(t.getName()).append(" ").append(t.getState());
+                    for (int i = 0; i < Math.min(stack.length, 25); i++) {
+                        where.append("\n    at ").append(stack[i]);
+                    }
+                }
+            });
+            throw new AssertionError(where.toString(), e);
+        }
     }
 
     /** How many incarnations of {@code server} ran a hop of chain {@code tag}. */

@@ -164,6 +164,10 @@ final class HopReplies implements Replies {
             return null;
         }
         abandoned = true;
+        SendWindow w = window;
+        if (w != null) {
+            w.close(); // a preturn waiting for room in it ends now, not after the reply write timeout
+        }
         quiet.complete(null);
         return credit;
     }
@@ -245,6 +249,10 @@ final class HopReplies implements Replies {
             Thread.currentThread().interrupt();
             throw failure(ErrorCode.FLOW_CONTROL, "interrupted while hop " + header.hop() + " at '" + node.name()
                     + "' waited for the originator '" + header.replyTo().node() + "' to read partial replies");
+        }
+        if (!got && abandoned) {
+            throw failure(ErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while hop " + header.hop()
+                    + " waited to send a partial reply");
         }
         if (!got) {
             throw failure(ErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' could not send "

@@ -34,13 +34,17 @@ final class SendWindow {
      * was taken and asked for: when a request for room reaches the originator, every reply sent with
      * room taken before it has arrived, and all that the stream can still hold is a grant on its way.
      *
-     * @return false if no room came within {@code timeout} ({@code send} did not run)
+     * @return false if no room came within {@code timeout}, or the stream was closed meanwhile
+     *     ({@code send} did not run)
      */
     boolean acquire(long size, Duration timeout, Asker asker, Runnable send) throws InterruptedException {
         long left = timeout.toNanos();
         lock.lock();
         try {
             while (replies < 1 || bytes < size) {
+                if (closed) {
+                    return false;
+                }
                 if (asked < size) {
                     int giveReplies = (int) Math.min(Integer.MAX_VALUE, replies);
                     long giveBytes = bytes;
@@ -84,12 +88,14 @@ final class SendWindow {
 
     /** Closes the stream (it will send nothing more); returns the room left, {replies, bytes}. */
     long[] close() {
+        // (also when the hop is abandoned: its node closed)
         lock.lock();
         try {
             closed = true;
             long[] left = {replies, bytes};
             replies = 0;
             bytes = 0;
+            granted.signalAll(); // a preturn waiting for room gives up
             return left;
         } finally {
             lock.unlock();
