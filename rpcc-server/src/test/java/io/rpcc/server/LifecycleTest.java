@@ -14,6 +14,7 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
+import io.rpcc.core.testing.HostResources;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -146,6 +147,23 @@ class LifecycleTest {
         assertEquals(0, server.stats().connectionsOpen());
         assertEquals(7, client.runChain(ChainCall.to("s1", "echo").params(7)).value());
         assertTrue(client.stats().connectionsOpen() > 0);
+    }
+
+    @Test
+    void aServerWhosePortIsTakenFailsToStartWithAClearErrorAndHoldsNothing() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            HostResources before = HostResources.now();
+            for (int i = 0; i < 20; i++) {
+                RpccServer s = RpccServer.builder("late").listen("127.0.0.1", taken.getLocalPort()).build();
+                IllegalStateException e = assertThrows(IllegalStateException.class, s::start);
+                assertTrue(e.getMessage().contains("node 'late' cannot listen on")
+                        && e.getMessage().contains("BindException")
+                        && e.getMessage().contains("choose another port, or 0"), e.getMessage());
+                IllegalStateException again = assertThrows(IllegalStateException.class, s::start);
+                assertTrue(again.getMessage().contains("is closed"), again.getMessage());
+            }
+            HostResources.assertBackTo(before, 4, 8, 64L << 20);
+        }
     }
 
     @Test

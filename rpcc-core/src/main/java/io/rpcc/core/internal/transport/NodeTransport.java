@@ -163,9 +163,11 @@ public final class NodeTransport implements AutoCloseable {
         Channel ch;
         try {
             ch = b.bind(config.bind()).syncUninterruptibly().channel();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the bind's IOException (a BindException, say) unchecked
             close();
-            throw new IllegalStateException("node '" + config.nodeName() + "' cannot listen on " + config.bind() + ": " + e, e);
+            throw new IllegalStateException("node '" + config.nodeName() + "' cannot listen on " + config.bind() + ": "
+                    + e + (e instanceof java.net.BindException ? " (another process, or a connection, holds that "
+                    + "port: choose another port, or 0 for any free one)" : ""), e);
         }
         serverChannel = ch;
         InetSocketAddress bound = (InetSocketAddress) ch.localAddress();
@@ -218,8 +220,10 @@ public final class NodeTransport implements AutoCloseable {
      * that address, or, with TLS, one that {@code peer} opened and authenticated for that name), or
      * a new one. Fails with a {@link HopFailure} of {@link ErrorCode#HOP_UNREACHABLE} if the node
      * cannot be reached or another node answers at that address, or of
-     * {@link ErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}. After a
-     * failed attempt, it fails at once until the reconnect backoff has passed ({@link ReconnectBackoff}).
+     * {@link ErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}. After the
+     * second failed attempt in a row to that address, it fails at once until the reconnect backoff
+     * has passed ({@link ReconnectBackoff}; the first failure is free: a restarted peer is reached by
+     * the next try).
      */
     public CompletableFuture<Channel> connect(String peer, InetSocketAddress address) {
         PeerKey key = new PeerKey(peer, address);
