@@ -35,6 +35,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -60,11 +61,34 @@ class IdempotentRetryTest {
 
     private RpccServer server(String name, NameResolver resolver, int port,
                               java.util.function.UnaryOperator<RpccServer.Builder> config) {
-        RpccServer s = config.apply(RpccServer.builder(name).resolver(resolver).listen("127.0.0.1", port)).build()
-                .start();
+        RpccServer s = startOn(port, () -> config.apply(RpccServer.builder(name).resolver(resolver)
+                .listen("127.0.0.1", port)).build().start());
         names.register(name, s.address());
         nodes.add(s);
         return s;
+    }
+
+    /**
+     * Starts a server; on a given port (a server restarted where a closed one listened), tries again
+     * for a while if the port is taken: the kernel may have lent the freed port to a connection
+     * opened meanwhile as its local port.
+     */
+    private static RpccServer startOn(int port, java.util.function.Supplier<RpccServer> start) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                return start.get();
+            } catch (RuntimeException e) {
+                boolean taken = false;
+                for (Throwable t = e; t != null; t = t.getCause()) {
+                    taken |= t instanceof java.net.BindException;
+                }
+                if (port == 0 || !taken || System.nanoTime() > end) {
+                    throw e;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+            }
+        }
     }
 
     private RpccServer server(String name, java.util.function.UnaryOperator<RpccServer.Builder> config) {
