@@ -18,6 +18,7 @@ import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.NextHopDecision;
+import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -155,12 +156,18 @@ public final class HopExecutor implements RequestHandler {
             executor = FunctionRuntime.platformThreads();
         }
         RunningHops.Hop hop = running.arrived(request.header(), control);
+        if (claim != null && !claim.replays()) {
+            hop.replies().recordInto(claim); // its replies are kept with its outcome, for a replay
+        }
         try {
             executor.execute(() -> {
                 try {
                     run(request, control, arrivedNanos, hop.replies(), null, claim);
                 } finally {
-                    outcomes.ended(claim, System.nanoTime());
+                    // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
+                    if (claim != null) {
+                        hop.replies().whenQuiet().whenComplete((v, e) -> outcomes.ended(claim, System.nanoTime()));
+                    }
                     running.ran(hop);
                 }
             });
@@ -394,6 +401,7 @@ public final class HopExecutor implements RequestHandler {
                 result = request.params();
                 timing = timings.removeLast();
             } else if (replaying) { // paper 3.9: the chain was sent again; this hop's service function ran here
+                replies.resend(cached.replies()); // those an earlier attempt lost arrive now; the others are dropped
                 result = cached.result();
                 timing = new HopTiming(h.hop(), node.name(), h.serviceFunction(), System.nanoTime() - arrivedNanos, 0,
                         0, 0, node.name());
@@ -452,6 +460,8 @@ public final class HopExecutor implements RequestHandler {
                             reports.sendFailure(resumed, failure, path, List.copyOf(console), at,
                                     replies.handOver(resumed.credit()));
                         }));
+            } catch (HopFailure f) {
+                throw merging ? RethrownBranchFailure.of(f, result) : f; // a merge giving up on a failed branch
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
             }
@@ -469,6 +479,8 @@ public final class HopExecutor implements RequestHandler {
         } catch (RuntimeException | Error e) {
             if (control.isCancelled()) {
                 replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain
+            } else if (replies.abandoned()) {
+                // its server is closing and reported the hop (NODE_CLOSED, with its credit): a report now is late
             } else if (e instanceof HopFailure f) {
                 reports.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
             } else {
@@ -670,6 +682,10 @@ public final class HopExecutor implements RequestHandler {
         } catch (HopRejectedException r) {
             throw recorded(recording, control, rejected(r));
         } catch (Throwable e) {
+            HopFailure unsent = replies.replyUnsent(e, h.serviceFunction());
+            if (unsent != null) { // not kept: the hop did not complete, a retry runs it again
+                throw unsent;
+            }
             throw recorded(recording, control, new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(),
                     "service function '" + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e));
         }
