@@ -12,7 +12,7 @@ for f in sorted(glob.glob(sys.argv[1] + '/*.json')):
     runs[(bench, ex, which)].append((int(rnd), d['scorePercentiles']['50.0'], d['score']))
 print('| benchmark / executor | before (µs) | now (µs) | ratio | per-round ratios | means before / now |')
 print('| --- | ---: | ---: | ---: | --- | --- |')
-for bench in ['plainCall', 'chain2Hops']:
+for bench in sorted({k[0] for k in runs}):
     for ex in ['direct', 'virtual']:
         b, n = sorted(runs[(bench, ex, 'before')]), sorted(runs[(bench, ex, 'now')])
         if not b or not n:

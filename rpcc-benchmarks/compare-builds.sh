@@ -2,7 +2,8 @@
 # Compares two builds of rpcc-benchmarks.jar fork by fork, interleaved (the machine's loopback latency is
 # bimodal: only runs side by side compare). Usage:
 #   rpcc-benchmarks/compare-builds.sh BEFORE.jar NOW.jar [rounds (3)] [eventLoops (perNode)]
-# Each round runs, for plainCall and chain2Hops and both server executors, one JMH fork of each build
+# Each round runs, for each benchmark of $BENCHES (default: plainCall chain2Hops) and both server executors,
+# one JMH fork of each build
 # (-bm sample -wi 6 -w 2 -i 4 -r 2), alternating which build goes first; then prints the median of the
 # forks' medians per row, their ratio and the per-round ratios (compare-builds.py). JSON in ./compare-runs.
 # Both builds' ChainBenchmark must have the eventLoops parameter.
@@ -12,7 +13,7 @@ J="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin/java"
 F="--enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
 out=compare-runs; mkdir -p "$out"
 for round in $(seq 1 "$rounds"); do
-  for bench in plainCall chain2Hops; do
+  for bench in ${BENCHES:-plainCall chain2Hops}; do
     for ex in direct virtual; do
       if [ $((round % 2)) -eq 1 ]; then order="before now"; else order="now before"; fi
       for which in $order; do
