@@ -97,6 +97,9 @@ public final class HopExecutor implements RequestHandler {
     private final NextHopDecision decisions;
     private final boolean composesSubChains;
     private final AtomicLong subChainReturns = new AtomicLong();
+    /** How long after a hop's functions returned its outcome waits for the work it started to be quiet. */
+    static final long QUIET_GRACE_SECONDS = 10;
+
     private final HopOutcomes outcomes;
     /** Arrivals waiting for their hop's first run here: they heartbeat while they wait. */
     private final WaitingHops waiting = new WaitingHops();
@@ -166,7 +169,7 @@ public final class HopExecutor implements RequestHandler {
                 } finally {
                     // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
                     if (claim != null) {
-                        hop.replies().whenQuiet().whenComplete((v, e) -> outcomes.ended(claim, System.nanoTime()));
+                        endWhenQuiet(claim, hop.replies());
                     }
                     running.ran(hop);
                 }
@@ -178,6 +181,27 @@ public final class HopExecutor implements RequestHandler {
             reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
                     + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
                     h.console(), h.timings(), hop.replies().handOver(h.credit()));
+        }
+    }
+
+    /**
+     * Ends {@code claim} (its outcome becomes replayable, its waiters go on) when the hop's replies
+     * are complete: when it is quiet, or at the latest {@link #QUIET_GRACE_SECONDS} after its
+     * functions returned (work it started that runs longer than that keeps no more replies for a
+     * replay, and does not hold a retry of the hop back).
+     */
+    private void endWhenQuiet(HopOutcomes.Outcome claim, HopReplies replies) {
+        CompletableFuture<Void> quiet = replies.whenQuiet();
+        if (quiet.isDone()) {
+            outcomes.ended(claim, System.nanoTime());
+            return;
+        }
+        Runnable end = () -> outcomes.ended(claim, System.nanoTime()); // (only the first call ends it)
+        quiet.whenComplete((v, e) -> end.run());
+        try {
+            node.originator().timer().newTimeout(t -> end.run(), QUIET_GRACE_SECONDS, TimeUnit.SECONDS);
+        } catch (IllegalStateException stopped) { // the node is closing
+            end.run();
         }
     }
 
@@ -495,7 +519,7 @@ public final class HopExecutor implements RequestHandler {
     private HopContext context(ChainHeader h, String chainId, List<ConsoleLine> console, HopReplies replies,
                                HopControl control, String source) {
         return new HopContext(chainId, h.origin(), h.hop(), node.name(), new VirtualConsole(h.hop(), node.name(),
-                source, console), replies, h.metadata(), h.branch(), control);
+                source, console), replies.unkeyed(), h.metadata(), h.branch(), control); // not the service function's
     }
 
     /**

@@ -32,9 +32,10 @@ import java.util.function.Consumer;
  *
  * <p>An entry also keeps the partial replies its hop sent, with their numbers, and ends only when
  * nothing the hop started still runs: a replay sends them all again, and the originator delivers
- * those an earlier attempt lost and drops the others. A hop whose replies come to more than the
- * byte bound (one that streams) keeps none, and its entry is dropped when it ends (counted as an
- * eviction): a retry runs it again.
+ * those an earlier attempt lost and drops the others. A hop whose replies come to more than an
+ * eighth of the byte bound (one that streams) keeps none, and its entry is dropped when it ends
+ * (counted as an eviction): a retry runs it again. Replies of hops still running count in the bound
+ * only from their end.
  *
  * <p>Bounds: entries are kept for {@code ttl} after their hop ended, at most {@code maxEntries} of
  * them and {@code maxBytes} (estimated, {@link OutcomeFootprint}) of values; the oldest go first.
@@ -57,11 +58,14 @@ final class HopOutcomes {
     private record Key(String origin, long chainId, BranchId branch, int hop) {
     }
 
+    /** One hop's replies may take at most this fraction (1/n) of the byte bound (one hop cannot empty the cache). */
+    private static final long REPLY_SHARE = 8;
+
     /** What keeping one partial reply costs beyond its value, in the byte estimate. */
     private static final long KEPT_REPLY_BYTES = 16;
 
     /** A partial reply a hop sent, with its number among the hop's replies: sent again by a replay. */
-    record KeptReply(long seq, Object value) {
+    record KeptReply(long seq, Object value, long size) {
     }
 
     /** The claim of an arrival that waits for the hop's first run to end. */
@@ -117,21 +121,44 @@ final class HopOutcomes {
             served = true;
         }
 
-        /** The owner: the hop sent partial reply number {@code seq}, {@code value} (from any thread). */
-        synchronized void replied(long seq, Object value) {
+        /**
+         * The owner: the hop sends partial reply number {@code seq}, {@code value} (from any thread);
+         * returns whether it is kept (not past the hop's share of the byte bound, not after the end).
+         */
+        synchronized boolean replied(long seq, Object value) {
             if (done || dropped || repliesOverflowed) {
-                return; // (done or dropped cannot happen: the entry ends when the hop is quiet)
+                return false; // done: the hop's first run ended before it was quiet (see ended)
             }
-            replyBytes += OutcomeFootprint.of(value) + KEPT_REPLY_BYTES;
+            long size;
+            try {
+                size = OutcomeFootprint.of(value) + KEPT_REPLY_BYTES;
+            } catch (RuntimeException e) { // a collection changing under the estimate, say: not kept
+                size = Long.MAX_VALUE / 2;
+            }
+            replyBytes += size;
             if (replyBytes > maxReplyBytes) { // a hop that streams: keeping its replies would hold them all
                 repliesOverflowed = true;
                 replies = null;
-                return;
+                return false;
             }
             if (replies == null) {
                 replies = new ArrayList<>(4);
             }
-            replies.add(new KeptReply(seq, value));
+            replies.add(new KeptReply(seq, value, size));
+            return true;
+        }
+
+        /** The owner: reply number {@code seq}, kept by {@link #replied}, could not be sent after all. */
+        synchronized void unreplied(long seq) {
+            if (done || dropped || replies == null) {
+                return;
+            }
+            for (int i = replies.size() - 1; i >= 0; i--) {
+                if (replies.get(i).seq() == seq) {
+                    replyBytes -= replies.remove(i).size();
+                    return;
+                }
+            }
         }
 
         /** A replay: the partial replies the hop sent, in the order they were produced. */
@@ -195,7 +222,7 @@ final class HopOutcomes {
             return null;
         }
         Key key = new Key(h.origin(), h.chainId(), h.branch(), h.hop());
-        Outcome fresh = new Outcome(key, h.secret(), h.serviceFunction(), limits.maxBytes());
+        Outcome fresh = new Outcome(key, h.secret(), h.serviceFunction(), limits.maxBytes() / REPLY_SHARE);
         for (;;) {
             Outcome o = entries.putIfAbsent(key, fresh);
             if (o == null) {

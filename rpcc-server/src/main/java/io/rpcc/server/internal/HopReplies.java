@@ -206,8 +206,50 @@ final class HopReplies implements Replies {
         recording = outcome;
     }
 
+    /**
+     * This hop's replies as seen from code other than its service function (chaining functions,
+     * failure and reply handlers, merges): their replies are sent unnumbered ({@link ReplyFrame#UNKEYED})
+     * and not kept for a replay. Such code may run again on a retry (a replay carries out its
+     * decision anew) or in a diagnosis, and may share this hop's number with a sub-chain's last hop
+     * at this node: numbering its replies would drop or repeat some.
+     */
+    Replies unkeyed() {
+        return unkeyed;
+    }
+
+    private final Replies unkeyed = new Replies() {
+        @Override
+        public void preturn(Object reply) {
+            startReply();
+            sendReply(reply, ReplyFrame.UNKEYED, null);
+        }
+
+        @Override
+        public void raise() {
+            HopReplies.this.raise();
+        }
+
+        @Override
+        public void lower() {
+            HopReplies.this.lower();
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            HopReplies.this.failed(error);
+        }
+    };
+
     @Override
     public void preturn(Object reply) {
+        startReply();
+        long seq = nextSeq.getAndIncrement();
+        HopOutcomes.Outcome r = recording;
+        sendReply(reply, seq, r != null && r.replied(seq, reply) ? r : null);
+    }
+
+    /** Checks that a reply may be sent now and raises the count for it (lowered once it is written, or not). */
+    private void startReply() {
         if (control.isCancelled()) {
             throw cancelled();
         }
@@ -216,12 +258,6 @@ final class HopReplies implements Replies {
                     + node.name() + "' finished; hand work to other threads with ChainContext.wrap, executor or "
                     + "startThread so that the chain waits for it");
         }
-        long seq = nextSeq.getAndIncrement();
-        HopOutcomes.Outcome r = recording;
-        if (r != null) {
-            r.replied(seq, reply);
-        }
-        sendReply(reply, seq);
     }
 
     /**
@@ -240,7 +276,7 @@ final class HopReplies implements Replies {
             }
             nextSeq.accumulateAndGet(k.seq() + 1, Math::max);
             try {
-                send(k.value(), k.seq());
+                send(k.value(), k.seq(), null);
             } catch (HopFailure f) {
                 throw new HopFailure(f.code(), f.exceptionName(), "hop " + header.hop() + " at '" + node.name()
                         + "', replayed for a chain sent again, could not send its partial replies again: "
@@ -250,9 +286,9 @@ final class HopReplies implements Replies {
     }
 
     /** Sends reply number {@code seq} as {@code preturn} does; throws what it throws. */
-    private void sendReply(Object reply, long seq) {
+    private void sendReply(Object reply, long seq, HopOutcomes.Outcome keptIn) {
         try {
-            send(reply, seq);
+            send(reply, seq, keptIn);
         } catch (HopFailure f) {
             if (control.isCancelled()) {
                 throw cancelled();
@@ -268,11 +304,12 @@ final class HopReplies implements Replies {
 
     /**
      * Sends reply number {@code seq}; the caller raised the count, which this lowers once the frame is
-     * written (or not).
+     * written (or not: then, first, the reply is taken out of {@code keptIn}, where it was kept for a
+     * replay, if not null).
      *
      * @throws HopFailure if the reply cannot be sent
      */
-    private void send(Object reply, long seq) {
+    private void send(Object reply, long seq, HopOutcomes.Outcome keptIn) {
         boolean handedToWriter = false;
         try {
             Channel ch = channel();
@@ -299,6 +336,9 @@ final class HopReplies implements Replies {
             handedToWriter = true;
         } finally {
             if (!handedToWriter) {
+                if (keptIn != null) {
+                    keptIn.unreplied(seq); // not sent: a replay must not send it either
+                }
                 lower();
             }
         }
@@ -450,8 +490,7 @@ final class HopReplies implements Replies {
         CompletableFuture<Channel> f = replyChannel;
         Throwable failed = taskFailure.get();
         Object frame = failed == null ? new QuietFrame(header.chainId(), secret, credit)
-                : new ChainErrorFrame(header.chainId(), secret, ErrorCode.SERVICE_FUNCTION_FAILED,
-                taskFailure(failed), credit);
+                : taskErrorFrame(secret, failed, credit);
         if (f == null) { // no reply was ever sent: any connection will do
             handOffs.track(node.transport().send(header.replyTo().node(), node.replyAddress(header), frame)
                     .exceptionallyCompose(e -> pastCreator(credit, failed, e)));
@@ -485,9 +524,24 @@ final class HopReplies implements Replies {
             failures.replyLost(header, Node.unwrap(why));
         }
         Object direct = failed == null ? new QuietFrame(header.chainId(), header.attemptSecret(), credit)
-                : new ChainErrorFrame(header.chainId(), header.attemptSecret(), ErrorCode.SERVICE_FUNCTION_FAILED,
-                taskFailure(failed), credit);
+                : taskErrorFrame(header.attemptSecret(), failed, credit);
         return node.transport().send(header.origin(), node.addressOf(header.originator()), direct);
+    }
+
+    /**
+     * The ERROR frame for work started through the context that threw {@code e}: as the service
+     * function's failure, unless what it threw is a {@code preturn} that could not reach the
+     * originator (then with that retryable code, see {@link #replyUnsent}).
+     */
+    private ChainErrorFrame taskErrorFrame(ChainSecret to, Throwable e, Credit credit) {
+        HopFailure unsentReply = replyUnsent(e, header.serviceFunction());
+        if (unsentReply != null) {
+            return new ChainErrorFrame(header.chainId(), to, unsentReply.code(), new ChainFailure(
+                    unsentReply.exceptionName(), "a task that hop " + header.hop() + " started: "
+                    + unsentReply.getMessage(), node.name(), header.hop(), node.pathThrough(header), List.of(),
+                    List.of(), List.of()), credit);
+        }
+        return new ChainErrorFrame(header.chainId(), to, ErrorCode.SERVICE_FUNCTION_FAILED, taskFailure(e), credit);
     }
 
     /** The failure to report for work started through the context that threw {@code e}. */

@@ -230,21 +230,20 @@ final class ReplyRelay {
             }
         }
         for (int i = 0; i < passed.size(); i++) {
-            send(passed.get(i), r.branch(), r.hop(), r.host(), passedSeq(r.seq(), i, handler != null));
+            send(passed.get(i), r.branch(), r.hop(), r.host(), passedSeq(r.seq(), i));
         }
     }
 
     /**
-     * The number of the {@code index}th reply passed on for reply number {@code seq}: the same in
+     * The number of the {@code index}th value passed on for reply number {@code seq}: the same in
      * every attempt of the chain, so that the originator delivers a reply the relay of a replayed
-     * sub-chain passes on again only once. A reply passed on as it is keeps its number; one passed on
-     * by a handler gets its reply's number shifted 16 bits left, plus its index (unkeyed beyond that).
+     * sub-chain passes on again only once. The first value passed on for a reply (the only one, for a
+     * handler that transforms replies one for one) keeps the reply's number, so a stream passed on
+     * stays numbered in order and costs its originator a counter; further values of the same reply
+     * are unnumbered (delivered as often as the handler passes them on).
      */
-    static long passedSeq(long seq, int index, boolean handled) {
-        if (!handled || seq == ReplyFrame.UNKEYED) {
-            return seq;
-        }
-        return index < (1 << 16) && seq < (1L << 46) ? (seq << 16) | index : ReplyFrame.UNKEYED;
+    static long passedSeq(long seq, int index) {
+        return index == 0 ? seq : ReplyFrame.UNKEYED;
     }
 
     /** Sends a reply of hop {@code hop} at {@code host} on, within the room the originator granted that stream. */

@@ -257,6 +257,7 @@ public final class ChainOriginator {
      */
     public Pending restart(Pending of, Duration timeout, long budgetNanos, ReplySink sink) {
         checkEnded(of);
+        of.window.forgetChain(of.id()); // what the broken attempt's reply streams hold is not coming
         return register(new Pending(of.id(), of.secret(), of.attempt() + 1, of.lastAttempt,
                 deliveredFor(of, sink), budgetNanos, sink),
                 timeout);
@@ -528,7 +529,7 @@ public final class ChainOriginator {
     }
 
     /** The shared timer, while this node is started (for the node's periodic sweep). */
-    HashedWheelTimer timer() {
+    public HashedWheelTimer timer() {
         return timer;
     }
 
