@@ -8,7 +8,8 @@ import java.util.List;
  * goes on with this function and splits again into "inner", merged at its own server), each called with
  * this hop's result; merged at "mergeAt" ("" = here) by this function (merge "fn") or the default merge.
  * step "merge": joins the outcomes in branch order ("!index:Exception@host#hop" for a failed one) and
- * calls "then".tag with them, or ends with them if there is no "then".
+ * calls "then".tag with them, or ends with them if there is no "then"; with "then" = "rethrow", throws
+ * the first failed branch's failure.
  */
 public class Fan implements ChainingFunction {
     public NextHop apply(ChainState state, Object result) {
@@ -32,6 +33,14 @@ public class Fan implements ChainingFunction {
             return at.isEmpty() ? split : split.mergeAt(at);
         }
         if (step.equals("merge")) {
+            if (state.get("then", String.class).equals("rethrow")) { // gives up on the first failed branch
+                for (Object o : (List<?>) result) {
+                    if (!((BranchOutcome) o).succeeded()) {
+                        throw ((BranchOutcome) o).failure();
+                    }
+                }
+                return NextHop.end("all " + ((List<?>) result).size() + " branches succeeded");
+            }
             StringBuilder out = new StringBuilder("[");
             for (Object o : (List<?>) result) {
                 BranchOutcome b = (BranchOutcome) o;

@@ -4,7 +4,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.rpcc.client.ChainCall;
+import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.StaticNameResolver;
@@ -40,6 +42,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code twoSequentialCalls}: two plain requests, {@code client.call(s1)} then
  *       {@code client.call(s2)}, no chaining function at all (the plain-RPC baseline over rpcc's
  *       transport);</li>
+ *   <li>{@code multiReturn}: one call to s1 whose service function sends 16 partial replies
+ *       ({@code preturn}, from a virtual thread it starts, so that it may wait for reply-window room
+ *       under either executor) and returns; the client reads every reply and the end;</li>
  *   <li>{@code twoGrpcCalls}: two sequential gRPC-java unary calls to two gRPC servers with the
  *       same payload (byte-array marshallers, so no serializer cost on either side), the servers'
  *       executor matching {@link #serverExecutor}.</li>
@@ -61,6 +66,9 @@ public class ChainBenchmark {
                 public NextHop apply(ChainState state, Object result) { return NextHop.end(result); }
             }
             """);
+
+    /** Partial replies per call in {@link #multiReturn}. */
+    static final int REPLIES = 16;
 
     /** Bytes of payload in the parameters (and result). */
     @Param({"64"})
@@ -128,10 +136,19 @@ public class ChainBenchmark {
         twoPlainCalls();
         twoSequentialCalls();
         twoGrpcCalls();
+        multiReturn();
     }
 
     private RpccServer server(String name) {
-        RpccServer.Builder b = RpccServer.builder(name).resolver(names).eventLoopGroup(loops()).service("echo", p -> p);
+        RpccServer.Builder b = RpccServer.builder(name).resolver(names).eventLoopGroup(loops()).service("echo", p -> p)
+                .service("replies", p -> {
+                    ChainContext.current().startVirtualThread(() -> {
+                        for (int i = 0; i < REPLIES; i++) {
+                            ChainContext.current().preturn(p);
+                        }
+                    });
+                    return p;
+                });
         if (serverExecutor.equals("direct")) {
             b.executor(Runnable::run);
         }
@@ -190,5 +207,19 @@ public class ChainBenchmark {
     @Benchmark
     public byte[] twoGrpcCalls() {
         return grpc2.call(grpc1.call(payloadBytesArray));
+    }
+
+    @Benchmark
+    public int multiReturn() {
+        ReplySet<String> replies = client.callWithReplies("s1", "replies", payload, String.class);
+        int n = 0;
+        while (replies.hasMore()) {
+            replies.next();
+            n++;
+        }
+        if (n != REPLIES || replies.isPartial()) {
+            throw new IllegalStateException(n + " replies, error " + replies.error());
+        }
+        return n;
     }
 }

@@ -17,10 +17,12 @@ import java.util.Map;
  * @param failovers first hops sent to a later endpoint of a name after an earlier one could not take
  *     them (see {@code NodeBuilder.outlierEjection})
  * @param pingsSent PINGs this client sent on connections that had been quiet for its ping interval
+ * @param repliesSentAgain partial replies that arrived again for a chain sent again (a replayed hop
+ *     sends its replies again) after they had been delivered: dropped, each reply is delivered once
  */
 public record ClientStats(int connectionsOpen, int chainsInFlight, long lateFrames, Map<Refusal, Long> refusals,
                           long retries, long retransmissions, long earlierAttemptFrames, long failovers,
-                          long pingsSent) {
+                          long pingsSent, long repliesSentAgain) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {

@@ -246,7 +246,7 @@ public final class RpccClient implements AutoCloseable {
         }
         replies.cancelWith(launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
                 call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(), maxHops(call),
-                retry(call), heartbeats(call)));
+                retry(call), heartbeats(call), diagnosis::diagnoseWithReplies));
         return replies;
     }
 
@@ -408,7 +408,7 @@ public final class RpccClient implements AutoCloseable {
         var t = node.transport().stats();
         return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals(), launcher.retries(),
                 node.originator().retransmissions(), node.originator().earlierAttemptFrames(), node.ejection().failovers(),
-                t.pingsSent());
+                t.pingsSent(), node.originator().repliesSentAgain());
     }
 
     /**

@@ -24,7 +24,8 @@ import java.util.Map;
  * @param outcomeCacheHits hops of chains sent again that replayed the outcomes this server kept of
  *     their first run, instead of running their functions (see {@code RpccServer.Builder.outcomeCache})
  * @param outcomeCacheMisses hops whose outcomes the cache keeps that found none to replay, and ran
- * @param outcomeCacheEvictions kept outcomes dropped: expired, or beyond the entry or byte bound
+ * @param outcomeCacheEvictions kept outcomes dropped: expired, or beyond the entry or byte bound (a hop
+ *     whose partial replies alone went over the byte bound too)
  * @param outcomeCacheAttached hops that arrived while the same hop of the same chain still ran here, and
  *     waited for it (without a thread) to replay its outcomes
  * @param outcomeCacheEntries outcomes kept now

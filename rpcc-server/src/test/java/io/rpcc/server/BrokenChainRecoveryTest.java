@@ -14,6 +14,9 @@ import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.StaticRoute;
 import java.time.Duration;
+import io.rpcc.core.ChainContext;
+import io.rpcc.client.ReplySet;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -57,10 +60,12 @@ class BrokenChainRecoveryTest {
         cluster = new Cluster();
         cluster.server("s1", b -> b.service("inc", p -> {
             runs1.incrementAndGet();
+            ChainContext.current().preturn("r1 of " + p);
             return (Integer) p + 1;
         }));
         cluster.server("s2", b -> b.service("inc", p -> {
             runs2.incrementAndGet();
+            ChainContext.current().preturn("r2 of " + p);
             return (Integer) p + 1;
         }));
         cluster.server("s3", b -> b.pipelineCustomizer(blackout3.customizer()).service("last", p -> {
@@ -134,5 +139,29 @@ class BrokenChainRecoveryTest {
         assertEquals(1, runs1.get(), "hop 1 ran once: the retry and the diagnosis replayed it");
         assertEquals(1, runs2.get(), "hop 2 ran once: the retry and the diagnosis replayed it");
         assertEquals(1, runs3.get(), "the frozen node ran its hop once");
+    }
+
+    @Test
+    void aChainWithRepliesIsDiagnosedTooAndDeliversEachReplyOnce() throws Exception {
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.along(ROUTE, 1)
+                .retry(RetryPolicy.attempts(2).backoff(Duration.ofMillis(100), Duration.ofMillis(100), 1)), String.class);
+        assertTrue(entered3.await(30, TimeUnit.SECONDS));
+        blackout3.cut(); // frozen for good
+        List<String> got = new ArrayList<>();
+        replies.forEach(got::add);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> replies.result().get(60, TimeUnit.SECONDS));
+        BrokenChainException broken = assertInstanceOf(BrokenChainException.class, e.getCause());
+        assertEquals(3, broken.hop(), broken.getMessage());
+        assertEquals("s3", broken.host());
+        assertTrue(broken.getMessage().contains("step by step"), broken.getMessage());
+        assertTrue(replies.isPartial());
+        assertInstanceOf(BrokenChainException.class, replies.error());
+        assertEquals(List.of("r1 of 1", "r2 of 2"), got,
+                "each reply once: the retry and the diagnosis replayed hops 1 and 2 and sent their replies again");
+        assertEquals(4, client.stats().repliesSentAgain(), "r1 and r2 again, by the retry and by the diagnosis");
+        assertEquals(3, client.brokenChains(), "attempt 1, attempt 2, then the diagnosis's silent step at s3");
+        assertEquals(1, runs1.get());
+        assertEquals(1, runs2.get());
+        assertEquals(0, replies.arrivedAfterEnd());
     }
 }

@@ -135,8 +135,10 @@ final class ChainStress implements AutoCloseable {
                     }
                     Set<String> want = expectedReplies.apply(s);
                     if (!new HashSet<>(got).equals(want)) {
+                        Set<String> missing = new java.util.TreeSet<>(want);
+                        missing.removeAll(got);
                         problems.add("chain " + s + " expected " + want.size() + " replies, got "
-                                + got.size());
+                                + got.size() + "; missing " + missing + "; got " + new java.util.TreeSet<>(got));
                     }
                 } catch (RuntimeException ex) {
                     problems.add("chain " + s + ": " + ex);

@@ -1,5 +1,6 @@
 package io.rpcc.server;
 
+import io.rpcc.core.BranchId;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -406,7 +407,7 @@ class HostileWireTest {
             p.handshake();
             for (long id = 1; id <= 200; id++) { // every id the client may have issued, each with a guessed secret
                 ChainSecret guess = ChainSecret.random();
-                p.send(RawPeer.bytes(new ReplyFrame(id, guess, 1, "s1", "forged", null)),
+                p.send(RawPeer.bytes(new ReplyFrame(id, guess, BranchId.root(), 1, "s1", 0, "forged", null)),
                         RawPeer.bytes(new ChainResultFrame(id, guess, List.of("s1"), List.of(), List.of(), "forged",
                                 Credit.ONE, null)),
                         RawPeer.bytes(new ChainErrorFrame(id, guess, ErrorCode.INTERNAL, new ChainFailure("x", "forged",

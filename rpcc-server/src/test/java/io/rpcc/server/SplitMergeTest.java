@@ -1,6 +1,7 @@
 package io.rpcc.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -229,6 +230,22 @@ class SplitMergeTest {
         assertEquals(List.of("a", "c"), e.path());
         assertTrue(e.getMessage().contains("[branch 2 of 3]") && e.getMessage().contains("no shard here"),
                 e.getMessage());
+        settled();
+    }
+
+    @ParameterizedTest(name = "interactive={0}")
+    @ValueSource(booleans = {false, true})
+    void aMergeFunctionThatRethrowsABranchFailureFailsTheChainWithThatFailureTyped(boolean interactive) {
+        ServiceFunctionException e = assertThrows(ServiceFunctionException.class, () -> client.runChain(
+                fan("b:echo,c:fail", "m", "fn", "rethrow").interactive(interactive)));
+        assertTrue(e.getMessage().contains("gave up on branch 2, which failed at 'c' (hop 2)")
+                && e.getMessage().contains("no shard here"), e.getMessage());
+        assertFalse(e.isRetryable());
+        UnknownServerException u = assertThrows(UnknownServerException.class, () -> client.runChain(
+                fan("b:echo,nowhere:echo", "m", "fn", "rethrow").interactive(interactive)));
+        assertTrue(u.getMessage().contains("gave up on branch 2"), u.getMessage());
+        assertEquals("all 2 branches succeeded", client.runChain(fan("b:echo,c:echo", "m", "fn", "rethrow")
+                .interactive(interactive)).value());
         settled();
     }
 

@@ -71,20 +71,26 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
 
     // ------------------------------------------------------------------ fed by rpcc
 
-    /** Where rpcc delivers this set's replies, and the window that bounds them (internal). */
+    /**
+     * Where rpcc delivers this set's replies, and the window that bounds them (internal): the same
+     * object every time, so that every attempt of the chain, and its diagnosis, feed one sink (and a
+     * reply sent again by a replayed hop is delivered to the set once).
+     */
     public ChainOriginator.ReplySink sink() {
-        return new ChainOriginator.ReplySink() {
-            @Override
-            public void onReply(Object value, int hop, String host, int bytes) {
-                add(value, bytes);
-            }
-
-            @Override
-            public ReplyWindow window() {
-                return window;
-            }
-        };
+        return sink;
     }
+
+    private final ChainOriginator.ReplySink sink = new ChainOriginator.ReplySink() {
+        @Override
+        public void onReply(Object value, int hop, String host, int bytes) {
+            add(value, bytes);
+        }
+
+        @Override
+        public ReplyWindow window() {
+            return window;
+        }
+    };
 
     private void add(Object value, int bytes) {
         lock.lock();

@@ -18,6 +18,7 @@ import io.rpcc.core.internal.wire.ErrorCode;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -67,13 +68,38 @@ public final class ChainDiagnosis {
                     if (e == null) {
                         return CompletableFuture.completedFuture(r);
                     }
-                    Throwable cause = Node.unwrap(e);
-                    if (cause instanceof ChainTimeoutException) { // out of time before it found the hop
-                        detected.addSuppressed(cause);
-                        return CompletableFuture.<ChainResult>failedFuture(detected);
-                    }
-                    return CompletableFuture.<ChainResult>failedFuture(cause);
+                    // out of time before it found the hop: the detected break
+                    return CompletableFuture.<ChainResult>failedFuture(outOfTime(Node.unwrap(e), detected));
                 }).thenCompose(f -> f);
+    }
+
+    /**
+     * As {@link #diagnose}, for a chain whose partial replies go to {@code replies}: the run step by
+     * step sends its replies there too (those the broken attempts delivered are not delivered again),
+     * and ends {@code replies} with the call's outcome. Returns what cancels it.
+     */
+    public Runnable diagnoseWithReplies(BufferedReplySet<?> replies, ChainOriginator.Pending broken,
+                                        BrokenChainException detected, String server, String serviceFunction,
+                                        Object params, ChainingFunctionSource cf, ChainState state, Metadata metadata,
+                                        Duration timeout, Instant deadline, int maxHops, HeartbeatPolicy heartbeats) {
+        if (timeout.isNegative() || timeout.isZero()) {
+            replies.resultFailed(detected);
+            replies.finished(detected);
+            return () -> { };
+        }
+        return interactive.startWithReplies(replies, server, serviceFunction, params, cf, state, metadata, timeout,
+                deadline, maxHops, new StepMode(heartbeats, broken), e -> outOfTime(e, detected));
+    }
+
+    /** {@code e}, or {@code detected} if {@code e} says the call ran out of time before the diagnosis found the hop. */
+    private static Throwable outOfTime(Throwable e, BrokenChainException detected) {
+        if (e instanceof ChainTimeoutException) {
+            if (!Arrays.asList(detected.getSuppressed()).contains(e)) {
+                detected.addSuppressed(e);
+            }
+            return detected;
+        }
+        return e;
     }
 
     /**

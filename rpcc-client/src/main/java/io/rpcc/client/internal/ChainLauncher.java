@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -54,6 +55,19 @@ public final class ChainLauncher {
                                               ChainingFunctionSource cf, ChainState state, Metadata metadata,
                                               Duration timeLeft, Instant deadline, int maxHops,
                                               HeartbeatPolicy heartbeats);
+    }
+
+    /** What to do with a chain whose partial replies are read when its last attempt broke (see {@link OnBroken}). */
+    @FunctionalInterface
+    public interface OnBrokenWithReplies {
+        /**
+         * As {@link OnBroken#handle}, for a chain whose replies go to {@code replies}, which this
+         * ends with the call's outcome; returns what cancels it.
+         */
+        Runnable handle(BufferedReplySet<?> replies, ChainOriginator.Pending broken, BrokenChainException detected,
+                        String server, String serviceFunction, Object params, ChainingFunctionSource cf,
+                        ChainState state, Metadata metadata, Duration timeLeft, Instant deadline, int maxHops,
+                        HeartbeatPolicy heartbeats);
     }
 
     /** A launcher for chains started by {@code node}, whose retries take tokens from {@code retryTokens}. */
@@ -183,12 +197,15 @@ public final class ChainLauncher {
     public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
                                      ChainingFunctionSource cf, ChainState state, Metadata metadata,
                                      Duration timeout, Instant deadline, int maxHops, RetryPolicy retry,
-                                     HeartbeatPolicy heartbeats) {
+                                     HeartbeatPolicy heartbeats, OnBrokenWithReplies onBroken) {
         ChainAttempts attempts = ChainAttempts.start(node, new ChainAttempts.Call(server, serviceFunction, params, cf,
                 state, metadata, maxHops, heartbeats), timeout, deadline, retry, retryTokens, replies.sink(), retries,
                 null);
+        AtomicReference<Runnable> diagnosing = new AtomicReference<>();
+        AtomicBoolean cancelled = new AtomicBoolean();
         attempts.last().whenComplete((p, never) -> {
             p.outcome().whenComplete((arrival, e) -> {
+                Throwable cause = e == null ? null : Node.unwrap(e);
                 if (e == null) {
                     try {
                         replies.resultArrived(toResult(arrival.frame(), arrival.arrivedNanos() - attempts.startNanos(),
@@ -196,13 +213,32 @@ public final class ChainLauncher {
                     } catch (ChainException bad) {
                         replies.resultFailed(bad);
                     }
+                } else if (cause instanceof BrokenChainException broken && !cancelled.get()) {
+                    // paper 3.9: broken, sent again, broken again: run step by step, the replies to the same set
+                    // (a broken attempt's finished() fails right after its outcome: the set is the diagnosis's now)
+                    diagnosing.set(onBroken.handle(replies, p, broken, server, serviceFunction, params, cf, state,
+                            metadata, timeout.minusNanos(System.nanoTime() - attempts.startNanos()), deadline, maxHops,
+                            heartbeats));
+                    if (cancelled.get()) {
+                        diagnosing.get().run();
+                    }
                 } else {
-                    replies.resultFailed(Node.unwrap(e));
+                    replies.resultFailed(cause);
                 }
             });
-            p.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
+            p.finished().whenComplete((v, e) -> {
+                if (diagnosing.get() == null) {
+                    replies.finished(e == null ? null : Node.unwrap(e));
+                }
+            });
         });
         return () -> {
+            cancelled.set(true);
+            Runnable d = diagnosing.get();
+            if (d != null) {
+                d.run();
+                return;
+            }
             Throwable why = attempts.cancel("ReplySet.cancel()");
             replies.resultFailed(why);
             replies.finished(why);

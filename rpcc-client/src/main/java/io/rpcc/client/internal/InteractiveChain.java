@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -180,6 +181,18 @@ public final class InteractiveChain {
     public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
                                      ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
                                      Instant deadline, int maxHops, StepMode mode) {
+        return startWithReplies(replies, server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
+                mode, UnaryOperator.identity());
+    }
+
+    /**
+     * As {@link #startWithReplies(BufferedReplySet, String, String, Object, ChainingFunctionSource,
+     * ChainState, Metadata, Duration, Instant, int, StepMode)}, with the chain's failures (of its
+     * result and of its end) told to {@code replies} as {@code errors} turns them.
+     */
+    public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
+                                     ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
+                                     Instant deadline, int maxHops, StepMode mode, UnaryOperator<Throwable> errors) {
         Cancellation cancellation = new Cancellation(launcher.node());
         launcher.node().executor().execute(() -> {
             Run run;
@@ -187,16 +200,16 @@ public final class InteractiveChain {
                 run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
                         replies.sink(), cancellation, mode);
             } catch (RuntimeException | Error e) {
-                replies.resultFailed(e);
+                replies.resultFailed(errors.apply(e));
                 replies.finished(null);
                 return;
             }
             if (run.error() != null) {
-                replies.resultFailed(run.error());
+                replies.resultFailed(errors.apply(run.error()));
             } else {
                 replies.resultArrived(run.result());
             }
-            run.finished().whenComplete((v, e) -> replies.finished(e == null ? null : Node.unwrap(e)));
+            run.finished().whenComplete((v, e) -> replies.finished(e == null ? null : errors.apply(Node.unwrap(e))));
         });
         return () -> replies.finished(cancellation.cancel("ReplySet.cancel()"));
     }

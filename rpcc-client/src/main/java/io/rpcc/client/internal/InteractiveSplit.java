@@ -15,6 +15,7 @@ import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -162,7 +163,8 @@ final class InteractiveSplit {
             }
         } catch (HopFailure f) {
             timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
-            throw ChainLauncher.failure(f, node.name(), last, merged, console, timings);
+            throw ChainLauncher.failure(RethrownBranchFailure.of(f, outcomes), node.name(), last, merged, console,
+                    timings);
         } finally {
             LocalReplies.release(count, quiet, failure);
         }

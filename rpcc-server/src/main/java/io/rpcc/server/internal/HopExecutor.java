@@ -18,6 +18,7 @@ import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.NextHopDecision;
+import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -96,6 +97,9 @@ public final class HopExecutor implements RequestHandler {
     private final NextHopDecision decisions;
     private final boolean composesSubChains;
     private final AtomicLong subChainReturns = new AtomicLong();
+    /** How long after a hop's functions returned its outcome waits for the work it started to be quiet. */
+    static final long QUIET_GRACE_SECONDS = 10;
+
     private final HopOutcomes outcomes;
     /** Arrivals waiting for their hop's first run here: they heartbeat while they wait. */
     private final WaitingHops waiting = new WaitingHops();
@@ -155,12 +159,18 @@ public final class HopExecutor implements RequestHandler {
             executor = FunctionRuntime.platformThreads();
         }
         RunningHops.Hop hop = running.arrived(request.header(), control);
+        if (claim != null && !claim.replays()) {
+            hop.replies().recordInto(claim); // its replies are kept with its outcome, for a replay
+        }
         try {
             executor.execute(() -> {
                 try {
                     run(request, control, arrivedNanos, hop.replies(), null, claim);
                 } finally {
-                    outcomes.ended(claim, System.nanoTime());
+                    // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
+                    if (claim != null) {
+                        endWhenQuiet(claim, hop.replies());
+                    }
                     running.ran(hop);
                 }
             });
@@ -171,6 +181,27 @@ public final class HopExecutor implements RequestHandler {
             reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
                     + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
                     h.console(), h.timings(), hop.replies().handOver(h.credit()));
+        }
+    }
+
+    /**
+     * Ends {@code claim} (its outcome becomes replayable, its waiters go on) when the hop's replies
+     * are complete: when it is quiet, or at the latest {@link #QUIET_GRACE_SECONDS} after its
+     * functions returned (work it started that runs longer than that keeps no more replies for a
+     * replay, and does not hold a retry of the hop back).
+     */
+    private void endWhenQuiet(HopOutcomes.Outcome claim, HopReplies replies) {
+        CompletableFuture<Void> quiet = replies.whenQuiet();
+        if (quiet.isDone()) {
+            outcomes.ended(claim, System.nanoTime());
+            return;
+        }
+        Runnable end = () -> outcomes.ended(claim, System.nanoTime()); // (only the first call ends it)
+        quiet.whenComplete((v, e) -> end.run());
+        try {
+            node.originator().timer().newTimeout(t -> end.run(), QUIET_GRACE_SECONDS, TimeUnit.SECONDS);
+        } catch (IllegalStateException stopped) { // the node is closing
+            end.run();
         }
     }
 
@@ -394,6 +425,7 @@ public final class HopExecutor implements RequestHandler {
                 result = request.params();
                 timing = timings.removeLast();
             } else if (replaying) { // paper 3.9: the chain was sent again; this hop's service function ran here
+                replies.resend(cached.replies()); // those an earlier attempt lost arrive now; the others are dropped
                 result = cached.result();
                 timing = new HopTiming(h.hop(), node.name(), h.serviceFunction(), System.nanoTime() - arrivedNanos, 0,
                         0, 0, node.name());
@@ -452,6 +484,8 @@ public final class HopExecutor implements RequestHandler {
                             reports.sendFailure(resumed, failure, path, List.copyOf(console), at,
                                     replies.handOver(resumed.credit()));
                         }));
+            } catch (HopFailure f) {
+                throw merging ? RethrownBranchFailure.of(f, result) : f; // a merge giving up on a failed branch
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
             }
@@ -469,6 +503,8 @@ public final class HopExecutor implements RequestHandler {
         } catch (RuntimeException | Error e) {
             if (control.isCancelled()) {
                 replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain
+            } else if (replies.abandoned()) {
+                // its server is closing and reported the hop (NODE_CLOSED, with its credit): a report now is late
             } else if (e instanceof HopFailure f) {
                 reports.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
             } else {
@@ -483,7 +519,7 @@ public final class HopExecutor implements RequestHandler {
     private HopContext context(ChainHeader h, String chainId, List<ConsoleLine> console, HopReplies replies,
                                HopControl control, String source) {
         return new HopContext(chainId, h.origin(), h.hop(), node.name(), new VirtualConsole(h.hop(), node.name(),
-                source, console), replies, h.metadata(), h.branch(), control);
+                source, console), replies.unkeyed(), h.metadata(), h.branch(), control); // not the service function's
     }
 
     /**
@@ -670,6 +706,10 @@ public final class HopExecutor implements RequestHandler {
         } catch (HopRejectedException r) {
             throw recorded(recording, control, rejected(r));
         } catch (Throwable e) {
+            HopFailure unsent = replies.replyUnsent(e, h.serviceFunction());
+            if (unsent != null) { // not kept: the hop did not complete, a retry runs it again
+                throw unsent;
+            }
             throw recorded(recording, control, new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(),
                     "service function '" + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e));
         }

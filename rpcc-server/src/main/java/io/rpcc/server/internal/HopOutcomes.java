@@ -30,6 +30,13 @@ import java.util.function.Consumer;
  * then. An owner that ends without a service outcome (cancelled, expired, abandoned, refused before
  * its function ran) drops the entry, and its waiters run the hop themselves.
  *
+ * <p>An entry also keeps the partial replies its hop sent, with their numbers, and ends only when
+ * nothing the hop started still runs: a replay sends them all again, and the originator delivers
+ * those an earlier attempt lost and drops the others. A hop whose replies come to more than an
+ * eighth of the byte bound (one that streams) keeps none, and its entry is dropped when it ends
+ * (counted as an eviction): a retry runs it again. Replies of hops still running count in the bound
+ * only from their end.
+ *
  * <p>Bounds: entries are kept for {@code ttl} after their hop ended, at most {@code maxEntries} of
  * them and {@code maxBytes} (estimated, {@link OutcomeFootprint}) of values; the oldest go first.
  * Expired entries are dropped when they are met or when a later hop ends here. The per-hop cost for
@@ -51,14 +58,26 @@ final class HopOutcomes {
     private record Key(String origin, long chainId, BranchId branch, int hop) {
     }
 
+    /** One hop's replies may take at most this fraction (1/n) of the byte bound (one hop cannot empty the cache). */
+    private static final long REPLY_SHARE = 8;
+
+    /** What keeping one partial reply costs beyond its value, in the byte estimate. */
+    private static final long KEPT_REPLY_BYTES = 16;
+
+    /** A partial reply a hop sent, with its number among the hop's replies: sent again by a replay. */
+    record KeptReply(long seq, Object value, long size) {
+    }
+
     /** The claim of an arrival that waits for the hop's first run to end. */
-    static final Outcome WAITING = new Outcome(null, null, null);
+    static final Outcome WAITING = new Outcome(null, null, null, 0);
 
     /** What one hop produced at this node, as far as it got. */
     static final class Outcome {
         private final Key key;
         private final ChainSecret secret;
         private final String serviceFunction;
+        /** The most bytes of partial replies kept; beyond them the outcome cannot be replayed. */
+        private final long maxReplyBytes;
         // written by the owner's thread before done is set (under the lock), read by replays after
         private boolean served;
         private Object result;
@@ -68,13 +87,18 @@ final class HopOutcomes {
         private boolean done;
         private boolean dropped;
         private List<ChainRequest> waiters;
+        private List<KeptReply> replies;
+        private long replyBytes;
+        /** More replies than {@link #maxReplyBytes}: dropped, and the entry with them when the hop ends. */
+        private boolean repliesOverflowed;
         private long expiresNanos;
         private long bytes;
 
-        private Outcome(Key key, ChainSecret secret, String serviceFunction) {
+        private Outcome(Key key, ChainSecret secret, String serviceFunction, long maxReplyBytes) {
             this.key = key;
             this.secret = secret;
             this.serviceFunction = serviceFunction;
+            this.maxReplyBytes = maxReplyBytes;
         }
 
         /**
@@ -95,6 +119,51 @@ final class HopOutcomes {
         void failed(HopFailure f) {
             failure = new HopFailure(f.code(), f.exceptionName(), f.getMessage(), f.details(), f.fields(), null);
             served = true;
+        }
+
+        /**
+         * The owner: the hop sends partial reply number {@code seq}, {@code value} (from any thread);
+         * returns whether it is kept (not past the hop's share of the byte bound, not after the end).
+         */
+        synchronized boolean replied(long seq, Object value) {
+            if (done || dropped || repliesOverflowed) {
+                return false; // done: the hop's first run ended before it was quiet (see ended)
+            }
+            long size;
+            try {
+                size = OutcomeFootprint.of(value) + KEPT_REPLY_BYTES;
+            } catch (RuntimeException e) { // a collection changing under the estimate, say: not kept
+                size = Long.MAX_VALUE / 2;
+            }
+            replyBytes += size;
+            if (replyBytes > maxReplyBytes) { // a hop that streams: keeping its replies would hold them all
+                repliesOverflowed = true;
+                replies = null;
+                return false;
+            }
+            if (replies == null) {
+                replies = new ArrayList<>(4);
+            }
+            replies.add(new KeptReply(seq, value, size));
+            return true;
+        }
+
+        /** The owner: reply number {@code seq}, kept by {@link #replied}, could not be sent after all. */
+        synchronized void unreplied(long seq) {
+            if (done || dropped || replies == null) {
+                return;
+            }
+            for (int i = replies.size() - 1; i >= 0; i--) {
+                if (replies.get(i).seq() == seq) {
+                    replyBytes -= replies.remove(i).size();
+                    return;
+                }
+            }
+        }
+
+        /** A replay: the partial replies the hop sent, in the order they were produced. */
+        synchronized List<KeptReply> replies() {
+            return replies == null ? List.of() : List.copyOf(replies);
         }
 
         /** The owner: the chaining function chose {@code hop}. */
@@ -153,7 +222,7 @@ final class HopOutcomes {
             return null;
         }
         Key key = new Key(h.origin(), h.chainId(), h.branch(), h.hop());
-        Outcome fresh = new Outcome(key, h.secret(), h.serviceFunction());
+        Outcome fresh = new Outcome(key, h.secret(), h.serviceFunction(), limits.maxBytes() / REPLY_SHARE);
         for (;;) {
             Outcome o = entries.putIfAbsent(key, fresh);
             if (o == null) {
@@ -190,7 +259,8 @@ final class HopOutcomes {
     }
 
     /**
-     * The run that claimed {@code o} ended, at {@code nowNanos}: if it owned the entry, the entry is
+     * The run that claimed {@code o} ended — its functions returned and nothing it started runs or
+     * sends replies any more — at {@code nowNanos}: if it owned the entry, the entry is
      * kept if it has a service outcome (and older ones evicted beyond the bounds), else dropped; the
      * arrivals waiting for it are handed back. Nothing for a replay.
      */
@@ -204,9 +274,13 @@ final class HopOutcomes {
             if (o.done || o.dropped) {
                 return;
             }
-            keep = o.served;
+            keep = o.served && !o.repliesOverflowed;
+            if (o.served && o.repliesOverflowed) {
+                evictions.incrementAndGet(); // its replies went over the byte bound: a retry runs the hop again
+            }
             if (keep) {
-                o.bytes = OutcomeFootprint.of(o.result) + OutcomeFootprint.of(o.next) + OutcomeFootprint.OPAQUE;
+                o.bytes = OutcomeFootprint.of(o.result) + OutcomeFootprint.of(o.next) + OutcomeFootprint.OPAQUE
+                        + o.replyBytes;
                 o.expiresNanos = nowNanos + ttlNanos;
                 o.done = true;
             } else {

@@ -68,6 +68,16 @@ final class HopReplies implements Replies {
     private final AtomicBoolean replyLost = new AtomicBoolean();
     private final CompletableFuture<Void> quiet = new CompletableFuture<>();
     private volatile boolean abandoned;
+    /** The number of the next reply (see {@link ReplyFrame#seq()}). */
+    private final AtomicLong nextSeq = new AtomicLong();
+    /** Where the hop's replies are kept for a replay of the hop, or {@code null}. */
+    private volatile HopOutcomes.Outcome recording;
+    /** What {@code preturn} threw because a reply could not reach its originator, and why; or null. */
+    private volatile Unsent unsent;
+
+    /** A {@code preturn} that threw {@code thrown} because its reply could not get out ({@code why}). */
+    private record Unsent(RuntimeException thrown, HopFailure why) {
+    }
 
     /**
      * The replies of the hop described by {@code header}, running at {@code node} under
@@ -149,6 +159,14 @@ final class HopReplies implements Replies {
         return half;
     }
 
+    /**
+     * Whether the closing node took this hop's hand-over ({@link #abandon}) and reported it to the
+     * originator itself: whatever the hop would still send is late.
+     */
+    boolean abandoned() {
+        return abandoned;
+    }
+
     /** Whether the hop has handed its chain on (next hop, result or error): it no longer holds the chain. */
     public boolean handedOver() {
         return handedOver.get();
@@ -180,8 +198,58 @@ final class HopReplies implements Replies {
         return quiet;
     }
 
+    /**
+     * Keeps every reply this hop sends in {@code outcome} (with its number), so that a replay of the
+     * hop for a later attempt of the chain sends them again ({@link #resend}). Called before the hop runs.
+     */
+    void recordInto(HopOutcomes.Outcome outcome) {
+        recording = outcome;
+    }
+
+    /**
+     * This hop's replies as seen from code other than its service function (chaining functions,
+     * failure and reply handlers, merges): their replies are sent unnumbered ({@link ReplyFrame#UNKEYED})
+     * and not kept for a replay. Such code may run again on a retry (a replay carries out its
+     * decision anew) or in a diagnosis, and may share this hop's number with a sub-chain's last hop
+     * at this node: numbering its replies would drop or repeat some.
+     */
+    Replies unkeyed() {
+        return unkeyed;
+    }
+
+    private final Replies unkeyed = new Replies() {
+        @Override
+        public void preturn(Object reply) {
+            startReply();
+            sendReply(reply, ReplyFrame.UNKEYED, null);
+        }
+
+        @Override
+        public void raise() {
+            HopReplies.this.raise();
+        }
+
+        @Override
+        public void lower() {
+            HopReplies.this.lower();
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            HopReplies.this.failed(error);
+        }
+    };
+
     @Override
     public void preturn(Object reply) {
+        startReply();
+        long seq = nextSeq.getAndIncrement();
+        HopOutcomes.Outcome r = recording;
+        sendReply(reply, seq, r != null && r.replied(seq, reply) ? r : null);
+    }
+
+    /** Checks that a reply may be sent now and raises the count for it (lowered once it is written, or not). */
+    private void startReply() {
         if (control.isCancelled()) {
             throw cancelled();
         }
@@ -190,11 +258,63 @@ final class HopReplies implements Replies {
                     + node.name() + "' finished; hand work to other threads with ChainContext.wrap, executor or "
                     + "startThread so that the chain waits for it");
         }
+    }
+
+    /**
+     * A replay of this hop (its chain was sent again): sends the replies its first run sent, with
+     * their numbers, so that the originator gets those an earlier attempt lost and drops the others.
+     * Called on the replaying hop's thread before it hands over; throws as {@code preturn} does.
+     */
+    void resend(List<HopOutcomes.KeptReply> kept) {
+        for (HopOutcomes.KeptReply k : kept) {
+            if (control.isCancelled()) {
+                throw cancelled();
+            }
+            if (!tryRaise(REPLIED)) {
+                throw new IllegalStateException("hop " + header.hop() + " of chain " + chainId() + " handed over "
+                        + "before its replies were sent again");
+            }
+            nextSeq.accumulateAndGet(k.seq() + 1, Math::max);
+            try {
+                send(k.value(), k.seq(), null);
+            } catch (HopFailure f) {
+                throw new HopFailure(f.code(), f.exceptionName(), "hop " + header.hop() + " at '" + node.name()
+                        + "', replayed for a chain sent again, could not send its partial replies again: "
+                        + f.getMessage(), f.details(), f.fields(), f);
+            }
+        }
+    }
+
+    /** Sends reply number {@code seq} as {@code preturn} does; throws what it throws. */
+    private void sendReply(Object reply, long seq, HopOutcomes.Outcome keptIn) {
+        try {
+            send(reply, seq, keptIn);
+        } catch (HopFailure f) {
+            if (control.isCancelled()) {
+                throw cancelled();
+            }
+            RuntimeException thrown = f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
+                    node.name(), header.hop(), node.pathThrough(header), f.details(), List.of(), List.of(), f.fields()));
+            if (f.code() == ErrorCode.HOP_UNREACHABLE || f.code() == ErrorCode.NODE_CLOSED) {
+                unsent = new Unsent(thrown, f);
+            }
+            throw thrown;
+        }
+    }
+
+    /**
+     * Sends reply number {@code seq}; the caller raised the count, which this lowers once the frame is
+     * written (or not: then, first, the reply is taken out of {@code keptIn}, where it was kept for a
+     * replay, if not null).
+     *
+     * @throws HopFailure if the reply cannot be sent
+     */
+    private void send(Object reply, long seq, HopOutcomes.Outcome keptIn) {
         boolean handedToWriter = false;
         try {
             Channel ch = channel();
-            ByteBuf frame = node.transport().encode(ch, new ReplyFrame(header.chainId(), secret, header.hop(),
-                    node.name(), reply, null));
+            ByteBuf frame = node.transport().encode(ch, new ReplyFrame(header.chainId(), secret, header.branch(),
+                    header.hop(), node.name(), seq, reply, null));
             boolean written = false;
             try {
                 if (!ch.isWritable() && !awaitWritable(ch)) {
@@ -214,17 +334,39 @@ final class HopReplies implements Replies {
                 }
             }
             handedToWriter = true;
-        } catch (HopFailure f) {
-            if (control.isCancelled()) {
-                throw cancelled();
-            }
-            throw f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), header.hop(),
-                    node.pathThrough(header), f.details(), List.of(), List.of(), f.fields()));
         } finally {
             if (!handedToWriter) {
+                if (keptIn != null) {
+                    keptIn.unreplied(seq); // not sent: a replay must not send it either
+                }
                 lower();
             }
         }
+    }
+
+    /**
+     * If {@code e} (what the service function threw) is, or was caused by, an exception this hop's
+     * {@code preturn} threw because the reply could not reach its originator (unreachable, or this
+     * node closing), the failure to report instead of the service function's: the same code, which
+     * is retryable, since the chain sent again runs the hop again and its replies can arrive then.
+     * Otherwise {@code null}.
+     */
+    HopFailure replyUnsent(Throwable e, String serviceFunction) {
+        Unsent u = unsent;
+        if (u == null) {
+            return null;
+        }
+        Throwable t = e;
+        for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) { // (bounded: causes may cycle)
+            if (t == u.thrown()) {
+                HopFailure why = u.why();
+                return new HopFailure(why.code(), why.exceptionName(), "service function '" + serviceFunction
+                        + "' stopped because hop " + header.hop() + " at '" + node.name() + "' could not send a partial "
+                        + "reply to '" + header.replyTo().node() + "': " + why.getMessage() + "; the hop may have run "
+                        + "in part, and runs again if the chain is sent again (RetryPolicy)", why.details(), e);
+            }
+        }
+        return null;
     }
 
     /**
@@ -348,8 +490,7 @@ final class HopReplies implements Replies {
         CompletableFuture<Channel> f = replyChannel;
         Throwable failed = taskFailure.get();
         Object frame = failed == null ? new QuietFrame(header.chainId(), secret, credit)
-                : new ChainErrorFrame(header.chainId(), secret, ErrorCode.SERVICE_FUNCTION_FAILED,
-                taskFailure(failed), credit);
+                : taskErrorFrame(secret, failed, credit);
         if (f == null) { // no reply was ever sent: any connection will do
             handOffs.track(node.transport().send(header.replyTo().node(), node.replyAddress(header), frame)
                     .exceptionallyCompose(e -> pastCreator(credit, failed, e)));
@@ -383,9 +524,24 @@ final class HopReplies implements Replies {
             failures.replyLost(header, Node.unwrap(why));
         }
         Object direct = failed == null ? new QuietFrame(header.chainId(), header.attemptSecret(), credit)
-                : new ChainErrorFrame(header.chainId(), header.attemptSecret(), ErrorCode.SERVICE_FUNCTION_FAILED,
-                taskFailure(failed), credit);
+                : taskErrorFrame(header.attemptSecret(), failed, credit);
         return node.transport().send(header.origin(), node.addressOf(header.originator()), direct);
+    }
+
+    /**
+     * The ERROR frame for work started through the context that threw {@code e}: as the service
+     * function's failure, unless what it threw is a {@code preturn} that could not reach the
+     * originator (then with that retryable code, see {@link #replyUnsent}).
+     */
+    private ChainErrorFrame taskErrorFrame(ChainSecret to, Throwable e, Credit credit) {
+        HopFailure unsentReply = replyUnsent(e, header.serviceFunction());
+        if (unsentReply != null) {
+            return new ChainErrorFrame(header.chainId(), to, unsentReply.code(), new ChainFailure(
+                    unsentReply.exceptionName(), "a task that hop " + header.hop() + " started: "
+                    + unsentReply.getMessage(), node.name(), header.hop(), node.pathThrough(header), List.of(),
+                    List.of(), List.of()), credit);
+        }
+        return new ChainErrorFrame(header.chainId(), to, ErrorCode.SERVICE_FUNCTION_FAILED, taskFailure(e), credit);
     }
 
     /** The failure to report for work started through the context that threw {@code e}. */

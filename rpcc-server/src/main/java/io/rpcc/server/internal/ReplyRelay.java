@@ -2,6 +2,7 @@ package io.rpcc.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.rpcc.core.BranchId;
 import io.rpcc.core.SubChainReplyHandler;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.ReplyWindow;
@@ -228,19 +229,32 @@ final class ReplyRelay {
                 open[0] = false;
             }
         }
-        for (Object v : passed) {
-            send(v, r.hop(), r.host());
+        for (int i = 0; i < passed.size(); i++) {
+            send(passed.get(i), r.branch(), r.hop(), r.host(), passedSeq(r.seq(), i));
         }
     }
 
+    /**
+     * The number of the {@code index}th value passed on for reply number {@code seq}: the same in
+     * every attempt of the chain, so that the originator delivers a reply the relay of a replayed
+     * sub-chain passes on again only once. The first value passed on for a reply (the only one, for a
+     * handler that transforms replies one for one) keeps the reply's number, so a stream passed on
+     * stays numbered in order and costs its originator a counter; further values of the same reply
+     * are unnumbered (delivered as often as the handler passes them on).
+     */
+    static long passedSeq(long seq, int index) {
+        return index == 0 ? seq : ReplyFrame.UNKEYED;
+    }
+
     /** Sends a reply of hop {@code hop} at {@code host} on, within the room the originator granted that stream. */
-    private void send(Object value, int hop, String host) {
+    private void send(Object value, BranchId branch, int hop, String host, long seq) {
         Channel ch = channel();
         if (ch == null) {
             lost("cannot reach '" + creator.replyTo().node() + "' to pass on a partial reply of hop " + hop);
             return;
         }
-        ByteBuf frame = node.transport().encode(ch, new ReplyFrame(creator.chainId(), outSecret, hop, host, value, null));
+        ByteBuf frame = node.transport().encode(ch, new ReplyFrame(creator.chainId(), outSecret, branch, hop, host, seq,
+                value, null));
         boolean written = false;
         try {
             if (!ch.isWritable() && !node.transport().awaitWritable(ch, writeTimeout)) {

@@ -81,6 +81,8 @@ public final class ChainOriginator {
         private final ChainSecret attemptSecret;
         /** The highest attempt number given to this chain so far, shared by all its attempts. */
         private final AtomicInteger lastAttempt;
+        /** The replies delivered so far to {@link #sink}, shared by the attempts that feed it. */
+        private final DeliveredReplies delivered;
         private final long startNanos = System.nanoTime();
         private final CompletableFuture<Arrival> outcome = new CompletableFuture<>();
         private final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -91,9 +93,10 @@ public final class ChainOriginator {
         private volatile ChainException failedAfterResult;
         private volatile ChainLiveness liveness;
 
-        private Pending(long id, ChainSecret secret, int attempt, AtomicInteger lastAttempt, long budgetNanos,
-                        ReplySink sink) {
+        private Pending(long id, ChainSecret secret, int attempt, AtomicInteger lastAttempt, DeliveredReplies delivered,
+                        long budgetNanos, ReplySink sink) {
             this.id = id;
+            this.delivered = delivered;
             this.secret = secret;
             this.attempt = attempt;
             this.attemptSecret = secret.forAttempt(attempt);
@@ -194,6 +197,7 @@ public final class ChainOriginator {
     private final AtomicLong broken = new AtomicLong();
     private final AtomicLong earlierAttemptFrames = new AtomicLong();
     private final AtomicLong retransmissions = new AtomicLong();
+    private final AtomicLong repliesSentAgain = new AtomicLong();
     private final Refusals refusals;
     private final BiConsumer<Channel, Object> send;
     private volatile HashedWheelTimer timer;
@@ -237,7 +241,8 @@ public final class ChainOriginator {
      * node, the chain has ended already with the reason the node closed.
      */
     public Pending start(Duration timeout, long budgetNanos, ReplySink sink) {
-        return register(new Pending(nextId.incrementAndGet(), ChainSecret.random(), 1, new AtomicInteger(), budgetNanos,
+        return register(new Pending(nextId.incrementAndGet(), ChainSecret.random(), 1, new AtomicInteger(),
+                new DeliveredReplies(), budgetNanos,
                 sink), timeout);
     }
 
@@ -252,7 +257,9 @@ public final class ChainOriginator {
      */
     public Pending restart(Pending of, Duration timeout, long budgetNanos, ReplySink sink) {
         checkEnded(of);
-        return register(new Pending(of.id(), of.secret(), of.attempt() + 1, of.lastAttempt, budgetNanos, sink),
+        of.window.forgetChain(of.id()); // what the broken attempt's reply streams hold is not coming
+        return register(new Pending(of.id(), of.secret(), of.attempt() + 1, of.lastAttempt,
+                deliveredFor(of, sink), budgetNanos, sink),
                 timeout);
     }
 
@@ -269,7 +276,16 @@ public final class ChainOriginator {
         earlier.window.forgetChain(earlier.id()); // what the earlier attempt's reply streams hold is not coming
         retransmissions.incrementAndGet();
         return register(new Pending(earlier.id(), earlier.secret(), earlier.lastAttempt.get() + 1, earlier.lastAttempt,
-                budgetNanos, sink), timeout);
+                deliveredFor(earlier, sink), budgetNanos, sink), timeout);
+    }
+
+    /**
+     * The replies a new attempt of {@code earlier} feeding {@code sink} counts as delivered: those of
+     * {@code earlier} if it fed the same sink (a retry, a diagnosis into the same reply set), else
+     * none (a new call, such as the application's retransmission, whose result has none of them yet).
+     */
+    private static DeliveredReplies deliveredFor(Pending earlier, ReplySink sink) {
+        return earlier.sink == sink ? earlier.delivered : new DeliveredReplies();
     }
 
     private void checkEnded(Pending earlier) {
@@ -397,6 +413,12 @@ public final class ChainOriginator {
                     f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of(), f.fields())));
             return;
         }
+        if (!p.delivered.firstTime(frame.branch(), frame.hop(), frame.host(), frame.seq())) {
+            // sent again by a hop replayed (or run again) for a later attempt of the chain: delivered before
+            p.window.consumed(frame.size());
+            repliesSentAgain.incrementAndGet();
+            return;
+        }
         p.sink().onReply(frame.value(), frame.hop(), frame.host(), frame.size());
     }
 
@@ -507,7 +529,7 @@ public final class ChainOriginator {
     }
 
     /** The shared timer, while this node is started (for the node's periodic sweep). */
-    HashedWheelTimer timer() {
+    public HashedWheelTimer timer() {
         return timer;
     }
 
@@ -578,5 +600,13 @@ public final class ChainOriginator {
     /** Chains sent again ({@link #retransmit}). */
     public long retransmissions() {
         return retransmissions.get();
+    }
+
+    /**
+     * Partial replies that arrived again for a later attempt of their chain (a replayed hop sends its
+     * replies again) after they had been delivered: dropped.
+     */
+    public long repliesSentAgain() {
+        return repliesSentAgain.get();
     }
 }

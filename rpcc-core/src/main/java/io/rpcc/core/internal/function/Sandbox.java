@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.function;
 
 import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainException;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -132,7 +133,11 @@ final class Sandbox {
             message = "(its getMessage() threw " + inner.getClass().getName() + ")";
             trace = List.of();
         }
-        return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, type, message, trace, null);
+        // an rpcc ChainException (a merge function rethrowing a branch's failure) is rpcc's object, not the
+        // function's: kept as the cause, so that the merge host can tell it is that branch's failure
+        Throwable rpccOwn = e instanceof ChainException && e.getClass().getClassLoader()
+                == ChainException.class.getClassLoader() ? e : null;
+        return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, type, message, trace, rpccOwn);
     }
 
     /** Runs {@code call}, turning the sandbox's errors into typed failures. */

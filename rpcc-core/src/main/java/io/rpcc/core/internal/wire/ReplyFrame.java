@@ -1,21 +1,33 @@
 package io.rpcc.core.internal.wire;
 
+import io.rpcc.core.BranchId;
+
 /**
  * A REPLY frame: a partial reply ({@code preturn}) from any hop, sent straight to the originator.
  *
+ * <p>A reply is identified within its chain by {@code branch}, {@code hop}, {@code host} and
+ * {@code seq}: a hop that is replayed when its chain is sent again sends its replies again under
+ * the same identity, and the originator delivers each identity once ({@link #UNKEYED}: always).
+ *
  * @param chainId the chain's number at the originator
  * @param secret the chain's secret
+ * @param branch the branch of the hop that produced it
  * @param hop the index of the hop that produced it
  * @param host the node that produced it
+ * @param seq the reply's number among its hop's replies (from 0), or {@link #UNKEYED}
  * @param value the reply
  * @param decodeError set by the decoder when the value could not be read
  * @param size the frame's length on the wire, length field included (set by the decoder; what the
  *     reply costs of its chain's byte window), or 0 before it is encoded
  */
-public record ReplyFrame(long chainId, ChainSecret secret, int hop, String host, Object value, HopFailure decodeError,
-                         int size) {
+public record ReplyFrame(long chainId, ChainSecret secret, BranchId branch, int hop, String host, long seq, Object value,
+                         HopFailure decodeError, int size) {
+    /** The {@code seq} of a reply that has no identity: it is delivered every time it arrives. */
+    public static final long UNKEYED = -1;
+
     /** A reply not yet encoded. */
-    public ReplyFrame(long chainId, ChainSecret secret, int hop, String host, Object value, HopFailure decodeError) {
-        this(chainId, secret, hop, host, value, decodeError, 0);
+    public ReplyFrame(long chainId, ChainSecret secret, BranchId branch, int hop, String host, long seq, Object value,
+                      HopFailure decodeError) {
+        this(chainId, secret, branch, hop, host, seq, value, decodeError, 0);
     }
 }

@@ -90,8 +90,10 @@ public final class WireFormat {
                     case ReplyFrame r -> {
                         out.writeByte(FrameType.REPLY.wire());
                         writeChain(out, r.chainId(), r.secret());
+                        writeBranch(out, r.branch());
                         out.writeVarInt(r.hop(), true);
                         out.writeString(r.host());
+                        out.writeVarLong(r.seq() + 1, true); // UNKEYED (-1) is 0
                         kryo.writeClassAndObject(out, r.value());
                     }
                     case QuietFrame q -> {
@@ -617,14 +619,21 @@ public final class WireFormat {
     private ReplyFrame readReply(Kryo kryo, Input in, int size) {
         long chainId = in.readVarLong(true);
         ChainSecret secret = readSecret(in);
+        BranchId branch = readBranch(in, List.of());
         int hop = in.readVarInt(true);
         String host = in.readString();
+        long seqPlusOne = in.readVarLong(true);
+        if (seqPlusOne < 0) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REPLY frame with reply number "
+                    + Long.toUnsignedString(seqPlusOne) + " (at most 2^63 - 1)");
+        }
+        long seq = seqPlusOne - 1;
         try {
             Object value = kryo.readClassAndObject(in);
             checkFullyRead(in, "REPLY");
-            return new ReplyFrame(chainId, secret, hop, host, value, null, size);
+            return new ReplyFrame(chainId, secret, branch, hop, host, seq, value, null, size);
         } catch (RuntimeException e) {
-            return new ReplyFrame(chainId, secret, hop, host, null, e instanceof HopFailure hf ? hf
+            return new ReplyFrame(chainId, secret, branch, hop, host, seq, null, e instanceof HopFailure hf ? hf
                     : serialization.decodeFailure(e, "a partial reply"), size);
         }
     }

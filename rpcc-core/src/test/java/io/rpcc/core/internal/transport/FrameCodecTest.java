@@ -153,10 +153,16 @@ class FrameCodecTest {
                 "h", 2, List.of("h"), List.of(), List.of(), List.of(), fields), Credit.ONE);
         assertEquals(structured, roundTrip(structured));
 
-        ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(3, SECRET, 2, "b", order, null));
+        ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(3, SECRET, BranchId.of(1, 2), 2, "b", 7, order, null));
         assertEquals(order, reply.value());
         assertEquals(2, reply.hop());
         assertEquals("b", reply.host());
+        assertEquals(BranchId.of(1, 2), reply.branch());
+        assertEquals(7, reply.seq());
+        ReplyFrame unkeyed = (ReplyFrame) roundTrip(new ReplyFrame(3, SECRET, BranchId.root(), 2, "b",
+                ReplyFrame.UNKEYED, "v", null));
+        assertEquals(ReplyFrame.UNKEYED, unkeyed.seq());
+        assertEquals(BranchId.root(), unkeyed.branch());
 
         Credit tiny = Credit.ONE;
         for (int i = 0; i < 3000; i++) {
@@ -435,14 +441,14 @@ class FrameCodecTest {
 
     @Test
     void peersAgreeOnTheHighestCommonVersionAndANewerHelloMayCarryMoreFields() {
-        for (VersionRange offered : List.of(new VersionRange(4, 4), new VersionRange(1, 4), new VersionRange(4, 9))) {
+        for (VersionRange offered : List.of(new VersionRange(5, 5), new VersionRange(1, 5), new VersionRange(5, 9))) {
             EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
             try {
-                byte[] extension = offered.max() > 4 ? new byte[] {1, 2, 3} : new byte[0];
+                byte[] extension = offered.max() > 5 ? new byte[] {1, 2, 3} : new byte[0];
                 fresh.writeInbound(helloOf(offered, extension));
                 Hello got = assertInstanceOf(Hello.class, fresh.readInbound(), offered.toString());
                 assertEquals(offered, got.versions());
-                assertEquals(4, VersionRange.SUPPORTED.agree(offered));
+                assertEquals(5, VersionRange.SUPPORTED.agree(offered));
                 QuietFrame quiet = new QuietFrame(1, SECRET, Credit.ONE);
                 fresh.writeInbound(wire.encode(quiet, MAX));
                 assertEquals(quiet, fresh.readInbound(), "frames of the agreed version follow");
@@ -454,7 +460,7 @@ class FrameCodecTest {
 
     @Test
     void aHelloWithoutACommonVersionIsRefusedNamingBothRanges() {
-        for (VersionRange offered : List.of(new VersionRange(5, 6), new VersionRange(1, 3), new VersionRange(6, 5))) {
+        for (VersionRange offered : List.of(new VersionRange(6, 7), new VersionRange(1, 4), new VersionRange(7, 6))) {
             EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
             try {
                 fresh.writeInbound(helloOf(offered, new byte[0]), wire.encode(new QuietFrame(1, SECRET, Credit.ONE), MAX));
@@ -466,12 +472,12 @@ class FrameCodecTest {
                 fresh.finishAndReleaseAll();
             }
         }
-        assertEquals("'new' speaks rpcc protocol versions 5 to 6 and 'me' speaks version 4: no version in common; "
-                + "upgrade 'me' to an rpcc build that speaks versions 5 to 6",
-                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(5, 6)));
-        assertEquals("'old' speaks rpcc protocol version 3 and 'me' speaks version 4: no version in common; "
-                + "upgrade 'old' to an rpcc build that speaks version 4",
-                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(3, 3)));
+        assertEquals("'new' speaks rpcc protocol versions 6 to 7 and 'me' speaks version 5: no version in common; "
+                + "upgrade 'me' to an rpcc build that speaks versions 6 to 7",
+                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(6, 7)));
+        assertEquals("'old' speaks rpcc protocol version 4 and 'me' speaks version 5: no version in common; "
+                + "upgrade 'old' to an rpcc build that speaks version 5",
+                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(4, 4)));
     }
 
     @Test

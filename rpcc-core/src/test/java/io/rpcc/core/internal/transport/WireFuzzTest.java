@@ -311,7 +311,8 @@ class WireFuzzTest {
         // a REPLY's size is the bytes it took on the wire (what it costs of its chain's reply window):
         // a frame encoded more loosely than rpcc would (longer varints, say) takes more than its re-encoding
         Object expected = message instanceof ReplyFrame r && again instanceof ReplyFrame a
-                ? new ReplyFrame(r.chainId(), r.secret(), r.hop(), r.host(), r.value(), r.decodeError(), a.size())
+                ? new ReplyFrame(r.chainId(), r.secret(), r.branch(), r.hop(), r.host(), r.seq(), r.value(), r.decodeError(),
+                        a.size())
                 : message;
         if (!StructuralEquality.equal(expected, again)) {
             fail("a decoded frame changed in a round trip:\n  " + message + "\n  " + again);
@@ -383,7 +384,7 @@ class WireFuzzTest {
         TEMPLATES.put(Carrier.REQUEST, new ChainRequest(header(), null, ChainState.empty(), null));
         TEMPLATES.put(Carrier.RESULT, new ChainResultFrame(7, SECRET, List.of("a", "b"), List.of(), List.of(), null,
                 Credit.ONE.half(), null));
-        TEMPLATES.put(Carrier.REPLY, new ReplyFrame(3, SECRET, 2, "b", null, null));
+        TEMPLATES.put(Carrier.REPLY, new ReplyFrame(3, SECRET, BranchId.root(), 2, "b", 0, null, null));
         // The template's encoding ends with its empty user values: params null and no state (2
         // bytes) for a REQUEST, one null value for the others.
         TEMPLATES.forEach((carrier, template) -> {
@@ -442,7 +443,7 @@ class WireFuzzTest {
         for (Object value : sampleValues()) {
             messages.add(new ChainRequest(header(), value, ChainState.of("v", value, "n", null), null));
             messages.add(new ChainResultFrame(7, SECRET, List.of("a"), List.of(), List.of(), value, Credit.ONE, null));
-            messages.add(new ReplyFrame(3, SECRET, 2, "b", value, null));
+            messages.add(new ReplyFrame(3, SECRET, BranchId.root(), 2, "b", 0, value, null));
         }
         messages.add(new ChainErrorFrame(9, SECRET, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(new ConsoleLine(1, "a", "s", "t")), List.of()),
@@ -475,7 +476,7 @@ class WireFuzzTest {
                     Carrier.REQUEST, new ChainRequest(header(), value, ChainState.of("v", value), null),
                     Carrier.RESULT, new ChainResultFrame(7, SECRET, List.of("a", "b"), List.of(), List.of(), value,
                             Credit.ONE.half(), null),
-                    Carrier.REPLY, new ReplyFrame(3, SECRET, 2, "b", value, null));
+                    Carrier.REPLY, new ReplyFrame(3, SECRET, BranchId.root(), 2, "b", 0, value, null));
             messages.forEach((carrier, message) -> {
                 byte[] body = body(message);
                 int prefix = PREFIXES.get(carrier).length;

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.wire;
 
+import io.rpcc.core.BranchId;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -57,7 +58,7 @@ class WindowUpdateFrameTest {
 
     @Test
     void aDecodedReplyKnowsWhatItCostsTheWindow() {
-        ByteBuf frame = wire.encode(new ReplyFrame(5, SECRET, 2, "b", "hello", null), 1 << 20);
+        ByteBuf frame = wire.encode(new ReplyFrame(5, SECRET, BranchId.root(), 2, "b", 0, "hello", null), 1 << 20);
         int onTheWire = frame.readableBytes();
         try {
             frame.skipBytes(4);
