@@ -478,16 +478,22 @@ final class HopReplies implements Replies {
 
     /** Sends the room this hop did not use and the credit it kept (or its task's failure) to the originator. */
     private void returnCredit() {
-        SendWindow w = window;
-        long[] left = {0, 0};
-        if (w != null) { // the room this hop did not use goes back, before the credit
-            left = streams.release(header.chainId(), secret, header.hop(), node.name(), w);
-        }
         Credit credit = kept;
-        if (credit.isZero() || control.isCancelled()) {
-            return; // a cancelled chain has ended at its originator: the credit would be a late frame
-        }
+        // a cancelled chain has ended at its originator: the room and the credit would be late frames
+        boolean returns = !credit.isZero() && !control.isCancelled();
         CompletableFuture<Channel> f = replyChannel;
+        SendWindow w = window;
+        if (w != null) { // the room this hop did not use goes back, before the credit (a reply was sent: f is done)
+            Channel ch = f.isDone() && !f.isCompletedExceptionally() ? f.join() : null;
+            streams.release(header.chainId(), secret, header.hop(), node.name(), w, (replies, bytes, want) -> {
+                if (returns && ch != null && ch.isActive()) {
+                    ask(ch, replies, bytes, 0);
+                }
+            });
+        }
+        if (!returns) {
+            return;
+        }
         Throwable failed = taskFailure.get();
         Object frame = failed == null ? new QuietFrame(header.chainId(), secret, credit)
                 : taskErrorFrame(secret, failed, credit);
@@ -496,15 +502,11 @@ final class HopReplies implements Replies {
                     .exceptionallyCompose(e -> pastCreator(credit, failed, e)));
             return;
         }
-        long[] unused = left;
         handOffs.track(f.thenCompose(ch -> {
             if (!ch.isActive()) {
                 // The replies' connection closed: some may be lost, so the credit must not arrive without them.
                 failures.repliesUnconfirmed(header);
                 return pastCreator(credit, failed, null);
-            }
-            if (unused[0] > 0 || unused[1] > 0) {
-                ask(ch, (int) Math.min(Integer.MAX_VALUE, unused[0]), unused[1], 0);
             }
             return node.transport().send(ch, frame);
         }).exceptionallyCompose(e -> pastCreator(credit, failed, e)));

@@ -297,10 +297,11 @@ final class ReplyRelay {
         Channel ch = channel();
         for (var e : out.entrySet()) {
             Stream s = e.getKey();
-            long[] left = streams.release(creator.chainId(), outSecret, s.hop(), s.host(), e.getValue());
-            if (ch != null && !cancelled && (left[0] > 0 || left[1] > 0)) {
-                ask(ch, s.hop(), s.host(), (int) Math.min(Integer.MAX_VALUE, left[0]), left[1], 0);
-            }
+            streams.release(creator.chainId(), outSecret, s.hop(), s.host(), e.getValue(), (replies, bytes, want) -> {
+                if (ch != null && !cancelled) {
+                    ask(ch, s.hop(), s.host(), replies, bytes, 0);
+                }
+            });
         }
         out.clear();
     }

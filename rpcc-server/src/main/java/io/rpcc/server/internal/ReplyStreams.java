@@ -22,27 +22,25 @@ final class ReplyStreams {
      * them as one stream, hop and host) share it until the last one releases it.
      */
     SendWindow open(long chainId, ChainSecret secret, int hop, String host) {
-        return streams.compute(new Key(chainId, secret, hop, host), (k, w) -> {
-            SendWindow open = w == null ? new SendWindow() : w;
-            open.users++;
-            return open;
-        });
+        Key key = new Key(chainId, secret, hop, host);
+        while (true) {
+            SendWindow w = streams.computeIfAbsent(key, k -> new SendWindow());
+            if (w.retain()) {
+                return w;
+            }
+            streams.remove(key, w); // its last user closed it just now: a new stream under the same name
+        }
     }
 
     /**
-     * A hop whose stream is {@code window} ends: returns the room to give back, {replies, bytes}: what
-     * is left if no other hop shares the stream, which is then removed and closed; else nothing.
+     * A hop whose stream is {@code window} ends: if no other hop shares the stream, it is closed, the
+     * room it has left goes back through {@code giveBack} (before a stream under the same name can be
+     * opened again, see {@link SendWindow#release}), and it is removed.
      */
-    long[] release(long chainId, ChainSecret secret, int hop, String host, SendWindow window) {
-        boolean[] shared = {false};
-        streams.computeIfPresent(new Key(chainId, secret, hop, host), (k, w) -> {
-            if (w == window && --w.users > 0) {
-                shared[0] = true;
-                return w;
-            }
-            return w == window ? null : w;
-        });
-        return shared[0] ? new long[] {0, 0} : window.close();
+    void release(long chainId, ChainSecret secret, int hop, String host, SendWindow window, SendWindow.Asker giveBack) {
+        if (window.release(giveBack)) {
+            streams.remove(new Key(chainId, secret, hop, host), window);
+        }
     }
 
     /** Gives a stream the room its originator granted; false if no such stream is open. */

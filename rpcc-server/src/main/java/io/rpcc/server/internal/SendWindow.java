@@ -24,8 +24,8 @@ final class SendWindow {
     private long bytes;
     private long asked; // the reply size of the request not yet answered; 0: none
     private boolean closed;
-    /** Hops using this stream (guarded by {@link ReplyStreams}' map): more than one for branches of a split. */
-    int users;
+    /** Hops using this stream: more than one for branches of a split. */
+    private int users;
 
     /**
      * Takes room for one reply of {@code size} bytes, asking through {@code asker} if there is none,
@@ -80,6 +80,50 @@ final class SendWindow {
             bytes = moreBytes > Long.MAX_VALUE - bytes ? Long.MAX_VALUE : bytes + moreBytes;
             asked = 0;
             granted.signalAll();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * One more hop sends on this stream ({@link ReplyStreams#open}); false if its last user has
+     * closed it meanwhile (the hop then takes a new stream under the same name).
+     */
+    boolean retain() {
+        lock.lock();
+        try {
+            if (closed) {
+                return false;
+            }
+            users++;
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A hop that sent on this stream ends: if it was the last user, closes the stream and gives the
+     * room left back through {@code giveBack} (if there is any) before anyone else can retain it, so
+     * that a stream opened under the same name afterwards asks its originator for room only after
+     * this give-back is on its way (in the same connection's order). Without that, the originator
+     * could count the room this stream still held as a grant on its way to the new one, and grant it
+     * nothing: its replies would wait until the reply write timeout. Returns whether the stream closed.
+     */
+    boolean release(Asker giveBack) {
+        lock.lock();
+        try {
+            if (closed) {
+                return true;
+            }
+            if (--users > 0) {
+                return false;
+            }
+            long[] left = close();
+            if (left[0] > 0 || left[1] > 0) {
+                giveBack.ask((int) Math.min(Integer.MAX_VALUE, left[0]), left[1], 0); // queues a small frame
+            }
             return true;
         } finally {
             lock.unlock();
