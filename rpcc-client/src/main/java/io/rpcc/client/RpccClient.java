@@ -29,6 +29,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
@@ -73,7 +75,7 @@ public final class RpccClient implements AutoCloseable {
     private final long replyBufferBytes;
     private final String repository;
     private final int inlineLimit;
-    private final java.util.Set<String> uploaded = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> uploaded = ConcurrentHashMap.newKeySet();
     private volatile InetSocketAddress address;
     private final List<ClientInterceptor> interceptors;
     private final RetryPolicy defaultRetry;

@@ -21,6 +21,7 @@ import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -461,7 +462,7 @@ final class HopReplies implements Replies {
         }
         try {
             return f.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             throw Node.unwrap(e) instanceof HopFailure hf ? hf
                     : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.replyTo().node() + "'");
         }

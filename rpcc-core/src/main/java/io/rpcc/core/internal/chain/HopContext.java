@@ -6,7 +6,6 @@ import io.rpcc.core.Metadata;
 import io.rpcc.core.VirtualConsole;
 import java.time.Instant;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -173,8 +172,7 @@ public final class HopContext implements ChainContext {
         stage.whenComplete((value, error) -> {
             try {
                 if (error != null) {
-                    replies.failed(error instanceof CompletionException && error.getCause() != null
-                            ? error.getCause() : error);
+                    replies.failed(Node.unwrap(error));
                 }
             } finally {
                 replies.lower();

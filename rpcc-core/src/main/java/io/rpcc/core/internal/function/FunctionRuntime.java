@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
+import java.util.function.UnaryOperator;
 
 /**
  * Loads and runs chaining functions: compiles each source once (per content id), keeps the
@@ -81,7 +82,7 @@ public final class FunctionRuntime {
     private final int maxQueuedCompiles;
     private final IntSupplier abandonedSandboxThreads;
     private volatile Refusals refusals = new Refusals();
-    private volatile java.util.function.UnaryOperator<ChainingFunctionSource> fetcher = ref -> {
+    private volatile UnaryOperator<ChainingFunctionSource> fetcher = ref -> {
         throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "this node cannot fetch chaining functions");
     };
 
@@ -89,7 +90,7 @@ public final class FunctionRuntime {
      * Sets how this runtime fetches the source of a referenced function on a cache miss (the node
      * asks the repository named in the reference).
      */
-    public void fetchWith(java.util.function.UnaryOperator<ChainingFunctionSource> fetcher) {
+    public void fetchWith(UnaryOperator<ChainingFunctionSource> fetcher) {
         this.fetcher = fetcher;
     }
 

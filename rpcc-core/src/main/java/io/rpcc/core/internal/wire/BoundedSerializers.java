@@ -16,6 +16,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
+import java.util.function.Function;
 
 /**
  * Serializers for the built-in arrays, collections and maps that refuse element counts larger than
@@ -214,11 +216,11 @@ final class BoundedSerializers {
      */
     @SuppressWarnings({"rawtypes", "unchecked"})
     static final class ImmutableCollection extends BoundedCollection {
-        private final java.util.function.IntFunction<Collection> mutable;
-        private final java.util.function.Function<Collection, Collection> immutable;
+        private final IntFunction<Collection> mutable;
+        private final Function<Collection, Collection> immutable;
 
-        private ImmutableCollection(java.util.function.IntFunction<Collection> mutable,
-                                    java.util.function.Function<Collection, Collection> immutable) {
+        private ImmutableCollection(IntFunction<Collection> mutable,
+                                    Function<Collection, Collection> immutable) {
             this.mutable = mutable;
             this.immutable = immutable;
             setElementsCanBeNull(false);
