@@ -1,6 +1,7 @@
 package io.rpcc.server.internal;
 
 import io.netty.channel.Channel;
+import io.netty.util.Timeout;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionSource;
@@ -196,13 +197,18 @@ public final class HopExecutor implements RequestHandler {
             outcomes.ended(claim, System.nanoTime());
             return;
         }
-        Runnable end = () -> outcomes.ended(claim, System.nanoTime()); // (only the first call ends it)
-        quiet.whenComplete((v, e) -> end.run());
-        try {
-            node.originator().timer().newTimeout(t -> end.run(), QUIET_GRACE_SECONDS, TimeUnit.SECONDS);
+        Timeout grace;
+        try { // (only the first of the two calls ends it)
+            grace = node.originator().timer().newTimeout(t -> outcomes.ended(claim, System.nanoTime()),
+                    QUIET_GRACE_SECONDS, TimeUnit.SECONDS);
         } catch (IllegalStateException stopped) { // the node is closing
-            end.run();
+            outcomes.ended(claim, System.nanoTime());
+            return;
         }
+        quiet.whenComplete((v, e) -> {
+            grace.cancel(); // most hops are quiet long before: the timer does not hold them for the grace
+            outcomes.ended(claim, System.nanoTime());
+        });
     }
 
     @Override
