@@ -286,6 +286,32 @@ class IdempotentRetryTest {
     }
 
     @Test
+    void aHopWhoseRepliesGoOverTheByteBoundIsNotKeptAndARetransmissionGetsEveryReplyOnce() throws Exception {
+        AtomicInteger runs1 = new AtomicInteger();
+        int port3 = freePort();
+        names.register("s3", new InetSocketAddress("127.0.0.1", port3));
+        RpccServer s1 = server("s1", b -> b.service("inc", p -> {
+            runs1.incrementAndGet();
+            for (int i = 0; i < 8; i++) { // about 8 kB of replies: over the 5 kB bound
+                ChainContext.current().preturn(i + ":" + "x".repeat(1_000));
+            }
+            return (Integer) p + 1;
+        }).outcomeCache(100, 5_000, Duration.ofMinutes(1)));
+        server("s2", b -> b.service("inc", counting(new AtomicInteger())));
+        RpccClient client = client(b -> b);
+        ChainException e = failure(client.startChain(ChainCall.along(ROUTE, 1)));
+        assertInstanceOf(HopUnreachableException.class, e);
+        eventually(() -> s1.stats().outcomeCacheEvictions() == 1, "the hop's entry dropped with its replies");
+        assertEquals(0, s1.stats().outcomeCacheEntries());
+        server("s3", names, port3, b -> b.service("last", counting(new AtomicInteger())));
+        ChainResult r = client.retransmit(e, WAIT).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(4, r.value());
+        assertEquals(2, runs1.get(), "not kept: the hop ran again");
+        assertEquals(8, r.replies().size(), "the new call gets every reply once: " + r.replies().size());
+        assertEquals(8, new java.util.HashSet<>(r.replies()).size());
+    }
+
+    @Test
     void anOutcomePastItsTimeToLiveRunsAgain() throws Exception {
         AtomicInteger runs1 = new AtomicInteger();
         AtomicInteger runs2 = new AtomicInteger();
@@ -347,15 +373,14 @@ class IdempotentRetryTest {
     }
 
     @Test
-    void lateFramesOfAnEarlierAttemptAreDroppedAndCounted() throws Exception {
+    void aReplyOfAnAttemptThatWasReplacedIsNotLostTheReplaySendsItAgain() throws Exception {
         CountDownLatch lateGo = new CountDownLatch(1);
-        CountDownLatch held = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         toOpen.add(lateGo);
         toOpen.add(release);
         AtomicInteger runs1 = new AtomicInteger();
         AtomicInteger runs2 = new AtomicInteger();
-        server("s1", failingFirst(names, "s2", 1, freePort()), 0, b -> b.service("replyLater", p -> {
+        RpccServer s1 = server("s1", failingFirst(names, "s2", 1, freePort()), 0, b -> b.service("replyLater", p -> {
             runs1.incrementAndGet();
             ChainContext ctx = ChainContext.current();
             ctx.startVirtualThread(() -> { // keeps attempt 1's hop 1 open: its reply and credit come late
@@ -366,7 +391,6 @@ class IdempotentRetryTest {
         }));
         server("s2", b -> b.service("hold", p -> {
             runs2.incrementAndGet();
-            held.countDown();
             await(release);
             return "done";
         }));
@@ -375,7 +399,9 @@ class IdempotentRetryTest {
                 StaticRoute.hop("s1", "replyLater"), StaticRoute.hop("s2", "hold")), 1)
                 .retry(RetryPolicy.attempts(3).backoff(Duration.ofMillis(50), Duration.ofMillis(50), 1)), String.class);
 
-        await(held); // attempt 2 runs hop 2; attempt 1's hop 1 still holds its credit
+        // attempt 1 broke after hop 1 (s2 unreachable) and was replaced while hop 1's thread still ran:
+        // attempt 2's hop 1 waits at s1 until that run has sent everything, then replays it
+        eventually(() -> s1.stats().outcomeCacheAttached() == 1, "attempt 2's hop 1 waits for the first run");
         long before = client.stats().earlierAttemptFrames();
         lateGo.countDown();
         eventually(() -> client.stats().earlierAttemptFrames() >= before + 2, "attempt 1's REPLY and QUIET dropped");
@@ -383,14 +409,111 @@ class IdempotentRetryTest {
 
         List<String> got = new ArrayList<>();
         replies.forEach(got::add);
-        assertEquals(List.of(), got, "the late reply belonged to attempt 1, superseded: dropped, not delivered");
+        assertEquals(List.of("late"), got, "attempt 1's reply was dropped as late, and the replay sent it again");
         assertEquals("done", replies.result().get(WAIT.toSeconds(), TimeUnit.SECONDS).value());
         assertFalse(replies.isPartial(), String.valueOf(replies.error()));
         assertEquals(0, replies.arrivedAfterEnd());
         assertEquals(1, runs1.get(), "hop 1 replayed");
         assertEquals(1, runs2.get());
+        assertEquals(1, s1.stats().outcomeCacheHits());
         assertEquals(1, client.stats().retries());
+        assertEquals(0, client.stats().repliesSentAgain(), "attempt 1's copy never reached the application");
         assertEquals(0, client.chainsInFlight());
+    }
+
+    @Test
+    void repliesAReplayedHopSendsAgainAreDeliveredOnce() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        toOpen.add(release);
+        AtomicInteger runs1 = new AtomicInteger();
+        AtomicInteger runs2 = new AtomicInteger();
+        server("s1", b -> b.service("inc", p -> {
+            runs1.incrementAndGet();
+            ChainContext.current().preturn("r1a");
+            ChainContext.current().preturn("r1b");
+            return (Integer) p + 1;
+        }));
+        server("s2", b -> b.service("inc", p -> {
+            runs2.incrementAndGet();
+            ChainContext.current().preturn("r2");
+            return (Integer) p + 1;
+        }));
+        RpccServer s3 = server("s3", b -> b.service("last", p -> {
+            ChainContext.current().preturn("r3 (first run)");
+            entered.countDown();
+            await(release);
+            return (Integer) p + 100;
+        }));
+        int port3 = s3.address().getPort();
+        RpccClient client = client(b -> b.retryPolicy(RetryPolicy.attempts(10)
+                .backoff(Duration.ofMillis(200), Duration.ofSeconds(1), 2)));
+
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.along(ROUTE, 1), String.class);
+        List<String> got = new ArrayList<>();
+        for (int i = 0; i < 4; i++) { // every reply of attempt 1 has reached the application
+            got.add(replies.next());
+        }
+        await(entered);
+        s3.close(); // killed mid-hop: the chain is sent again; hops 1 and 2 replay, with their replies
+        release.countDown();
+        server("s3", names, port3, b -> b.service("last", p -> {
+            ChainContext.current().preturn("r3 (first run)"); // the same reply, from a hop that runs again
+            ChainContext.current().preturn("r3 (second run)");
+            return (Integer) p + 100;
+        }));
+        replies.forEach(got::add);
+
+        assertEquals(103, replies.result().get(WAIT.toSeconds(), TimeUnit.SECONDS).value());
+        assertFalse(replies.isPartial(), String.valueOf(replies.error()));
+        assertEquals(List.of("r1a", "r1b", "r2", "r3 (first run)", "r3 (second run)"), got,
+                "each reply once: replayed and rerun hops' replies numbered as before are dropped");
+        assertEquals(1, runs1.get());
+        assertEquals(1, runs2.get());
+        assertEquals(4, client.stats().repliesSentAgain(), "r1a, r1b, r2 replayed and r3's first reply again");
+        assertEquals(0, replies.arrivedAfterEnd());
+    }
+
+    /** s1 adds one; s2 replies, then adds one (counting its runs); s2 cannot reach the client the first time. */
+    private RpccClient replyingChainWithUnreachableClientOnce(AtomicInteger runs2, RetryPolicy retry) throws IOException {
+        server("s1", b -> b.service("inc", p -> (Integer) p + 1));
+        server("s2", failingFirst(names, "c", 1, freePort()), 0, b -> b.service("inc", p -> {
+            runs2.incrementAndGet();
+            ChainContext.current().preturn("r2 of " + p); // the first run cannot reach the client: throws
+            return (Integer) p + 1;
+        }));
+        return client(b -> b.name("c").retryPolicy(retry));
+    }
+
+    @Test
+    void aPreturnThatCannotReachTheOriginatorFailsTheHopRetryablyAndTheRetryRunsItAgain() throws Exception {
+        AtomicInteger runs2 = new AtomicInteger();
+        RpccClient client = replyingChainWithUnreachableClientOnce(runs2,
+                RetryPolicy.attempts(3).backoff(Duration.ofMillis(50), Duration.ofMillis(50), 1));
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.along(StaticRoute.of(
+                StaticRoute.hop("s1", "inc"), StaticRoute.hop("s2", "inc")), 1), String.class);
+        List<String> got = new ArrayList<>();
+        replies.forEach(got::add);
+        assertEquals(3, replies.result().get(WAIT.toSeconds(), TimeUnit.SECONDS).value());
+        assertEquals(List.of("r2 of 2"), got);
+        assertEquals(2, runs2.get(), "hop 2 had not completed: its outcome was not kept, the retry ran it again");
+        assertEquals(1, client.stats().retries());
+    }
+
+    @Test
+    void aPreturnThatCannotReachTheOriginatorIsATypedRetryableFailureNamingTheHop() throws Exception {
+        AtomicInteger runs2 = new AtomicInteger();
+        RpccClient client = replyingChainWithUnreachableClientOnce(runs2, RetryPolicy.NONE);
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.along(StaticRoute.of(
+                StaticRoute.hop("s1", "inc"), StaticRoute.hop("s2", "inc")), 1), String.class);
+        ChainException e = failure(replies.result());
+        assertInstanceOf(HopUnreachableException.class, e, e.toString());
+        assertTrue(e.isRetryable());
+        assertEquals("s2", e.host());
+        assertEquals(2, e.hop());
+        assertTrue(e.remoteMessage().contains("could not send a partial reply to 'c'"), e.remoteMessage());
+        assertTrue(e.remoteMessage().contains("runs again if the chain is sent again"), e.remoteMessage());
+        assertEquals(1, runs2.get());
     }
 
     @Test
