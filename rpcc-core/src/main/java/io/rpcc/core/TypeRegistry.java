@@ -127,6 +127,20 @@ public final class TypeRegistry {
             return add(type, id, serializer);
         }
 
+        /**
+         * Registers {@code type}, which must be annotated with {@link RpccType}, with the annotation's
+         * id, or its name-derived id when the annotation gives none.
+         *
+         * @throws IllegalArgumentException if {@code type} is not annotated
+         */
+        public Builder registerAnnotated(Class<?> type) {
+            RpccType annotation = type.getAnnotation(RpccType.class);
+            if (annotation == null) {
+                throw new IllegalArgumentException(type.getName() + " is not annotated with @" + RpccType.class.getName());
+            }
+            return annotation.id() == 0 ? register(type) : register(type, annotation.id());
+        }
+
         /** Adds every registration of {@code other}. */
         public Builder registerAll(TypeRegistry other) {
             for (Registration r : other.registrations) {
