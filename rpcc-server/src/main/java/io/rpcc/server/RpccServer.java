@@ -19,8 +19,10 @@ import java.lang.reflect.Modifier;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.List;
 import java.util.Map;
@@ -49,11 +51,13 @@ import java.util.Objects;
 public final class RpccServer implements AutoCloseable {
     private final Node node;
     private final HopExecutor hops;
+    private final Set<String> services;
     private volatile InetSocketAddress address;
 
-    private RpccServer(Node node, HopExecutor hops) {
+    private RpccServer(Node node, HopExecutor hops, Set<String> services) {
         this.node = node;
         this.hops = hops;
+        this.services = services;
     }
 
     /** A builder for a server named {@code name}. */
@@ -75,6 +79,11 @@ public final class RpccServer implements AutoCloseable {
     /** The server's name. */
     public String name() {
         return node.name();
+    }
+
+    /** The names of the service functions this server hosts, in the order they were added. */
+    public Set<String> services() {
+        return services;
     }
 
     /** The address it listens on (after {@link #start()}). */
@@ -366,7 +375,7 @@ public final class RpccServer implements AutoCloseable {
                     chainingProxy, actsAsProxy, interceptors, composesSubChains, staleBranchTimeout, outcomeCacheEntries,
                     outcomeCacheBytes, outcomeCacheTtl, idempotent));
             node.functions().fetchWith(new RepositoryClient(node)::get);
-            return new RpccServer(node, hops[0]);
+            return new RpccServer(node, hops[0], Collections.unmodifiableSet(new LinkedHashSet<>(services.keySet())));
         }
     }
 }

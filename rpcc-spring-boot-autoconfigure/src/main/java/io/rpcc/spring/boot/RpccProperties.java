@@ -18,6 +18,7 @@ import org.springframework.util.unit.DataSize;
  * <pre>
  * rpcc.peers.shipping=10.0.0.7:7002
  * rpcc.types=com.acme.Order,com.acme.Quote
+ * rpcc.types-packages=com.acme.model
  * rpcc.server.name=catalog
  * rpcc.server.bind=0.0.0.0
  * rpcc.server.port=7001
@@ -35,9 +36,17 @@ public class RpccProperties {
 
     /**
      * The application's serializable types (parameters, results, state values), registered the same
-     * way on every node. Ignored when the application defines its own TypeRegistry bean.
+     * way on every node, in addition to the @RpccType classes of rpcc.types-packages and the
+     * registrations of an application's own TypeRegistry bean.
      */
     private List<Class<?>> types = new ArrayList<>();
+
+    /**
+     * The packages (with their sub-packages) scanned for classes annotated with @io.rpcc.core.RpccType,
+     * which are registered with the annotation's id. Default: the packages of the @SpringBootApplication
+     * (its auto-configuration packages); an empty value scans nothing.
+     */
+    private @Nullable List<String> typesPackages;
 
     /**
      * How long the server and the client drain (running hops and chains finish) when the application
@@ -63,6 +72,14 @@ public class RpccProperties {
 
     public void setTypes(List<Class<?>> types) {
         this.types = types;
+    }
+
+    public @Nullable List<String> getTypesPackages() {
+        return typesPackages;
+    }
+
+    public void setTypesPackages(@Nullable List<String> typesPackages) {
+        this.typesPackages = typesPackages;
     }
 
     public @Nullable Duration getShutdownGrace() {
@@ -326,7 +343,12 @@ public class RpccProperties {
     public static class Client extends Node {
 
         /**
-         * The client's node name. Default: "client-" and a random suffix.
+         * The client's node name, unique among the nodes that talk to each other: servers know a
+         * chain by its originator's name and number, and send its result to that name, so two
+         * instances (or the application's own server) must not share it. Default:
+         * spring.application.name and a random suffix (e.g. "checkout-3f9a1c2e"), or "client-" and a
+         * random suffix without one. The chain metrics' rpcc.client tag is this name when it is set,
+         * else spring.application.name: stable across restarts and replicas.
          */
         private @Nullable String name;
 

@@ -5,6 +5,7 @@ import io.rpcc.client.ClientInterceptor;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.RpccType;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.repository.FileSystemChainingFunctionRepository;
@@ -20,6 +21,8 @@ import io.rpcc.spring.boot.observation.ObservedRpccClient;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
@@ -32,11 +35,13 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 
 /**
  * Auto-configures rpcc in a Spring Boot application from the {@code rpcc.*} properties
  * ({@link RpccProperties}): a {@link NameResolver} of {@code rpcc.peers}, a {@link TypeRegistry} of
- * {@code rpcc.types}, an {@link RpccServer} hosting the {@link RpccService} beans' service methods
+ * the {@link RpccType} classes in {@code rpcc.types-packages} (default: the application's packages) and
+ * of {@code rpcc.types}, an {@link RpccServer} hosting the {@link RpccService} beans' service methods
  * (unless {@code rpcc.server.enabled=false}), an {@link RpccClient} and its {@link ObservedRpccClient}
  * (unless {@code rpcc.client.enabled=false}), each started and drained with the context by an
  * {@link RpccNodeLifecycle}. Each bean backs off when the application defines its own.
@@ -46,11 +51,32 @@ import org.springframework.core.env.Environment;
 public class RpccAutoConfiguration {
     private static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
 
-    /** The types of {@code rpcc.types}. */
+    /** The {@link RpccType} classes of {@code rpcc.types-packages} (default: the application's packages). */
+    @Bean
+    ScannedRpccTypes rpccScannedTypes(RpccProperties properties, Environment environment,
+                                      ResourceLoader resourceLoader, ConfigurableListableBeanFactory beanFactory) {
+        List<String> packages = RpccTypeScan.packages(properties.getTypesPackages(), beanFactory);
+        return new ScannedRpccTypes(packages, RpccTypeScan.scan(packages, environment, resourceLoader,
+                beanFactory.getBeanClassLoader()));
+    }
+
+    /** The {@link RpccType} classes of {@code rpcc.types-packages} and the classes of {@code rpcc.types}. */
     @Bean
     @ConditionalOnMissingBean
-    TypeRegistry rpccTypeRegistry(RpccProperties properties) {
-        return TypeRegistry.of(properties.getTypes().toArray(Class<?>[]::new));
+    TypeRegistry rpccTypeRegistry(RpccProperties properties, ScannedRpccTypes scanned) {
+        return RpccTypeScan.merge(null, scanned.types(), properties.getTypes());
+    }
+
+    /**
+     * The types the nodes register: those of the {@link TypeRegistry} bean (the application's own, if it
+     * has one), and the scanned and listed ones it lacks.
+     */
+    private static TypeRegistry nodeTypes(TypeRegistry types, ScannedRpccTypes scanned, RpccProperties properties) {
+        return RpccTypeScan.merge(types, scanned.types(), properties.getTypes());
+    }
+
+    /** The packages scanned for {@link RpccType} classes, and the classes found. */
+    record ScannedRpccTypes(List<String> packages, List<Class<?>> types) {
     }
 
     /** The nodes of {@code rpcc.peers}; the application's server adds itself once it listens. */
@@ -118,7 +144,7 @@ public class RpccAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         RpccServer rpccServer(RpccProperties properties, Environment environment, NameResolver names,
-                              TypeRegistry types, ObjectProvider<ServerInterceptor> interceptors,
+                              TypeRegistry types, ScannedRpccTypes scanned, ObjectProvider<ServerInterceptor> interceptors,
                               ObjectProvider<RpccServerCustomizer> customizers,
                               ConfigurableListableBeanFactory beanFactory) {
             RpccProperties.Server settings = properties.getServer();
@@ -129,7 +155,7 @@ public class RpccAutoConfiguration {
                         + " spring.application.name), or turn the server off with rpcc.server.enabled=false");
             }
             RpccServer.Builder builder = RpccServer.builder(name);
-            applyNode(builder, settings, names, types);
+            applyNode(builder, settings, names, nodeTypes(types, scanned, properties));
             ifSet(settings.getReplyWriteTimeout(), builder::replyWriteTimeout);
             ifSet(settings.getFunctionCacheSize(), builder::functionCacheSize);
             ifSet(settings.getMaxQueuedCompiles(), builder::maxQueuedCompiles);
@@ -156,11 +182,14 @@ public class RpccAutoConfiguration {
             boolean isPeer = properties.getPeers().containsKey(server.name());
             Runnable start = () -> {
                 server.start();
+                InetSocketAddress reachable = reachable(server.address(), advertisedHost);
                 if (names instanceof StaticNameResolver staticNames && !isPeer) {
-                    staticNames.register(server.name(), reachable(server.address(), advertisedHost));
+                    staticNames.register(server.name(), reachable);
                 }
+                NodeLog.serverStarted(server, reachable);
             };
-            return new RpccNodeLifecycle("server " + server.name(), start, server::shutdown,
+            return new RpccNodeLifecycle("server " + server.name(), start,
+                    period -> NodeLog.stopping("server", server.name(), period, server::shutdown),
                     grace(properties, environment), RpccNodeLifecycle.SERVER_PHASE);
         }
 
@@ -182,13 +211,20 @@ public class RpccAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        RpccClient rpccClient(RpccProperties properties, NameResolver names, TypeRegistry types,
+        RpccClient rpccClient(RpccProperties properties, Environment environment, NameResolver names,
+                              TypeRegistry types, ScannedRpccTypes scanned,
                               ObjectProvider<ClientInterceptor> interceptors,
                               ObjectProvider<RpccClientCustomizer> customizers) {
             RpccProperties.Client settings = properties.getClient();
             RpccClient.Builder builder = RpccClient.builder();
-            ifSet(settings.getName(), builder::name);
-            applyNode(builder, settings, names, types);
+            String application = environment.getProperty("spring.application.name");
+            if (settings.getName() != null) {
+                builder.name(settings.getName());
+            } else if (application != null && !application.isBlank()) {
+                // unique per instance: servers key chains by originator name and number, and send results to the name
+                builder.name(application.trim() + "-" + UUID.randomUUID().toString().substring(0, 8));
+            }
+            applyNode(builder, settings, names, nodeTypes(types, scanned, properties));
             ifSet(settings.getTimeout(), builder::timeout);
             ifSet(settings.getReplyBufferSize(), builder::replyBufferSize);
             ifSet(settings.getReplyBufferBytes(), size -> builder.replyBufferBytes(size.toBytes()));
@@ -202,16 +238,31 @@ public class RpccAutoConfiguration {
         /** Starts the client with the context, drains it on close (after the server). */
         @Bean
         RpccNodeLifecycle rpccClientLifecycle(RpccClient client, RpccProperties properties, Environment environment) {
-            return new RpccNodeLifecycle("client " + client.name(), client::start, client::shutdown,
+            Runnable start = () -> {
+                client.start();
+                NodeLog.clientStarted(client, properties.getPeers());
+            };
+            return new RpccNodeLifecycle("client " + client.name(), start,
+                    period -> NodeLog.stopping("client", client.name(), period, client::shutdown),
                     grace(properties, environment), RpccNodeLifecycle.CLIENT_PHASE);
         }
 
         /** The client whose chains are observed, in the application's ObservationRegistry if it has one. */
         @Bean
         @ConditionalOnMissingBean
-        ObservedRpccClient observedRpccClient(RpccClient client,
+        ObservedRpccClient observedRpccClient(RpccClient client, RpccProperties properties, Environment environment,
                                               ObjectProvider<ObservationRegistry> registry) {
-            return new ObservedRpccClient(client, registry.getIfAvailable(() -> ObservationRegistry.NOOP));
+            return new ObservedRpccClient(client, registry.getIfAvailable(() -> ObservationRegistry.NOOP),
+                    clientTag(client, properties, environment));
+        }
+
+        /** What the chain metrics call the client: stable across restarts, where its node name may not be. */
+        static String clientTag(RpccClient client, RpccProperties properties, Environment environment) {
+            if (properties.getClient().getName() != null) {
+                return properties.getClient().getName();
+            }
+            String application = environment.getProperty("spring.application.name");
+            return application != null && !application.isBlank() ? application.trim() : client.name();
         }
     }
 }

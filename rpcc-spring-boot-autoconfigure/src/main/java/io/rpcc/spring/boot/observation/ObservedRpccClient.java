@@ -33,11 +33,23 @@ import org.jspecify.annotations.Nullable;
 public final class ObservedRpccClient {
     private final RpccClient client;
     private final ObservationRegistry registry;
+    private final String clientTag;
 
-    /** Observes the chains of {@code client} in {@code registry}. */
+    /** Observes the chains of {@code client} in {@code registry}, tagged with the client's node name. */
     public ObservedRpccClient(RpccClient client, ObservationRegistry registry) {
+        this(client, registry, client.name());
+    }
+
+    /**
+     * Observes the chains of {@code client} in {@code registry}, tagged {@value RpccObservations#CLIENT}
+     * = {@code clientTag}: a name that stays the same across restarts and replicas (the auto-configuration
+     * gives {@code rpcc.client.name} if set, else {@code spring.application.name}), where the node's name
+     * may have a random suffix.
+     */
+    public ObservedRpccClient(RpccClient client, ObservationRegistry registry, String clientTag) {
         this.client = Objects.requireNonNull(client, "client");
         this.registry = Objects.requireNonNull(registry, "registry");
+        this.clientTag = Objects.requireNonNull(clientTag, "clientTag");
     }
 
     /** The client itself (its chains are not observed). */
@@ -95,7 +107,7 @@ public final class ObservedRpccClient {
     private Observation start(ChainCall call) {
         return Observation.createNotStarted(RpccObservations.CHAIN, registry)
                 .contextualName("rpcc chain " + call.server() + " " + call.serviceFunction())
-                .lowCardinalityKeyValue(RpccObservations.CLIENT, client.name())
+                .lowCardinalityKeyValue(RpccObservations.CLIENT, clientTag)
                 .lowCardinalityKeyValue(RpccObservations.SERVER, call.server())
                 .lowCardinalityKeyValue(RpccObservations.SERVICE, call.serviceFunction())
                 .start();

@@ -29,7 +29,7 @@ public final class RpccObservations {
     /** A hop's service function, at the server that ran it. */
     public static final String HOP = "rpcc.server.hop";
 
-    /** The client's node name. */
+    /** The client: rpcc.client.name if set, else spring.application.name (stable across restarts), else its node name. */
     public static final String CLIENT = "rpcc.client";
     /** The chain's first server. */
     public static final String SERVER = "rpcc.server";

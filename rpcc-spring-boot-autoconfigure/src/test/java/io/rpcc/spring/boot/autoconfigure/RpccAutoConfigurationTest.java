@@ -19,6 +19,8 @@ import io.rpcc.spring.boot.autoconfigure.TestServices.Inventory;
 import io.rpcc.spring.boot.autoconfigure.TestServices.Order;
 import io.rpcc.spring.boot.autoconfigure.TestServices.PoliteGreeter;
 import io.rpcc.spring.boot.autoconfigure.TestServices.ShoutAspect;
+import io.rpcc.spring.boot.health.RpccClientHealthIndicator;
+import io.rpcc.spring.boot.health.RpccServerHealthIndicator;
 import io.rpcc.spring.boot.observation.ObservedRpccClient;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -71,7 +73,8 @@ class RpccAutoConfigurationTest {
     void propertiesTurnTheServerAndTheClientOff() {
         runner.withPropertyValues("rpcc.server.enabled=false").run(context -> assertThat(context)
                 .doesNotHaveBean(RpccServer.class).doesNotHaveBean("rpccServerLifecycle")
-                .doesNotHaveBean("rpccHealthIndicator").hasSingleBean(RpccClient.class));
+                .doesNotHaveBean(RpccServerHealthIndicator.class).hasSingleBean(RpccClientHealthIndicator.class)
+                .hasSingleBean(RpccClient.class));
         runner.withPropertyValues("rpcc.server.name=s1", "rpcc.client.enabled=false").run(context -> assertThat(context)
                 .hasSingleBean(RpccServer.class).doesNotHaveBean(RpccClient.class)
                 .doesNotHaveBean(ObservedRpccClient.class));
