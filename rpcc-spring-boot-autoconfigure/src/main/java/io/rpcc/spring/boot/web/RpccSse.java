@@ -59,7 +59,7 @@ public final class RpccSse {
     /**
      * The data of an {@value #ERROR} event.
      *
-     * @param code the {@link io.rpcc.core.ChainErrorCode} name, e.g. {@code SERVICE_FUNCTION}
+     * @param code the {@link io.rpcc.core.ChainErrorCode} name, e.g. {@code SERVICE_FUNCTION_FAILED}
      * @param message the failure's message
      * @param host the node where the chain failed
      * @param hop the hop number where it failed
