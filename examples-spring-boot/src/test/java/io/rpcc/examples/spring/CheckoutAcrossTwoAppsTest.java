@@ -9,9 +9,11 @@ import io.rpcc.core.ChainResult;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.examples.spring.catalog.CatalogApplication;
-import io.rpcc.examples.spring.checkout.Checkout;
+import io.rpcc.client.ReplySet;
+import io.rpcc.examples.spring.checkout.CheckoutService;
 import io.rpcc.examples.spring.checkout.CheckoutApplication;
 import io.rpcc.examples.spring.model.Order;
+import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
 import io.rpcc.examples.spring.shipping.ShippingApplication;
 import io.rpcc.server.RpccServer;
@@ -40,7 +42,8 @@ class CheckoutAcrossTwoAppsTest {
         shipping = start(ShippingApplication.class, "shipping", "--rpcc.server.port=0");
         catalog = start(CatalogApplication.class, "catalog", "--rpcc.server.port=0",
                 "--rpcc.peers.shipping=127.0.0.1:" + portOf(shipping));
-        checkout = start(CheckoutApplication.class, "checkout", "--rpcc.peers.catalog=127.0.0.1:" + portOf(catalog));
+        checkout = start(CheckoutApplication.class, "checkout", "--server.port=0",
+                "--rpcc.peers.catalog=127.0.0.1:" + portOf(catalog));
     }
 
     @AfterAll
@@ -62,20 +65,30 @@ class CheckoutAcrossTwoAppsTest {
 
     @Test
     void anOrderIsPricedByTheCatalogAndShippedByShippingInOneChain() {
-        Shipment shipment = checkout.getBean(Checkout.class).checkout(new Order("o-1", "KB-42", 2, "FR"));
+        Shipment shipment = checkout.getBean(CheckoutService.class).checkout(new Order("o-1", "KB-42", 2, "FR"));
         assertThat(shipment).isEqualTo(new Shipment("o-1", 9998, "road", 2));
 
         ChainResult result = checkout.getBean(ObservedRpccClient.class).runChain(ChainCall.along(
                 StaticRoute.of(StaticRoute.hop("catalog", "price"), StaticRoute.hop("shipping", "ship")),
                 new Order("o-2", "MOUSE-7", 1, "US")));
         assertThat(result.path()).containsExactly("catalog", "shipping");
-        assertThat(result.originator()).isEqualTo("checkout");
+        assertThat(result.originator()).matches("checkout-[0-9a-f]{8}"); // unique per instance
+
         assertThat(result.value(Shipment.class).carrier()).isEqualTo("air");
     }
 
     @Test
+    void theCheckoutChainingFunctionSendsAQuoteFromEachServerThenTheShipment() {
+        ReplySet<Quote> replies = checkout.getBean(CheckoutService.class).start(new Order("o-5", "MOUSE-7", 3, "FR"));
+        assertThat(replies.stream().toList()).containsExactly(new Quote("o-5", "priced", 5997),
+                new Quote("o-5", "shipped", 5997));
+        assertThat(replies.result().join().value()).isEqualTo(new Shipment("o-5", 5997, "road", 2));
+        assertThat(replies.result().join().path()).containsExactly("catalog", "shipping");
+    }
+
+    @Test
     void aFailingHopReachesTheClientAsATypedErrorNamingTheApplication() {
-        assertThatThrownBy(() -> checkout.getBean(Checkout.class).checkout(new Order("o-3", "NOPE", 1, "FR")))
+        assertThatThrownBy(() -> checkout.getBean(CheckoutService.class).checkout(new Order("o-3", "NOPE", 1, "FR")))
                 .isInstanceOfSatisfying(ServiceFunctionException.class, e -> {
                     assertThat(e.host()).isEqualTo("catalog");
                     assertThat(e.hop()).isEqualTo(1);
@@ -85,15 +98,16 @@ class CheckoutAcrossTwoAppsTest {
 
     @Test
     void theActuatorSeesHealthAndTheObservationsAsMetrics() {
-        checkout.getBean(Checkout.class).checkout(new Order("o-4", "KB-42", 1, "DE"));
+        checkout.getBean(CheckoutService.class).checkout(new Order("o-4", "KB-42", 1, "DE"));
 
         assertThat(catalog.getBean("rpccHealthIndicator", HealthIndicator.class).health().getStatus())
                 .isEqualTo(Status.UP);
         assertThat(shipping.getBean("rpccHealthIndicator", HealthIndicator.class).health().getStatus())
                 .isEqualTo(Status.UP);
         // the actuator turns observations into timers, tagged with the low-cardinality keys
+        // tagged with the application's name, which survives restarts (the node's name has a random suffix)
         assertThat(checkout.getBean(MeterRegistry.class).get(RpccObservations.CHAIN)
-                .tag(RpccObservations.SERVER, "catalog").tag(RpccObservations.OUTCOME, "SUCCESS").timer().count())
+                .tag(RpccObservations.CLIENT, "checkout").tag(RpccObservations.SERVER, "catalog").tag(RpccObservations.OUTCOME, "SUCCESS").timer().count())
                 .isPositive();
         assertThat(catalog.getBean(MeterRegistry.class).get(RpccObservations.HOP)
                 .tag(RpccObservations.SERVICE, "price").timer().count()).isPositive();

@@ -270,10 +270,24 @@ public class RpccProperties {
          */
         private @Nullable Integer maxQueuedCompiles;
 
+        /**
+         * Whether the running server keeps the JVM alive (with a non-daemon thread), so that an
+         * application without a web server, started with java -jar, serves until it is stopped.
+         */
+        private boolean keepAlive = true;
+
         private final Repository repository = new Repository();
 
         public @Nullable String getName() {
             return name;
+        }
+
+        public boolean isKeepAlive() {
+            return keepAlive;
+        }
+
+        public void setKeepAlive(boolean keepAlive) {
+            this.keepAlive = keepAlive;
         }
 
         public void setName(@Nullable String name) {

@@ -1,31 +1,33 @@
 package io.rpcc.examples.spring.checkout;
 
-import static io.rpcc.core.StaticRoute.hop;
-
-import io.rpcc.client.ChainCall;
-import io.rpcc.core.StaticRoute;
-import io.rpcc.examples.spring.model.Order;
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunction;
+import io.rpcc.core.NextHop;
+import io.rpcc.examples.spring.model.PricedOrder;
+import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
-import io.rpcc.spring.boot.observation.ObservedRpccClient;
-import org.springframework.stereotype.Service;
 
 /**
- * Checks an order out with one chain: the catalog prices it, then the catalog's server sends it on to
- * shipping, whose result comes straight back here: client → catalog → shipping → client.
+ * The checkout chain's logic: an ordinary class of the application, checked by its IDE and compiler,
+ * shipped to the servers as source ({@code ChainingFunctionSource.of(Checkout.class)}) and run at each
+ * server after the service function of the hop there. It names the application's own types, which every
+ * node registers ({@code @RpccType}).
+ *
+ * <p>After the catalog's {@code price}: tells the client the order is priced (a partial reply) and sends
+ * the priced order on to shipping. After shipping's {@code ship}: tells the client it is shipped, and
+ * ends the chain with the shipment, which goes straight back to the client.
  */
-@Service
-public class Checkout {
-    static final StaticRoute ROUTE = StaticRoute.of(hop("catalog", "price"), hop("shipping", "ship"));
+public class Checkout implements ChainingFunction {
 
-    private final ObservedRpccClient rpcc;
-
-    /** A checkout that starts its chains with {@code rpcc} (observed: one observation per chain). */
-    public Checkout(ObservedRpccClient rpcc) {
-        this.rpcc = rpcc;
-    }
-
-    /** Prices and ships {@code order}. */
-    public Shipment checkout(Order order) {
-        return rpcc.runChain(ChainCall.along(ROUTE, order)).value(Shipment.class);
+    @Override
+    public NextHop apply(ChainState state, Object result) {
+        if (result instanceof PricedOrder priced) {
+            ChainContext.current().preturn(new Quote(priced.order().id(), "priced", priced.totalCents()));
+            return NextHop.call("shipping", "ship", priced, state);
+        }
+        Shipment shipment = (Shipment) result;
+        ChainContext.current().preturn(new Quote(shipment.orderId(), "shipped", shipment.totalCents()));
+        return NextHop.end(shipment);
     }
 }

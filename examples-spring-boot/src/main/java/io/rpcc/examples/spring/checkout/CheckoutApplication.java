@@ -8,7 +8,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Profile;
 
 /**
- * The client application: no rpcc server, only a client ({@code checkout.properties}). Run with the
+ * The client application: no rpcc server, only a client ({@code checkout.properties}), and a web
+ * endpoint ({@link CheckoutController}) that streams a checkout as server-sent events. Run with the
  * {@code demo} profile, it checks one order out and prints the shipment.
  */
 @SpringBootApplication
@@ -22,7 +23,7 @@ public class CheckoutApplication {
     /** With the demo profile: checks out one order. */
     @Bean
     @Profile("demo")
-    CommandLineRunner checkOutOneOrder(Checkout checkout) {
+    CommandLineRunner checkOutOneOrder(CheckoutService checkout) {
         return args -> System.out.println(checkout.checkout(new Order("o-1", "KB-42", 2, "FR")));
     }
 }

@@ -23,6 +23,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
@@ -180,17 +181,32 @@ public class RpccAutoConfiguration {
                                               Environment environment) {
             String advertisedHost = properties.getServer().getAdvertisedHost();
             boolean isPeer = properties.getPeers().containsKey(server.name());
+            // rpcc's threads are daemons: without a web server, nothing else would keep a java -jar running
+            CountDownLatch stopped = new CountDownLatch(1);
             Runnable start = () -> {
                 server.start();
                 InetSocketAddress reachable = reachable(server.address(), advertisedHost);
                 if (names instanceof StaticNameResolver staticNames && !isPeer) {
                     staticNames.register(server.name(), reachable);
                 }
+                if (properties.getServer().isKeepAlive()) {
+                    Thread.ofPlatform().daemon(false).name("rpcc-keep-alive-" + server.name()).start(() -> {
+                        try {
+                            stopped.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
+                }
                 NodeLog.serverStarted(server, reachable);
             };
-            return new RpccNodeLifecycle("server " + server.name(), start,
-                    period -> NodeLog.stopping("server", server.name(), period, server::shutdown),
-                    grace(properties, environment), RpccNodeLifecycle.SERVER_PHASE);
+            return new RpccNodeLifecycle("server " + server.name(), start, period -> {
+                try {
+                    NodeLog.stopping("server", server.name(), period, server::shutdown);
+                } finally {
+                    stopped.countDown();
+                }
+            }, grace(properties, environment), RpccNodeLifecycle.SERVER_PHASE);
         }
 
         private static InetSocketAddress reachable(InetSocketAddress bound, @Nullable String advertisedHost) {

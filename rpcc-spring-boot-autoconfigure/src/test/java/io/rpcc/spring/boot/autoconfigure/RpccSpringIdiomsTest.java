@@ -45,8 +45,8 @@ import reactor.core.publisher.Flux;
 
 /**
  * The Spring idioms, on real nodes: @RpccType package scan merged with rpcc.types and an application's
- * registry, start and stop log lines, the client-only health indicator, the stable client tag, and
- * ReplySets as Reactor Fluxes.
+ * registry, start and stop log lines, keep-alive, the client-only health indicator, the stable client tag,
+ * and ReplySets as Reactor Fluxes.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class RpccSpringIdiomsTest {
@@ -150,6 +150,23 @@ class RpccSpringIdiomsTest {
                 .contains("rpcc server 's1' stopped after").contains("rpcc client 'c1' stopped after");
         assertThat(output.toString().indexOf("rpcc server 's1' stopped after"))
                 .isLessThan(output.toString().indexOf("rpcc client 'c1' stopped after"));
+    }
+
+    @Test
+    void aRunningServerKeepsTheJvmAliveUntilItStops() throws Exception {
+        runner.withPropertyValues("rpcc.server.name=alive").run(context -> assertThat(keepAliveThread("alive"))
+                .hasValueSatisfying(thread -> assertThat(thread.isDaemon()).isFalse()));
+        for (int i = 0; i < 100 && keepAliveThread("alive").isPresent(); i++) {
+            Thread.sleep(20);
+        }
+        assertThat(keepAliveThread("alive")).isEmpty();
+        runner.withPropertyValues("rpcc.server.name=notalive", "rpcc.server.keep-alive=false")
+                .run(context -> assertThat(keepAliveThread("notalive")).isEmpty());
+    }
+
+    private static java.util.Optional<Thread> keepAliveThread(String server) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("rpcc-keep-alive-" + server) && t.isAlive()).findFirst();
     }
 
     @Test

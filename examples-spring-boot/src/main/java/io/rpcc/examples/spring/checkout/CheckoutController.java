@@ -1,0 +1,44 @@
+package io.rpcc.examples.spring.checkout;
+
+import io.rpcc.examples.spring.model.Order;
+import io.rpcc.spring.boot.web.RpccSse;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
+
+/**
+ * The checkout's HTTP endpoint: {@code GET /checkout/o-1?sku=KB-42&quantity=2&country=FR} streams the
+ * chain as server-sent events, a {@code reply} event per {@code Quote} as the servers send them, then
+ * a {@code result} event with the {@code Shipment} (or an {@code error} event with its code and message).
+ *
+ * <pre>
+ * $ curl -N 'localhost:8080/checkout/o-1?sku=KB-42&amp;quantity=2&amp;country=FR'
+ * event:reply
+ * data:{"orderId":"o-1","step":"priced","totalCents":9998}
+ *
+ * event:reply
+ * data:{"orderId":"o-1","step":"shipped","totalCents":9998}
+ *
+ * event:result
+ * data:{"orderId":"o-1","totalCents":9998,"carrier":"road","days":2}
+ * </pre>
+ */
+@RestController
+public class CheckoutController {
+    private final CheckoutService checkout;
+
+    /** The endpoint of {@code checkout}. */
+    public CheckoutController(CheckoutService checkout) {
+        this.checkout = checkout;
+    }
+
+    /** Checks order {@code id} out, streaming its progress and then its shipment. */
+    @GetMapping("/checkout/{id}")
+    public SseEmitter checkout(@PathVariable String id, @RequestParam String sku,
+                               @RequestParam(defaultValue = "1") int quantity,
+                               @RequestParam(defaultValue = "FR") String country) {
+        return RpccSse.emitter(checkout.start(new Order(id, sku, quantity, country)));
+    }
+}

@@ -1,0 +1,44 @@
+package io.rpcc.examples.spring.checkout;
+
+import io.rpcc.client.ChainCall;
+import io.rpcc.client.ReplySet;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.examples.spring.model.Order;
+import io.rpcc.examples.spring.model.Quote;
+import io.rpcc.examples.spring.model.Shipment;
+import io.rpcc.spring.boot.observation.ObservedRpccClient;
+import org.springframework.stereotype.Service;
+
+/**
+ * Checks an order out with one chain: the catalog prices it, then the {@link Checkout} chaining
+ * function, at the catalog's server, sends it on to shipping, whose result comes straight back here:
+ * client → catalog → shipping → client. On the way, each server sends a {@link Quote} back as a
+ * partial reply.
+ */
+@Service
+public class CheckoutService {
+    /** The chaining function, its source shipped from the application's jar. */
+    static final ChainingFunctionSource CHECKOUT = CheckoutFunctionSource.of(Checkout.class);
+
+    private final ObservedRpccClient rpcc;
+
+    /** A checkout that starts its chains with {@code rpcc} (observed: one observation per chain). */
+    public CheckoutService(ObservedRpccClient rpcc) {
+        this.rpcc = rpcc;
+    }
+
+    /** The chain that checks {@code order} out. */
+    static ChainCall chain(Order order) {
+        return ChainCall.to("catalog", "price").params(order).chainingFunction(CHECKOUT);
+    }
+
+    /** Prices and ships {@code order} (its progress replies are in the result's {@code replies()}, unused here). */
+    public Shipment checkout(Order order) {
+        return rpcc.runChain(chain(order)).value(Shipment.class);
+    }
+
+    /** Starts checking {@code order} out: the {@link Quote}s as they come, then the {@link Shipment} as the result. */
+    public ReplySet<Quote> start(Order order) {
+        return rpcc.startChainWithReplies(chain(order), Quote.class);
+    }
+}

@@ -1,0 +1,182 @@
+package io.rpcc.examples.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sample as users deploy it: each application's Boot jar (built by spring-boot-maven-plugin's
+ * repackage in {@code package}) started with {@code java -jar} in a process of its own, on the JDK that
+ * runs this test (with the flags JDK 23+ wants), on free ports. The checkout application's endpoint
+ * starts the chain with the {@code Checkout} chaining function, which the catalog's and shipping's
+ * servers compile from its source inside their Boot jars (it names the application's types: {@code
+ * PricedOrder}, {@code Shipment}, {@code Quote}), and streams the partial replies and the result as
+ * server-sent events.
+ */
+class CheckoutBootJarsIT {
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
+    private static final Path LOGS = Path.of("target", "it-logs");
+    private static final Map<String, Process> APPS = new LinkedHashMap<>();
+    private static String web;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    @BeforeAll
+    static void startTheBootJars() throws Exception {
+        Files.createDirectories(LOGS);
+        int shipping = freePort();
+        int catalog = freePort();
+        int http = freePort();
+        launch("shipping", "--rpcc.server.port=" + shipping);
+        launch("catalog", "--rpcc.server.port=" + catalog, "--rpcc.peers.shipping=127.0.0.1:" + shipping);
+        launch("checkout", "--server.port=" + http, "--rpcc.peers.catalog=127.0.0.1:" + catalog);
+        awaitLog("shipping", "rpcc server 'shipping' started on");
+        awaitLog("catalog", "rpcc server 'catalog' started on");
+        awaitLog("checkout", "Started CheckoutApplication");
+        web = "http://127.0.0.1:" + http;
+    }
+
+    @AfterAll
+    static void stopTheBootJars() throws InterruptedException {
+        APPS.values().forEach(Process::destroy); // SIGTERM: Boot's graceful shutdown, rpcc's drain
+        for (Process app : APPS.values()) {
+            if (!app.waitFor(30, TimeUnit.SECONDS)) {
+                app.destroyForcibly();
+            }
+        }
+    }
+
+    /** The java of this JVM; JDK 23+ also gets the flags that Netty and Kryo need without warnings. */
+    static List<String> javaCommand() {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        if (Runtime.version().feature() >= 23) {
+            command.add("--enable-native-access=ALL-UNNAMED");
+            command.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        command.add("-XX:TieredStopAtLevel=1"); // starts faster on a busy machine
+        return command;
+    }
+
+    private static void launch(String app, String... args) throws IOException {
+        Path jar = Path.of(System.getProperty("rpcc.it.jars", "target/rpcc-examples-spring-boot") + "-" + app + ".jar");
+        assertThat(jar).as("the Boot jar of %s (built by mvn package)", app).isRegularFile();
+        List<String> command = javaCommand();
+        command.add("-jar");
+        command.add(jar.toAbsolutePath().toString());
+        command.addAll(List.of(args));
+        Path log = LOGS.resolve(app + ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        APPS.put(app, process);
+    }
+
+    private static void awaitLog(String app, String line) throws Exception {
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        Path log = LOGS.resolve(app + ".log");
+        while (System.nanoTime() < deadline) {
+            String text = Files.exists(log) ? Files.readString(log, StandardCharsets.UTF_8) : "";
+            if (text.contains(line)) {
+                return;
+            }
+            if (!APPS.get(app).isAlive()) {
+                throw new AssertionError(app + " exited with " + APPS.get(app).exitValue() + " before \"" + line
+                        + "\":\n" + tail(text));
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError(app + " did not log \"" + line + "\" within " + START_TIMEOUT + ":\n"
+                + tail(Files.readString(log, StandardCharsets.UTF_8)));
+    }
+
+    private static String tail(String text) {
+        return text.length() <= 6000 ? text : "…" + text.substring(text.length() - 6000);
+    }
+
+    private static String logs() {
+        StringBuilder all = new StringBuilder();
+        for (String app : APPS.keySet()) {
+            try {
+                all.append("\n=== ").append(app).append(".log\n")
+                        .append(tail(Files.readString(LOGS.resolve(app + ".log"), StandardCharsets.UTF_8)));
+            } catch (IOException e) {
+                all.append("\n=== ").append(app).append(": ").append(e);
+            }
+        }
+        return all.toString();
+    }
+
+    @Test
+    void aCheckoutStreamsItsQuotesThenTheShipment() throws Exception {
+        HttpResponse<String> response = get("/checkout/o-1?sku=KB-42&quantity=2&country=FR");
+        assertThat(response.statusCode()).as(logs()).isEqualTo(200);
+        List<String[]> events = events(response.body());
+        assertThat(events).as(response.body() + logs()).extracting(e -> e[0])
+                .containsExactly("reply", "reply", "result");
+        assertThat(events.get(0)[1]).isEqualTo("{\"orderId\":\"o-1\",\"step\":\"priced\",\"totalCents\":9998}");
+        assertThat(events.get(1)[1]).isEqualTo("{\"orderId\":\"o-1\",\"step\":\"shipped\",\"totalCents\":9998}");
+        assertThat(events.get(2)[1]).isEqualTo("{\"orderId\":\"o-1\",\"totalCents\":9998,\"carrier\":\"road\",\"days\":2}");
+    }
+
+    @Test
+    void aFailingHopEndsTheStreamWithAnErrorEventNamingTheApplication() throws Exception {
+        List<String[]> events = events(get("/checkout/o-2?sku=NOPE").body());
+        assertThat(events).as(logs()).extracting(e -> e[0]).containsExactly("error");
+        assertThat(events.get(0)[1]).contains("\"code\":\"SERVICE_FUNCTION_FAILED\"").contains("no such product: NOPE")
+                .contains("\"host\":\"catalog\"");
+    }
+
+    @Test
+    void theClientOnlyCheckoutIsHealthyWithItsPeerReachable() throws Exception {
+        HttpResponse<String> health = get("/actuator/health");
+        assertThat(health.body()).as(logs()).contains("\"status\":\"UP\"")
+                .contains("\"rpcc\":{").contains("\"catalog\":{\"reachable\":true");
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(web + path)).timeout(Duration.ofSeconds(60)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The events of an event stream: name and data. */
+    private static List<String[]> events(String body) {
+        List<String[]> events = new ArrayList<>();
+        for (String block : body.replace("\r\n", "\n").split("\n\n")) {
+            String name = "message";
+            StringBuilder data = new StringBuilder();
+            for (String line : block.split("\n")) {
+                if (line.startsWith("event:")) {
+                    name = line.substring(6).trim();
+                } else if (line.startsWith("data:")) {
+                    data.append(data.isEmpty() ? "" : "\n").append(line.substring(5));
+                }
+            }
+            if (!block.isBlank()) {
+                events.add(new String[] {name, data.toString()});
+            }
+        }
+        return events;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
