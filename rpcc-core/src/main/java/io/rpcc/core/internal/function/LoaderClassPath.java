@@ -41,7 +41,7 @@ import org.jspecify.annotations.Nullable;
  * are always read through the loader ({@link ClassLoader#getResourceAsStream}), so javac compiles
  * against the same bytes the function will run with, even where two roots hold one class.
  */
-final class LoaderClassPath {
+public final class LoaderClassPath {
     private static final String CLASS = ".class";
 
     private final ClassLoader loader;
@@ -49,6 +49,25 @@ final class LoaderClassPath {
 
     LoaderClassPath(ClassLoader loader) {
         this.loader = loader;
+    }
+
+    /**
+     * The binary names of the classes that {@code loader} sees in {@code packageName} and its
+     * sub-packages, for scanning (the loader's whole class path is indexed once per call).
+     */
+    public static List<String> classNamesUnder(ClassLoader loader, String packageName) {
+        LoaderClassPath path = new LoaderClassPath(loader);
+        String prefix = packageName + ".";
+        List<String> out = new ArrayList<>();
+        for (String pkg : path.packages()) {
+            if (packageName.isEmpty() || pkg.equals(packageName) || pkg.startsWith(prefix)) {
+                for (String resource : path.classes(pkg)) {
+                    out.add(resource.substring(0, resource.length() - CLASS.length()).replace('/', '.'));
+                }
+            }
+        }
+        out.sort(null);
+        return out;
     }
 
     /** The loader this class path is read through. */
