@@ -54,8 +54,13 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
      * {@code runner}.
      */
     JavaFunctionCompiler(ClassLoader parent, BytecodeSandbox sandbox, Sandbox runner) {
+        this(parent, java.util.List.of(), sandbox, runner);
+    }
+
+    /** As above; {@code known} classes (the registered types) show which module layers the loader's modules are in. */
+    JavaFunctionCompiler(ClassLoader parent, Iterable<Class<?>> known, BytecodeSandbox sandbox, Sandbox runner) {
         this.parent = parent;
-        this.classPath = new LoaderClassPath(parent);
+        this.classPath = new LoaderClassPath(parent, known);
         this.sandbox = sandbox;
         this.runner = runner;
     }

@@ -113,6 +113,39 @@ class FunctionClassPathTest {
     }
 
     @Test
+    void aFunctionUsesApplicationTypesFromANamedModule() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("module-src/com/acme/svc"));
+        Files.writeString(dir.resolve("module-src/module-info.java"), "module acme.svc { exports com.acme.svc; }");
+        Files.writeString(src.resolve("Order.java"), """
+                package com.acme.svc;
+                public record Order(String id, long cents) {
+                    public Order withCents(long c) { return new Order(id, c); }
+                }
+                """);
+        Path out = Files.createDirectories(dir.resolve("module-classes"));
+        assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, "--release", "21", "-d", out.toString(),
+                dir.resolve("module-src/module-info.java").toString(), src.resolve("Order.java").toString()));
+        Path modules = Files.createDirectories(dir.resolve("mods"));
+        Path moduleJar = modules.resolve("acme-svc.jar");
+        try (JarOutputStream jarOut = new JarOutputStream(Files.newOutputStream(moduleJar)); Stream<Path> files = Files.walk(out)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                jarOut.putNextEntry(new JarEntry(out.relativize(f).toString().replace('\\', '/')));
+                jarOut.write(Files.readAllBytes(f));
+                jarOut.closeEntry();
+            }
+        }
+        java.lang.module.ModuleFinder finder = java.lang.module.ModuleFinder.of(modules);
+        java.lang.module.Configuration config = ModuleLayer.boot().configuration()
+                .resolve(finder, java.lang.module.ModuleFinder.of(), java.util.Set.of("acme.svc"));
+        ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(config, FunctionClassPathTest.class.getClassLoader());
+        ClassLoader loader = layer.findLoader("acme.svc");
+        Class<?> order = loader.loadClass("com.acme.svc.Order");
+        Object in = order.getConstructor(String.class, long.class).newInstance("o-2", 2000L);
+        assertEquals(order.getConstructor(String.class, long.class).newInstance("o-2", 1800L),
+                run(runtime(loader, order), USES_ORDER, in));
+    }
+
+    @Test
     void aTypeTheLoaderDoesNotSeeIsAClassPathErrorThatSaysWhatToDo() {
         HopFailure f = assertThrows(HopFailure.class,
                 () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(USES_ORDER)));
