@@ -17,8 +17,8 @@ import org.springframework.stereotype.Service;
  */
 @Service
 public class CheckoutService {
-    /** The chaining function, its source shipped from the application's jar. */
-    static final ChainingFunctionSource CHECKOUT = CheckoutFunctionSource.of(Checkout.class);
+    /** The chaining function, its source shipped in the application's jar (META-INF/rpcc/functions/). */
+    static final ChainingFunctionSource CHECKOUT = ChainingFunctionSource.of(Checkout.class);
 
     private final ObservedRpccClient rpcc;
 

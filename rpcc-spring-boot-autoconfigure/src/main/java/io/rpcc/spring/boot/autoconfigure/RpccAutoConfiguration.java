@@ -125,9 +125,12 @@ public class RpccAutoConfiguration {
     }
 
     private static void applyNode(NodeBuilder<?> builder, RpccProperties.Node node, NameResolver names,
-                                  TypeRegistry types) {
+                                  TypeRegistry types, ConfigurableListableBeanFactory beanFactory) {
         builder.listen(node.getBind(), node.getPort()).advertisedHost(node.getAdvertisedHost()).resolver(names)
                 .types(types);
+        // chaining functions compile against the application's classes (a Boot jar's BOOT-INF/classes and
+        // BOOT-INF/lib, DevTools' restart loader), whichever thread builds the node
+        ifSet(beanFactory.getBeanClassLoader(), builder::functionClassLoader);
         ifSet(node.getMaxFrameSize(), size -> builder.maxFrameSize(Math.toIntExact(size.toBytes())));
         ifSet(node.getConnectTimeout(), builder::connectTimeout);
         ifSet(node.getMaxHops(), builder::maxHops);
@@ -156,7 +159,7 @@ public class RpccAutoConfiguration {
                         + " spring.application.name), or turn the server off with rpcc.server.enabled=false");
             }
             RpccServer.Builder builder = RpccServer.builder(name);
-            applyNode(builder, settings, names, nodeTypes(types, scanned, properties));
+            applyNode(builder, settings, names, nodeTypes(types, scanned, properties), beanFactory);
             ifSet(settings.getReplyWriteTimeout(), builder::replyWriteTimeout);
             ifSet(settings.getFunctionCacheSize(), builder::functionCacheSize);
             ifSet(settings.getMaxQueuedCompiles(), builder::maxQueuedCompiles);
@@ -230,7 +233,8 @@ public class RpccAutoConfiguration {
         RpccClient rpccClient(RpccProperties properties, Environment environment, NameResolver names,
                               TypeRegistry types, ScannedRpccTypes scanned,
                               ObjectProvider<ClientInterceptor> interceptors,
-                              ObjectProvider<RpccClientCustomizer> customizers) {
+                              ObjectProvider<RpccClientCustomizer> customizers,
+                              ConfigurableListableBeanFactory beanFactory) {
             RpccProperties.Client settings = properties.getClient();
             RpccClient.Builder builder = RpccClient.builder();
             String application = environment.getProperty("spring.application.name");
@@ -240,7 +244,7 @@ public class RpccAutoConfiguration {
                 // unique per instance: servers key chains by originator name and number, and send results to the name
                 builder.name(application.trim() + "-" + UUID.randomUUID().toString().substring(0, 8));
             }
-            applyNode(builder, settings, names, nodeTypes(types, scanned, properties));
+            applyNode(builder, settings, names, nodeTypes(types, scanned, properties), beanFactory);
             ifSet(settings.getTimeout(), builder::timeout);
             ifSet(settings.getReplyBufferSize(), builder::replyBufferSize);
             ifSet(settings.getReplyBufferBytes(), size -> builder.replyBufferBytes(size.toBytes()));
