@@ -257,6 +257,31 @@ class RpccSpringIdiomsTest {
                 });
     }
 
+    @Test
+    void cancellingTheFluxCancelsTheChain() {
+        java.util.concurrent.CountDownLatch producerStopped = new java.util.concurrent.CountDownLatch(1);
+        RpccServerCustomizer endless = builder -> builder.service("endless", params -> {
+            try {
+                for (int i = 0; ; i++) {
+                    ChainContext.current().preturn(new Quote("q" + i, i));
+                    Thread.sleep(20);
+                }
+            } finally {
+                producerStopped.countDown();
+            }
+        });
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.types-packages=" + SCAN)
+                .withBean(RpccServerCustomizer.class, () -> endless)
+                .run(context -> {
+                    ReplySet<Quote> replies = context.getBean(RpccClient.class).startChainWithReplies(
+                            ChainCall.to("s1", "endless").timeout(Duration.ofSeconds(60)), Quote.class);
+                    assertThat(RpccReactive.flux(replies).take(2).collectList().block(Duration.ofSeconds(20))).hasSize(2);
+                    assertThat(producerStopped.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                    assertThat(replies.isDone()).isTrue();
+                    assertThat(replies.error()).isInstanceOf(io.rpcc.core.ChainCancelledException.class);
+                });
+    }
+
     private static Map<Class<?>, Integer> ids(TypeRegistry types) {
         Map<Class<?>, Integer> ids = new java.util.HashMap<>();
         types.registrations().forEach(r -> ids.put(r.type(), r.id()));

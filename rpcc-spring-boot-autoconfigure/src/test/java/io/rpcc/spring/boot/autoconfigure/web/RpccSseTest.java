@@ -8,13 +8,19 @@ import io.rpcc.core.ChainContext;
 import io.rpcc.core.RpccType;
 import io.rpcc.spring.boot.RpccServerCustomizer;
 import io.rpcc.spring.boot.web.RpccSse;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,6 +40,7 @@ import org.springframework.web.servlet.mvc.method.annotation.SseEmitter;
  * controller): a {@code reply} event per partial reply, then the {@code result}, or an {@code error}.
  */
 class RpccSseTest {
+    static final CountDownLatch ENDLESS_STOPPED = new CountDownLatch(1);
     private static ConfigurableApplicationContext app;
     private static String base;
     private final HttpClient http = HttpClient.newHttpClient();
@@ -55,6 +62,16 @@ class RpccSseTest {
                             ChainContext.current().preturn(new Progress("step " + i, i * 33));
                         }
                         return "finished " + params;
+                    })
+                    .service("endless", params -> {
+                        try {
+                            for (int i = 0; ; i++) {
+                                ChainContext.current().preturn(new Progress("step " + i, 0));
+                                Thread.sleep(20);
+                            }
+                        } finally {
+                            ENDLESS_STOPPED.countDown();
+                        }
                     })
                     .service("failingWork", params -> {
                         ChainContext.current().preturn(new Progress("step 1", 33));
@@ -79,6 +96,12 @@ class RpccSseTest {
         @GetMapping("/work/{job}")
         SseEmitter work(@PathVariable String job) {
             return RpccSse.emitter(rpcc.startChainWithReplies(ChainCall.to("web", "work").params(job), Progress.class));
+        }
+
+        @GetMapping("/endless")
+        SseEmitter endless() {
+            return RpccSse.emitter(rpcc.startChainWithReplies(ChainCall.to("web", "endless")
+                    .timeout(Duration.ofSeconds(60)), Progress.class));
         }
 
         @GetMapping("/failing")
@@ -121,6 +144,17 @@ class RpccSseTest {
         assertThat(events).extracting(e -> e[0]).containsExactly("reply", "error");
         assertThat(events.get(1)[1]).contains("\"code\":\"SERVICE_FUNCTION_FAILED\"").contains("the disk is full")
                 .contains("\"host\":\"web\"").contains("\"hop\":1");
+    }
+
+    @Test
+    void anHttpClientThatGoesAwayCancelsTheChain() throws Exception {
+        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(URI.create(base + "/endless")).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            assertThat(lines.readLine()).isEqualTo("event:reply");
+        } // closes the connection: the next events cannot be written
+        assertThat(ENDLESS_STOPPED.await(20, TimeUnit.SECONDS)).as("the producer's preturn threw: the chain was cancelled")
+                .isTrue();
     }
 
     private HttpResponse<String> get(String path) throws Exception {
