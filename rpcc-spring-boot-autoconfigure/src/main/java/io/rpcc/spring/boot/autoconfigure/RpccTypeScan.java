@@ -58,7 +58,8 @@ final class RpccTypeScan {
             }
         };
         scanner.setResourceLoader(resourceLoader);
-        scanner.addIncludeFilter(new AnnotationTypeFilter(RpccType.class, false, true));
+        // the class itself must carry the annotation (RpccType is not @Inherited; an annotated interface does not make its implementations types)
+        scanner.addIncludeFilter(new AnnotationTypeFilter(RpccType.class, false, false));
         Set<String> names = new HashSet<>();
         for (String pkg : packages) {
             for (BeanDefinition candidate : scanner.findCandidateComponents(pkg)) {

@@ -17,6 +17,7 @@ import io.rpcc.server.RpccServer;
 import io.rpcc.spring.boot.RpccNodeLifecycle;
 import io.rpcc.spring.boot.RpccServerCustomizer;
 import io.rpcc.spring.boot.autoconfigure.TestServices.Order;
+import io.rpcc.spring.boot.autoconfigure.scan.Discount;
 import io.rpcc.spring.boot.autoconfigure.scan.Invoice;
 import io.rpcc.spring.boot.autoconfigure.scan.NotAnRpccType;
 import io.rpcc.spring.boot.autoconfigure.scan.Quote;
@@ -87,7 +88,7 @@ class RpccSpringIdiomsTest {
                             .containsEntry(Invoice.class, 321)
                             .containsEntry(Invoice.Line.class, TypeRegistry.nameDerivedId(Invoice.Line.class))
                             .containsEntry(Order.class, TypeRegistry.nameDerivedId(Order.class))
-                            .doesNotContainKey(NotAnRpccType.class);
+                            .doesNotContainKeys(NotAnRpccType.class, Discount.class);
                     Object invoice = context.getBean(RpccClient.class).call("s1", "invoice", new Quote("KB", 5)).join()
                             .value();
                     assertThat(invoice).isEqualTo(new Invoice("i-KB", List.of(new Invoice.Line("KB", 2))));
