@@ -1,0 +1,17 @@
+// The build fails in check-functions with the sandbox's message, the rule, and the line of the use
+def log = new File(basedir, 'build.log').text
+def file = new File(basedir, 'src/main/java/com/acme/Checkout.java').canonicalPath
+def expected = "${file}:12:"
+def line = log.readLines().find { it.contains(expected) }
+assert line != null : "no ${expected} in build.log"
+assert line ==~ /.*Checkout\.java:12:\d+: .*/ : line
+assert line.contains('java.io.File') : line
+assert line.contains('which the sandbox does not allow') : line
+assert line.contains('(rule: files)') : line
+assert line.contains('com.acme.Checkout.apply') : line
+assert !new File(basedir, 'target/classes/META-INF/rpcc/functions/com/acme/Checkout.java').exists()
+// every problem is listed: also the function without a source file of its own
+assert log.contains('rpcc server would refuse chaining functions of this project (2 problems)')
+def discount = new File(basedir, 'target/classes/com/acme/Discount.class').canonicalPath
+assert log.contains("${discount}: chaining function com.acme.Discount has no source file com/acme/Discount.java")
+return true
