@@ -4,14 +4,18 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.NextHop;
 
-/** Prices the order at the first hop, then ends the chain with the order at its price. */
+/**
+ * After the shop's hop (its result: the order), sends the order to pricing; after pricing's hop
+ * (its result: the price in cents), ends the chain with the order at that price.
+ */
 public class Checkout implements ChainingFunction {
     @Override
     public NextHop apply(ChainState state, Object result) {
-        Order order = state.get("order", Order.class);
-        if (!state.contains("priced")) {
-            return NextHop.call("pricing", "price", order, state.with("priced", true));
+        if (!state.contains("order")) {
+            Order order = (Order) result;
+            return NextHop.call("pricing", "price", order, state.with("order", order));
         }
+        Order order = state.get("order", Order.class);
         return NextHop.end(new Order(order.id(), (Long) result));
     }
 }
