@@ -12,7 +12,7 @@ try {
 } finally {
     jar.close()
 }
-// and CheckoutTest ran it, read from the packaged resource, at two real servers
+// and CheckoutTest ran it, ChainingFunctionSource.of(Checkout.class), at two real servers
 def report = new File(basedir, 'target/surefire-reports/com.acme.CheckoutTest.txt')
 assert report.isFile() && report.text.contains('Tests run: 1, Failures: 0, Errors: 0, Skipped: 0')
 return true

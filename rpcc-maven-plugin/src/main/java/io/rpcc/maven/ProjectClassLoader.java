@@ -11,11 +11,14 @@ import java.util.Enumeration;
  * Maven's own classes. Classes and resources under {@code io.rpcc.} that the plugin has (rpcc-core
  * and what it needs) come from the plugin, so the check, the function's class and the
  * {@code ChainingFunction} it implements agree on one rpcc; other rpcc modules (rpcc-server,
- * rpcc-client...) and everything else come from the project.
+ * rpcc-client...) and everything else come from the project, nothing from Maven or this plugin.
  */
 final class ProjectClassLoader extends URLClassLoader {
     private static final String RPCC_CLASSES = "io.rpcc.";
     private static final String RPCC_RESOURCES = "io/rpcc/";
+    /** This plugin's own package: not rpcc's runtime, so not the project's either. */
+    private static final String PLUGIN_CLASSES = "io.rpcc.maven.";
+    private static final String PLUGIN_RESOURCES = "io/rpcc/maven/";
 
     static {
         registerAsParallelCapable();
@@ -34,7 +37,7 @@ final class ProjectClassLoader extends URLClassLoader {
 
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-        if (name.startsWith(RPCC_CLASSES)) {
+        if (name.startsWith(RPCC_CLASSES) && !name.startsWith(PLUGIN_CLASSES)) {
             try {
                 return rpcc.loadClass(name);
             } catch (ClassNotFoundException e) {
@@ -46,7 +49,7 @@ final class ProjectClassLoader extends URLClassLoader {
 
     @Override
     public URL getResource(String name) {
-        if (name.startsWith(RPCC_RESOURCES)) {
+        if (name.startsWith(RPCC_RESOURCES) && !name.startsWith(PLUGIN_RESOURCES)) {
             URL url = rpcc.getResource(name);
             if (url != null) {
                 return url;
@@ -57,7 +60,7 @@ final class ProjectClassLoader extends URLClassLoader {
 
     @Override
     public Enumeration<URL> getResources(String name) throws IOException {
-        if (name.startsWith(RPCC_RESOURCES)) {
+        if (name.startsWith(RPCC_RESOURCES) && !name.startsWith(PLUGIN_RESOURCES)) {
             Enumeration<URL> fromRpcc = rpcc.getResources(name);
             if (fromRpcc.hasMoreElements()) {
                 return fromRpcc;

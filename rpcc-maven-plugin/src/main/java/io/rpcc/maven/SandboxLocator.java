@@ -15,17 +15,18 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 
 /**
- * Finds the source line (and column) of a sandbox violation, whose message names what the function
- * uses and where ({@code chaining function Checkout uses java.io.File in com.acme.Checkout.apply,
- * which the sandbox does not allow}), but not the line: the first instruction of that method that
- * uses that class or member, in the class file the project's compiler wrote (its line table), then
- * the name's column in that source line. Falls back to the method's first line, then to the line
- * that declares the class; {@code null} when the message names nothing to look for.
+ * Finds the source line and column of a sandbox violation, whose message names what the function
+ * uses, where, and mostly the line ({@code chaining function com.acme.Checkout uses java.io.File in
+ * com.acme.Checkout.apply (line 12), which the sandbox does not allow}). The line is the server's
+ * where it gives one; else the first instruction of that method that uses that class or member, in
+ * the class file the project's compiler wrote (its line table); else the method's first line; else
+ * the line that declares the class. The column is that of the name in that line (else the line's
+ * first non-blank character). {@code null} when there is no line to point at.
  */
 final class SandboxLocator {
     /** What the function uses, and optionally where (class or class.method). */
     private static final Pattern MESSAGE = Pattern.compile(
-            "uses (.+?)(?: in ([\\p{L}\\p{N}_$.<>]+))?, which the sandbox does not allow");
+            "uses (.+?)(?: in ([\\p{L}\\p{N}_$.<>]+))?(?: \\(line (\\d+)\\))?, which the sandbox does not allow");
     private static final Pattern QUALIFIED = Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$]*(\\.[\\p{L}_$<][\\p{L}\\p{N}_$>]*)+");
 
     /** A place in the source: line and column, from 1. */
@@ -47,9 +48,11 @@ final class SandboxLocator {
         Matcher m = MESSAGE.matcher(message);
         String what = null;
         String where = null;
+        int line = 0;
         if (m.find()) {
             what = m.group(1);
             where = m.group(2);
+            line = m.group(3) == null ? 0 : Integer.parseInt(m.group(3));
         }
         String className = function;
         String method = null;
@@ -75,9 +78,8 @@ final class SandboxLocator {
                 member = what.substring(dot + 1);
             }
         }
-        int line = 0;
         Path file = classFile(className);
-        if (file != null && method != null) {
+        if ((line <= 0 || line > source.size()) && file != null && method != null) {
             line = lineIn(file, method, owner, member);
         }
         if (line <= 0 || line > source.size()) {

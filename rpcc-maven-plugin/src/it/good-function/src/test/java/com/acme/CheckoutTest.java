@@ -24,8 +24,10 @@ class CheckoutTest {
              RpccServer pricing = start(names, RpccServer.builder("pricing").types(types)
                      .service("price", order -> 4_999L));
              RpccClient client = RpccClient.builder().name("client").resolver(names).types(types).build().start()) {
-            ChainingFunctionSource checkout = ChainingFunctionSource.javaResource(Checkout.class,
-                    "/META-INF/rpcc/functions/com/acme/Checkout.java");
+            ChainingFunctionSource checkout = ChainingFunctionSource.of(Checkout.class);
+            // the source the plugin packaged (not src/main/java, of(Class)'s fallback)
+            assertEquals(ChainingFunctionSource.javaResource(Checkout.class, "/META-INF/rpcc/functions/com/acme/Checkout.java"),
+                    checkout);
             ChainResult result = client.runChain(ChainCall.to("shop", "order").params("o-1")
                     .chainingFunction(checkout).state(ChainState.empty()));
             assertEquals(new Order("o-1", 4_999L), result.value());
