@@ -10,8 +10,12 @@ assert line.contains('which the sandbox does not allow') : line
 assert line.contains('(rule: files)') : line
 assert line.contains('com.acme.Checkout.apply') : line
 assert !new File(basedir, 'target/classes/META-INF/rpcc/functions/com/acme/Checkout.java').exists()
-// every problem is listed: also the function without a source file of its own
-assert log.contains('rpcc server would refuse chaining functions of this project (2 problems)')
+// every problem is listed: also a type javac inferred, explained, and a function without a source file of its own
+assert log.contains('rpcc server would refuse chaining functions of this project (3 problems)')
+def mixed = new File(basedir, 'src/main/java/com/acme/Mixed.java').canonicalPath
+def inferred = log.readLines().find { it.contains("${mixed}:") }
+assert inferred ==~ /.*Mixed\.java:1[23]:\d+: chaining function com\.acme\.Mixed uses java\.io\.Serializable .*/ : inferred
+assert inferred.contains('javac inferred it') && inferred.contains('List.<Object>of(...)') : inferred
 def discount = new File(basedir, 'target/classes/com/acme/Discount.class').canonicalPath
 assert log.contains("${discount}: chaining function com.acme.Discount has no source file com/acme/Discount.java")
 return true

@@ -47,7 +47,7 @@ import org.apache.maven.project.MavenProject;
  *   <li>runs the server's own compile and sandbox check ({@code io.rpcc.core.FunctionCheck}) on
  *       that source, against the project's classes and dependencies, with the types a node of
  *       this application registers: every class annotated {@code @io.rpcc.core.RpccType} in
- *       {@code target/classes}, plus those listed in {@link #types};</li>
+ *       {@code target/classes}, plus those listed in {@code <types>};</li>
  *   <li>copies the source, UTF-8, to
  *       {@code target/classes/META-INF/rpcc/functions/com/acme/Checkout.java}, where
  *       {@code ChainingFunctionSource.of(Checkout.class)} finds it at run time (so it is in the jar,
