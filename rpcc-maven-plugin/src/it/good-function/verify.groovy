@@ -3,8 +3,9 @@ def source = new File(basedir, 'src/main/java/com/acme/Checkout.java')
 def packaged = new File(basedir, 'target/classes/META-INF/rpcc/functions/com/acme/Checkout.java')
 assert packaged.isFile()
 assert packaged.getText('UTF-8') == source.getText('UTF-8')
-// only chaining functions are packaged: not the record, not the abstract class
+// only chaining functions are packaged: not the records, not the abstract class
 assert !new File(basedir, 'target/classes/META-INF/rpcc/functions/com/acme/Order.java').exists()
+assert !new File(basedir, 'target/classes/META-INF/rpcc/functions/com/acme/Receipt.java').exists()
 assert !new File(basedir, 'target/classes/META-INF/rpcc/functions/com/acme/Shop.java').exists()
 def jar = new java.util.jar.JarFile(new File(basedir, 'target/good-function-1.0.jar'))
 try {

@@ -122,6 +122,10 @@ public class CheckFunctionsMojo extends AbstractMojo {
     @Parameter(defaultValue = "${project.build.sourceEncoding}")
     private String encoding;
 
+    /** Made by Maven, which then sets the parameters. */
+    public CheckFunctionsMojo() {
+    }
+
     @Override
     public void execute() throws MojoExecutionException, MojoFailureException {
         Path classes = outputDirectory.toPath().toAbsolutePath();
@@ -286,7 +290,9 @@ public class CheckFunctionsMojo extends AbstractMojo {
         for (String p : problems) {
             getLog().error(p);
         }
-        StringBuilder sb = new StringBuilder("rpcc: an rpcc server would refuse ").append(functions == 1 ? "this chaining function" : "chaining functions of this project")
+        StringBuilder sb = new StringBuilder("rpcc: an rpcc server would refuse ")
+                .append(functions == 1 ? "this chaining function" : functions > 1 ? "chaining functions of this project"
+                        : "this project's types")
                 .append(" (").append(problems.size()).append(problems.size() == 1 ? " problem" : " problems").append("):");
         for (String p : problems) {
             sb.append(System.lineSeparator()).append(p);

@@ -6,7 +6,7 @@ import io.rpcc.core.NextHop;
 
 /**
  * After the shop's hop (its result: the order), sends the order to pricing; after pricing's hop
- * (its result: the price in cents), ends the chain with the order at that price.
+ * (its result: the price in cents), ends the chain with a receipt.
  */
 public class Checkout implements ChainingFunction {
     @Override
@@ -16,6 +16,6 @@ public class Checkout implements ChainingFunction {
             return NextHop.call("pricing", "price", order, state.with("order", order));
         }
         Order order = state.get("order", Order.class);
-        return NextHop.end(new Order(order.id(), (Long) result));
+        return NextHop.end(new Receipt(order.id(), (Long) result));
     }
 }

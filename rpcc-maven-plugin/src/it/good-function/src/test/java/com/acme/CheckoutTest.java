@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 class CheckoutTest {
     @Test
     void thePackagedFunctionRunsAtTheServers() {
-        TypeRegistry types = TypeRegistry.builder().registerAnnotated(Order.class).build();
+        TypeRegistry types = TypeRegistry.builder().registerAnnotated(Order.class).register(Receipt.class).build();
         StaticNameResolver names = new StaticNameResolver();
         try (RpccServer shop = start(names, RpccServer.builder("shop").types(types)
                      .service("order", id -> new Order((String) id, 0)));
@@ -30,7 +30,7 @@ class CheckoutTest {
                     checkout);
             ChainResult result = client.runChain(ChainCall.to("shop", "order").params("o-1")
                     .chainingFunction(checkout).state(ChainState.empty()));
-            assertEquals(new Order("o-1", 4_999L), result.value());
+            assertEquals(new Receipt("o-1", 4_999L), result.value());
             assertEquals(List.of("shop", "pricing"), result.path());
         }
     }
