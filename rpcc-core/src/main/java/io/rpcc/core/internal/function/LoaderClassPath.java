@@ -136,15 +136,27 @@ public final class LoaderClassPath {
         return loader.getName() != null ? "class loader '" + loader.getName() + "'" : loader.getClass().getName();
     }
 
+    /**
+     * The index of the loader's class path, built on first use. Indexes of loaders that only the
+     * boot layer's modules extend are shared by every node of the JVM (a loader's class path does
+     * not change; a JVM's nodes usually share one loader), held only as long as the loader lives.
+     */
     private Index index() {
         Index i = index;
         if (i == null) {
             synchronized (this) {
                 i = index;
                 if (i == null) {
-                    i = new Index();
-                    for (Root root : roots()) {
-                        i.add(root);
+                    boolean shareable = layers.size() == 1;
+                    i = shareable ? SHARED.get(loader) : null;
+                    if (i == null) {
+                        i = new Index();
+                        for (Root root : roots()) {
+                            i.add(root);
+                        }
+                        if (shareable) {
+                            SHARED.put(loader, i);
+                        }
                     }
                     index = i;
                 }
@@ -152,6 +164,8 @@ public final class LoaderClassPath {
         }
         return i;
     }
+
+    private static final Map<ClassLoader, Index> SHARED = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     /** The roots of {@link #loader} and its parents, in the loader's delegation order (parents first). */
     private List<Root> roots() {

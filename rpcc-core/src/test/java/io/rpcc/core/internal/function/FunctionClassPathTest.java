@@ -172,6 +172,26 @@ class FunctionClassPathTest {
     }
 
     @Test
+    void aFunctionCannotReplaceRpccsOwnClassesForItself() {
+        // its own classes load first: a Budget of its own would switch off the sandbox's budget checks
+        String shadow = """
+                package io.rpcc.core.internal.function;
+                import io.rpcc.core.*;
+                public class Shadow implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) { return NextHop.end("escaped"); }
+                }
+                final class Budget {
+                    static void charge(long n) { }
+                }
+                """;
+        HopFailure f = assertThrows(HopFailure.class,
+                () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(shadow)));
+        assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, f.code(), f.getMessage());
+        assertTrue(f.getMessage().contains("declares the class io.rpcc.core.internal.function.Budget, which is rpcc's own"),
+                f.getMessage());
+    }
+
+    @Test
     void aTypeJavacInferredAndTheSandboxRefusesIsExplainedWithItsLine() {
         String inferred = """
                 import io.rpcc.core.*;
