@@ -112,6 +112,61 @@ class FunctionClassPathTest {
         }
     }
 
+    /**
+     * A jar whose manifest {@code Class-Path} names the jar with the types, as {@code java -jar rpcc-node.jar}
+     * finds rpcc in the node distribution's {@code lib/}: the loader follows it, so must the compiler.
+     */
+    @Test
+    void aFunctionUsesTypesOfTheJarsAJarsManifestClassPathNames() throws Exception {
+        Path lib = Files.createDirectories(dir.resolve("dist/lib"));
+        Files.copy(jar, lib.resolve("svc.jar"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        java.util.jar.Manifest manifest = new java.util.jar.Manifest();
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.CLASS_PATH, "lib/missing.jar  lib/svc.jar");
+        Path launcher = dir.resolve("dist/launcher.jar");
+        new JarOutputStream(Files.newOutputStream(launcher), manifest).close();
+        try (URLClassLoader node = new URLClassLoader("node", new URL[] {launcher.toUri().toURL()},
+                FunctionClassPathTest.class.getClassLoader())) {
+            Class<?> order = node.loadClass("com.acme.svc.Order");
+            Object in = order.getConstructor(String.class, long.class).newInstance("o-2", 2000L);
+            Object out = run(runtime(node, order), USES_ORDER, in);
+            assertEquals(order.getConstructor(String.class, long.class).newInstance("o-2", 1800L), out);
+        }
+    }
+
+    @Test
+    void aFunctionUsesApplicationTypesFromANamedModule() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("module-src/com/acme/svc"));
+        Files.writeString(dir.resolve("module-src/module-info.java"), "module acme.svc { exports com.acme.svc; }");
+        Files.writeString(src.resolve("Order.java"), """
+                package com.acme.svc;
+                public record Order(String id, long cents) {
+                    public Order withCents(long c) { return new Order(id, c); }
+                }
+                """);
+        Path out = Files.createDirectories(dir.resolve("module-classes"));
+        assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, "--release", "21", "-d", out.toString(),
+                dir.resolve("module-src/module-info.java").toString(), src.resolve("Order.java").toString()));
+        Path modules = Files.createDirectories(dir.resolve("mods"));
+        Path moduleJar = modules.resolve("acme-svc.jar");
+        try (JarOutputStream jarOut = new JarOutputStream(Files.newOutputStream(moduleJar)); Stream<Path> files = Files.walk(out)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                jarOut.putNextEntry(new JarEntry(out.relativize(f).toString().replace('\\', '/')));
+                jarOut.write(Files.readAllBytes(f));
+                jarOut.closeEntry();
+            }
+        }
+        java.lang.module.ModuleFinder finder = java.lang.module.ModuleFinder.of(modules);
+        java.lang.module.Configuration config = ModuleLayer.boot().configuration()
+                .resolve(finder, java.lang.module.ModuleFinder.of(), java.util.Set.of("acme.svc"));
+        ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(config, FunctionClassPathTest.class.getClassLoader());
+        ClassLoader loader = layer.findLoader("acme.svc");
+        Class<?> order = loader.loadClass("com.acme.svc.Order");
+        Object in = order.getConstructor(String.class, long.class).newInstance("o-2", 2000L);
+        assertEquals(order.getConstructor(String.class, long.class).newInstance("o-2", 1800L),
+                run(runtime(loader, order), USES_ORDER, in));
+    }
+
     @Test
     void aTypeTheLoaderDoesNotSeeIsAClassPathErrorThatSaysWhatToDo() {
         HopFailure f = assertThrows(HopFailure.class,
@@ -136,6 +191,26 @@ class FunctionClassPathTest {
                     """;
             assertEquals("shipped", run(runtime(services), shipped, null));
         }
+    }
+
+    @Test
+    void aFunctionCannotReplaceRpccsOwnClassesForItself() {
+        // its own classes load first: a Budget of its own would switch off the sandbox's budget checks
+        String shadow = """
+                package io.rpcc.core.internal.function;
+                import io.rpcc.core.*;
+                public class Shadow implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) { return NextHop.end("escaped"); }
+                }
+                final class Budget {
+                    static void charge(long n) { }
+                }
+                """;
+        HopFailure f = assertThrows(HopFailure.class,
+                () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(shadow)));
+        assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, f.code(), f.getMessage());
+        assertTrue(f.getMessage().contains("declares the class io.rpcc.core.internal.function.Budget, which is rpcc's own"),
+                f.getMessage());
     }
 
     @Test
