@@ -16,4 +16,7 @@ try {
 // and CheckoutTest ran it, ChainingFunctionSource.of(Checkout.class), at two real servers
 def report = new File(basedir, 'target/surefire-reports/com.acme.CheckoutTest.txt')
 assert report.isFile() && report.text.contains('Tests run: 1, Failures: 0, Errors: 0, Skipped: 0')
+// the summary: Order (annotated, and scanned by <typePackages> again) and Receipt (<types>)
+def log = new File(basedir, 'build.log').text
+assert log.contains('rpcc: checked (compile and sandbox) 1 chaining function [com.acme.Checkout] with 2 registered types')
 return true

@@ -105,10 +105,24 @@ public class CheckFunctionsMojo extends AbstractMojo {
     private List<String> types = new ArrayList<>();
 
     /**
+     * Packages whose {@code @RpccType} classes the node registers as well, with their
+     * sub-packages, found on the whole project class path (for annotated types in a dependency,
+     * such as a shared model module, as the Spring property {@code rpcc.types-packages} does).
+     *
+     * <pre>{@code
+     * <typePackages>
+     *   <typePackage>com.acme.model</typePackage>
+     * </typePackages>
+     * }</pre>
+     */
+    @Parameter
+    private List<String> typePackages = new ArrayList<>();
+
+    /**
      * {@code false} for nodes built {@code withoutSandbox()}: the functions are compiled only, not
      * checked against the sandbox's rules.
      */
-    @Parameter(property = "rpcc.sandbox", defaultValue = "true")
+    @Parameter(property = "rpcc.check.sandbox", defaultValue = "true")
     private boolean sandbox;
 
     /**
@@ -173,6 +187,14 @@ public class CheckFunctionsMojo extends AbstractMojo {
                     problems.add("<types> names " + name.trim() + ", which is not on the project's class path (" + e + ")");
                 }
             }
+            for (String pkg : typePackages) {
+                try {
+                    registry.scan(pkg.trim(), loader);
+                } catch (RuntimeException | LinkageError e) {
+                    problems.add("cannot register the @RpccType classes of package " + pkg.trim() + " (<typePackages>) as a "
+                            + "node would: " + e);
+                }
+            }
             if (functions.isEmpty()) {
                 getLog().debug("rpcc: no chaining functions in " + classes);
                 fail(problems, 0);
@@ -182,7 +204,8 @@ public class CheckFunctionsMojo extends AbstractMojo {
                 fail(problems, functions.size());
             }
             Thread.currentThread().setContextClassLoader(loader);
-            FunctionCheck.Builder builder = FunctionCheck.builder().classLoader(loader).types(registry.build());
+            TypeRegistry typeRegistry = registry.build();
+            FunctionCheck.Builder builder = FunctionCheck.builder().classLoader(loader).types(typeRegistry);
             FunctionCheck check = (sandbox ? builder.sandbox(SandboxLimits.DEFAULT) : builder.withoutSandbox()).build();
             SandboxLocator locator = new SandboxLocator(classes);
             List<String> checked = new ArrayList<>();
@@ -220,8 +243,8 @@ public class CheckFunctionsMojo extends AbstractMojo {
             fail(problems, functions.size());
             getLog().info("rpcc: " + (skip ? "packaged (check skipped) " : sandbox ? "checked (compile and sandbox) "
                     : "checked (compile only, no sandbox) ") + checked.size() + " chaining function"
-                    + (checked.size() == 1 ? "" : "s") + " " + checked + " with " + registered.size()
-                    + " registered type" + (registered.size() == 1 ? "" : "s") + "; sources in "
+                    + (checked.size() == 1 ? "" : "s") + " " + checked + " with " + typeRegistry.registrations().size()
+                    + " registered type" + (typeRegistry.registrations().size() == 1 ? "" : "s") + "; sources in "
                     + classes.resolve(FUNCTIONS_DIRECTORY));
         } catch (IOException e) {
             throw new MojoExecutionException("rpcc: " + e.getMessage(), e);
