@@ -122,7 +122,7 @@ public class CheckFunctionsMojo extends AbstractMojo {
      * {@code false} for nodes built {@code withoutSandbox()}: the functions are compiled only, not
      * checked against the sandbox's rules.
      */
-    @Parameter(property = "rpcc.check.sandbox", defaultValue = "true")
+    @Parameter(property = "rpcc.sandbox", defaultValue = "true")
     private boolean sandbox;
 
     /**
