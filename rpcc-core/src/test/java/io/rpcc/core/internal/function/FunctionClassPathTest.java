@@ -218,7 +218,7 @@ class FunctionClassPathTest {
         String inferred = """
                 import io.rpcc.core.*;
                 import java.util.List;
-                public class Mixed implements ChainingFunction {
+                public class Mixed implements ChainingFunction { // not Serializable: a comment does not count
                     public NextHop apply(ChainState state, Object result) {
                         var items = List.of("a", 1L, "b");
                         var first = items.get(0);
