@@ -136,15 +136,27 @@ public final class LoaderClassPath {
         return loader.getName() != null ? "class loader '" + loader.getName() + "'" : loader.getClass().getName();
     }
 
+    /**
+     * The index of the loader's class path, built on first use. Indexes of loaders that only the
+     * boot layer's modules extend are shared by every node of the JVM (a loader's class path does
+     * not change; a JVM's nodes usually share one loader), held only as long as the loader lives.
+     */
     private Index index() {
         Index i = index;
         if (i == null) {
             synchronized (this) {
                 i = index;
                 if (i == null) {
-                    i = new Index();
-                    for (Root root : roots()) {
-                        i.add(root);
+                    boolean shareable = layers.size() == 1;
+                    i = shareable ? SHARED.get(loader) : null;
+                    if (i == null) {
+                        i = new Index();
+                        for (Root root : roots()) {
+                            i.add(root);
+                        }
+                        if (shareable) {
+                            SHARED.put(loader, i);
+                        }
                     }
                     index = i;
                 }
@@ -152,6 +164,8 @@ public final class LoaderClassPath {
         }
         return i;
     }
+
+    private static final Map<ClassLoader, Index> SHARED = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     /** The roots of {@link #loader} and its parents, in the loader's delegation order (parents first). */
     private List<Root> roots() {
@@ -232,8 +246,39 @@ public final class LoaderClassPath {
     private static void addPath(Map<String, Root> roots, Path path) {
         if (Files.isDirectory(path)) {
             roots.putIfAbsent(path.toString(), new DirectoryRoot(path));
-        } else if (Files.isRegularFile(path)) {
-            roots.putIfAbsent(path.toString(), new JarFileRoot(path));
+        } else if (Files.isRegularFile(path) && roots.putIfAbsent(path.toString(), new JarFileRoot(path)) == null) {
+            addManifestClassPath(roots, path);
+        }
+    }
+
+    /**
+     * The jars and directories a jar's manifest names in {@code Class-Path}, relative to the jar's
+     * directory, as the application class loader and {@link URLClassLoader} load them: the standalone
+     * node's {@code rpcc-node.jar} has rpcc itself in {@code lib/} that way ({@code java -jar}).
+     */
+    private static void addManifestClassPath(Map<String, Root> roots, Path jar) {
+        String classPath;
+        try (JarFile file = new JarFile(jar.toFile())) {
+            java.util.jar.Manifest manifest = file.getManifest();
+            classPath = manifest == null ? null : manifest.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH);
+        } catch (IOException | RuntimeException e) {
+            return;
+        }
+        if (classPath == null) {
+            return;
+        }
+        for (String entry : classPath.trim().split("\\s+")) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            try {
+                URI uri = jar.toUri().resolve(entry);
+                if ("file".equals(uri.getScheme())) {
+                    addPath(roots, Path.of(uri));
+                }
+            } catch (RuntimeException e) {
+                // an entry that is no file URL (the loaders skip it too)
+            }
         }
     }
 

@@ -112,6 +112,28 @@ class FunctionClassPathTest {
         }
     }
 
+    /**
+     * A jar whose manifest {@code Class-Path} names the jar with the types, as {@code java -jar rpcc-node.jar}
+     * finds rpcc in the node distribution's {@code lib/}: the loader follows it, so must the compiler.
+     */
+    @Test
+    void aFunctionUsesTypesOfTheJarsAJarsManifestClassPathNames() throws Exception {
+        Path lib = Files.createDirectories(dir.resolve("dist/lib"));
+        Files.copy(jar, lib.resolve("svc.jar"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        java.util.jar.Manifest manifest = new java.util.jar.Manifest();
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.CLASS_PATH, "lib/missing.jar  lib/svc.jar");
+        Path launcher = dir.resolve("dist/launcher.jar");
+        new JarOutputStream(Files.newOutputStream(launcher), manifest).close();
+        try (URLClassLoader node = new URLClassLoader("node", new URL[] {launcher.toUri().toURL()},
+                FunctionClassPathTest.class.getClassLoader())) {
+            Class<?> order = node.loadClass("com.acme.svc.Order");
+            Object in = order.getConstructor(String.class, long.class).newInstance("o-2", 2000L);
+            Object out = run(runtime(node, order), USES_ORDER, in);
+            assertEquals(order.getConstructor(String.class, long.class).newInstance("o-2", 1800L), out);
+        }
+    }
+
     @Test
     void aFunctionUsesApplicationTypesFromANamedModule() throws Exception {
         Path src = Files.createDirectories(dir.resolve("module-src/com/acme/svc"));
@@ -172,11 +194,31 @@ class FunctionClassPathTest {
     }
 
     @Test
+    void aFunctionCannotReplaceRpccsOwnClassesForItself() {
+        // its own classes load first: a Budget of its own would switch off the sandbox's budget checks
+        String shadow = """
+                package io.rpcc.core.internal.function;
+                import io.rpcc.core.*;
+                public class Shadow implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) { return NextHop.end("escaped"); }
+                }
+                final class Budget {
+                    static void charge(long n) { }
+                }
+                """;
+        HopFailure f = assertThrows(HopFailure.class,
+                () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(shadow)));
+        assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, f.code(), f.getMessage());
+        assertTrue(f.getMessage().contains("declares the class io.rpcc.core.internal.function.Budget, which is rpcc's own"),
+                f.getMessage());
+    }
+
+    @Test
     void aTypeJavacInferredAndTheSandboxRefusesIsExplainedWithItsLine() {
         String inferred = """
                 import io.rpcc.core.*;
                 import java.util.List;
-                public class Mixed implements ChainingFunction {
+                public class Mixed implements ChainingFunction { // not Serializable: a comment does not count
                     public NextHop apply(ChainState state, Object result) {
                         var items = List.of("a", 1L, "b");
                         var first = items.get(0);
