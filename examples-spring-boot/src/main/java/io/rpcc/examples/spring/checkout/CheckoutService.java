@@ -1,5 +1,6 @@
 package io.rpcc.examples.spring.checkout;
 
+import com.example.checkout.Checkout;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.core.ChainingFunctionSource;

@@ -1,4 +1,4 @@
-package io.rpcc.examples.spring.checkout;
+package com.example.checkout;
 
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
@@ -9,10 +9,13 @@ import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
 
 /**
- * The checkout chain's logic: an ordinary class of the application, checked by its IDE and compiler,
- * shipped to the servers as source ({@code ChainingFunctionSource.of(Checkout.class)}) and run at each
- * server after the service function of the hop there. It names the application's own types, which every
- * node registers ({@code @RpccType}).
+ * The checkout chain's logic: an ordinary class of the application, checked by its IDE and compiler and
+ * at build time by the rpcc-maven-plugin, shipped to the servers as source
+ * ({@code ChainingFunctionSource.of(Checkout.class)}) and run at each server after the service function
+ * of the hop there. It names the application's own types, which every node registers ({@code @RpccType}).
+ *
+ * <p>It lives in a package of the application's own, outside {@code io.rpcc}: a server refuses a
+ * function that declares a class in rpcc's packages that its class loader also has.
  *
  * <p>After the catalog's {@code price}: tells the client the order is priced (a partial reply) and sends
  * the priced order on to shipping. After shipping's {@code ship}: tells the client it is shipped, and
