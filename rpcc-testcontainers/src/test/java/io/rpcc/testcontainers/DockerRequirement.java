@@ -1,11 +1,11 @@
 package io.rpcc.testcontainers;
 
-import com.github.dockerjava.api.exception.NotFoundException;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.opentest4j.AssertionFailedError;
 import org.testcontainers.DockerClientFactory;
+import org.testcontainers.utility.DockerImageName;
 
 /**
  * Runs a container test class only where Docker answers and the node image ({@link #IMAGE}) exists.
@@ -38,10 +38,11 @@ final class DockerRequirement implements ExecutionCondition {
             if (!DockerClientFactory.instance().isDockerAvailable()) {
                 return "Docker is not available (no daemon answers; ./rpcc test installs docker.io and starts dockerd as root)";
             }
-            DockerClientFactory.instance().client().inspectImageCmd(IMAGE).exec();
+            // not DockerClientFactory.client(): that starts Ryuk, which pulls its image
+            if (!DockerPreflight.isLocal(DockerImageName.parse(IMAGE))) {
+                return "the image " + IMAGE + " does not exist: build it with ./rpcc image";
+            }
             return null;
-        } catch (NotFoundException e) {
-            return "the image " + IMAGE + " does not exist: build it with ./rpcc image";
         } catch (RuntimeException e) {
             return "Testcontainers cannot use Docker (" + e.getMessage() + "); where no registry is reachable set"
                     + " TESTCONTAINERS_RYUK_DISABLED=true and TESTCONTAINERS_HOST_OVERRIDE=localhost, as ./rpcc test does";
