@@ -213,8 +213,39 @@ public final class LoaderClassPath {
     private static void addPath(Map<String, Root> roots, Path path) {
         if (Files.isDirectory(path)) {
             roots.putIfAbsent(path.toString(), new DirectoryRoot(path));
-        } else if (Files.isRegularFile(path)) {
-            roots.putIfAbsent(path.toString(), new JarFileRoot(path));
+        } else if (Files.isRegularFile(path) && roots.putIfAbsent(path.toString(), new JarFileRoot(path)) == null) {
+            addManifestClassPath(roots, path);
+        }
+    }
+
+    /**
+     * The jars and directories a jar's manifest names in {@code Class-Path}, relative to the jar's
+     * directory, as the application class loader and {@link URLClassLoader} load them: the standalone
+     * node's {@code rpcc-node.jar} has rpcc itself in {@code lib/} that way ({@code java -jar}).
+     */
+    private static void addManifestClassPath(Map<String, Root> roots, Path jar) {
+        String classPath;
+        try (JarFile file = new JarFile(jar.toFile())) {
+            java.util.jar.Manifest manifest = file.getManifest();
+            classPath = manifest == null ? null : manifest.getMainAttributes().getValue(java.util.jar.Attributes.Name.CLASS_PATH);
+        } catch (IOException | RuntimeException e) {
+            return;
+        }
+        if (classPath == null) {
+            return;
+        }
+        for (String entry : classPath.trim().split("\\s+")) {
+            if (entry.isEmpty()) {
+                continue;
+            }
+            try {
+                URI uri = jar.toUri().resolve(entry);
+                if ("file".equals(uri.getScheme())) {
+                    addPath(roots, Path.of(uri));
+                }
+            } catch (RuntimeException e) {
+                // an entry that is no file URL (the loaders skip it too)
+            }
         }
     }
 

@@ -112,6 +112,28 @@ class FunctionClassPathTest {
         }
     }
 
+    /**
+     * A jar whose manifest {@code Class-Path} names the jar with the types, as {@code java -jar rpcc-node.jar}
+     * finds rpcc in the node distribution's {@code lib/}: the loader follows it, so must the compiler.
+     */
+    @Test
+    void aFunctionUsesTypesOfTheJarsAJarsManifestClassPathNames() throws Exception {
+        Path lib = Files.createDirectories(dir.resolve("dist/lib"));
+        Files.copy(jar, lib.resolve("svc.jar"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        java.util.jar.Manifest manifest = new java.util.jar.Manifest();
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(java.util.jar.Attributes.Name.CLASS_PATH, "lib/missing.jar  lib/svc.jar");
+        Path launcher = dir.resolve("dist/launcher.jar");
+        new JarOutputStream(Files.newOutputStream(launcher), manifest).close();
+        try (URLClassLoader node = new URLClassLoader("node", new URL[] {launcher.toUri().toURL()},
+                FunctionClassPathTest.class.getClassLoader())) {
+            Class<?> order = node.loadClass("com.acme.svc.Order");
+            Object in = order.getConstructor(String.class, long.class).newInstance("o-2", 2000L);
+            Object out = run(runtime(node, order), USES_ORDER, in);
+            assertEquals(order.getConstructor(String.class, long.class).newInstance("o-2", 1800L), out);
+        }
+    }
+
     @Test
     void aTypeTheLoaderDoesNotSeeIsAClassPathErrorThatSaysWhatToDo() {
         HopFailure f = assertThrows(HopFailure.class,
