@@ -1,10 +1,10 @@
 package com.acme.svc;
 
+import io.rpcc.testcontainers.RpccNodeContainer;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.opentest4j.AssertionFailedError;
-import org.testcontainers.DockerClientFactory;
 
 /**
  * Runs the container test where Docker answers; elsewhere skips it, unless Docker is required
@@ -16,7 +16,8 @@ final class NodeImageRequirement implements ExecutionCondition {
 
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-        if (DockerClientFactory.instance().isDockerAvailable()) {
+        // not DockerClientFactory.instance().isDockerAvailable(): it starts Ryuk (pulling its image)
+        if (RpccNodeContainer.isDockerAvailable()) {
             return ConditionEvaluationResult.enabled("Docker answers");
         }
         String problem = "Docker is not available (./rpcc test installs docker.io and starts dockerd as root)";

@@ -5,17 +5,20 @@ import com.github.dockerjava.api.command.PullImageResultCallback;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Image;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.dockerclient.DockerClientProviderStrategy;
 import org.testcontainers.utility.DockerImageName;
 import org.testcontainers.utility.ImageNameSubstitutor;
-import org.testcontainers.utility.TestcontainersConfiguration;
 
 /**
  * What {@link RpccNodeContainer#start()} checks before Testcontainers may pull anything, so that a
@@ -49,9 +52,31 @@ final class DockerPreflight {
      * its image can be neither found nor pulled.
      */
     static void check(DockerImageName image) {
-        check(image, Boolean.parseBoolean(System.getenv(RYUK_DISABLED_VARIABLE)),
-                DockerImageName.parse(TestcontainersConfiguration.getInstance().getRyukImage()));
+        check(image, Boolean.parseBoolean(System.getenv(RYUK_DISABLED_VARIABLE)), ryukImage());
     }
+
+    /**
+     * The image Testcontainers starts Ryuk from (before substitution): the tag is a constant of its
+     * {@code RyukContainer} ({@code TestcontainersConfiguration.getRyukImage()} has no tag), read from
+     * that class file, else the tag of Testcontainers 2.0.5.
+     */
+    static DockerImageName ryukImage() {
+        String image = "testcontainers/ryuk:0.14.0";
+        try (InputStream in = DockerClientFactory.class.getClassLoader()
+                .getResourceAsStream("org/testcontainers/utility/RyukContainer.class")) {
+            if (in != null) {
+                Matcher m = RYUK_TAG.matcher(new String(in.readAllBytes(), StandardCharsets.ISO_8859_1));
+                if (m.find()) {
+                    image = m.group();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // the default above
+        }
+        return DockerImageName.parse(image);
+    }
+
+    private static final Pattern RYUK_TAG = Pattern.compile("testcontainers/ryuk:[0-9][0-9A-Za-z._-]*");
 
     /** {@link #check(DockerImageName)} with Ryuk's setting and image given (for tests). */
     static void check(DockerImageName image, boolean ryukDisabled, DockerImageName ryukImage) {
@@ -66,6 +91,22 @@ final class DockerPreflight {
             }
             return null;
         });
+    }
+
+    /**
+     * Whether a Docker daemon answers, found as Testcontainers finds it, without starting Ryuk
+     * ({@code DockerClientFactory.isDockerAvailable()} creates Testcontainers' client, which starts Ryuk
+     * and so pulls its image first: minutes of retries without a registry).
+     */
+    static boolean dockerAnswers() {
+        try {
+            return withClient(docker -> {
+                docker.pingCmd().exec();
+                return true;
+            });
+        } catch (RuntimeException e) { // no Docker environment (IllegalStateException), or it does not answer
+            return false;
+        }
     }
 
     /** Whether {@code image} is in the local Docker daemon (the pull policy of {@link RpccNodeContainer}: pull only if not). */
@@ -112,7 +153,7 @@ final class DockerPreflight {
             Thread.currentThread().interrupt();
             throw new ContainerLaunchException("interrupted while pulling " + ryuk.asCanonicalNameString(), e);
         } catch (RuntimeException e) {
-            problem = "pulling it failed: " + e.getMessage();
+            problem = "pulling it failed: " + String.valueOf(e.getMessage()).strip();
         }
         if (problem != null) {
             throw new ContainerLaunchException(ryukMessage(ryuk, problem));

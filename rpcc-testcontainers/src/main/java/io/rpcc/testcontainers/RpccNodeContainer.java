@@ -137,6 +137,23 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
     }
 
     /**
+     * Whether a Docker daemon answers, for a test's condition: unlike Testcontainers'
+     * {@code DockerClientFactory.instance().isDockerAvailable()}, this does not start Ryuk, whose image
+     * pull retries for minutes where no registry is reachable.
+     */
+    public static boolean isDockerAvailable() {
+        return DockerPreflight.dockerAnswers();
+    }
+
+    /**
+     * Whether {@code image} (e.g. {@code "rpcc-node:0.1.0-SNAPSHOT"}) is in the local Docker daemon, for a
+     * test's condition (without starting Ryuk).
+     */
+    public static boolean isImageLocal(String image) {
+        return DockerPreflight.isLocal(DockerImageName.parse(image));
+    }
+
+    /**
      * Kills the node's process at once ({@code docker kill}, SIGKILL): no drain, its connections are
      * reset, chains with a hop there fail, and new hops to it fail with a {@code HopUnreachableException}
      * naming it. The container stays (stopped) until {@link #restart()} or {@link #stop()}.

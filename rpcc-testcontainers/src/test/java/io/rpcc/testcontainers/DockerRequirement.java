@@ -4,7 +4,7 @@ import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.opentest4j.AssertionFailedError;
-import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -34,18 +34,19 @@ final class DockerRequirement implements ExecutionCondition {
     }
 
     private static String problem() {
+        // not DockerClientFactory's isDockerAvailable() or client(): they start Ryuk, which pulls its image
+        // (minutes of retries without a registry); DockerPreflight says at once what to set instead
+        if (!RpccNodeContainer.isDockerAvailable()) {
+            return "Docker is not available (no daemon answers; ./rpcc test installs docker.io and starts dockerd as root)";
+        }
+        if (!RpccNodeContainer.isImageLocal(IMAGE)) {
+            return "the image " + IMAGE + " does not exist: build it with ./rpcc image";
+        }
         try {
-            if (!DockerClientFactory.instance().isDockerAvailable()) {
-                return "Docker is not available (no daemon answers; ./rpcc test installs docker.io and starts dockerd as root)";
-            }
-            // not DockerClientFactory.client(): that starts Ryuk, which pulls its image
-            if (!DockerPreflight.isLocal(DockerImageName.parse(IMAGE))) {
-                return "the image " + IMAGE + " does not exist: build it with ./rpcc image";
-            }
+            DockerPreflight.check(DockerImageName.parse(IMAGE));
             return null;
-        } catch (RuntimeException e) {
-            return "Testcontainers cannot use Docker (" + e.getMessage() + "); where no registry is reachable set"
-                    + " TESTCONTAINERS_RYUK_DISABLED=true and TESTCONTAINERS_HOST_OVERRIDE=localhost, as ./rpcc test does";
+        } catch (ContainerLaunchException e) {
+            return e.getMessage();
         }
     }
 }
