@@ -166,10 +166,12 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
 
     /**
      * Freezes the node's processes ({@code docker pause}): its connections stay open but nothing is
-     * read or answered, as a node stuck in a long GC pause or on an overloaded machine. New connections
-     * to it get no rpcc handshake (the connecting node gives up after its {@code rpcc.timeouts.connect});
-     * on an open connection, peers notice when their PINGs go unanswered (after their ping interval and
-     * timeout) and the chain's deadline applies. {@link #unpause()} resumes it where it stopped.
+     * read or answered, as a node stuck in a long GC pause or on an overloaded machine. Its kernel still
+     * accepts connections, but the node never answers the rpcc handshake: a peer sending a hop on a new
+     * connection fails it with a {@code HopUnreachableException} naming the node after its
+     * {@code rpcc.timeouts.connect} (5 s by default); on a connection opened before, peers notice when their
+     * PINGs go unanswered (10 s + 5 s by default) and the chain's deadline applies. {@link #unpause()}
+     * resumes it where it stopped.
      */
     public void pause() {
         getDockerClient().pauseContainerCmd(requireCreated("pause")).exec();

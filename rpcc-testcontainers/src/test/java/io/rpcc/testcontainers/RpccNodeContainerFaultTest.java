@@ -122,8 +122,9 @@ class RpccNodeContainerFaultTest {
 
             HopUnreachableException e = assertThrows(HopUnreachableException.class, RpccNodeContainerFaultTest::frontToBack);
             assertEquals("front", e.host());
-            // the new connection gets no rpcc handshake from the frozen node ("closed during" or "did not answer
-            // the rpcc handshake", depending on how the paused container's kernel treats it)
+            // the frozen node's kernel accepts the connection but the node never answers the rpcc handshake:
+            // front's 1 s idle timeout closes it ("closed during the rpcc handshake") before its 2 s connect
+            // timeout would ("did not answer the rpcc handshake within 2000 ms")
             assertTrue(e.getMessage().contains("'back'") && e.getMessage().contains("rpcc handshake"), e.getMessage());
             System.out.println("chain to the paused node: " + e);
         } finally {
