@@ -151,7 +151,7 @@ public final class ChainingFunctionSource {
      * public class Checkout implements ChainingFunction {   // src/main/java/com/acme/Checkout.java
      *     public NextHop apply(ChainState state, Object result) { ... }
      * }
-     * client.startChain(ChainCall.to("pricing", "quote", order).then(ChainingFunctionSource.of(Checkout.class)));
+     * client.runChain(ChainCall.to("pricing", "quote").params(order).chainingFunction(ChainingFunctionSource.of(Checkout.class)));
      * }</pre>
      *
      * <p>When the source was not packaged (a run from an IDE that did not run the plugin), it is read

@@ -45,6 +45,8 @@ final class BytecodeSandbox {
     private static final Map<String, List<String>> SUPERTYPES = new ConcurrentHashMap<>();
 
     private final Set<String> userTypes;
+    /** Line and block comments (a crude cut: a "//" inside a string literal also ends the line's code). */
+    private static final java.util.regex.Pattern COMMENTS = java.util.regex.Pattern.compile("//[^\\n]*|/\\*(?s:.*?)\\*/");
 
     /** A sandbox that also allows the classes in {@code userTypes} (internal names). */
     BytecodeSandbox(Set<String> userTypes) {
@@ -156,7 +158,8 @@ final class BytecodeSandbox {
             }
             String simple = className.substring(className.lastIndexOf('.') + 1);
             simple = simple.substring(simple.lastIndexOf('$') + 1);
-            if (java.util.regex.Pattern.compile("\\b" + java.util.regex.Pattern.quote(simple) + "\\b").matcher(source).find()) {
+            String code = COMMENTS.matcher(source).replaceAll(" "); // a comment that names it does not count
+            if (java.util.regex.Pattern.compile("\\b" + java.util.regex.Pattern.quote(simple) + "\\b").matcher(code).find()) {
                 return "";
             }
             return ". The source does not name " + simple + ": javac inferred it as the type of an expression"

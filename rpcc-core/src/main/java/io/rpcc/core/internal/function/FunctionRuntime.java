@@ -152,7 +152,9 @@ public final class FunctionRuntime {
         }
         List<FunctionCompiler> compilers = new java.util.ArrayList<>();
         Sandbox sandbox = limits == null ? null : new Sandbox(limits);
-        compilers.add(new JavaFunctionCompiler(classLoader, bytecode, sandbox));
+        List<Class<?>> known = new java.util.ArrayList<>();
+        types.registrations().forEach(r -> known.add(r.type()));
+        compilers.add(new JavaFunctionCompiler(classLoader, known, bytecode, sandbox));
         for (FunctionCompilerProvider p : java.util.ServiceLoader.load(FunctionCompilerProvider.class,
                 FunctionRuntime.class.getClassLoader())) {
             compilers.add(p.create(limits, types));

@@ -54,8 +54,13 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
      * {@code runner}.
      */
     JavaFunctionCompiler(ClassLoader parent, BytecodeSandbox sandbox, Sandbox runner) {
+        this(parent, java.util.List.of(), sandbox, runner);
+    }
+
+    /** As above; {@code known} classes (the registered types) show which module layers the loader's modules are in. */
+    JavaFunctionCompiler(ClassLoader parent, Iterable<Class<?>> known, BytecodeSandbox sandbox, Sandbox runner) {
         this.parent = parent;
-        this.classPath = new LoaderClassPath(parent);
+        this.classPath = new LoaderClassPath(parent, known);
         this.sandbox = sandbox;
         this.runner = runner;
     }
@@ -105,7 +110,26 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                     + ") does not compile: " + errors.size() + (errors.size() == 1 ? " error" : " errors") + first
                     + ClassPathHint.forErrors(errors, classPath), errors);
         }
+        refuseShadowsOfRpcc(source, classes.keySet());
         return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes, source.source()));
+    }
+
+    /**
+     * A function's own classes load before the application's (see {@link FunctionClassLoader}), so
+     * one named like a class of rpcc's would replace it for the function, the sandbox's own
+     * {@code Budget} included: refused.
+     */
+    private void refuseShadowsOfRpcc(ChainingFunctionSource source, Set<String> names) {
+        for (String name : names) {
+            if (!name.startsWith("io.rpcc.")) {
+                continue;
+            }
+            String resource = name.replace('.', '/') + ".class";
+            if (parent.getResource(resource) != null || ChainingFunction.class.getClassLoader().getResource(resource) != null) {
+                throw failure(source, "declares the class " + name + ", which is rpcc's own; put the function in a "
+                        + "package of your own");
+            }
+        }
     }
 
     private CompiledFunction load(ChainingFunctionSource source, String className, Map<String, byte[]> classes) {

@@ -45,10 +45,27 @@ public final class LoaderClassPath {
     private static final String CLASS = ".class";
 
     private final ClassLoader loader;
+    private final Set<ModuleLayer> layers = new LinkedHashSet<>();
     private volatile @Nullable Index index;
 
     LoaderClassPath(ClassLoader loader) {
+        this(loader, List.of());
+    }
+
+    /**
+     * The class path of {@code loader}, including the named modules it defines in the boot layer and
+     * in the layers of {@code known} classes (an application's registered types, which may live in a
+     * layer of its own).
+     */
+    LoaderClassPath(ClassLoader loader, Iterable<Class<?>> known) {
         this.loader = loader;
+        layers.add(ModuleLayer.boot());
+        for (Class<?> c : known) {
+            ModuleLayer layer = c.getModule().getLayer();
+            if (layer != null) {
+                layers.add(layer);
+            }
+        }
     }
 
     /**
@@ -119,15 +136,27 @@ public final class LoaderClassPath {
         return loader.getName() != null ? "class loader '" + loader.getName() + "'" : loader.getClass().getName();
     }
 
+    /**
+     * The index of the loader's class path, built on first use. Indexes of loaders that only the
+     * boot layer's modules extend are shared by every node of the JVM (a loader's class path does
+     * not change; a JVM's nodes usually share one loader), held only as long as the loader lives.
+     */
     private Index index() {
         Index i = index;
         if (i == null) {
             synchronized (this) {
                 i = index;
                 if (i == null) {
-                    i = new Index();
-                    for (Root root : roots()) {
-                        i.add(root);
+                    boolean shareable = layers.size() == 1;
+                    i = shareable ? SHARED.get(loader) : null;
+                    if (i == null) {
+                        i = new Index();
+                        for (Root root : roots()) {
+                            i.add(root);
+                        }
+                        if (shareable) {
+                            SHARED.put(loader, i);
+                        }
                     }
                     index = i;
                 }
@@ -135,6 +164,8 @@ public final class LoaderClassPath {
         }
         return i;
     }
+
+    private static final Map<ClassLoader, Index> SHARED = java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     /** The roots of {@link #loader} and its parents, in the loader's delegation order (parents first). */
     private List<Root> roots() {
@@ -158,7 +189,9 @@ public final class LoaderClassPath {
             } else {
                 discover(roots, l);
             }
-            addModules(roots, l);
+            for (ModuleLayer layer : layers) {
+                addModules(roots, l, layer);
+            }
         }
         return new ArrayList<>(roots.values());
     }
@@ -178,13 +211,13 @@ public final class LoaderClassPath {
         }
     }
 
-    /** The named modules of the boot layer defined by {@code l} (an application run on the module path). */
-    private static void addModules(Map<String, Root> roots, ClassLoader l) {
-        for (Module m : ModuleLayer.boot().modules()) {
+    /** The named modules of {@code layer} defined by {@code l} (an application run on the module path, or a plug-in layer). */
+    private static void addModules(Map<String, Root> roots, ClassLoader l, ModuleLayer layer) {
+        for (Module m : layer.modules()) {
             if (m.getClassLoader() != l) {
                 continue;
             }
-            ModuleLayer.boot().configuration().findModule(m.getName()).map(ResolvedModule::reference)
+            layer.configuration().findModule(m.getName()).map(ResolvedModule::reference)
                     .filter(ref -> ref.location().map(uri -> !"jrt".equals(uri.getScheme())).orElse(false))
                     .ifPresent(ref -> roots.putIfAbsent("module " + m.getName(), new ModuleRoot(ref)));
         }

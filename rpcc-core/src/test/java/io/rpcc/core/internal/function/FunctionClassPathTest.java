@@ -135,6 +135,39 @@ class FunctionClassPathTest {
     }
 
     @Test
+    void aFunctionUsesApplicationTypesFromANamedModule() throws Exception {
+        Path src = Files.createDirectories(dir.resolve("module-src/com/acme/svc"));
+        Files.writeString(dir.resolve("module-src/module-info.java"), "module acme.svc { exports com.acme.svc; }");
+        Files.writeString(src.resolve("Order.java"), """
+                package com.acme.svc;
+                public record Order(String id, long cents) {
+                    public Order withCents(long c) { return new Order(id, c); }
+                }
+                """);
+        Path out = Files.createDirectories(dir.resolve("module-classes"));
+        assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, "--release", "21", "-d", out.toString(),
+                dir.resolve("module-src/module-info.java").toString(), src.resolve("Order.java").toString()));
+        Path modules = Files.createDirectories(dir.resolve("mods"));
+        Path moduleJar = modules.resolve("acme-svc.jar");
+        try (JarOutputStream jarOut = new JarOutputStream(Files.newOutputStream(moduleJar)); Stream<Path> files = Files.walk(out)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                jarOut.putNextEntry(new JarEntry(out.relativize(f).toString().replace('\\', '/')));
+                jarOut.write(Files.readAllBytes(f));
+                jarOut.closeEntry();
+            }
+        }
+        java.lang.module.ModuleFinder finder = java.lang.module.ModuleFinder.of(modules);
+        java.lang.module.Configuration config = ModuleLayer.boot().configuration()
+                .resolve(finder, java.lang.module.ModuleFinder.of(), java.util.Set.of("acme.svc"));
+        ModuleLayer layer = ModuleLayer.boot().defineModulesWithOneLoader(config, FunctionClassPathTest.class.getClassLoader());
+        ClassLoader loader = layer.findLoader("acme.svc");
+        Class<?> order = loader.loadClass("com.acme.svc.Order");
+        Object in = order.getConstructor(String.class, long.class).newInstance("o-2", 2000L);
+        assertEquals(order.getConstructor(String.class, long.class).newInstance("o-2", 1800L),
+                run(runtime(loader, order), USES_ORDER, in));
+    }
+
+    @Test
     void aTypeTheLoaderDoesNotSeeIsAClassPathErrorThatSaysWhatToDo() {
         HopFailure f = assertThrows(HopFailure.class,
                 () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(USES_ORDER)));
@@ -161,11 +194,31 @@ class FunctionClassPathTest {
     }
 
     @Test
+    void aFunctionCannotReplaceRpccsOwnClassesForItself() {
+        // its own classes load first: a Budget of its own would switch off the sandbox's budget checks
+        String shadow = """
+                package io.rpcc.core.internal.function;
+                import io.rpcc.core.*;
+                public class Shadow implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) { return NextHop.end("escaped"); }
+                }
+                final class Budget {
+                    static void charge(long n) { }
+                }
+                """;
+        HopFailure f = assertThrows(HopFailure.class,
+                () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(shadow)));
+        assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, f.code(), f.getMessage());
+        assertTrue(f.getMessage().contains("declares the class io.rpcc.core.internal.function.Budget, which is rpcc's own"),
+                f.getMessage());
+    }
+
+    @Test
     void aTypeJavacInferredAndTheSandboxRefusesIsExplainedWithItsLine() {
         String inferred = """
                 import io.rpcc.core.*;
                 import java.util.List;
-                public class Mixed implements ChainingFunction {
+                public class Mixed implements ChainingFunction { // not Serializable: a comment does not count
                     public NextHop apply(ChainState state, Object result) {
                         var items = List.of("a", 1L, "b");
                         var first = items.get(0);
