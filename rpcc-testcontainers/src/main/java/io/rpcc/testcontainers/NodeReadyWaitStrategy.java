@@ -15,19 +15,36 @@ final class NodeReadyWaitStrategy extends AbstractWaitStrategy {
     private static final Duration POLL = Duration.ofMillis(100);
 
     private final String nodeName;
+    private final int readyLinesBefore;
 
-    NodeReadyWaitStrategy(String nodeName) {
+    /** Waits for more than {@code readyLinesBefore} ready lines of node {@code nodeName} in the container's output. */
+    NodeReadyWaitStrategy(String nodeName, int readyLinesBefore) {
         this.nodeName = nodeName;
+        this.readyLinesBefore = readyLinesBefore;
         withStartupTimeout(Duration.ofSeconds(60));
+    }
+
+    /** How many times node {@code nodeName} printed its ready line in {@code logs}. */
+    static int readyLines(String logs, String nodeName) {
+        String readyLine = readyLine(nodeName);
+        int count = 0;
+        for (int i = logs.indexOf(readyLine); i >= 0; i = logs.indexOf(readyLine, i + readyLine.length())) {
+            count++;
+        }
+        return count;
+    }
+
+    private static String readyLine(String nodeName) {
+        return "rpcc node '" + nodeName + "' ready at ";
     }
 
     @Override
     protected void waitUntilReady() {
-        String readyLine = "rpcc node '" + nodeName + "' ready at ";
+        String readyLine = readyLine(nodeName);
         Instant deadline = Instant.now().plus(startupTimeout);
         while (true) {
             String logs = waitStrategyTarget.getLogs();
-            if (logs.contains(readyLine)) {
+            if (readyLines(logs, nodeName) > readyLinesBefore) {
                 return;
             }
             if (!waitStrategyTarget.isRunning()) {

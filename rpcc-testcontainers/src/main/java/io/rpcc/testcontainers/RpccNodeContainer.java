@@ -3,19 +3,24 @@ package io.rpcc.testcontainers;
 import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.model.ContainerNetwork;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.NameResolver;
 import io.rpcc.core.StaticNameResolver;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.testcontainers.containers.GenericContainer;
+import org.jspecify.annotations.Nullable;
+import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.images.builder.Transferable;
 import org.testcontainers.utility.DockerImageName;
 import org.testcontainers.utility.MountableFile;
@@ -51,6 +56,18 @@ import org.testcontainers.utility.MountableFile;
  * {@code rpcc node '<name>' ready at <host>:7300}; a node that exits first (a bad configuration) fails
  * the start at once with its output. Configuration goes in {@code RPCC_*} environment
  * variables ({@link #withNodeProperty}).
+ *
+ * <p><b>Faults.</b> {@link #kill()} (SIGKILL), {@link #pause()}/{@link #unpause()} (the processes
+ * frozen, the container's network still up) and {@link #restart()} (SIGTERM, then the same container
+ * again) act on a started node for fault tests. Docker maps new host ports when a container starts
+ * again, so after {@code restart()} {@link #getMappedPort} and {@link #getClientAddress} are new; a client
+ * from {@link #clientBuilder} resolves the nodes when it sends ({@link #liveClientResolver}) and so reaches
+ * the restarted node; peers reach it by name on the container network as before.
+ *
+ * <p><b>Without a registry.</b> {@link #start()} first checks, in a second or so, that the image is in the
+ * local Docker daemon (build it with {@code ./rpcc image}) and that Testcontainers' Ryuk can start, and
+ * otherwise fails at once saying what to do ({@code TESTCONTAINERS_RYUK_DISABLED=true}); the image is
+ * pulled only when it is not local and names a registry.
  */
 public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
     /** The image this class is made for; others must be declared compatible with it. */
@@ -66,10 +83,13 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
 
     private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
 
+    private final DockerImageName image;
     private final String nodeName;
     private final List<RpccNodeContainer> peers = new ArrayList<>();
     private final List<String> serviceClasses = new ArrayList<>();
     private int serviceJars;
+    /** The container's state after {@link #restart()} (new host ports), until it is started anew or stopped. */
+    private volatile @Nullable InspectContainerResponse restartedInfo;
 
     /** A node named {@code nodeName} from image {@code image} (e.g. {@code "rpcc-node:0.1.0"}). */
     public RpccNodeContainer(String image, String nodeName) {
@@ -84,6 +104,7 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
     public RpccNodeContainer(DockerImageName image, String nodeName) {
         super(image);
         image.assertCompatibleWith(DEFAULT_IMAGE_NAME);
+        this.image = image;
         if (!NODE_NAME.matcher(Objects.requireNonNull(nodeName, "nodeName")).matches()) {
             throw new IllegalArgumentException("node name '" + nodeName + "' is not a valid host name: the name is the"
                     + " node's network alias, so use lower-case letters, digits and '-' (at most 63 characters)");
@@ -96,7 +117,146 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
         withNodeProperty("rpcc.port", Integer.toString(RPCC_PORT));
         withNodeProperty("rpcc.health.port", Integer.toString(HEALTH_PORT));
         withNodeProperty("rpcc.advertised-host", nodeName);
-        waitingFor(new NodeReadyWaitStrategy(nodeName));
+        waitingFor(new NodeReadyWaitStrategy(nodeName, 0));
+        // a local image is never pulled again (whatever pull.policy says); a missing one only if it names a registry
+        withImagePullPolicy(name -> !DockerPreflight.isLocal(name));
+    }
+
+    /**
+     * Starts the node and waits for its ready line. First, without pulling anything, fails with a
+     * {@link ContainerLaunchException} that says what to do if the image is not in the local Docker
+     * daemon and names no registry ({@code ./rpcc image} builds it), or if Testcontainers' Ryuk is
+     * enabled and its image is neither local nor pullable ({@code TESTCONTAINERS_RYUK_DISABLED=true}).
+     */
+    @Override
+    public void start() {
+        if (getContainerId() == null) {
+            DockerPreflight.check(image);
+        }
+        super.start();
+    }
+
+    /**
+     * Whether a Docker daemon answers, for a test's condition: unlike Testcontainers'
+     * {@code DockerClientFactory.instance().isDockerAvailable()}, this does not start Ryuk, whose image
+     * pull retries for minutes where no registry is reachable.
+     */
+    public static boolean isDockerAvailable() {
+        return DockerPreflight.dockerAnswers();
+    }
+
+    /**
+     * Whether {@code image} (e.g. {@code "rpcc-node:0.1.0-SNAPSHOT"}) is in the local Docker daemon, for a
+     * test's condition (without starting Ryuk).
+     */
+    public static boolean isImageLocal(String image) {
+        return DockerPreflight.isLocal(DockerImageName.parse(image));
+    }
+
+    /**
+     * Kills the node's process at once ({@code docker kill}, SIGKILL): no drain, its connections are
+     * reset, chains with a hop there fail, and new hops to it fail with a {@code HopUnreachableException}
+     * naming it. The container stays (stopped) until {@link #restart()} or {@link #stop()}.
+     */
+    public void kill() {
+        String id = requireCreated("kill");
+        getDockerClient().killContainerCmd(id).exec();
+        awaitNotRunning(id);
+    }
+
+    /**
+     * Freezes the node's processes ({@code docker pause}): its connections stay open but nothing is
+     * read or answered, as a node stuck in a long GC pause or on an overloaded machine. Its kernel still
+     * accepts connections, but the node never answers the rpcc handshake: a peer sending a hop on a new
+     * connection fails it with a {@code HopUnreachableException} naming the node after its
+     * {@code rpcc.timeouts.connect} (5 s by default); on a connection opened before, peers notice when their
+     * PINGs go unanswered (10 s + 5 s by default) and the chain's deadline applies. {@link #unpause()}
+     * resumes it where it stopped.
+     */
+    public void pause() {
+        getDockerClient().pauseContainerCmd(requireCreated("pause")).exec();
+    }
+
+    /** Resumes a node frozen by {@link #pause()}. */
+    public void unpause() {
+        getDockerClient().unpauseContainerCmd(requireCreated("unpause")).exec();
+    }
+
+    /**
+     * Stops the node gracefully if it runs ({@code docker stop}: SIGTERM, the node drains for
+     * {@code rpcc.shutdown.grace}, then up to {@code stopTimeout} for Docker to wait), starts the same
+     * container again and waits for its ready line. A killed or stopped node is just started; a paused
+     * one is resumed first. The container keeps its name, network alias and logs, but Docker maps
+     * <em>new host ports</em> (and the container may get another address on the network): read
+     * {@link #getMappedPort}/{@link #getClientAddress} again after this, or use a client from
+     * {@link #clientBuilder}, whose resolver does ({@link #liveClientResolver}). A
+     * {@link StaticNameResolver} from {@link #clientResolver} must be updated:
+     * {@code resolver.register(node.getNodeName(), node.getClientAddress())}. Peers resolve the node's
+     * name on the container network again (the JDK caches a name's address for 30 s).
+     *
+     * @param stopTimeout how long {@code docker stop} waits before it kills the node
+     */
+    public void restart(Duration stopTimeout) {
+        String id = requireCreated("restart");
+        InspectContainerResponse.ContainerState state = getDockerClient().inspectContainerCmd(id).exec().getState();
+        if (Boolean.TRUE.equals(state.getPaused())) {
+            unpause();
+        }
+        if (Boolean.TRUE.equals(state.getRunning())) {
+            getDockerClient().stopContainerCmd(id).withTimeout((int) Math.max(1, stopTimeout.toSeconds())).exec();
+        }
+        int readyLinesBefore = NodeReadyWaitStrategy.readyLines(getLogs(), nodeName);
+        restartedInfo = null;
+        getDockerClient().startContainerCmd(id).exec();
+        restartedInfo = getDockerClient().inspectContainerCmd(id).exec();
+        new NodeReadyWaitStrategy(nodeName, readyLinesBefore).waitUntilReady(this);
+    }
+
+    /** {@link #restart(Duration)} giving {@code docker stop} 30 s. */
+    public void restart() {
+        restart(Duration.ofSeconds(30));
+    }
+
+    /** The container's state as of its last start, or as of its last {@link #restart()} (with the new host ports). */
+    @Override
+    public InspectContainerResponse getContainerInfo() {
+        InspectContainerResponse restarted = restartedInfo;
+        return restarted != null ? restarted : super.getContainerInfo();
+    }
+
+    @Override
+    protected void containerIsStarting(InspectContainerResponse containerInfo) {
+        restartedInfo = null;
+        super.containerIsStarting(containerInfo);
+    }
+
+    @Override
+    protected void containerIsStopped(InspectContainerResponse containerInfo) {
+        restartedInfo = null;
+        super.containerIsStopped(containerInfo);
+    }
+
+    private String requireCreated(String action) {
+        String id = getContainerId();
+        if (id == null) {
+            throw new IllegalStateException("node '" + nodeName + "' is not started: start it before " + action);
+        }
+        return id;
+    }
+
+    private void awaitNotRunning(String id) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (Boolean.TRUE.equals(getDockerClient().inspectContainerCmd(id).exec().getState().getRunning())) {
+            if (System.nanoTime() > deadline) {
+                throw new ContainerLaunchException("node '" + nodeName + "' still runs 30 s after docker kill");
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ContainerLaunchException("interrupted while waiting for node '" + nodeName + "' to die", e);
+            }
+        }
     }
 
     /**
@@ -234,13 +394,42 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
     }
 
     /**
-     * A client builder for the test JVM: it resolves the nodes with {@link #clientResolver}, listens on
+     * A resolver for a client in the test JVM that looks up each node's {@link #getClientAddress()} when
+     * the client sends to it, so that it follows a {@link #restart()} (new host ports). It knows only
+     * these nodes' names, and resolves a name only while its container runs.
+     */
+    public static NameResolver liveClientResolver(RpccNodeContainer... nodes) {
+        Map<String, RpccNodeContainer> byName = new java.util.LinkedHashMap<>();
+        for (RpccNodeContainer node : nodes) {
+            byName.put(node.nodeName, node);
+        }
+        return name -> {
+            RpccNodeContainer node = byName.get(name);
+            if (node == null || node.getContainerId() == null) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.of(node.getClientAddress());
+            } catch (RuntimeException e) { // not started, or stopped for good
+                return Optional.empty();
+            }
+        };
+    }
+
+    /**
+     * A client builder for the test JVM: it resolves the nodes with {@link #liveClientResolver}, listens on
      * all interfaces (any free port) and advertises {@value #HOST_ALIAS}, so that results and partial
      * replies come straight back to it from the containers. Add types, timeouts, a repository as usual.
      */
     public static RpccClient.Builder clientBuilder(RpccNodeContainer... nodes) {
+        for (RpccNodeContainer node : nodes) {
+            if (!node.isRunning()) {
+                throw new IllegalStateException("node '" + node.nodeName + "' is not running: start the containers"
+                        + " before making a client builder (their ports are mapped at start)");
+            }
+        }
         return RpccClient.builder()
-                .resolver(clientResolver(nodes))
+                .resolver(liveClientResolver(nodes))
                 .listen("0.0.0.0", 0)
                 .advertisedHost(HOST_ALIAS);
     }

@@ -1,11 +1,11 @@
 package io.rpcc.testcontainers;
 
-import com.github.dockerjava.api.exception.NotFoundException;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.opentest4j.AssertionFailedError;
-import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.ContainerLaunchException;
+import org.testcontainers.utility.DockerImageName;
 
 /**
  * Runs a container test class only where Docker answers and the node image ({@link #IMAGE}) exists.
@@ -34,17 +34,19 @@ final class DockerRequirement implements ExecutionCondition {
     }
 
     private static String problem() {
-        try {
-            if (!DockerClientFactory.instance().isDockerAvailable()) {
-                return "Docker is not available (no daemon answers; ./rpcc test installs docker.io and starts dockerd as root)";
-            }
-            DockerClientFactory.instance().client().inspectImageCmd(IMAGE).exec();
-            return null;
-        } catch (NotFoundException e) {
+        // not DockerClientFactory's isDockerAvailable() or client(): they start Ryuk, which pulls its image
+        // (minutes of retries without a registry); DockerPreflight says at once what to set instead
+        if (!RpccNodeContainer.isDockerAvailable()) {
+            return "Docker is not available (no daemon answers; ./rpcc test installs docker.io and starts dockerd as root)";
+        }
+        if (!RpccNodeContainer.isImageLocal(IMAGE)) {
             return "the image " + IMAGE + " does not exist: build it with ./rpcc image";
-        } catch (RuntimeException e) {
-            return "Testcontainers cannot use Docker (" + e.getMessage() + "); where no registry is reachable set"
-                    + " TESTCONTAINERS_RYUK_DISABLED=true and TESTCONTAINERS_HOST_OVERRIDE=localhost, as ./rpcc test does";
+        }
+        try {
+            DockerPreflight.check(DockerImageName.parse(IMAGE));
+            return null;
+        } catch (ContainerLaunchException e) {
+            return e.getMessage();
         }
     }
 }

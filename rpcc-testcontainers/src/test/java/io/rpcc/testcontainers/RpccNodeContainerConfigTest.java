@@ -131,6 +131,12 @@ class RpccNodeContainerConfigTest {
     }
 
     @Test
+    void theRyukImageIsTheOneTestcontainersStartsWithItsTag() {
+        String ryuk = DockerPreflight.ryukImage().asCanonicalNameString();
+        assertTrue(ryuk.matches("testcontainers/ryuk:\\d+\\.\\d+\\.\\d+"), ryuk);
+    }
+
+    @Test
     void aClientResolverNeedsStartedContainers() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> RpccNodeContainer.clientResolver(new RpccNodeContainer(IMAGE, "node-a")));

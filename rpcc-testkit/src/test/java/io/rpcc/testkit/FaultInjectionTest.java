@@ -102,9 +102,13 @@ class FaultInjectionTest {
     /** Each server's incarnation: bumped when the injector restarts it. */
     private final Map<String, AtomicInteger> incarnations = new ConcurrentHashMap<>();
 
-    private Object hop(String server, Object params) {
+    /**
+     * A service function's run at {@code server}'s incarnation {@code incarnation}: the one its
+     * server was built in (a hop still running on a killed server, late on a loaded machine, counts
+     * for the server that ran it, not for the one restarted in its place).
+     */
+    private Object hop(String server, int incarnation, Object params) {
         ChainContext ctx = ChainContext.current();
-        int incarnation = incarnations.get(server).get();
         runs.computeIfAbsent(params + "@" + server + "#" + incarnation, k -> new AtomicInteger()).incrementAndGet();
         if (((String) params).startsWith("m")) {
             ctx.preturn(params + "@" + server);
@@ -141,16 +145,18 @@ class FaultInjectionTest {
             for (int i = 0; i < SERVERS.size(); i++) {
                 String name = SERVERS.get(i);
                 incarnations.put(name, new AtomicInteger());
-                cluster.server(name, SITES.get(i), b -> b
-                        .connectTimeout(Duration.ofMillis(800))
-                        .connectionHealth(Duration.ofMillis(300), Duration.ofMillis(400))
-                        .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
-                        .heartbeatNetworkAllowance(Duration.ofMillis(40))
-                        .service("hop", p -> hop(name, p))
-                        .service("nest", p -> {
-                            hop(name, p);
-                            return SubChain.to("s3", "hop").params(p);
-                        }));
+                cluster.server(name, SITES.get(i), b -> {
+                    int incarnation = incarnations.get(name).get(); // the restart builds the server anew: the next one
+                    return b.connectTimeout(Duration.ofMillis(800))
+                            .connectionHealth(Duration.ofMillis(300), Duration.ofMillis(400))
+                            .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
+                            .heartbeatNetworkAllowance(Duration.ofMillis(40))
+                            .service("hop", p -> hop(name, incarnation, p))
+                            .service("nest", p -> {
+                                hop(name, incarnation, p);
+                                return SubChain.to("s3", "hop").params(p);
+                            });
+                });
             }
             RpccClient client = cluster.client("client", EAST, b -> b
                     .timeout(Duration.ofSeconds(30))
