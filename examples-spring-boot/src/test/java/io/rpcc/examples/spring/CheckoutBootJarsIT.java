@@ -45,7 +45,9 @@ class CheckoutBootJarsIT {
         int http = freePort();
         launch("shipping", "--rpcc.server.port=" + shipping);
         launch("catalog", "--rpcc.server.port=" + catalog, "--rpcc.peers.shipping=127.0.0.1:" + shipping);
-        launch("checkout", "--server.port=" + http, "--rpcc.peers.catalog=127.0.0.1:" + catalog);
+        // the first chain compiles the function at catalog and at shipping: give a loaded machine time
+        launch("checkout", "--server.port=" + http, "--rpcc.peers.catalog=127.0.0.1:" + catalog,
+                "--rpcc.client.timeout=60s");
         awaitLog("shipping", "rpcc server 'shipping' started on");
         awaitLog("catalog", "rpcc server 'catalog' started on");
         awaitLog("checkout", "Started CheckoutApplication");
