@@ -116,18 +116,17 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
 
     /**
      * A function's own classes load before the application's (see {@link FunctionClassLoader}), so
-     * one named like a class of rpcc's would replace it for the function, the sandbox's own
-     * {@code Budget} included: refused.
+     * one in rpcc-core's packages would replace, for the function, the API and runtime classes its
+     * code resolves from there, the sandbox's own {@code Budget} included: refused. (Other packages
+     * are the application's to use: a function shadowing a class of rpcc-server, say, changes
+     * nothing for rpcc, which never loads classes through the function's loader.)
      */
     private void refuseShadowsOfRpcc(ChainingFunctionSource source, Set<String> names) {
+        String core = ChainingFunction.class.getPackageName() + ".";
         for (String name : names) {
-            if (!name.startsWith("io.rpcc.")) {
-                continue;
-            }
-            String resource = name.replace('.', '/') + ".class";
-            if (parent.getResource(resource) != null || ChainingFunction.class.getClassLoader().getResource(resource) != null) {
-                throw failure(source, "declares the class " + name + ", which is rpcc's own; put the function in a "
-                        + "package of your own");
+            if (name.startsWith(core)) {
+                throw failure(source, "declares the class " + name + " in rpcc's own package "
+                        + name.substring(0, name.lastIndexOf('.')) + "; put the function in a package of your own");
             }
         }
     }

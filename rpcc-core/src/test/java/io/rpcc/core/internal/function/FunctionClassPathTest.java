@@ -209,8 +209,17 @@ class FunctionClassPathTest {
         HopFailure f = assertThrows(HopFailure.class,
                 () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(shadow)));
         assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, f.code(), f.getMessage());
-        assertTrue(f.getMessage().contains("declares the class io.rpcc.core.internal.function.Budget, which is rpcc's own"),
-                f.getMessage());
+        assertTrue(f.getMessage().contains("declares the class io.rpcc.core.internal.function.Budget in rpcc's own "
+                + "package io.rpcc.core.internal.function"), f.getMessage());
+        // rpcc's other packages, io.rpcc.examples for one, are the application's to use
+        String example = """
+                package io.rpcc.examples.fn;
+                import io.rpcc.core.*;
+                public class Example implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) { return NextHop.end("fine"); }
+                }
+                """;
+        assertEquals("fine", run(runtime(FunctionClassPathTest.class.getClassLoader()), example, null));
     }
 
     @Test
