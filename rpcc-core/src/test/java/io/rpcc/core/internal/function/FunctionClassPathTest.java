@@ -209,8 +209,8 @@ class FunctionClassPathTest {
         HopFailure f = assertThrows(HopFailure.class,
                 () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(shadow)));
         assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, f.code(), f.getMessage());
-        assertTrue(f.getMessage().contains("declares the class io.rpcc.core.internal.function.Budget in rpcc's own "
-                + "package io.rpcc.core.internal.function"), f.getMessage());
+        assertTrue(f.getMessage().contains("in rpcc's own package io.rpcc.core.internal.function; put the function in "
+                + "a package of your own"), f.getMessage());
         // rpcc's other packages, io.rpcc.examples for one, are the application's to use
         String example = """
                 package io.rpcc.examples.fn;
