@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes a CA and a certificate per rpcc node with openssl, the way the README's Security section says:
+# Makes a CA and a certificate per rpcc node with openssl, the way docs/reference/security.md (Mutual TLS) says:
 #   make-certs.sh DIR NODE...
 # writes DIR/ca.crt, DIR/ca.key and, per node, DIR/NODE.crt and DIR/NODE.key (unencrypted PKCS#8),
 # each node certificate carrying the node's name as URI:rpcc:NODE and DNS:NODE.

@@ -31,11 +31,14 @@ final class ArchitectureRules {
     /**
      * The API classes allowed to reach the implementation: the builders (including {@code NodeTls},
      * which builds a node's TLS settings and checks the certificate's names with the same code that
-     * checks peers'), the node facades and the standalone node's main class. Everything else in an API package talks only to other API
+     * checks peers'; {@code TypeRegistry}'s, whose package scan lists classes through a loader as the
+     * function compiler does), the node facades, {@code FunctionCheck} (a node's function compiler
+     * and sandbox, outside a node) and the standalone node's main class. Everything else in an API package talks only to other API
      * types.
      */
     static final Set<String> FACADES = Set.of(
-            "io.rpcc.core.NodeBuilder", "io.rpcc.core.NodeTls",
+            "io.rpcc.core.NodeBuilder", "io.rpcc.core.NodeTls", "io.rpcc.core.TypeRegistry$Builder",
+            "io.rpcc.core.FunctionCheck",
             "io.rpcc.server.RpccServer", "io.rpcc.server.RpccServer$Builder",
             "io.rpcc.client.RpccClient", "io.rpcc.client.RpccClient$Builder",
             "io.rpcc.node.RpccNode");

@@ -300,7 +300,7 @@ public final class RpccClient implements AutoCloseable {
     /**
      * Sends the chain that failed with {@code failure} again (paper 3.9, idempotent retry): the same
      * chain, with the same id and secret, so that its servers replay the outcomes they kept of the
-     * hops that ran before (see the README, "Idempotent retry") and it moves fast up to where it
+     * hops that ran before (see docs/guides/errors-and-retry.md) and it moves fast up to where it
      * broke. For chains this client started with {@link #startChain}, {@link #runChain} or
      * {@link #call} in chain mode that failed with a {@link ChainException#isRetryable() retryable}
      * failure (after the retries of their {@link RetryPolicy}, if any) less than a minute ago; each

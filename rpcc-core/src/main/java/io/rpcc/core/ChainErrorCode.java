@@ -13,7 +13,7 @@ package io.rpcc.core;
  * }</pre>
  *
  * <p>Each code has a fixed {@link #number()}: the number that travels in ERROR frames (see
- * {@code docs/protocol.md}). Numbers are never reused or renumbered; new codes get new numbers. A
+ * {@code docs/reference/protocol.md}). Numbers are never reused or renumbered; new codes get new numbers. A
  * number this build does not know (sent by a newer node) is reported as {@link #INTERNAL}, and
  * {@link ChainException#exceptionName()} still names the newer node's exception.
  *

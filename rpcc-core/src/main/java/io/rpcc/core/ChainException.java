@@ -78,8 +78,8 @@ public class ChainException extends RuntimeException {
      *       service function ran (or a draining client started nothing);</li>
      *   <li>{@link ChainErrorCode#NODE_CLOSED}: a server was closed while a hop of the chain ran
      *       there; the hop may have run in part, and runs again if the chain is sent again (the hops
-     *       before it, whose outcomes the servers cached, do not: see the README, "Idempotent
-     *       retry");</li>
+     *       before it, whose outcomes the servers cached, do not: see
+     *       docs/guides/errors-and-retry.md);</li>
      *   <li>any failure its node marked as of the moment ({@link FailureFields#transientCondition()}):
      *       a chaining function refused because the node had too many compilations waiting or too
      *       many abandoned sandbox threads still running, or stopped at a sandbox limit while the

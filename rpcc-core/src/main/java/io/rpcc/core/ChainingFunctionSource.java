@@ -137,6 +137,76 @@ public final class ChainingFunctionSource {
         }
     }
 
+    /** Where the build puts a function class's source: {@value}{@code <package path>/<Name>.java}. */
+    public static final String PACKAGED_SOURCES = "META-INF/rpcc/functions/";
+
+    /**
+     * The Java chaining function written as the ordinary class {@code type} in the application's
+     * source tree: its source, which the build packaged next to its class file (the
+     * {@code rpcc-maven-plugin}'s {@code check-functions} goal copies it to
+     * {@value #PACKAGED_SOURCES}{@code com/acme/Checkout.java} after checking it as a server would).
+     * The server compiles that source in its sandbox; the class itself never leaves this JVM.
+     *
+     * <pre>{@code
+     * public class Checkout implements ChainingFunction {   // src/main/java/com/acme/Checkout.java
+     *     public NextHop apply(ChainState state, Object result) { ... }
+     * }
+     * client.runChain(ChainCall.to("pricing", "quote").params(order).chainingFunction(ChainingFunctionSource.of(Checkout.class)));
+     * }</pre>
+     *
+     * <p>When the source was not packaged (a run from an IDE that did not run the plugin), it is read
+     * from the Maven source folder next to the class's output folder
+     * ({@code target/classes/..} → {@code src/main/java/..}), if there is one.
+     *
+     * @throws IllegalArgumentException if {@code type} is not a top-level class implementing
+     *     {@link ChainingFunction}, or its source cannot be found (the message says what to add to the build)
+     */
+    public static ChainingFunctionSource of(Class<? extends ChainingFunction> type) {
+        Objects.requireNonNull(type, "type");
+        if (!ChainingFunction.class.isAssignableFrom(type) || type.getEnclosingClass() != null || type.isInterface()) {
+            throw new IllegalArgumentException(type.getName() + " is not a top-level class implementing "
+                    + ChainingFunction.class.getName() + "; a chaining function shipped by class must be one");
+        }
+        String file = type.getName().replace('.', '/') + ".java";
+        ClassLoader loader = type.getClassLoader() != null ? type.getClassLoader() : ClassLoader.getSystemClassLoader();
+        try (InputStream in = loader.getResourceAsStream(PACKAGED_SOURCES + file)) {
+            if (in != null) {
+                return java(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the packaged source of " + type.getName(), e);
+        }
+        java.nio.file.Path fallback = mavenSourceOf(type, file);
+        if (fallback != null) {
+            try {
+                return java(java.nio.file.Files.readString(fallback, StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + fallback, e);
+            }
+        }
+        throw new IllegalArgumentException("the source of chaining function " + type.getName() + " is not packaged with "
+                + "it (no resource " + PACKAGED_SOURCES + file + "): add the rpcc-maven-plugin with the goal "
+                + "check-functions to the build of the module that holds it (docs/guides/chaining-functions.md)");
+    }
+
+    /** {@code src/main/java/<file>} of a class compiled to a Maven {@code target/classes} folder, if it exists. */
+    private static java.nio.file.@Nullable Path mavenSourceOf(Class<?> type, String file) {
+        try {
+            java.security.CodeSource code = type.getProtectionDomain().getCodeSource();
+            if (code == null || code.getLocation() == null || !"file".equals(code.getLocation().getProtocol())) {
+                return null;
+            }
+            java.nio.file.Path classes = java.nio.file.Path.of(code.getLocation().toURI());
+            if (!classes.endsWith(java.nio.file.Path.of("target", "classes"))) {
+                return null;
+            }
+            java.nio.file.Path source = classes.getParent().getParent().resolve("src/main/java").resolve(file);
+            return java.nio.file.Files.isRegularFile(source) ? source : null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
     /** A chaining function in {@code language} from its source text. */
     public static ChainingFunctionSource of(FunctionLanguage language, String source) {
         Objects.requireNonNull(language, "language");

@@ -22,8 +22,8 @@ public interface NameResolver {
     /**
      * Every endpoint of {@code server}, in the order to try them: the primary first, then its backups
      * (or the members of a pool); empty if this resolver does not know it. A node sending a hop to
-     * {@code server} tries the next endpoint when it cannot hand the hop to one (see the README's
-     * "Failover"). The default is the one address of {@link #resolve}.
+     * {@code server} tries the next endpoint when it cannot hand the hop to one (see
+     * docs/guides/failover-and-discovery.md). The default is the one address of {@link #resolve}.
      */
     default List<InetSocketAddress> resolveAll(String server) {
         return resolve(server).map(List::of).orElse(List.of());

@@ -70,6 +70,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private int maxHops = DEFAULT_MAX_HOPS;
     private Duration replyWriteTimeout = Duration.ofSeconds(30);
     private SandboxLimits sandbox = SandboxLimits.DEFAULT;
+    private ClassLoader functionClassLoader;
     private int functionCacheSize = 256;
     private NodeTls tls;
     private int maxFunctionSourceChars = FunctionRuntime.DEFAULT_MAX_SOURCE_CHARS;
@@ -281,6 +282,39 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public B withoutSandbox() {
         this.sandbox = null;
         return self();
+    }
+
+    /**
+     * The class loader that Java chaining functions compile against and load through: a function may
+     * name the classes this loader sees (the node's registered types, for example) and nothing else
+     * of the application. The compiler reads class files through it, so any loader works: a Spring
+     * Boot jar's, a standalone node's service jars, an application server's.
+     *
+     * <p>Default: the context class loader of the thread that builds the node, if rpcc's own classes
+     * are visible to it (in a Spring Boot jar that is the jar's loader, in a standalone node the
+     * loader of its service jars), else the loader of rpcc's classes.
+     */
+    public B functionClassLoader(ClassLoader loader) {
+        this.functionClassLoader = Objects.requireNonNull(loader, "loader");
+        return self();
+    }
+
+    /** The loader of {@link #functionClassLoader(ClassLoader)}, or its default. */
+    private ClassLoader functionClassLoaderOrDefault() {
+        if (functionClassLoader != null) {
+            return functionClassLoader;
+        }
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        if (context != null) {
+            try {
+                if (Class.forName(ChainingFunction.class.getName(), false, context) == ChainingFunction.class) {
+                    return context;
+                }
+            } catch (ClassNotFoundException | LinkageError e) {
+                // a loader that cannot see rpcc: use rpcc's
+            }
+        }
+        return ChainingFunction.class.getClassLoader();
     }
 
     /** How many compiled chaining functions the node keeps (default 256, least recently used evicted). */
@@ -514,7 +548,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 pauseReadingAboveQueuedBytes > 0 ? pauseReadingAboveQueuedBytes : queuedWriteBytes / 2, writeStallTimeout);
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
-                maxQueuedCompiles), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,
+                maxQueuedCompiles, functionClassLoaderOrDefault()), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,
                 deadlineNetworkAllowance, heartbeatNetworkAllowance, ejectAfterFailures, firstEjection, connections);
     }
 }

@@ -1,11 +1,13 @@
 package io.rpcc.core;
 
 import com.esotericsoftware.kryo.Serializer;
+import io.rpcc.core.internal.function.LoaderClassPath;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.zip.CRC32;
 import org.jspecify.annotations.Nullable;
 
@@ -139,6 +141,40 @@ public final class TypeRegistry {
                 throw new IllegalArgumentException(type.getName() + " is not annotated with @" + RpccType.class.getName());
             }
             return annotation.id() == 0 ? register(type) : register(type, annotation.id());
+        }
+
+        /**
+         * Registers every class annotated with {@link RpccType} in {@code packageName} and its
+         * sub-packages, as {@link #registerAnnotated(Class)} does, in name order; the classes are
+         * found through the context class loader of the calling thread (or this class's loader).
+         */
+        public Builder scan(String packageName) {
+            ClassLoader context = Thread.currentThread().getContextClassLoader();
+            return scan(packageName, context != null ? context : TypeRegistry.class.getClassLoader());
+        }
+
+        /** As {@link #scan(String)}, finding and loading the classes through {@code loader}. */
+        public Builder scan(String packageName, ClassLoader loader) {
+            Objects.requireNonNull(packageName, "packageName");
+            Objects.requireNonNull(loader, "loader");
+            if (packageName.isBlank()) {
+                throw new IllegalArgumentException("name a package to scan, not the whole class path");
+            }
+            for (String name : LoaderClassPath.classNamesUnder(loader, packageName)) {
+                if (name.endsWith("package-info")) {
+                    continue;
+                }
+                Class<?> type;
+                try {
+                    type = Class.forName(name, false, loader);
+                } catch (ClassNotFoundException | LinkageError e) {
+                    continue; // a class that cannot load (a missing optional dependency) is no registered type
+                }
+                if (type.isAnnotationPresent(RpccType.class)) {
+                    registerAnnotated(type);
+                }
+            }
+            return this;
         }
 
         /** Adds every registration of {@code other}. */

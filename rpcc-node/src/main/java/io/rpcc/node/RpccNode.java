@@ -11,8 +11,8 @@ import sun.misc.Signal;
 /**
  * The standalone node's main class: {@code java -jar rpcc-node.jar [--config node.properties]}.
  * Every key of the file may also come from the environment ({@code rpcc.health.port} from
- * {@code RPCC_HEALTH_PORT}), which wins over the file. The keys are listed in the README's
- * "Standalone node" section.
+ * {@code RPCC_HEALTH_PORT}), which wins over the file. The keys are listed in
+ * docs/reference/node-properties.md.
  *
  * <p>Once the node listens it prints {@code rpcc node '<name>' ready at <host>:<port>}. On SIGTERM
  * (or SIGINT) it drains gracefully, prints {@code rpcc node '<name>' stopped} and exits with 0. A bad

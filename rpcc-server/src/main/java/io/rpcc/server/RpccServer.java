@@ -220,7 +220,7 @@ public final class RpccServer implements AutoCloseable {
         }
 
         /**
-         * The outcome cache (paper 3.9, idempotent retry; see the README, "Idempotent retry"): for
+         * The outcome cache (paper 3.9, idempotent retry; see docs/guides/errors-and-retry.md): for
          * each hop that runs here, this server keeps what its service function returned (or how it
          * failed) and what its chaining function chose, so that the same chain sent again (same id and
          * secret, {@code RetryPolicy} or {@code RpccClient.retransmit}) replays them instead of running

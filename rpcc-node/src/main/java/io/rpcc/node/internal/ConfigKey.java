@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Every configuration key of the standalone node, with its default ({@code null}: none). The
- * README's "Standalone node" table documents each one.
+ * table in docs/reference/node-properties.md documents each one.
  */
 public enum ConfigKey {
     NAME("rpcc.name", null),

@@ -104,7 +104,7 @@ public final class ConfigValues {
 
     private static ConfigKey known(String name, String origin) {
         return ConfigKey.of(name).orElseThrow(() -> new ConfigException(name, "unknown key " + name + " (in " + origin
-                + "): expected one of the keys in the README's \"Standalone node\" table; did you mean "
+                + "): expected one of the keys listed in docs/reference/node-properties.md; did you mean "
                 + ConfigKey.closestTo(name).key() + "?"));
     }
 

@@ -572,12 +572,14 @@ public final class Node implements InboundListener, AutoCloseable {
         if (type == null) {
             return error;
         }
-        String message = f.message() + " (the originator registers type id " + fields.typeId() + " as " + type.getName()
-                + ")";
-        FailureFields named = new FailureFields(fields.transientCondition(), fields.sandboxRule(), type.getName(),
+        String id = "type id " + fields.typeId();
+        String named = id + " (" + type.getName() + " at the originator)";
+        String message = f.message() != null && f.message().contains(id + " ") ? f.message().replace(id + " ", named + " ")
+                : f.message() + " (the originator registers " + id + " as " + type.getName() + ")";
+        FailureFields withName = new FailureFields(fields.transientCondition(), fields.sandboxRule(), type.getName(),
                 fields.typeId(), fields.diagnostics());
         return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message,
-                f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), named), error.credit());
+                f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), withName), error.credit());
     }
 
     /**

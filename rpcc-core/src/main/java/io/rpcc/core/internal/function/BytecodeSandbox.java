@@ -45,6 +45,8 @@ final class BytecodeSandbox {
     private static final Map<String, List<String>> SUPERTYPES = new ConcurrentHashMap<>();
 
     private final Set<String> userTypes;
+    /** Line and block comments (a crude cut: a "//" inside a string literal also ends the line's code). */
+    private static final java.util.regex.Pattern COMMENTS = java.util.regex.Pattern.compile("//[^\\n]*|/\\*(?s:.*?)\\*/");
 
     /** A sandbox that also allows the classes in {@code userTypes} (internal names). */
     BytecodeSandbox(Set<String> userTypes) {
@@ -59,6 +61,14 @@ final class BytecodeSandbox {
      * @throws HopFailure with {@link ErrorCode#SANDBOX_VIOLATION} naming the first refused use
      */
     Map<String, byte[]> transform(String functionName, Map<String, byte[]> classes) {
+        return transform(functionName, classes, null);
+    }
+
+    /**
+     * As {@link #transform(String, Map)}; {@code source} (if not null) lets a refusal of a type that
+     * the source never names say that javac inferred it, and how to avoid that.
+     */
+    Map<String, byte[]> transform(String functionName, Map<String, byte[]> classes, String source) {
         Map<String, OwnClass> own = new HashMap<>();
         for (Map.Entry<String, byte[]> e : classes.entrySet()) {
             ClassReader reader = new ClassReader(e.getValue());
@@ -78,7 +88,7 @@ final class BytecodeSandbox {
         for (Map.Entry<String, byte[]> e : classes.entrySet()) {
             ClassReader reader = new ClassReader(e.getValue());
             ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-            reader.accept(new Verifier(functionName, own, new Instrumenter(writer, own.keySet())), 0);
+            reader.accept(new Verifier(functionName, own, source, new Instrumenter(writer, own.keySet())), 0);
             out.put(e.getKey(), writer.toByteArray());
         }
         return out;
@@ -115,18 +125,47 @@ final class BytecodeSandbox {
     private final class Verifier extends ClassVisitor {
         private final String function;
         private final Map<String, OwnClass> own;
+        private final String source;
         private String where = "";
+        private int line;
         private boolean isEnum;
 
-        Verifier(String function, Map<String, OwnClass> own, ClassVisitor next) {
+        Verifier(String function, Map<String, OwnClass> own, String source, ClassVisitor next) {
             super(Opcodes.ASM9, next);
             this.function = function;
             this.own = own;
+            this.source = source;
         }
 
         private HopFailure refuse(String rule, String what) {
+            return refuse(rule, what, "");
+        }
+
+        private HopFailure refuse(String rule, String what, String hint) {
             return HopFailure.sandboxViolation(rule, "chaining function " + function + " uses " + what
-                    + (where.isEmpty() ? "" : " in " + where) + ", which the sandbox does not allow", false, null);
+                    + (where.isEmpty() ? "" : " in " + where) + (line > 0 ? " (line " + line + ")" : "")
+                    + ", which the sandbox does not allow" + hint, false, null);
+        }
+
+        /**
+         * The hint for a refused class that the source never names: javac put it there, as the type
+         * it inferred for an expression (the common supertype of {@code List.of("a", 1L)}'s values is
+         * {@code Serializable & Comparable<...>}).
+         */
+        private String inferredHint(String className) {
+            if (source == null) {
+                return "";
+            }
+            String simple = className.substring(className.lastIndexOf('.') + 1);
+            simple = simple.substring(simple.lastIndexOf('$') + 1);
+            String code = COMMENTS.matcher(source).replaceAll(" "); // a comment that names it does not count
+            if (java.util.regex.Pattern.compile("\\b" + java.util.regex.Pattern.quote(simple) + "\\b").matcher(code).find()) {
+                return "";
+            }
+            return ". The source does not name " + simple + ": javac inferred it as the type of an expression"
+                    + (line > 0 ? " on line " + line : "") + ", typically the common supertype of values of different "
+                    + "types (List.of(\"a\", 1L) is a List<Serializable & Comparable<...>>). Say the type you mean: "
+                    + "List.<Object>of(...), Map.<String, Object>of(...), or a variable declared as Object instead of var";
         }
 
         void checkClass(String internalName) {
@@ -148,7 +187,7 @@ final class BytecodeSandbox {
                     return;
                 }
             }
-            throw refuse(SandboxRules.ruleFor(c), c.replace('/', '.'));
+            throw refuse(SandboxRules.ruleFor(c), c.replace('/', '.'), inferredHint(c.replace('/', '.')));
         }
 
         void checkDescriptor(String descriptor) {
@@ -322,8 +361,15 @@ final class BytecodeSandbox {
             }
             checkDescriptor(descriptor);
             String method = where + "." + name;
+            line = 0;
             MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
             return new MethodVisitor(Opcodes.ASM9, next) {
+                @Override
+                public void visitLineNumber(int lineNumber, Label start) {
+                    line = lineNumber;
+                    super.visitLineNumber(lineNumber, start);
+                }
+
                 @Override
                 public void visitMethodInsn(int opcode, String owner, String name, String desc, boolean itf) {
                     String saved = where;

@@ -133,6 +133,15 @@ public final class FunctionRuntime {
      */
     public static FunctionRuntime forNode(TypeRegistry types, SandboxLimits limits, int maxCached, int maxSourceChars,
                                           int maxQueuedCompiles) {
+        return forNode(types, limits, maxCached, maxSourceChars, maxQueuedCompiles, ChainingFunction.class.getClassLoader());
+    }
+
+    /**
+     * The runtime of a node, as {@link #forNode(TypeRegistry, SandboxLimits, int, int, int)}, whose Java
+     * functions compile against and load through {@code classLoader}.
+     */
+    public static FunctionRuntime forNode(TypeRegistry types, SandboxLimits limits, int maxCached, int maxSourceChars,
+                                          int maxQueuedCompiles, ClassLoader classLoader) {
         BytecodeSandbox bytecode = null;
         if (limits != null) {
             Set<String> userTypes = new HashSet<>();
@@ -143,7 +152,9 @@ public final class FunctionRuntime {
         }
         List<FunctionCompiler> compilers = new java.util.ArrayList<>();
         Sandbox sandbox = limits == null ? null : new Sandbox(limits);
-        compilers.add(new JavaFunctionCompiler(ChainingFunction.class.getClassLoader(), bytecode, sandbox));
+        List<Class<?>> known = new java.util.ArrayList<>();
+        types.registrations().forEach(r -> known.add(r.type()));
+        compilers.add(new JavaFunctionCompiler(classLoader, known, bytecode, sandbox));
         for (FunctionCompilerProvider p : java.util.ServiceLoader.load(FunctionCompilerProvider.class,
                 FunctionRuntime.class.getClassLoader())) {
             compilers.add(p.create(limits, types));

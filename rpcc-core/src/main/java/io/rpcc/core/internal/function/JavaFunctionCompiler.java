@@ -8,17 +8,11 @@ import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
-import java.io.ByteArrayOutputStream;
-import java.io.File;
-import java.io.IOException;
-import java.io.OutputStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Modifier;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,8 +21,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
-import javax.tools.FileObject;
-import javax.tools.ForwardingJavaFileManager;
 import javax.tools.JavaCompiler;
 import javax.tools.JavaFileManager;
 import javax.tools.JavaFileObject;
@@ -41,16 +33,18 @@ import javax.tools.ToolProvider;
  * function gets its own class loader, so it can be unloaded once evicted from the cache.
  *
  * <p>The source must hold one public top-level class that implements {@link ChainingFunction} and
- * has a public no-argument constructor. It is compiled against the JDK (release 21), the rpcc API
- * and the application's class path.
+ * has a public no-argument constructor. It is compiled against the JDK (release 21) and the classes
+ * the node's function class loader sees, read through that loader ({@link LoaderClassPath}): the
+ * rpcc API, the application's classes and jars, a standalone node's service jars, the classes and
+ * libraries inside a Spring Boot jar.
  */
 public final class JavaFunctionCompiler implements FunctionCompiler {
 
     private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
-    private static final List<String> OPTIONS =
-            List.of("--release", "21", "-proc:none", "-g", "-implicit:none", "-classpath", classPath());
+    private static final List<String> OPTIONS = List.of("--release", "21", "-proc:none", "-g", "-implicit:none");
 
     private final ClassLoader parent;
+    private final LoaderClassPath classPath;
     private final BytecodeSandbox sandbox;
     private final Sandbox runner;
 
@@ -60,24 +54,15 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
      * {@code runner}.
      */
     JavaFunctionCompiler(ClassLoader parent, BytecodeSandbox sandbox, Sandbox runner) {
-        this.parent = parent;
-        this.sandbox = sandbox;
-        this.runner = runner;
+        this(parent, java.util.List.of(), sandbox, runner);
     }
 
-    private static String classPath() {
-        Set<String> entries = new LinkedHashSet<>();
-        try {
-            entries.add(Path.of(ChainingFunction.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
-        } catch (Exception e) {
-            // fall back to the class path alone
-        }
-        for (String e : System.getProperty("java.class.path", "").split(File.pathSeparator)) {
-            if (!e.isBlank()) {
-                entries.add(e);
-            }
-        }
-        return String.join(File.pathSeparator, entries);
+    /** As above; {@code known} classes (the registered types) show which module layers the loader's modules are in. */
+    JavaFunctionCompiler(ClassLoader parent, Iterable<Class<?>> known, BytecodeSandbox sandbox, Sandbox runner) {
+        this.parent = parent;
+        this.classPath = new LoaderClassPath(parent, known);
+        this.sandbox = sandbox;
+        this.runner = runner;
     }
 
     @Override
@@ -106,7 +91,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             fileManager = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
         }
         try {
-            JavaFileManager memory = new InMemoryOutput(fileManager, classes);
+            JavaFileManager memory = new LoaderFileManager(fileManager, classPath, classes);
             JavaFileObject unit = new SourceObject(className, source.source());
             ok = JAVAC.getTask(null, memory, diagnostics, OPTIONS, null, List.of(unit)).call();
         } finally {
@@ -122,9 +107,29 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             }
             String first = errors.isEmpty() ? "" : "; first: " + errors.get(0).toString().lines().findFirst().orElse("");
             throw HopFailure.compileErrors("chaining function " + className + " (" + FunctionRuntime.shortId(source)
-                    + ") does not compile: " + errors.size() + (errors.size() == 1 ? " error" : " errors") + first, errors);
+                    + ") does not compile: " + errors.size() + (errors.size() == 1 ? " error" : " errors") + first
+                    + ClassPathHint.forErrors(errors, classPath), errors);
         }
-        return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes));
+        refuseShadowsOfRpcc(source, classes.keySet());
+        return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes, source.source()));
+    }
+
+    /**
+     * A function's own classes load before the application's (see {@link FunctionClassLoader}), so
+     * one named like a class of rpcc's would replace it for the function, the sandbox's own
+     * {@code Budget} included: refused.
+     */
+    private void refuseShadowsOfRpcc(ChainingFunctionSource source, Set<String> names) {
+        for (String name : names) {
+            if (!name.startsWith("io.rpcc.")) {
+                continue;
+            }
+            String resource = name.replace('.', '/') + ".class";
+            if (parent.getResource(resource) != null || ChainingFunction.class.getClassLoader().getResource(resource) != null) {
+                throw failure(source, "declares the class " + name + ", which is rpcc's own; put the function in a "
+                        + "package of your own");
+            }
+        }
     }
 
     private CompiledFunction load(ChainingFunctionSource source, String className, Map<String, byte[]> classes) {
@@ -311,32 +316,6 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         }
     }
 
-    private static final class InMemoryOutput extends ForwardingJavaFileManager<JavaFileManager> {
-        private final Map<String, byte[]> classes;
-
-        InMemoryOutput(JavaFileManager delegate, Map<String, byte[]> classes) {
-            super(delegate);
-            this.classes = classes;
-        }
-
-        @Override
-        public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind,
-                                                   FileObject sibling) {
-            return new SimpleJavaFileObject(URI.create("mem:///" + className.replace('.', '/') + kind.extension), kind) {
-                @Override
-                public OutputStream openOutputStream() {
-                    return new ByteArrayOutputStream() {
-                        @Override
-                        public void close() throws IOException {
-                            super.close();
-                            classes.put(className, toByteArray());
-                        }
-                    };
-                }
-            };
-        }
-    }
-
     /** Defines one function's classes; dropped (and its classes unloaded) when the function is evicted. */
     private static final class FunctionClassLoader extends ClassLoader {
         private final Map<String, byte[]> classes;
@@ -344,6 +323,29 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         FunctionClassLoader(ClassLoader parent, Map<String, byte[]> classes) {
             super("rpcc-chaining-function", parent);
             this.classes = classes;
+        }
+
+        /**
+         * The function's own classes first: the application may hold a class of the same name (the
+         * function's source is an ordinary class of the application, shipped with
+         * {@code ChainingFunctionSource.of(Class)}), and the compiled, sandboxed copy must be the one
+         * that runs.
+         */
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!classes.containsKey(name)) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                if (c == null) {
+                    c = findClass(name);
+                }
+                if (resolve) {
+                    resolveClass(c);
+                }
+                return c;
+            }
         }
 
         @Override

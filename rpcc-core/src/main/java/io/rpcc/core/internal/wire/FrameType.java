@@ -1,7 +1,7 @@
 package io.rpcc.core.internal.wire;
 
 /**
- * The frame types of the rpcc wire protocol, version {@link #PROTOCOL_VERSION}; {@code docs/protocol.md}
+ * The frame types of the rpcc wire protocol, version {@link #PROTOCOL_VERSION}; {@code docs/reference/protocol.md}
  * is the full specification. Version 2 added the chain secret; version 3 the version range in the
  * HELLO and stable error numbers with structured failure fields.
  *

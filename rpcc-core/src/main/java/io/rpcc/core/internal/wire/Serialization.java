@@ -210,7 +210,8 @@ public final class Serialization {
                 String type = m.group(1);
                 return new HopFailure(ErrorCode.UNREGISTERED_TYPE, ErrorCode.UNREGISTERED_TYPE.exceptionName(),
                         "cannot send " + what + ": class " + type + " is not registered for serialization; register it "
-                        + "on every node with TypeRegistry.builder().register(" + type.replace('$', '.') + ".class)",
+                        + "on every node with TypeRegistry.builder().register(" + type.replace('$', '.') + ".class)"
+                        + SPRING_HINT,
                         List.of(), new FailureFields(false, null, type, null, List.of()), e);
             }
         }
@@ -220,6 +221,10 @@ public final class Serialization {
     private static boolean isTooDeep(Throwable t) {
         return t instanceof KryoException && t.getMessage() != null && t.getMessage().startsWith(MAX_DEPTH);
     }
+
+    /** How Spring Boot applications register types, for the messages of unregistered types. */
+    private static final String SPRING_HINT = " (with the Spring Boot starter: list it in the rpcc.types property, or "
+            + "annotate it @RpccType in a package that rpcc.types-packages scans)";
 
     /** Turns a Kryo failure while reading {@code what} into a typed hop failure. */
     public HopFailure decodeFailure(RuntimeException e, String what) {
@@ -236,7 +241,7 @@ public final class Serialization {
             if (t instanceof RegisteredIdsOnly.UnknownTypeId unknown) {
                 return new HopFailure(ErrorCode.UNREGISTERED_TYPE, ErrorCode.UNREGISTERED_TYPE.exceptionName(),
                         "cannot decode " + what + ": type id " + unknown.id() + " is not registered on this node; "
-                        + "register the same types on every node with TypeRegistry", List.of(),
+                        + "register the same types on every node with TypeRegistry" + SPRING_HINT, List.of(),
                         new FailureFields(false, null, null, unknown.id(), List.of()), e);
             }
         }

@@ -587,7 +587,8 @@ public final class WireFormat {
         } catch (RuntimeException e) {
             return new ChainRequest(header, null, null, e instanceof HopFailure hf ? hf
                     : serialization.decodeFailure(e, "the parameters or state for service function '"
-                    + header.serviceFunction() + "'"));
+                    + header.serviceFunction() + "' sent by " + (header.path().isEmpty() ? header.origin()
+                    : header.path().get(header.path().size() - 1))));
         }
     }
 
@@ -612,7 +613,8 @@ public final class WireFormat {
             return new ChainResultFrame(chainId, secret, path, console, timings, value, credit, null);
         } catch (RuntimeException e) {
             return new ChainResultFrame(chainId, secret, path, console, timings, null, credit, e instanceof HopFailure hf ? hf
-                    : serialization.decodeFailure(e, "the chain's result"));
+                    : serialization.decodeFailure(e, "the chain's result"
+                    + (path.isEmpty() ? "" : " sent by " + path.get(path.size() - 1))));
         }
     }
 
@@ -634,7 +636,7 @@ public final class WireFormat {
             return new ReplyFrame(chainId, secret, branch, hop, host, seq, value, null, size);
         } catch (RuntimeException e) {
             return new ReplyFrame(chainId, secret, branch, hop, host, seq, null, e instanceof HopFailure hf ? hf
-                    : serialization.decodeFailure(e, "a partial reply"), size);
+                    : serialization.decodeFailure(e, "a partial reply sent by " + host + " (hop " + hop + ")"), size);
         }
     }
 
