@@ -112,6 +112,23 @@ class PublishedArtifactsTest {
                 + "sets maven.deploy.skip=true in its pom)");
     }
 
+    @Test
+    void everyPublishedModuleShipsSourcesAndJavadoc() throws Exception {
+        // the root pom makes both jars at package; a module that is not published turns them off
+        Document root = parse(ROOT.resolve("pom.xml"));
+        for (Element m : elements(child(root.getDocumentElement(), "modules", Element.class), "module")) {
+            Element project = parse(ROOT.resolve(m.getTextContent().trim()).resolve("pom.xml")).getDocumentElement();
+            Element properties = child(project, "properties", Element.class);
+            boolean published = properties == null || !"true".equals(child(properties, "maven.deploy.skip"));
+            for (String skip : new String[] {"maven.source.skip", "maven.javadoc.skip"}) {
+                boolean skipped = properties != null && "true".equals(child(properties, skip));
+                assertEquals(!published, skipped, () -> child(project, "artifactId") + (published
+                        ? " is published (no maven.deploy.skip), so it must not set " + skip
+                        : " is not published (maven.deploy.skip), so it sets " + skip + "=true"));
+            }
+        }
+    }
+
     private static String version() {
         try {
             return child(parse(ROOT.resolve("pom.xml")).getDocumentElement(), "version");

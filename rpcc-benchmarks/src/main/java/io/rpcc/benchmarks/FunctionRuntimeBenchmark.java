@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
@@ -86,8 +87,12 @@ public class FunctionRuntimeBenchmark {
                 """.formatted(salt));
     }
 
+    /**
+     * A runtime as a started node has it: opened, so that it holds rpcc's compiler and sandbox
+     * threads (they run while some node uses them); each state closes its runtimes at tear-down.
+     */
     static FunctionRuntime runtime(boolean sandboxed) {
-        return FunctionRuntime.forNode(TypeRegistry.empty(), sandboxed ? SandboxLimits.DEFAULT : null, 4096);
+        return FunctionRuntime.forNode(TypeRegistry.empty(), sandboxed ? SandboxLimits.DEFAULT : null, 4096).open();
     }
 
     /** State for compilations: a fresh runtime per fork; a new source for every call. */
@@ -101,6 +106,11 @@ public class FunctionRuntimeBenchmark {
         @Setup(Level.Trial)
         public void setUp() {
             runtime = runtime(true);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            runtime.close();
         }
     }
 
@@ -132,6 +142,11 @@ public class FunctionRuntimeBenchmark {
         @Setup(Level.Trial)
         public void setUp() {
             runtime = runtime(true);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            runtime.close();
         }
     }
 
@@ -174,6 +189,12 @@ public class FunctionRuntimeBenchmark {
             javaInSandbox = sandboxed.load(javaSource(0.6, 1)).function();
             javaUnrestricted = unrestricted.load(javaSource(0.6, 1)).function();
             javascript = sandboxed.load(jsSource(1)).function();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            sandboxed.close();
+            unrestricted.close();
         }
     }
 

@@ -59,7 +59,7 @@ public interface ChainContext {
 
     /**
      * Makes this context the calling thread's current one until the returned scope is closed, which
-     * restores the previous one. Prefer {@link #wrap(Runnable)} and {@link #executor()}, which also
+     * restores the previous one. Prefer {@link #wrap(Runnable)} and {@link #executor(Executor)}, which also
      * make the chain wait for the work: a pushed context does not.
      *
      * <pre>

@@ -12,7 +12,7 @@ public final class SandboxViolation extends Error {
     private final String rule;
     private final String reason;
 
-    /** A violation of {@code rule}; the message gets " (rule: <rule>)" appended. */
+    /** A violation of {@code rule}; the message gets {@code " (rule: <rule>)"} appended. */
     public SandboxViolation(String rule, String message) {
         super(message + " (rule: " + rule + ")", null, false, false);
         this.rule = rule;

@@ -43,7 +43,7 @@ public final class HopFailure extends RuntimeException {
 
     /**
      * A chaining function broke sandbox rule {@code rule}: the rule travels as a field, and the
-     * message gets " (rule: <rule>)" appended for people; {@code transientCondition} if the node
+     * message gets {@code " (rule: <rule>)"} appended for people; {@code transientCondition} if the node
      * refused for a reason of the moment (a later try may pass).
      */
     public static HopFailure sandboxViolation(String rule, String message, boolean transientCondition, Throwable cause) {
