@@ -101,18 +101,82 @@ final class BoundedSerializers {
     static final int MAX_SAME_HASH = 16;
 
     /**
-     * Refuses {@code elements} (to go into a hashed {@code type}) if more than {@link #MAX_SAME_HASH}
-     * of them have the same hash code: hash flooding. Each element is hashed once.
+     * Most elements that are themselves collections, maps or arrays and share one hash code. Their
+     * hashes collide at will ({@code Map.of(x, x)} hashes to 0 for any {@code x}), and each pair that
+     * collides is compared whole: 16 of them cost 120 deep comparisons (an 885-byte frame of nested
+     * singleton maps allocated 1.6 MB every time it was decoded). Sets of maps with equal hashes are
+     * no genuine value's shape.
+     */
+    static final int MAX_SAME_HASH_NESTED = 2;
+
+    /**
+     * Most levels of collections, maps and arrays inside a set's element or a map's key. Comparing two
+     * equal such values costs time exponential in their nesting: {@code AbstractMap.equals} compares
+     * each key twice when its value is null ({@code get}, then {@code containsKey}), and a probing set
+     * compares an element with several others; a 244-byte frame of nested singleton maps allocated
+     * megabytes every time it was decoded. Genuine keys are flat (a list of strings, a record).
+     */
+    static final int MAX_KEY_NESTING = 4;
+
+    /** The levels of collections, maps and arrays in {@code value}, counted up to {@code cap}. */
+    private static int nesting(Object value, int cap) {
+        if (cap == 0) {
+            return 0;
+        }
+        Iterable<?> children;
+        if (value instanceof Collection<?> c) {
+            children = c;
+        } else if (value instanceof Map<?, ?> m) {
+            java.util.List<Object> both = new java.util.ArrayList<>(2 * m.size());
+            m.forEach((k, v) -> {
+                both.add(k);
+                both.add(v);
+            });
+            children = both;
+        } else if (value instanceof Object[] a) {
+            children = java.util.Arrays.asList(a);
+        } else {
+            return 0;
+        }
+        int deepest = 0;
+        for (Object child : children) {
+            deepest = Math.max(deepest, nesting(child, cap - 1));
+            if (deepest + 1 >= cap) {
+                break;
+            }
+        }
+        return deepest + 1;
+    }
+
+    /**
+     * Refuses {@code elements} (to go into a hashed {@code type}) if one holds collections more than
+     * {@link #MAX_KEY_NESTING} levels deep, if more than {@link #MAX_SAME_HASH}
+     * of them have the same hash code, or more than {@link #MAX_SAME_HASH_NESTED} of those that are
+     * collections, maps or arrays: hash flooding. Each element is hashed once.
      */
     static void checkHashSpread(Collection<?> elements, Class<?> type) {
-        if (elements.size() <= MAX_SAME_HASH) {
+        for (Object e : elements) {
+            if (nesting(e, MAX_KEY_NESTING + 1) > MAX_KEY_NESTING) {
+                throw new KryoException("a " + type.getName() + " whose elements or keys hold collections, maps or "
+                        + "arrays more than " + MAX_KEY_NESTING + " levels deep (their comparisons would cost "
+                        + "exponential time)");
+            }
+        }
+        if (elements.size() <= MAX_SAME_HASH_NESTED) {
             return;
         }
         Map<Integer, Integer> counts = new HashMap<>();
+        Map<Integer, Integer> nestedCounts = new HashMap<>();
         for (Object e : elements) {
-            if (counts.merge(java.util.Objects.hashCode(e), 1, Integer::sum) > MAX_SAME_HASH) {
+            int hash = java.util.Objects.hashCode(e);
+            if (counts.merge(hash, 1, Integer::sum) > MAX_SAME_HASH) {
                 throw new KryoException("a " + type.getName() + " of " + elements.size() + " elements with more than "
                         + MAX_SAME_HASH + " of the same hash code (hash flooding)");
+            }
+            if ((e instanceof Collection<?> || e instanceof Map<?, ?> || e instanceof Object[])
+                    && nestedCounts.merge(hash, 1, Integer::sum) > MAX_SAME_HASH_NESTED) {
+                throw new KryoException("a " + type.getName() + " of " + elements.size() + " elements with more than "
+                        + MAX_SAME_HASH_NESTED + " collections, maps or arrays of the same hash code (hash flooding)");
             }
         }
     }

@@ -192,6 +192,51 @@ class FrameCodecTest {
     }
 
     @Test
+    void setElementsAndMapKeysNestedMoreThanFourLevelsAreRefused() {
+        // comparing two such keys costs time exponential in their depth (null values: get, then containsKey)
+        Object deep = "x";
+        for (int i = 0; i < 5; i++) {
+            deep = java.util.Collections.singletonMap(deep, null);
+        }
+        java.util.Map<Object, Integer> keyed = new java.util.HashMap<>();
+        keyed.put(deep, 1);
+        for (Object value : List.<Object>of(new java.util.HashSet<>(List.of(deep)), keyed)) {
+            ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(header("f"), value, ChainState.empty(), null));
+            assertNotNull(got.decodeError(), value.getClass().getName());
+            assertTrue(got.decodeError().getMessage().contains("more than 4 levels deep"), got.decodeError().getMessage());
+        }
+        // four levels are fine, and so is any depth in values and lists
+        Object four = ((java.util.Map<?, ?>) deep).keySet().iterator().next();
+        java.util.Map<String, Object> deepValue = new java.util.HashMap<>();
+        deepValue.put("k", deep);
+        for (Object value : List.<Object>of(new java.util.HashSet<>(List.of(four)), deepValue, List.of(deep))) {
+            ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(header("f"), value, ChainState.empty(), null));
+            assertEquals(value, got.params());
+        }
+    }
+
+    @Test
+    void setsAndMapKeysOfNestedCollectionsThatShareAHashAreRefusedBeyondTwo() {
+        // Map.of(x, x) hashes to 0 whatever x is, and colliding maps are compared whole, pair by pair
+        List<Object> zeroHash = List.of(java.util.Map.of(1, 1), java.util.Map.of(2, 2), java.util.Map.of(3, 3));
+        java.util.Map<Object, Integer> keyedByMaps = new java.util.HashMap<>();
+        zeroHash.forEach(m -> keyedByMaps.put(m, 1));
+        for (Object value : List.<Object>of(new java.util.HashSet<>(zeroHash), java.util.Set.copyOf(zeroHash), keyedByMaps)) {
+            ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(header("f"), value, ChainState.empty(), null));
+            assertNotNull(got.decodeError(), value.getClass().getName());
+            assertTrue(got.decodeError().getMessage().contains("collections, maps or arrays of the same hash code "
+                    + "(hash flooding)"), got.decodeError().getMessage());
+        }
+        // two alike are fine, and so are many nested values of distinct hashes
+        List<Object> fine = List.of(new java.util.HashSet<>(zeroHash.subList(0, 2)),
+                new java.util.HashSet<>(List.of(List.of(1), List.of(2), List.of(3), List.of(4))));
+        for (Object value : fine) {
+            ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(header("f"), value, ChainState.empty(), null));
+            assertEquals(value, got.params());
+        }
+    }
+
+    @Test
     void setsAndMapKeysThatFloodOneHashAreRefused() {
         List<String> colliding = collidingStrings(5); // 32 strings, one hash code
         java.util.Map<String, Integer> map = new java.util.HashMap<>();
