@@ -49,15 +49,11 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
     private final Sandbox runner;
 
     /**
-     * A compiler whose functions load classes through {@code parent}; if {@code sandbox} is not
-     * null, compiled classes are verified and instrumented before they load, and run by
-     * {@code runner}.
+     * A compiler whose functions compile against and load classes through {@code parent}
+     * ({@code known} classes, the registered types, show which module layers its modules are in); if
+     * {@code sandbox} is not null, compiled classes are verified and instrumented before they load,
+     * and run by {@code runner}.
      */
-    JavaFunctionCompiler(ClassLoader parent, BytecodeSandbox sandbox, Sandbox runner) {
-        this(parent, java.util.List.of(), sandbox, runner);
-    }
-
-    /** As above; {@code known} classes (the registered types) show which module layers the loader's modules are in. */
     JavaFunctionCompiler(ClassLoader parent, Iterable<Class<?>> known, BytecodeSandbox sandbox, Sandbox runner) {
         this.parent = parent;
         this.classPath = new LoaderClassPath(parent, known);

@@ -70,7 +70,7 @@ public final class LoaderClassPath {
 
     /**
      * The binary names of the classes that {@code loader} sees in {@code packageName} and its
-     * sub-packages, for scanning (the loader's whole class path is indexed once per call).
+     * sub-packages, for scanning (through the loader's class-path index, built once per loader).
      */
     public static List<String> classNamesUnder(ClassLoader loader, String packageName) {
         LoaderClassPath path = new LoaderClassPath(loader);
@@ -85,11 +85,6 @@ public final class LoaderClassPath {
         }
         out.sort(null);
         return out;
-    }
-
-    /** The loader this class path is read through. */
-    ClassLoader loader() {
-        return loader;
     }
 
     /** The resource names ({@code com/acme/Order.class}) of the classes in {@code packageName}, not in sub-packages. */
@@ -413,8 +408,12 @@ public final class LoaderClassPath {
 
         @Override
         public String toString() {
-            int slash = name.lastIndexOf('/', name.length() - 3);
-            return slash < 0 ? name : name.substring(slash + 1);
+            // jar:nested:/app.jar/!BOOT-INF/lib/a.jar!/ -> a.jar; jar:nested:/app.jar/!BOOT-INF/classes/!/ -> BOOT-INF/classes
+            String path = name.replaceAll("(!/|/)+$", "");
+            int bang = path.lastIndexOf('!');
+            String inner = bang < 0 ? path.substring(path.lastIndexOf('/') + 1) : path.substring(bang + 1);
+            return inner.startsWith("BOOT-INF/") || inner.startsWith("WEB-INF/") ? inner
+                    : inner.substring(inner.lastIndexOf('/') + 1);
         }
     }
 

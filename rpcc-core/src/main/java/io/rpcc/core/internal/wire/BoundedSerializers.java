@@ -101,7 +101,7 @@ final class BoundedSerializers {
     static final int MAX_SAME_HASH = 16;
 
     /**
-     * Most elements that are themselves collections, maps or arrays and share one hash code. Their
+     * Most elements that are themselves collections or maps and share one hash code. Their
      * hashes collide at will ({@code Map.of(x, x)} hashes to 0 for any {@code x}), and each pair that
      * collides is compared whole: 16 of them cost 120 deep comparisons (an 885-byte frame of nested
      * singleton maps allocated 1.6 MB every time it was decoded). Sets of maps with equal hashes are
@@ -110,7 +110,8 @@ final class BoundedSerializers {
     static final int MAX_SAME_HASH_NESTED = 2;
 
     /**
-     * Most levels of collections, maps and arrays inside a set's element or a map's key. Comparing two
+     * Most levels of collections and maps inside a set's element or a map's key (arrays compare by
+     * identity and end the count). Comparing two
      * equal such values costs time exponential in their nesting: {@code AbstractMap.equals} compares
      * each key twice when its value is null ({@code get}, then {@code containsKey}), and a probing set
      * compares an element with several others; a 244-byte frame of nested singleton maps allocated
@@ -118,7 +119,7 @@ final class BoundedSerializers {
      */
     static final int MAX_KEY_NESTING = 4;
 
-    /** The levels of collections, maps and arrays in {@code value}, counted up to {@code cap}. */
+    /** The levels of collections and maps in {@code value}, counted up to {@code cap}. */
     private static int nesting(Object value, int cap) {
         if (cap == 0) {
             return 0;
@@ -133,8 +134,6 @@ final class BoundedSerializers {
                 both.add(v);
             });
             children = both;
-        } else if (value instanceof Object[] a) {
-            children = java.util.Arrays.asList(a);
         } else {
             return 0;
         }
@@ -152,13 +151,13 @@ final class BoundedSerializers {
      * Refuses {@code elements} (to go into a hashed {@code type}) if one holds collections more than
      * {@link #MAX_KEY_NESTING} levels deep, if more than {@link #MAX_SAME_HASH}
      * of them have the same hash code, or more than {@link #MAX_SAME_HASH_NESTED} of those that are
-     * collections, maps or arrays: hash flooding. Each element is hashed once.
+     * collections or maps: hash flooding. Each element is hashed once.
      */
     static void checkHashSpread(Collection<?> elements, Class<?> type) {
         for (Object e : elements) {
             if (nesting(e, MAX_KEY_NESTING + 1) > MAX_KEY_NESTING) {
-                throw new KryoException("a " + type.getName() + " whose elements or keys hold collections, maps or "
-                        + "arrays more than " + MAX_KEY_NESTING + " levels deep (their comparisons would cost "
+                throw new KryoException("a " + type.getName() + " whose elements or keys hold collections or maps "
+                        + "more than " + MAX_KEY_NESTING + " levels deep (their comparisons would cost "
                         + "exponential time)");
             }
         }
@@ -173,10 +172,10 @@ final class BoundedSerializers {
                 throw new KryoException("a " + type.getName() + " of " + elements.size() + " elements with more than "
                         + MAX_SAME_HASH + " of the same hash code (hash flooding)");
             }
-            if ((e instanceof Collection<?> || e instanceof Map<?, ?> || e instanceof Object[])
+            if ((e instanceof Collection<?> || e instanceof Map<?, ?>)
                     && nestedCounts.merge(hash, 1, Integer::sum) > MAX_SAME_HASH_NESTED) {
                 throw new KryoException("a " + type.getName() + " of " + elements.size() + " elements with more than "
-                        + MAX_SAME_HASH_NESTED + " collections, maps or arrays of the same hash code (hash flooding)");
+                        + MAX_SAME_HASH_NESTED + " collections or maps of the same hash code (hash flooding)");
             }
         }
     }
