@@ -96,7 +96,8 @@ public final class Main {
                 : "(nodes are killed on purpose here: the WARN lines on io.rpcc.failures below are expected)");
     }
 
-    private static void run(String[] args) throws Exception {
+    /** Runs one scenario; a bad argument is an {@link Options.UsageException} (so tests see it, not an exit). */
+    static void run(String[] args) throws Exception {
         String example = args.length == 0 ? "all" : args[0];
         String[] rest = args.length == 0 ? args : Arrays.copyOfRange(args, 1, args.length);
         boolean logs = Arrays.asList(rest).contains("--logs");
@@ -160,9 +161,8 @@ public final class Main {
             }
             case "help", "--help", "-h" -> usage(System.out);
             default -> {
-                System.err.println("rpcc examples: unknown example '" + example + "'");
                 usage(System.err);
-                System.exit(2);
+                throw new Options.UsageException("unknown example '" + example + "'");
             }
         }
     }

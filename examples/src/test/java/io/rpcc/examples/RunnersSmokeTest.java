@@ -65,7 +65,7 @@ class RunnersSmokeTest {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
         try {
-            Main.main(args);
+            Main.run(args); // not main: a usage error must fail this test, not exit the test JVM
         } finally {
             System.setOut(original);
         }

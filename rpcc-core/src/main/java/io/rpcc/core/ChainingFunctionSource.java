@@ -127,13 +127,19 @@ public final class ChainingFunctionSource {
      * @param resource the resource name, as for {@link Class#getResourceAsStream(String)}
      */
     public static ChainingFunctionSource javaResource(Class<?> anchor, String resource) {
+        String text = resourceText(anchor, resource);
+        if (text == null) {
+            throw new IllegalArgumentException("no resource " + resource + " next to " + anchor.getName());
+        }
+        return java(text);
+    }
+
+    /** The UTF-8 text of {@code resource} resolved as {@link Class#getResourceAsStream(String)} does, or {@code null}. */
+    private static @Nullable String resourceText(Class<?> anchor, String resource) {
         try (InputStream in = anchor.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalArgumentException("no resource " + resource + " next to " + anchor.getName());
-            }
-            return java(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return in == null ? null : new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + resource, e);
+            throw new UncheckedIOException("cannot read " + resource + " next to " + anchor.getName(), e);
         }
     }
 
@@ -168,13 +174,9 @@ public final class ChainingFunctionSource {
                     + ChainingFunction.class.getName() + "; a chaining function shipped by class must be one");
         }
         String file = type.getName().replace('.', '/') + ".java";
-        ClassLoader loader = type.getClassLoader() != null ? type.getClassLoader() : ClassLoader.getSystemClassLoader();
-        try (InputStream in = loader.getResourceAsStream(PACKAGED_SOURCES + file)) {
-            if (in != null) {
-                return java(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the packaged source of " + type.getName(), e);
+        String packaged = resourceText(type, "/" + PACKAGED_SOURCES + file);
+        if (packaged != null) {
+            return java(packaged);
         }
         java.nio.file.Path fallback = mavenSourceOf(type, file);
         if (fallback != null) {

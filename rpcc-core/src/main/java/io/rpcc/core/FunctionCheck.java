@@ -33,11 +33,13 @@ public final class FunctionCheck {
     private final ClassLoader classLoader;
     private final TypeRegistry types;
     private final @Nullable SandboxLimits sandbox;
+    private final int maxSourceChars;
 
     private FunctionCheck(Builder b) {
         this.classLoader = b.classLoader;
         this.types = b.types;
         this.sandbox = b.sandbox;
+        this.maxSourceChars = b.maxSourceChars;
     }
 
     /** A new builder: rpcc's class loader, no registered types, the default sandbox. */
@@ -58,7 +60,7 @@ public final class FunctionCheck {
         if (source.language() == null || source.isReference()) {
             throw new IllegalArgumentException("only a function with its source can be checked, not " + source);
         }
-        FunctionRuntime runtime = FunctionRuntime.forNode(types, sandbox, 1, Integer.MAX_VALUE, 1, classLoader).open();
+        FunctionRuntime runtime = FunctionRuntime.forNode(types, sandbox, 1, maxSourceChars, 1, classLoader).open();
         try {
             runtime.load(source);
         } catch (HopFailure f) {
@@ -74,8 +76,21 @@ public final class FunctionCheck {
         private ClassLoader classLoader = ChainingFunction.class.getClassLoader();
         private TypeRegistry types = TypeRegistry.empty();
         private @Nullable SandboxLimits sandbox = SandboxLimits.DEFAULT;
+        private int maxSourceChars = FunctionRuntime.DEFAULT_MAX_SOURCE_CHARS;
 
         private Builder() {
+        }
+
+        /**
+         * Refuses sources longer than {@code chars}, as a node built with
+         * {@link NodeBuilder#maxFunctionSourceChars(int)} does (default: a node's, {@value FunctionRuntime#DEFAULT_MAX_SOURCE_CHARS}).
+         */
+        public Builder maxSourceChars(int chars) {
+            if (chars < 1) {
+                throw new IllegalArgumentException("maxSourceChars must be positive, got " + chars);
+            }
+            this.maxSourceChars = chars;
+            return this;
         }
 
         /** Compiles against and loads through {@code loader}, as {@link NodeBuilder#functionClassLoader(ClassLoader)}. */

@@ -123,20 +123,9 @@ class DocSnippetsTest {
         assertTrue(lines.stream().anyMatch(l -> l.contains("./rpcc test")), "README.md must name the test command, ./rpcc test");
     }
 
-    /** The class path the snippets compile against: the test's own. */
-    static String classPath() throws IOException {
-        String cp = System.getProperty("java.class.path");
-        if (cp.contains("surefirebooter")) {   // a manifest-only jar: the pom turns these off, but just in case
-            try (var jar = new java.util.jar.JarFile(cp.split(java.io.File.pathSeparator)[0])) {
-                String entries = jar.getManifest().getMainAttributes().getValue("Class-Path");
-                List<String> paths = new ArrayList<>();
-                for (String entry : entries.split(" ")) {
-                    paths.add(Path.of(URI.create(entry)).toString());
-                }
-                cp = String.join(java.io.File.pathSeparator, paths);
-            }
-        }
-        return cp;
+    /** The class path the snippets compile against: the test's own (the pom turns off Surefire's manifest-only jar). */
+    static String classPath() {
+        return System.getProperty("java.class.path");
     }
 
     private static final class Source extends SimpleJavaFileObject {

@@ -79,8 +79,8 @@ import org.apache.maven.project.MavenProject;
         requiresDependencyResolution = ResolutionScope.COMPILE_PLUS_RUNTIME, threadSafe = true)
 public class CheckFunctionsMojo extends AbstractMojo {
 
-    /** Where, under the output directory, the sources of the checked functions go. */
-    static final String FUNCTIONS_DIRECTORY = "META-INF/rpcc/functions";
+    /** Where, under the output directory, the sources of the checked functions go (where {@code ChainingFunctionSource.of} reads them). */
+    static final String FUNCTIONS_DIRECTORY = ChainingFunctionSource.PACKAGED_SOURCES;
 
     /** The project being built. */
     @Parameter(defaultValue = "${project}", readonly = true, required = true)
@@ -155,7 +155,6 @@ public class CheckFunctionsMojo extends AbstractMojo {
         Charset charset = encoding == null || encoding.isBlank() ? StandardCharsets.UTF_8 : Charset.forName(encoding);
         ClassLoader previous = Thread.currentThread().getContextClassLoader();
         try (ProjectClassLoader loader = new ProjectClassLoader(classPath(classes), CheckFunctionsMojo.class.getClassLoader())) {
-            Class<?> functionType = loader.loadClass(ChainingFunction.class.getName());
             List<Class<?>> functions = new ArrayList<>();
             TypeRegistry.Builder registry = TypeRegistry.builder();
             List<String> problems = new ArrayList<>();
@@ -173,7 +172,7 @@ public class CheckFunctionsMojo extends AbstractMojo {
                     registered.add(name);
                 }
                 if (name.indexOf('$') < 0 && !type.isInterface() && !Modifier.isAbstract(type.getModifiers())
-                        && functionType.isAssignableFrom(type)) {
+                        && ChainingFunction.class.isAssignableFrom(type)) { // rpcc's classes are the plugin's (ProjectClassLoader)
                     functions.add(type);
                 }
             }
@@ -195,13 +194,13 @@ public class CheckFunctionsMojo extends AbstractMojo {
                             + "node would: " + e);
                 }
             }
-            if (functions.isEmpty()) {
-                getLog().debug("rpcc: no chaining functions in " + classes);
-                fail(skip ? List.of() : problems, 0);
-                return;
-            }
             if (skip) {
                 problems.clear(); // type registration is part of the check
+            }
+            if (functions.isEmpty()) {
+                getLog().debug("rpcc: no chaining functions in " + classes);
+                fail(problems, 0);
+                return;
             }
             fail(problems, functions.size());
             Thread.currentThread().setContextClassLoader(loader);
@@ -249,8 +248,6 @@ public class CheckFunctionsMojo extends AbstractMojo {
                     + classes.resolve(FUNCTIONS_DIRECTORY));
         } catch (IOException e) {
             throw new MojoExecutionException("rpcc: " + e.getMessage(), e);
-        } catch (ClassNotFoundException e) {
-            throw new MojoExecutionException("rpcc: io.rpcc.core.ChainingFunction is not on the project's class path", e);
         } finally {
             Thread.currentThread().setContextClassLoader(previous);
         }

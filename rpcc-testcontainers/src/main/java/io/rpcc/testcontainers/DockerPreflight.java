@@ -26,9 +26,10 @@ import org.testcontainers.utility.ImageNameSubstitutor;
  * of pull retries:
  *
  * <ul>
- *   <li>the node image must be in the local Docker daemon when it names no registry (rpcc publishes
- *       no image: {@code ./rpcc image} builds it); an image of a registry ({@code registry.acme.com/rpcc-node:1})
- *       is pulled by Testcontainers as usual;
+ *   <li>the node image must be in the local Docker daemon when it names neither a registry nor a
+ *       namespace (rpcc publishes no image: {@code ./rpcc image} builds {@code rpcc-node:<version>});
+ *       an image of a registry or a namespace ({@code registry.acme.com/rpcc-node:1},
+ *       {@code acme/rpcc-node:1}) is pulled by Testcontainers as usual;
  *   <li>Ryuk, Testcontainers' reaper container, starts with the first container unless
  *       {@code TESTCONTAINERS_RYUK_DISABLED=true}: if its image is not local, one pull is tried, and if
  *       it fails (no registry) or takes over {@value #RYUK_PULL_SECONDS} s, the start fails naming the variable.
@@ -41,7 +42,8 @@ final class DockerPreflight {
     static final String RYUK_DISABLED_VARIABLE = "TESTCONTAINERS_RYUK_DISABLED";
     static final int RYUK_PULL_SECONDS = 30;
 
-    private static volatile boolean ryukReady;
+    /** Ryuk images found local or pulled, so later starts skip the check. */
+    private static final java.util.Set<String> READY_RYUK_IMAGES = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private DockerPreflight() {
     }
@@ -82,12 +84,15 @@ final class DockerPreflight {
     static void check(DockerImageName image, boolean ryukDisabled, DockerImageName ryukImage) {
         DockerImageName resolved = ImageNameSubstitutor.instance().apply(image);
         withClient(docker -> {
-            if (!isLocal(docker, resolved) && resolved.getRegistry().isEmpty()) {
+            // a bare name (rpcc-node:1) is a local build; one with a registry or a namespace is pulled as usual
+            boolean bare = resolved.getRegistry().isEmpty() && !resolved.getRepository().contains("/");
+            if (bare && !isLocal(docker, resolved)) {
                 throw new ContainerLaunchException(missingImage(docker, resolved));
             }
-            if (!ryukDisabled && !ryukReady) {
-                checkRyuk(docker, ImageNameSubstitutor.instance().apply(ryukImage));
-                ryukReady = true;
+            DockerImageName ryuk = ImageNameSubstitutor.instance().apply(ryukImage);
+            if (!ryukDisabled && !READY_RYUK_IMAGES.contains(ryuk.asCanonicalNameString())) {
+                checkRyuk(docker, ryuk);
+                READY_RYUK_IMAGES.add(ryuk.asCanonicalNameString());
             }
             return null;
         });

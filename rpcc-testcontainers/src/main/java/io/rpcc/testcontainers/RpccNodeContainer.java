@@ -245,17 +245,10 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
     }
 
     private void awaitNotRunning(String id) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (Boolean.TRUE.equals(getDockerClient().inspectContainerCmd(id).exec().getState().getRunning())) {
-            if (System.nanoTime() > deadline) {
-                throw new ContainerLaunchException("node '" + nodeName + "' still runs 30 s after docker kill");
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ContainerLaunchException("interrupted while waiting for node '" + nodeName + "' to die", e);
-            }
+        try {
+            getDockerClient().waitContainerCmd(id).start().awaitStatusCode(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (RuntimeException e) {
+            throw new ContainerLaunchException("node '" + nodeName + "' did not stop within 30 s of docker kill", e);
         }
     }
 
@@ -396,7 +389,8 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
     /**
      * A resolver for a client in the test JVM that looks up each node's {@link #getClientAddress()} when
      * the client sends to it, so that it follows a {@link #restart()} (new host ports). It knows only
-     * these nodes' names, and resolves a name only while its container runs.
+     * these nodes' names, and resolves a name once its container was started: a killed or paused node
+     * resolves to its last address, where the client's hop then fails typed ({@code HopUnreachableException}).
      */
     public static NameResolver liveClientResolver(RpccNodeContainer... nodes) {
         Map<String, RpccNodeContainer> byName = new java.util.LinkedHashMap<>();
@@ -410,7 +404,7 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
             }
             try {
                 return Optional.of(node.getClientAddress());
-            } catch (RuntimeException e) { // not started, or stopped for good
+            } catch (RuntimeException e) { // no ports mapped (never started)
                 return Optional.empty();
             }
         };

@@ -237,12 +237,12 @@ public class RpccAutoConfiguration {
                               ConfigurableListableBeanFactory beanFactory) {
             RpccProperties.Client settings = properties.getClient();
             RpccClient.Builder builder = RpccClient.builder();
-            String application = environment.getProperty("spring.application.name");
+            String application = applicationName(environment);
             if (settings.getName() != null) {
                 builder.name(settings.getName());
-            } else if (application != null && !application.isBlank()) {
+            } else if (application != null) {
                 // unique per instance: servers key chains by originator name and number, and send results to the name
-                builder.name(application.trim() + "-" + UUID.randomUUID().toString().substring(0, 8));
+                builder.name(application + "-" + UUID.randomUUID().toString().substring(0, 8));
             }
             applyNode(builder, settings, names, nodeTypes(types, scanned, properties), beanFactory);
             ifSet(settings.getTimeout(), builder::timeout);
@@ -281,8 +281,14 @@ public class RpccAutoConfiguration {
             if (properties.getClient().getName() != null) {
                 return properties.getClient().getName();
             }
+            String application = applicationName(environment);
+            return application != null ? application : client.name();
+        }
+
+        /** {@code spring.application.name}, trimmed, or {@code null} if it is not set. */
+        private static @Nullable String applicationName(Environment environment) {
             String application = environment.getProperty("spring.application.name");
-            return application != null && !application.isBlank() ? application.trim() : client.name();
+            return application == null || application.isBlank() ? null : application.trim();
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.rpcc.spring.boot.web;
 
 import io.rpcc.client.ReplySet;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import java.io.IOException;
@@ -53,6 +54,8 @@ public final class RpccSse {
     /** The event name of the chain's failure. */
     public static final String ERROR = "error";
 
+    private static final org.apache.commons.logging.Log LOG = org.apache.commons.logging.LogFactory.getLog(RpccSse.class);
+
     private RpccSse() {
     }
 
@@ -70,7 +73,8 @@ public final class RpccSse {
             if (failure instanceof ChainException e) {
                 return new ErrorEvent(e.code().name(), String.valueOf(e.getMessage()), e.host(), e.hop());
             }
-            return new ErrorEvent("INTERNAL", String.valueOf(failure), "", 0);
+            // not a chain's failure: its text stays in this server (it may say more than a browser should see)
+            return new ErrorEvent("INTERNAL", "the chain's events could not be produced here; see the server's log", "", 0);
         }
     }
 
@@ -98,7 +102,7 @@ public final class RpccSse {
         Objects.requireNonNull(resultData, "resultData");
         SseEmitter emitter = timeout == null ? new SseEmitter() : new SseEmitter(timeout.toMillis());
         Forwarder<T> forwarder = new Forwarder<>(replies, emitter, resultData);
-        emitter.onTimeout(forwarder::abandon);
+        emitter.onTimeout(forwarder::timedOut);
         emitter.onError(e -> forwarder.abandon());
         emitter.onCompletion(forwarder::abandon);
         replies.publisher().subscribe(forwarder);
@@ -137,6 +141,9 @@ public final class RpccSse {
 
         @Override
         public void onError(Throwable failure) {
+            if (!(failure instanceof ChainException)) {
+                LOG.warn("rpcc: a chain's server-sent events ended with an error of this server", failure);
+            }
             if (send(ERROR, ErrorEvent.of(failure))) {
                 finish();
             }
@@ -174,6 +181,23 @@ public final class RpccSse {
         private void finish() {
             finished = true;
             emitter.complete();
+        }
+
+        /**
+         * The emitter's time ran out before the chain ended: cancel the chain, and end the stream
+         * with an {@value #ERROR} event saying so rather than breaking it off.
+         */
+        void timedOut() {
+            if (!finished) {
+                abandon();
+                try {
+                    emitter.send(SseEmitter.event().name(ERROR).data(new ErrorEvent(ChainErrorCode.TIMEOUT.name(),
+                            "the event stream's time ran out before the chain ended; the chain is cancelled", "", 0)));
+                    emitter.complete();
+                } catch (IOException | RuntimeException e) {
+                    emitter.completeWithError(e);
+                }
+            }
         }
 
         /** The response ended before the chain (timeout, error, client gone): cancel the chain. */
