@@ -107,6 +107,14 @@ class RpccSpringIdiomsTest {
                     RpccClient client = context.getBean(RpccClient.class);
                     assertThat(client.call("s1", "stock", new Order("abc", 2)).join().value()).isEqualTo(6);
                     assertThat(client.call("s1", "invoice", new Quote("X", 1)).join().value()).isInstanceOf(Invoice.class);
+                    // the node itself uses the application's id: a client outside the context that knows Order
+                    // only as 555 is understood (with the name-derived id it would be refused as unregistered)
+                    StaticNameResolver names = new StaticNameResolver();
+                    names.register("s1", context.getBean(RpccServer.class).address());
+                    try (RpccClient outside = RpccClient.builder().name("outside").resolver(names)
+                            .types(TypeRegistry.builder().register(Order.class, 555).build()).build().start()) {
+                        assertThat(outside.call("s1", "stock", new Order("abc", 2)).join().value()).isEqualTo(6);
+                    }
                 });
     }
 
