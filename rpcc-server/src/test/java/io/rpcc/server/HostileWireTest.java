@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.MalformedFrameException;
@@ -64,6 +65,10 @@ class HostileWireTest {
         s1 = cluster.server("s1", b -> b
                 .service("echo", p -> p)
                 .service("count", p -> runs.incrementAndGet())
+                .service("countAndReply", p -> {
+                    ChainContext.current().preturn("reply");
+                    return runs.incrementAndGet();
+                })
                 .service("sleep", p -> {
                     Thread.sleep(1000);
                     return p;
@@ -279,6 +284,22 @@ class HostileWireTest {
             assertEquals(3, result.chainId());
         }
         assertEquals(before + 5, s1.stats().refused(Refusal.INVALID_ORIGIN));
+        assertEquals(runsBefore + 1, runs.get(), "only the valid request ran");
+    }
+
+    @Test
+    void aRequestWithZeroCreditIsRefusedAsMalformedAndNeverRuns() throws Exception {
+        // a hop carrying no credit could return none; splitting it for its replies failed on an rpcc thread
+        long before = s1.stats().refused(Refusal.MALFORMED_FRAME);
+        int runsBefore = runs.get();
+        try (RawPeer p = new RawPeer("zero", at(s1))) {
+            p.handshake();
+            p.send(RawPeer.bytes(p.request(1, "countAndReply", null, Credit.ZERO)));
+            p.send(RawPeer.bytes(p.request(2, "count", null))); // a valid one behind it: answered
+            ChainResultFrame result = assertInstanceOf(ChainResultFrame.class, p.read());
+            assertEquals(2, result.chainId());
+        }
+        awaitCount(() -> s1.stats().refused(Refusal.MALFORMED_FRAME), before + 1);
         assertEquals(runsBefore + 1, runs.get(), "only the valid request ran");
     }
 

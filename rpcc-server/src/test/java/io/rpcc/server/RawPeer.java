@@ -230,12 +230,22 @@ final class RawPeer implements AutoCloseable {
 
     /** A REQUEST for {@code function} with {@code params}, whose originator is this peer. */
     ChainRequest request(long id, String function, Object params) {
-        return new ChainRequest(header(id, function, "127.0.0.1", listenPort()), params, ChainState.empty(), null);
+        return request(id, function, params, Credit.ONE);
+    }
+
+    /** A REQUEST for {@code function} with {@code params} carrying {@code credit}, whose originator is this peer. */
+    ChainRequest request(long id, String function, Object params, Credit credit) {
+        return new ChainRequest(header(id, function, "127.0.0.1", listenPort(), credit), params, ChainState.empty(),
+                null);
     }
 
     ChainHeader header(long id, String function, String originHost, int originPort) {
+        return header(id, function, originHost, originPort, Credit.ONE);
+    }
+
+    ChainHeader header(long id, String function, String originHost, int originPort, Credit credit) {
         return new ChainHeader(id, ChainSecret.random(), name, originHost, originPort, 1, 10, List.of(), List.of(),
-                List.of(), function, ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress(name, originHost, originPort),
+                List.of(), function, ChainingFunctionSource.NONE, credit, new NodeAddress(name, originHost, originPort),
                 Metadata.empty(), List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
     }
 

@@ -537,12 +537,19 @@ public final class HopExecutor implements RequestHandler {
                           List<HopTiming> timings, HopReplies replies, HopControl control, ChainState state,
                           HopContext context) {
         switch (action) {
-            case NextHopDecision.Finish finish -> reports.sendResult(h, path, List.copyOf(console), timings,
-                    finish.result(), replies.handOver(h.credit()));
+            case NextHopDecision.Finish finish -> {
+                Credit pass = replies.handOver(h.credit());
+                if (!replies.abandoned()) { // (abandoned: the closing node reported the hop, with its credit)
+                    reports.sendResult(h, path, List.copyOf(console), timings, finish.result(), pass);
+                }
+            }
             case NextHopDecision.Forward onward -> {
                 Metadata metadata = interceptForward(context, onward.call());
                 List<ConsoleLine> consoleNow = List.copyOf(console);
                 Credit pass = replies.handOver(h.credit());
+                if (replies.abandoned()) {
+                    return;
+                }
                 ChainHeader nh = h.onward(onward.hop(), path, consoleNow, timings, onward.serviceFunction(),
                         onward.chainingFunction(), pass, metadata, onward.budgetNanos());
                 handOn(h, onward.server(), null, new ChainRequest(nh, onward.params(), onward.state(), null), path,
@@ -570,6 +577,10 @@ public final class HopExecutor implements RequestHandler {
                 }
                 List<ConsoleLine> consoleNow = List.copyOf(console);
                 Credit pass = replies.handOver(h.credit()); // travels with the sub-chain, comes home through its return
+                if (replies.abandoned()) {
+                    continuations.forget(number);
+                    return;
+                }
                 ChainHeader nh = h.onward(start.hop(), path, consoleNow, timings, sub.serviceFunction(),
                         sub.chainingFunction(), pass, metadata, start.budgetNanos()).with(sub.chainingFunction(), stack);
                 handOn(h, sub.server(), null, new ChainRequest(nh, sub.params(), sub.state(), null), path, consoleNow,
@@ -586,6 +597,9 @@ public final class HopExecutor implements RequestHandler {
             case NextHopDecision.ReturnToCreator back -> { // to the parked hop, or a branch's outcome to its merge host
                 List<ConsoleLine> consoleNow = List.copyOf(console);
                 Credit pass = replies.handOver(h.credit());
+                if (replies.abandoned()) {
+                    return;
+                }
                 ChainHeader nh = h.onward(h.hop(), path, consoleNow, timings, back.to().isMerge() ? MergePoints.OUTCOME
                         : RETURN, ChainingFunctionSource.NONE, pass, h.metadata(), back.budgetNanos());
                 handOn(h, back.to().node().node(), node.addressOf(back.to().node()),
@@ -621,6 +635,9 @@ public final class HopExecutor implements RequestHandler {
         }
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
+        if (replies.abandoned()) {
+            return;
+        }
         for (MergePoints.Send send : MergePoints.split(split, h, mergeHost, node.addressOf(mergeHost), path, consoleNow,
                 timings, pass, metadata)) {
             if (send.opening() && mergeHost == self) {
@@ -641,7 +658,7 @@ public final class HopExecutor implements RequestHandler {
      */
     private void mergeArrived(ChainRequest request, HopControl control, HopReplies replies) {
         Credit credit = replies.handOver(request.header().credit());
-        if (!control.isCancelled()) {
+        if (!control.isCancelled() && !replies.abandoned()) {
             mergeArrived(request, credit, control);
         }
     }
@@ -739,6 +756,9 @@ public final class HopExecutor implements RequestHandler {
         timings.add(timing.withChaining(0, 0, chainingProxy));
         List<ConsoleLine> consoleNow = List.copyOf(console);
         Credit pass = replies.handOver(h.credit());
+        if (replies.abandoned()) {
+            return;
+        }
         ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
                 h.metadata(), decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
         CompletableFuture<Void> sent = send(chainingProxy, null, new ChainRequest(ph, result, state, null), control);

@@ -154,7 +154,7 @@ final class HopReplies implements Replies {
             quiet.complete(null);
             return credit;
         }
-        Credit half = credit.half();
+        Credit half = credit.isZero() ? Credit.ZERO : credit.half(); // (zero: nothing to share; never from the wire)
         kept = half;
         lower();
         return half;
@@ -496,7 +496,7 @@ final class HopReplies implements Replies {
             return;
         }
         Throwable failed = taskFailure.get();
-        Object frame = failed == null ? new QuietFrame(header.chainId(), secret, credit)
+        Object frame = failed == null ? quietFrame(secret, credit)
                 : taskErrorFrame(secret, failed, credit);
         if (f == null) { // no reply was ever sent: any connection will do
             handOffs.track(node.transport().send(header.replyTo().node(), node.replyAddress(header), frame)
@@ -526,9 +526,14 @@ final class HopReplies implements Replies {
         if (why != null) {
             failures.replyLost(header, Node.unwrap(why));
         }
-        Object direct = failed == null ? new QuietFrame(header.chainId(), header.attemptSecret(), credit)
+        Object direct = failed == null ? quietFrame(header.attemptSecret(), credit)
                 : taskErrorFrame(header.attemptSecret(), failed, credit);
         return node.transport().send(header.origin(), node.addressOf(header.originator()), direct);
+    }
+
+    /** This hop's QUIET frame under secret {@code to}, returning {@code credit}; it names the hop as its replies do. */
+    private QuietFrame quietFrame(ChainSecret to, Credit credit) {
+        return new QuietFrame(header.chainId(), to, credit, header.branch(), header.hop(), node.name());
     }
 
     /**

@@ -184,8 +184,7 @@ final class ReplyRelay {
             }
             case QuietFrame q -> {
                 if (!cancelled) {
-                    forward(new QuietFrame(q.chainId(), outSecret, q.credit()),
-                            new QuietFrame(q.chainId(), creator.attemptSecret(), q.credit()));
+                    forward(q.withSecret(outSecret), q.withSecret(creator.attemptSecret()));
                 }
             }
             case ChainErrorFrame e -> {

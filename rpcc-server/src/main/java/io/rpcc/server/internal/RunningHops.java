@@ -104,7 +104,9 @@ final class RunningHops {
 
     /**
      * Sends, at {@code nowNanos}, the heartbeats due for the hops that hold their chain here (arrived,
-     * not handed on, not cancelled), and starts their next interval (paper 3.9).
+     * not handed on, not cancelled), and for those that handed it on but still owe it partial replies
+     * (work they started runs on: their share of the chain's credit is here until their QUIET), and
+     * starts their next interval (paper 3.9).
      */
     void sendDueHeartbeats(long nowNanos) {
         for (Hop onward : handingOn) { // the chain is still here until its request is out
@@ -117,10 +119,13 @@ final class RunningHops {
         }
         for (Hop hop : hops) {
             HopControl control = hop.control();
-            if (control.heartbeatDue(nowNanos) && !control.isCancelled() && !hop.replies().handedOver()) {
+            HopReplies replies = hop.replies();
+            if (control.heartbeatDue(nowNanos) && !control.isCancelled() && !replies.abandoned()
+                    && !replies.whenQuiet().isDone()) {
                 ChainHeader h = hop.header();
                 control.heartbeatSent(nowNanos);
-                node.sendHeartbeat(h, h.hop(), h.branch(), HeartbeatFrame.siblingsOf(h.branch(), h.returnStack()));
+                node.sendHeartbeat(h, h.hop(), h.branch(), HeartbeatFrame.siblingsOf(h.branch(), h.returnStack()),
+                        replies.handedOver());
             }
         }
     }

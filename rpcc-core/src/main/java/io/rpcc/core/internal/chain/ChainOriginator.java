@@ -389,6 +389,10 @@ public final class ChainOriginator {
         Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
             p.heard();
+            ChainLiveness l = p.liveness;
+            if (l != null && frame.failure().host() != null) {
+                l.failed(frame.failure().hop(), frame.failure().host(), System.nanoTime());
+            }
             ChainException e = frame.code().toException(frame.failure());
             if (!p.outcome().completeExceptionally(e) && !p.outcome().isCompletedExceptionally()
                     && p.failedAfterResult == null) {
@@ -404,7 +408,10 @@ public final class ChainOriginator {
         if (p == null) {
             return;
         }
-        p.heard();
+        ChainLiveness l = p.liveness;
+        if (l != null) {
+            l.replied(frame.branch(), frame.hop(), frame.host(), System.nanoTime());
+        }
         p.window.arrived(frame.chainId(), frame.hop(), frame.host(), from, frame.size());
         if (frame.decodeError() != null) {
             p.window.consumed(frame.size());
@@ -454,7 +461,10 @@ public final class ChainOriginator {
     public void onQuiet(QuietFrame frame) {
         Pending p = live(frame.chainId(), frame.secret());
         if (p != null) {
-            p.heard();
+            ChainLiveness l = p.liveness;
+            if (l != null) {
+                l.quiet(frame.branch(), frame.hop(), frame.host(), System.nanoTime());
+            }
             recover(p, frame.credit());
         }
     }
@@ -483,18 +493,20 @@ public final class ChainOriginator {
     }
 
     /**
-     * Declares broken, at {@code nowNanos}, every chain whose result has not arrived and of which a
-     * branch has been silent for longer than its broken-after time: it ends at once with a
-     * {@link BrokenChainException} naming where it was last heard of (no cancel is sent: whoever
-     * diagnoses or retries the chain reuses its id).
+     * Declares broken, at {@code nowNanos}, every chain of which a part has been silent for longer
+     * than its broken-after time (see {@link ChainLiveness}): a branch holding a chain whose outcome
+     * has not arrived, or a hop owing replies, also after the outcome arrived. The chain ends at once
+     * with a {@link BrokenChainException} naming where it was last heard of (no cancel is sent:
+     * whoever diagnoses or retries the chain reuses its id); if its result had arrived, the result
+     * stands and the chain ends partial with that exception.
      */
     public void checkLiveness(long nowNanos) {
         for (Pending p : pending.values()) {
             ChainLiveness l = p.liveness;
-            if (l == null || p.outcome().isDone()) {
+            if (l == null) {
                 continue;
             }
-            ChainLiveness.Silence silence = l.silent(nowNanos);
+            ChainLiveness.Silence silence = l.silent(nowNanos, p.outcome().isDone());
             if (silence != null && pending.remove(p.id(), p)) {
                 broken.incrementAndGet();
                 BrokenChainException e = brokenChain(p, silence, l.brokenAfterNanos());
@@ -505,6 +517,22 @@ public final class ChainOriginator {
     }
 
     private BrokenChainException brokenChain(Pending p, ChainLiveness.Silence s, long brokenAfterNanos) {
+        if (s.owedReplies()) {
+            String what = s.heard() ? "hop " + s.hop() + " on '" + s.host() + "', which owed the chain partial replies"
+                    + " (and its share of the chain's credit), sent neither a reply nor a heartbeat for "
+                    : "nothing of the chain arrived for ";
+            String last = s.heard() ? "" : " while a hop still owed it partial replies (its credit is out; last heard"
+                    + " of: hop " + s.hop() + " on '" + s.host() + "')";
+            String message = "chain " + chainId(p.id()) + " is broken" + (p.outcome().isDone()
+                    ? " after its " + (p.outcome().isCompletedExceptionally() ? "error" : "result") + " arrived" : "")
+                    + ": " + what + TimeUnit.NANOSECONDS.toMillis(s.silentNanos()) + " ms (broken after "
+                    + TimeUnit.NANOSECONDS.toMillis(brokenAfterNanos) + " ms)" + last + ". The node crashed, was cut off "
+                    + "or stalls, and the replies it had not sent are lost: check that it runs and can be reached, "
+                    + "then run the chain again if you need every reply";
+            return new BrokenChainException(new ChainFailure(ErrorCode.BROKEN_CHAIN.exceptionName(), message,
+                    s.host() == null ? nodeName : s.host(), Math.max(0, s.hop()), List.of(), List.of(), List.of(),
+                    List.of()));
+        }
         String where = s.branch().isRoot() ? "the chain" : "its branch " + s.branch();
         String last = s.heard() ? "it was last heard of at hop " + s.hop() + " on '" + s.host() + "'"
                 : s.branch().isRoot() ? "it never sent one since it was sent to '" + s.host() + "' for hop " + (s.hop() + 1)

@@ -253,7 +253,16 @@ public final class Node implements InboundListener, AutoCloseable {
      * sent is dropped (the next one may get through; the originator tells a broken chain by silence).
      */
     public void sendHeartbeat(ChainHeader h, int hop, BranchId branch, List<Integer> siblings) {
-        HeartbeatFrame frame = new HeartbeatFrame(h.chainId(), h.attemptSecret(), hop, name(), branch, siblings);
+        sendHeartbeat(h, hop, branch, siblings, false);
+    }
+
+    /**
+     * As {@link #sendHeartbeat(ChainHeader, int, BranchId, List)}, for a hop that has handed the chain
+     * on but still owes it partial replies ({@code owesReplies}: work it started runs on).
+     */
+    public void sendHeartbeat(ChainHeader h, int hop, BranchId branch, List<Integer> siblings, boolean owesReplies) {
+        HeartbeatFrame frame = new HeartbeatFrame(h.chainId(), h.attemptSecret(), hop, name(), branch, siblings,
+                owesReplies);
         transport.send(h.origin(), addressOf(h.originator()), frame).whenComplete((v, e) -> {
             if (e != null) {
                 log.debug("cannot send a heartbeat of chain {}#{} to '{}': {}", h.origin(), h.chainId(), h.origin(),

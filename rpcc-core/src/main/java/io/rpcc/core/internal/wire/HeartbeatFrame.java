@@ -15,9 +15,18 @@ import java.util.List;
  * @param branch the branch it speaks for
  * @param siblings for each level of {@code branch}, from the root down, how many branches the split at
  *     that level made (0: not known); as many entries as {@code branch} is deep
+ * @param owesReplies whether the hop has handed the chain on and sends it for work it started that
+ *     still runs or sends partial replies (it holds a share of the chain's credit, which its QUIET
+ *     returns); otherwise the sender holds the chain itself
  */
 public record HeartbeatFrame(long chainId, ChainSecret secret, int hop, String host, BranchId branch,
-                             List<Integer> siblings) {
+                             List<Integer> siblings, boolean owesReplies) {
+    /** A heartbeat of the node holding the chain. */
+    public HeartbeatFrame(long chainId, ChainSecret secret, int hop, String host, BranchId branch,
+                          List<Integer> siblings) {
+        this(chainId, secret, hop, host, branch, siblings, false);
+    }
+
     public HeartbeatFrame {
         siblings = List.copyOf(siblings);
         if (siblings.size() != branch.depth()) {

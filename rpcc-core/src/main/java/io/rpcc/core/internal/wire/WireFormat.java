@@ -100,6 +100,9 @@ public final class WireFormat {
                         out.writeByte(FrameType.QUIET.wire());
                         writeChain(out, q.chainId(), q.secret());
                         writeCredit(out, q.credit());
+                        writeBranch(out, q.branch());
+                        out.writeVarInt(q.hop(), true);
+                        out.writeString(q.host());
                     }
                     case WindowUpdateFrame w -> {
                         out.writeByte(FrameType.WINDOW_UPDATE.wire());
@@ -309,6 +312,7 @@ public final class WireFormat {
             out.writeVarInt(f.branch().indexes().get(i), true);
             out.writeVarInt(f.siblings().get(i), true);
         }
+        out.writeByte(f.owesReplies() ? 1 : 0);
     }
 
     private static PingFrame readPing(Input in) {
@@ -340,7 +344,11 @@ public final class WireFormat {
             }
             siblings.add(n);
         }
-        return new HeartbeatFrame(chainId, secret, hop, host, BranchId.of(indexes), siblings);
+        byte owes = in.readByte();
+        if (owes != 0 && owes != 1) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "HEARTBEAT frame with owes-replies flag " + owes + " (0 or 1)");
+        }
+        return new HeartbeatFrame(chainId, secret, hop, host, BranchId.of(indexes), siblings, owes == 1);
     }
 
     private static long readBudget(Input in) {
@@ -359,6 +367,18 @@ public final class WireFormat {
         byte[] n = c.numerator().toByteArray();
         out.writeVarInt(n.length, true);
         out.writeBytes(n);
+    }
+
+    /**
+     * A request's credit: never zero (a chain always travels with a share of its credit; a hop
+     * carrying none could not return any, and splitting it would fail).
+     */
+    private static Credit readRequestCredit(Input in) {
+        Credit c = readCredit(in);
+        if (c.isZero()) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame with zero credit");
+        }
+        return c;
     }
 
     private static Credit readCredit(Input in) {
@@ -534,7 +554,8 @@ public final class WireFormat {
                     case ERROR -> new ChainErrorFrame(in.readVarLong(true), readSecret(in),
                             ErrorCode.fromWire(in.readVarInt(true)), readFailure(in), readCredit(in));
                     case REPLY -> readReply(kryo, in, bytes.length + 4);
-                    case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in));
+                    case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in), readBranch(in, List.of()),
+                            in.readVarInt(true), in.readString());
                     case WINDOW_UPDATE -> readWindowUpdate(in);
                     case CANCEL -> readCancel(in);
                     case HEARTBEAT -> readHeartbeatFrame(in);
@@ -566,7 +587,7 @@ public final class WireFormat {
         int originPort = in.readVarInt(true);
         ChainHeader header = new ChainHeader(chainId, secret, origin, originHost, originPort, in.readVarInt(true),
                 in.readVarInt(true), readStrings(in), readConsole(in), readTimings(in), in.readString(), readFunction(in),
-                readCredit(in), readReplyTo(in, new NodeAddress(origin, originHost, originPort)), Metadata.empty(),
+                readRequestCredit(in), readReplyTo(in, new NodeAddress(origin, originHost, originPort)), Metadata.empty(),
                 List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
         if (header.origin() == null || header.serviceFunction() == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");

@@ -76,4 +76,68 @@ class ChainLivenessTest {
         l.heartbeat(beat(7, BranchId.of(2), 2), 4 * S); // a new split after the merge
         assertEquals(Set.of(BranchId.of(1), BranchId.of(2)), Set.copyOf(l.expected()));
     }
+
+    private static HeartbeatFrame owes(int hop, String host) {
+        return new HeartbeatFrame(1, SECRET, hop, host, BranchId.root(), List.of(), true);
+    }
+
+    @Test
+    void aHopThatRepliedIsWatchedUntilItsQuietAlsoAfterTheOutcome() {
+        ChainLiveness l = new ChainLiveness(BranchId.root(), 1, "s1", 6 * S, 0);
+        l.replied(BranchId.root(), 1, "s1", S);
+        assertEquals(List.of("1@s1"), l.owing());
+        l.heartbeat(owes(1, "s1"), 4 * S); // handed on, still replying
+        l.heard(5 * S); // the result
+        assertNull(l.silent(10 * S, true));
+        ChainLiveness.Silence s = l.silent(10 * S + 1, true);
+        assertNotNull(s, "silent for 6 s after its last heartbeat: broken although the result is in");
+        assertTrue(s.owedReplies());
+        assertEquals(1, s.hop());
+        assertEquals("s1", s.host());
+        l.quiet(BranchId.root(), 1, "s1", 10 * S);
+        assertEquals(List.of(), l.owing());
+        l.heartbeat(owes(1, "s1"), 11 * S); // overtaken by its QUIET on another path: stale
+        assertEquals(List.of(), l.owing());
+        assertNull(l.silent(16 * S, true));
+    }
+
+    @Test
+    void anErrorNamingAHopEndsItsWatchOnEveryBranch() {
+        ChainLiveness l = new ChainLiveness(BranchId.root(), 1, "s1", 6 * S, 0);
+        l.replied(BranchId.of(1), 3, "s2", S);
+        l.replied(BranchId.of(2), 3, "s2", S);
+        l.replied(BranchId.of(2), 3, "s3", S);
+        l.failed(3, "s2", 2 * S);
+        assertEquals(List.of("3@s3"), l.owing());
+        l.replied(BranchId.of(1), 3, "s2", 3 * S); // a late reply of a hop that failed
+        assertEquals(List.of("3@s3"), l.owing());
+    }
+
+    @Test
+    void afterTheOutcomeAChainWithCreditOutAndNothingHeardIsBroken() {
+        ChainLiveness l = new ChainLiveness(BranchId.root(), 1, "s1", 6 * S, 0);
+        l.heartbeat(beat(2, BranchId.root()), S);
+        l.heard(2 * S); // the result; a hop that owed replies died before it was heard of
+        assertNull(l.silent(8 * S, true));
+        ChainLiveness.Silence s = l.silent(8 * S + 1, true);
+        assertNotNull(s);
+        assertTrue(s.owedReplies());
+        assertFalse(s.heard());
+        assertEquals("n2", s.host(), "names the hop last heard of");
+    }
+
+    @Test
+    void repliesOfAHopThatHandedTheChainOnSayNothingOfTheHolder() {
+        ChainLiveness l = new ChainLiveness(BranchId.root(), 1, "s1", 6 * S, 0);
+        l.heartbeat(owes(1, "s1"), S); // hop 1 handed the chain on
+        for (long t = 2; t <= 9; t++) {
+            l.replied(BranchId.root(), 1, "s1", t * S);
+            l.heartbeat(owes(1, "s1"), t * S);
+        }
+        ChainLiveness.Silence s = l.silent(9 * S, false);
+        assertNotNull(s, "the holder (hop 2) is silent since the start although hop 1 replies");
+        assertFalse(s.owedReplies());
+        l.replied(BranchId.root(), 2, "s2", 9 * S); // a reply of the holder is a sign of its life
+        assertNull(l.silent(10 * S, false));
+    }
 }

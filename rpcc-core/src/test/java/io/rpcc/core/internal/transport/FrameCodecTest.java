@@ -486,14 +486,15 @@ class FrameCodecTest {
 
     @Test
     void peersAgreeOnTheHighestCommonVersionAndANewerHelloMayCarryMoreFields() {
-        for (VersionRange offered : List.of(new VersionRange(5, 5), new VersionRange(1, 5), new VersionRange(5, 9))) {
+        int v = FrameType.PROTOCOL_VERSION;
+        for (VersionRange offered : List.of(new VersionRange(v, v), new VersionRange(1, v), new VersionRange(v, v + 4))) {
             EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
             try {
-                byte[] extension = offered.max() > 5 ? new byte[] {1, 2, 3} : new byte[0];
+                byte[] extension = offered.max() > v ? new byte[] {1, 2, 3} : new byte[0];
                 fresh.writeInbound(helloOf(offered, extension));
                 Hello got = assertInstanceOf(Hello.class, fresh.readInbound(), offered.toString());
                 assertEquals(offered, got.versions());
-                assertEquals(5, VersionRange.SUPPORTED.agree(offered));
+                assertEquals(v, VersionRange.SUPPORTED.agree(offered));
                 QuietFrame quiet = new QuietFrame(1, SECRET, Credit.ONE);
                 fresh.writeInbound(wire.encode(quiet, MAX));
                 assertEquals(quiet, fresh.readInbound(), "frames of the agreed version follow");
@@ -505,7 +506,9 @@ class FrameCodecTest {
 
     @Test
     void aHelloWithoutACommonVersionIsRefusedNamingBothRanges() {
-        for (VersionRange offered : List.of(new VersionRange(6, 7), new VersionRange(1, 4), new VersionRange(7, 6))) {
+        int v = FrameType.PROTOCOL_VERSION;
+        for (VersionRange offered : List.of(new VersionRange(v + 1, v + 2), new VersionRange(1, v - 1),
+                new VersionRange(v + 2, v + 1))) {
             EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
             try {
                 fresh.writeInbound(helloOf(offered, new byte[0]), wire.encode(new QuietFrame(1, SECRET, Credit.ONE), MAX));
@@ -517,12 +520,12 @@ class FrameCodecTest {
                 fresh.finishAndReleaseAll();
             }
         }
-        assertEquals("'new' speaks rpcc protocol versions 6 to 7 and 'me' speaks version 5: no version in common; "
-                + "upgrade 'me' to an rpcc build that speaks versions 6 to 7",
-                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(6, 7)));
-        assertEquals("'old' speaks rpcc protocol version 4 and 'me' speaks version 5: no version in common; "
-                + "upgrade 'old' to an rpcc build that speaks version 5",
-                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(4, 4)));
+        assertEquals("'new' speaks rpcc protocol versions 7 to 8 and 'me' speaks version 6: no version in common; "
+                + "upgrade 'me' to an rpcc build that speaks versions 7 to 8",
+                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(7, 8)));
+        assertEquals("'old' speaks rpcc protocol version 5 and 'me' speaks version 6: no version in common; "
+                + "upgrade 'old' to an rpcc build that speaks version 6",
+                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(5, 5)));
     }
 
     @Test

@@ -87,12 +87,14 @@ class HeartbeatFrameCodecTest {
         byte[] bytes = new byte[good.readableBytes()];
         good.readBytes(bytes);
         good.release();
-        bytes[bytes.length - 1] = 1; // 2 of 1
+        byte[] owesFlag = bytes.clone();
+        owesFlag[bytes.length - 1] = 2; // the owes-replies flag is 0 or 1
+        bytes[bytes.length - 2] = 1; // 2 of 1
         byte[] trailing = Arrays.copyOf(bytes, bytes.length + 1);
-        trailing[bytes.length - 1] = 3;
+        trailing[bytes.length - 2] = 3;
         trailing[3]++; // the length covers the extra byte
         QuietFrame after = new QuietFrame(5, SECRET, Credit.ONE);
-        for (byte[] bad : List.of(bytes, trailing)) {
+        for (byte[] bad : List.of(bytes, trailing, owesFlag)) {
             channel.writeInbound(Unpooled.wrappedBuffer(bad));
             FrameDecoder.MalformedFrame m = assertInstanceOf(FrameDecoder.MalformedFrame.class, channel.readInbound());
             assertEquals(ErrorCode.MALFORMED_FRAME, m.reason().code());
