@@ -119,9 +119,13 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
      * Cancels the chain: the notice follows it from server to server, the hop running is
      * interrupted, the producers' {@code preturn} throws, no further hop starts, and the set ends at
      * once with a {@link ChainCancelledException} ({@link #error()}, {@link #result()}); the replies
-     * received so far stay readable, and those still on their way are dropped.
+     * received so far stay readable, and those still on their way are dropped. The set and the
+     * result are separate: if the chain's result had arrived before the cancel (the set was still
+     * waiting for replies), {@link #result()} keeps that result, and the cancel still ends the set
+     * ({@link #isPartial()}, {@link #error()} is the {@link ChainCancelledException}).
      *
-     * @return {@code true} if this call ended the set, {@code false} if it had already ended
+     * @return {@code true} if this call ended the set (whether or not the result had arrived),
+     *     {@code false} if it had already ended
      */
     @Override
     public boolean cancel() {

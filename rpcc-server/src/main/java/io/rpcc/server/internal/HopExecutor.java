@@ -724,8 +724,15 @@ public final class HopExecutor implements RequestHandler {
         VirtualConsole sfConsole = new VirtualConsole(h.hop(), node.name(), "service:" + h.serviceFunction(), console);
         HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), node.name(), sfConsole, replies,
                 h.metadata(), h.branch(), control);
+        ServiceFunction unlessCancelled = params -> {
+            if (control.isCancelled()) { // marked cancelled here since the hop was taken up: the function never starts
+                throw new HopFailure(ErrorCode.CANCELLED, "chain " + chainId + " was cancelled before service function '"
+                        + h.serviceFunction() + "' started at '" + node.name() + "'");
+            }
+            return sf.apply(params);
+        };
         try (var scope = sfContext.push(); var working = control.enter()) {
-            result = interceptService(sfContext, h.serviceFunction(), sf).apply(request.params());
+            result = interceptService(sfContext, h.serviceFunction(), unlessCancelled).apply(request.params());
         } catch (HopRejectedException r) {
             throw recorded(recording, control, rejected(r));
         } catch (Throwable e) {
