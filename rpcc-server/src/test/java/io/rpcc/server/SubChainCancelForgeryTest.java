@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.Refusal;
@@ -17,7 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -161,10 +164,9 @@ class SubChainCancelForgeryTest {
     }
 
     private static synchronized Object outcome(Map<String, Integer> outcomes, Throwable e) {
-        Throwable t = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+        Throwable t = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
         String what = t == null ? "completed"
-                : t instanceof java.util.concurrent.CancellationException
-                || t instanceof io.rpcc.core.ChainCancelledException ? "cancelled"
+                : t instanceof CancellationException || t instanceof ChainCancelledException ? "cancelled"
                 : t.getClass().getSimpleName();
         outcomes.merge(what, 1, Integer::sum);
         return null;
