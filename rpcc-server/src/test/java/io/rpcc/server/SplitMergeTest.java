@@ -240,10 +240,21 @@ class SplitMergeTest {
                 fan("b:echo,c:fail", "m", "fn", "rethrow").interactive(interactive)));
         assertTrue(e.getMessage().contains("gave up on branch 2, which failed at 'c' (hop 2)")
                 && e.getMessage().contains("no shard here"), e.getMessage());
+        assertEquals("c", e.host(), "where the branch failed, not the merge host");
+        assertEquals(2, e.hop());
+        assertEquals(List.of("a", "c"), e.path());
+        String merge = interactive ? client.name() : "m";
+        assertTrue(e.failure().details().contains("the merge function at '" + merge + "' (hop 2) gave up on branch 2 "
+                + "by rethrowing its failure"), () -> String.valueOf(e.failure().details()));
         assertFalse(e.isRetryable());
         UnknownServerException u = assertThrows(UnknownServerException.class, () -> client.runChain(
                 fan("b:echo,nowhere:echo", "m", "fn", "rethrow").interactive(interactive)));
-        assertTrue(u.getMessage().contains("gave up on branch 2"), u.getMessage());
+        assertTrue(u.getMessage().contains("gave up on branch 2, which failed at '" + u.host() + "' (hop " + u.hop()
+                + ")"), u.getMessage());
+        if (!interactive) {
+            assertEquals("a", u.host(), "the branch's first hop could not be sent from a");
+            assertEquals(2, u.hop());
+        }
         assertEquals("all 2 branches succeeded", client.runChain(fan("b:echo,c:echo", "m", "fn", "rethrow")
                 .interactive(interactive)).value());
         settled();

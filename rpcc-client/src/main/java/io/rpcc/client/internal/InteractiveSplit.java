@@ -163,8 +163,10 @@ final class InteractiveSplit {
             }
         } catch (HopFailure f) {
             timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
-            throw ChainLauncher.failure(RethrownBranchFailure.of(f, outcomes), node.name(), last, merged, console,
-                    timings);
+            if (RethrownBranchFailure.of(f, outcomes, node.name(), last) instanceof RethrownBranchFailure r) {
+                throw r.toException(console, timings); // named where the branch failed, as in chain mode
+            }
+            throw ChainLauncher.failure(f, node.name(), last, merged, console, timings);
         } finally {
             LocalReplies.release(count, quiet, failure);
         }

@@ -491,7 +491,8 @@ public final class HopExecutor implements RequestHandler {
                                     replies.handOver(resumed.credit()));
                         }));
             } catch (HopFailure f) {
-                throw merging ? RethrownBranchFailure.of(f, result) : f; // a merge giving up on a failed branch
+                // a merge giving up on a failed branch: the chain fails with that branch's failure
+                throw merging ? RethrownBranchFailure.of(f, result, node.name(), h.hop()) : f;
             } finally {
                 timings.add(timing.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
             }
@@ -513,6 +514,8 @@ public final class HopExecutor implements RequestHandler {
                 // its server is closing and reported the hop (NODE_CLOSED, with its credit): a report now is late
             } else if (e instanceof HopFailure f) {
                 reports.sendFailure(h, f, path, List.copyOf(console), timings, replies.handOver(h.credit()));
+            } else if (e instanceof RethrownBranchFailure r) { // named where the branch failed, not here
+                reports.passOn(h, r.code(), r.failure(List.copyOf(console), timings), replies.handOver(h.credit()));
             } else {
                 reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
                         + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), path, List.copyOf(console), timings,

@@ -96,6 +96,11 @@ final class ReplyRelay {
         return inSecret;
     }
 
+    /** Whether the chain was cancelled here: nothing more is passed on. */
+    boolean cancelled() {
+        return cancelled;
+    }
+
     boolean expired(long nowNanos) {
         return nowNanos - expiresNanos >= 0;
     }

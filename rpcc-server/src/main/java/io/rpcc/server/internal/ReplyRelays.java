@@ -22,8 +22,12 @@ import org.slf4j.LoggerFactory;
  * The {@link ReplyRelay}s of the sub-chains started at a server whose replies go to it, by chain id
  * and the sub-chain's reply secret (which tells apart the sub-chains one server started in the same
  * chain). A relay lives as long as its parked hop could (the chain's budget plus the grace): replies
- * of a sub-chain's hops may outlive the sub-chain. Cancelling a chain here stops its relays. Replies
- * that cannot be passed on are counted and logged.
+ * of a sub-chain's hops may outlive the sub-chain. Cancelling a chain here stops its relays but keeps
+ * them, stopped, until then: the sub-chain's hops go on sending this node their replies, credit and
+ * requests for room until the cancel reaches them, and those frames are dropped here as the late
+ * frames of a cancelled chain, not handed to the node's originator table (which would count them as
+ * forged: it knows neither the chain nor the sub-chain's reply secret). Replies that cannot be passed
+ * on are counted and logged.
  */
 final class ReplyRelays {
     private static final Logger log = LoggerFactory.getLogger(FailureLog.LOGGER);
@@ -77,19 +81,23 @@ final class ReplyRelays {
         if (r == null) {
             return false;
         }
+        if (r.cancelled()) {
+            return true; // a late frame of a cancelled chain: dropped
+        }
         r.arrived(frame, from);
         return true;
     }
 
-    /** Stops the relays of chain {@code origin#chainId} (cancelled). */
+    /**
+     * Stops the relays of chain {@code origin#chainId} (cancelled); they stay, stopped, until they
+     * expire, to drop what the sub-chains' hops still send.
+     */
     void forgetChain(String origin, long chainId) {
-        relays.values().removeIf(r -> {
+        for (ReplyRelay r : relays.values()) {
             if (r.chainId() == chainId && r.origin().equals(origin)) {
                 r.cancel();
-                return true;
             }
-            return false;
-        });
+        }
     }
 
     /** Counts and logs a reply (or credit) of the sub-chain started at {@code creator} that could not be passed on. */
@@ -104,7 +112,7 @@ final class ReplyRelays {
         return lost.get();
     }
 
-    /** Relays open now (expired ones forgotten first). */
+    /** Relays open now, stopped ones included (expired ones forgotten first). */
     int size() {
         sweep(System.nanoTime());
         return relays.size();
