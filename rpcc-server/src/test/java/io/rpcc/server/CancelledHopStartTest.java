@@ -70,6 +70,36 @@ class CancelledHopStartTest {
     }
 
     @Test
+    void theOutcomesOfCancelledChainsAreNotKept() throws Exception {
+        int chains = 100;
+        CountDownLatch atHop2 = new CountDownLatch(chains);
+        try (Cluster cluster = new Cluster()) {
+            RpccServer s1 = cluster.server("s1", b -> b.service("step", p -> p));
+            RpccServer s2 = cluster.server("s2", b -> b.service("wait", p -> {
+                atHop2.countDown();
+                Thread.sleep(30_000); // until the cancel interrupts it
+                return p;
+            }));
+            RpccClient client = cluster.client();
+            StaticRoute route = StaticRoute.of(StaticRoute.hop("s1", "step"), StaticRoute.hop("s2", "wait"));
+            java.util.List<CompletableFuture<?>> all = new java.util.ArrayList<>();
+            for (int i = 0; i < chains; i++) {
+                all.add(client.startChain(ChainCall.along(route, i).timeout(Duration.ofSeconds(30))));
+            }
+            assertTrue(atHop2.await(30, TimeUnit.SECONDS));
+            assertEquals(chains, s1.stats().outcomeCacheEntries(), "hop 1 of each chain is kept for a retry");
+            all.forEach(f -> f.cancel(true));
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while ((s1.stats().outcomeCacheEntries() > 0 || s2.stats().outcomeCacheEntries() > 0 || s2.hopsInFlight() > 0)
+                    && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+            assertEquals(0, s1.stats().outcomeCacheEntries(), "a cancelled chain is never sent again: its outcomes go");
+            assertEquals(0, s2.stats().outcomeCacheEntries(), "nor is the outcome of a hop cancelled while it ran kept");
+        }
+    }
+
+    @Test
     void aReplySetCancelledAfterItsResultKeepsTheResultAndEndsWithTheCancel() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (Cluster cluster = new Cluster()) {

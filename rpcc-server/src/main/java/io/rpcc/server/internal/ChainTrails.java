@@ -205,6 +205,11 @@ final class ChainTrails {
         return entries.size();
     }
 
+    /** Forgets the expired entries if the last sweep is a while ago (the node's periodic sweep calls this). */
+    synchronized void expire(long nowNanos) {
+        sweepIfDue(nowNanos);
+    }
+
     private void sweepIfDue(long nowNanos) {
         if (nowNanos - lastSweep >= SWEEP_INTERVAL_NANOS) {
             sweep(nowNanos);

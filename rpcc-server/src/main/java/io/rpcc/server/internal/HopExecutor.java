@@ -170,7 +170,7 @@ public final class HopExecutor implements RequestHandler {
                 } finally {
                     // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
                     if (claim != null) {
-                        endWhenQuiet(claim, hop.replies());
+                        endWhenQuiet(claim, hop.replies(), control);
                     }
                     running.ran(hop);
                 }
@@ -191,23 +191,23 @@ public final class HopExecutor implements RequestHandler {
      * functions returned (work it started that runs longer than that keeps no more replies for a
      * replay, and does not hold a retry of the hop back).
      */
-    private void endWhenQuiet(HopOutcomes.Outcome claim, HopReplies replies) {
+    private void endWhenQuiet(HopOutcomes.Outcome claim, HopReplies replies, HopControl control) {
         CompletableFuture<Void> quiet = replies.whenQuiet();
         if (quiet.isDone()) {
-            outcomes.ended(claim, System.nanoTime());
+            outcomes.ended(claim, System.nanoTime(), control.isCancelled());
             return;
         }
         Timeout grace;
         try { // (only the first of the two calls ends it)
-            grace = node.originator().timer().newTimeout(t -> outcomes.ended(claim, System.nanoTime()),
-                    QUIET_GRACE_SECONDS, TimeUnit.SECONDS);
+            grace = node.originator().timer().newTimeout(t -> outcomes.ended(claim, System.nanoTime(),
+                    control.isCancelled()), QUIET_GRACE_SECONDS, TimeUnit.SECONDS);
         } catch (IllegalStateException stopped) { // the node is closing
             outcomes.ended(claim, System.nanoTime());
             return;
         }
         quiet.whenComplete((v, e) -> {
             grace.cancel(); // most hops are quiet long before: the timer does not hold them for the grace
-            outcomes.ended(claim, System.nanoTime());
+            outcomes.ended(claim, System.nanoTime(), control.isCancelled());
         });
     }
 
@@ -229,6 +229,7 @@ public final class HopExecutor implements RequestHandler {
             return false;
         }
         c.hops().forEach(HopControl::cancel);
+        outcomes.forgetChain(cancel.origin(), cancel.chainId()); // a cancelled chain is never sent again
         continuations.forgetChain(cancel.origin(), cancel.chainId());
         relays.forgetChain(cancel.origin(), cancel.chainId());
         merges.forgetChain(cancel.origin(), cancel.chainId());
@@ -250,6 +251,8 @@ public final class HopExecutor implements RequestHandler {
                 HeartbeatFrame.siblingsOf(h.branch(), h.returnStack()));
         merges.sendDueHeartbeats(nowNanos, beat);
         waiting.sendDueHeartbeats(nowNanos, beat);
+        outcomes.expire(nowNanos); // expired outcomes and trails go without waiting for new traffic
+        trails.expire(nowNanos);
     }
 
     /** Chains remembered for their cancellation (expired ones are forgotten first). */

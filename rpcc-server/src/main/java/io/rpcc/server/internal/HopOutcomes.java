@@ -56,6 +56,13 @@ final class HopOutcomes {
 
     /** One hop of one chain. */
     private record Key(String origin, long chainId, BranchId branch, int hop) {
+        ChainRef chain() {
+            return new ChainRef(origin, chainId);
+        }
+    }
+
+    /** A chain, as its originator names it. */
+    private record ChainRef(String origin, long chainId) {
     }
 
     /** One hop's replies may take at most this fraction (1/n) of the byte bound (one hop cannot empty the cache). */
@@ -190,6 +197,8 @@ final class HopOutcomes {
     private final Set<String> idempotent;
     private final Consumer<ChainRequest> again;
     private final ConcurrentHashMap<Key, Outcome> entries = new ConcurrentHashMap<>();
+    /** The keys of the kept outcomes of each chain, for {@link #forgetChain} (a cancelled chain is never replayed). */
+    private final ConcurrentHashMap<ChainRef, Set<Key>> byChain = new ConcurrentHashMap<>();
     private final ConcurrentLinkedQueue<Outcome> order = new ConcurrentLinkedQueue<>();
     private final AtomicInteger kept = new AtomicInteger();
     private final AtomicLong keptBytes = new AtomicLong();
@@ -265,6 +274,14 @@ final class HopOutcomes {
      * arrivals waiting for it are handed back. Nothing for a replay.
      */
     void ended(Outcome o, long nowNanos) {
+        ended(o, nowNanos, false);
+    }
+
+    /**
+     * As {@link #ended(Outcome, long)}; a hop whose chain was {@code cancelled} keeps nothing: a
+     * cancelled chain is never sent again, so its outcome would only take room.
+     */
+    void ended(Outcome o, long nowNanos, boolean cancelled) {
         if (o == null || o == WAITING) {
             return;
         }
@@ -274,7 +291,7 @@ final class HopOutcomes {
             if (o.done || o.dropped) {
                 return;
             }
-            keep = o.served && !o.repliesOverflowed;
+            keep = o.served && !o.repliesOverflowed && !cancelled;
             if (o.served && o.repliesOverflowed) {
                 evictions.incrementAndGet(); // its replies went over the byte bound: a retry runs the hop again
             }
@@ -293,6 +310,7 @@ final class HopOutcomes {
             order.add(o);
             kept.incrementAndGet();
             keptBytes.addAndGet(o.bytes);
+            byChain.computeIfAbsent(o.key.chain(), c -> ConcurrentHashMap.newKeySet(2)).add(o.key);
             evict(nowNanos);
         } else {
             entries.remove(o.key, o);
@@ -302,19 +320,69 @@ final class HopOutcomes {
         }
     }
 
+    /**
+     * Drops the kept outcomes of chain {@code chainId} of {@code origin}, which was cancelled: it is
+     * never sent again. Outcomes of its hops still running are dropped when they end (see
+     * {@link #ended(Outcome, long, boolean)}).
+     */
+    void forgetChain(String origin, long chainId) {
+        Set<Key> keys = byChain.remove(new ChainRef(origin, chainId));
+        if (keys == null) {
+            return;
+        }
+        for (Key k : keys) {
+            Outcome o = entries.get(k);
+            if (o != null) {
+                drop(o, false);
+            }
+        }
+    }
+
+    /**
+     * Drops kept outcome {@code o} (unless it was dropped already) and frees what it holds; it leaves
+     * {@link #order} when it reaches its head. Counted as an eviction if {@code evicted}.
+     */
+    private void drop(Outcome o, boolean evicted) {
+        synchronized (o) {
+            if (!o.done || o.dropped) {
+                return;
+            }
+            o.dropped = true;
+            o.result = null;
+            o.next = null;
+            o.replies = null;
+        }
+        kept.decrementAndGet();
+        keptBytes.addAndGet(-o.bytes);
+        entries.remove(o.key, o);
+        byChain.computeIfPresent(o.key.chain(), (c, keys) -> {
+            keys.remove(o.key);
+            return keys.isEmpty() ? null : keys;
+        });
+        if (evicted) {
+            evictions.incrementAndGet();
+        }
+    }
+
+    /** Drops the expired entries now (the node's periodic sweep: memory comes back without new traffic). */
+    void expire(long nowNanos) {
+        evict(nowNanos);
+    }
+
     /** Drops the oldest entries while they are expired or the cache is over a bound. */
     private void evict(long nowNanos) {
         for (Outcome head; (head = order.peek()) != null; ) {
-            boolean over = kept.get() > limits.maxEntries() || keptBytes.get() > limits.maxBytes()
+            boolean gone;
+            synchronized (head) {
+                gone = head.dropped;
+            }
+            boolean over = gone || kept.get() > limits.maxEntries() || keptBytes.get() > limits.maxBytes()
                     || nowNanos - head.expiresNanos >= 0;
             if (!over) {
                 return;
             }
-            if (order.remove(head)) {
-                kept.decrementAndGet();
-                keptBytes.addAndGet(-head.bytes);
-                entries.remove(head.key, head);
-                evictions.incrementAndGet();
+            if (order.remove(head) && !gone) {
+                drop(head, true);
             }
         }
     }
