@@ -11,10 +11,12 @@ import io.rpcc.client.ReplySet;
 import io.rpcc.client.RetryPolicy;
 import io.rpcc.client.RetryThrottle;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.SubChain;
@@ -60,8 +62,14 @@ class FaultInjectionTest {
     private static final List<String> SITES = List.of(EAST, WEST, EU);
     private static final List<String> SERVERS = List.of("s1", "s2", "s3");
 
-    /** Chain kinds, each with its shape and its expected result for params {@code p}. */
-    enum Kind { PLAIN, MULTI_RETURN, NESTED, SPLIT }
+    /**
+     * Chain kinds, each with its shape and its expected result for params {@code p}: LINGER chains'
+     * first hop keeps replying from threads it started (one through the context, one a task wrapped
+     * by it on a foreign pool) after it handed the chain on, so that kills land on hops that owe
+     * replies after the result; CANCELLED chains (multi-return, nested or split, by turns) are
+     * cancelled by the client at a random moment.
+     */
+    enum Kind { PLAIN, MULTI_RETURN, NESTED, SPLIT, LINGER, CANCELLED }
 
     /** At s1, after its sub-chain (to s3) returned: on to s2, whose result ends the chain. */
     static final ChainingFunctionSource AFTER_SUB = ChainingFunctionSource.java("""
@@ -96,6 +104,9 @@ class FaultInjectionTest {
                 }
             }
             """);
+
+    /** A pool outside rpcc, on which LINGER hops run tasks wrapped by their context. */
+    private final java.util.concurrent.ExecutorService foreign = java.util.concurrent.Executors.newCachedThreadPool();
 
     /** Runs of service functions: (chain tag, server, incarnation) to count. */
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
@@ -149,6 +160,8 @@ class FaultInjectionTest {
         }
         Map<String, AtomicLong> faults = new ConcurrentHashMap<>();
         int missingReplies = 0;
+        long longestWaitMs = 0;
+        String longestWait = "";
         ClientSummary summary;
         try (WanCluster cluster = WanCluster.of(topology())) {
             WanEmulator wan = cluster.emulator();
@@ -162,6 +175,7 @@ class FaultInjectionTest {
                             .reconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(200))
                             .heartbeatNetworkAllowance(Duration.ofMillis(40))
                             .service("hop", p -> hop(name, incarnation, p))
+                            .service("linger", p -> linger(name, incarnation, p))
                             .service("nest", p -> {
                                 hop(name, incarnation, p);
                                 return SubChain.to("s3", "hop").params(p);
@@ -202,13 +216,41 @@ class FaultInjectionTest {
                                     .chainingFunction(AFTER_SUB).state(ChainState.empty())));
                             case SPLIT -> results.add(client.startChain(ChainCall.to("s1", "hop").params(tag)
                                     .chainingFunction(FAN_OUT).state(ChainState.empty())));
+                            case LINGER -> {
+                                ReplySet<String> set = client.startChainWithReplies(ChainCall.along(StaticRoute.of(
+                                        StaticRoute.hop("s1", "linger"), StaticRoute.hop("s2", "hop"),
+                                        StaticRoute.hop("s3", "hop")), tag), String.class);
+                                sets.add(set);
+                                results.add(set.result().thenCombine(set.whenDone(), (r, ended) -> {
+                                    if (ended.error() != null) { // the result arrived, but replies are lost
+                                        throw new CompletionException(ended.error());
+                                    }
+                                    return r;
+                                }));
+                            }
+                            case CANCELLED -> {
+                                ChainCall call = switch (i % 3) {
+                                    case 0 -> ChainCall.along(route, tag);
+                                    case 1 -> ChainCall.to("s1", "nest").params(tag).chainingFunction(AFTER_SUB)
+                                            .state(ChainState.empty());
+                                    default -> ChainCall.to("s1", "hop").params(tag).chainingFunction(FAN_OUT)
+                                            .state(ChainState.empty());
+                                };
+                                ReplySet<String> set = client.startChainWithReplies(call, String.class);
+                                sets.add(set);
+                                results.add(set.result());
+                                long after = random.nextInt(300);
+                                CompletableFuture.delayedExecutor(after, TimeUnit.MILLISECONDS).execute(set::cancel);
+                            }
                         }
                     }
                     int setIndex = 0;
                     for (int k = 0; k < results.size(); k++) {
                         Kind kind = kinds.get(k);
                         String tag = tag(kind, from + k);
-                        ReplySet<String> set = kind == Kind.MULTI_RETURN ? sets.get(setIndex++) : null;
+                        ReplySet<String> set = kind == Kind.MULTI_RETURN || kind == Kind.LINGER
+                                || kind == Kind.CANCELLED ? sets.get(setIndex++) : null;
+                        long waitStart = System.nanoTime();
                         List<String> replies = new ArrayList<>();
                         if (set != null) {
                             set.forEach(replies::add);
@@ -219,14 +261,28 @@ class FaultInjectionTest {
                             succeeded.get(kind).incrementAndGet();
                         } catch (ExecutionException | CompletionException e) {
                             Throwable cause = e.getCause();
+                            while (cause instanceof CompletionException && cause.getCause() != null) {
+                                cause = cause.getCause();
+                            }
                             if (!(cause instanceof ChainException ce)) {
                                 throw new AssertionError(tag + ": not a typed chain failure", cause);
                             }
+                            // heartbeats are on: a chain is detected broken, never left to wait out its timeout
+                            assertTrue(!(ce instanceof ChainTimeoutException), () -> tag + " waited out its timeout: "
+                                    + ce);
+                            assertTrue(kind == Kind.CANCELLED || !(ce instanceof ChainCancelledException),
+                                    () -> tag + ": cancelled: " + ce);
                             assertNotNull(ce.host(), () -> tag + ": the failure names no host: " + ce);
                             assertTrue(ce.hop() >= 0, () -> tag + ": the failure names no hop: " + ce);
                             if (failed.get(kind).incrementAndGet() <= 2) {
                                 System.out.println("fault injection: " + tag + " failed: " + ce);
                             }
+                        }
+                        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - waitStart);
+                        if (waitedMs > longestWaitMs) {
+                            longestWaitMs = waitedMs;
+                            longestWait = tag + " (" + kind + ", " + (results.get(k).isCompletedExceptionally()
+                                    ? results.get(k).handle((r, x) -> String.valueOf(x)).join() : "succeeded") + ")";
                         }
                         if (set != null) {
                             assertEquals(0, set.arrivedAfterEnd(), tag + ": a reply after the end");
@@ -235,10 +291,14 @@ class FaultInjectionTest {
                             // before, and the client drops those it delivered
                             assertEquals(distinct.size(), replies.size(), () -> tag + ": a reply twice: " + replies
                                     + ", runs " + runsOf(tag));
-                            Set<String> all = Set.of(tag + "@s1", tag + "@s2", tag + "@s3");
-                            assertTrue(all.containsAll(distinct), tag + ": " + replies);
-                            if (!set.isPartial()) { // none lost, even of an attempt that broke: the replay sends them
-                                missingReplies += 3 - distinct.size();
+                            Set<String> all = kind == Kind.LINGER ? Set.of(tag + "@s1#1", tag + "@s1#2", tag + "@s2",
+                                    tag + "@s3") : Set.of(tag + "@s1", tag + "@s2", tag + "@s3");
+                            if (kind != Kind.CANCELLED) { // (a cancelled split's branches reply too)
+                                assertTrue(all.containsAll(distinct), tag + ": " + replies);
+                            }
+                            if (!set.isPartial() && kind != Kind.CANCELLED) {
+                                // none lost, even of an attempt that broke: the replay sends them
+                                missingReplies += all.size() - distinct.size();
                             }
                         }
                     }
@@ -256,6 +316,7 @@ class FaultInjectionTest {
                 assertTrue(n.get() - failedPreturns <= 1, key + " ran " + n + " times on one incarnation, "
                         + failedPreturns + " of them ended by a preturn that could not reach the client");
             });
+            foreign.shutdownNow();
             summary = new ClientSummary(client.stats().retries(), client.stats().lateFrames(), client.brokenChains(),
                     client.chainsInFlight(), client.stats().repliesSentAgain());
             assertEquals(0, summary.inFlight(), "no chain left in flight");
@@ -264,12 +325,13 @@ class FaultInjectionTest {
         long total = faults.values().stream().mapToLong(AtomicLong::get).sum();
         int ok = succeeded.values().stream().mapToInt(AtomicInteger::get).sum();
         System.out.println("fault injection: " + CHAINS + " chains, succeeded " + succeeded + ", failed typed " + failed
-                + "; faults " + faults + "; " + summary);
+                + "; faults " + faults + "; " + summary + "; longest wait for a chain " + longestWaitMs + " ms: " + longestWait);
         assertTrue(total >= 20, "faults were injected: " + faults);
         assertTrue(ok >= CHAINS / 2, "most chains recover: " + succeeded + " / failed " + failed);
         for (Kind k : Kind.values()) {
-            assertTrue(succeeded.get(k).get() > 0, k + " chains succeed under faults");
+            assertTrue(succeeded.get(k).get() > 0 || k == Kind.CANCELLED, k + " chains succeed under faults");
         }
+        assertTrue(failed.get(Kind.CANCELLED).get() > 0, "chains were cancelled: " + failed);
         try {
             HostResources.assertBackTo(baseline, 12, 24, 1L << 40); // (the heap is not what this checks)
         } catch (AssertionError e) { // say where rpcc's threads are
@@ -283,6 +345,33 @@ class FaultInjectionTest {
                 }
             });
             throw new AssertionError(where.toString(), e);
+        }
+    }
+
+    /**
+     * The LINGER hop: counted as {@link #hop}; sends a reply from a thread started through its context
+     * and one from a task its context wrapped, on a foreign pool, both after the hop returned (the
+     * chain moves on meanwhile), 50-150 ms later.
+     */
+    private Object linger(String server, int incarnation, Object params) {
+        ChainContext ctx = ChainContext.current();
+        String key = params + "@" + server + "#" + incarnation;
+        runs.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+        Runnable one = () -> later(params + "@" + server + "#1", 50, key);
+        ctx.startThread(one);
+        foreign.execute(ctx.wrap(() -> later(params + "@" + server + "#2", 150, key)));
+        return params;
+    }
+
+    private void later(String reply, long afterMs, String key) {
+        try {
+            Thread.sleep(afterMs);
+            ChainContext.current().preturn(reply);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) { // could not reach the client: the hop fails retryably and runs again
+            runsEndedByPreturn.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+            throw e;
         }
     }
 
@@ -300,11 +389,12 @@ class FaultInjectionTest {
     }
 
     private static String tag(Kind kind, int i) {
-        return (kind == Kind.MULTI_RETURN ? "m" : "c") + i;
+        return (kind == Kind.MULTI_RETURN || kind == Kind.LINGER ? "m" : "c") + i;
     }
 
     private static Object expected(Kind kind, String tag) {
-        return kind == Kind.SPLIT ? "[" + tag + "|" + tag + "]" : tag;
+        return kind == Kind.SPLIT || (kind == Kind.CANCELLED && Integer.parseInt(tag.substring(1)) % 3 == 2)
+                ? "[" + tag + "|" + tag + "]" : tag;
     }
 
     /**
