@@ -319,6 +319,9 @@ final class HopReplies implements Replies {
             boolean written = false;
             try {
                 if (!ch.isWritable() && !awaitWritable(ch)) {
+                    if (control.isCancelled()) {
+                        throw cancelled();
+                    }
                     throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read "
                             + "partial replies for " + writeTimeout.toMillis() + " ms (its connection has not drained)");
                 }
@@ -386,12 +389,17 @@ final class HopReplies implements Replies {
                             + "was called on an event loop, where it cannot wait");
                 }
             } else {
-                got = w.acquire(size, writeTimeout, (r, b, want) -> ask(ch, r, b, want), send);
+                // the cancel wakes the wait (control.whenCancelled in window()): the thread may be one it
+                // does not interrupt (a captured or pushed context, a chaining function)
+                got = w.acquire(size, writeTimeout, control::isCancelled, (r, b, want) -> ask(ch, r, b, want), send);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw failure(ErrorCode.FLOW_CONTROL, "interrupted while hop " + header.hop() + " at '" + node.name()
                     + "' waited for the originator '" + header.replyTo().node() + "' to read partial replies");
+        }
+        if (!got && control.isCancelled()) {
+            throw cancelled();
         }
         if (!got && abandoned) {
             throw failure(ErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while hop " + header.hop()
@@ -414,6 +422,7 @@ final class HopReplies implements Replies {
                 if (w == null) {
                     w = streams.open(header.chainId(), secret, header.hop(), node.name());
                     window = w;
+                    control.whenCancelled(w::wake); // (after window is set: see awaitRoom)
                 }
             }
         }
@@ -427,7 +436,7 @@ final class HopReplies implements Replies {
 
     private boolean awaitWritable(Channel ch) {
         try {
-            return node.transport().awaitWritable(ch, writeTimeout);
+            return node.transport().awaitWritable(ch, writeTimeout, control::isCancelled);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw failure(ErrorCode.FLOW_CONTROL, "interrupted while waiting for the originator to read");
