@@ -7,6 +7,7 @@ import io.rpcc.core.internal.chain.Replies;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import java.time.Duration;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.function.WallClock;
 import io.rpcc.core.internal.wire.ErrorCode;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -45,7 +46,7 @@ final class LocalReplies implements Replies {
         raise();
         try {
             boolean room;
-            try {
+            try (var waiting = WallClock.waitingForReader(writeTimeout)) { // the reader's time, not the function's
                 room = window.acquireLocal(writeTimeout);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -9,6 +9,7 @@ import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.Replies;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.function.WallClock;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
@@ -40,8 +41,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Flow control: the hop's replies are one reply stream of the chain, which sends only within the
  * room its originator granted ({@link SendWindow}, {@link ReplyWindow}); {@code preturn} waits for
  * room on the calling thread (at most the node's reply write timeout, then it throws
- * {@code FlowControlException}), and the room left when the hop is quiet goes back just before its
- * credit.
+ * {@code FlowControlException}; a cancel ends the wait at once, whatever the thread), and the room
+ * left when the hop is quiet goes back just before its credit. A sandboxed chaining function's wall
+ * time does not run while it waits ({@link WallClock}).
  */
 final class HopReplies implements Replies {
     private static final long COUNT = 0xFFFF_FFFFL;
@@ -391,7 +393,10 @@ final class HopReplies implements Replies {
             } else {
                 // the cancel wakes the wait (control.whenCancelled in window()): the thread may be one it
                 // does not interrupt (a captured or pushed context, a chaining function)
-                got = w.acquire(size, writeTimeout, control::isCancelled, (r, b, want) -> ask(ch, r, b, want), send);
+                // waiting for the reader is not a sandboxed chaining function's own time (WallClock)
+                try (var waiting = WallClock.waitingForReader(writeTimeout)) {
+                    got = w.acquire(size, writeTimeout, control::isCancelled, (r, b, want) -> ask(ch, r, b, want), send);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -435,7 +440,7 @@ final class HopReplies implements Replies {
     }
 
     private boolean awaitWritable(Channel ch) {
-        try {
+        try (var waiting = WallClock.waitingForReader(writeTimeout)) {
             return node.transport().awaitWritable(ch, writeTimeout, control::isCancelled);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
