@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Refusal;
@@ -108,6 +109,39 @@ class ChainingFunctionPreturnTest {
         }
         assertEquals(0, cf.stats().refused(Refusal.SANDBOX_VIOLATION));
         assertEquals(0, cf.stats().abandonedSandboxThreads());
+    }
+
+    /**
+     * In interactive mode the function runs at the client, whose preturn waits for room in the set
+     * itself: the same slow reader, the same outcome. A cancel while it waits ends the set at once.
+     */
+    @Test
+    @Timeout(value = 1, unit = TimeUnit.MINUTES)
+    void anInteractiveChainingFunctionWaitsForASlowReaderToo() throws Exception {
+        RpccClient interactive = cluster.client(b -> b.replyBufferSize(BUFFER).timeout(Duration.ofSeconds(60))
+                .sandbox(new SandboxLimits(Duration.ofMillis(300), 32L << 20, WALL)));
+        ReplySet<Integer> replies = interactive.startChainWithReplies(ChainCall.to("cf", "echo").params("x")
+                .chainingFunction(REPLY_N).state(ChainState.of("n", 12)).interactive(true), Integer.class);
+        List<Integer> got = new ArrayList<>();
+        long start = System.nanoTime();
+        while (replies.hasMore()) {
+            Thread.sleep(100);
+            got.add(replies.next());
+        }
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertFalse(replies.isPartial(), () -> "ended with " + replies.error());
+        assertEquals("done", replies.result().get().value());
+        assertEquals(12, got.size());
+        assertTrue(tookMs > WALL.toMillis(), "the reader was slower than the wall time: " + tookMs + " ms");
+
+        ReplySet<Integer> cancelled = interactive.startChainWithReplies(ChainCall.to("cf", "echo").params("x")
+                .chainingFunction(REPLY_N).state(ChainState.of("n", 1_000_000)).interactive(true), Integer.class);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (cancelled.received() < BUFFER && System.nanoTime() < until) {
+            Thread.sleep(1);
+        }
+        assertTrue(cancelled.cancel());
+        assertInstanceOf(ChainCancelledException.class, cancelled.error());
     }
 
     /**
