@@ -391,9 +391,9 @@ final class HopReplies implements Replies {
                             + "was called on an event loop, where it cannot wait");
                 }
             } else {
-                // the cancel wakes the wait (control.whenCancelled in window()): the thread may be one it
-                // does not interrupt (a captured or pushed context, a chaining function)
-                // waiting for the reader is not a sandboxed chaining function's own time (WallClock)
+                // the cancel wakes the wait (control.whenCancelled in window()), since the thread may be one it
+                // does not interrupt (a captured or pushed context, a chaining function); the time waited for
+                // the reader is not a sandboxed chaining function's own (WallClock)
                 try (var waiting = WallClock.waitingForReader(writeTimeout)) {
                     got = w.acquire(size, writeTimeout, control::isCancelled, (r, b, want) -> ask(ch, r, b, want), send);
                 }
@@ -427,7 +427,9 @@ final class HopReplies implements Replies {
                 if (w == null) {
                     w = streams.open(header.chainId(), secret, header.hop(), node.name());
                     window = w;
-                    control.whenCancelled(w::wake); // (after window is set: see awaitRoom)
+                    // registered once the stream exists: a cancel before this runs it at once, and a waiter
+                    // checks the cancel under the window's lock before each wait
+                    control.whenCancelled(w::wake);
                 }
             }
         }
