@@ -113,7 +113,9 @@ public interface ChainContext {
      * {@code ReplySet} while the chain goes on. Callable any number of times, from the service
      * function, the chaining function (a "client response", paper 7.1) or any work started through
      * this context's wrappers. If the originator reads slower than replies are produced, this waits
-     * (up to the server's reply write timeout, then throws {@link FlowControlException}).
+     * (up to the server's reply write timeout, then throws {@link FlowControlException}; a cancel
+     * ends the wait at once, on any thread; a sandboxed chaining function's wall time does not run
+     * meanwhile).
      *
      * @throws IllegalStateException if the hop has ended (the reply came from a thread that was not
      *     started through this context)

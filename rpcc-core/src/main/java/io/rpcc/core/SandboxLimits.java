@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param cpuTime CPU time per invocation (default 300 ms)
  * @param allocatedBytes bytes allocated per invocation (default 32 MiB)
  * @param wallTime elapsed time per invocation, which also covers a function that blocks without
- *     using CPU (default 2 s)
+ *     using CPU (default 2 s); the time a function spends in {@code preturn} waiting for a slow
+ *     reader does not count, up to the node's reply write timeout in all per invocation
  */
 public record SandboxLimits(Duration cpuTime, long allocatedBytes, Duration wallTime) {
     /** The defaults: 300 ms CPU, 32 MiB allocated, 2 s elapsed. */

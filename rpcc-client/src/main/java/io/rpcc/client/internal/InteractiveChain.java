@@ -287,7 +287,7 @@ public final class InteractiveChain {
                 long loadNanos = 0;
                 long cfStart = System.nanoTime();
                 LocalReplies local = new LocalReplies(sink, window, node.settings().replyWriteTimeout(), node.name(),
-                        hop, localCount, localQuiet, localFailure);
+                        hop, localCount, localQuiet, localFailure, cancellation);
                 HopControl control;
                 try {
                     FunctionRuntime.Loaded loaded = node.functions().load(current);

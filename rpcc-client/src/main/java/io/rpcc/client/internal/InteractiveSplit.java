@@ -149,7 +149,7 @@ final class InteractiveSplit {
         AtomicReference<ChainException> failure = new AtomicReference<>();
         finishes.add(quiet);
         LocalReplies local = new LocalReplies(sink, sink.window(), node.settings().replyWriteTimeout(), node.name(),
-                last, count, quiet, failure);
+                last, count, quiet, failure, cancellation);
         try {
             cancellation.check(last);
             FunctionRuntime.Loaded loaded = node.functions().load(mergeFunction);

@@ -7,6 +7,7 @@ import io.rpcc.core.internal.chain.Replies;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import java.time.Duration;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.function.WallClock;
 import io.rpcc.core.internal.wire.ErrorCode;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * functions started has ended; if some of it threw, the chain ends partial with the first error.
  */
 final class LocalReplies implements Replies {
+    private static final long CANCEL_CHECK_NANOS = 50_000_000;
     private final ChainOriginator.ReplySink sink;
     private final String host;
     private final int hop;
@@ -27,10 +29,13 @@ final class LocalReplies implements Replies {
     private final AtomicReference<ChainException> failure;
     private final ReplyWindow window;
     private final Duration writeTimeout;
+    private final InteractiveChain.Cancellation cancellation;
 
     LocalReplies(ChainOriginator.ReplySink sink, ReplyWindow window, Duration writeTimeout, String host, int hop,
-                 AtomicLong count, CompletableFuture<Void> quiet, AtomicReference<ChainException> failure) {
+                 AtomicLong count, CompletableFuture<Void> quiet, AtomicReference<ChainException> failure,
+                 InteractiveChain.Cancellation cancellation) {
         this.sink = sink;
+        this.cancellation = cancellation;
         this.window = window;
         this.writeTimeout = writeTimeout;
         this.host = host;
@@ -42,11 +47,25 @@ final class LocalReplies implements Replies {
 
     @Override
     public void preturn(Object reply) {
+        cancellation.check(hop); // as at a server: preturn throws ChainCancelledException after a cancel
         raise();
         try {
-            boolean room;
-            try {
-                room = window.acquireLocal(writeTimeout);
+            boolean room = false;
+            try (var waiting = WallClock.waitingForReader(writeTimeout)) { // the reader's time, not the function's
+                long until = System.nanoTime() + writeTimeout.toNanos();
+                long left = writeTimeout.toNanos();
+                // in slices: a cancel (which ends the set without reading it) ends the wait within 50 ms
+                while (true) {
+                    room = window.acquireLocal(Duration.ofNanos(Math.min(left, CANCEL_CHECK_NANOS)));
+                    if (room) {
+                        break;
+                    }
+                    cancellation.check(hop);
+                    left = until - System.nanoTime();
+                    if (left <= 0) {
+                        break;
+                    }
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 room = false;

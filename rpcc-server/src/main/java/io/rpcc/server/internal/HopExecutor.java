@@ -484,6 +484,10 @@ public final class HopExecutor implements RequestHandler {
                 // (with the timings rebuilt from the header: this hop's list belongs to the stuck thread)
                 next = interceptChaining(cfContext, state, result, (st, value) ->
                         node.functions().invoke(loaded.function(), st, value, failure -> {
+                            if (control.isCancelled()) { // the originator has ended the chain: nothing to report
+                                replies.handOver(resumed.credit());
+                                return;
+                            }
                             List<HopTiming> at = new ArrayList<>(resumed.timings());
                             if (proxied || merging) {
                                 at.removeLast();

@@ -9,6 +9,7 @@ import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.Replies;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.function.WallClock;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
@@ -40,8 +41,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>Flow control: the hop's replies are one reply stream of the chain, which sends only within the
  * room its originator granted ({@link SendWindow}, {@link ReplyWindow}); {@code preturn} waits for
  * room on the calling thread (at most the node's reply write timeout, then it throws
- * {@code FlowControlException}), and the room left when the hop is quiet goes back just before its
- * credit.
+ * {@code FlowControlException}; a cancel ends the wait at once, whatever the thread), and the room
+ * left when the hop is quiet goes back just before its credit. A sandboxed chaining function's wall
+ * time does not run while it waits ({@link WallClock}).
  */
 final class HopReplies implements Replies {
     private static final long COUNT = 0xFFFF_FFFFL;
@@ -319,6 +321,9 @@ final class HopReplies implements Replies {
             boolean written = false;
             try {
                 if (!ch.isWritable() && !awaitWritable(ch)) {
+                    if (control.isCancelled()) {
+                        throw cancelled();
+                    }
                     throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read "
                             + "partial replies for " + writeTimeout.toMillis() + " ms (its connection has not drained)");
                 }
@@ -386,12 +391,20 @@ final class HopReplies implements Replies {
                             + "was called on an event loop, where it cannot wait");
                 }
             } else {
-                got = w.acquire(size, writeTimeout, (r, b, want) -> ask(ch, r, b, want), send);
+                // the cancel wakes the wait (control.whenCancelled in window()), since the thread may be one it
+                // does not interrupt (a captured or pushed context, a chaining function); the time waited for
+                // the reader is not a sandboxed chaining function's own (WallClock)
+                try (var waiting = WallClock.waitingForReader(writeTimeout)) {
+                    got = w.acquire(size, writeTimeout, control::isCancelled, (r, b, want) -> ask(ch, r, b, want), send);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw failure(ErrorCode.FLOW_CONTROL, "interrupted while hop " + header.hop() + " at '" + node.name()
                     + "' waited for the originator '" + header.replyTo().node() + "' to read partial replies");
+        }
+        if (!got && control.isCancelled()) {
+            throw cancelled();
         }
         if (!got && abandoned) {
             throw failure(ErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while hop " + header.hop()
@@ -414,6 +427,9 @@ final class HopReplies implements Replies {
                 if (w == null) {
                     w = streams.open(header.chainId(), secret, header.hop(), node.name());
                     window = w;
+                    // registered once the stream exists: a cancel before this runs it at once, and a waiter
+                    // checks the cancel under the window's lock before each wait
+                    control.whenCancelled(w::wake);
                 }
             }
         }
@@ -426,8 +442,8 @@ final class HopReplies implements Replies {
     }
 
     private boolean awaitWritable(Channel ch) {
-        try {
-            return node.transport().awaitWritable(ch, writeTimeout);
+        try (var waiting = WallClock.waitingForReader(writeTimeout)) {
+            return node.transport().awaitWritable(ch, writeTimeout, control::isCancelled);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw failure(ErrorCode.FLOW_CONTROL, "interrupted while waiting for the originator to read");

@@ -3,6 +3,7 @@ package io.rpcc.server.internal;
 import java.time.Duration;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * The producer's side of reply flow control for one reply stream (the replies of one hop at this
@@ -38,11 +39,22 @@ final class SendWindow {
      *     ({@code send} did not run)
      */
     boolean acquire(long size, Duration timeout, Asker asker, Runnable send) throws InterruptedException {
+        return acquire(size, timeout, () -> false, asker, send);
+    }
+
+    /**
+     * {@link #acquire(long, Duration, Asker, Runnable)}, giving up (false) as soon as {@code giveUp}
+     * is true when there is no room: it is checked under this window's lock before each wait, so a
+     * {@link #wake()} after it becomes true ends the wait at once (the hop's cancel does that: the
+     * waiting thread may be one that the cancel does not interrupt).
+     */
+    boolean acquire(long size, Duration timeout, BooleanSupplier giveUp, Asker asker, Runnable send)
+            throws InterruptedException {
         long left = timeout.toNanos();
         lock.lock();
         try {
             while (replies < 1 || bytes < size) {
-                if (closed) {
+                if (closed || giveUp.getAsBoolean()) {
                     return false;
                 }
                 if (asked < size) {
@@ -62,6 +74,16 @@ final class SendWindow {
             bytes -= size;
             send.run();
             return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes the threads waiting for room, to check again whether they should give up. */
+    void wake() {
+        lock.lock();
+        try {
+            granted.signalAll();
         } finally {
             lock.unlock();
         }

@@ -20,6 +20,7 @@ public final class HopControl {
     private final long budgetNanos;
     private final List<Thread> threads = new ArrayList<>(2); // guarded by this; a thread once per enter
     private volatile boolean cancelled;
+    private List<Runnable> onCancel; // guarded by this; null once cancelled
     private final long heartbeatIntervalNanos; // 0: the chain sends no heartbeats
     private volatile long heartbeatDueNanos;
 
@@ -86,14 +87,44 @@ public final class HopControl {
         return cancelled;
     }
 
-    /** Marks the hop cancelled and interrupts the threads working for it. */
+    /**
+     * Marks the hop cancelled, interrupts the threads working for it and runs what waits for the
+     * cancel ({@link #whenCancelled}): threads that were not started through the context (a captured
+     * context, {@code ChainContext.push()}, a chaining function) are not interrupted, so what they
+     * wait for in rpcc must wake them.
+     */
     public void cancel() {
         cancelled = true;
+        List<Runnable> wake;
         synchronized (this) {
             for (Thread t : threads) {
                 t.interrupt();
             }
+            wake = onCancel;
+            onCancel = null;
         }
+        if (wake != null) {
+            wake.forEach(Runnable::run);
+        }
+    }
+
+    /**
+     * Runs {@code wake} when the hop is cancelled, or now if it is already: it must wake whatever
+     * waits on behalf of the hop (the waiter checks {@link #isCancelled()} under the same lock as it
+     * waits, so that a cancel between its check and its wait is not missed). Runs once, on the
+     * cancelling thread; it must not block.
+     */
+    public void whenCancelled(Runnable wake) {
+        synchronized (this) {
+            if (!cancelled) {
+                if (onCancel == null) {
+                    onCancel = new ArrayList<>(1);
+                }
+                onCancel.add(wake);
+                return;
+            }
+        }
+        wake.run();
     }
 
     /**

@@ -41,38 +41,48 @@ public final class Budget {
     private final long maxWallNanos;
     private final long startAllocated;
     private final long startCpu;
-    private final long startWall;
-    private final long deadline;
+    private final WallClock clock;
     private final Thread thread;
     private long ticks;
     private long arrayBytes;
     private volatile SandboxViolation violation;
 
-    /** A budget for an invocation starting now on the current platform thread. */
-    Budget(io.rpcc.core.SandboxLimits limits) {
+    /**
+     * A budget for an invocation running on the current platform thread from now, whose wall time
+     * {@code clock} keeps (it may have started when the invocation was handed to this thread).
+     */
+    Budget(io.rpcc.core.SandboxLimits limits, WallClock clock) {
         this.maxAllocatedBytes = limits.allocatedBytes();
         this.maxCpuNanos = limits.cpuTime().toNanos();
         this.maxWallNanos = limits.wallTime().toNanos();
         this.startAllocated = MX.getCurrentThreadAllocatedBytes();
         this.startCpu = MX.getCurrentThreadCpuTime();
-        this.startWall = System.nanoTime();
-        this.deadline = startWall + maxWallNanos;
+        this.clock = clock;
         this.thread = Thread.currentThread();
     }
 
-    /** When the invocation's wall time ends ({@link System#nanoTime()}). */
-    long deadline() {
-        return deadline;
+    /**
+     * When the invocation's wall time ends ({@link System#nanoTime()}), as seen at {@code nowNanos}:
+     * it moves on while the invocation waits for its chain's reader ({@link WallClock}).
+     */
+    long deadline(long nowNanos) {
+        return clock.deadline(nowNanos);
     }
 
-    /** When the invocation started ({@link System#nanoTime()}). */
-    long started() {
-        return startWall;
+    /** The wall-time limit, in nanoseconds. */
+    long maxWallNanos() {
+        return maxWallNanos;
+    }
+
+    /** The invocation's wall clock. */
+    WallClock clock() {
+        return clock;
     }
 
     /** The violation of the wall-time limit. */
     SandboxViolation wallTimeViolation() {
-        return new SandboxViolation("wall-time", "chaining function ran for more than " + maxWallNanos / 1_000_000 + " ms");
+        return new SandboxViolation("wall-time", "chaining function ran for more than " + maxWallNanos / 1_000_000 + " ms"
+                + clock.besidesWaits(System.nanoTime()));
     }
 
     /** The thread the invocation runs on. */
@@ -89,7 +99,7 @@ public final class Budget {
         if (startAllocated >= 0 && allocated > maxAllocatedBytes) {
             violate(new SandboxViolation("memory", "chaining function allocated " + allocated
                     + " bytes, over the limit of " + maxAllocatedBytes));
-        } else if (System.nanoTime() - startWall > maxWallNanos) {
+        } else if (clock.elapsed(System.nanoTime()) > maxWallNanos) {
             violate(wallTimeViolation());
         } else if (cpu && startCpu >= 0 && MX.getCurrentThreadCpuTime() - startCpu > maxCpuNanos) {
             violate(new SandboxViolation("cpu-time", "chaining function used more than "
@@ -99,10 +109,12 @@ public final class Budget {
 
     static void enter(Budget b) {
         CURRENT.set(b);
+        b.clock.enter();
     }
 
     static void exit() {
         CURRENT.remove();
+        WallClock.exit();
     }
 
     void violate(SandboxViolation v) {

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * Runs guest code that cannot be instrumented (JavaScript in GraalJS) on a platform thread and
  * watches it from outside: every 5 ms the waiting thread compares that thread's CPU time, allocated
- * bytes and the elapsed time with the limits, and over a limit cancels the code (for GraalJS,
+ * bytes and the elapsed time (less the time it waited in {@code preturn} for its chain's reader, see
+ * {@link WallClock}) with the limits, and over a limit cancels the code (for GraalJS,
  * {@code Context.close(true)}). The chain then fails with a sandbox violation naming the rule.
  */
 public final class MonitoredExecution {
@@ -34,6 +35,8 @@ public final class MonitoredExecution {
      */
     public static <T> T run(Callable<T> task, SandboxLimits limits, Runnable cancel) throws Exception {
         ChainContext ctx = ChainContext.currentOrNull();
+        // its wall time leaves out the time it waits in preturn for its chain's reader (see WallClock)
+        WallClock clock = new WallClock(System.nanoTime(), limits.wallTime().toNanos());
         long[] start = {-1, 0, 0, -1, -1}; // thread id, cpu, allocated at start; cpu, allocated at the end
         // platform threads: CPU time and allocation are measurable there
         Future<T> f = FunctionResources.sandbox().submit(() -> {
@@ -43,23 +46,24 @@ public final class MonitoredExecution {
                 start[2] = MX.getThreadAllocatedBytes(id);
                 start[0] = id;
             }
+            clock.enter();
             try (var scope = ctx == null ? null : ctx.push()) {
                 return task.call();
             } finally {
+                WallClock.exit();
                 synchronized (start) {
                     start[3] = MX.getThreadCpuTime(id);
                     start[4] = MX.getThreadAllocatedBytes(id);
                 }
             }
         });
-        long began = System.nanoTime();
         SandboxViolation violation = null;
         long cancelledAt = 0;
         while (true) {
             try {
                 T result = f.get(POLL_MS, TimeUnit.MILLISECONDS);
                 if (violation == null) { // a burst between two polls still counts
-                    violation = check(start, limits, System.nanoTime() - began);
+                    violation = check(start, limits, clock, System.nanoTime());
                 }
                 if (violation != null) {
                     throw limitExceeded(violation);
@@ -77,7 +81,7 @@ public final class MonitoredExecution {
             } catch (TimeoutException e) {
                 long now = System.nanoTime();
                 if (violation == null) {
-                    violation = check(start, limits, now - began);
+                    violation = check(start, limits, clock, now);
                     if (violation != null) {
                         cancelledAt = now;
                         cancel.run();
@@ -100,7 +104,7 @@ public final class MonitoredExecution {
         return TransientFailure.of(violation);
     }
 
-    private static SandboxViolation check(long[] start, SandboxLimits limits, long elapsed) {
+    private static SandboxViolation check(long[] start, SandboxLimits limits, WallClock clock, long nowNanos) {
         long id;
         long cpu0;
         long alloc0;
@@ -113,9 +117,9 @@ public final class MonitoredExecution {
             cpuEnd = start[3];
             allocEnd = start[4];
         }
-        if (elapsed > limits.wallTime().toNanos()) {
+        if (clock.elapsed(nowNanos) > limits.wallTime().toNanos()) {
             return new SandboxViolation("wall-time", "chaining function ran for more than " + limits.wallTime().toMillis()
-                    + " ms");
+                    + " ms" + clock.besidesWaits(nowNanos));
         }
         if (id < 0) {
             return null; // not started yet

@@ -56,18 +56,29 @@ final class Sandbox {
     <T> T run(Callable<T> task) throws Exception {
         ChainContext ctx = ChainContext.currentOrNull();
         Consumer<HopFailure> onAbandon = ON_ABANDON.get();
+        long wallNanos = limits.wallTime().toNanos();
         if (!Thread.currentThread().isVirtual()) {
-            return translate(() -> body(task, ctx, onAbandon));
+            return translate(() -> body(task, ctx, onAbandon, new WallClock(System.nanoTime(), wallNanos)));
         }
-        Future<T> f = FunctionResources.sandbox().submit(() -> body(task, ctx, failure -> { })); // the caller reports
+        WallClock clock = new WallClock(System.nanoTime(), wallNanos); // read here while the sandbox thread runs
+        Future<T> f = FunctionResources.sandbox().submit(() -> body(task, ctx, failure -> { }, clock)); // the caller reports
+        long slackNanos = TimeUnit.MILLISECONDS.toNanos(SandboxWatchdog.GRACE_MS + SandboxWatchdog.PERIOD_MS);
         return translate(() -> {
             try {
-                return f.get(limits.wallTime().toMillis() + SandboxWatchdog.GRACE_MS + SandboxWatchdog.PERIOD_MS,
-                        TimeUnit.MILLISECONDS);
-            } catch (TimeoutException e) {
-                f.cancel(true); // the watchdog has marked it; it ends at its next check
-                throw new SandboxViolation("wall-time", "chaining function did not return within "
-                        + limits.wallTime().toMillis() + " ms");
+                while (true) {
+                    // the deadline moves on while the function waits in preturn for its chain's reader
+                    long left = clock.deadline(System.nanoTime()) + slackNanos - System.nanoTime();
+                    try {
+                        return f.get(Math.max(left, 0), TimeUnit.NANOSECONDS);
+                    } catch (TimeoutException e) {
+                        if (clock.deadline(System.nanoTime()) + slackNanos - System.nanoTime() > 0) {
+                            continue;
+                        }
+                        f.cancel(true); // the watchdog has marked it; it ends at its next check
+                        throw new SandboxViolation("wall-time", "chaining function did not return within "
+                                + limits.wallTime().toMillis() + " ms" + clock.besidesWaits(System.nanoTime()));
+                    }
+                }
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof InvocationAbandoned) { // abandoned with a do-nothing hook: the failure is ours to report
@@ -83,8 +94,9 @@ final class Sandbox {
     }
 
     /** The invocation itself, on the thread that runs it. */
-    private <T> T body(Callable<T> task, ChainContext ctx, Consumer<HopFailure> onAbandon) throws Exception {
-        Budget budget = new Budget(limits);
+    private <T> T body(Callable<T> task, ChainContext ctx, Consumer<HopFailure> onAbandon, WallClock clock)
+            throws Exception {
+        Budget budget = new Budget(limits, clock);
         SandboxWatchdog.Invocation watched = SandboxWatchdog.start(budget, onAbandon, abandonedRunning);
         Budget.enter(budget);
         try (var scope = ctx == null ? null : ctx.push()) {

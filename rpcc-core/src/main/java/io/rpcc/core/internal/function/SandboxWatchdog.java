@@ -129,15 +129,16 @@ final class SandboxWatchdog {
                 Thread.sleep(PERIOD_MS);
                 long now = System.nanoTime();
                 for (Invocation inv : RUNNING) {
-                    long late = now - inv.budget.deadline();
+                    long late = now - inv.budget.deadline(now);
                     if (late > 0) {
                         inv.budget.violate(inv.budget.wallTimeViolation());
                     }
                     if (late > grace && inv.onAbandon != null && inv.abandon()) {
                         RUNNING.remove(inv);
                         HopFailure failure = HopFailure.sandboxViolation("wall-time", "chaining function ran for "
-                                + "more than " + TimeUnit.NANOSECONDS.toMillis(inv.budget.deadline() - inv.budget.started())
-                                + " ms, stuck in one JDK call; its thread was abandoned", false, null);
+                                + "more than " + TimeUnit.NANOSECONDS.toMillis(inv.budget.maxWallNanos())
+                                + " ms" + inv.budget.clock().besidesWaits(now) + ", stuck in one JDK call; its thread "
+                                + "was abandoned", false, null);
                         Thread.ofVirtual().name("rpcc-sandbox-abandon").start(() -> inv.onAbandon.accept(failure));
                     }
                 }

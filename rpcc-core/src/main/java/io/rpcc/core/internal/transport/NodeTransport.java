@@ -54,6 +54,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
@@ -468,6 +469,14 @@ public final class NodeTransport implements AutoCloseable {
      * @return whether the channel is writable (false: timed out or closed)
      */
     public boolean awaitWritable(Channel ch, Duration timeout) throws InterruptedException {
+        return awaitWritable(ch, timeout, () -> false);
+    }
+
+    /**
+     * {@link #awaitWritable(Channel, Duration)}, giving up (false) soon after {@code giveUp} becomes
+     * true (within the 50 ms between two checks): a producer whose chain was cancelled stops waiting.
+     */
+    public boolean awaitWritable(Channel ch, Duration timeout, BooleanSupplier giveUp) throws InterruptedException {
         if (ch.isWritable()) {
             return true;
         }
@@ -478,7 +487,7 @@ public final class NodeTransport implements AutoCloseable {
         if (gate == null) {
             gate = ch.attr(GATE).get();
         }
-        return gate.await(ch, timeout);
+        return gate.await(ch, timeout, giveUp);
     }
 
     /** {@link #connect} then {@link #send}. */

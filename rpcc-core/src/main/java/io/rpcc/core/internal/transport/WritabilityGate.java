@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /** Lets producer threads wait until a channel is writable again (a lock, not a monitor: virtual threads may wait). */
 final class WritabilityGate {
@@ -20,12 +21,13 @@ final class WritabilityGate {
         }
     }
 
-    boolean await(Channel ch, Duration timeout) throws InterruptedException {
+    /** Waits at most {@code timeout} for {@code ch} to be writable; gives up within 50 ms once {@code giveUp} is true. */
+    boolean await(Channel ch, Duration timeout, BooleanSupplier giveUp) throws InterruptedException {
         long left = timeout.toNanos();
         lock.lock();
         try {
             while (!ch.isWritable() && ch.isActive()) {
-                if (left <= 0) {
+                if (left <= 0 || giveUp.getAsBoolean()) {
                     return false;
                 }
                 // Re-check at least every 50 ms: a writability change may race with entering the wait.
