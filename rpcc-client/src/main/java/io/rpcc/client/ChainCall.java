@@ -93,11 +93,13 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     }
 
     /**
-     * With a deadline: the chain's servers start no hop after it (the hop that would start later
-     * ends the chain with a {@code DeadlineExceededException} naming it), and service functions read
-     * it from {@code ChainContext.current().deadline()}. It travels as a budget, so the servers'
-     * clocks need not agree with this one. The chain's effective deadline is the earlier of this and
-     * the timeout; unlike the timeout, it does not make the client stop waiting by itself.
+     * With a deadline: the chain must end by then. Its servers start no hop after it (the hop that
+     * would start later ends the chain with a {@code DeadlineExceededException} naming it), and if
+     * no result has come by then, the client ends the call with a {@code DeadlineExceededException}
+     * and cancels the chain. Service functions read it from {@code ChainContext.current().deadline()}.
+     * It travels as a budget that each crossing's measured network time is taken off, so the
+     * servers' clocks need not agree with this one. The chain's effective deadline is the earlier of
+     * this and the timeout (a timeout no later than it ends the call with a {@code ChainTimeoutException}).
      */
     public ChainCall deadline(Instant deadline) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,

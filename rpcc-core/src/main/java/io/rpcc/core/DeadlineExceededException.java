@@ -3,10 +3,12 @@ package io.rpcc.core;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A hop arrived at its server after the chain's deadline ({@code ChainCall.deadline(...)} or the
- * call's timeout, whichever is earlier), so its service function did not run. {@link #host()} and
- * {@link #hop()} name that hop; the message says by how much the budget was exceeded. Hops before
- * it ran; none after it did. Give the chain a longer deadline, or make the hops before it faster.
+ * The chain did not end by its deadline ({@code ChainCall.deadline(...)} or the call's timeout,
+ * whichever is earlier). Either its originator ended it at the deadline and cancelled what still
+ * ran ({@link #hop()} 0, {@link #host()} the originator), or a hop would have started after the
+ * deadline, so its service function did not run ({@link #host()} and {@link #hop()} name that hop;
+ * the message says by how much it was late). No hop starts after the deadline. Give the chain a
+ * later deadline, or make its hops faster.
  */
 public class DeadlineExceededException extends ChainException {
     private static final long serialVersionUID = 1L;

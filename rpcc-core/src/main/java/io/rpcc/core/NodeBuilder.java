@@ -226,11 +226,12 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     }
 
     /**
-     * What a chain's deadline budget loses each time this node sends the chain on, besides the time
-     * the chain spent at this node (default 1 ms): an estimate of the crossing to the next node,
-     * which no clock measures since the nodes' clocks need not agree. Set it near the one-way
-     * latency to the next servers (e.g. 40 ms between continents) so that a hop that cannot finish
-     * in time is refused rather than started; {@link Duration#ZERO} counts only local time.
+     * The least a chain's deadline budget loses each time this node sends the chain on, besides the
+     * time the chain spent at this node (default 1 ms). Each crossing is charged what the connection
+     * it takes is measured to need one way (half its round trip, from the rpcc handshake and PINGs,
+     * plus the round trip's deviation), or this allowance if that is more; nodes' clocks need not
+     * agree. Raise it only for links whose round trip misleads (a route much longer one way than
+     * the other, or large frames on a slow link); {@link Duration#ZERO} charges the measured time only.
      */
     public B deadlineNetworkAllowance(Duration allowance) {
         this.deadlineNetworkAllowance = nonNegative(allowance, "deadlineNetworkAllowance");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.StaticRoute;
 import java.time.Duration;
@@ -14,14 +15,18 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * Deadlines: the chain's budget travels hop to hop, a hop that arrives past it does not run its
- * service function, and service functions see what is left.
+ * service function, service functions see what is left, and the client ends a chain at its deadline
+ * and stops it. On the emulated wide-area network: {@code WanDeadlineTest} (rpcc-testkit).
  */
 class DeadlineTest {
     static Cluster cluster;
@@ -30,6 +35,8 @@ class DeadlineTest {
     static final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
     /** What each hop saw of the deadline, by {@code id@hop}. */
     static final Map<String, Duration> remaining = new ConcurrentHashMap<>();
+    /** The hops whose sleep a cancel interrupted, as {@code id@hop}. */
+    static final java.util.Set<String> interrupted = ConcurrentHashMap.newKeySet();
     static final StaticRoute FIVE_HOPS = StaticRoute.of(StaticRoute.hop("s1", "step"), StaticRoute.hop("s2", "step"),
             StaticRoute.hop("s3", "step"), StaticRoute.hop("s4", "step"), StaticRoute.hop("s5", "step"));
 
@@ -45,7 +52,12 @@ class DeadlineTest {
         remaining.put(key, Duration.between(Instant.now(), ctx.deadline()));
         int at = Integer.parseInt(f[2]);
         if (at == 0 || at == ctx.hop()) {
-            Thread.sleep(Long.parseLong(f[1]));
+            try {
+                Thread.sleep(Long.parseLong(f[1]));
+            } catch (InterruptedException e) {
+                interrupted.add(key);
+                throw e;
+            }
         }
         return p;
     }
@@ -72,20 +84,31 @@ class DeadlineTest {
     }
 
     @Test
-    void aHopThatArrivesPastTheDeadlineDoesNotRunAndIsNamed() {
+    void theClientEndsAChainAtItsDeadlineAndStopsIt() throws InterruptedException {
         long start = System.nanoTime();
         DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> client.runChain(
                 ChainCall.along(FIVE_HOPS, "overrun|2500|3").deadline(Duration.ofSeconds(2))));
-        assertEquals(4, e.hop(), e::getMessage);
-        assertEquals("s4", e.host());
-        assertEquals(List.of("s1", "s2", "s3", "s4"), e.path());
-        assertTrue(e.remoteMessage().startsWith("hop 4 ('step' at 's4') started "), e.remoteMessage());
-        assertTrue(e.remoteMessage().contains("after the chain's deadline"), e.remoteMessage());
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(0, e.hop(), e::getMessage);
+        assertTrue(e.remoteMessage().contains("did not end by its deadline"), e.remoteMessage());
+        assertTrue(tookMillis >= 1900 && tookMillis < 2400, "ended at the deadline, before hop 3's sleep did: "
+                + tookMillis + " ms");
         assertEquals(1, runs("overrun", 3), "hop 3 ran (and overran)");
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!interrupted.contains("overrun@3") && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        assertTrue(interrupted.contains("overrun@3"), "the cancel stopped hop 3");
+        Thread.sleep(700); // hop 3's sleep would have ended by now
         assertEquals(0, runs("overrun", 4), "hop 4's service function never ran");
         assertEquals(0, runs("overrun", 5));
-        assertTrue(System.nanoTime() - start < Duration.ofSeconds(15).toNanos(), "the error came from hop 4, not the 20 s timeout");
         assertEquals(0, client.chainsInFlight());
+    }
+
+    @Test
+    void withATimeoutNoLaterThanTheDeadlineTheChainTimesOut() {
+        assertThrows(ChainTimeoutException.class, () -> client.runChain(ChainCall.along(FIVE_HOPS, "timed|2500|2")
+                .timeout(Duration.ofMillis(500)).deadline(Duration.ofSeconds(5))));
     }
 
     @Test
@@ -124,11 +147,20 @@ class DeadlineTest {
 
     @Test
     void eachNodeTakesItsNetworkAllowanceOffTheBudget() {
+        // the hop that arrives past the deadline does not run, and its error says by how much it was late
         DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> client.runChain(
                 ChainCall.along(StaticRoute.of(StaticRoute.hop("far", "step"), StaticRoute.hop("s2", "step")),
-                        "allowance|0|0").deadline(Duration.ofMinutes(1))));
+                        "allowance|0|0").deadline(Duration.ofMinutes(1)).timeout(Duration.ofMinutes(2))));
         assertEquals(2, e.hop());
         assertEquals("s2", e.host());
+        assertEquals(List.of("far", "s2"), e.path());
+        Matcher late = Pattern.compile("^hop 2 \\('step' at 's2'\\) started (\\d+) ms after the chain's deadline")
+                .matcher(e.remoteMessage());
+        assertTrue(late.find(), e.remoteMessage());
+        long lateMillis = Long.parseLong(late.group(1));
+        assertTrue(lateMillis >= Duration.ofMinutes(59).toMillis()
+                && lateMillis < Duration.ofMinutes(59).plusSeconds(10).toMillis(), "an hour's allowance less the "
+                + "minute's deadline, and the little time the chain took: " + e.remoteMessage());
         assertEquals(1, runs("allowance", 1));
         assertEquals(0, runs("allowance", 2));
     }

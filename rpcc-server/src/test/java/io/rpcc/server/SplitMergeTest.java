@@ -15,6 +15,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.DeadlineExceededException;
+import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.SubChainRecovery;
@@ -82,11 +83,14 @@ class SplitMergeTest {
     @BeforeAll
     static void start() {
         cluster = new Cluster();
-        for (String name : List.of("a", "b", "c", "d", "e", "m", "stale")) {
+        for (String name : List.of("a", "b", "c", "d", "e", "m", "stale", "far")) {
             ExecutorService one = Executors.newSingleThreadExecutor();
             executors.add(one);
             Duration staleAfter = name.equals("stale") ? Duration.ofMillis(300) : Duration.ofMinutes(1);
+            // "far": every crossing from it costs an hour of a chain's deadline (as if its next hops were that far)
+            Duration allowance = name.equals("far") ? Duration.ofHours(1) : NodeBuilder.DEFAULT_DEADLINE_NETWORK_ALLOWANCE;
             servers.put(name, cluster.server(name, b -> b.executor(one).staleBranchTimeout(staleAfter)
+                    .deadlineNetworkAllowance(allowance)
                     .service("echo", SplitMergeTest::echo)
                     .service("fail", p -> {
                         throw new IllegalStateException("no shard here");
@@ -314,18 +318,35 @@ class SplitMergeTest {
         settled();
     }
 
+    @Test
+    void theDeadlineReachesEveryBranch() {
+        // branch 2 ("far") splits again into d, an hour of deadline away: d's hop would start after the
+        // deadline, so it does not run, and its failure comes back through both default merges, naming d
+        // and its branch (long before the deadline, at which the client would end the chain itself)
+        DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> client.runChain(
+                ChainCall.to("a", "echo").params("q").chainingFunction(FAN)
+                        .state(state("b:echo,far:echo:*", "m", "default", "").with("inner", "d:echo"))
+                        .deadline(Duration.ofSeconds(20))));
+        assertEquals("d", e.host());
+        assertEquals(3, e.hop());
+        assertTrue(e.getMessage().contains("[branch 2.1 of 1]"), e.getMessage());
+        settled();
+    }
+
     @ParameterizedTest(name = "interactive={0}")
     @ValueSource(booleans = {false, true})
-    void theDeadlineReachesEveryBranch(boolean interactive) {
-        // branch 2 (c) is slow, then splits again into d, whose hop starts after the deadline: it does not
-        // run, and its failure comes back through both default merges, naming d and its branch
+    void aSlowBranchEndsTheChainAtItsDeadline(boolean interactive) {
+        // branch 2 (c) is slow, then would split again into d: the client ends the chain at its deadline,
+        // and d's hop does not start
+        long start = System.nanoTime();
         DeadlineExceededException e = assertThrows(DeadlineExceededException.class, () -> client.runChain(
                 ChainCall.to("a", "echo").params("q").chainingFunction(FAN)
                         .state(state("b:echo,c:slow:*", "m", "default", "").with("inner", "d:echo"))
                         .deadline(Duration.ofMillis(1000)).interactive(interactive)));
-        assertEquals("d", e.host());
-        assertEquals(3, e.hop());
-        assertTrue(e.getMessage().contains("[branch 2.1 of 1]"), e.getMessage());
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(0, e.hop(), e::getMessage);
+        assertTrue(e.getMessage().contains("did not end by its deadline"), e.getMessage());
+        assertTrue(tookMillis >= 900 && tookMillis < 1450, "ended at the deadline, before c's 1.5 s: " + tookMillis);
         settled();
     }
 

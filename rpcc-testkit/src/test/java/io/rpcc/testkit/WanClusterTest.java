@@ -56,7 +56,8 @@ class WanClusterTest {
         assertTrue(wan.emulator().bytesCarried(WanTopology.REDMOND, WanTopology.MOUNTAIN_VIEW) > 0);
         assertTrue(wan.emulator().bytesCarried(WanTopology.MOUNTAIN_VIEW, WanTopology.BEIJING) > 0);
         assertTrue(wan.emulator().bytesCarried(WanTopology.BEIJING, WanTopology.REDMOND) > 0, "result straight home");
-        assertEquals(0, wan.emulator().bytesCarried(WanTopology.MOUNTAIN_VIEW, WanTopology.REDMOND),
+        // nothing but the answer to a PING (15 bytes) that times the client's connection, for chains' deadlines
+        assertTrue(wan.emulator().bytesCarried(WanTopology.MOUNTAIN_VIEW, WanTopology.REDMOND) <= 15,
                 "nothing went back to the client from Mountain View: " + wan.emulator().bytesPerLink());
 
         client.runChain(ChainCall.along(route, "warm-up").interactive(true)); // opens the client's connections

@@ -922,7 +922,7 @@ public final class HopExecutor implements RequestHandler {
                     + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
         }
         CompletableFuture<Void> sent = address == null ? node.forward(server, request)
-                : node.transport().send(server, address, request);
+                : node.forward(server, address, request);
         if (h.heartbeat().isOn()) {
             running.handingOn(h, control, sent);
         }

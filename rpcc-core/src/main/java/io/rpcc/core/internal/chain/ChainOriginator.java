@@ -92,6 +92,7 @@ public final class ChainOriginator {
         private Credit recovered = Credit.ZERO; // guarded by this
         private volatile ChainException failedAfterResult;
         private volatile ChainLiveness liveness;
+        private volatile boolean expired;
 
         private Pending(long id, ChainSecret secret, int attempt, AtomicInteger lastAttempt, DeliveredReplies delivered,
                         long budgetNanos, ReplySink sink) {
@@ -110,6 +111,11 @@ public final class ChainOriginator {
         /** What is left of the chain's deadline at {@code nowNanos}, or {@link ChainHeader#NO_DEADLINE}. */
         public long remainingNanos(long nowNanos) {
             return budgetNanos == ChainHeader.NO_DEADLINE ? budgetNanos : budgetNanos - (nowNanos - startNanos);
+        }
+
+        /** Whether this node ended the chain at its deadline, before a result came (see {@link ChainOriginator#start}). */
+        public boolean expired() {
+            return expired;
         }
 
         /** The chain's number at this node. */
@@ -238,7 +244,9 @@ public final class ChainOriginator {
     /**
      * Registers a new chain whose replies go to {@code sink}, that times out after {@code timeout} and
      * whose hops have {@code budgetNanos} to start in (or {@link ChainHeader#NO_DEADLINE}); on a closed
-     * node, the chain has ended already with the reason the node closed.
+     * node, the chain has ended already with the reason the node closed. A budget shorter than the
+     * timeout comes from the call's deadline: if no result has come when it runs out, the chain ends
+     * then with a {@code DeadlineExceededException} ({@link Pending#expired()}).
      */
     public Pending start(Duration timeout, long budgetNanos, ReplySink sink) {
         return register(new Pending(nextId.incrementAndGet(), ChainSecret.random(), 1, new AtomicInteger(),
@@ -315,8 +323,42 @@ public final class ChainOriginator {
             fail(p, closedWith.get());
             return p;
         }
-        p.finished().whenComplete((r, e) -> timeoutTask.cancel());
+        long budget = p.budgetNanos;
+        Timeout deadlineTask = null;
+        if (budget != ChainHeader.NO_DEADLINE && budget < timeout.toNanos()) {
+            try {
+                deadlineTask = timer.newTimeout(t -> expire(p), Math.max(0, p.remainingNanos(System.nanoTime())),
+                        TimeUnit.NANOSECONDS);
+            } catch (IllegalStateException stopped) { // the node closed meanwhile: the timeout's failure ends it
+                deadlineTask = null;
+            }
+        }
+        Timeout deadlineTimer = deadlineTask;
+        p.finished().whenComplete((r, e) -> {
+            timeoutTask.cancel();
+            if (deadlineTimer != null) {
+                deadlineTimer.cancel();
+            }
+        });
         return p;
+    }
+
+    /**
+     * Chain {@code p} reached its deadline: if no result came, it ends now with a
+     * {@code DeadlineExceededException} (the caller sends the cancel after its hops); one whose result
+     * came waits for its partial replies until the timeout.
+     */
+    private void expire(Pending p) {
+        if (p.outcome().isDone() || pending.get(p.id()) != p) {
+            return;
+        }
+        p.expired = true;
+        long budgetMillis = TimeUnit.NANOSECONDS.toMillis(p.budgetNanos);
+        fail(p, ErrorCode.DEADLINE_EXCEEDED.toException(new ChainFailure(ErrorCode.DEADLINE_EXCEEDED.exceptionName(),
+                "chain " + chainId(p.id()) + " did not end by its deadline, " + budgetMillis + " ms after it was "
+                + "sent; its hops were told to stop, and none starts after the deadline: give the chain a later "
+                + "deadline (ChainCall.deadline or timeout), or make its hops faster", nodeName, 0, List.of(),
+                List.of(), List.of(), List.of())));
     }
 
     /**
@@ -604,6 +646,22 @@ public final class ChainOriginator {
         }
         p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
                 nodeName, 0, List.of(), f.details(), List.of(), List.of(), f.fields())));
+        p.finished().complete(null);
+    }
+
+    /**
+     * As {@link #failLocally(long, HopFailure)}, for a failure of hop {@code hop} at {@code host}
+     * (after {@code path}) found here before the hop was sent.
+     */
+    public void failLocally(long id, HopFailure f, int hop, String host, List<String> path) {
+        Pending p = pending.remove(id);
+        if (p == null) {
+            return;
+        }
+        List<String> through = new java.util.ArrayList<>(path);
+        through.add(host);
+        p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
+                host, hop, List.copyOf(through), f.details(), List.of(), List.of(), f.fields())));
         p.finished().complete(null);
     }
 

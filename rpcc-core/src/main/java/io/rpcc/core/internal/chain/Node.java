@@ -202,7 +202,7 @@ public final class Node implements InboundListener, AutoCloseable {
                     NextHopDecision.lessAllowance(heartbeats.intervalNanos(), heartbeatAllowanceNanos()));
         }
         p.finished().whenComplete((v, e) -> {
-            if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException) {
+            if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException || p.expired()) {
                 long left = p.remainingNanos(System.nanoTime());
                 passCancel(server, new CancelFrame(p.id(), p.secret(), name(),
                         left == ChainHeader.NO_DEADLINE ? left : left - allowanceNanos()));
@@ -212,6 +212,13 @@ public final class Node implements InboundListener, AutoCloseable {
         ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
                 List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), branch,
                 budget - allowanceNanos(), heartbeat, p.attempt());
+        if (budget != ChainHeader.NO_DEADLINE && budget <= 0) { // nothing to send: hop 1 would start past the deadline
+            originator.failLocally(p.id(), new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + hop + " ('"
+                    + serviceFunction + "' at '" + server + "') would start " + TimeUnit.NANOSECONDS.toMillis(-budget)
+                    + " ms or more after the chain's deadline, so it was not sent: give the chain a later deadline "
+                    + "(ChainCall.deadline or timeout)"), hop, server, path);
+            return p;
+        }
         forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);
@@ -418,6 +425,7 @@ public final class Node implements InboundListener, AutoCloseable {
      * server (every endpoint), or a request that cannot be serialized.
      */
     public CompletableFuture<Void> forward(String server, ChainRequest request) {
+        long sinceNanos = System.nanoTime();
         List<InetSocketAddress> endpoints;
         try {
             endpoints = settings.resolver().resolveAll(server);
@@ -430,16 +438,51 @@ public final class Node implements InboundListener, AutoCloseable {
                     + server + "' (name resolver: " + settings.resolver() + ")"));
         }
         if (endpoints.size() == 1) {
-            return transport.send(server, endpoints.getFirst(), request);
+            return sendRequest(server, endpoints.getFirst(), request, sinceNanos);
         }
-        return tryEndpoints(server, request, ejection.order(endpoints, System.nanoTime()), 0, new ArrayList<>());
+        return tryEndpoints(server, request, ejection.order(endpoints, System.nanoTime()), 0, new ArrayList<>(),
+                sinceNanos);
+    }
+
+    /**
+     * Sends {@code request} to server {@code server} at {@code address} (no failover), its budget
+     * charged as {@link #charged} says.
+     */
+    public CompletableFuture<Void> forward(String server, InetSocketAddress address, ChainRequest request) {
+        return sendRequest(server, address, request, System.nanoTime());
+    }
+
+    private CompletableFuture<Void> sendRequest(String server, InetSocketAddress address, ChainRequest request,
+                                                long sinceNanos) {
+        return transport.connect(server, address).thenCompose(ch -> transport.send(ch, charged(request, ch, sinceNanos)));
+    }
+
+    /**
+     * {@code request}, whose budget was made (less {@link #allowanceNanos()}) at {@code sinceNanos},
+     * as it leaves on connection {@code ch}: its budget less the time since (a resolver's answer, a
+     * new connection's handshake) and less what the crossing is estimated to take beyond the
+     * allowance already charged: the connection's one-way time ({@link NodeTransport#oneWayNanos},
+     * half its smoothed round trip and deviation). The allowance is thus the least a crossing costs.
+     */
+    ChainRequest charged(ChainRequest request, Channel ch, long sinceNanos) {
+        ChainHeader h = request.header();
+        long oneWay = transport.oneWayNanos(ch); // (keeps the estimate fresh, deadline or not)
+        if (h.budgetNanos() == ChainHeader.NO_DEADLINE) {
+            return request;
+        }
+        long charge = Math.max(0, System.nanoTime() - sinceNanos) + Math.max(0, oneWay - allowanceNanos());
+        if (charge == 0) {
+            return request;
+        }
+        return new ChainRequest(h.withBudget(NextHopDecision.lessAllowance(h.budgetNanos(), charge)), request.params(),
+                request.state(), request.decodeError());
     }
 
     /** Sends to {@code order[i]}, and on to the next endpoint if that one cannot take the hop. */
     private CompletableFuture<Void> tryEndpoints(String server, ChainRequest request, List<InetSocketAddress> order,
-                                                 int i, List<String> failures) {
+                                                 int i, List<String> failures, long sinceNanos) {
         InetSocketAddress endpoint = order.get(i);
-        return transport.send(server, endpoint, request).handle((v, e) -> {
+        return sendRequest(server, endpoint, request, sinceNanos).handle((v, e) -> {
             if (e == null) {
                 ejection.succeeded(endpoint);
                 return CompletableFuture.<Void>completedFuture(null);
@@ -454,7 +497,7 @@ public final class Node implements InboundListener, AutoCloseable {
             if (!last) {
                 log.debug("node '{}' fails over from {} to {} for server '{}': {}", name(), endpoint, order.get(i + 1),
                         server, f.getMessage());
-                return tryEndpoints(server, request, order, i + 1, failures);
+                return tryEndpoints(server, request, order, i + 1, failures, sinceNanos);
             }
             return CompletableFuture.<Void>failedFuture(new HopFailure(f.code(), "cannot reach server '" + server
                     + "' at any of its " + order.size() + " endpoints (tried in this order): "
@@ -515,7 +558,8 @@ public final class Node implements InboundListener, AutoCloseable {
                     + " at another server or once it is back")));
             return;
         }
-        requests.onRequest(request, System.nanoTime());
+        // counted from its first bytes: reading the rest and decoding it took some of its budget
+        requests.onRequest(request, request.arrivedNanos() != 0 ? request.arrivedNanos() : System.nanoTime());
     }
 
     @Override

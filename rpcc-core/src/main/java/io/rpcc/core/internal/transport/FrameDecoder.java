@@ -52,6 +52,9 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private int held;
     /** When the frame in progress began ({@link System#nanoTime()}), or 0 between frames. */
     private long partialSince;
+    /** When the bytes being decoded were read; when the frame being decoded began to be read (0: none begun). */
+    private long readNanos;
+    private long frameStartNanos;
     private ScheduledFuture<?> slowFrameCheck;
 
     /**
@@ -77,10 +80,15 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
                 return stop(in, early);
             }
         }
+        if (frameStartNanos == 0 && in.isReadable()) {
+            frameStartNanos = readNanos != 0 ? readNanos : System.nanoTime();
+        }
         ByteBuf frame = (ByteBuf) super.decode(ctx, in);
         if (frame == null) {
             return null;
         }
+        long startedNanos = frameStartNanos;
+        frameStartNanos = 0; // the next frame's first bytes are those after this one
         partialSince = 0; // a frame is complete: the clock for the next one starts with its first bytes
         try {
             if (helloSeen && frame.readableBytes() >= 2 && frame.getByte(frame.readerIndex() + 1) == FrameType.HELLO.wire()) {
@@ -104,7 +112,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
             }
             return switch (message) {
                 case Hello h -> accept(in, h);
-                case ChainRequest r -> hasValidOrigin(r.header()) ? r : new Refused(Refusal.INVALID_ORIGIN,
+                case ChainRequest r -> hasValidOrigin(r.header()) ? r.arrivedAt(startedNanos) : new Refused(Refusal.INVALID_ORIGIN,
                         "a REQUEST whose originator or reply-to node cannot be answered (name, host or port invalid)", false);
                 default -> message;
             };
@@ -191,6 +199,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        readNanos = System.nanoTime();
         super.channelRead(ctx, msg);
         if (!stopped) {
             accountPartialFrame(ctx);

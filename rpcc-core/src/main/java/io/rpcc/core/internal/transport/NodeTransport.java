@@ -84,6 +84,12 @@ public final class NodeTransport implements AutoCloseable {
     private static final AttributeKey<Throwable> TLS_FAILURE = AttributeKey.valueOf("rpcc.tlsFailure");
     private static final AttributeKey<WriteStallWatch> STALL = AttributeKey.valueOf("rpcc.writeStall");
     private static final AttributeKey<ConnectionHealth> HEALTH = AttributeKey.valueOf("rpcc.health");
+    private static final AttributeKey<RoundTripTime> RTT = AttributeKey.valueOf("rpcc.rtt");
+    /**
+     * A connection's round-trip estimate older than this is refreshed by a PING when a chain is sent
+     * over it (one PING on its way at a time), so that it follows the load of a busy connection.
+     */
+    static final long RTT_REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /**
      * The event loops of the nodes that were not given their own: one group for every such node of
      * the JVM, created when the first of them starts and shut down when the last of them closes.
@@ -288,6 +294,7 @@ public final class NodeTransport implements AutoCloseable {
             }
             Channel ch = f.channel();
             ch.writeAndFlush(wire.encode(self, config.maxFrameSize()));
+            roundTrip(ch).helloSent(System.nanoTime()); // (with TLS, again when its handshake is done: see below)
             var timeout = ch.eventLoop().schedule(() -> {
                 if (handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node at " + address
                         + " (expected '" + peer + "') did not answer the " + (tls != null ? "TLS and " : "")
@@ -357,6 +364,7 @@ public final class NodeTransport implements AutoCloseable {
         if (key != null) {
             ch.attr(KEY).set(key);
         }
+        ch.attr(RTT).set(new RoundTripTime());
         ConnectionHealth health = new ConnectionHealth(config.connections(), config.limits().idleTimeout(),
                 () -> ping(ch),
                 () -> refuse(ch, Refusal.SILENT_PEER, "nothing read within " + config.connections().pingTimeout().toMillis()
@@ -389,12 +397,54 @@ public final class NodeTransport implements AutoCloseable {
 
     /** Sends a PING on {@code ch} (on its event loop) if both HELLOs went; returns whether it did. */
     private boolean ping(Channel ch) {
-        if (ch.attr(PEER).get() == null) {
+        if (!measure(ch)) {
             return false;
         }
         pingsSent.incrementAndGet();
-        ch.writeAndFlush(wire.encode(new PingFrame(false, System.nanoTime()), config.maxFrameSize()));
         return true;
+    }
+
+    /**
+     * Sends a PING on {@code ch} if both HELLOs went, to measure the connection's round trip with its
+     * answer; returns whether it did. Not counted as a health PING.
+     */
+    private boolean measure(Channel ch) {
+        if (ch.attr(PEER).get() == null) {
+            return false;
+        }
+        long now = System.nanoTime();
+        roundTrip(ch).pingSent(now);
+        ch.writeAndFlush(wire.encode(new PingFrame(false, now), config.maxFrameSize()));
+        return true;
+    }
+
+    private static RoundTripTime roundTrip(Channel ch) {
+        RoundTripTime rtt = ch.attr(RTT).get();
+        if (rtt == null) { // (set when the connection is set up; a channel of another origin has none)
+            rtt = ch.attr(RTT).setIfAbsent(new RoundTripTime());
+            return rtt != null ? rtt : ch.attr(RTT).get();
+        }
+        return rtt;
+    }
+
+    /** The round-trip estimate of connection {@code ch} (measured by its handshake and PINGs). */
+    public RoundTripTime roundTripTime(Channel ch) {
+        return roundTrip(ch);
+    }
+
+    /**
+     * The estimated time one frame takes to cross connection {@code ch}
+     * ({@link RoundTripTime#oneWayNanos()}), or -1 if it has no estimate yet. An estimate older than
+     * {@link #RTT_REFRESH_NANOS} (or only the handshake's) is kept fresh: a PING goes out on the
+     * connection to measure it again, unless one is on its way.
+     */
+    public long oneWayNanos(Channel ch) {
+        RoundTripTime rtt = roundTrip(ch);
+        long now = System.nanoTime();
+        if (rtt.stale(now, RTT_REFRESH_NANOS) && rtt.mayMeasure(now) && ch.isActive()) {
+            ch.eventLoop().execute(() -> measure(ch));
+        }
+        return rtt.oneWayNanos();
     }
 
     /**
@@ -536,6 +586,8 @@ public final class NodeTransport implements AutoCloseable {
             if (msg instanceof PingFrame p) {
                 if (!p.ack() && ctx.channel().attr(PEER).get() != null) {
                     ctx.writeAndFlush(wire.encode(new PingFrame(true, p.payload()), config.maxFrameSize()));
+                } else if (p.ack()) {
+                    roundTrip(ctx.channel()).answered(p.payload(), System.nanoTime());
                 }
                 return;
             }
@@ -586,6 +638,9 @@ public final class NodeTransport implements AutoCloseable {
                 ch.close();
             } else {
                 pauses.sendingTo(h.node(), ch);
+                // measured before the first chain goes out on the connection (which measures it again with a
+                // PING, without the connection's set-up work in the way: see oneWayNanos)
+                roundTrip(ch).helloAnswered(System.nanoTime());
                 handshake.complete(ch);
             }
         }
@@ -647,6 +702,8 @@ public final class NodeTransport implements AutoCloseable {
             if (peers.putIfAbsent(key, CompletableFuture.completedFuture(ch)) == null) {
                 ch.attr(KEY).set(key);
                 pauses.sendingTo(h.node(), ch);
+                // chains may go out on it: its round trip is measured now (after the HELLO this node answers with)
+                ch.eventLoop().execute(() -> measure(ch));
             }
         }
 
@@ -669,6 +726,7 @@ public final class NodeTransport implements AutoCloseable {
                     }
                     ctx.close();
                 } else if (handshake != null) {
+                    roundTrip(ch).helloSent(System.nanoTime()); // the HELLO waited for the TLS handshake
                     X509Certificate cert = TlsContexts.peerCertificate(ch);
                     if (cert == null || !NodeIdentity.carries(cert, expectedPeer)) {
                         refusals.count(Refusal.IMPERSONATION);

@@ -132,6 +132,13 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
                 heartbeat, attempt);
     }
 
+    /** This header with {@code next} as its deadline budget (as the request leaves this node). */
+    public ChainHeader withBudget(long next) {
+        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
+                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, branch, next, heartbeat,
+                attempt);
+    }
+
     /** This header with {@code next} as its time-to-heartbeat (as the request leaves this node). */
     public ChainHeader withHeartbeat(HeartbeatBudget next) {
         return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
