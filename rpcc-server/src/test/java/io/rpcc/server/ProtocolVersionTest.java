@@ -14,6 +14,7 @@ import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.ProtocolVersionException;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.VersionRange;
 import java.io.DataInputStream;
@@ -36,6 +37,9 @@ import org.junit.jupiter.api.Test;
  * the originator of a chain that needed it gets a {@link ProtocolVersionException} naming both.
  */
 class ProtocolVersionTest {
+    /** The version this build speaks. */
+    static final int V = FrameType.PROTOCOL_VERSION;
+
     static Cluster cluster;
     static RpccServer s1;
     static RpccClient client;
@@ -63,7 +67,7 @@ class ProtocolVersionTest {
             p.hello(new VersionRange(1, 9));
             Hello answer = assertInstanceOf(Hello.class, p.readFrame());
             assertEquals(VersionRange.SUPPORTED, answer.versions());
-            assertEquals(5, answer.versions().agree(new VersionRange(1, 9)), "the highest version both speak");
+            assertEquals(V, answer.versions().agree(new VersionRange(1, 9)), "the highest version both speak");
             p.send(RawPeer.bytes(p.request(5, "echo", "hi")));
             ChainResultFrame result = assertInstanceOf(ChainResultFrame.class, p.read());
             assertEquals("hi", result.value());
@@ -74,9 +78,9 @@ class ProtocolVersionTest {
     void aNewerPeerIsRefusedCountedAndToldThisNodesVersions() throws Exception {
         long before = s1.stats().refused(Refusal.PROTOCOL_VERSION);
         try (RawPeer p = new RawPeer("future", s1.address())) {
-            p.hello(new VersionRange(6, 7));
+            p.hello(new VersionRange(V + 1, V + 2));
             Hello answer = assertInstanceOf(Hello.class, p.readFrame(), "the refusing node answers with its versions");
-            assertEquals(new VersionRange(5, 5), answer.versions());
+            assertEquals(new VersionRange(V, V), answer.versions());
             assertEquals("s1", answer.node());
             assertTrue(p.closedWithin(5000), "then closes the connection");
         }
@@ -97,16 +101,16 @@ class ProtocolVersionTest {
     void theOriginatorOfAChainToANewerNodeGetsATypedErrorNamingBothVersions() throws Exception {
         long before = client.stats().refused(Refusal.PROTOCOL_VERSION);
         try (FakeNode future = new FakeNode("future", in -> RawPeer.bytes(
-                new Hello(new VersionRange(6, 7), "future", "127.0.0.1", 1, RawPeer.MAX)))) {
+                new Hello(new VersionRange(V + 1, V + 2), "future", "127.0.0.1", 1, RawPeer.MAX)))) {
             ProtocolVersionException e = fails(() -> client.call("future", "echo", "x").join());
             assertEquals(ChainErrorCode.PROTOCOL_VERSION, e.code());
             assertInstanceOf(HopUnreachableException.class, e, "handled like any unreachable hop");
             assertFalse(e.isRetryable(), "retrying does not help until a node is upgraded");
             assertEquals(client.name(), e.host());
             assertEquals(0, e.hop());
-            assertTrue(e.remoteMessage().contains("'future' speaks rpcc protocol versions 6 to 7 and '" + client.name()
-                    + "' speaks version 5: no version in common; upgrade '" + client.name()
-                    + "' to an rpcc build that speaks versions 6 to 7"), e.remoteMessage());
+            assertTrue(e.remoteMessage().contains("'future' speaks rpcc protocol versions " + (V + 1) + " to " + (V + 2) + " and '"
+                    + client.name() + "' speaks version " + V + ": no version in common; upgrade '" + client.name()
+                    + "' to an rpcc build that speaks versions " + (V + 1) + " to " + (V + 2)), e.remoteMessage());
         }
         assertEquals(before + 1, client.stats().refused(Refusal.PROTOCOL_VERSION), "the originator refused it too");
     }
@@ -119,8 +123,8 @@ class ProtocolVersionTest {
             assertEquals("s1", e.host(), "the node that tried to reach the old one");
             assertEquals(1, e.hop());
             assertEquals(List.of("s1"), e.path());
-            assertTrue(e.remoteMessage().contains("'old' speaks rpcc protocol version 2 and 's1' speaks version 5: "
-                    + "no version in common; upgrade 'old' to an rpcc build that speaks version 5"), e.remoteMessage());
+            assertTrue(e.remoteMessage().contains("'old' speaks rpcc protocol version 2 and 's1' speaks version " + V + ": "
+                    + "no version in common; upgrade 'old' to an rpcc build that speaks version " + V), e.remoteMessage());
         }
     }
 
