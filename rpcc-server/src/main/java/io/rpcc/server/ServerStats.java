@@ -8,7 +8,7 @@ import java.util.Map;
  *
  * @param connectionsOpen open connections
  * @param malformedFrames frames dropped because they could not be decoded or were too large
- * @param framesReceived frames received
+ * @param framesReceived frames received (PINGs, which are about connections, aside)
  * @param functionCacheHits chaining functions found compiled in the cache
  * @param functionCacheMisses chaining functions compiled
  * @param functionCompileNanos total time spent fetching and compiling chaining functions

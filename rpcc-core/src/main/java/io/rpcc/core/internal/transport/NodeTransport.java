@@ -582,8 +582,7 @@ public final class NodeTransport implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
-            framesReceived.incrementAndGet();
-            if (msg instanceof PingFrame p) {
+            if (msg instanceof PingFrame p) { // (about the connection, not counted as a frame received)
                 if (!p.ack() && ctx.channel().attr(PEER).get() != null) {
                     ctx.writeAndFlush(wire.encode(new PingFrame(true, p.payload()), config.maxFrameSize()));
                 } else if (p.ack()) {
@@ -591,6 +590,7 @@ public final class NodeTransport implements AutoCloseable {
                 }
                 return;
             }
+            framesReceived.incrementAndGet();
             ConnectionHealth health = ctx.channel().attr(HEALTH).get();
             if (health != null) {
                 health.used();

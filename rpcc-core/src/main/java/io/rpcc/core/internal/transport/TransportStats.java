@@ -8,7 +8,7 @@ import java.util.Map;
  *
  * @param connectionsOpen connections currently open, inbound and outbound
  * @param malformedFrames frames that could not be decoded or were over the size limit
- * @param framesReceived frames decoded
+ * @param framesReceived frames decoded, PINGs aside
  * @param refusals what the node refused, by kind (kinds never seen are absent)
  * @param pingsSent PINGs sent on connections that were quiet (see {@link ConnectionHealth})
  */
