@@ -229,12 +229,14 @@ class FaultInjectionTest {
                                 }));
                             }
                             case CANCELLED -> {
-                                ChainCall call = switch (i % 3) {
+                                ChainCall call = switch (cancelledShape(i)) {
                                     case 0 -> ChainCall.along(route, tag);
                                     case 1 -> ChainCall.to("s1", "nest").params(tag).chainingFunction(AFTER_SUB)
                                             .state(ChainState.empty());
-                                    default -> ChainCall.to("s1", "hop").params(tag).chainingFunction(FAN_OUT)
+                                    case 2 -> ChainCall.to("s1", "hop").params(tag).chainingFunction(FAN_OUT)
                                             .state(ChainState.empty());
+                                    default -> ChainCall.along(StaticRoute.of(StaticRoute.hop("s1", "linger"),
+                                            StaticRoute.hop("s2", "hop"), StaticRoute.hop("s3", "hop")), tag);
                                 };
                                 ReplySet<String> set = client.startChainWithReplies(call, String.class);
                                 sets.add(set);
@@ -388,13 +390,22 @@ class FaultInjectionTest {
     private record ClientSummary(long retries, long lateFrames, long brokenChains, int inFlight, long repliesSentAgain) {
     }
 
-    private static String tag(Kind kind, int i) {
-        return (kind == Kind.MULTI_RETURN || kind == Kind.LINGER ? "m" : "c") + i;
+    private static String tag(Kind kind, int i) { // "m": its hops send partial replies
+        return (kind == Kind.MULTI_RETURN || kind == Kind.LINGER || kind == Kind.CANCELLED ? "m" : "c") + i;
     }
 
     private static Object expected(Kind kind, String tag) {
-        return kind == Kind.SPLIT || (kind == Kind.CANCELLED && Integer.parseInt(tag.substring(1)) % 3 == 2)
+        return kind == Kind.SPLIT || (kind == Kind.CANCELLED && cancelledShape(Integer.parseInt(tag.substring(1))) == 2)
                 ? "[" + tag + "|" + tag + "]" : tag;
+    }
+
+    /**
+     * The shape of CANCELLED chain number {@code i}: along the route (replies from the service functions'
+     * threads), nested, split, or LINGER's (replies from a thread started through the context and a
+     * wrapped task on a foreign pool, after the hop handed the chain on).
+     */
+    private static int cancelledShape(int i) {
+        return (i / Kind.values().length) % 4;
     }
 
     /**

@@ -324,6 +324,11 @@ final class HopReplies implements Replies {
                     if (control.isCancelled()) {
                         throw cancelled();
                     }
+                    if (!ch.isActive()) {
+                        throw failure(ErrorCode.HOP_UNREACHABLE, "the connection to the originator '"
+                                + header.replyTo().node() + "' closed while hop " + header.hop() + " at '" + node.name()
+                                + "' waited to send it a partial reply");
+                    }
                     throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read "
                             + "partial replies for " + writeTimeout.toMillis() + " ms (its connection has not drained)");
                 }

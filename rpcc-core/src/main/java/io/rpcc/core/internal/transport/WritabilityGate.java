@@ -21,13 +21,20 @@ final class WritabilityGate {
         }
     }
 
-    /** Waits at most {@code timeout} for {@code ch} to be writable; gives up within 50 ms once {@code giveUp} is true. */
+    /**
+     * Waits at most {@code timeout} for {@code ch} to be writable; gives up within 50 ms once
+     * {@code giveUp} is true. True if it was writable when last looked at; false if it closed, the
+     * time ran out or the caller gave up.
+     */
     boolean await(Channel ch, Duration timeout, BooleanSupplier giveUp) throws InterruptedException {
         long left = timeout.toNanos();
         lock.lock();
         try {
-            while (!ch.isWritable() && ch.isActive()) {
-                if (left <= 0 || giveUp.getAsBoolean()) {
+            while (true) {
+                if (ch.isWritable()) { // (read once: another producer may fill it again at once)
+                    return true;
+                }
+                if (!ch.isActive() || left <= 0 || giveUp.getAsBoolean()) {
                     return false;
                 }
                 // Re-check at least every 50 ms: a writability change may race with entering the wait.
@@ -36,7 +43,6 @@ final class WritabilityGate {
                 changed.awaitNanos(slice);
                 left -= System.nanoTime() - start;
             }
-            return ch.isWritable();
         } finally {
             lock.unlock();
         }
