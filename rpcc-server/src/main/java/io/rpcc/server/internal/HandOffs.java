@@ -12,6 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class HandOffs {
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final Runnable changed;
+
+    /** Hand-offs that run {@code changed} whenever one completes (a draining server looks again). */
+    HandOffs(Runnable changed) {
+        this.changed = changed;
+    }
 
     /**
      * Counts {@code send} until it completes, and returns it. Pass the future that completes last
@@ -19,7 +25,10 @@ final class HandOffs {
      */
     <T> CompletableFuture<T> track(CompletableFuture<T> send) {
         inFlight.incrementAndGet();
-        send.whenComplete((v, e) -> inFlight.decrementAndGet());
+        send.whenComplete((v, e) -> {
+            inFlight.decrementAndGet();
+            changed.run();
+        });
         return send;
     }
 

@@ -94,7 +94,7 @@ public final class HopExecutor implements RequestHandler {
     private final MergePoints merges;
     private final AtomicLong refusedAfterCancel = new AtomicLong();
     private final RunningHops running;
-    private final HandOffs handOffs = new HandOffs();
+    private final HandOffs handOffs;
     private final NextHopDecision decisions;
     private final boolean composesSubChains;
     private final AtomicLong subChainReturns = new AtomicLong();
@@ -126,6 +126,7 @@ public final class HopExecutor implements RequestHandler {
                 });
         this.merges = new MergePoints(node.name(), staleBranchTimeout);
         this.node = node;
+        this.handOffs = new HandOffs(node::inFlightChanged);
         this.services = Map.copyOf(services);
         this.chainingProxy = chainingProxy;
         this.actsAsProxy = actsAsProxy;

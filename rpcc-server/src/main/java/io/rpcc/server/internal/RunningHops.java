@@ -99,7 +99,10 @@ final class RunningHops {
 
     /** The hop's own code returned (its thread); it is done once its replies are quiet too. */
     void ran(Hop hop) {
-        hop.replies().whenQuiet().whenComplete((v, e) -> hops.remove(hop));
+        hop.replies().whenQuiet().whenComplete((v, e) -> {
+            hops.remove(hop);
+            node.inFlightChanged(); // a draining server looks again
+        });
     }
 
     /**

@@ -206,6 +206,7 @@ public final class ChainOriginator {
     private final AtomicLong repliesSentAgain = new AtomicLong();
     private final Refusals refusals;
     private final BiConsumer<Channel, Object> send;
+    private final Runnable ended;
     private volatile HashedWheelTimer timer;
     private volatile Supplier<ChainException> closedWith;
 
@@ -214,9 +215,15 @@ public final class ChainOriginator {
      * sending reply-window grants with {@code send}.
      */
     public ChainOriginator(String nodeName, Refusals refusals, BiConsumer<Channel, Object> send) {
+        this(nodeName, refusals, send, () -> { });
+    }
+
+    /** As {@link #ChainOriginator(String, Refusals, BiConsumer)}, running {@code ended} whenever a chain ends. */
+    public ChainOriginator(String nodeName, Refusals refusals, BiConsumer<Channel, Object> send, Runnable ended) {
         this.nodeName = nodeName;
         this.refusals = refusals;
         this.send = send;
+        this.ended = ended;
     }
 
     /** Takes a hold on the timer that times chains out; called when the node starts. */
@@ -339,6 +346,7 @@ public final class ChainOriginator {
             if (deadlineTimer != null) {
                 deadlineTimer.cancel();
             }
+            ended.run(); // (it has left the table by now: a draining node looks again)
         });
         return p;
     }

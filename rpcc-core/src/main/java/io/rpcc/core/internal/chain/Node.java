@@ -110,6 +110,7 @@ public final class Node implements InboundListener, AutoCloseable {
     private final RequestHandler requests;
     private final Refusals refusals;
     private volatile LivenessSweep sweep;
+    private final DrainSignal drain = new DrainSignal();
     private final OutlierEjection ejection;
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
@@ -126,7 +127,7 @@ public final class Node implements InboundListener, AutoCloseable {
         this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
                 settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
                 settings.tls(), settings.limits(), settings.pipelineCustomizer(), settings.connections()), wire, refusals, this);
-        this.originator = new ChainOriginator(settings.name(), refusals, transport::send);
+        this.originator = new ChainOriginator(settings.name(), refusals, transport::send, drain::changed);
         settings.functions().countRefusalsIn(transport.refusals());
         this.requests = serverSide != null ? serverSide.apply(this) : new RefusingRequestHandler(this);
     }
@@ -649,9 +650,7 @@ public final class Node implements InboundListener, AutoCloseable {
         if (was == State.RUNNING || was == State.DRAINING) {
             long deadline = System.nanoTime() + grace.toNanos();
             try {
-                while ((requests.hopsInFlight() > 0 || originator.inFlight() > 0) && System.nanoTime() < deadline) {
-                    Thread.sleep(5);
-                }
+                drain.await(() -> requests.hopsInFlight() == 0 && originator.inFlight() == 0, deadline);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt(); // stop waiting: close now
             }
@@ -690,6 +689,14 @@ public final class Node implements InboundListener, AutoCloseable {
         if (was != State.NEW) {
             settings.functions().close();
         }
+    }
+
+    /**
+     * Something a draining node waits for ended here: a hop, or a frame a hop handed on (the server
+     * side calls this; the originator's chains signal by themselves).
+     */
+    public void inFlightChanged() {
+        drain.changed();
     }
 
     /** How long closing waits for the reports of abandoned hops to be written. */
