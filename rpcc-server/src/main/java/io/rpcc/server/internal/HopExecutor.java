@@ -356,16 +356,17 @@ public final class HopExecutor implements RequestHandler {
                      HopReplies replies, String composedAfter, HopOutcomes.Outcome cached) {
         ChainHeader arrived = request.header();
         ChainHeader h = arrived; // a return resumes the parked hop: its chaining function, the stack popped
-        if (MergePoints.arrives(h.serviceFunction())) {
+        HopKind kind = HopKind.of(h.serviceFunction());
+        if (kind.arrivesAtMerge()) {
             mergeArrived(request, control, replies);
             return;
         }
-        boolean proxied = h.serviceFunction().equals(CHAIN_AT_PROXY);
-        boolean returning = h.serviceFunction().equals(RETURN);
-        boolean failing = h.serviceFunction().equals(SubChainFailures.RETURN_FAILURE);
-        boolean merging = h.serviceFunction().equals(MergePoints.MERGED);
+        boolean proxied = kind == HopKind.PROXY;
+        boolean returning = kind == HopKind.RETURN;
+        boolean failing = kind == HopKind.RETURN_FAILURE;
+        boolean merging = kind == HopKind.MERGED;
         // neither a proxy nor a return nor a merge is a hop of its own
-        List<String> path = proxied || returning || failing || merging ? h.path() : node.pathThrough(h);
+        List<String> path = kind.isHopOfItsOwn() ? node.pathThrough(h) : h.path();
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(h.console());
         List<HopTiming> timings = new ArrayList<>(h.timings());
         String chainId = h.origin() + "#" + h.chainId();
@@ -379,7 +380,7 @@ public final class HopExecutor implements RequestHandler {
                 throw request.decodeError();
             }
             long left = control.remainingNanos(System.nanoTime());
-            if (!proxied && !returning && !failing && !merging && left <= 0) {
+            if (kind.isHopOfItsOwn() && left <= 0) {
                 throw new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
                         + "' at '" + node.name() + "') started " + TimeUnit.NANOSECONDS.toMillis(-left)
                         + " ms after the chain's deadline, so its service function did not run; give the chain a "
@@ -508,7 +509,7 @@ public final class HopExecutor implements RequestHandler {
                 replies.handOver(h.credit()); // no further hop starts
                 return;
             }
-            if (cached != null && !replaying && !proxied && !returning && !failing && !merging) {
+            if (cached != null && !replaying && kind.isHopOfItsOwn()) {
                 cached.chained(next);
             }
             carryOut(decisions.decide(next, h.hop(), h.maxHops(), cf, control.remainingNanos(System.nanoTime()),

@@ -145,8 +145,7 @@ final class MergePoints {
 
     /** Whether {@code serviceFunction} is one of a merge host's ({@value #OPEN}, {@value #OUTCOME}, {@value #FAILED}). */
     static boolean arrives(String serviceFunction) {
-        return serviceFunction.startsWith("rpcc.")
-                && (serviceFunction.equals(OUTCOME) || serviceFunction.equals(FAILED) || serviceFunction.equals(OPEN));
+        return HopKind.of(serviceFunction).arrivesAtMerge();
     }
 
     /** Branch outcomes dropped here: of splits that went stale, or that matched no split. */
@@ -236,7 +235,7 @@ final class MergePoints {
         ChainHeader h = request.header();
         List<ReturnPoint> stack = h.returnStack();
         ReturnPoint point = stack.isEmpty() ? null : stack.getLast();
-        boolean opening = h.serviceFunction().equals(OPEN);
+        boolean opening = HopKind.of(h.serviceFunction()) == HopKind.SPLIT_OPENING;
         if (point == null || !point.isMerge() || !point.node().node().equals(nodeName)
                 || (!opening && (h.branch().isRoot() || h.branch().indexes().getLast() < 1
                 || h.branch().indexes().getLast() > point.branches()))) {
@@ -309,7 +308,7 @@ final class MergePoints {
             timings.addAll(tail(b.timings(), prefixTimings));
             ChainFailure failure = null;
             ErrorCode code = null;
-            if (b.serviceFunction().equals(FAILED)) {
+            if (HopKind.of(b.serviceFunction()) == HopKind.BRANCH_FAILURE) {
                 List<?> f = r.params() instanceof List<?> l && l.size() == 7 ? l : null;
                 code = f == null ? ErrorCode.INTERNAL : ErrorCode.fromWire(((Number) f.get(0)).intValue());
                 failure = f == null ? new ChainFailure(code.exceptionName(), "[branch " + b.branch() + "] failed ("
@@ -439,9 +438,9 @@ final class MergePoints {
     }
 
     private static String what(ChainHeader h) {
-        return switch (h.serviceFunction()) {
-            case OPEN -> "the opening of a split";
-            case FAILED -> "the failure of branch " + h.branch();
+        return switch (HopKind.of(h.serviceFunction())) {
+            case SPLIT_OPENING -> "the opening of a split";
+            case BRANCH_FAILURE -> "the failure of branch " + h.branch();
             default -> "the outcome of branch " + h.branch();
         };
     }

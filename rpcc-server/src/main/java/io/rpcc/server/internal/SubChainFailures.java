@@ -71,10 +71,7 @@ final class SubChainFailures {
         if (stack.isEmpty()) {
             return stack;
         }
-        String sf = h.serviceFunction();
-        boolean unpopped = sf.startsWith("rpcc.") && (sf.equals(HopExecutor.RETURN) || sf.equals(RETURN_FAILURE)
-                || MergePoints.arrives(sf));
-        return unpopped ? stack.subList(0, stack.size() - 1) : stack;
+        return HopKind.of(h.serviceFunction()).toUnpoppedPoint() ? stack.subList(0, stack.size() - 1) : stack;
     }
 
     /** The failure that {@code request}, a {@link #RETURN_FAILURE}, carries. */

@@ -1,0 +1,63 @@
+package io.rpcc.server.internal;
+
+/**
+ * What a request that arrives at a server is, decoded once from its header's service-function name:
+ * a hop of the chain (an application service function), or one of the requests rpcc sends itself
+ * under reserved names ({@code rpcc.*}, which no application service function may take). The wire
+ * carries the name; the server dispatches on this kind.
+ */
+enum HopKind {
+    /** A hop: the application's service function of that name runs. */
+    SERVICE(null),
+    /** The chaining proxy runs the chaining function for the server that ran the service function (paper 7.3). */
+    PROXY(HopExecutor.CHAIN_AT_PROXY),
+    /** A sub-chain returns its result to its creator, resuming the hop parked there (paper 3.4). */
+    RETURN(HopExecutor.RETURN),
+    /** A sub-chain's failure returns to its creator, whose failure handler decides (paper 3.8). */
+    RETURN_FAILURE(SubChainFailures.RETURN_FAILURE),
+    /** The opening of a split, at its merge host (paper 3.10). */
+    SPLIT_OPENING(MergePoints.OPEN),
+    /** A branch's result, at its split's merge host. */
+    BRANCH_OUTCOME(MergePoints.OUTCOME),
+    /** A branch's failure, at its split's merge host. */
+    BRANCH_FAILURE(MergePoints.FAILED),
+    /** The merge, run as a hop of its own at the merge host once every branch is in (never sent). */
+    MERGED(MergePoints.MERGED);
+
+    private final String wireName;
+
+    HopKind(String wireName) {
+        this.wireName = wireName;
+    }
+
+    /** The kind of a request for {@code serviceFunction}. */
+    static HopKind of(String serviceFunction) {
+        if (!serviceFunction.startsWith("rpcc.")) {
+            return SERVICE;
+        }
+        for (HopKind k : values()) {
+            if (serviceFunction.equals(k.wireName)) {
+                return k;
+            }
+        }
+        return SERVICE; // a reserved name rpcc does not use: refused as an unknown service function
+    }
+
+    /** Whether it arrives at a split's merge host (an opening or a branch's outcome). */
+    boolean arrivesAtMerge() {
+        return this == SPLIT_OPENING || this == BRANCH_OUTCOME || this == BRANCH_FAILURE;
+    }
+
+    /**
+     * Whether it travels to the innermost point of its return stack, which it has not popped yet (a
+     * return to a creator, or an arrival at a merge host).
+     */
+    boolean toUnpoppedPoint() {
+        return this == RETURN || this == RETURN_FAILURE || arrivesAtMerge();
+    }
+
+    /** Whether it is a hop of the chain of its own (its node appears in the chain's path). */
+    boolean isHopOfItsOwn() {
+        return this == SERVICE;
+    }
+}
