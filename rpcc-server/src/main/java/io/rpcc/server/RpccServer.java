@@ -204,10 +204,19 @@ public final class RpccServer implements AutoCloseable {
             super(name);
         }
 
-        /** Registers {@code function} as service function {@code name}. */
+        /**
+         * Registers {@code function} as service function {@code name}.
+         *
+         * @throws IllegalArgumentException if the name is taken, or is one that rpcc's own requests
+         *     use ({@code rpcc.return}, {@code rpcc.merge}, {@code rpcc.split}, ...)
+         */
         public Builder service(String name, ServiceFunction function) {
             Objects.requireNonNull(name, "name");
             Objects.requireNonNull(function, "function");
+            if (HopExecutor.isReserved(name)) {
+                throw new IllegalArgumentException("service function name '" + name + "' is reserved for rpcc's own "
+                        + "requests; pick another name");
+            }
             if (services.putIfAbsent(name, function) != null) {
                 throw new IllegalArgumentException("service function '" + name + "' is already registered");
             }

@@ -81,6 +81,14 @@ public final class HopExecutor implements RequestHandler {
      */
     public static final String RETURN = "rpcc.return";
 
+    /**
+     * Whether {@code serviceFunction} is a name rpcc's own requests use ({@code rpcc.return},
+     * {@code rpcc.merge}, ...): no application service function may take it.
+     */
+    public static boolean isReserved(String serviceFunction) {
+        return HopKind.of(serviceFunction) != HopKind.SERVICE;
+    }
+
     private final Map<String, ServiceFunction> services;
     private final String chainingProxy;
     private final boolean actsAsProxy;
