@@ -18,14 +18,21 @@ import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
- * rpcc's structural rules, as ArchUnit rules over a set of imported classes. {@link ArchitectureTest}
- * applies them to the production classes of every module; {@link ArchitectureRulesTest} shows that
- * each rule fails on a fixture that breaks it.
+ * rpcc's structural rules, as ArchUnit rules over a set of imported classes (and, for what class files
+ * do not keep, such as Javadoc, over source trees). {@link ArchitectureTest} applies them to the
+ * production code of every module; {@link ArchitectureRulesTest} shows that each rule fails on a
+ * fixture that breaks it.
  */
 final class ArchitectureRules {
     /**
@@ -146,5 +153,55 @@ final class ArchitectureRules {
                 leaks.add(where + " internal type " + raw.getName());
             }
         }
+    }
+
+    /**
+     * The packages of a source tree (such as a module's {@code src/main/java}) that have no
+     * {@code package-info.java}, or one without a Javadoc comment before its package declaration, each
+     * with what is wrong. A package is a directory that holds {@code .java} files.
+     */
+    static List<String> packagesWithoutJavadoc(Path sourceRoot) throws IOException {
+        Set<Path> packages = new TreeSet<>();
+        try (Stream<Path> files = Files.walk(sourceRoot)) {
+            files.filter(f -> f.getFileName().toString().endsWith(".java") && Files.isRegularFile(f))
+                    .forEach(f -> packages.add(f.getParent()));
+        }
+        List<String> missing = new ArrayList<>();
+        for (Path dir : packages) {
+            String name = sourceRoot.relativize(dir).toString().replace(dir.getFileSystem().getSeparator(), ".");
+            Path info = dir.resolve("package-info.java");
+            if (!Files.isRegularFile(info)) {
+                missing.add(name + ": no package-info.java in " + dir);
+            } else if (!hasJavadocBeforeDeclaration(Files.readString(info, StandardCharsets.UTF_8))) {
+                missing.add(name + ": " + info + " has no Javadoc comment (/** ... */) before its package declaration");
+            }
+        }
+        return missing;
+    }
+
+    /** Whether the comments before the first annotation or keyword of {@code source} include a Javadoc comment with text. */
+    static boolean hasJavadocBeforeDeclaration(String source) {
+        int i = 0;
+        while (i < source.length()) {
+            if (Character.isWhitespace(source.charAt(i))) {
+                i++;
+            } else if (source.startsWith("//", i)) {
+                int end = source.indexOf('\n', i);
+                i = end < 0 ? source.length() : end + 1;
+            } else if (source.startsWith("/*", i)) {
+                int end = source.indexOf("*/", i + 2);
+                if (end < 0) {
+                    return false;
+                }
+                if (source.startsWith("/**", i) && end > i + 2
+                        && !source.substring(i + 3, end).replaceAll("[\\s*]", "").isEmpty()) {
+                    return true;
+                }
+                i = end + 2;
+            } else {
+                return false; // an annotation or the package declaration: no Javadoc before it
+            }
+        }
+        return false;
     }
 }

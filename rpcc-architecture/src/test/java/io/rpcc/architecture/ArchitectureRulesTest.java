@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.EvaluationResult;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -36,5 +38,17 @@ class ArchitectureRulesTest {
         String report = String.join("\n", r.getFailureReport().getDetails());
         assertTrue(r.hasViolation(), "no cycle found");
         assertTrue(report.contains(FIXTURE + ".internal.left") && report.contains(FIXTURE + ".internal.right"), report);
+    }
+
+    @Test
+    void aPackageWithoutJavadocIsReported() throws IOException {
+        // source fixtures, not compiled: documented (Javadoc), undocumented (no package-info.java),
+        // commented (a package-info.java with a plain comment), empty (a package-info.java with an empty Javadoc)
+        List<String> missing = ArchitectureRules.packagesWithoutJavadoc(Path.of("src/test/resources/package-info-fixture"));
+        String report = String.join("\n", missing);
+        assertEquals(3, missing.size(), report);
+        assertTrue(missing.get(0).startsWith("commented: ") && missing.get(0).contains("has no Javadoc comment"), report);
+        assertTrue(missing.get(1).startsWith("empty: ") && missing.get(1).contains("has no Javadoc comment"), report);
+        assertTrue(missing.get(2).startsWith("undocumented: no package-info.java"), report);
     }
 }

@@ -3,13 +3,19 @@ package io.rpcc.architecture;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * The structural rules over the production classes of every rpcc module: no internal type in a
- * public signature, API classes reach the implementation only through the facades, and no cycles
- * among internal packages.
+ * public signature, API classes reach the implementation only through the facades, no cycles among
+ * internal packages, and a {@code package-info.java} with Javadoc in every package of their main sources.
  */
 class ArchitectureTest {
     private static JavaClasses rpcc;
@@ -46,5 +52,26 @@ class ArchitectureTest {
     @Test
     void internalPackagesAreFreeOfCycles() {
         ArchitectureRules.internalPackagesAreFreeOfCycles("io.rpcc").check(rpcc);
+    }
+
+    @Test
+    void everyPackageHasJavadoc() throws IOException {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        List<Path> sourceRoots;
+        try (Stream<Path> modules = Files.list(root)) {
+            sourceRoots = modules.map(m -> m.resolve("src/main/java")).filter(Files::isDirectory).sorted().toList();
+        }
+        if (!sourceRoots.contains(root.resolve("rpcc-core/src/main/java"))
+                || !sourceRoots.contains(root.resolve("rpcc-server/src/main/java"))) {
+            throw new AssertionError("the modules' sources were not found under " + root + ": the rule would check nothing");
+        }
+        List<String> missing = new ArrayList<>();
+        for (Path sources : sourceRoots) {
+            missing.addAll(ArchitectureRules.packagesWithoutJavadoc(sources));
+        }
+        if (!missing.isEmpty()) {
+            throw new AssertionError("every package of the main sources needs a package-info.java with a Javadoc comment"
+                    + " (an internal package's says it is implementation, not API):\n" + String.join("\n", missing));
+        }
     }
 }

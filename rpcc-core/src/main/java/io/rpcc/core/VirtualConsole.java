@@ -1,7 +1,6 @@
 package io.rpcc.core;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The chain's virtual console (paper section 3.7): "printf" for code that runs at servers. Lines
@@ -26,16 +25,6 @@ public final class VirtualConsole {
         this.host = host;
         this.source = source;
         this.sink = sink;
-    }
-
-    /** A console that drops what is written; used outside chains. */
-    public static VirtualConsole discarding() {
-        return new VirtualConsole(0, "", "", new CopyOnWriteArrayList<>() {
-            @Override
-            public boolean add(ConsoleLine line) {
-                return false;
-            }
-        });
     }
 
     /** Writes a line. */

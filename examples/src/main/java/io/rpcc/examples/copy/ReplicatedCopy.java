@@ -1,8 +1,6 @@
 package io.rpcc.examples.copy;
 
-import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
-import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.examples.Charts;
@@ -23,8 +21,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
 
 /**
  * The paper's figure 13 (5.3.2, Fig. 5): a client in Cambridge copies a file from a storage server in

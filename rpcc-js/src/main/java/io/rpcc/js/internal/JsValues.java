@@ -4,7 +4,6 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.function.SandboxViolation;
 import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

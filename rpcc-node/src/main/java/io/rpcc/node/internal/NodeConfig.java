@@ -1,6 +1,5 @@
 package io.rpcc.node.internal;
 
-import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.server.RpccServer;

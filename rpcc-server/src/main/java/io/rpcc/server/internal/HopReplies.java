@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Partial replies of one hop at a server, and the hop's part in the chain's termination protocol
- * (see {@code shared/design/termination.md}).
+ * (see {@code docs/explanation/termination.md}).
  *
  * <p>Locally, the partially ordering protocol: one count (see {@link Replies}). Globally, credit
  * recovery: at hand-over ({@link #handOver}), a hop that never replied and has nothing running

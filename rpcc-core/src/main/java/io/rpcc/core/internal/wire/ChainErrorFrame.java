@@ -1,7 +1,6 @@
 package io.rpcc.core.internal.wire;
 
 import io.rpcc.core.ChainFailure;
-import io.rpcc.core.internal.wire.Credit;
 
 /**
  * An ERROR frame: a chain failed; sent by the node that saw the failure to the originator, with the

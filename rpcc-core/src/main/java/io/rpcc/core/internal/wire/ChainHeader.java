@@ -4,7 +4,6 @@ import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
-import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.Metadata;
 import java.util.List;
 import org.jspecify.annotations.Nullable;

@@ -2,7 +2,6 @@ package io.rpcc.core.internal.wire;
 
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
-import io.rpcc.core.internal.wire.Credit;
 import java.util.List;
 
 /**

@@ -1,0 +1,4 @@
+/*
+ * Fixture: a plain comment, not Javadoc.
+ */
+package commented;

@@ -1,0 +1,5 @@
+package documented;
+
+/** Fixture. */
+class Documented {
+}

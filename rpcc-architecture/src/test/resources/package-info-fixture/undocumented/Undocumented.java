@@ -1,0 +1,5 @@
+package undocumented;
+
+/** Fixture: its package has no package-info.java. */
+class Undocumented {
+}
