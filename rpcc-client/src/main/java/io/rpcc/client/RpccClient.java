@@ -155,7 +155,14 @@ public final class RpccClient implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         // The internal future completes on an event loop; user code continues on the executor.
-        CompletableFuture<ChainResult> internal = launch(decorated.call());
+        CompletableFuture<ChainResult> internal;
+        try {
+            internal = launch(decorated.call());
+        } catch (RuntimeException | Error e) {
+            decorated.afterStart();
+            decorated.ended(null, e);
+            throw e;
+        }
         CompletableFuture<ChainResult> user = new CancellableFuture<>(() -> {
             internal.cancel(true);
             Throwable why = CancellableFuture.cancellationCause(internal);
