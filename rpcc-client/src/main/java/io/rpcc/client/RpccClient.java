@@ -143,7 +143,8 @@ public final class RpccClient implements AutoCloseable {
      * Starts a chain described by {@code call}. {@code cancel(true)} on the returned future cancels
      * the chain wherever it is (the notice follows it from server to server: the hop running is
      * interrupted and no further hop starts); the future then throws a {@code CancellationException}
-     * whose cause is a {@link ChainCancelledException}.
+     * whose cause is a {@link ChainCancelledException}. The client's {@link ChainDecorator}s wrap the
+     * call (a decorator that throws fails the future with a {@link ChainDecoratorException}).
      */
     public CompletableFuture<ChainResult> startChain(ChainCall call) {
         Objects.requireNonNull(call, "call");
@@ -319,7 +320,10 @@ public final class RpccClient implements AutoCloseable {
         return runChain(ChainCall.to(server, serviceFunction).params(params).chainingFunction(cf).state(state));
     }
 
-    /** {@link #startChain(ChainCall)}, waiting for the result. */
+    /**
+     * {@link #startChain(ChainCall)}, waiting for the result; throws a {@link ChainException}, or a
+     * {@link ChainDecoratorException} if one of the client's decorators failed before the chain started.
+     */
     public ChainResult runChain(ChainCall call) {
         Objects.requireNonNull(call, "call");
         DecoratedCall decorated = decorate(call, ChainDecorator.Mode.BLOCKING);
