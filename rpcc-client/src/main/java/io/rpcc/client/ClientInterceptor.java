@@ -17,6 +17,7 @@ import io.rpcc.core.UnstableApi;
  * returned, on the thread that starts the chain, for every chain mode (chain, interactive, with
  * replies). An exception thrown by one is how the start fails: {@code runChain} and
  * {@code startChainWithReplies} throw it, {@code startChain} returns a future failed with it.
+ * Interceptors run inside the client's {@link ChainDecorator}s, which also see how each call ended.
  */
 @UnstableApi
 @FunctionalInterface

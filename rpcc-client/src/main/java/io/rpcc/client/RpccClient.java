@@ -4,6 +4,7 @@ import io.rpcc.client.internal.CancellableFuture;
 import io.rpcc.client.internal.BufferedReplySet;
 import io.rpcc.client.internal.ChainDiagnosis;
 import io.rpcc.client.internal.ChainLauncher;
+import io.rpcc.client.internal.DecoratedCall;
 import io.rpcc.client.internal.InteractiveChain;
 import io.rpcc.client.internal.StepMode;
 import io.rpcc.client.internal.RetryTokens;
@@ -31,6 +32,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
@@ -78,6 +80,7 @@ public final class RpccClient implements AutoCloseable {
     private final Set<String> uploaded = ConcurrentHashMap.newKeySet();
     private volatile InetSocketAddress address;
     private final List<ClientInterceptor> interceptors;
+    private final List<ChainDecorator> decorators;
     private final RetryPolicy defaultRetry;
 
     private RpccClient(Builder b, Node.Settings settings) {
@@ -96,6 +99,7 @@ public final class RpccClient implements AutoCloseable {
         this.repository = b.repository;
         this.inlineLimit = b.inlineFunctionLimit;
         this.interceptors = List.copyOf(b.interceptors);
+        this.decorators = List.copyOf(b.decorators);
     }
 
     /**
@@ -139,23 +143,48 @@ public final class RpccClient implements AutoCloseable {
      * Starts a chain described by {@code call}. {@code cancel(true)} on the returned future cancels
      * the chain wherever it is (the notice follows it from server to server: the hop running is
      * interrupted and no further hop starts); the future then throws a {@code CancellationException}
-     * whose cause is a {@link ChainCancelledException}.
+     * whose cause is a {@link ChainCancelledException}. The client's {@link ChainDecorator}s wrap the
+     * call (a decorator that throws fails the future with a {@link ChainDecoratorException}).
      */
     public CompletableFuture<ChainResult> startChain(ChainCall call) {
+        Objects.requireNonNull(call, "call");
+        node.requireStarted();
+        DecoratedCall decorated;
+        try {
+            decorated = decorate(call, ChainDecorator.Mode.FUTURE);
+        } catch (ChainDecoratorException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         // The internal future completes on an event loop; user code continues on the executor.
-        CompletableFuture<ChainResult> internal = launch(call);
+        CompletableFuture<ChainResult> internal;
+        try {
+            internal = launch(decorated.call());
+        } catch (RuntimeException | Error e) {
+            decorated.afterStart();
+            decorated.ended(null, e);
+            throw e;
+        }
         CompletableFuture<ChainResult> user = new CancellableFuture<>(() -> {
             internal.cancel(true);
-            return CancellableFuture.cancellationCause(internal);
+            Throwable why = CancellableFuture.cancellationCause(internal);
+            decorated.ended(null, why != null ? why : new CancellationException("cancelled"));
+            return why;
         });
         internal.whenComplete((r, e) -> node.executor().execute(() -> {
+            decorated.ended(r, e);
             if (e != null) {
                 user.completeExceptionally(Node.unwrap(e));
             } else {
                 user.complete(r);
             }
         }));
+        decorated.afterStart();
         return user;
+    }
+
+    /** Runs the decorators on {@code call}; throws the {@link ChainDecoratorException} of one that failed. */
+    private DecoratedCall decorate(ChainCall call, ChainDecorator.Mode mode) {
+        return DecoratedCall.decorate(decorators, call, mode, isInteractive(call));
     }
 
     /**
@@ -232,24 +261,43 @@ public final class RpccClient implements AutoCloseable {
         Objects.requireNonNull(call, "call");
         node.requireStarted();
         BufferedReplySet<T> replies = new BufferedReplySet<>(replyType, replyBufferSize, replyBufferBytes, node.executor());
+        DecoratedCall decorated;
+        try {
+            decorated = decorate(call, ChainDecorator.Mode.WITH_REPLIES);
+        } catch (ChainDecoratorException e) {
+            replies.resultFailed(e);
+            replies.finished(e);
+            return replies;
+        }
+        if (!decorators.isEmpty()) {
+            replies.whenEnded(decorated::ended);
+        }
+        try {
+            startWithReplies(replies, decorated.call());
+        } finally {
+            decorated.afterStart();
+        }
+        return replies;
+    }
+
+    private <T> void startWithReplies(BufferedReplySet<T> replies, ChainCall call) {
         try {
             node.requireAcceptingChains();
             call = prepare(call);
         } catch (RuntimeException e) {
             replies.resultFailed(e);
             replies.finished(e);
-            return replies;
+            return;
         }
         if (isInteractive(call)) {
             replies.cancelWith(interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(),
                     call.params(), call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
                     maxHops(call), StepMode.of(heartbeats(call))));
-            return replies;
+            return;
         }
         replies.cancelWith(launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
                 call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(), maxHops(call),
                 retry(call), heartbeats(call), diagnosis::diagnoseWithReplies));
-        return replies;
     }
 
     /**
@@ -272,8 +320,27 @@ public final class RpccClient implements AutoCloseable {
         return runChain(ChainCall.to(server, serviceFunction).params(params).chainingFunction(cf).state(state));
     }
 
-    /** {@link #startChain(ChainCall)}, waiting for the result. */
+    /**
+     * {@link #startChain(ChainCall)}, waiting for the result; throws a {@link ChainException}, or a
+     * {@link ChainDecoratorException} if one of the client's decorators failed before the chain started.
+     */
     public ChainResult runChain(ChainCall call) {
+        Objects.requireNonNull(call, "call");
+        DecoratedCall decorated = decorate(call, ChainDecorator.Mode.BLOCKING);
+        ChainResult result;
+        try {
+            result = runDecorated(decorated.call());
+        } catch (RuntimeException | Error e) {
+            decorated.afterStart();
+            decorated.ended(null, e);
+            throw e;
+        }
+        decorated.afterStart();
+        decorated.ended(result, null);
+        return result;
+    }
+
+    private ChainResult runDecorated(ChainCall call) {
         node.requireAcceptingChains();
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
@@ -441,6 +508,7 @@ public final class RpccClient implements AutoCloseable {
         private int inlineFunctionLimit = 2048;
         private Heartbeats heartbeats = Heartbeats.DEFAULT;
         private final List<ClientInterceptor> interceptors = new ArrayList<>();
+        private final List<ChainDecorator> decorators = new ArrayList<>();
         private RetryPolicy retryPolicy = RetryPolicy.NONE;
         private RetryThrottle retryThrottle = RetryThrottle.DEFAULT;
 
@@ -527,6 +595,18 @@ public final class RpccClient implements AutoCloseable {
         @UnstableApi
         public Builder interceptor(ClientInterceptor interceptor) {
             interceptors.add(Objects.requireNonNull(interceptor, "interceptor"));
+            return this;
+        }
+
+        /**
+         * Wraps every call this client makes in {@code decorator} (see {@link ChainDecorator}): it sees
+         * the call before it starts and is told once how it ended, in every start mode. Decorators
+         * wrap one another in the order they are added: the first added is the outermost (it decorates
+         * the call first and is told its end last); the {@link ClientInterceptor}s run inside all of them.
+         */
+        @UnstableApi
+        public Builder decorator(ChainDecorator decorator) {
+            decorators.add(Objects.requireNonNull(decorator, "decorator"));
             return this;
         }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rpcc.client.ChainCall;
+import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticRoute;
@@ -17,7 +18,6 @@ import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
 import io.rpcc.examples.spring.shipping.ShippingApplication;
 import io.rpcc.server.RpccServer;
-import io.rpcc.spring.boot.observation.ObservedRpccClient;
 import io.rpcc.spring.boot.observation.RpccObservations;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,7 +68,7 @@ class CheckoutAcrossTwoAppsTest {
         Shipment shipment = checkout.getBean(CheckoutService.class).checkout(new Order("o-1", "KB-42", 2, "FR"));
         assertThat(shipment).isEqualTo(new Shipment("o-1", 9998, "road", 2));
 
-        ChainResult result = checkout.getBean(ObservedRpccClient.class).runChain(ChainCall.along(
+        ChainResult result = checkout.getBean(RpccClient.class).runChain(ChainCall.along(
                 StaticRoute.of(StaticRoute.hop("catalog", "price"), StaticRoute.hop("shipping", "ship")),
                 new Order("o-2", "MOUSE-7", 1, "US")));
         assertThat(result.path()).containsExactly("catalog", "shipping");

@@ -15,6 +15,7 @@ import java.util.NoSuchElementException;
 import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,6 +41,7 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
     private final ArrayDeque<Buffered> buffer = new ArrayDeque<>();
     private final CompletableFuture<ChainResult> result = new CompletableFuture<>();
     private final CompletableFuture<ReplySet<T>> done = new CompletableFuture<>();
+    private volatile @Nullable BiConsumer<@Nullable ChainResult, @Nullable Throwable> endListener;
     private final AtomicBoolean iterated = new AtomicBoolean();
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private boolean ended;
@@ -110,6 +112,14 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
         }
     }
 
+    /**
+     * What is told, once, on the client's executor, how the set ended (the result if it arrived, and
+     * the error if any), before {@link #whenDone()} completes; set once by the client before the chain starts.
+     */
+    public void whenEnded(BiConsumer<@Nullable ChainResult, @Nullable Throwable> listener) {
+        this.endListener = listener;
+    }
+
     /** What {@link #cancel()} runs to cancel the chain (set once by the client). */
     public void cancelWith(Runnable canceller) {
         this.canceller = canceller;
@@ -173,7 +183,20 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
         } finally {
             lock.unlock();
         }
-        executor.execute(() -> done.complete(this));
+        BiConsumer<@Nullable ChainResult, @Nullable Throwable> listener = endListener;
+        if (listener == null) {
+            executor.execute(() -> done.complete(this));
+            return;
+        }
+        ChainResult arrived = result.isDone() && !result.isCompletedExceptionally() ? result.join() : null;
+        Throwable why = error;
+        executor.execute(() -> {
+            try {
+                listener.accept(arrived, why);
+            } finally {
+                done.complete(this);
+            }
+        });
     }
 
     // ------------------------------------------------------------------ read by the user

@@ -2,12 +2,12 @@ package io.rpcc.examples.spring.checkout;
 
 import com.example.checkout.Checkout;
 import io.rpcc.client.ChainCall;
+import io.rpcc.client.RpccClient;
 import io.rpcc.client.ReplySet;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.examples.spring.model.Order;
 import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
-import io.rpcc.spring.boot.observation.ObservedRpccClient;
 import org.springframework.stereotype.Service;
 
 /**
@@ -21,10 +21,10 @@ public class CheckoutService {
     /** The chaining function, its source shipped in the application's jar (META-INF/rpcc/functions/). */
     static final ChainingFunctionSource CHECKOUT = ChainingFunctionSource.of(Checkout.class);
 
-    private final ObservedRpccClient rpcc;
+    private final RpccClient rpcc;
 
     /** A checkout that starts its chains with {@code rpcc} (observed: one observation per chain). */
-    public CheckoutService(ObservedRpccClient rpcc) {
+    public CheckoutService(RpccClient rpcc) {
         this.rpcc = rpcc;
     }
 

@@ -1,6 +1,7 @@
 package io.rpcc.spring.boot.autoconfigure;
 
 import io.micrometer.observation.ObservationRegistry;
+import io.rpcc.client.ChainDecorator;
 import io.rpcc.client.ClientInterceptor;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.NameResolver;
@@ -17,7 +18,7 @@ import io.rpcc.spring.boot.RpccNodeLifecycle;
 import io.rpcc.spring.boot.RpccProperties;
 import io.rpcc.spring.boot.RpccServerCustomizer;
 import io.rpcc.spring.boot.RpccService;
-import io.rpcc.spring.boot.observation.ObservedRpccClient;
+import io.rpcc.spring.boot.observation.ObservationChainDecorator;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -43,7 +44,8 @@ import org.springframework.core.io.ResourceLoader;
  * ({@link RpccProperties}): a {@link NameResolver} of {@code rpcc.peers}, a {@link TypeRegistry} of
  * the {@link RpccType} classes in {@code rpcc.types-packages} (default: the application's packages) and
  * of {@code rpcc.types}, an {@link RpccServer} hosting the {@link RpccService} beans' service methods
- * (unless {@code rpcc.server.enabled=false}), an {@link RpccClient} and its {@link ObservedRpccClient}
+ * (unless {@code rpcc.server.enabled=false}), an {@link RpccClient} whose calls an
+ * {@link ObservationChainDecorator} observes when the application has an {@link ObservationRegistry}
  * (unless {@code rpcc.client.enabled=false}), each started and drained with the context by an
  * {@link RpccNodeLifecycle}. Each bean backs off when the application defines its own.
  */
@@ -233,17 +235,18 @@ public class RpccAutoConfiguration {
         RpccClient rpccClient(RpccProperties properties, Environment environment, NameResolver names,
                               TypeRegistry types, ScannedRpccTypes scanned,
                               ObjectProvider<ClientInterceptor> interceptors,
+                              ObjectProvider<ChainDecorator> decorators,
+                              ObjectProvider<ObservationRegistry> registry,
                               ObjectProvider<RpccClientCustomizer> customizers,
                               ConfigurableListableBeanFactory beanFactory) {
             RpccProperties.Client settings = properties.getClient();
             RpccClient.Builder builder = RpccClient.builder();
             String application = applicationName(environment);
-            if (settings.getName() != null) {
-                builder.name(settings.getName());
-            } else if (application != null) {
-                // unique per instance: servers key chains by originator name and number, and send results to the name
-                builder.name(application + "-" + UUID.randomUUID().toString().substring(0, 8));
-            }
+            // unique per instance: servers key chains by originator name and number, and send results to the name
+            String suffix = UUID.randomUUID().toString().substring(0, 8);
+            String name = settings.getName() != null ? settings.getName()
+                    : application != null ? application + "-" + suffix : "client-" + suffix;
+            builder.name(name);
             applyNode(builder, settings, names, nodeTypes(types, scanned, properties), beanFactory);
             ifSet(settings.getTimeout(), builder::timeout);
             ifSet(settings.getReplyBufferSize(), builder::replyBufferSize);
@@ -251,6 +254,13 @@ public class RpccAutoConfiguration {
             ifSet(settings.getRepository(), builder::repository);
             ifSet(settings.getInlineFunctionLimit(), builder::inlineFunctionLimit);
             interceptors.orderedStream().forEach(builder::interceptor);
+            // the observation is the outermost decorator: it sees the outcome the others lead to
+            ObservationRegistry observations = registry.getIfAvailable();
+            if (observations != null) {
+                builder.decorator(new ObservationChainDecorator(observations,
+                        settings.getName() != null ? settings.getName() : application != null ? application : name));
+            }
+            decorators.orderedStream().forEach(builder::decorator);
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             return builder.build();
         }
@@ -265,15 +275,6 @@ public class RpccAutoConfiguration {
             return new RpccNodeLifecycle("client " + client.name(), start,
                     period -> NodeLog.stopping("client", client.name(), period, client::shutdown),
                     grace(properties, environment), RpccNodeLifecycle.CLIENT_PHASE);
-        }
-
-        /** The client whose chains are observed, in the application's ObservationRegistry if it has one. */
-        @Bean
-        @ConditionalOnMissingBean
-        ObservedRpccClient observedRpccClient(RpccClient client, RpccProperties properties, Environment environment,
-                                              ObjectProvider<ObservationRegistry> registry) {
-            return new ObservedRpccClient(client, registry.getIfAvailable(() -> ObservationRegistry.NOOP),
-                    clientTag(client, properties, environment));
         }
 
         /** What the chain metrics call the client: stable across restarts, where its node name may not be. */

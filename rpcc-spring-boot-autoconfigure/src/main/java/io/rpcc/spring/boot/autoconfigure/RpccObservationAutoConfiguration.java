@@ -10,8 +10,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Observes the server's hops ({@link ObservationServerInterceptor}) when the application has an
  * {@link ObservationRegistry} bean (Spring Boot makes one with {@code spring-boot-micrometer-observation},
- * e.g. through the actuator). The client's chains are observed by {@code ObservedRpccClient}, which
- * uses the same registry.
+ * e.g. through the actuator). The client's calls are observed, in the same registry, by the
+ * {@code ObservationChainDecorator} that {@code RpccAutoConfiguration} registers on the client.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")
 @ConditionalOnBean(ObservationRegistry.class)

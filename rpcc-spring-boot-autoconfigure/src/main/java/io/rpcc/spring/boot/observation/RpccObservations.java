@@ -11,7 +11,8 @@ import java.util.concurrent.CompletionException;
  * <table>
  * <caption>observations</caption>
  * <tr><th>name</th><th>one per</th><th>low-cardinality keys</th><th>high-cardinality keys</th></tr>
- * <tr><td>{@value #CHAIN}</td><td>chain started through {@link ObservedRpccClient}, until its result or error</td>
+ * <tr><td>{@value #CHAIN}</td><td>call of the client ({@link ObservationChainDecorator}), until its result or error
+ *     (a reply set: until the set has ended)</td>
  *     <td>{@value #CLIENT}, {@value #SERVER}, {@value #SERVICE}, {@value #OUTCOME}, {@value #ERROR_CODE}</td>
  *     <td>{@value #HOPS}</td></tr>
  * <tr><td>{@value #HOP}</td><td>service function run by the server (one hop of a chain)</td>
@@ -59,7 +60,7 @@ public final class RpccObservations {
         String code;
         if (cause instanceof ChainException chainException) {
             code = chainException.code().name();
-        } else if (cause instanceof CancellationException) {
+        } else if (cause instanceof CancellationException) { // a future cancelled before it had a chain
             code = "CANCELLED";
         } else {
             code = "UNKNOWN";

@@ -1,5 +1,5 @@
 /**
- * Micrometer observations of rpcc chains ({@link io.rpcc.spring.boot.observation.ObservedRpccClient},
+ * Micrometer observations of rpcc chains ({@link io.rpcc.spring.boot.observation.ObservationChainDecorator},
  * at the client) and hops ({@link io.rpcc.spring.boot.observation.ObservationServerInterceptor}, at the
  * server); names and keys in {@link io.rpcc.spring.boot.observation.RpccObservations}.
  */

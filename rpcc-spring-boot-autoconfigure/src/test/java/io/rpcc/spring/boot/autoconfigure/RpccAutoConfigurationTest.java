@@ -21,7 +21,6 @@ import io.rpcc.spring.boot.autoconfigure.TestServices.PoliteGreeter;
 import io.rpcc.spring.boot.autoconfigure.TestServices.ShoutAspect;
 import io.rpcc.spring.boot.health.RpccClientHealthIndicator;
 import io.rpcc.spring.boot.health.RpccServerHealthIndicator;
-import io.rpcc.spring.boot.observation.ObservedRpccClient;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -45,7 +44,7 @@ class RpccAutoConfigurationTest {
     void serverAndClientStartWithTheContext() {
         runner.withPropertyValues("rpcc.server.name=s1").run(context -> {
             assertThat(context).hasSingleBean(RpccServer.class).hasSingleBean(RpccClient.class)
-                    .hasSingleBean(ObservedRpccClient.class).hasSingleBean(NameResolver.class)
+                    .hasSingleBean(NameResolver.class)
                     .hasSingleBean(TypeRegistry.class).hasBean("rpccServerLifecycle").hasBean("rpccClientLifecycle");
             RpccServer server = context.getBean(RpccServer.class);
             assertThat(server.name()).isEqualTo("s1");
@@ -76,8 +75,7 @@ class RpccAutoConfigurationTest {
                 .doesNotHaveBean(RpccServerHealthIndicator.class).hasSingleBean(RpccClientHealthIndicator.class)
                 .hasSingleBean(RpccClient.class));
         runner.withPropertyValues("rpcc.server.name=s1", "rpcc.client.enabled=false").run(context -> assertThat(context)
-                .hasSingleBean(RpccServer.class).doesNotHaveBean(RpccClient.class)
-                .doesNotHaveBean(ObservedRpccClient.class));
+                .hasSingleBean(RpccServer.class).doesNotHaveBean(RpccClient.class));
     }
 
     @Test

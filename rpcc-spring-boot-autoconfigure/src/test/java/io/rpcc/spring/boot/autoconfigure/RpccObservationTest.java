@@ -7,11 +7,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.rpcc.client.ChainCall;
+import io.rpcc.client.ChainDecorator;
+import io.rpcc.client.ReplySet;
+import io.rpcc.client.RpccClient;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.spring.boot.observation.ObservationServerInterceptor;
-import io.rpcc.spring.boot.observation.ObservedRpccClient;
 import io.rpcc.spring.boot.observation.RpccObservations;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -29,7 +33,7 @@ class RpccObservationTest {
         TestObservationRegistry registry = TestObservationRegistry.create();
         runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
             assertThat(context).hasSingleBean(ObservationServerInterceptor.class);
-            ObservedRpccClient client = context.getBean(ObservedRpccClient.class);
+            RpccClient client = context.getBean(RpccClient.class);
             // two hops: ping at s1, then ping at s1 again
             var result = client.runChain(ChainCall.along(StaticRoute.of(StaticRoute.hop("s1", "ping"),
                     StaticRoute.hop("s1", "ping")), null));
@@ -58,7 +62,7 @@ class RpccObservationTest {
     void failuresCarryTheErrorCodeAtBothEnds() {
         TestObservationRegistry registry = TestObservationRegistry.create();
         runner.withBean(ObservationRegistry.class, () -> registry).run(context -> {
-            ObservedRpccClient client = context.getBean(ObservedRpccClient.class);
+            RpccClient client = context.getBean(RpccClient.class);
             assertThat(client.call("s1", "fail", "out of stock").handle((r, e) -> e).join())
                     .isInstanceOf(ServiceFunctionException.class);
             assertThatThrownBy(() -> client.runChain(ChainCall.to("s1", "reject").params("no credential")))
@@ -85,10 +89,33 @@ class RpccObservationTest {
     }
 
     @Test
+    void everyStartModeIsObservedOnceUntilTheCallEnds() {
+        TestObservationRegistry registry = TestObservationRegistry.create();
+        List<String> told = new CopyOnWriteArrayList<>();
+        ChainDecorator mine = start -> ChainDecorator.Decoration.of(start.call(),
+                (result, failure) -> told.add(start.mode() + " " + (failure == null ? result.value() : failure)));
+        runner.withBean(ObservationRegistry.class, () -> registry).withBean(ChainDecorator.class, () -> mine)
+                .run(context -> {
+                    RpccClient client = context.getBean(RpccClient.class);
+                    assertThat(client.startChain(ChainCall.to("s1", "ping")).join().value()).isEqualTo("pong");
+                    assertThat(client.runChain(ChainCall.to("s1", "ping").interactive(true)).value()).isEqualTo("pong");
+                    ReplySet<Object> replies = client.startChainWithReplies(ChainCall.to("s1", "ping"), Object.class);
+                    replies.whenDone().join();
+                    assertThat(replies.result().join().value()).isEqualTo("pong");
+
+                    assertThat(registry).hasNumberOfObservationsWithNameEqualTo(RpccObservations.CHAIN, 3);
+                    assertThat(registry).hasObservationWithNameEqualTo(RpccObservations.CHAIN).that()
+                            .hasBeenStopped().hasLowCardinalityKeyValue(RpccObservations.OUTCOME, "SUCCESS");
+                    // the application's decorators are registered too, inside the observation
+                    assertThat(told).containsExactly("FUTURE pong", "BLOCKING pong", "WITH_REPLIES pong");
+                });
+    }
+
+    @Test
     void withoutARegistryNothingIsObservedAndTheClientStillWorks() {
         runner.run(context -> {
             assertThat(context).doesNotHaveBean(ObservationServerInterceptor.class);
-            assertThat(context.getBean(ObservedRpccClient.class).call("s1", "ping", null).join().value())
+            assertThat(context.getBean(RpccClient.class).call("s1", "ping", null).join().value())
                     .isEqualTo("pong");
         });
     }

@@ -23,7 +23,6 @@ import io.rpcc.spring.boot.autoconfigure.scan.NotAnRpccType;
 import io.rpcc.spring.boot.autoconfigure.scan.Quote;
 import io.rpcc.spring.boot.autoconfigure.scan.ScanApplication;
 import io.rpcc.spring.boot.health.RpccClientHealthIndicator;
-import io.rpcc.spring.boot.observation.ObservedRpccClient;
 import io.rpcc.spring.boot.observation.RpccObservations;
 import io.rpcc.spring.boot.reactor.RpccReactive;
 import io.rpcc.spring.boot.reactor.RpccReactive.ReplyEvent;
@@ -187,7 +186,7 @@ class RpccSpringIdiomsTest {
                 .run(context -> {
                     String name = context.getBean(RpccClient.class).name();
                     assertThat(name).matches("checkout-[0-9a-f]{8}");
-                    assertThat(context.getBean(ObservedRpccClient.class).runChain(ChainCall.to("s1", "ping")).originator())
+                    assertThat(context.getBean(RpccClient.class).runChain(ChainCall.to("s1", "ping")).originator())
                             .isEqualTo(name);
                     assertThat(registry).hasObservationWithNameEqualTo(RpccObservations.CHAIN).that()
                             .hasLowCardinalityKeyValue(RpccObservations.CLIENT, "checkout");
