@@ -9,10 +9,16 @@ import java.io.OutputStream;
 
 /**
  * Where one frame is encoded: a Kryo {@link Output} with a small buffer of its own (reused from a
- * pool, so encoding allocates no growing array) in front of a {@link ByteBuf} of the channel's
+ * pool, so encoding allocates no growing array) in front of a pooled {@link ByteBuf} of the channel's
  * allocator. A frame that fits in that buffer is copied once into a buffer of exactly its size; a
  * larger one streams into a buffer that grows up to the frame limit, past which the write fails
  * with a {@link KryoBufferOverflowException} (a {@link ErrorCode#FRAME_TOO_LARGE} failure, as before).
+ *
+ * <p>The buffers are heap buffers (the socket copies them into its direct ones as it writes):
+ * frames are encoded on the threads of hops, often virtual threads, and direct buffers taken there
+ * made each hop slower to queue its result, so that a node which stopped reading a deaf peer's
+ * requests ({@code ReadPauses}) had twice as many of them still running (ReadPauseTest reached the
+ * write-queue limit).
  */
 final class FrameOutput extends OutputStream {
     /** Bytes a frame is encoded in before it goes to the allocator's buffer. */
@@ -46,7 +52,7 @@ final class FrameOutput extends OutputStream {
         if (target == null) { // all of it in the output's buffer: one buffer of the exact size
             int size = out.position();
             checkRoom(size);
-            frame = alloc.buffer(size, size);
+            frame = alloc.heapBuffer(size, size);
             frame.writeBytes(out.getBuffer(), 0, size);
         } else {
             out.flush();
@@ -88,7 +94,7 @@ final class FrameOutput extends OutputStream {
         }
         checkRoom((target == null ? 0L : target.writerIndex()) + len);
         if (target == null) {
-            target = alloc.buffer(Math.min(maxBytes, Math.max(2 * BUFFER_BYTES, 2 * len)), maxBytes);
+            target = alloc.heapBuffer(Math.min(maxBytes, Math.max(2 * BUFFER_BYTES, 2 * len)), maxBytes);
         }
         target.writeBytes(b, off, len);
     }
