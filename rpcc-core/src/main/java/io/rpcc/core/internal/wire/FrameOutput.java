@@ -15,10 +15,10 @@ import java.io.OutputStream;
  * with a {@link KryoBufferOverflowException} (a {@link ErrorCode#FRAME_TOO_LARGE} failure, as before).
  *
  * <p>The buffers are heap buffers (the socket copies them into its direct ones as it writes):
- * frames are encoded on the threads of hops, often virtual threads, and direct buffers taken there
- * made each hop slower to queue its result, so that a node which stopped reading a deaf peer's
- * requests ({@code ReadPauses}) had twice as many of them still running (ReadPauseTest reached the
- * write-queue limit).
+ * frames are encoded on the threads of hops, often virtual threads. With direct buffers taken
+ * there, a node that stopped reading a deaf peer's requests ({@code ReadPauses}) still queued more
+ * than the write-queue limit for it (ReadPauseTest, twice in runs beside the other transport tests;
+ * not with heap buffers). Why was not pinned down.
  */
 final class FrameOutput extends OutputStream {
     /** Bytes a frame is encoded in before it goes to the allocator's buffer. */
