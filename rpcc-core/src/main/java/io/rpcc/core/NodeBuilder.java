@@ -478,7 +478,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * {@code customizer} runs once per connection, on its event loop, after rpcc has set the pipeline
      * up, and must not block. Calling this again adds another customizer, run after the earlier ones.
      *
-     * <p>rpcc's handlers are named {@code "tls"} (with {@link #tls}: bytes on the wire), {@code "health"}
+     * <p>rpcc's handlers are named {@code "tls"} (with {@link #tls}: bytes on the wire), {@code "flush"}
+     * (one flush for the frames written in one turn of the event loop), {@code "health"}
      * (PINGs and the {@link #idleTimeout}), {@code "frames"} (bytes into rpcc frames) and {@code "rpcc"}
      * (frames to chains). Put handlers that look at traffic before {@code "frames"}:
      * {@code pipeline.addBefore("frames", "bytes", counter)} sees every frame's bytes, in and out, as

@@ -7,7 +7,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -20,6 +19,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -90,6 +90,8 @@ public final class NodeTransport implements AutoCloseable {
      * over it (one PING on its way at a time), so that it follows the load of a busy connection.
      */
     static final long RTT_REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** At most this many frames written on a connection before a flush, however busy it is. */
+    private static final int FLUSH_AFTER_FRAMES = 64;
     /**
      * The event loops of the nodes that were not given their own: one group for every such node of
      * the JVM, created when the first of them starts and shut down when the last of them closes.
@@ -293,7 +295,7 @@ public final class NodeTransport implements AutoCloseable {
                 return;
             }
             Channel ch = f.channel();
-            ch.writeAndFlush(wire.encode(self, config.maxFrameSize()));
+            WriteQueue.writeAndFlush(ch, wire.encode(self, config.maxFrameSize(), ch.alloc()));
             roundTrip(ch).helloSent(System.nanoTime()); // (with TLS, again when its handshake is done: see below)
             var timeout = ch.eventLoop().schedule(() -> {
                 if (handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node at " + address
@@ -372,6 +374,9 @@ public final class NodeTransport implements AutoCloseable {
                 () -> refuse(ch, Refusal.IDLE_TIMEOUT, "no frame either way (other than PINGs) for "
                         + config.limits().idleTimeout().toMillis() + " ms", true));
         ch.attr(HEALTH).set(health);
+        // one flush for the frames written in one turn of the event loop (while reading: at the end
+        // of the read), not one system call per frame; a frame written when idle goes out at once
+        ch.pipeline().addLast("flush", new FlushConsolidationHandler(FLUSH_AFTER_FRAMES, true));
         ch.pipeline().addLast("health", health);
         ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize(), config.limits(), partialFrameBytes));
         ch.pipeline().addLast("rpcc", new FrameHandler(key == null ? null : key.node(), handshake));
@@ -414,7 +419,7 @@ public final class NodeTransport implements AutoCloseable {
         }
         long now = System.nanoTime();
         roundTrip(ch).pingSent(now);
-        ch.writeAndFlush(wire.encode(new PingFrame(false, now), config.maxFrameSize()));
+        WriteQueue.writeAndFlush(ch, wire.encode(new PingFrame(false, now), config.maxFrameSize(), ch.alloc()));
         return true;
     }
 
@@ -472,7 +477,7 @@ public final class NodeTransport implements AutoCloseable {
     public ByteBuf encode(Channel ch, Object message) {
         Hello peer = ch.attr(PEER).get();
         int limit = peer == null ? config.maxFrameSize() : Math.min(config.maxFrameSize(), peer.maxFrameSize());
-        return wire.encode(message, limit);
+        return wire.encode(message, limit, ch.alloc());
     }
 
     /**
@@ -482,8 +487,7 @@ public final class NodeTransport implements AutoCloseable {
      */
     public CompletableFuture<Void> write(Channel ch, ByteBuf frame) {
         Hello peer = ch.attr(PEER).get();
-        ChannelOutboundBuffer queue = ch.unsafe().outboundBuffer();
-        long queued = queue == null ? 0 : queue.totalPendingWriteBytes();
+        long queued = WriteQueue.pending(ch);
         if (queued + frame.readableBytes() > config.limits().maxQueuedWriteBytes()) {
             frame.release();
             refuse(ch, Refusal.WRITE_QUEUE_FULL, queued + " bytes wait to be written and the peer does not read "
@@ -497,7 +501,8 @@ public final class NodeTransport implements AutoCloseable {
             health.used();
         }
         CompletableFuture<Void> written = new CompletableFuture<>();
-        ch.writeAndFlush(frame).addListener((ChannelFutureListener) f -> {
+        // flushed once for the frames written in the same turn of the event loop (the "flush" handler)
+        WriteQueue.writeAndFlush(ch, frame).addListener((ChannelFutureListener) f -> {
             pauses.drained(ch);
             if (f.isSuccess()) {
                 written.complete(null);
@@ -584,7 +589,8 @@ public final class NodeTransport implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof PingFrame p) { // (about the connection, not counted as a frame received)
                 if (!p.ack() && ctx.channel().attr(PEER).get() != null) {
-                    ctx.writeAndFlush(wire.encode(new PingFrame(true, p.payload()), config.maxFrameSize()));
+                    WriteQueue.writeAndFlush(ctx.channel(), wire.encode(new PingFrame(true, p.payload()),
+                            config.maxFrameSize(), ctx.alloc()));
                 } else if (p.ack()) {
                     roundTrip(ctx.channel()).answered(p.payload(), System.nanoTime());
                 }
@@ -630,7 +636,7 @@ public final class NodeTransport implements AutoCloseable {
                 if (tls != null) {
                     adopt(ch, h);
                 }
-                ch.writeAndFlush(wire.encode(self, config.maxFrameSize()));
+                WriteQueue.writeAndFlush(ch, wire.encode(self, config.maxFrameSize(), ch.alloc()));
             } else if (!h.node().equals(expectedPeer)) {
                 handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "the node at "
                         + ch.remoteAddress() + " is '" + h.node() + "', not '" + expectedPeer
@@ -658,7 +664,8 @@ public final class NodeTransport implements AutoCloseable {
             warnings.warn(ch.remoteAddress(), "node '{}' refused {} from {}: {}; connection closed", config.nodeName(),
                     Refusal.PROTOCOL_VERSION, ch.remoteAddress(), reason);
             if (handshake == null) {
-                ch.writeAndFlush(wire.encode(self, config.maxFrameSize())).addListener(ChannelFutureListener.CLOSE);
+                WriteQueue.writeAndFlush(ch, wire.encode(self, config.maxFrameSize(), ch.alloc()))
+                        .addListener(ChannelFutureListener.CLOSE);
                 return;
             }
             handshake.completeExceptionally(new HopFailure(ErrorCode.PROTOCOL_VERSION, "cannot reach '" + expectedPeer
@@ -755,7 +762,7 @@ public final class NodeTransport implements AutoCloseable {
                 WriteStallWatch watch = ch.attr(STALL).get();
                 if (watch == null) {
                     watch = new WriteStallWatch(ch, config.limits().writeStallTimeout(), () -> refuse(ch,
-                            Refusal.WRITE_STALLED, "it read none of the " + ch.unsafe().outboundBuffer().totalPendingWriteBytes()
+                            Refusal.WRITE_STALLED, "it read none of the " + WriteQueue.pending(ch)
                             + " bytes waiting to be written to it for " + config.limits().writeStallTimeout().toMillis()
                             + " ms", true));
                     ch.attr(STALL).set(watch);

@@ -1,7 +1,6 @@
 package io.rpcc.core.internal.transport;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.util.AttributeKey;
 import java.util.HashSet;
 import java.util.Set;
@@ -174,7 +173,6 @@ final class ReadPauses {
     }
 
     private static long pending(Channel ch) {
-        ChannelOutboundBuffer queue = ch.unsafe().outboundBuffer();
-        return queue == null ? 0 : queue.totalPendingWriteBytes();
+        return WriteQueue.pending(ch);
     }
 }

@@ -1,7 +1,6 @@
 package io.rpcc.core.internal.transport;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOutboundBuffer;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -22,7 +21,6 @@ final class WriteStallWatch {
     private ScheduledFuture<?> task;
     private long pending;
     private long progress;
-    private int current;
     private long lastProgressNanos;
 
     /** A watch of {@code ch} that runs {@code onStall} (on its event loop) after {@code timeout} without progress. */
@@ -37,40 +35,34 @@ final class WriteStallWatch {
         if (task != null || !ch.isActive()) {
             return;
         }
-        ChannelOutboundBuffer queue = ch.unsafe().outboundBuffer();
-        if (queue == null) {
-            return;
-        }
-        remember(queue);
+        remember();
         lastProgressNanos = System.nanoTime();
         long interval = Math.clamp(timeoutNanos / 4, MIN_INTERVAL_NANOS, MAX_INTERVAL_NANOS);
         task = ch.eventLoop().scheduleAtFixedRate(this::check, interval, interval, TimeUnit.NANOSECONDS);
     }
 
     private void check() {
-        ChannelOutboundBuffer queue = ch.unsafe().outboundBuffer();
-        if (queue == null || !ch.isActive() || queue.totalPendingWriteBytes() == 0) {
+        long queued = WriteQueue.pending(ch);
+        if (!ch.isActive() || queued == 0) {
             stop();
             return;
         }
         long now = System.nanoTime();
-        // progress: a frame written out (less pending, or another frame first in the queue), or some
-        // bytes of the first one
-        if (queue.totalPendingWriteBytes() < pending || queue.currentProgress() != progress
-                || System.identityHashCode(queue.current()) != current) {
+        // progress: a frame written out (less pending, or a frame's promise told of it), or some bytes
+        // of a frame (its progressive promise; with TLS, the queue holds records of at most 16 KB)
+        if (queued < pending || WriteQueue.progress(ch) != progress) {
             lastProgressNanos = now;
         }
-        remember(queue);
+        remember();
         if (now - lastProgressNanos >= timeoutNanos) {
             stop();
             onStall.run();
         }
     }
 
-    private void remember(ChannelOutboundBuffer queue) {
-        pending = queue.totalPendingWriteBytes();
-        progress = queue.currentProgress();
-        current = System.identityHashCode(queue.current());
+    private void remember() {
+        pending = WriteQueue.pending(ch);
+        progress = WriteQueue.progress(ch);
     }
 
     private void stop() {

@@ -1,17 +1,33 @@
 package io.rpcc.core.internal.wire;
 
+import com.esotericsoftware.kryo.io.KryoBufferUnderflowException;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
+import java.util.function.IntUnaryOperator;
 
 /**
  * A Kryo input over one frame that refuses lengths the frame cannot hold. A corrupt or hostile
  * frame could otherwise declare a string, array or collection of two billion elements and make the
- * node allocate gigabytes before noticing that the bytes are not there.
+ * node allocate gigabytes before noticing that the bytes are not there. ({@link BoundedBufferInput}
+ * is the same over a direct buffer.)
  */
 final class BoundedInput extends Input {
 
     BoundedInput(byte[] buffer, int offset, int count) {
         super(buffer, offset, count);
+    }
+
+    /**
+     * The frame is all there is (no stream behind it): too few bytes left is an underflow, whatever
+     * the size of the array or buffer the frame sits in.
+     */
+    @Override
+    protected int require(int required) {
+        int remaining = limit - position;
+        if (remaining < required) {
+            throw new KryoBufferUnderflowException("Buffer underflow.");
+        }
+        return remaining;
     }
 
     @Override
@@ -26,17 +42,22 @@ final class BoundedInput extends Input {
         return super.readStringBuilder();
     }
 
+    private void checkStringLength() {
+        checkStringLength(position, limit, p -> buffer[p]);
+    }
+
     /**
      * Kryo writes short ASCII strings self-delimited, others as a flagged varint (first byte: bit 7
      * UTF-8 flag, bit 6 "more", 6 value bits; then up to 4 bytes of 7 bits) holding the char count + 1.
-     * This decodes that varint exactly as Kryo will and refuses counts the frame cannot hold.
+     * This decodes that varint at {@code position} (of bytes up to {@code limit}, read by {@code at})
+     * exactly as Kryo will and refuses counts the frame cannot hold.
      */
-    private void checkStringLength() {
+    static void checkStringLength(int position, int limit, IntUnaryOperator at) {
         if (position >= limit) {
             return; // let Kryo report the underflow
         }
         int p = position;
-        int b = buffer[p++];
+        int b = (byte) at.applyAsInt(p++);
         if ((b & 0x80) == 0) {
             return; // ASCII, ends at the byte with its high bit set: bounded by the frame
         }
@@ -46,7 +67,7 @@ final class BoundedInput extends Input {
                 if (p >= limit) {
                     return; // Kryo will report the underflow before allocating
                 }
-                b = buffer[p++];
+                b = (byte) at.applyAsInt(p++);
                 result |= (b & 0x7F) << shift;
                 if ((b & 0x80) == 0) {
                     break;

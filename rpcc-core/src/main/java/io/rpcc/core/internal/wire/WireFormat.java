@@ -4,7 +4,8 @@ import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
@@ -32,6 +33,8 @@ import java.util.function.Consumer;
 public final class WireFormat {
     /** Bytes before the payload: length, version, type. */
     public static final int HEADER_BYTES = 6;
+    /** For {@link #encode(Object, int)}: heap buffers, as tools and tests hold frames without a channel. */
+    private static final ByteBufAllocator UNPOOLED = new UnpooledByteBufAllocator(false, true);
 
     private final Serialization serialization;
 
@@ -50,8 +53,17 @@ public final class WireFormat {
      * @throws HopFailure if a value cannot be serialized or the frame exceeds {@code maxFrameSize}
      */
     public ByteBuf encode(Object message, int maxFrameSize) {
+        return encode(message, maxFrameSize, UNPOOLED);
+    }
+
+    /**
+     * {@link #encode(Object, int)} into a buffer of {@code alloc} (a channel's), which the caller owns:
+     * it is written out, or released.
+     */
+    public ByteBuf encode(Object message, int maxFrameSize, ByteBufAllocator alloc) {
         return serialization.withKryo(kryo -> {
-            Output out = new Output(256, maxFrameSize + 4);
+            FrameOutput frame = FrameOutput.obtain(alloc, maxFrameSize);
+            Output out = frame.out;
             try {
                 out.writeInt(0);
                 out.writeByte(message instanceof Hello ? FrameType.HELLO_VERSION : FrameType.PROTOCOL_VERSION);
@@ -128,18 +140,14 @@ public final class WireFormat {
                     }
                     default -> throw new IllegalArgumentException("not an rpcc message: " + message.getClass());
                 }
+                return frame.finish();
             } catch (HopFailure e) {
+                frame.abandon();
                 throw e;
             } catch (RuntimeException | StackOverflowError e) {
+                frame.abandon();
                 throw serialization.encodeFailure(e, describe(message), maxFrameSize);
             }
-            byte[] buf = out.getBuffer();
-            int length = out.position() - 4;
-            buf[0] = (byte) (length >>> 24);
-            buf[1] = (byte) (length >>> 16);
-            buf[2] = (byte) (length >>> 8);
-            buf[3] = (byte) length;
-            return Unpooled.wrappedBuffer(buf, 0, out.position());
         });
     }
 
@@ -528,21 +536,26 @@ public final class WireFormat {
      * @throws HopFailure with {@link ErrorCode#MALFORMED_FRAME} if the frame cannot be read at all
      */
     public Object decode(ByteBuf frame) {
-        byte[] bytes = new byte[frame.readableBytes()];
-        frame.readBytes(bytes);
-        if (bytes.length < 2) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "frame of " + bytes.length + " bytes is too short");
+        int length = frame.readableBytes();
+        int at = frame.readerIndex();
+        if (length < 2) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "frame of " + length + " bytes is too short");
         }
-        FrameType type = FrameType.fromWire(bytes[1]);
+        byte typeByte = frame.getByte(at + 1);
+        FrameType type = FrameType.fromWire(typeByte);
         if (type == null) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown frame type " + bytes[1]);
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown frame type " + typeByte);
         }
         byte expected = type == FrameType.HELLO ? FrameType.HELLO_VERSION : FrameType.PROTOCOL_VERSION;
-        if (bytes[0] != expected) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unsupported protocol version " + bytes[0]
+        byte version = frame.getByte(at);
+        if (version != expected) {
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unsupported protocol version " + version
                     + " (this node speaks " + VersionRange.SUPPORTED.describe() + ")");
         }
-        Input in = new BoundedInput(bytes, 2, bytes.length - 2);
+        // read in place (the caller keeps the frame until this returns; what is decoded holds no part of it)
+        Input in = frame.hasArray() ? new BoundedInput(frame.array(), frame.arrayOffset() + at + 2, length - 2)
+                : new BoundedBufferInput(frame.nioBuffer(at + 2, length - 2));
+        frame.skipBytes(length);
         return serialization.withKryo(kryo -> {
             Object message;
             try {
@@ -553,7 +566,7 @@ public final class WireFormat {
                     case RESULT -> readResult(kryo, in);
                     case ERROR -> new ChainErrorFrame(in.readVarLong(true), readSecret(in),
                             ErrorCode.fromWire(in.readVarInt(true)), readFailure(in), readCredit(in));
-                    case REPLY -> readReply(kryo, in, bytes.length + 4);
+                    case REPLY -> readReply(kryo, in, length + 4);
                     case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in), readBranch(in, List.of()),
                             in.readVarInt(true), in.readString());
                     case WINDOW_UPDATE -> readWindowUpdate(in);

@@ -355,6 +355,91 @@ class FrameCodecTest {
         }
     }
 
+    /**
+     * Frames from a socket arrive in direct buffers and are read in place, not copied to an array:
+     * every sample frame, and corrupt and truncated versions of each, decode from a direct buffer
+     * exactly as from the heap (the same message or the same refusal).
+     */
+    @Test
+    void framesDecodeFromDirectBuffersAsFromTheHeap() {
+        Random random = new Random(11);
+        List<byte[]> bodies = new ArrayList<>(WireFuzzTest.frameBodies().toList());
+        for (byte[] body : List.copyOf(bodies)) {
+            for (int i = 0; i < 30; i++) {
+                byte[] corrupt = body.clone();
+                for (int flips = 1 + random.nextInt(3); flips > 0; flips--) {
+                    corrupt[2 + random.nextInt(corrupt.length - 2)] = (byte) random.nextInt();
+                }
+                bodies.add(corrupt);
+            }
+            bodies.add(java.util.Arrays.copyOf(body, 2 + random.nextInt(body.length - 1)));
+        }
+        for (byte[] body : bodies) {
+            ByteBuf heap = Unpooled.wrappedBuffer(body);
+            Object fromHeap;
+            try {
+                fromHeap = WireFuzzTest.WIRE.decode(heap);
+            } catch (HopFailure e) {
+                fromHeap = e;
+            } finally {
+                heap.release();
+            }
+            WireFuzzTest.checkSameInDirectBuffer(body, fromHeap);
+        }
+    }
+
+    /** A string that declares more characters than its frame holds is refused before allocating, from a direct buffer too. */
+    @Test
+    void hugeDeclaredStringLengthIsRefusedFromADirectBuffer() {
+        // a QUIET frame's host (after its credit and branch) replaced by a UTF-8 string of 2^27 chars
+        ByteBuf valid = wire.encode(new QuietFrame(5, SECRET, Credit.ONE, BranchId.root(), 1, ""), MAX);
+        byte[] bytes = new byte[valid.readableBytes() - 4];
+        valid.skipBytes(4).readBytes(bytes);
+        valid.release();
+        byte[] hostile = java.util.Arrays.copyOf(bytes, bytes.length - 1 + 5);
+        byte[] length = {(byte) 0xc0, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x07}; // flagged varint: 2^27 + ...
+        System.arraycopy(length, 0, hostile, bytes.length - 1, length.length);
+        for (ByteBuf frame : List.of(Unpooled.wrappedBuffer(hostile), Unpooled.directBuffer().writeBytes(hostile))) {
+            try {
+                HopFailure e = assertThrows(HopFailure.class, () -> wire.decode(frame), frame.toString());
+                assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
+                assertTrue(e.getMessage().contains("corrupt string length"), e.getMessage());
+            } finally {
+                frame.release();
+            }
+        }
+    }
+
+    /**
+     * Frames are encoded into the channel's allocator: small ones copied once into a buffer of their
+     * exact size, larger ones streamed into a growing one; both read back whole, and a frame over
+     * the limit fails as FRAME_TOO_LARGE with nothing left allocated.
+     */
+    @Test
+    void framesOfEverySizeAreEncodedIntoTheAllocatorsBuffers() {
+        io.netty.buffer.ByteBufAllocator alloc = io.netty.buffer.PooledByteBufAllocator.DEFAULT;
+        int max = 1 << 20;
+        for (int chars : new int[] {0, 100, 4000, 4090, 4096, 5000, 50_000, max - 200}) {
+            ChainRequest request = new ChainRequest(header("f"), "x".repeat(chars), ChainState.empty(), null);
+            ByteBuf frame = wire.encode(request, max, alloc);
+            try {
+                assertEquals(frame.readableBytes() - 4, frame.getInt(frame.readerIndex()), "the length prefix");
+                assertTrue(frame.readableBytes() - 4 <= max, chars + " chars");
+                frame.skipBytes(4);
+                ChainRequest got = assertInstanceOf(ChainRequest.class, wire.decode(frame));
+                assertEquals(request.params(), got.params(), chars + " chars");
+            } finally {
+                frame.release();
+            }
+        }
+        for (int chars : new int[] {MAX, 3 * MAX, 20 * MAX}) {
+            ChainRequest request = new ChainRequest(header("f"), "x".repeat(chars), ChainState.empty(), null);
+            HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(request, MAX, alloc));
+            assertEquals(ErrorCode.FRAME_TOO_LARGE, e.code());
+            assertTrue(e.getMessage().contains("maximum frame size of 4096 bytes"), e.getMessage());
+        }
+    }
+
     @Test
     void oversizedFrameIsDiscardedWithoutBufferingIt() {
         ByteBuf huge = Unpooled.buffer();

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -207,8 +208,10 @@ class WireFuzzTest {
             message = decodeWithinAllocationBound(body);
         } catch (HopFailure e) {
             checkMalformed(e);
+            checkSameInDirectBuffer(body, e);
             return null;
         }
+        checkSameInDirectBuffer(body, message);
         HopFailure decodeError = decodeError(message);
         if (decodeError != null) {
             checkUnreadableValue(decodeError);
@@ -253,6 +256,38 @@ class WireFuzzTest {
         }
         throw new AssertionError("decoding a frame body of " + body.length + " bytes allocated " + used
                 + " bytes (allowed: " + allowed + ") and loaded " + loaded + " classes, the fifth time");
+    }
+
+    /**
+     * Decodes {@code body} again from a direct buffer (a frame as a socket's reads bring it: read in
+     * place through a {@code ByteBuffer}, not a heap array) and checks it decodes as from the heap:
+     * the same message, or the same refusal.
+     */
+    static void checkSameInDirectBuffer(byte[] body, Object fromHeap) {
+        ByteBuf direct = Unpooled.directBuffer(Math.max(1, body.length)).writeBytes(body);
+        Object outcome;
+        try {
+            outcome = WIRE.decode(direct);
+        } catch (HopFailure e) {
+            outcome = e;
+        } finally {
+            direct.release();
+        }
+        if (fromHeap instanceof HopFailure h) {
+            HopFailure d = assertInstanceOf(HopFailure.class, outcome, "refused from the heap, not from a direct buffer");
+            assertEquals(h.code() + ": " + h.getMessage(), d.code() + ": " + d.getMessage());
+            return;
+        }
+        HopFailure heapError = decodeError(fromHeap);
+        if (heapError != null) {
+            HopFailure directError = decodeError(outcome);
+            assertNotNull(directError, () -> "a direct buffer decoded what the heap could not: " + heapError);
+            assertEquals(heapError.code() + ": " + heapError.getMessage(), directError.code() + ": " + directError.getMessage());
+            return;
+        }
+        if (!StructuralEquality.equal(fromHeap, outcome)) {
+            fail("a frame decodes differently from a direct buffer:\n  " + fromHeap + "\n  " + outcome);
+        }
     }
 
     private static void checkMessage(Object message) {

@@ -1,0 +1,93 @@
+package io.rpcc.core.internal.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelProgressiveFuture;
+import io.netty.channel.ChannelProgressiveFutureListener;
+import io.netty.channel.ChannelProgressivePromise;
+import io.netty.util.AttributeKey;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What a connection holds to be written, read through Netty's public API: its queued bytes (as
+ * Netty counts them for writability), and how many of its frames' bytes have been written.
+ * Frames are written with a progressive promise, so the bytes of a large frame written a part at a
+ * time count as progress too ({@link WriteStallWatch}).
+ */
+final class WriteQueue {
+    private static final AttributeKey<Progress> PROGRESS = AttributeKey.valueOf("rpcc.writeProgress");
+
+    private WriteQueue() {
+    }
+
+    /**
+     * The bytes waiting in {@code ch}'s write queue, exactly as Netty counts them against its water
+     * marks (written but not flushed, and flushed but not yet taken by the socket); 0 once closed.
+     * Netty tells how far the count is from the next water mark it will cross: from that and the
+     * marks, the count itself.
+     */
+    static long pending(Channel ch) {
+        ChannelConfig config = ch.config();
+        for (int attempt = 0; attempt < 3; attempt++) {
+            long beforeUnwritable = ch.bytesBeforeUnwritable(); // high mark - pending + 1, while writable
+            if (beforeUnwritable > 0) {
+                return Math.max(0, config.getWriteBufferHighWaterMark() - beforeUnwritable + 1);
+            }
+            long beforeWritable = ch.bytesBeforeWritable(); // pending - low mark + 1, while not writable
+            if (beforeWritable > 0) {
+                return config.getWriteBufferLowWaterMark() + beforeWritable - 1;
+            }
+            if (!ch.isOpen()) {
+                return 0;
+            }
+            // both 0: the writability flipped between the two reads (or the count sits on a mark): again
+        }
+        return ch.isWritable() ? config.getWriteBufferLowWaterMark() : config.getWriteBufferHighWaterMark();
+    }
+
+    /**
+     * Written progress on {@code ch}: grows whenever some bytes of a frame written by {@link #write}
+     * have gone to the socket.
+     */
+    static long progress(Channel ch) {
+        Progress p = ch.attr(PROGRESS).get();
+        return p == null ? 0 : p.get();
+    }
+
+    /** Writes {@code frame} to {@code ch} without flushing it, counting its progress. */
+    static ChannelFuture write(Channel ch, Object frame) {
+        return ch.write(frame, promise(ch));
+    }
+
+    /** Writes and flushes {@code frame} (a connection's own frames: HELLO, PING), counting its progress. */
+    static ChannelFuture writeAndFlush(Channel ch, Object frame) {
+        return ch.writeAndFlush(frame, promise(ch));
+    }
+
+    private static ChannelProgressivePromise promise(Channel ch) {
+        Progress p = ch.attr(PROGRESS).get();
+        if (p == null) {
+            p = ch.attr(PROGRESS).setIfAbsent(new Progress());
+            if (p == null) {
+                p = ch.attr(PROGRESS).get();
+            }
+        }
+        ChannelProgressivePromise promise = ch.newProgressivePromise();
+        promise.addListener(p);
+        return promise;
+    }
+
+    /** A connection's written progress, bumped by each of its frames' promises (one listener per connection). */
+    private static final class Progress extends AtomicLong implements ChannelProgressiveFutureListener {
+        @Override
+        public void operationProgressed(ChannelProgressiveFuture future, long progress, long total) {
+            incrementAndGet();
+        }
+
+        @Override
+        public void operationComplete(ChannelProgressiveFuture future) {
+            incrementAndGet();
+        }
+    }
+}
