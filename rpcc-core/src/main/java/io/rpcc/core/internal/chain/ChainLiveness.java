@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -119,8 +120,11 @@ public final class ChainLiveness {
      */
     public synchronized void replied(BranchId branch, int hop, String host, long nowNanos) {
         lastAnyNanos = nowNanos;
-        HopKey key = new HopKey(branch, hop, host);
-        lastHeard = key;
+        HopKey key = lastHeard; // (on the reply path: a hop's replies usually come in a row, one key serves them)
+        if (key.hop() != hop || !Objects.equals(key.host(), host) || !key.branch().equals(branch)) {
+            key = new HopKey(branch, hop, host);
+            lastHeard = key;
+        }
         owes(key, nowNanos);
         Expected e = expected.get(branch);
         if (e != null && expected.size() == 1 && hop >= e.hop && hop > e.handedOnHop) {
@@ -159,7 +163,7 @@ public final class ChainLiveness {
      */
     public synchronized void failed(int hop, String host, long nowNanos) {
         lastAnyNanos = nowNanos;
-        owing.keySet().removeIf(k -> k.hop() == hop && k.host().equals(host));
+        owing.keySet().removeIf(k -> k.hop() == hop && host.equals(k.host()));
         if (failed.size() < MAX_HOPS_WATCHED) {
             failed.add(new HopKey(BranchId.root(), hop, host));
         }
