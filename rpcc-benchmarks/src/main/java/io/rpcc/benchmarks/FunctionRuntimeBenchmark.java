@@ -4,7 +4,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.TypeRegistry;
-import io.rpcc.core.internal.function.CompiledFunction;
+import io.rpcc.core.spi.CompiledFunction;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;

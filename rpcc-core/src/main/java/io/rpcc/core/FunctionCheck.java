@@ -10,7 +10,10 @@ import org.jspecify.annotations.Nullable;
  * Runs a server's compile and sandbox check of a Java chaining function outside a node: the same
  * compiler, class path rule, sandbox verifier and static initialization a node runs before the
  * function's first hop, so a build can refuse what a server would (the {@code rpcc-maven-plugin}
- * does this at {@code mvn package}).
+ * does this at {@code mvn package}). It runs the compiler of the function's language, a plug-in that
+ * must be on the class path as on the servers: {@code rpcc-function-java} for Java (a dependency of
+ * {@code rpcc-server} and of the Maven plugin), {@code rpcc-js} for JavaScript; without it the check
+ * fails with a {@link ChainingFunctionCompileException} naming the artifact to add.
  *
  * <pre>{@code
  * FunctionCheck check = FunctionCheck.builder()

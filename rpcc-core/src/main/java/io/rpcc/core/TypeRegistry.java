@@ -1,7 +1,7 @@
 package io.rpcc.core;
 
 import com.esotericsoftware.kryo.Serializer;
-import io.rpcc.core.internal.function.LoaderClassPath;
+import io.rpcc.core.spi.LoaderClassPath;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;

@@ -7,7 +7,7 @@ import io.rpcc.core.internal.chain.Replies;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import java.time.Duration;
 import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.function.WallClock;
+import io.rpcc.core.spi.WallClock;
 import io.rpcc.core.internal.wire.ErrorCode;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,8 +1,8 @@
 package io.rpcc.js.internal;
 
 import io.rpcc.core.SandboxLimits;
-import io.rpcc.core.internal.function.SandboxViolation;
-import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.spi.SandboxViolation;
+import io.rpcc.core.spi.FunctionFailure;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.graalvm.polyglot.Context;
@@ -87,7 +87,7 @@ final class Invocation {
         }
     }
 
-    /** @throws HopFailure if a refusal was recorded, even one the function caught */
+    /** @throws FunctionFailure if a refusal was recorded, even one the function caught */
     void throwIfRefused() {
         SandboxViolation v = refused.get();
         if (v != null) {

@@ -7,12 +7,11 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.SandboxLimits;
-import io.rpcc.core.internal.function.CompiledFunction;
-import io.rpcc.core.internal.function.FunctionCompiler;
-import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.function.MonitoredExecution;
-import io.rpcc.core.internal.wire.ErrorCode;
-import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.spi.CompiledFunction;
+import io.rpcc.core.spi.FunctionCompiler;
+import io.rpcc.core.spi.FunctionFailure;
+import io.rpcc.core.spi.FunctionText;
+import io.rpcc.core.spi.MonitoredExecution;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.ArrayList;
@@ -219,7 +218,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
 
     @Override
     public CompiledFunction compile(ChainingFunctionSource source) {
-        String id = FunctionRuntime.shortId(source);
+        String id = FunctionText.shortId(source);
         Source js = Source.newBuilder("js", source.source(), "chaining-function.js").buildLiteral();
         Engine e = engine();
         Invocation parse = new Invocation(limits);
@@ -235,16 +234,16 @@ final class JsFunctionCompiler implements FunctionCompiler {
             if (x.isSyntaxError()) {
                 SourceSection at = x.getSourceLocation();
                 Diagnostic error = new Diagnostic(at == null ? 0 : at.getStartLine(), at == null ? 0 : at.getStartColumn(),
-                        FunctionRuntime.bounded(x.getMessage()));
-                throw HopFailure.compileErrors("JavaScript chaining function (" + id + ") does not parse: " + error,
+                        FunctionText.bounded(x.getMessage()));
+                throw FunctionFailure.compileErrors("JavaScript chaining function (" + id + ") does not parse: " + error,
                         List.of(error));
             }
             if (x.isResourceExhausted()) {
-                throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id
-                        + ") nests too deeply to parse: " + FunctionRuntime.bounded(x.getMessage()));
+                throw FunctionFailure.compile("JavaScript chaining function (" + id
+                        + ") nests too deeply to parse: " + FunctionText.bounded(x.getMessage()));
             }
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "JavaScript chaining function (" + id
-                    + ") cannot be parsed: " + FunctionRuntime.bounded(x.getMessage()));
+            throw FunctionFailure.compile("JavaScript chaining function (" + id
+                    + ") cannot be parsed: " + FunctionText.bounded(x.getMessage()));
         }
         return new CompiledFunction() {
             @Override
@@ -281,8 +280,8 @@ final class JsFunctionCompiler implements FunctionCompiler {
             bindings.putMember("rpcc", new RpccGlobal(ctx, invocation));
             Value fn = cx.eval(js);
             if (!fn.canExecute()) {
-                throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "a JavaScript chaining function must evaluate "
-                        + "to a function (state, result) => nextHop, got " + FunctionRuntime.bounded(fn.toString()));
+                throw FunctionFailure.compile("a JavaScript chaining function must evaluate "
+                        + "to a function (state, result) => nextHop, got " + FunctionText.bounded(fn.toString()));
             }
             Value out = fn.execute(JsValues.toGuest(state, invocation), JsValues.toGuest(result, invocation));
             invocation.throwIfRefused();
@@ -293,7 +292,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 return null; // reported as "returned null" by the runtime
             }
             throw new IllegalArgumentException("a JavaScript chaining function must return rpcc.call(...), "
-                    + "rpcc.callThenEnd(...) or rpcc.end(...), got " + FunctionRuntime.bounded(out.toString()));
+                    + "rpcc.callThenEnd(...) or rpcc.end(...), got " + FunctionText.bounded(out.toString()));
         } catch (PolyglotException x) {
             invocation.throwIfRefused();
             throw translate(x);
@@ -306,28 +305,27 @@ final class JsFunctionCompiler implements FunctionCompiler {
         }
         if (e.isHostException()) {
             Throwable host = e.asHostException();
-            return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, host.getClass().getName(),
-                    FunctionRuntime.bounded(host.getMessage()),
+            return FunctionFailure.failed(host.getClass().getName(), FunctionText.bounded(host.getMessage()),
                     List.of(), null);
         }
-        String message = e.getMessage() == null ? "" : FunctionRuntime.bounded(e.getMessage());
+        String message = e.getMessage() == null ? "" : FunctionText.bounded(e.getMessage());
         if (message.contains("Invalid string length") || message.contains("Invalid array length")
                 || message.contains("Array buffer allocation failed") || message.contains("Invalid typed array length")
                 || message.contains("Maximum apply argument length")) {
-            return HopFailure.sandboxViolation("memory", "JavaScript chaining function hit an allocation limit: "
-                    + message, false, null);
+            return FunctionFailure.sandboxViolation("memory", "JavaScript chaining function hit an allocation limit: "
+                    + message, false);
         }
         if (e.isResourceExhausted() || message.contains("Maximum call stack size exceeded")) {
-            return HopFailure.sandboxViolation("stack-depth", "JavaScript chaining function recursed too deeply: "
-                    + message, false, null);
+            return FunctionFailure.sandboxViolation("stack-depth", "JavaScript chaining function recursed too deeply: "
+                    + message, false);
         }
         List<String> trace = new ArrayList<>();
         for (PolyglotException.StackFrame f : e.getPolyglotStackTrace()) {
             if (f.isGuestFrame() && trace.size() < MAX_TRACE_LINES) {
-                trace.add(FunctionRuntime.bounded("at " + f));
+                trace.add(FunctionText.bounded("at " + f));
             }
         }
         String name = message.contains(":") ? message.substring(0, Math.min(message.indexOf(':'), 100)) : "Error";
-        return new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, "js:" + name, message, trace, null);
+        return FunctionFailure.failed("js:" + name, message, trace, null);
     }
 }

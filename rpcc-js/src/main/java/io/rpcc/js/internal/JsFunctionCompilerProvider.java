@@ -1,10 +1,9 @@
 package io.rpcc.js.internal;
 
 import io.rpcc.core.FunctionLanguage;
-import io.rpcc.core.SandboxLimits;
-import io.rpcc.core.TypeRegistry;
-import io.rpcc.core.internal.function.FunctionCompiler;
-import io.rpcc.core.internal.function.FunctionCompilerProvider;
+import io.rpcc.core.spi.CompilerSettings;
+import io.rpcc.core.spi.FunctionCompiler;
+import io.rpcc.core.spi.FunctionCompilerProvider;
 
 /** Registers JavaScript chaining functions with every node that has this module on its class path. */
 public final class JsFunctionCompilerProvider implements FunctionCompilerProvider {
@@ -14,7 +13,7 @@ public final class JsFunctionCompilerProvider implements FunctionCompilerProvide
     }
 
     @Override
-    public FunctionCompiler create(SandboxLimits limits, TypeRegistry types) {
-        return new JsFunctionCompiler(limits);
+    public FunctionCompiler create(CompilerSettings settings) {
+        return new JsFunctionCompiler(settings.sandbox());
     }
 }

@@ -1,8 +1,8 @@
 package io.rpcc.js.internal;
 
 import io.rpcc.core.ChainState;
-import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.function.SandboxViolation;
+import io.rpcc.core.spi.FunctionText;
+import io.rpcc.core.spi.SandboxViolation;
 import java.math.BigDecimal;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
@@ -116,7 +116,7 @@ final class JsValues {
             }
             return out;
         }
-        throw new IllegalArgumentException("cannot turn JavaScript value " + FunctionRuntime.bounded(v.toString())
+        throw new IllegalArgumentException("cannot turn JavaScript value " + FunctionText.bounded(v.toString())
                 + " into a Java value");
     }
 
@@ -134,19 +134,19 @@ final class JsValues {
             m.forEach((k, val) -> copy.put(String.valueOf(k), val));
             return ChainState.fromMap(copy);
         }
-        throw new IllegalArgumentException("the state must be an object, got " + FunctionRuntime.bounded(v.toString()));
+        throw new IllegalArgumentException("the state must be an object, got " + FunctionText.bounded(v.toString()));
     }
 
     static void refuseReflective(String key, Invocation inv) {
         if (REFLECTIVE.contains(key)) {
-            throw inv.refuse("reflection", "chaining function tried '" + FunctionRuntime.bounded(key)
+            throw inv.refuse("reflection", "chaining function tried '" + FunctionText.bounded(key)
                     + "' on a Java value");
         }
     }
 
     /** Java values are read-only: changing one (or its prototype) is tampering with the host. */
     static SandboxViolation tampering(String key, Invocation inv) {
-        return inv.refuse("host-access", "chaining function tried to change '" + FunctionRuntime.bounded(key)
+        return inv.refuse("host-access", "chaining function tried to change '" + FunctionText.bounded(key)
                 + "' of a Java value");
     }
 

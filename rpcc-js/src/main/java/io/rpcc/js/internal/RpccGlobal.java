@@ -3,7 +3,7 @@ package io.rpcc.js.internal;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
-import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.spi.FunctionText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -96,7 +96,7 @@ final class RpccGlobal implements ProxyObject {
         for (Object hop : hops) {
             if (!(hop instanceof NextHop.Call call)) {
                 throw new IllegalArgumentException("rpcc.split: each branch must be an rpcc.call(...) or "
-                        + "rpcc.callThenEnd(...) hop, got " + FunctionRuntime.bounded(String.valueOf(hop)));
+                        + "rpcc.callThenEnd(...) hop, got " + FunctionText.bounded(String.valueOf(hop)));
             }
             branches.add(call);
         }
@@ -116,7 +116,7 @@ final class RpccGlobal implements ProxyObject {
     private static String text(Value v) {
         if (!v.isString()) {
             throw new IllegalArgumentException("a server or service function name must be a string, got "
-                    + FunctionRuntime.bounded(v.toString()));
+                    + FunctionText.bounded(v.toString()));
         }
         return v.asString();
     }

@@ -1,7 +1,7 @@
 package io.rpcc.js.internal;
 
-import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.function.SandboxViolation;
+import io.rpcc.core.spi.FunctionText;
+import io.rpcc.core.spi.SandboxViolation;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 import org.graalvm.polyglot.proxy.ProxyInstantiable;
@@ -24,7 +24,7 @@ final class Tripwire implements ProxyObject, ProxyExecutable, ProxyInstantiable 
     }
 
     private SandboxViolation trip(String what) {
-        return invocation.refuse(rule, "chaining function used " + FunctionRuntime.bounded(what)
+        return invocation.refuse(rule, "chaining function used " + FunctionText.bounded(what)
                 + ", which the JavaScript sandbox does not provide");
     }
 

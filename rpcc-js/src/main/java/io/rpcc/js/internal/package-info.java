@@ -1,7 +1,7 @@
 /**
  * JavaScript chaining functions on GraalJS:
  * {@link io.rpcc.js.internal.JsFunctionCompilerProvider} registers them with every node (through
- * rpcc-core's internal compiler SPI), {@link io.rpcc.js.internal.JsFunctionCompiler} parses each source
+ * rpcc-core's SPI, {@link io.rpcc.core.spi}), {@link io.rpcc.js.internal.JsFunctionCompiler} parses each source
  * once and runs every invocation in a fresh context, {@link io.rpcc.js.internal.RpccGlobal} is the
  * {@code rpcc} object a function sees, {@link io.rpcc.js.internal.JsValues} maps the chain's values
  * between Java and JavaScript, and {@link io.rpcc.js.internal.Tripwire} stands in for the globals the

@@ -23,7 +23,7 @@ import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.function.InvocationAbandoned;
+import io.rpcc.core.spi.InvocationAbandoned;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;

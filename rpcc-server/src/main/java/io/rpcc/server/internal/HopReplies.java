@@ -9,7 +9,7 @@ import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.Replies;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.function.WallClock;
+import io.rpcc.core.spi.WallClock;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;

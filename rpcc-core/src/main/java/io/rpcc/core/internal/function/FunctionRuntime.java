@@ -11,8 +11,15 @@ import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.spi.CompiledFunction;
+import io.rpcc.core.spi.CompilerSettings;
+import io.rpcc.core.spi.FunctionCompiler;
+import io.rpcc.core.spi.FunctionCompilerProvider;
+import io.rpcc.core.spi.FunctionFailure;
+import io.rpcc.core.spi.FunctionText;
+import io.rpcc.core.spi.InvocationAbandoned;
+import io.rpcc.core.spi.SandboxViolation;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +50,7 @@ public final class FunctionRuntime {
     /** The default number of compilations one node lets wait or run at once. */
     public static final int DEFAULT_MAX_QUEUED_COMPILES = 16;
     /** The longest error message or stack line reported from a chaining function, in chars. */
-    public static final int MAX_MESSAGE_CHARS = 2000;
+    public static final int MAX_MESSAGE_CHARS = FunctionText.MAX_MESSAGE_CHARS;
 
     /**
      * Cache counters.
@@ -120,8 +127,9 @@ public final class FunctionRuntime {
     }
 
     /**
-     * The runtime of a node: Java functions (sandboxed with {@code limits} unless it is null, with
-     * the node's registered types allowed), a cache of {@code maxCached} compiled functions.
+     * The runtime of a node: the languages of the plug-ins on rpcc's class path (Java with
+     * rpcc-function-java, JavaScript with rpcc-js), sandboxed with {@code limits} unless it is null,
+     * with the node's registered types allowed; a cache of {@code maxCached} compiled functions.
      */
     public static FunctionRuntime forNode(TypeRegistry types, SandboxLimits limits, int maxCached) {
         return forNode(types, limits, maxCached, DEFAULT_MAX_SOURCE_CHARS, DEFAULT_MAX_QUEUED_COMPILES);
@@ -142,25 +150,14 @@ public final class FunctionRuntime {
      */
     public static FunctionRuntime forNode(TypeRegistry types, SandboxLimits limits, int maxCached, int maxSourceChars,
                                           int maxQueuedCompiles, ClassLoader classLoader) {
-        BytecodeSandbox bytecode = null;
-        if (limits != null) {
-            Set<String> userTypes = new HashSet<>();
-            for (TypeRegistry.Registration r : types.registrations()) {
-                userTypes.add(r.type().getName().replace('.', '/'));
-            }
-            bytecode = new BytecodeSandbox(userTypes);
-        }
         List<FunctionCompiler> compilers = new java.util.ArrayList<>();
-        Sandbox sandbox = limits == null ? null : new Sandbox(limits);
-        List<Class<?>> known = new java.util.ArrayList<>();
-        types.registrations().forEach(r -> known.add(r.type()));
-        compilers.add(new JavaFunctionCompiler(classLoader, known, bytecode, sandbox));
+        CompilerSettings settings = new CompilerSettings(limits, types, classLoader);
         for (FunctionCompilerProvider p : java.util.ServiceLoader.load(FunctionCompilerProvider.class,
                 FunctionRuntime.class.getClassLoader())) {
-            compilers.add(p.create(limits, types));
+            compilers.add(p.create(settings));
         }
         return new FunctionRuntime(maxCached, compilers, maxSourceChars, maxQueuedCompiles,
-                sandbox == null ? () -> 0 : sandbox::abandonedRunning);
+                () -> compilers.stream().mapToInt(FunctionCompiler::abandonedThreads).sum());
     }
 
     /**
@@ -181,17 +178,24 @@ public final class FunctionRuntime {
         return FunctionResources.sandbox();
     }
 
+    /** {@link #platformThreads()}, to submit to (for {@link io.rpcc.core.spi.FunctionThreads}). */
+    public static java.util.concurrent.ExecutorService sandboxThreads() {
+        return FunctionResources.sandbox();
+    }
+
     /**
      * Takes a hold on the threads that compile and run chaining functions (the node started); each
      * call is balanced by one {@link #close()}.
      */
     public FunctionRuntime open() {
         FunctionResources.acquire();
+        compilers.values().forEach(FunctionCompiler::open);
         return this;
     }
 
     /** Gives up the hold {@link #open()} took (the node closed); the JVM's last one stops the threads. */
     public void close() {
+        compilers.values().forEach(FunctionCompiler::close);
         FunctionResources.release();
     }
 
@@ -214,8 +218,9 @@ public final class FunctionRuntime {
                 FunctionCompiler compiler = compilers.get(source.language());
                 if (compiler == null) {
                     throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node cannot run "
-                            + source.language() + " chaining functions" + (source.language() == FunctionLanguage.JS
-                            ? " (add the rpcc-js module to its class path)" : ""));
+                            + source.language() + " chaining functions: add the " + (source.language() == FunctionLanguage.JS
+                            ? "rpcc-js" : "rpcc-function-java") + " module (artifact io.rpcc:" + (source.language()
+                            == FunctionLanguage.JS ? "rpcc-js" : "rpcc-function-java") + ") to its class path");
                 }
                 ChainingFunctionSource full = source;
                 if (source.isReference()) {
@@ -224,7 +229,8 @@ public final class FunctionRuntime {
                 }
                 entry.complete(compile(compiler, full));
                 ready.add(source.id());
-            } catch (RuntimeException | LinkageError e) {
+            } catch (RuntimeException | LinkageError thrown) {
+                Throwable e = thrown instanceof FunctionFailure f ? FunctionFailures.toHop(f) : thrown;
                 entry.completeExceptionally(e instanceof HopFailure ? e
                         : new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "cannot compile chaining function: " + e, e));
                 if (e instanceof HopFailure f && (f.code() == ErrorCode.REPOSITORY_UNAVAILABLE
@@ -276,6 +282,8 @@ public final class FunctionRuntime {
                 } catch (StackOverflowError e) {
                     throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + shortId(source)
                             + ") is nested too deeply to compile");
+                } catch (FunctionFailure f) {
+                    throw FunctionFailures.toHop(f);
                 }
             }, FunctionResources.compilers());
             return done.join();
@@ -308,10 +316,16 @@ public final class FunctionRuntime {
             FunctionCompiler compiler = compilers.get(function.source().language());
             boolean watched = onAbandon != null && compiler != null && compiler.prefersPlatformThread();
             next = !watched ? function.invoke(state, result)
-                    : Sandbox.whenAbandoned(failure -> { // only the Java sandbox's watchdog abandons invocations
+                    : function.invoke(state, result, failure -> { // only the Java sandbox's watchdog abandons invocations
                 refusals.count(Refusal.SANDBOX_VIOLATION);
-                onAbandon.accept(failure);
-            }, () -> function.invoke(state, result));
+                onAbandon.accept(FunctionFailures.toHop(failure));
+            });
+        } catch (FunctionFailure | SandboxViolation f) {
+            HopFailure e = FunctionFailures.toHop(f instanceof SandboxViolation v ? v.toFailure() : (FunctionFailure) f);
+            if (e.code() == ErrorCode.SANDBOX_VIOLATION) {
+                refusals.count(Refusal.SANDBOX_VIOLATION);
+            }
+            throw e;
         } catch (HopFailure e) {
             if (e.code() == ErrorCode.SANDBOX_VIOLATION) {
                 refusals.count(Refusal.SANDBOX_VIOLATION);
@@ -332,19 +346,12 @@ public final class FunctionRuntime {
 
     /** The start of {@code source}'s id, enough to tell functions apart in a message. */
     public static String shortId(ChainingFunctionSource source) {
-        String id = source.id();
-        return id.length() <= 17 ? id : id.substring(0, 17) + "…";
+        return FunctionText.shortId(source);
     }
 
     /** The first lines of {@code t}'s stack trace, for failure details, each {@link #bounded}. */
     public static List<String> stackTrace(Throwable t) {
-        StackTraceElement[] st = t.getStackTrace();
-        int n = Math.min(st.length, 12);
-        String[] out = new String[n];
-        for (int i = 0; i < n; i++) {
-            out[i] = bounded("at " + st[i]);
-        }
-        return List.of(out);
+        return FunctionText.stackTrace(t);
     }
 
     /**
@@ -352,10 +359,7 @@ public final class FunctionRuntime {
      * of any language makes a failure say must fit in an ERROR frame.
      */
     public static String bounded(String s) {
-        if (s == null || s.length() <= MAX_MESSAGE_CHARS) {
-            return s;
-        }
-        return s.substring(0, MAX_MESSAGE_CHARS) + "… (" + s.length() + " chars in all)";
+        return FunctionText.bounded(s);
     }
 
     /** Cache counters. */

@@ -27,11 +27,6 @@ final class TransientFailure extends RuntimeException {
         return f.asTransient(new TransientFailure());
     }
 
-    /** A violation of sandbox rule {@code rule}, marked as transient. */
-    static HopFailure sandboxViolation(String rule, String message) {
-        return HopFailure.sandboxViolation(rule, message, true, new TransientFailure());
-    }
-
     /** Whether {@code f} is marked as transient. */
     static boolean is(HopFailure f) {
         return f.getCause() instanceof TransientFailure;

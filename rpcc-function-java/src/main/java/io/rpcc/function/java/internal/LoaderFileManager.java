@@ -1,0 +1,150 @@
+package io.rpcc.function.java.internal;
+
+import io.rpcc.core.spi.LoaderClassPath;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import javax.lang.model.element.Modifier;
+import javax.lang.model.element.NestingKind;
+import javax.tools.FileObject;
+import javax.tools.ForwardingJavaFileManager;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.StandardLocation;
+
+/**
+ * The file manager of one compilation of a chaining function: the JDK's classes from javac's own
+ * file manager ({@code --release}), the class path from a {@link LoaderClassPath} (the classes the
+ * node's function class loader sees), and the output in memory.
+ */
+final class LoaderFileManager extends ForwardingJavaFileManager<StandardJavaFileManager> {
+    private final LoaderClassPath classPath;
+    private final Map<String, byte[]> output;
+
+    LoaderFileManager(StandardJavaFileManager jdk, LoaderClassPath classPath, Map<String, byte[]> output) {
+        super(jdk);
+        this.classPath = classPath;
+        this.output = output;
+    }
+
+    @Override
+    public boolean hasLocation(Location location) {
+        return location == StandardLocation.CLASS_PATH || super.hasLocation(location);
+    }
+
+    @Override
+    public Iterable<JavaFileObject> list(Location location, String packageName, Set<JavaFileObject.Kind> kinds,
+                                         boolean recurse) throws IOException {
+        if (location != StandardLocation.CLASS_PATH) {
+            return super.list(location, packageName, kinds, recurse);
+        }
+        if (!kinds.contains(JavaFileObject.Kind.CLASS)) {
+            return List.of(); // no sources on the class path: a function is one file
+        }
+        List<JavaFileObject> out = new ArrayList<>();
+        for (String resource : classPath.classes(packageName)) {
+            out.add(new LoadedClass(resource));
+        }
+        if (recurse) {
+            String prefix = packageName + ".";
+            for (String pkg : classPath.packages()) {
+                if (pkg.startsWith(prefix)) {
+                    for (String resource : classPath.classes(pkg)) {
+                        out.add(new LoadedClass(resource));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public String inferBinaryName(Location location, JavaFileObject file) {
+        if (file instanceof LoadedClass c) {
+            return c.binaryName;
+        }
+        return super.inferBinaryName(location, file);
+    }
+
+    @Override
+    public boolean isSameFile(FileObject a, FileObject b) {
+        if (a instanceof LoadedClass || b instanceof LoadedClass) {
+            return a.equals(b);
+        }
+        return super.isSameFile(a, b);
+    }
+
+    @Override
+    public JavaFileObject getJavaFileForOutput(Location location, String className, JavaFileObject.Kind kind,
+                                               FileObject sibling) {
+        return new SimpleJavaFileObject(URI.create("mem:///" + className.replace('.', '/') + kind.extension), kind) {
+            @Override
+            public OutputStream openOutputStream() {
+                return new ByteArrayOutputStream() {
+                    @Override
+                    public void close() throws IOException {
+                        super.close();
+                        output.put(className, toByteArray());
+                    }
+                };
+            }
+        };
+    }
+
+    /** A class file on the function class loader's class path. */
+    private final class LoadedClass extends SimpleJavaFileObject {
+        private final String resource;
+        private final String binaryName;
+
+        LoadedClass(String resource) {
+            super(uri(resource), Kind.CLASS);
+            this.resource = resource;
+            this.binaryName = resource.substring(0, resource.length() - Kind.CLASS.extension.length()).replace('/', '.');
+        }
+
+        private static URI uri(String resource) {
+            try {
+                return new URI("rpcc-class-path", null, "/" + resource, null);
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalArgumentException("not a class file name: " + resource, e);
+            }
+        }
+
+        @Override
+        public InputStream openInputStream() throws IOException {
+            return classPath.open(resource);
+        }
+
+        @Override
+        public String getName() {
+            return resource;
+        }
+
+        @Override
+        public NestingKind getNestingKind() {
+            return null;
+        }
+
+        @Override
+        public Modifier getAccessLevel() {
+            return null;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof LoadedClass other && other.resource.equals(resource);
+        }
+
+        @Override
+        public int hashCode() {
+            return resource.hashCode();
+        }
+    }
+}
