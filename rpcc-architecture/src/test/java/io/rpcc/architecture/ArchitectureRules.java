@@ -40,12 +40,13 @@ final class ArchitectureRules {
      * which builds a node's TLS settings and checks the certificate's names with the same code that
      * checks peers'; {@code TypeRegistry}'s, whose package scan lists classes through a loader as the
      * function compiler does), the node facades, {@code FunctionCheck} (a node's function compiler
-     * and sandbox, outside a node) and the standalone node's main class. Everything else in an API package talks only to other API
+     * and sandbox, outside a node), the standalone node's main class and, in the SPI, {@code FunctionThreads}
+     * (the node's shared sandbox threads, for plug-ins). Everything else in an API package talks only to other API
      * types.
      */
     static final Set<String> FACADES = Set.of(
             "io.rpcc.core.NodeBuilder", "io.rpcc.core.NodeTls", "io.rpcc.core.TypeRegistry$Builder",
-            "io.rpcc.core.FunctionCheck",
+            "io.rpcc.core.FunctionCheck", "io.rpcc.core.spi.FunctionThreads",
             "io.rpcc.server.RpccServer", "io.rpcc.server.RpccServer$Builder",
             "io.rpcc.client.RpccClient", "io.rpcc.client.RpccClient$Builder",
             "io.rpcc.node.RpccNode");
@@ -72,6 +73,29 @@ final class ArchitectureRules {
                 .and(DescribedPredicate.describe("are API (outside internal packages)", (JavaClass c) -> !isInternal(c)))
                 .and(DescribedPredicate.describe("are not facades", (JavaClass c) -> !isFacade(c)))
                 .should().dependOnClassesThat(DescribedPredicate.describe("are internal", ArchitectureRules::isInternal))
+                .allowEmptyShould(true);
+    }
+
+    /**
+     * The classes of the core module (under {@code corePackage}) depend neither on ASM nor on the JDK's
+     * compiler ({@code javax.tools}, {@code javax.lang.model}): compiling and sandboxing Java functions
+     * is a plug-in's job (rpcc-function-java), and a client needs neither.
+     */
+    static ArchRule coreCarriesNoCompiler(String corePackage) {
+        return noClasses().that().resideInAPackage(corePackage + "..")
+                .should().dependOnClassesThat().resideInAnyPackage("org.objectweb.asm..", "javax.tools..",
+                        "javax.lang.model..")
+                .allowEmptyShould(true);
+    }
+
+    /**
+     * A plug-in module (its classes under {@code pluginPackage}, such as rpcc-js's {@code io.rpcc.js})
+     * uses of the other modules only their API and SPI: no internal class but its own.
+     */
+    static ArchRule pluginUsesOnlyApiAndSpi(String pluginPackage) {
+        return noClasses().that().resideInAPackage(pluginPackage + "..")
+                .should().dependOnClassesThat(DescribedPredicate.describe("are internal classes of another module",
+                        (JavaClass c) -> isInternal(c) && !c.getPackageName().startsWith(pluginPackage + ".")))
                 .allowEmptyShould(true);
     }
 

@@ -33,6 +33,26 @@ class ArchitectureRulesTest {
     }
 
     @Test
+    void aCoreClassUsingTheCompilerOrAsmIsReported() {
+        EvaluationResult r = ArchitectureRules.coreCarriesNoCompiler(FIXTURE + ".core").evaluate(fixture);
+        String report = String.join("\n", r.getFailureReport().getDetails());
+        assertTrue(report.contains("CompilingCore") && report.contains("javax.tools.ToolProvider")
+                && report.contains("org.objectweb.asm.ClassWriter"), report);
+        assertTrue(!ArchitectureRules.coreCarriesNoCompiler(FIXTURE + ".api").evaluate(fixture).hasViolation(),
+                "a package without the compiler passes");
+    }
+
+    @Test
+    void aPluginReachingAnotherModulesInternalsIsReported() {
+        EvaluationResult r = ArchitectureRules.pluginUsesOnlyApiAndSpi(FIXTURE + ".plugin").evaluate(fixture);
+        List<String> details = r.getFailureReport().getDetails();
+        String report = String.join("\n", details);
+        // OwnPart reaching internal.right is reported; Plugin using the API and its own OwnPart is not
+        assertTrue(report.contains("OwnPart") && report.contains(FIXTURE + ".internal.right.Right"), report);
+        assertTrue(details.stream().noneMatch(d -> d.contains("Plugin.use")), report);
+    }
+
+    @Test
     void aCycleBetweenInternalPackagesIsReported() {
         EvaluationResult r = ArchitectureRules.internalPackagesAreFreeOfCycles(FIXTURE).evaluate(fixture);
         String report = String.join("\n", r.getFailureReport().getDetails());

@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The structural rules over the production classes of every rpcc module: no internal type in a
- * public signature, API classes reach the implementation only through the facades, no cycles among
- * internal packages, and a {@code package-info.java} with Javadoc in every package of their main sources.
+ * public signature, API classes reach the implementation only through the facades, rpcc-core carries no
+ * Java compiler or bytecode library, plug-ins use only API and SPI, no cycles among internal packages,
+ * and a {@code package-info.java} with Javadoc in every package of their main sources.
  */
 class ArchitectureTest {
     private static JavaClasses rpcc;
@@ -32,7 +33,8 @@ class ArchitectureTest {
         for (String c : new String[] {"io.rpcc.core.NodeBuilder", "io.rpcc.server.RpccServer",
                 "io.rpcc.client.RpccClient", "io.rpcc.repository.FileSystemChainingFunctionRepository", "io.rpcc.testkit.WanCluster",
                 "io.rpcc.node.RpccNode", "io.rpcc.spring.boot.autoconfigure.RpccAutoConfiguration",
-                "io.rpcc.discovery.DnsNameResolver"}) {
+                "io.rpcc.discovery.DnsNameResolver", "io.rpcc.js.internal.JsFunctionCompilerProvider",
+                "io.rpcc.function.java.internal.JavaFunctionCompilerProvider", "io.rpcc.core.spi.FunctionCompilerProvider"}) {
             if (!rpcc.contain(c)) {
                 throw new AssertionError(c + " was not imported: the rules below would check nothing");
             }
@@ -47,6 +49,18 @@ class ArchitectureTest {
     @Test
     void apiReachesInternalsOnlyThroughFacades() {
         ArchitectureRules.apiReachesInternalsOnlyThroughFacades("io.rpcc").check(rpcc);
+    }
+
+    @Test
+    void coreCarriesNoCompiler() {
+        ArchitectureRules.coreCarriesNoCompiler("io.rpcc.core").check(rpcc);
+    }
+
+    @Test
+    void pluginsUseOnlyApiAndSpi() {
+        for (String plugin : new String[] {"io.rpcc.js", "io.rpcc.function.java"}) {
+            ArchitectureRules.pluginUsesOnlyApiAndSpi(plugin).check(rpcc);
+        }
     }
 
     @Test

@@ -54,6 +54,7 @@ class PublishedArtifactsTest {
         Map<Path, String> jars = new LinkedHashMap<>();
         MODULES.forEach((type, name) -> jars.put(Path.of(codeSource(type)), name));
         jars.put(jarOf("rpcc-js"), "io.rpcc.js");
+        jars.put(jarOf("rpcc-function-java"), "io.rpcc.function.java");
         Assumptions.assumeTrue(jars.keySet().stream().allMatch(p -> p.toString().endsWith(".jar")),
                 "the modules are class directories, not jars: run `./rpcc mvn verify` (this test checks the packaged jars)");
         List<String> wrong = new ArrayList<>();
@@ -75,7 +76,7 @@ class PublishedArtifactsTest {
         }
     }
 
-    /** rpcc-js has no API class to name; its jar sits beside rpcc-core's in the reactor. */
+    /** rpcc-js and rpcc-function-java have no API class to name; their jars sit beside rpcc-core's in the reactor. */
     private static Path jarOf(String module) {
         Path core = Path.of(codeSource(NodeBuilder.class));
         if (!core.toString().endsWith(".jar")) {
