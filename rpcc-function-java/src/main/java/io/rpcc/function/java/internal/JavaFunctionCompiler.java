@@ -343,6 +343,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
 
     /** Defines one function's classes; dropped (and its classes unloaded) when the function is evicted. */
     private static final class FunctionClassLoader extends ClassLoader {
+        private static final String BUDGET = Budget.class.getName();
         private final Map<String, byte[]> classes;
 
         FunctionClassLoader(ClassLoader parent, Map<String, byte[]> classes) {
@@ -358,6 +359,11 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
          */
         @Override
         protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (name.equals(BUDGET)) {
+                // the instrumented code's checks go to this sandbox's Budget, whichever copy (or none) the
+                // node's function class loader would find: it must see rpcc-core, not this module
+                return Budget.class;
+            }
             if (!classes.containsKey(name)) {
                 return super.loadClass(name, resolve);
             }

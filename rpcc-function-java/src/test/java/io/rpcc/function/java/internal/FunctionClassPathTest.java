@@ -197,6 +197,34 @@ class FunctionClassPathTest {
     }
 
     @Test
+    void aSandboxedFunctionRunsWhereTheNodesLoaderSeesRpccCoreButNotThisModule() {
+        // the instrumented code calls the sandbox's Budget: it must resolve to this module's, however the
+        // node's function class loader is made (before rpcc-function-java, Budget was in rpcc-core)
+        String javaModule = Budget.class.getPackageName().substring(0, Budget.class.getPackageName().lastIndexOf('.') + 1);
+        ClassLoader coreOnly = new ClassLoader("rpcc-core-only", FunctionClassPathTest.class.getClassLoader()) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                if (name.startsWith(javaModule)) {
+                    throw new ClassNotFoundException(name);
+                }
+                return super.loadClass(name, resolve);
+            }
+        };
+        String loops = """
+                package com.acme.fn;
+                import io.rpcc.core.*;
+                public class Sum implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        int sum = 0;
+                        for (int i = 0; i < 1000; i++) { sum += i; }
+                        return NextHop.end(sum);
+                    }
+                }
+                """;
+        assertEquals(499500, run(runtime(coreOnly), loops, null));
+    }
+
+    @Test
     void aFunctionCannotReplaceRpccsOwnClassesForItself() {
         // its own classes load first: a Budget of its own (the sandbox's is in this module's package) would
         // switch off the sandbox's budget checks; one in rpcc-core's packages would replace the API and runtime
