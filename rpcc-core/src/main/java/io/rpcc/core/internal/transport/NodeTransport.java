@@ -124,7 +124,7 @@ public final class NodeTransport implements AutoCloseable {
 
     private final Config config;
     private final WireFormat wire;
-    private final InboundListener listener;
+    private volatile InboundListener listener;
     private volatile EventLoopGroup group;
     private final ConcurrentMap<PeerKey, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
     private final TlsContexts tls;
@@ -142,11 +142,10 @@ public final class NodeTransport implements AutoCloseable {
     private volatile boolean closed;
 
     /** A transport, not yet listening, counting what it refuses in {@code refusals}. */
-    public NodeTransport(Config config, WireFormat wire, Refusals refusals, InboundListener listener) {
+    public NodeTransport(Config config, WireFormat wire, Refusals refusals) {
         this.config = config;
         this.wire = wire;
         this.refusals = refusals;
-        this.listener = listener;
         this.tls = config.tls() == null ? null : TlsContexts.forNode(config.nodeName(), config.tls());
         this.inbound = new InboundConnections(config.limits());
         this.pauses = new ReadPauses(config.nodeName(), config.limits().pauseReadingAboveQueuedBytes());
@@ -155,9 +154,10 @@ public final class NodeTransport implements AutoCloseable {
 
     /**
      * Starts listening (taking a hold on the shared event loops if the node has no group of its
-     * own); returns the bound address. Called once.
+     * own), handing the frames it decodes to {@code listener}; returns the bound address. Called once.
      */
-    public InetSocketAddress start() {
+    public InetSocketAddress start(InboundListener listener) {
+        this.listener = listener;
         group = config.group() != null ? config.group() : SHARED_GROUP.acquire();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
