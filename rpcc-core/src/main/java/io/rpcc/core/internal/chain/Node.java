@@ -44,6 +44,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,32 +67,90 @@ public final class Node implements AutoCloseable {
     /**
      * A node's settings.
      *
-     * @param name the node's unique name
-     * @param bind where to listen (port 0: any free port)
-     * @param advertisedHost the host other nodes reach this one at, or {@code null}
-     * @param maxFrameSize the largest frame sent or accepted
-     * @param connectTimeout how long connecting to a peer may take
-     * @param group event loops, or {@code null} for the shared ones
-     * @param resolver turns server names into addresses
+     * @param transport its name, where it listens, its connections and what peers may hold of it
+     * @param routing how it finds servers and fails over among their endpoints
+     * @param chains the rules of the chains that pass through it
      * @param types the user's serializable types
      * @param executor runs service functions, chaining functions and callbacks (never an event loop)
-     * @param functions compiles and caches chaining functions
+     * @param functions compiles and caches chaining functions (the node's own runtime is made from it:
+     *     {@link FunctionRuntime#inNode})
+     * @param sourceFetcher how the node fetches the source of a chaining function it knows only by
+     *     reference
+     */
+    public record Settings(NodeTransport.Config transport, Routing routing, ChainRules chains, TypeRegistry types,
+                           Executor executor, FunctionRuntime functions, SourceFetcher sourceFetcher) {
+
+        /** The node's unique name. */
+        public String name() {
+            return transport.nodeName();
+        }
+
+        /** Turns server names into addresses. */
+        public NameResolver resolver() {
+            return routing.resolver();
+        }
+
+        /** How long connecting to a peer may take. */
+        public Duration connectTimeout() {
+            return transport.connectTimeout();
+        }
+
+        /** What peers may hold of this node. */
+        public WireLimits limits() {
+            return transport.limits();
+        }
+
+        /** The largest hop count this node lets a chain reach. */
+        public int maxHops() {
+            return chains.maxHops();
+        }
+
+        /** How long {@code preturn} waits for a slow originator before failing. */
+        public Duration replyWriteTimeout() {
+            return chains.replyWriteTimeout();
+        }
+
+        /** These settings, the node fetching chaining functions' sources with {@code fetcher}. */
+        public Settings withSourceFetcher(SourceFetcher fetcher) {
+            return new Settings(transport, routing, chains, types, executor, functions, fetcher);
+        }
+    }
+
+    /**
+     * How a node finds servers and fails over among their endpoints ({@link HopRouter}).
+     *
+     * @param resolver turns server names into addresses
+     * @param ejectAfterFailures failures in a row after which an endpoint is tried last ({@link OutlierEjection})
+     * @param firstEjection how long an endpoint is first tried last
+     */
+    public record Routing(NameResolver resolver, int ejectAfterFailures, Duration firstEjection) {
+    }
+
+    /**
+     * The rules of the chains that pass through a node.
+     *
      * @param maxHops the largest hop count this node lets a chain reach
      * @param replyWriteTimeout how long {@code preturn} waits for a slow originator before failing
-     * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
-     * @param limits what peers may hold of this node
-     * @param pipelineCustomizer what the user adds to every connection's pipeline
      * @param deadlineNetworkAllowance what a chain's budget loses, besides this node's own time, each time
      *     this node sends it on (the crossing to the next node)
      * @param heartbeatNetworkAllowance what a chain's time-to-heartbeat loses, besides this node's own
      *     time, each time this node sends it on (paper 3.9: 200 ms)
      */
-    public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
-                           Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
-                           Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
-                           NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer,
-                           Duration deadlineNetworkAllowance, Duration heartbeatNetworkAllowance,
-                           int ejectAfterFailures, Duration firstEjection, ConnectionPolicy connections) {
+    public record ChainRules(int maxHops, Duration replyWriteTimeout, Duration deadlineNetworkAllowance,
+                             Duration heartbeatNetworkAllowance) {
+    }
+
+    /**
+     * How a node fetches the source of a chaining function it knows only by reference: made for the
+     * node while it is built (it asks the repository named in the reference through the node).
+     */
+    @FunctionalInterface
+    public interface SourceFetcher {
+        /** No fetching: a referenced function the node has not cached fails. */
+        SourceFetcher NONE = node -> FunctionRuntime.NO_FETCHER;
+
+        /** The fetcher of {@code node} (called once, while the node is constructed: keep the node, call it later). */
+        UnaryOperator<ChainingFunctionSource> of(Node node);
     }
 
     /** Where a node is in its life: built, started, draining ({@link #shutdown}), closed. */
@@ -106,6 +165,7 @@ public final class Node implements AutoCloseable {
     private final CancelRelay cancels;
     private final NodeTimer timer;
     private final ChainOriginator originator;
+    private final FunctionRuntime functions;
     private final RequestHandler requests;
     private final InboundDispatch dispatch;
     private final LivenessSweep sweep;
@@ -118,20 +178,19 @@ public final class Node implements AutoCloseable {
      */
     public Node(Settings settings, Function<Node, RequestHandler> serverSide) {
         this.settings = settings;
-        this.budgets = new ChainBudgets(settings.deadlineNetworkAllowance(), settings.heartbeatNetworkAllowance());
+        this.budgets = new ChainBudgets(settings.chains().deadlineNetworkAllowance(),
+                settings.chains().heartbeatNetworkAllowance());
         Refusals refusals = new Refusals();
         WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
                 refusals::count));
-        this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
-                settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
-                settings.tls(), settings.limits(), settings.pipelineCustomizer(), settings.connections()), wire, refusals);
+        this.transport = new NodeTransport(settings.transport(), wire, refusals);
         this.router = new HopRouter(settings.name(), settings.resolver(), transport,
-                new OutlierEjection(settings.ejectAfterFailures(), settings.firstEjection()), budgets);
+                new OutlierEjection(settings.routing().ejectAfterFailures(), settings.routing().firstEjection()), budgets);
         this.heartbeats = new HeartbeatSender(settings.name(), transport, router);
         this.cancels = new CancelRelay(settings.executor(), settings.resolver(), transport);
         this.timer = new NodeTimer();
         this.originator = new ChainOriginator(settings.name(), refusals, transport::send, drain::changed, timer);
-        settings.functions().countRefusalsIn(transport.refusals());
+        this.functions = settings.functions().inNode(refusals, settings.sourceFetcher().of(this));
         this.requests = serverSide != null ? serverSide.apply(this) : new RefusingRequestHandler(this);
         this.dispatch = new InboundDispatch(settings.name(), () -> state.get() == State.RUNNING, settings.executor(),
                 requests, originator, transport, settings.types());
@@ -313,7 +372,7 @@ public final class Node implements AutoCloseable {
             throw new IllegalStateException("node '" + name() + "' " + (state.get() == State.CLOSED
                     ? "is closed: build a new one" : "is started already"));
         }
-        settings.functions().open();
+        functions.open();
         timer.open();
         sweep.start();
         try {
@@ -390,7 +449,7 @@ public final class Node implements AutoCloseable {
 
     /** The chaining-function runtime. */
     public FunctionRuntime functions() {
-        return settings.functions();
+        return functions;
     }
 
     /** The executor for user code. */
@@ -496,7 +555,7 @@ public final class Node implements AutoCloseable {
         timer.close();
         transport.close();
         if (was != State.NEW) {
-            settings.functions().close();
+            functions.close();
         }
     }
 
