@@ -86,7 +86,6 @@ public final class RpccClient implements AutoCloseable {
     private RpccClient(Builder b, Node.Settings settings) {
         this.node = new Node(settings, null);
         this.repositoryClient = new RepositoryClient(node);
-        node.functions().fetchWith(repositoryClient::get); // interactive mode runs chaining functions here
         this.launcher = new ChainLauncher(node, new RetryTokens(b.retryThrottle));
         this.defaultRetry = b.retryPolicy;
         this.interactiveChains = new InteractiveChain(launcher);
@@ -514,6 +513,7 @@ public final class RpccClient implements AutoCloseable {
 
         private Builder(String name) {
             super(name);
+            BuilderAccess.fetchSourcesWith(this, node -> new RepositoryClient(node)::get); // interactive mode runs chaining functions here
         }
 
         /** The default time to wait for a chain's result (default 30 s). */

@@ -7,6 +7,7 @@ import io.rpcc.core.internal.chain.DefaultExecutor;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.ConnectionPolicy;
+import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.Serialization;
 import java.net.InetSocketAddress;
@@ -54,10 +55,11 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final Duration DEFAULT_HEARTBEAT_NETWORK_ALLOWANCE = Duration.ofMillis(200);
 
     static {
-        BuilderAccess.register(NodeBuilder::settings);
+        BuilderAccess.register(NodeBuilder::settings, (builder, fetcher) -> builder.sourceFetcher = fetcher);
     }
 
     private String name;
+    private Node.SourceFetcher sourceFetcher = Node.SourceFetcher.NONE;
     private InetSocketAddress bind = new InetSocketAddress("127.0.0.1", 0);
     private String advertisedHost;
     private int maxFrameSize = DEFAULT_MAX_FRAME_SIZE;
@@ -543,13 +545,18 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     Node.Settings settings() {
         Executor ex = executor != null ? executor : new DefaultExecutor(name);
         long queuedWriteBytes = Math.max(maxQueuedWriteBytes, 4L * maxFrameSize);
-        WireLimits limits = new WireLimits(maxInboundConnections, maxInboundConnectionsPerAddress, handshakeTimeout,
-                idleTimeout, frameTimeout, Math.max(maxPartialFrameBytes, 2L * maxFrameSize),
-                queuedWriteBytes, maxNodeNameLength, maxValueDepth,
-                pauseReadingAboveQueuedBytes > 0 ? pauseReadingAboveQueuedBytes : queuedWriteBytes / 2, writeStallTimeout);
-        return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
+        WireLimits limits = new WireLimits(
+                new WireLimits.InboundConnectionLimits(maxInboundConnections, maxInboundConnectionsPerAddress),
+                new WireLimits.ConnectionTimeouts(handshakeTimeout, idleTimeout, frameTimeout, writeStallTimeout),
+                new WireLimits.BufferLimits(Math.max(maxPartialFrameBytes, 2L * maxFrameSize), queuedWriteBytes,
+                        pauseReadingAboveQueuedBytes > 0 ? pauseReadingAboveQueuedBytes : queuedWriteBytes / 2),
+                new WireLimits.ValueLimits(maxNodeNameLength, maxValueDepth));
+        NodeTransport.Config transport = new NodeTransport.Config(new NodeTransport.LocalEndpoint(name, bind, advertisedHost),
+                maxFrameSize, connectTimeout, tls, limits, connections,
+                new NodeTransport.NettyHooks(eventLoopGroup, pipelineCustomizer));
+        return new Node.Settings(transport, new Node.Routing(resolver, ejectAfterFailures, firstEjection),
+                new Node.ChainRules(maxHops, replyWriteTimeout, deadlineNetworkAllowance, heartbeatNetworkAllowance),
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
-                maxQueuedCompiles, functionClassLoaderOrDefault()), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,
-                deadlineNetworkAllowance, heartbeatNetworkAllowance, ejectAfterFailures, firstEjection, connections);
+                maxQueuedCompiles, functionClassLoaderOrDefault()), sourceFetcher);
     }
 }

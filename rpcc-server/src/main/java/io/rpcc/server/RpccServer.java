@@ -202,6 +202,7 @@ public final class RpccServer implements AutoCloseable {
 
         private Builder(String name) {
             super(name);
+            BuilderAccess.fetchSourcesWith(this, node -> new RepositoryClient(node)::get); // hops run chaining functions here
         }
 
         /**
@@ -383,7 +384,6 @@ public final class RpccServer implements AutoCloseable {
             Node node = new Node(BuilderAccess.settingsOf(this), n -> hops[0] = new HopExecutor(n, services,
                     chainingProxy, actsAsProxy, interceptors, composesSubChains, staleBranchTimeout, outcomeCacheEntries,
                     outcomeCacheBytes, outcomeCacheTtl, idempotent));
-            node.functions().fetchWith(new RepositoryClient(node)::get);
             return new RpccServer(node, hops[0], Collections.unmodifiableSet(new LinkedHashSet<>(services.keySet())));
         }
     }

@@ -208,7 +208,7 @@ public final class HopExecutor implements RequestHandler {
         }
         Timeout grace;
         try { // (only the first of the two calls ends it)
-            grace = node.originator().timer().newTimeout(t -> outcomes.ended(claim, System.nanoTime(),
+            grace = node.timer().newTimeout(t -> outcomes.ended(claim, System.nanoTime(),
                     control.isCancelled()), QUIET_GRACE_SECONDS, TimeUnit.SECONDS);
         } catch (IllegalStateException stopped) { // the node is closing
             outcomes.ended(claim, System.nanoTime());

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.NodeBuilder;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -11,16 +12,28 @@ import java.util.function.Function;
  */
 public final class BuilderAccess {
     private static volatile Function<NodeBuilder<?>, Node.Settings> settings;
+    private static volatile BiConsumer<NodeBuilder<?>, Node.SourceFetcher> fetchers;
 
     private BuilderAccess() {
     }
 
     /** Called once, by {@link NodeBuilder}'s static initializer. */
-    public static void register(Function<NodeBuilder<?>, Node.Settings> accessor) {
+    public static void register(Function<NodeBuilder<?>, Node.Settings> accessor,
+                                BiConsumer<NodeBuilder<?>, Node.SourceFetcher> fetcherSetter) {
         if (settings != null) {
             throw new IllegalStateException("the NodeBuilder accessor is already registered");
         }
         settings = accessor;
+        fetchers = fetcherSetter;
+    }
+
+    /**
+     * Makes the nodes {@code builder} builds fetch the sources of chaining functions they know only by
+     * reference with {@code fetcher} (the facades: from the repository); a builder's nodes fetch none
+     * otherwise.
+     */
+    public static void fetchSourcesWith(NodeBuilder<?> builder, Node.SourceFetcher fetcher) {
+        fetchers.accept(builder, fetcher);
     }
 
     /** The settings for a node built by {@code builder}. */

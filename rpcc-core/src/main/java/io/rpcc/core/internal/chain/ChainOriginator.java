@@ -1,15 +1,12 @@
 package io.rpcc.core.internal.chain;
 
 import io.netty.channel.Channel;
-import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.Refusal;
-import io.rpcc.core.internal.lifecycle.SharedResource;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
@@ -42,16 +39,12 @@ import org.slf4j.LoggerFactory;
  * <em>finished</em> when exactly one unit of credit has come home: then no reply of any hop can
  * still be on its way. Frames arrive on event loops, each connection's in order; they are handled
  * at once, in that order, so only rpcc's own continuations may be attached to these futures. Frames
- * for chains that already ended (timed out or cancelled) are counted and dropped. Timeouts use a timer
- * wheel, so starting a chain wakes no other thread. Each chain's replies count against its sink's
- * {@link ReplyWindow}, which grants room to the chain's reply streams (WINDOW_UPDATE frames).
+ * for chains that already ended (timed out or cancelled) are counted and dropped. Timeouts use the
+ * node's {@link NodeTimer} (a timer wheel), so starting a chain wakes no other thread. Each chain's
+ * replies count against its sink's {@link ReplyWindow}, which grants room to the chain's reply streams (WINDOW_UPDATE frames).
  */
 public final class ChainOriginator {
     private static final Logger log = LoggerFactory.getLogger(ChainOriginator.class);
-    /** The chains' timeouts, for every node of the JVM: held by each started node, stopped when the last closes. */
-    private static final SharedResource<HashedWheelTimer> TIMER = new SharedResource<>("rpcc's chain timeout timer",
-            () -> new HashedWheelTimer(new DefaultThreadFactory("rpcc-timeouts", true), 10, TimeUnit.MILLISECONDS),
-            HashedWheelTimer::stop);
 
     /** Where the partial replies of a chain go. Called on an event loop, in arrival order. */
     @FunctionalInterface
@@ -207,33 +200,26 @@ public final class ChainOriginator {
     private final Refusals refusals;
     private final BiConsumer<Channel, Object> send;
     private final Runnable ended;
-    private volatile HashedWheelTimer timer;
+    private final NodeTimer timer;
     private volatile Supplier<ChainException> closedWith;
 
     /**
-     * The originator table of node {@code nodeName}, counting forged frames in {@code refusals} and
-     * sending reply-window grants with {@code send}.
+     * The originator table of node {@code nodeName}, counting forged frames in {@code refusals},
+     * sending reply-window grants with {@code send}, running {@code ended} whenever a chain ends and
+     * timing chains out on {@code timer} (the node's, open while the node runs).
      */
-    public ChainOriginator(String nodeName, Refusals refusals, BiConsumer<Channel, Object> send) {
-        this(nodeName, refusals, send, () -> { });
-    }
-
-    /** As {@link #ChainOriginator(String, Refusals, BiConsumer)}, running {@code ended} whenever a chain ends. */
-    public ChainOriginator(String nodeName, Refusals refusals, BiConsumer<Channel, Object> send, Runnable ended) {
+    public ChainOriginator(String nodeName, Refusals refusals, BiConsumer<Channel, Object> send, Runnable ended,
+                           NodeTimer timer) {
         this.nodeName = nodeName;
         this.refusals = refusals;
         this.send = send;
         this.ended = ended;
-    }
-
-    /** Takes a hold on the timer that times chains out; called when the node starts. */
-    public void open() {
-        timer = TIMER.acquire();
+        this.timer = timer;
     }
 
     /**
      * Ends every chain in flight at once with {@code why} (their futures and reply sets complete
-     * now) and refuses new ones with it; gives up the hold on the timer. Called when the node closes.
+     * now) and refuses new ones with it. Called when the node closes.
      */
     public void close(Supplier<ChainException> why) {
         if (closedWith != null) {
@@ -242,9 +228,6 @@ public final class ChainOriginator {
         closedWith = why;
         for (Pending p : pending.values()) {
             fail(p, why.get());
-        }
-        if (timer != null) {
-            TIMER.release();
         }
     }
 
@@ -604,11 +587,6 @@ public final class ChainOriginator {
     /** Chains declared broken (their heartbeats stopped). */
     public long brokenChains() {
         return broken.get();
-    }
-
-    /** The shared timer, while this node is started (for the node's periodic sweep). */
-    public HashedWheelTimer timer() {
-        return timer;
     }
 
     /**

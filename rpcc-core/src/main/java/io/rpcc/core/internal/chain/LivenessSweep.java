@@ -1,6 +1,5 @@
 package io.rpcc.core.internal.chain;
 
-import io.netty.util.HashedWheelTimer;
 import io.netty.util.Timeout;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -23,11 +22,11 @@ final class LivenessSweep {
     private final ChainOriginator originator;
     private final RequestHandler requests;
     private final Executor executor;
-    private final HashedWheelTimer timer;
+    private final NodeTimer timer;
     private volatile boolean stopped;
     private volatile Timeout next;
 
-    LivenessSweep(ChainOriginator originator, RequestHandler requests, Executor executor, HashedWheelTimer timer) {
+    LivenessSweep(ChainOriginator originator, RequestHandler requests, Executor executor, NodeTimer timer) {
         this.originator = originator;
         this.requests = requests;
         this.executor = executor;

@@ -8,36 +8,26 @@ import io.rpcc.core.ChainFailure;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.ChainException;
-import io.rpcc.core.FailureFields;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeTls;
-import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.transport.InboundListener;
 import io.rpcc.core.internal.transport.ConnectionPolicy;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.CancelFrame;
-import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HeartbeatBudget;
-import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
-import io.rpcc.core.internal.wire.QuietFrame;
-import io.rpcc.core.internal.wire.ReplyFrame;
-import io.rpcc.core.internal.wire.WindowUpdateFrame;
-import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.net.InetSocketAddress;
@@ -54,6 +44,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,38 +55,102 @@ import org.slf4j.LoggerFactory;
  * {@code rpcc-server}; a client's refuses hops).
  * Clients and servers are both nodes; a client is a node that hosts no service functions, so the
  * last hop of a chain can send the result straight to it.
+ *
+ * <p>A node wires its parts, each with one job, and owns their life cycle: the {@link NodeTransport}
+ * (connections), the {@link ChainOriginator} (the chains it started), the {@link HopRouter} (where
+ * hops go, with failover), the {@link HeartbeatSender}, the {@link CancelRelay}, the
+ * {@link InboundDispatch} (where decoded frames go), the {@link NodeTimer} and the
+ * {@link LivenessSweep} that runs on it. The methods that start chains are here.
  */
-public final class Node implements InboundListener, AutoCloseable {
+public final class Node implements AutoCloseable {
 
     /**
      * A node's settings.
      *
-     * @param name the node's unique name
-     * @param bind where to listen (port 0: any free port)
-     * @param advertisedHost the host other nodes reach this one at, or {@code null}
-     * @param maxFrameSize the largest frame sent or accepted
-     * @param connectTimeout how long connecting to a peer may take
-     * @param group event loops, or {@code null} for the shared ones
-     * @param resolver turns server names into addresses
+     * @param transport its name, where it listens, its connections and what peers may hold of it
+     * @param routing how it finds servers and fails over among their endpoints
+     * @param chains the rules of the chains that pass through it
      * @param types the user's serializable types
      * @param executor runs service functions, chaining functions and callbacks (never an event loop)
-     * @param functions compiles and caches chaining functions
+     * @param functions compiles and caches chaining functions (the node's own runtime is made from it:
+     *     {@link FunctionRuntime#inNode})
+     * @param sourceFetcher how the node fetches the source of a chaining function it knows only by
+     *     reference
+     */
+    public record Settings(NodeTransport.Config transport, Routing routing, ChainRules chains, TypeRegistry types,
+                           Executor executor, FunctionRuntime functions, SourceFetcher sourceFetcher) {
+
+        /** The node's unique name. */
+        public String name() {
+            return transport.nodeName();
+        }
+
+        /** Turns server names into addresses. */
+        public NameResolver resolver() {
+            return routing.resolver();
+        }
+
+        /** How long connecting to a peer may take. */
+        public Duration connectTimeout() {
+            return transport.connectTimeout();
+        }
+
+        /** What peers may hold of this node. */
+        public WireLimits limits() {
+            return transport.limits();
+        }
+
+        /** The largest hop count this node lets a chain reach. */
+        public int maxHops() {
+            return chains.maxHops();
+        }
+
+        /** How long {@code preturn} waits for a slow originator before failing. */
+        public Duration replyWriteTimeout() {
+            return chains.replyWriteTimeout();
+        }
+
+        /** These settings, the node fetching chaining functions' sources with {@code fetcher}. */
+        public Settings withSourceFetcher(SourceFetcher fetcher) {
+            return new Settings(transport, routing, chains, types, executor, functions, fetcher);
+        }
+    }
+
+    /**
+     * How a node finds servers and fails over among their endpoints ({@link HopRouter}).
+     *
+     * @param resolver turns server names into addresses
+     * @param ejectAfterFailures failures in a row after which an endpoint is tried last ({@link OutlierEjection})
+     * @param firstEjection how long an endpoint is first tried last
+     */
+    public record Routing(NameResolver resolver, int ejectAfterFailures, Duration firstEjection) {
+    }
+
+    /**
+     * The rules of the chains that pass through a node.
+     *
      * @param maxHops the largest hop count this node lets a chain reach
      * @param replyWriteTimeout how long {@code preturn} waits for a slow originator before failing
-     * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
-     * @param limits what peers may hold of this node
-     * @param pipelineCustomizer what the user adds to every connection's pipeline
      * @param deadlineNetworkAllowance what a chain's budget loses, besides this node's own time, each time
      *     this node sends it on (the crossing to the next node)
      * @param heartbeatNetworkAllowance what a chain's time-to-heartbeat loses, besides this node's own
      *     time, each time this node sends it on (paper 3.9: 200 ms)
      */
-    public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
-                           Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
-                           Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
-                           NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer,
-                           Duration deadlineNetworkAllowance, Duration heartbeatNetworkAllowance,
-                           int ejectAfterFailures, Duration firstEjection, ConnectionPolicy connections) {
+    public record ChainRules(int maxHops, Duration replyWriteTimeout, Duration deadlineNetworkAllowance,
+                             Duration heartbeatNetworkAllowance) {
+    }
+
+    /**
+     * How a node fetches the source of a chaining function it knows only by reference: made for the
+     * node while it is built (it asks the repository named in the reference through the node).
+     */
+    @FunctionalInterface
+    public interface SourceFetcher {
+        /** No fetching: a referenced function the node has not cached fails. */
+        SourceFetcher NONE = node -> FunctionRuntime.NO_FETCHER;
+
+        /** The fetcher of {@code node} (called once, while the node is constructed: keep the node, call it later). */
+        UnaryOperator<ChainingFunctionSource> of(Node node);
     }
 
     /** Where a node is in its life: built, started, draining ({@link #shutdown}), closed. */
@@ -103,13 +158,18 @@ public final class Node implements InboundListener, AutoCloseable {
 
     private final Settings settings;
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+    private final ChainBudgets budgets;
     private final NodeTransport transport;
+    private final HopRouter router;
+    private final HeartbeatSender heartbeats;
+    private final CancelRelay cancels;
+    private final NodeTimer timer;
     private final ChainOriginator originator;
+    private final FunctionRuntime functions;
     private final RequestHandler requests;
-    private final Refusals refusals;
-    private volatile LivenessSweep sweep;
+    private final InboundDispatch dispatch;
+    private final LivenessSweep sweep;
     private final DrainSignal drain = new DrainSignal();
-    private final OutlierEjection ejection;
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
     /**
@@ -118,16 +178,23 @@ public final class Node implements InboundListener, AutoCloseable {
      */
     public Node(Settings settings, Function<Node, RequestHandler> serverSide) {
         this.settings = settings;
-        this.ejection = new OutlierEjection(settings.ejectAfterFailures(), settings.firstEjection());
-        this.refusals = new Refusals();
+        this.budgets = new ChainBudgets(settings.chains().deadlineNetworkAllowance(),
+                settings.chains().heartbeatNetworkAllowance());
+        Refusals refusals = new Refusals();
         WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
                 refusals::count));
-        this.transport = new NodeTransport(new NodeTransport.Config(settings.name(), settings.bind(),
-                settings.advertisedHost(), settings.maxFrameSize(), settings.connectTimeout(), settings.group(),
-                settings.tls(), settings.limits(), settings.pipelineCustomizer(), settings.connections()), wire, refusals, this);
-        this.originator = new ChainOriginator(settings.name(), refusals, transport::send, drain::changed);
-        settings.functions().countRefusalsIn(transport.refusals());
+        this.transport = new NodeTransport(settings.transport(), wire, refusals);
+        this.router = new HopRouter(settings.name(), settings.resolver(), transport,
+                new OutlierEjection(settings.routing().ejectAfterFailures(), settings.routing().firstEjection()), budgets);
+        this.heartbeats = new HeartbeatSender(settings.name(), transport, router);
+        this.cancels = new CancelRelay(settings.executor(), settings.resolver(), transport);
+        this.timer = new NodeTimer();
+        this.originator = new ChainOriginator(settings.name(), refusals, transport::send, drain::changed, timer);
+        this.functions = settings.functions().inNode(refusals, settings.sourceFetcher().of(this));
         this.requests = serverSide != null ? serverSide.apply(this) : new RefusingRequestHandler(this);
+        this.dispatch = new InboundDispatch(settings.name(), () -> state.get() == State.RUNNING, settings.executor(),
+                requests, originator, transport, settings.types());
+        this.sweep = new LivenessSweep(originator, requests, settings.executor(), timer);
     }
 
     /**
@@ -230,33 +297,23 @@ public final class Node implements InboundListener, AutoCloseable {
 
     /** The budget of a chain: nanoseconds until the earlier of {@code timeout} from now and {@code deadline} (or {@code null}). */
     public static long budgetNanos(Duration timeout, Instant deadline) {
-        long budget = saturatedNanos(timeout);
-        return deadline == null ? budget : Math.min(budget, saturatedNanos(Duration.between(Instant.now(), deadline)));
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException e) {
-            return d.isNegative() ? Long.MIN_VALUE / 2 : ChainHeader.NO_DEADLINE - 1;
-        }
+        return ChainBudgets.budgetNanos(timeout, deadline);
     }
 
     /** What a chain's budget loses per crossing, besides the sender's own time. */
     public long allowanceNanos() {
-        return settings.deadlineNetworkAllowance().toNanos();
+        return budgets.allowanceNanos();
     }
 
     /** What a chain's time-to-heartbeat loses per crossing, besides the sender's own time. */
     public long heartbeatAllowanceNanos() {
-        return settings.heartbeatNetworkAllowance().toNanos();
+        return budgets.heartbeatAllowanceNanos();
     }
 
     /**
-     * Tells the top-level originator of the chain of {@code h} that the chain (its attempt: the
-     * frame carries {@link ChainHeader#attemptSecret()}) is alive at hop {@code hop} on {@code branch}, whose levels' sibling counts are {@code siblings} (paper 3.9,
-     * 3.10); resolves the originator's name (call off the event loops). A heartbeat that cannot be
-     * sent is dropped (the next one may get through; the originator tells a broken chain by silence).
+     * Tells the top-level originator of the chain of {@code h} that the chain is alive at hop
+     * {@code hop} on {@code branch}, whose levels' sibling counts are {@code siblings}
+     * ({@link HeartbeatSender#send}; call off the event loops).
      */
     public void sendHeartbeat(ChainHeader h, int hop, BranchId branch, List<Integer> siblings) {
         sendHeartbeat(h, hop, branch, siblings, false);
@@ -267,14 +324,7 @@ public final class Node implements InboundListener, AutoCloseable {
      * on but still owes it partial replies ({@code owesReplies}: work it started runs on).
      */
     public void sendHeartbeat(ChainHeader h, int hop, BranchId branch, List<Integer> siblings, boolean owesReplies) {
-        HeartbeatFrame frame = new HeartbeatFrame(h.chainId(), h.attemptSecret(), hop, name(), branch, siblings,
-                owesReplies);
-        transport.send(h.origin(), addressOf(h.originator()), frame).whenComplete((v, e) -> {
-            if (e != null) {
-                log.debug("cannot send a heartbeat of chain {}#{} to '{}': {}", h.origin(), h.chainId(), h.origin(),
-                        unwrap(e).getMessage());
-            }
-        });
+        heartbeats.send(h, hop, branch, siblings, owesReplies);
     }
 
     /**
@@ -290,26 +340,7 @@ public final class Node implements InboundListener, AutoCloseable {
      * resolves that name on the executor (a resolver may block), never on an event loop.
      */
     public void passCancel(String next, CancelFrame frame) {
-        executor().execute(() -> passOn(next, frame));
-    }
-
-    private void passOn(String next, CancelFrame frame) {
-        InetSocketAddress address;
-        try {
-            address = settings.resolver().resolve(next).orElse(null);
-        } catch (RuntimeException e) {
-            address = null;
-        }
-        if (address == null) {
-            log.debug("cannot pass the cancel of chain {}#{} on to '{}': no address", frame.origin(), frame.chainId(), next);
-            return;
-        }
-        transport.send(next, address, frame).whenComplete((v, e) -> {
-            if (e != null) {
-                log.debug("cannot pass the cancel of chain {}#{} on to '{}': {}", frame.origin(), frame.chainId(), next,
-                        unwrap(e).getMessage());
-            }
-        });
+        cancels.pass(next, frame);
     }
 
     /**
@@ -341,12 +372,11 @@ public final class Node implements InboundListener, AutoCloseable {
             throw new IllegalStateException("node '" + name() + "' " + (state.get() == State.CLOSED
                     ? "is closed: build a new one" : "is started already"));
         }
-        settings.functions().open();
-        originator.open();
-        sweep = new LivenessSweep(originator, requests, executor(), originator.timer());
+        functions.open();
+        timer.open();
         sweep.start();
         try {
-            return transport.start();
+            return transport.start(dispatch);
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -404,9 +434,22 @@ public final class Node implements InboundListener, AutoCloseable {
         return originator;
     }
 
+    /**
+     * The node's timer (open while the node runs): what the node's parts and its server side
+     * schedule.
+     */
+    public NodeTimer timer() {
+        return timer;
+    }
+
+    /** Where this node's hops and frames go. */
+    public HopRouter router() {
+        return router;
+    }
+
     /** The chaining-function runtime. */
     public FunctionRuntime functions() {
-        return settings.functions();
+        return functions;
     }
 
     /** The executor for user code. */
@@ -415,124 +458,31 @@ public final class Node implements InboundListener, AutoCloseable {
     }
 
     /**
-     * Sends {@code request} to server {@code server}: resolves its name, connects (or reuses the
-     * connection) and writes the frame. A name with several endpoints fails over: if the hop cannot
-     * be handed to one (no connection, a failed handshake, or the connection failed before the frame
-     * was written), the next is tried, in the resolver's order with ejected endpoints last
-     * ({@link OutlierEjection}); a frame once written is the peer's, and what becomes of it is for
-     * heartbeats and retry to find out. Fails with a {@link HopFailure}: unknown server, unreachable
-     * server (every endpoint), or a request that cannot be serialized.
+     * Sends {@code request} to server {@code server}, failing over among its endpoints
+     * ({@link HopRouter#forward(String, ChainRequest)}). Fails with a {@link HopFailure}.
      */
     public CompletableFuture<Void> forward(String server, ChainRequest request) {
-        long sinceNanos = System.nanoTime();
-        List<InetSocketAddress> endpoints;
-        try {
-            endpoints = settings.resolver().resolveAll(server);
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "resolving server '" + server
-                    + "' failed: " + e, e));
-        }
-        if (endpoints.isEmpty()) {
-            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "no address for server '"
-                    + server + "' (name resolver: " + settings.resolver() + ")"));
-        }
-        if (endpoints.size() == 1) {
-            return sendRequest(server, endpoints.getFirst(), request, sinceNanos);
-        }
-        return tryEndpoints(server, request, ejection.order(endpoints, System.nanoTime()), 0, new ArrayList<>(),
-                sinceNanos);
+        return router.forward(server, request);
     }
 
-    /**
-     * Sends {@code request} to server {@code server} at {@code address} (no failover), its budget
-     * charged as {@link #charged} says.
-     */
+    /** Sends {@code request} to server {@code server} at {@code address} (no failover; {@link HopRouter#forward(String, InetSocketAddress, ChainRequest)}). */
     public CompletableFuture<Void> forward(String server, InetSocketAddress address, ChainRequest request) {
-        return sendRequest(server, address, request, System.nanoTime());
-    }
-
-    private CompletableFuture<Void> sendRequest(String server, InetSocketAddress address, ChainRequest request,
-                                                long sinceNanos) {
-        return transport.connect(server, address).thenCompose(ch -> transport.send(ch, charged(request, ch, sinceNanos)));
-    }
-
-    /**
-     * {@code request}, whose budget was made (less {@link #allowanceNanos()}) at {@code sinceNanos},
-     * as it leaves on connection {@code ch}: its budget less the time since (a resolver's answer, a
-     * new connection's handshake) and less what the crossing is estimated to take beyond the
-     * allowance already charged: the connection's one-way time ({@link NodeTransport#oneWayNanos},
-     * half its smoothed round trip and deviation). The allowance is thus the least a crossing costs.
-     */
-    ChainRequest charged(ChainRequest request, Channel ch, long sinceNanos) {
-        ChainHeader h = request.header();
-        long oneWay = transport.oneWayNanos(ch); // (keeps the estimate fresh, deadline or not)
-        if (h.budgetNanos() == ChainHeader.NO_DEADLINE) {
-            return request;
-        }
-        long charge = Math.max(0, System.nanoTime() - sinceNanos) + Math.max(0, oneWay - allowanceNanos());
-        if (charge == 0) {
-            return request;
-        }
-        return new ChainRequest(h.withBudget(NextHopDecision.lessAllowance(h.budgetNanos(), charge)), request.params(),
-                request.state(), request.decodeError());
-    }
-
-    /** Sends to {@code order[i]}, and on to the next endpoint if that one cannot take the hop. */
-    private CompletableFuture<Void> tryEndpoints(String server, ChainRequest request, List<InetSocketAddress> order,
-                                                 int i, List<String> failures, long sinceNanos) {
-        InetSocketAddress endpoint = order.get(i);
-        return sendRequest(server, endpoint, request, sinceNanos).handle((v, e) -> {
-            if (e == null) {
-                ejection.succeeded(endpoint);
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            Throwable cause = unwrap(e);
-            if (!(cause instanceof HopFailure f) || !f.code().unreachable()) {
-                return CompletableFuture.<Void>failedFuture(cause); // (the request itself is at fault: no endpoint takes it)
-            }
-            boolean last = i == order.size() - 1;
-            ejection.failed(endpoint, System.nanoTime(), !last);
-            failures.add(endpoint + ": " + f.getMessage());
-            if (!last) {
-                log.debug("node '{}' fails over from {} to {} for server '{}': {}", name(), endpoint, order.get(i + 1),
-                        server, f.getMessage());
-                return tryEndpoints(server, request, order, i + 1, failures, sinceNanos);
-            }
-            return CompletableFuture.<Void>failedFuture(new HopFailure(f.code(), "cannot reach server '" + server
-                    + "' at any of its " + order.size() + " endpoints (tried in this order): "
-                    + String.join("; ", failures) + "; check that one of them runs and is reachable from '" + name()
-                    + "', or give the name another endpoint", f));
-        }).thenCompose(x -> x);
+        return router.forward(server, address, request);
     }
 
     /** The failover of this node's names with several endpoints (counts). */
     public OutlierEjection ejection() {
-        return ejection;
+        return router.ejection();
     }
 
-    /**
-     * Where the results, errors and replies of {@code h} go (its reply-to node): through this node's
-     * resolver if it knows that node's name (so that a testbed or a NAT can route the way back), else
-     * at the address the header gives.
-     */
+    /** Where the results, errors and replies of {@code h} go ({@link HopRouter#replyAddress}). */
     public InetSocketAddress replyAddress(ChainHeader h) {
-        return addressOf(h.replyTo());
+        return router.replyAddress(h);
     }
 
-    /**
-     * Where {@code to} is reached: at the address this node's resolver gives for its name, else at the
-     * host and port it carries.
-     */
+    /** Where {@code to} is reached ({@link HopRouter#addressOf}). */
     public InetSocketAddress addressOf(NodeAddress to) {
-        try {
-            var known = settings.resolver().resolve(to.node());
-            if (known.isPresent()) {
-                return known.get();
-            }
-        } catch (RuntimeException e) {
-            // fall back to the advertised address
-        }
-        return new InetSocketAddress(to.host(), to.port());
+        return router.addressOf(to);
     }
 
     /** The cause of a failed future's exception. */
@@ -548,90 +498,12 @@ public final class Node implements InboundListener, AutoCloseable {
         return path;
     }
 
-    @Override
-    public void onRequest(ChainRequest request) {
-        if (state.get() != State.RUNNING) {
-            ChainHeader h = request.header();
-            executor().execute(() -> requests.refuse(h, new HopFailure(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
-                    + "' is shutting down and starts no new hops; '" + h.serviceFunction() + "' did not run: retry"
-                    + " at another server or once it is back")));
-            return;
-        }
-        // counted from its first bytes: reading the rest and decoding it took some of its budget
-        requests.onRequest(request, request.arrivedNanos() != 0 ? request.arrivedNanos() : System.nanoTime());
-    }
-
-    @Override
-    public void onHeartbeat(HeartbeatFrame heartbeat) {
-        originator.onHeartbeat(heartbeat);
-    }
-
-    @Override
-    public void onCancel(CancelFrame cancel) {
-        if (!requests.cancel(cancel)) {
-            refusals.count(Refusal.FORGED_FRAME);
-        }
-    }
-
-
-    @Override
-    public void onResult(ChainResultFrame result) {
-        originator.onResult(result);
-    }
-
-    @Override
-    public void onError(ChainErrorFrame error) {
-        if (!requests.relay(error, null)) {
-            originator.onError(withTypeName(error));
-        }
-    }
-
-    @Override
-    public void onReply(ReplyFrame reply, Channel from) {
-        if (!requests.relay(reply, from)) {
-            originator.onReply(reply, from);
-        }
-    }
-
-    @Override
-    public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
-        if (!update.grant()) {
-            if (!requests.relay(update, from)) {
-                originator.onWindowUpdate(update, from);
-            }
-        } else if (!requests.grant(update)) {
-            // the stream has ended: the room goes back to the originator
-            transport.send(from, new WindowUpdateFrame(update.chainId(), update.secret(), update.hop(), update.host(),
-                    false, update.replies(), update.bytes(), 0));
-        }
-    }
-
-    @Override
-    public void onQuiet(QuietFrame quiet) {
-        if (!requests.relay(quiet, null)) {
-            originator.onQuiet(quiet);
-        }
-    }
-
     /**
-     * A receiver that did not register a type knows only its id; the originator usually registered
-     * it, so it can name the class.
+     * Takes hop {@code request} as if it had arrived from the network ({@link InboundDispatch#onRequest}):
+     * refused while the node does not run, else handed to the server side.
      */
-    private ChainErrorFrame withTypeName(ChainErrorFrame error) {
-        ChainFailure f = error.failure();
-        FailureFields fields = f.fields();
-        Class<?> type = fields.typeId() == null || fields.typeName() != null ? null : settings.types().typeOf(fields.typeId());
-        if (type == null) {
-            return error;
-        }
-        String id = "type id " + fields.typeId();
-        String named = id + " (" + type.getName() + " at the originator)";
-        String message = f.message() != null && f.message().contains(id + " ") ? f.message().replace(id + " ", named + " ")
-                : f.message() + " (the originator registers " + id + " as " + type.getName() + ")";
-        FailureFields withName = new FailureFields(fields.transientCondition(), fields.sandboxRule(), type.getName(),
-                fields.typeId(), fields.diagnostics());
-        return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message,
-                f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), withName), error.credit());
+    public void onRequest(ChainRequest request) {
+        dispatch.onRequest(request);
     }
 
     /**
@@ -669,10 +541,7 @@ public final class Node implements InboundListener, AutoCloseable {
         if (was == State.CLOSED) {
             return;
         }
-        LivenessSweep s = sweep;
-        if (s != null) {
-            s.stop();
-        }
+        sweep.stop();
         if (was != State.NEW) {
             try {
                 requests.abandonHops().get(ABANDON_REPORT_WAIT_MS, TimeUnit.MILLISECONDS);
@@ -683,9 +552,10 @@ public final class Node implements InboundListener, AutoCloseable {
             }
         }
         originator.close(this::closedError);
+        timer.close();
         transport.close();
         if (was != State.NEW) {
-            settings.functions().close();
+            functions.close();
         }
     }
 

@@ -4,7 +4,12 @@
  * {@link io.rpcc.core.internal.chain.ChainOriginator} keeps the chains it started, collects their
  * outcomes and partial replies, and recovers their termination credit, and its
  * {@link io.rpcc.core.internal.chain.RequestHandler} runs the hops that arrive (rpcc-server's, or
- * {@link io.rpcc.core.internal.chain.RefusingRequestHandler} at a client).
+ * {@link io.rpcc.core.internal.chain.RefusingRequestHandler} at a client). The node wires parts with
+ * one job each and owns their life cycle: {@link io.rpcc.core.internal.chain.HopRouter} (where hops go,
+ * with failover), {@link io.rpcc.core.internal.chain.InboundDispatch} (where decoded frames go),
+ * {@link io.rpcc.core.internal.chain.HeartbeatSender}, {@link io.rpcc.core.internal.chain.CancelRelay},
+ * {@link io.rpcc.core.internal.chain.ChainBudgets} and the node's
+ * {@link io.rpcc.core.internal.chain.NodeTimer}.
  * {@link io.rpcc.core.internal.chain.NextHopDecision} is the one place that interprets what a chaining
  * function returned. Also here: what one hop invocation holds (its {@code ChainContext}, deadline and
  * cancellation, and the count of work that may still send partial replies), the originator's reply

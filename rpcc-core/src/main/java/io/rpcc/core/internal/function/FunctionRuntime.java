@@ -88,26 +88,26 @@ public final class FunctionRuntime {
     private final int maxSourceChars;
     private final int maxQueuedCompiles;
     private final IntSupplier abandonedSandboxThreads;
-    private volatile Refusals refusals = new Refusals();
-    private volatile UnaryOperator<ChainingFunctionSource> fetcher = ref -> {
+    private final int maxCached;
+    private final Refusals refusals;
+    private final UnaryOperator<ChainingFunctionSource> fetcher;
+
+    /** A fetcher for a runtime that cannot fetch referenced functions (it fails them). */
+    public static final UnaryOperator<ChainingFunctionSource> NO_FETCHER = ref -> {
         throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "this node cannot fetch chaining functions");
     };
 
-    /**
-     * Sets how this runtime fetches the source of a referenced function on a cache miss (the node
-     * asks the repository named in the reference).
-     */
-    public void fetchWith(UnaryOperator<ChainingFunctionSource> fetcher) {
-        this.fetcher = fetcher;
-    }
-
-    /** Counts this runtime's refusals (sandbox violations, full compile queue, oversized sources) in {@code refusals}. */
-    public void countRefusalsIn(Refusals refusals) {
-        this.refusals = refusals;
-    }
-
     private FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
                             IntSupplier abandonedSandboxThreads) {
+        this(maxCached, compilers, maxSourceChars, maxQueuedCompiles, abandonedSandboxThreads, new Refusals(), NO_FETCHER);
+    }
+
+    private FunctionRuntime(int maxCached, Iterable<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
+                            IntSupplier abandonedSandboxThreads, Refusals refusals,
+                            UnaryOperator<ChainingFunctionSource> fetcher) {
+        this.refusals = refusals;
+        this.fetcher = fetcher;
+        this.maxCached = maxCached;
         this.abandonedSandboxThreads = abandonedSandboxThreads;
         this.maxSourceChars = maxSourceChars;
         this.maxQueuedCompiles = maxQueuedCompiles;
@@ -158,6 +158,17 @@ public final class FunctionRuntime {
         }
         return new FunctionRuntime(maxCached, compilers, maxSourceChars, maxQueuedCompiles,
                 () -> compilers.stream().mapToInt(FunctionCompiler::abandonedThreads).sum());
+    }
+
+    /**
+     * A runtime of the node that built this one (with its compilers, sandbox and bounds, an empty
+     * cache), that counts its refusals (sandbox violations, full compile queue, oversized sources)
+     * in {@code refusals}, the node's, and fetches the source of a referenced function on a cache miss
+     * with {@code fetcher} (the node asks the repository named in the reference).
+     */
+    public FunctionRuntime inNode(Refusals refusals, UnaryOperator<ChainingFunctionSource> fetcher) {
+        return new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles,
+                abandonedSandboxThreads, refusals, fetcher);
     }
 
     /**

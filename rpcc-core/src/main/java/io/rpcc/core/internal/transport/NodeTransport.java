@@ -104,27 +104,67 @@ public final class NodeTransport implements AutoCloseable {
     /**
      * How a node's transport is set up.
      *
+     * @param endpoint the node's name and where it listens
+     * @param maxFrameSize the largest frame this node sends or accepts, in bytes
+     * @param connectTimeout how long to wait for a connection and its HELLO
+     * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
+     * @param limits what peers may hold of this node
+     * @param connections pings and reconnect backoff
+     * @param netty the event loops and pipeline additions the user gives
+     */
+    public record Config(LocalEndpoint endpoint, int maxFrameSize, Duration connectTimeout, NodeTls tls,
+                         WireLimits limits, ConnectionPolicy connections, NettyHooks netty) {
+
+        /** The node's name. */
+        public String nodeName() {
+            return endpoint.nodeName();
+        }
+
+        /** The address to listen on. */
+        public InetSocketAddress bind() {
+            return endpoint.bind();
+        }
+
+        /** The host other nodes use to reach this one, or {@code null}. */
+        public String advertisedHost() {
+            return endpoint.advertisedHost();
+        }
+
+        /** The event loops, or {@code null} for the shared ones. */
+        public EventLoopGroup group() {
+            return netty.group();
+        }
+
+        /** What the user adds to every connection's pipeline. */
+        public Consumer<ChannelPipeline> pipelineCustomizer() {
+            return netty.pipelineCustomizer();
+        }
+    }
+
+    /**
+     * Who a node is and where it listens.
+     *
      * @param nodeName the node's name
      * @param bind the address to listen on (port 0: any free port)
      * @param advertisedHost the host other nodes use to reach this one, or {@code null} for the
      *     bound address (the local host's address if bound to the wildcard address)
-     * @param maxFrameSize the largest frame this node sends or accepts, in bytes
-     * @param connectTimeout how long to wait for a connection and its HELLO
+     */
+    public record LocalEndpoint(String nodeName, InetSocketAddress bind, String advertisedHost) {
+    }
+
+    /**
+     * What the user gives of Netty.
+     *
      * @param group the event loops, or {@code null} for the group shared by the JVM's nodes (the
      *     caller's own group is never shut down by the transport)
-     * @param tls the node's certificate and trusted CAs for mutual TLS, or {@code null} for plaintext
-     * @param limits what peers may hold of this node
      * @param pipelineCustomizer what the user adds to every connection's pipeline, after rpcc's handlers
-     * @param connections pings and reconnect backoff
      */
-    public record Config(String nodeName, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
-                         Duration connectTimeout, EventLoopGroup group, NodeTls tls, WireLimits limits,
-                         Consumer<ChannelPipeline> pipelineCustomizer, ConnectionPolicy connections) {
+    public record NettyHooks(EventLoopGroup group, Consumer<ChannelPipeline> pipelineCustomizer) {
     }
 
     private final Config config;
     private final WireFormat wire;
-    private final InboundListener listener;
+    private volatile InboundListener listener;
     private volatile EventLoopGroup group;
     private final ConcurrentMap<PeerKey, CompletableFuture<Channel>> peers = new ConcurrentHashMap<>();
     private final TlsContexts tls;
@@ -142,11 +182,10 @@ public final class NodeTransport implements AutoCloseable {
     private volatile boolean closed;
 
     /** A transport, not yet listening, counting what it refuses in {@code refusals}. */
-    public NodeTransport(Config config, WireFormat wire, Refusals refusals, InboundListener listener) {
+    public NodeTransport(Config config, WireFormat wire, Refusals refusals) {
         this.config = config;
         this.wire = wire;
         this.refusals = refusals;
-        this.listener = listener;
         this.tls = config.tls() == null ? null : TlsContexts.forNode(config.nodeName(), config.tls());
         this.inbound = new InboundConnections(config.limits());
         this.pauses = new ReadPauses(config.nodeName(), config.limits().pauseReadingAboveQueuedBytes());
@@ -155,9 +194,10 @@ public final class NodeTransport implements AutoCloseable {
 
     /**
      * Starts listening (taking a hold on the shared event loops if the node has no group of its
-     * own); returns the bound address. Called once.
+     * own), handing the frames it decodes to {@code listener}; returns the bound address. Called once.
      */
-    public InetSocketAddress start() {
+    public InetSocketAddress start(InboundListener listener) {
+        this.listener = listener;
         group = config.group() != null ? config.group() : SHARED_GROUP.acquire();
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)

@@ -31,17 +31,20 @@ class AttemptHeartbeatsTest {
     static final long S = TimeUnit.SECONDS.toNanos(1);
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     ChainOriginator originator;
+    NodeTimer timer;
 
     @BeforeEach
     void open() {
-        originator = new ChainOriginator("client", new Refusals(), (channel, frame) -> { });
-        originator.open();
+        timer = new NodeTimer();
+        timer.open();
+        originator = new ChainOriginator("client", new Refusals(), (channel, frame) -> { }, () -> { }, timer);
     }
 
     @AfterEach
     void close() {
         originator.close(() -> ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
                 "test over", "client", 0, List.of(), List.of(), List.of(), List.of())));
+        timer.close();
     }
 
     /** The next attempt of ended {@code p}, watched as if sent 5 s ago with a broken-after time of 2 s. */

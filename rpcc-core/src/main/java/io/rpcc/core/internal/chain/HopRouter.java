@@ -1,0 +1,155 @@
+package io.rpcc.core.internal.chain;
+
+import io.netty.channel.Channel;
+import io.rpcc.core.NameResolver;
+import io.rpcc.core.internal.transport.NodeTransport;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where a node's frames go: resolves a server's name to its endpoints and hands a hop to the first
+ * that takes it (failover, with {@link OutlierEjection}), charging the request's budget for the way
+ * ({@link ChainBudgets#charged}); and where a chain's reply-to node or originator is reached.
+ */
+public final class HopRouter {
+    private static final Logger log = LoggerFactory.getLogger(HopRouter.class);
+
+    private final String nodeName;
+    private final NameResolver resolver;
+    private final NodeTransport transport;
+    private final OutlierEjection ejection;
+    private final ChainBudgets budgets;
+
+    /**
+     * The router of node {@code nodeName}: names resolved by {@code resolver}, frames sent on
+     * {@code transport}, endpoints that fail ejected by {@code ejection}, budgets charged as
+     * {@code budgets} says.
+     */
+    public HopRouter(String nodeName, NameResolver resolver, NodeTransport transport, OutlierEjection ejection,
+                     ChainBudgets budgets) {
+        this.nodeName = nodeName;
+        this.resolver = resolver;
+        this.transport = transport;
+        this.ejection = ejection;
+        this.budgets = budgets;
+    }
+
+    /**
+     * Sends {@code request} to server {@code server}: resolves its name, connects (or reuses the
+     * connection) and writes the frame. A name with several endpoints fails over: if the hop cannot
+     * be handed to one (no connection, a failed handshake, or the connection failed before the frame
+     * was written), the next is tried, in the resolver's order with ejected endpoints last
+     * ({@link OutlierEjection}); a frame once written is the peer's, and what becomes of it is for
+     * heartbeats and retry to find out. Fails with a {@link HopFailure}: unknown server, unreachable
+     * server (every endpoint), or a request that cannot be serialized.
+     */
+    public CompletableFuture<Void> forward(String server, ChainRequest request) {
+        long sinceNanos = System.nanoTime();
+        List<InetSocketAddress> endpoints;
+        try {
+            endpoints = resolver.resolveAll(server);
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "resolving server '" + server
+                    + "' failed: " + e, e));
+        }
+        if (endpoints.isEmpty()) {
+            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "no address for server '"
+                    + server + "' (name resolver: " + resolver + ")"));
+        }
+        if (endpoints.size() == 1) {
+            return sendRequest(server, endpoints.getFirst(), request, sinceNanos);
+        }
+        return tryEndpoints(server, request, ejection.order(endpoints, System.nanoTime()), 0, new ArrayList<>(),
+                sinceNanos);
+    }
+
+    /**
+     * Sends {@code request} to server {@code server} at {@code address} (no failover), its budget
+     * charged as {@link ChainBudgets#charged} says.
+     */
+    public CompletableFuture<Void> forward(String server, InetSocketAddress address, ChainRequest request) {
+        return sendRequest(server, address, request, System.nanoTime());
+    }
+
+    private CompletableFuture<Void> sendRequest(String server, InetSocketAddress address, ChainRequest request,
+                                                long sinceNanos) {
+        return transport.connect(server, address).thenCompose(ch -> transport.send(ch, charged(request, ch, sinceNanos)));
+    }
+
+    /**
+     * {@code request} as it leaves on connection {@code ch} ({@link ChainBudgets#charged}), with the
+     * connection's one-way time ({@link NodeTransport#oneWayNanos}, half its smoothed round trip and
+     * deviation).
+     */
+    private ChainRequest charged(ChainRequest request, Channel ch, long sinceNanos) {
+        long oneWay = transport.oneWayNanos(ch); // (keeps the estimate fresh, deadline or not)
+        return budgets.charged(request, oneWay, sinceNanos);
+    }
+
+    /** Sends to {@code order[i]}, and on to the next endpoint if that one cannot take the hop. */
+    private CompletableFuture<Void> tryEndpoints(String server, ChainRequest request, List<InetSocketAddress> order,
+                                                 int i, List<String> failures, long sinceNanos) {
+        InetSocketAddress endpoint = order.get(i);
+        return sendRequest(server, endpoint, request, sinceNanos).handle((v, e) -> {
+            if (e == null) {
+                ejection.succeeded(endpoint);
+                return CompletableFuture.<Void>completedFuture(null);
+            }
+            Throwable cause = Node.unwrap(e);
+            if (!(cause instanceof HopFailure f) || !f.code().unreachable()) {
+                return CompletableFuture.<Void>failedFuture(cause); // (the request itself is at fault: no endpoint takes it)
+            }
+            boolean last = i == order.size() - 1;
+            ejection.failed(endpoint, System.nanoTime(), !last);
+            failures.add(endpoint + ": " + f.getMessage());
+            if (!last) {
+                log.debug("node '{}' fails over from {} to {} for server '{}': {}", nodeName, endpoint, order.get(i + 1),
+                        server, f.getMessage());
+                return tryEndpoints(server, request, order, i + 1, failures, sinceNanos);
+            }
+            return CompletableFuture.<Void>failedFuture(new HopFailure(f.code(), "cannot reach server '" + server
+                    + "' at any of its " + order.size() + " endpoints (tried in this order): "
+                    + String.join("; ", failures) + "; check that one of them runs and is reachable from '" + nodeName
+                    + "', or give the name another endpoint", f));
+        }).thenCompose(x -> x);
+    }
+
+    /** The failover of this node's names with several endpoints (counts). */
+    public OutlierEjection ejection() {
+        return ejection;
+    }
+
+    /**
+     * Where the results, errors and replies of {@code h} go (its reply-to node): through this node's
+     * resolver if it knows that node's name (so that a testbed or a NAT can route the way back), else
+     * at the address the header gives.
+     */
+    public InetSocketAddress replyAddress(ChainHeader h) {
+        return addressOf(h.replyTo());
+    }
+
+    /**
+     * Where {@code to} is reached: at the address this node's resolver gives for its name, else at the
+     * host and port it carries.
+     */
+    public InetSocketAddress addressOf(NodeAddress to) {
+        try {
+            var known = resolver.resolve(to.node());
+            if (known.isPresent()) {
+                return known.get();
+            }
+        } catch (RuntimeException e) {
+            // fall back to the advertised address
+        }
+        return new InetSocketAddress(to.host(), to.port());
+    }
+}

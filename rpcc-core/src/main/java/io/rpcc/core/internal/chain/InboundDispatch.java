@@ -1,0 +1,141 @@
+package io.rpcc.core.internal.chain;
+
+import io.netty.channel.Channel;
+import io.rpcc.core.ChainFailure;
+import io.rpcc.core.FailureFields;
+import io.rpcc.core.Refusal;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.transport.InboundListener;
+import io.rpcc.core.internal.transport.NodeTransport;
+import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
+import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Where the frames a node's transport decodes go: hops to the server side ({@link RequestHandler},
+ * refused while the node does not run), the frames of chains this node started to its
+ * {@link ChainOriginator}, and the frames of chains that pass through to the server side, which
+ * relays them. Called on event loops; returns at once.
+ */
+public final class InboundDispatch implements InboundListener {
+    private final String nodeName;
+    private final BooleanSupplier running;
+    private final Executor executor;
+    private final RequestHandler requests;
+    private final ChainOriginator originator;
+    private final NodeTransport transport;
+    private final TypeRegistry types;
+
+    /**
+     * The dispatch of node {@code nodeName}, which takes hops while {@code running} says so (else
+     * refuses them on {@code executor}), hands them and relayed frames to {@code requests} and the
+     * frames of its own chains to {@code originator}; counts forged frames in the refusals of
+     * {@code transport} and returns reply-window room on it; names the types of errors with
+     * {@code types}.
+     */
+    public InboundDispatch(String nodeName, BooleanSupplier running, Executor executor, RequestHandler requests,
+                           ChainOriginator originator, NodeTransport transport, TypeRegistry types) {
+        this.nodeName = nodeName;
+        this.running = running;
+        this.executor = executor;
+        this.requests = requests;
+        this.originator = originator;
+        this.transport = transport;
+        this.types = types;
+    }
+
+    @Override
+    public void onRequest(ChainRequest request) {
+        if (!running.getAsBoolean()) {
+            ChainHeader h = request.header();
+            executor.execute(() -> requests.refuse(h, new HopFailure(ErrorCode.NODE_SHUTTING_DOWN, "node '" + nodeName
+                    + "' is shutting down and starts no new hops; '" + h.serviceFunction() + "' did not run: retry"
+                    + " at another server or once it is back")));
+            return;
+        }
+        // counted from its first bytes: reading the rest and decoding it took some of its budget
+        requests.onRequest(request, request.arrivedNanos() != 0 ? request.arrivedNanos() : System.nanoTime());
+    }
+
+    @Override
+    public void onHeartbeat(HeartbeatFrame heartbeat) {
+        originator.onHeartbeat(heartbeat);
+    }
+
+    @Override
+    public void onCancel(CancelFrame cancel) {
+        if (!requests.cancel(cancel)) {
+            transport.refusals().count(Refusal.FORGED_FRAME);
+        }
+    }
+
+    @Override
+    public void onResult(ChainResultFrame result) {
+        originator.onResult(result);
+    }
+
+    @Override
+    public void onError(ChainErrorFrame error) {
+        if (!requests.relay(error, null)) {
+            originator.onError(withTypeName(error));
+        }
+    }
+
+    @Override
+    public void onReply(ReplyFrame reply, Channel from) {
+        if (!requests.relay(reply, from)) {
+            originator.onReply(reply, from);
+        }
+    }
+
+    @Override
+    public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
+        if (!update.grant()) {
+            if (!requests.relay(update, from)) {
+                originator.onWindowUpdate(update, from);
+            }
+        } else if (!requests.grant(update)) {
+            // the stream has ended: the room goes back to the originator
+            transport.send(from, new WindowUpdateFrame(update.chainId(), update.secret(), update.hop(), update.host(),
+                    false, update.replies(), update.bytes(), 0));
+        }
+    }
+
+    @Override
+    public void onQuiet(QuietFrame quiet) {
+        if (!requests.relay(quiet, null)) {
+            originator.onQuiet(quiet);
+        }
+    }
+
+    /**
+     * A receiver that did not register a type knows only its id; the originator usually registered
+     * it, so it can name the class.
+     */
+    private ChainErrorFrame withTypeName(ChainErrorFrame error) {
+        ChainFailure f = error.failure();
+        FailureFields fields = f.fields();
+        Class<?> type = fields.typeId() == null || fields.typeName() != null ? null : types.typeOf(fields.typeId());
+        if (type == null) {
+            return error;
+        }
+        String id = "type id " + fields.typeId();
+        String named = id + " (" + type.getName() + " at the originator)";
+        String message = f.message() != null && f.message().contains(id + " ") ? f.message().replace(id + " ", named + " ")
+                : f.message() + " (the originator registers " + id + " as " + type.getName() + ")";
+        FailureFields withName = new FailureFields(fields.transientCondition(), fields.sandboxRule(), type.getName(),
+                fields.typeId(), fields.diagnostics());
+        return new ChainErrorFrame(error.chainId(), error.secret(), error.code(), new ChainFailure(f.exceptionName(), message,
+                f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), withName), error.credit());
+    }
+}
