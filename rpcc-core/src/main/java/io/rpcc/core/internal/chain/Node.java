@@ -26,6 +26,9 @@ import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ChainLimits;
+import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
@@ -36,6 +39,7 @@ import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.Serialization;
@@ -191,10 +195,10 @@ public final class Node implements InboundListener, AutoCloseable {
             }
         });
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
-        ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop,
-                start.maxHops(), path, List.of(), List.of(), serviceFunction, start.chainingFunction(), Credit.ONE, self,
-                start.metadata(), List.of(), branch,
-                budget - allowanceNanos(), heartbeat, p.attempt());
+        ChainHeader header = new ChainHeader(new ChainIdentity(p.id(), p.secret(), self, p.attempt()),
+                new ChainSoFar(hop, path, List.of(), List.of(), start.metadata()), serviceFunction,
+                start.chainingFunction(), Credit.ONE, new ReturnRoute(self, List.of(), branch),
+                new ChainLimits(start.maxHops(), budget - allowanceNanos(), heartbeat));
         if (budget != ChainHeader.NO_DEADLINE && budget <= 0) { // nothing to send: hop 1 would start past the deadline
             originator.failLocally(p.id(), new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + hop + " ('"
                     + serviceFunction + "' at '" + server + "') would start " + TimeUnit.NANOSECONDS.toMillis(-budget)
