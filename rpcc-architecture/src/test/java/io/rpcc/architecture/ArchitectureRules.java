@@ -115,6 +115,67 @@ final class ArchitectureRules {
         }).should().beFreeOfCycles().allowEmptyShould(true);
     }
 
+    /** The most parameters an internal method or constructor may take. */
+    static final int MAX_PARAMETERS = 7;
+
+    /**
+     * No internal method or constructor takes more than {@value #MAX_PARAMETERS} parameters: what
+     * travels together is one value (a record, a builder). Counted as written: a record's canonical
+     * constructor counts its components; methods the compiler makes (lambdas, bridges), the outer
+     * instance an inner class's constructor takes, an enum constructor's name and ordinal, and the
+     * constructors of anonymous and local classes (which take what they capture) are left out. Classes
+     * named in {@code exempt} (binary names, such as {@code Outer$Nested}), and the classes nested in them,
+     * are not checked.
+     */
+    static ArchRule internalCodeTakesAtMostSevenParameters(String rootPackage, Set<String> exempt) {
+        return classes().that().resideInAPackage(rootPackage + "..")
+                .and(DescribedPredicate.describe("are internal", ArchitectureRules::isInternal))
+                .and(DescribedPredicate.describe("are not exempt", (JavaClass c) -> !isIn(c, exempt)))
+                .should(takeAtMostSevenParameters())
+                .allowEmptyShould(true);
+    }
+
+    /** Whether {@code c}, or a class it is nested in, is named in {@code names}. */
+    private static boolean isIn(JavaClass c, Set<String> names) {
+        for (JavaClass k = c; k != null; k = k.getEnclosingClass().orElse(null)) {
+            if (names.contains(k.getName())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static ArchCondition<JavaClass> takeAtMostSevenParameters() {
+        return new ArchCondition<>("take at most " + MAX_PARAMETERS + " parameters in any method or constructor") {
+            @Override
+            public void check(JavaClass c, ConditionEvents events) {
+                for (JavaCodeUnit u : c.getCodeUnits()) {
+                    Set<JavaModifier> mods = u.getModifiers();
+                    if (mods.contains(JavaModifier.SYNTHETIC) || mods.contains(JavaModifier.BRIDGE)
+                            || u.getName().equals("<clinit>")) {
+                        continue;
+                    }
+                    int n = u.getRawParameterTypes().size();
+                    if (u.getName().equals("<init>")) {
+                        if (c.isAnonymousClass() || c.isLocalClass()) {
+                            continue; // what it takes is what it captures
+                        }
+                        if (c.isEnum()) {
+                            n -= 2; // the constant's name and ordinal
+                        } else if (c.isInnerClass()) {
+                            n -= 1; // the outer instance
+                        }
+                    }
+                    if (n > MAX_PARAMETERS) {
+                        String what = u.getName().equals("<init>") ? "constructor" : "method " + u.getName() + "()";
+                        events.add(SimpleConditionEvent.violated(c, c.getName() + ": " + what + " takes " + n
+                                + " parameters (at most " + MAX_PARAMETERS + ": group them into a value)"));
+                    }
+                }
+            }
+        };
+    }
+
     private static boolean isFacade(JavaClass c) {
         JavaClass outer = c;
         while (outer.getEnclosingClass().isPresent() && !FACADES.contains(outer.getName())) {

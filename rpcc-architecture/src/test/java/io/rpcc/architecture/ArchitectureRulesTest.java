@@ -9,6 +9,7 @@ import com.tngtech.archunit.lang.EvaluationResult;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Each structural rule fails on a fixture that breaks it, so {@link ArchitectureTest} can fail. */
@@ -58,6 +59,21 @@ class ArchitectureRulesTest {
         String report = String.join("\n", r.getFailureReport().getDetails());
         assertTrue(r.hasViolation(), "no cycle found");
         assertTrue(report.contains(FIXTURE + ".internal.left") && report.contains(FIXTURE + ".internal.right"), report);
+    }
+
+    @Test
+    void anInternalMethodOrConstructorWithMoreThanSevenParametersIsReported() {
+        EvaluationResult r = ArchitectureRules.internalCodeTakesAtMostSevenParameters(FIXTURE, Set.of()).evaluate(fixture);
+        List<String> details = r.getFailureReport().getDetails();
+        String report = String.join("\n", details);
+        // seven as written pass (the inner class's outer instance, the enum's name and ordinal and the
+        // lambda's captures are the compiler's); the 8-parameter method and the 8-component record fail
+        assertEquals(2, details.size(), report);
+        assertTrue(report.contains("WideCalls: method tooWide() takes 8 parameters"), report);
+        assertTrue(report.contains("WideCalls$TooWideRecord: constructor takes 8 parameters"), report);
+        EvaluationResult exempt = ArchitectureRules.internalCodeTakesAtMostSevenParameters(FIXTURE,
+                Set.of(FIXTURE + ".internal.wide.WideCalls")).evaluate(fixture);
+        assertTrue(!exempt.hasViolation(), () -> String.join("\n", exempt.getFailureReport().getDetails()));
     }
 
     @Test

@@ -7,7 +7,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * The structural rules over the production classes of every rpcc module: no internal type in a
  * public signature, API classes reach the implementation only through the facades, rpcc-core carries no
  * Java compiler or bytecode library, plug-ins use only API and SPI, no cycles among internal packages,
- * and a {@code package-info.java} with Javadoc in every package of their main sources.
+ * no internal method or constructor over 7 parameters, and a {@code package-info.java} with Javadoc in
+ * every package of their main sources.
  */
 class ArchitectureTest {
     private static JavaClasses rpcc;
@@ -66,6 +69,37 @@ class ArchitectureTest {
     @Test
     void internalPackagesAreFreeOfCycles() {
         ArchitectureRules.internalPackagesAreFreeOfCycles("io.rpcc").check(rpcc);
+    }
+
+    /**
+     * TEMPORARY (issue 25, step 2): classes whose wide methods or constructors other changes of the
+     * same step are narrowing concurrently (the server's hop handlers; the core's node and transport
+     * settings, hop context and reply window; the function sandbox's bridge). Delete this list, and
+     * the exemption, once they are merged: the rule then holds for every internal class.
+     */
+    private static final Set<String> BEING_NARROWED = Set.of(
+            "io.rpcc.server.internal.HopExecutor", "io.rpcc.server.internal.MergePoints",
+            "io.rpcc.server.internal.Continuations",
+            "io.rpcc.core.internal.chain.Node$Settings", "io.rpcc.core.internal.transport.WireLimits",
+            "io.rpcc.core.internal.transport.NodeTransport$Config",
+            "io.rpcc.core.internal.chain.HopContext", "io.rpcc.core.internal.chain.ReplyWindow",
+            "io.rpcc.core.internal.function.BytecodeSandbox$Instrumenter$Bridge");
+
+    /**
+     * TEMPORARY (issue 25, step 2, start path): the frames back to the originator, not yet narrowed
+     * in this step (ChainStart and ChainHeader are): their constructors take 8 or 9 parameters. To
+     * narrow next (their call sites are in rpcc-server's HopReplies, ReplyRelay and HopReports and in
+     * core's ChainOriginator and Node), then delete this list.
+     */
+    private static final Set<String> FRAMES_TO_NARROW = Set.of(
+            "io.rpcc.core.internal.wire.ReplyFrame", "io.rpcc.core.internal.wire.WindowUpdateFrame",
+            "io.rpcc.core.internal.wire.ChainResultFrame");
+
+    @Test
+    void internalCodeTakesAtMostSevenParameters() {
+        Set<String> exempt = new HashSet<>(BEING_NARROWED);
+        exempt.addAll(FRAMES_TO_NARROW);
+        ArchitectureRules.internalCodeTakesAtMostSevenParameters("io.rpcc", exempt).check(rpcc);
     }
 
     @Test

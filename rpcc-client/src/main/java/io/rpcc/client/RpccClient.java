@@ -13,6 +13,7 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.NextHop;
 import io.rpcc.core.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
@@ -20,6 +21,7 @@ import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
+import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.HeartbeatPolicy;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.repository.internal.RepositoryClient;
@@ -237,16 +239,11 @@ public final class RpccClient implements AutoCloseable {
 
     /** Starts {@code call}, which {@link #prepare} returned. */
     private CompletableFuture<ChainResult> launchPrepared(ChainCall call) {
-        Duration timeout = timeout(call);
-        int maxHops = maxHops(call);
-        HeartbeatPolicy heartbeats = heartbeats(call);
+        ChainStart start = chainStart(call);
         if (isInteractive(call)) {
-            return interactiveChains.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                    call.state(), call.metadata(), timeout, call.deadline(), maxHops, StepMode.of(heartbeats));
+            return interactiveChains.start(start, StepMode.of(start.heartbeats()));
         }
-        return launcher.start(call.server(), call.serviceFunction(), call.params(), call.chainingFunction(),
-                call.state(), call.metadata(), timeout, call.deadline(), maxHops, retry(call), heartbeats,
-                diagnosis::diagnose);
+        return launcher.start(start, retry(call), diagnosis::diagnose);
     }
 
     /**
@@ -288,15 +285,12 @@ public final class RpccClient implements AutoCloseable {
             replies.finished(e);
             return;
         }
+        ChainStart start = chainStart(call);
         if (isInteractive(call)) {
-            replies.cancelWith(interactiveChains.startWithReplies(replies, call.server(), call.serviceFunction(),
-                    call.params(), call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
-                    maxHops(call), StepMode.of(heartbeats(call))));
+            replies.cancelWith(interactiveChains.startWithReplies(replies, start, StepMode.of(start.heartbeats())));
             return;
         }
-        replies.cancelWith(launcher.startWithReplies(replies, call.server(), call.serviceFunction(), call.params(),
-                call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(), maxHops(call),
-                retry(call), heartbeats(call), diagnosis::diagnoseWithReplies));
+        replies.cancelWith(launcher.startWithReplies(replies, start, retry(call), diagnosis::diagnoseWithReplies));
     }
 
     /**
@@ -343,11 +337,17 @@ public final class RpccClient implements AutoCloseable {
         node.requireAcceptingChains();
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
-            return interactiveChains.runCollecting(call.server(), call.serviceFunction(), call.params(),
-                    call.chainingFunction(), call.state(), call.metadata(), timeout(call), call.deadline(),
-                    maxHops(call), StepMode.of(heartbeats(call)));
+            ChainStart start = chainStart(call);
+            return interactiveChains.runCollecting(start, StepMode.of(start.heartbeats()));
         }
         return await(launchPrepared(call));
+    }
+
+    /** The chain {@code call} starts, with this client's defaults for what it leaves open. */
+    private ChainStart chainStart(ChainCall call) {
+        return new ChainStart(new NextHop.Call(call.server(), call.serviceFunction(), call.params(),
+                call.chainingFunction(), call.state()), call.metadata(), maxHops(call), timeout(call), call.deadline(),
+                heartbeats(call));
     }
 
     private Duration timeout(ChainCall call) {

@@ -22,6 +22,11 @@ import io.rpcc.core.StaticRoute;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
+import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ReturnRoute;
+import io.rpcc.core.internal.wire.ChainLimits;
+import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
@@ -259,14 +264,18 @@ class ChainCancellationTest {
                     TimeUnit.MILLISECONDS.toNanos(cancelBudgetMillis))));
             int port = origin.listener.getLocalPort();
             NodeAddress self = new NodeAddress(originName, "127.0.0.1", port);
-            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(1, secret, originName, "127.0.0.1", port, 1, 10,
-                    List.of(), List.of(), List.of(), "step", ChainingFunctionSource.NONE, Credit.ONE, self,
-                    Metadata.empty(), List.of(), BranchId.root(), budget),
+            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(new ChainIdentity(1, secret,
+                    new NodeAddress(originName, "127.0.0.1", port), 1),
+                new ChainSoFar(1, List.of(), List.of(), List.of(), Metadata.empty()), "step",
+                        ChainingFunctionSource.NONE, Credit.ONE,
+                new ReturnRoute(self, List.of(), BranchId.root()), new ChainLimits(10, budget, HeartbeatBudget.NONE)),
                     "overtaken" + cancelBudgetMillis + "|none|0", ChainState.empty(), null)));
             // a chain that was not cancelled runs, and its result comes back: the node read both frames
-            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(2, ChainSecret.random(), originName,
-                    "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(), "step", ChainingFunctionSource.NONE,
-                    Credit.ONE, self, Metadata.empty(), List.of(), BranchId.root(), budget),
+            origin.send(RawPeer.bytes(new ChainRequest(new ChainHeader(new ChainIdentity(2, ChainSecret.random(),
+                    new NodeAddress(originName, "127.0.0.1", port), 1),
+                new ChainSoFar(1, List.of(), List.of(), List.of(), Metadata.empty()), "step",
+                        ChainingFunctionSource.NONE, Credit.ONE,
+                new ReturnRoute(self, List.of(), BranchId.root()), new ChainLimits(10, budget, HeartbeatBudget.NONE)),
                     "notCancelled" + cancelBudgetMillis + "|none|0", ChainState.empty(), null)));
             assertInstanceOf(ChainResultFrame.class, origin.read());
         }

@@ -11,6 +11,11 @@ import io.rpcc.core.Metadata;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
+import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ReturnRoute;
+import io.rpcc.core.internal.wire.ChainLimits;
+import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.FrameType;
@@ -244,9 +249,12 @@ final class RawPeer implements AutoCloseable {
     }
 
     ChainHeader header(long id, String function, String originHost, int originPort, Credit credit) {
-        return new ChainHeader(id, ChainSecret.random(), name, originHost, originPort, 1, 10, List.of(), List.of(),
-                List.of(), function, ChainingFunctionSource.NONE, credit, new NodeAddress(name, originHost, originPort),
-                Metadata.empty(), List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
+        return new ChainHeader(new ChainIdentity(id, ChainSecret.random(), new NodeAddress(name, originHost,
+                originPort), 1),
+                new ChainSoFar(1, List.of(), List.of(), List.of(), Metadata.empty()), function,
+                        ChainingFunctionSource.NONE, credit,
+                new ReturnRoute(new NodeAddress(name, originHost, originPort), List.of(), BranchId.root()),
+                        new ChainLimits(10, ChainHeader.NO_DEADLINE, HeartbeatBudget.NONE));
     }
 
     /** A valid REQUEST frame whose params and state (the last two bytes, 0 0) are replaced by {@code tail}. */

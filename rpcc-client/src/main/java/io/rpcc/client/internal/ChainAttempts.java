@@ -1,15 +1,11 @@
 package io.rpcc.client.internal;
 
 import io.rpcc.client.RetryPolicy;
-import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
-import io.rpcc.core.ChainState;
-import io.rpcc.core.ChainingFunctionSource;
-import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.ChainOriginator;
-import io.rpcc.core.internal.chain.HeartbeatPolicy;
+import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ErrorCode;
 import java.time.Duration;
@@ -32,18 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@link ChainOriginator#earlierAttemptFrames()}). Every attempt's replies go to the same sink.
  */
 final class ChainAttempts {
-    /**
-     * What the chain is: its first hop, functions, state and metadata, its hop limit, and how every
-     * attempt's heartbeats are watched.
-     */
-    record Call(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-                Metadata metadata, int maxHops, HeartbeatPolicy heartbeats) {
-    }
-
     private final Node node;
-    private final Call call;
-    private final Duration timeout;
-    private final Instant deadline;
+    private final ChainStart start;
     private final RetryPolicy policy;
     private final RetryTokens tokens;
     private final ChainOriginator.ReplySink sink;
@@ -53,12 +39,10 @@ final class ChainAttempts {
     private volatile ChainOriginator.Pending current;
     private volatile boolean cancelled;
 
-    private ChainAttempts(Node node, Call call, Duration timeout, Instant deadline, RetryPolicy policy,
-                          RetryTokens tokens, ChainOriginator.ReplySink sink, AtomicLong retries) {
+    private ChainAttempts(Node node, ChainStart start, RetryPolicy policy, RetryTokens tokens,
+                          ChainOriginator.ReplySink sink, AtomicLong retries) {
         this.node = node;
-        this.call = call;
-        this.timeout = timeout;
-        this.deadline = deadline;
+        this.start = start;
         this.policy = policy;
         this.tokens = tokens;
         this.sink = sink;
@@ -66,19 +50,13 @@ final class ChainAttempts {
     }
 
     /**
-     * Starts {@code call} (or, if {@code earlier} is not null, sends that chain, which has ended,
-     * again), within {@code timeout} from now and {@code deadline}; retries counted in {@code retries}.
+     * Starts {@code start} (or, if {@code earlier} is not null, sends that chain, which has ended,
+     * again), within its timeout from now and its deadline; retries counted in {@code retries}.
      */
-    static ChainAttempts start(Node node, Call call, Duration timeout, Instant deadline, RetryPolicy policy,
-                               RetryTokens tokens, ChainOriginator.ReplySink sink, AtomicLong retries,
-                               ChainOriginator.Pending earlier) {
-        ChainAttempts a = new ChainAttempts(node, call, timeout, deadline, policy, tokens, sink, retries);
-        a.watch(earlier == null
-                ? node.launch(call.server(), call.serviceFunction(), call.params(), call.cf(), call.state(),
-                        call.metadata(), timeout, deadline, 1, call.maxHops(), List.of(), sink, BranchId.root(),
-                        call.heartbeats(), null)
-                : node.retransmit(earlier, call.server(), call.serviceFunction(), call.params(), call.cf(), call.state(),
-                        call.metadata(), timeout, deadline, call.maxHops(), sink, call.heartbeats()));
+    static ChainAttempts start(Node node, ChainStart start, RetryPolicy policy, RetryTokens tokens,
+                               ChainOriginator.ReplySink sink, AtomicLong retries, ChainOriginator.Pending earlier) {
+        ChainAttempts a = new ChainAttempts(node, start, policy, tokens, sink, retries);
+        a.watch(earlier == null ? node.launch(start, sink) : node.retransmit(earlier, start, sink));
         return a;
     }
 
@@ -136,8 +114,8 @@ final class ChainAttempts {
             return false;
         }
         long afterBackoff = System.nanoTime() + backoff.toNanos();
-        if (timeout.toNanos() - (afterBackoff - startNanos) <= 0
-                || (deadline != null && !Instant.now().plus(backoff).isBefore(deadline))) {
+        if (start.timeout().toNanos() - (afterBackoff - startNanos) <= 0
+                || (start.deadline() != null && !Instant.now().plus(backoff).isBefore(start.deadline()))) {
             return false; // the call's time would be up before the chain is sent again
         }
         try {
@@ -154,11 +132,10 @@ final class ChainAttempts {
             return;
         }
         node.originator().supersede(earlier); // its credit did not all come home in the backoff: the rest is late
-        Duration left = timeout.minusNanos(System.nanoTime() - startNanos);
+        Duration left = start.timeout().minusNanos(System.nanoTime() - startNanos);
         try {
             node.requireAcceptingChains();
-            ChainOriginator.Pending next = node.retransmit(earlier, call.server(), call.serviceFunction(), call.params(),
-                    call.cf(), call.state(), call.metadata(), left, deadline, call.maxHops(), sink, call.heartbeats());
+            ChainOriginator.Pending next = node.retransmit(earlier, start.withTimeout(left), sink);
             retries.incrementAndGet();
             watch(next);
         } catch (RuntimeException e) { // the client closed meanwhile: the earlier attempt's outcome stands

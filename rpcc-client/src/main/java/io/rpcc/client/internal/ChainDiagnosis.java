@@ -4,19 +4,15 @@ import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
-import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
-import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.HopUnreachableException;
-import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.ChainOriginator;
-import io.rpcc.core.internal.chain.HeartbeatPolicy;
+import io.rpcc.core.internal.chain.ChainPosition;
+import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ErrorCode;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -49,22 +45,18 @@ public final class ChainDiagnosis {
     }
 
     /**
-     * Runs the chain that {@code broken} started ({@code serviceFunction} at {@code server} with
-     * {@code params}, then {@code cf} with {@code state}) again in interactive mode, as new runs of
-     * {@code broken}; {@code detected} is how its break was detected. Completes with the chain's
-     * result, or fails with a {@link BrokenChainException} naming the hop where it stops (or, if the
-     * call's {@code timeout} runs out first, with {@code detected}), or with the chain's own failure.
+     * Runs the chain that {@code broken} started ({@code start}, its timeout what is left of the
+     * call's) again in interactive mode, as new runs of {@code broken}; {@code detected} is how its
+     * break was detected. Completes with the chain's result, or fails with a
+     * {@link BrokenChainException} naming the hop where it stops (or, if the call's timeout runs out
+     * first, with {@code detected}), or with the chain's own failure.
      */
     public CompletableFuture<ChainResult> diagnose(ChainOriginator.Pending broken, BrokenChainException detected,
-                                                   String server, String serviceFunction, Object params,
-                                                   ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                                   Duration timeout, Instant deadline, int maxHops,
-                                                   HeartbeatPolicy heartbeats) {
-        if (timeout.isNegative() || timeout.isZero()) {
+                                                   ChainStart start) {
+        if (start.timeout().isNegative() || start.timeout().isZero()) {
             return CompletableFuture.failedFuture(detected);
         }
-        return interactive.start(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
-                new StepMode(heartbeats, broken)).handle((r, e) -> {
+        return interactive.start(start, new StepMode(start.heartbeats(), broken)).handle((r, e) -> {
                     if (e == null) {
                         return CompletableFuture.completedFuture(r);
                     }
@@ -79,16 +71,14 @@ public final class ChainDiagnosis {
      * and ends {@code replies} with the call's outcome. Returns what cancels it.
      */
     public Runnable diagnoseWithReplies(BufferedReplySet<?> replies, ChainOriginator.Pending broken,
-                                        BrokenChainException detected, String server, String serviceFunction,
-                                        Object params, ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                        Duration timeout, Instant deadline, int maxHops, HeartbeatPolicy heartbeats) {
-        if (timeout.isNegative() || timeout.isZero()) {
+                                        BrokenChainException detected, ChainStart start) {
+        if (start.timeout().isNegative() || start.timeout().isZero()) {
             replies.resultFailed(detected);
             replies.finished(detected);
             return () -> { };
         }
-        return interactive.startWithReplies(replies, server, serviceFunction, params, cf, state, metadata, timeout,
-                deadline, maxHops, new StepMode(heartbeats, broken), e -> outOfTime(e, detected));
+        return interactive.startWithReplies(replies, start, new StepMode(start.heartbeats(), broken),
+                e -> outOfTime(e, detected));
     }
 
     /** {@code e}, or {@code detected} if {@code e} says the call ran out of time before the diagnosis found the hop. */
@@ -103,15 +93,17 @@ public final class ChainDiagnosis {
     }
 
     /**
-     * What the failure {@code e} of the interactive step that ran hop {@code hop}
-     * ({@code serviceFunction} at {@code server}, after {@code path}) means: a step that went silent
+     * What the failure {@code e} of the interactive step {@code step} that ran at {@code position} (its hop,
+     * after its path), after {@code console} and {@code timings}, means: a step that went silent
      * is where the chain stops, and so, when diagnosing ({@code mode}), is a step whose server could
      * not be reached; both become a {@link BrokenChainException} naming that hop. Any other failure
      * is the chain's own, returned as it is.
      */
-    static ChainException whereItStops(ChainException e, int hop, String server, String serviceFunction,
-                                       List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                                       StepMode mode) {
+    static ChainException whereItStops(ChainException e, ChainStart step, ChainPosition position,
+                                       List<ConsoleLine> console, List<HopTiming> timings, StepMode mode) {
+        int hop = position.hop();
+        String server = step.server();
+        String serviceFunction = step.serviceFunction();
         String at = "hop " + hop + " ('" + serviceFunction + "' at '" + server + "')";
         String what;
         if (e instanceof BrokenChainException) {
@@ -126,7 +118,7 @@ public final class ChainDiagnosis {
                 : "the interactive chain";
         String message = chain + " stops at " + at + ": " + what + ". Check that '" + server + "' runs and that this "
                 + "client and the hop before can reach it, then run the chain again (the failure is retryable)";
-        List<String> stoppedAt = new ArrayList<>(path);
+        List<String> stoppedAt = new ArrayList<>(position.path());
         stoppedAt.add(server);
         return new BrokenChainException(new ChainFailure(ErrorCode.BROKEN_CHAIN.exceptionName(), message, server, hop,
                 stoppedAt, List.of(), List.copyOf(console), List.copyOf(timings)), serviceFunction, e);

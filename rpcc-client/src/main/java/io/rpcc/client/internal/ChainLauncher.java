@@ -5,13 +5,10 @@ import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
-import io.rpcc.core.ChainState;
-import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
-import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.ChainOriginator;
-import io.rpcc.core.internal.chain.HeartbeatPolicy;
+import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -46,15 +43,11 @@ public final class ChainLauncher {
     @FunctionalInterface
     public interface OnBroken {
         /**
-         * Chain {@code broken} (its last attempt), which started {@code serviceFunction} at
-         * {@code server} with {@code params}, then {@code cf} with {@code state}, was declared broken
-         * ({@code detected}), {@code timeLeft} before the call's timeout: the call's outcome.
+         * Chain {@code broken} (its last attempt), started as {@code start} (its timeout: what is left
+         * of the call's), was declared broken ({@code detected}): the call's outcome.
          */
         CompletableFuture<ChainResult> handle(ChainOriginator.Pending broken, BrokenChainException detected,
-                                              String server, String serviceFunction, Object params,
-                                              ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                              Duration timeLeft, Instant deadline, int maxHops,
-                                              HeartbeatPolicy heartbeats);
+                                              ChainStart start);
     }
 
     /** What to do with a chain whose partial replies are read when its last attempt broke (see {@link OnBroken}). */
@@ -65,9 +58,7 @@ public final class ChainLauncher {
          * ends with the call's outcome; returns what cancels it.
          */
         Runnable handle(BufferedReplySet<?> replies, ChainOriginator.Pending broken, BrokenChainException detected,
-                        String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                        ChainState state, Metadata metadata, Duration timeLeft, Instant deadline, int maxHops,
-                        HeartbeatPolicy heartbeats);
+                        ChainStart start);
     }
 
     /** A launcher for chains started by {@code node}, whose retries take tokens from {@code retryTokens}. */
@@ -85,23 +76,19 @@ public final class ChainLauncher {
      * Starts a chain in chain mode: the whole chain runs at the servers and the result comes
      * straight from the last one. Partial replies are collected into {@link ChainResult#replies()}.
      * The future completes on an event loop: attach no user code. Cancelling it cancels the chain.
-     * Its heartbeats are watched as {@code heartbeats} says; if it is declared broken, the call's
-     * outcome is what {@code onBroken} makes of it (its partial replies so far are dropped).
+     * Its attempts are retried as {@code retry} says and its heartbeats watched as {@code start} says;
+     * if it is declared broken, the call's outcome is what {@code onBroken} makes of it (its partial
+     * replies so far are dropped).
      */
-    public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
-                                               ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                               Duration timeout, Instant deadline, int maxHops, RetryPolicy retry,
-                                               HeartbeatPolicy heartbeats, OnBroken onBroken) {
-        return start(new ChainAttempts.Call(server, serviceFunction, params, cf, state, metadata, maxHops, heartbeats),
-                timeout, deadline, retry, onBroken, null);
+    public CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken) {
+        return start(start, retry, onBroken, null);
     }
 
     /**
      * Sends the chain that failed with {@code failure} again (same id and secret, so that its servers
      * replay the outcomes they kept of its hops), with {@code timeout} and {@code deadline}, retrying
-     * as {@code retry} says, its heartbeats watched as when it was first sent; as {@link #start(String,
-     * String, Object, ChainingFunctionSource, ChainState, Metadata, Duration, Instant, int, RetryPolicy,
-     * HeartbeatPolicy, OnBroken)} otherwise.
+     * as {@code retry} says, its heartbeats watched as when it was first sent; as
+     * {@link #start(ChainStart, RetryPolicy, OnBroken)} otherwise.
      *
      * @throws IllegalArgumentException if {@code failure} is not the failure of a chain this client
      *     started in chain mode and still remembers ({@link FailedChains})
@@ -109,7 +96,7 @@ public final class ChainLauncher {
     public CompletableFuture<ChainResult> retransmit(ChainException failure, Duration timeout, Instant deadline,
                                                      RetryPolicy retry, OnBroken onBroken) {
         FailedChains.Failed failed = failedChains.take(failure);
-        return start(failed.call(), timeout, deadline, retry, onBroken, failed.last());
+        return start(failed.start().within(timeout, deadline), retry, onBroken, failed.last());
     }
 
     /** The id of the chain that failed with {@code failure}, as servers and logs name it, if this client remembers it. */
@@ -118,14 +105,14 @@ public final class ChainLauncher {
     }
 
     /**
-     * The attempts of {@code call} (from {@code earlier}'s next, if not {@code null}), as {@code retry}
+     * The attempts of {@code start} (from {@code earlier}'s next, if not {@code null}), as {@code retry}
      * says; a last attempt that broke, with no retry left, is diagnosed by {@code onBroken} (paper 3.9:
      * broken, sent again, broken again, then run step by step to find where it stops).
      */
-    private CompletableFuture<ChainResult> start(ChainAttempts.Call call, Duration timeout, Instant deadline,
-                                                 RetryPolicy retry, OnBroken onBroken, ChainOriginator.Pending earlier) {
+    private CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken,
+                                                 ChainOriginator.Pending earlier) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        ChainAttempts attempts = ChainAttempts.start(node, call, timeout, deadline, retry, retryTokens,
+        ChainAttempts attempts = ChainAttempts.start(node, start, retry, retryTokens,
                 (value, hop, host, from) -> collected.add(value), retries, earlier);
         AtomicReference<CompletableFuture<ChainResult>> diagnosing = new AtomicReference<>();
         CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> {
@@ -140,10 +127,8 @@ public final class ChainLauncher {
                 arrival.arrivedNanos() - attempts.startNanos(), false).withReplies(collected)).whenComplete((r, e) -> {
                     Throwable cause = e == null ? null : Node.unwrap(e);
                     if (cause instanceof BrokenChainException broken && !out.isDone()) {
-                        CompletableFuture<ChainResult> d = onBroken.handle(p, broken, call.server(),
-                                call.serviceFunction(), call.params(), call.cf(), call.state(), call.metadata(),
-                                timeout.minusNanos(System.nanoTime() - attempts.startNanos()), deadline,
-                                call.maxHops(), call.heartbeats());
+                        CompletableFuture<ChainResult> d = onBroken.handle(p, broken, start.withTimeout(
+                                start.timeout().minusNanos(System.nanoTime() - attempts.startNanos())));
                         diagnosing.set(d);
                         if (out.isDone()) { // cancelled before the diagnosis could be
                             d.cancel(true);
@@ -152,26 +137,26 @@ public final class ChainLauncher {
                             if (de == null) {
                                 out.complete(dr);
                             } else {
-                                fail(out, Node.unwrap(de), call, p);
+                                fail(out, Node.unwrap(de), start, p);
                             }
                         });
                     } else if (e == null) {
                         out.complete(r);
                     } else {
-                        fail(out, cause, call, p);
+                        fail(out, cause, start, p);
                     }
                 }));
         return out;
     }
 
     /**
-     * Ends {@code out} with {@code cause}; a retryable failure is remembered with {@code call} and its
-     * last attempt {@code p}, so that the application may send the chain again.
+     * Ends {@code out} with {@code cause}; a retryable failure is remembered with {@code start} and
+     * its last attempt {@code p}, so that the application may send the chain again.
      */
-    private void fail(CompletableFuture<ChainResult> out, Throwable cause, ChainAttempts.Call call,
+    private void fail(CompletableFuture<ChainResult> out, Throwable cause, ChainStart start,
                       ChainOriginator.Pending p) {
         if (cause instanceof ChainException ce && ce.isRetryable()) {
-            failedChains.remember(ce, call, p);
+            failedChains.remember(ce, start, p);
         }
         out.completeExceptionally(cause);
     }
@@ -194,13 +179,9 @@ public final class ChainLauncher {
      * Starts a chain in chain mode whose partial replies go to {@code replies} as they arrive;
      * returns what cancels it.
      */
-    public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
-                                     ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                     Duration timeout, Instant deadline, int maxHops, RetryPolicy retry,
-                                     HeartbeatPolicy heartbeats, OnBrokenWithReplies onBroken) {
-        ChainAttempts attempts = ChainAttempts.start(node, new ChainAttempts.Call(server, serviceFunction, params, cf,
-                state, metadata, maxHops, heartbeats), timeout, deadline, retry, retryTokens, replies.sink(), retries,
-                null);
+    public Runnable startWithReplies(BufferedReplySet<?> replies, ChainStart start, RetryPolicy retry,
+                                     OnBrokenWithReplies onBroken) {
+        ChainAttempts attempts = ChainAttempts.start(node, start, retry, retryTokens, replies.sink(), retries, null);
         AtomicReference<Runnable> diagnosing = new AtomicReference<>();
         AtomicBoolean cancelled = new AtomicBoolean();
         attempts.last().whenComplete((p, never) -> {
@@ -216,9 +197,8 @@ public final class ChainLauncher {
                 } else if (cause instanceof BrokenChainException broken && !cancelled.get()) {
                     // paper 3.9: broken, sent again, broken again: run step by step, the replies to the same set
                     // (a broken attempt's finished() fails right after its outcome: the set is the diagnosis's now)
-                    diagnosing.set(onBroken.handle(replies, p, broken, server, serviceFunction, params, cf, state,
-                            metadata, timeout.minusNanos(System.nanoTime() - attempts.startNanos()), deadline, maxHops,
-                            heartbeats));
+                    diagnosing.set(onBroken.handle(replies, p, broken, start.withTimeout(
+                            start.timeout().minusNanos(System.nanoTime() - attempts.startNanos()))));
                     if (cancelled.get()) {
                         diagnosing.get().run();
                     }

@@ -2,6 +2,7 @@ package io.rpcc.client.internal;
 
 import io.rpcc.core.ChainException;
 import io.rpcc.core.internal.chain.ChainOriginator;
+import io.rpcc.core.internal.chain.ChainStart;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,16 +20,16 @@ final class FailedChains {
     static final long KEEP_SECONDS = 60;
 
     /** A chain that failed: what it is, and its last attempt. */
-    record Failed(ChainAttempts.Call call, ChainOriginator.Pending last, long failedNanos) {
+    record Failed(ChainStart start, ChainOriginator.Pending last, long failedNanos) {
     }
 
     /** Oldest first; exceptions are equal only to themselves. */
     private final LinkedHashMap<ChainException, Failed> failed = new LinkedHashMap<>();
 
-    /** Chain {@code call}, whose last attempt is {@code last}, failed with {@code e}. */
-    synchronized void remember(ChainException e, ChainAttempts.Call call, ChainOriginator.Pending last) {
+    /** Chain {@code start}, whose last attempt is {@code last}, failed with {@code e}. */
+    synchronized void remember(ChainException e, ChainStart start, ChainOriginator.Pending last) {
         forgetOld(System.nanoTime());
-        Failed f = new Failed(call, last, System.nanoTime());
+        Failed f = new Failed(start, last, System.nanoTime());
         failed.put(e, f);
     }
 

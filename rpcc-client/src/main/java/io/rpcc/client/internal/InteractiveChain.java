@@ -8,11 +8,12 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
-import io.rpcc.core.Metadata;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
+import io.rpcc.core.internal.chain.ChainPosition;
+import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.NextHopDecision;
@@ -29,8 +30,6 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Interactive mode (paper section 3.7): every chaining function runs at the client, so the chain
@@ -128,20 +127,14 @@ public final class InteractiveChain {
         this.launcher = launcher;
     }
 
-    /** Runs a chain on the calling thread and waits until it is finished; replies are collected in the result. */
-    public ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                     ChainState state, Metadata metadata, Duration timeout, Instant deadline,
-                                     int maxHops, StepMode mode) {
-        return runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
-                new Cancellation(launcher.node()), mode);
+    /** Runs chain {@code start} on the calling thread and waits until it is finished; replies are collected in the result. */
+    public ChainResult runCollecting(ChainStart start, StepMode mode) {
+        return runCollecting(start, new Cancellation(launcher.node()), mode);
     }
 
-    private ChainResult runCollecting(String server, String serviceFunction, Object params, ChainingFunctionSource cf,
-                                      ChainState state, Metadata metadata, Duration timeout, Instant deadline,
-                                      int maxHops, Cancellation cancellation, StepMode mode) {
+    private ChainResult runCollecting(ChainStart start, Cancellation cancellation, StepMode mode) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        Run run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
-                (value, hop, host, from) -> collected.add(value), cancellation, mode);
+        Run run = run(start, (value, hop, host, from) -> collected.add(value), cancellation, mode);
         ChainLauncher.join(run.finished().handle((v, e) -> {
             if (run.error() != null) {
                 throw run.error();
@@ -155,18 +148,15 @@ public final class InteractiveChain {
     }
 
     /**
-     * Runs a chain on the node's executor; the future completes like {@link ChainLauncher#start}'s,
-     * and cancelling it cancels the chain.
+     * Runs chain {@code start} on the node's executor; the future completes like
+     * {@link ChainLauncher#start}'s, and cancelling it cancels the chain.
      */
-    public CompletableFuture<ChainResult> start(String server, String serviceFunction, Object params,
-                                               ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                               Duration timeout, Instant deadline, int maxHops, StepMode mode) {
+    public CompletableFuture<ChainResult> start(ChainStart start, StepMode mode) {
         Cancellation cancellation = new Cancellation(launcher.node());
         CompletableFuture<ChainResult> out = new CancellableFuture<>(() -> cancellation.cancel("its future was cancelled"));
         launcher.node().executor().execute(() -> {
             try {
-                out.complete(runCollecting(server, serviceFunction, params, cf, state, metadata, timeout, deadline,
-                        maxHops, cancellation, mode));
+                out.complete(runCollecting(start, cancellation, mode));
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
             }
@@ -175,30 +165,24 @@ public final class InteractiveChain {
     }
 
     /**
-     * Runs a chain on the node's executor, handing replies to {@code replies} as they arrive; returns
-     * what cancels it (it also ends the set).
+     * Runs chain {@code start} on the node's executor, handing replies to {@code replies} as they
+     * arrive; returns what cancels it (it also ends the set).
      */
-    public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
-                                     ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
-                                     Instant deadline, int maxHops, StepMode mode) {
-        return startWithReplies(replies, server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
-                mode, UnaryOperator.identity());
+    public Runnable startWithReplies(BufferedReplySet<?> replies, ChainStart start, StepMode mode) {
+        return startWithReplies(replies, start, mode, UnaryOperator.identity());
     }
 
     /**
-     * As {@link #startWithReplies(BufferedReplySet, String, String, Object, ChainingFunctionSource,
-     * ChainState, Metadata, Duration, Instant, int, StepMode)}, with the chain's failures (of its
-     * result and of its end) told to {@code replies} as {@code errors} turns them.
+     * As {@link #startWithReplies(BufferedReplySet, ChainStart, StepMode)}, with the chain's failures
+     * (of its result and of its end) told to {@code replies} as {@code errors} turns them.
      */
-    public Runnable startWithReplies(BufferedReplySet<?> replies, String server, String serviceFunction, Object params,
-                                     ChainingFunctionSource cf, ChainState state, Metadata metadata, Duration timeout,
-                                     Instant deadline, int maxHops, StepMode mode, UnaryOperator<Throwable> errors) {
+    public Runnable startWithReplies(BufferedReplySet<?> replies, ChainStart start, StepMode mode,
+                                     UnaryOperator<Throwable> errors) {
         Cancellation cancellation = new Cancellation(launcher.node());
         launcher.node().executor().execute(() -> {
             Run run;
             try {
-                run = run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops,
-                        replies.sink(), cancellation, mode);
+                run = run(start, replies.sink(), cancellation, mode);
             } catch (RuntimeException | Error e) {
                 replies.resultFailed(errors.apply(e));
                 replies.finished(null);
@@ -214,41 +198,43 @@ public final class InteractiveChain {
         return () -> replies.finished(cancellation.cancel("ReplySet.cancel()"));
     }
 
-    private Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-                    Metadata metadata, Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
-                    Cancellation cancellation, StepMode mode) {
-        return run(server, serviceFunction, params, cf, state, metadata, timeout, deadline, maxHops, sink, cancellation,
-                1, List.of(), List.of(), List.of(), BranchId.root(), mode);
+    private Run run(ChainStart start, ChainOriginator.ReplySink sink, Cancellation cancellation, StepMode mode) {
+        return run(start, sink, cancellation, mode, ChainPosition.FIRST, List.of(), List.of());
     }
 
     /**
-     * Runs the chain from hop {@code firstHop}, after {@code firstPath}, {@code firstConsole} and
-     * {@code firstTimings}, on {@code branch} (a split's branch: see {@link InteractiveSplit}), its
-     * steps launched as {@code mode} says.
+     * Runs chain {@code start} from {@code at} (its first hop's number, the path before it, and its
+     * branch: a split's branch, see {@link InteractiveSplit}), after {@code firstConsole} and
+     * {@code firstTimings}, its replies to {@code sink}, cancelled by {@code cancellation}, its steps
+     * launched as {@code mode} says.
      */
-    Run run(String server, String serviceFunction, Object params, ChainingFunctionSource cf, ChainState state,
-            Metadata metadata, Duration timeout, Instant deadline, int maxHops, ChainOriginator.ReplySink sink,
-            Cancellation cancellation, int firstHop, List<String> firstPath, List<ConsoleLine> firstConsole,
-            List<HopTiming> firstTimings, BranchId branch, StepMode mode) {
+    Run run(ChainStart start, ChainOriginator.ReplySink sink, Cancellation cancellation, StepMode mode,
+            ChainPosition at, List<ConsoleLine> firstConsole, List<HopTiming> firstTimings) {
+        Duration timeout = start.timeout();
+        Instant deadline = start.deadline();
+        int maxHops = start.maxHops();
+        BranchId branch = at.branch();
+        String server = start.server();
+        String serviceFunction = start.serviceFunction();
+        Object params = start.params();
+        ChainState state = start.state();
         Node node = launcher.node();
-        long start = System.nanoTime();
-        long deadlineNanos = start + timeout.toNanos();
-        List<String> path = firstPath;
+        long startNanos = System.nanoTime();
+        long deadlineNanos = startNanos + timeout.toNanos();
+        List<String> path = at.path();
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(firstConsole);
         List<HopTiming> timings = new ArrayList<>(firstTimings);
         List<CompletableFuture<Void>> finishes = new ArrayList<>();
-        AtomicLong localCount = new AtomicLong(1); // the driver's own unit, released at the end
-        CompletableFuture<Void> localQuiet = new CompletableFuture<>();
-        AtomicReference<ChainException> localFailure = new AtomicReference<>();
+        LocalWork local = new LocalWork(); // its one unit is the driver's own, released at the end
         ReplyWindow window = sink.window(); // one window for every step: the bound holds across them
-        finishes.add(localQuiet);
-        ChainingFunctionSource current = cf;
+        finishes.add(local.quiet());
+        ChainingFunctionSource current = start.chainingFunction();
         NextHopDecision decisions = NextHopDecision.of(node);
         try {
             // a step whose service function started a sub-chain (which runs at the servers: its chaining
             // functions are theirs, not the client's) took as many hops as the sub-chain, and a split as
             // many as its longest branch: the next hop is numbered after the last one, as in chain mode
-            for (int hop = firstHop; ; hop = timings.getLast().hop() + 1) {
+            for (int hop = at.hop(); ; hop = timings.getLast().hop() + 1) {
                 cancellation.check(hop);
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
@@ -256,9 +242,10 @@ public final class InteractiveChain {
                             "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(),
                             console, timings));
                 }
-                ChainOriginator.Pending step = node.launch(server, serviceFunction, params,
-                        ChainingFunctionSource.NONE, ChainState.empty(), metadata, Duration.ofNanos(left), deadline, hop,
-                        maxHops, path, sink, branch, mode.heartbeats(), mode.rerunOf());
+                ChainStart stepStart = start.step(server, serviceFunction, params, Duration.ofNanos(left),
+                        mode.heartbeats());
+                ChainPosition stepAt = new ChainPosition(hop, path, branch);
+                ChainOriginator.Pending step = node.launch(stepStart, stepAt, sink, mode.rerunOf());
                 finishes.add(step.finished());
                 cancellation.stepping(step);
                 ChainOriginator.Arrival arrival;
@@ -268,7 +255,7 @@ public final class InteractiveChain {
                         step.finished().handle((v, e) -> null).join();
                     }
                 } catch (ChainException e) {
-                    throw ChainDiagnosis.whereItStops(e, hop, server, serviceFunction, path, console, timings, mode);
+                    throw ChainDiagnosis.whereItStops(e, stepStart, stepAt, console, timings, mode);
                 }
                 path = arrival.frame().path();
                 console.addAll(arrival.frame().console());
@@ -280,14 +267,13 @@ public final class InteractiveChain {
                 if (current.isNone()) {
                     timings.add(timing);
                     return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,
-                            Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes, localCount,
-                            localQuiet, localFailure);
+                            Duration.ofNanos(System.nanoTime() - startNanos), true, List.of()), null, finishes, local);
                 }
                 NextHop next;
                 long loadNanos = 0;
                 long cfStart = System.nanoTime();
-                LocalReplies local = new LocalReplies(sink, window, node.settings().replyWriteTimeout(), node.name(),
-                        hop, localCount, localQuiet, localFailure, cancellation);
+                LocalReplies replies = new LocalReplies(sink, window, node.settings().replyWriteTimeout(), node.name(),
+                        hop, local, cancellation);
                 HopControl control;
                 try {
                     FunctionRuntime.Loaded loaded = node.functions().load(current);
@@ -297,7 +283,7 @@ public final class InteractiveChain {
                     long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
                     control = new HopControl(System.nanoTime(), budget);
                     try (var scope = new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, local, metadata, branch, control).push()) {
+                            node.name(), cfConsole, replies, start.metadata(), branch, control).push()) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {
@@ -309,9 +295,9 @@ public final class InteractiveChain {
                 NextHopDecision.Action action = decisions.decide(next, hop, maxHops, current,
                         control.remainingNanos(System.nanoTime()), List.of());
                 while (action instanceof NextHopDecision.StartSplit split) { // the client is every merge host too
-                    InteractiveSplit.Merged merged = new InteractiveSplit(this, node, sink, cancellation, finishes)
-                            .run(split, hop, path, console, timings, branch, metadata, deadlineNanos, deadline, maxHops,
-                                    mode);
+                    InteractiveSplit.Merged merged = new InteractiveSplit(this, node, sink, cancellation, finishes,
+                            start, mode).run(split, new ChainPosition(hop, path, branch), console, timings,
+                                    deadlineNanos);
                     path = merged.path();
                     hop = merged.hop();
                     current = merged.mergeFunction();
@@ -320,8 +306,8 @@ public final class InteractiveChain {
                 switch (action) {
                     case NextHopDecision.Finish finish -> {
                         return finish(new ChainResult(finish.result(), node.name(), path, console, timings,
-                                Duration.ofNanos(System.nanoTime() - start), true, List.of()), null, finishes,
-                                localCount, localQuiet, localFailure);
+                                Duration.ofNanos(System.nanoTime() - startNanos), true, List.of()), null, finishes,
+                                local);
                     }
                     case NextHopDecision.Forward onward -> {
                         server = onward.server();
@@ -340,14 +326,13 @@ public final class InteractiveChain {
                 }
             }
         } catch (ChainException e) {
-            return finish(null, e, finishes, localCount, localQuiet, localFailure);
+            return finish(null, e, finishes, local);
         }
     }
 
     private static Run finish(ChainResult result, ChainException error, List<CompletableFuture<Void>> finishes,
-                              AtomicLong localCount, CompletableFuture<Void> localQuiet,
-                              AtomicReference<ChainException> localFailure) {
-        LocalReplies.release(localCount, localQuiet, localFailure);
+                              LocalWork local) {
+        local.release();
         return new Run(result, error, CompletableFuture.allOf(finishes.toArray(CompletableFuture[]::new)));
     }
 }

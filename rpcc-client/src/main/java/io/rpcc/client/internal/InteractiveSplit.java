@@ -11,6 +11,8 @@ import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
+import io.rpcc.core.internal.chain.ChainPosition;
+import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.NextHopDecision;
@@ -24,8 +26,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A split in interactive mode (paper 3.10 with 3.7): the client plays the merge host. Each branch
@@ -51,29 +51,40 @@ final class InteractiveSplit {
     private final ChainOriginator.ReplySink sink;
     private final InteractiveChain.Cancellation cancellation;
     private final List<CompletableFuture<Void>> finishes;
+    private final ChainStart chainStart;
+    private final StepMode mode;
 
     /**
-     * A split of an interactive chain started at {@code node}, whose replies go to {@code sink}, that
-     * {@code cancellation} cancels and that is finished when all of {@code finishes} are (the
-     * branches' are added).
+     * A split of interactive chain {@code chainStart} started at {@code node}, whose replies go to
+     * {@code sink}, that {@code cancellation} cancels and that is finished when all of
+     * {@code finishes} are (the branches' are added); its steps are launched as {@code mode} says.
      */
     InteractiveSplit(InteractiveChain chain, Node node, ChainOriginator.ReplySink sink,
-                     InteractiveChain.Cancellation cancellation, List<CompletableFuture<Void>> finishes) {
+                     InteractiveChain.Cancellation cancellation, List<CompletableFuture<Void>> finishes,
+                     ChainStart chainStart, StepMode mode) {
         this.chain = chain;
         this.node = node;
         this.sink = sink;
         this.cancellation = cancellation;
         this.finishes = finishes;
+        this.chainStart = chainStart;
+        this.mode = mode;
     }
 
     /**
-     * Runs {@code split}, made by the chaining function of hop {@code hop} on {@code branch} after
-     * {@code path}; adds the branches' console lines and timings to {@code console} and
-     * {@code timings}; throws the chain's failure if the default merge fails or the merge function does.
+     * Runs {@code split}, made by the chaining function of the hop at {@code at} (its number, the path
+     * before it, its branch); adds the branches' console lines and timings to {@code console} and
+     * {@code timings}; throws the chain's failure if the default merge fails or the merge function
+     * does. The call's time is up at {@code deadlineNanos} ({@link System#nanoTime()}).
      */
-    Merged run(NextHopDecision.StartSplit split, int hop, List<String> path, List<ConsoleLine> console,
-               List<HopTiming> timings, BranchId branch, Metadata metadata, long deadlineNanos, Instant deadline,
-               int maxHops, StepMode mode) {
+    Merged run(NextHopDecision.StartSplit split, ChainPosition at, List<ConsoleLine> console, List<HopTiming> timings,
+               long deadlineNanos) {
+        int hop = at.hop();
+        List<String> path = at.path();
+        BranchId branch = at.branch();
+        Metadata metadata = chainStart.metadata();
+        Instant deadline = chainStart.deadline();
+        int maxHops = chainStart.maxHops();
         long start = System.nanoTime();
         List<NextHop.Call> calls = split.split().branches();
         int n = calls.size();
@@ -88,9 +99,11 @@ final class InteractiveSplit {
             CompletableFuture<InteractiveChain.Run> run = new CompletableFuture<>();
             Thread.startVirtualThread(() -> {
                 try {
-                    run.complete(chain.run(call.server(), call.serviceFunction(), call.params(), cf, call.state(),
-                            metadata, Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())), deadline,
-                            maxHops, sink, c, split.hop(), path, consoleAtSplit, timingsAtSplit, on, mode));
+                    ChainStart branchStart = chainStart.continuing(new NextHop.Call(call.server(),
+                            call.serviceFunction(), call.params(), cf, call.state()),
+                            Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())));
+                    run.complete(chain.run(branchStart, sink, c, mode, new ChainPosition(split.hop(), path, on),
+                            consoleAtSplit, timingsAtSplit));
                 } catch (RuntimeException | Error e) {
                     run.completeExceptionally(e);
                 }
@@ -144,12 +157,10 @@ final class InteractiveSplit {
         long loadNanos = 0;
         long cfStart = System.nanoTime();
         NextHop next;
-        AtomicLong count = new AtomicLong(1);
-        CompletableFuture<Void> quiet = new CompletableFuture<>();
-        AtomicReference<ChainException> failure = new AtomicReference<>();
-        finishes.add(quiet);
+        LocalWork work = new LocalWork();
+        finishes.add(work.quiet());
         LocalReplies local = new LocalReplies(sink, sink.window(), node.settings().replyWriteTimeout(), node.name(),
-                last, count, quiet, failure, cancellation);
+                last, work, cancellation);
         try {
             cancellation.check(last);
             FunctionRuntime.Loaded loaded = node.functions().load(mergeFunction);
@@ -168,7 +179,7 @@ final class InteractiveSplit {
             }
             throw ChainLauncher.failure(f, node.name(), last, merged, console, timings);
         } finally {
-            LocalReplies.release(count, quiet, failure);
+            work.release();
         }
         timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
         return new Merged(merged, last, mergeFunction, decisions.decide(next, last, maxHops, mergeFunction,

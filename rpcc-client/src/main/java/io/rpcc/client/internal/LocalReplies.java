@@ -1,6 +1,5 @@
 package io.rpcc.client.internal;
 
-import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.Replies;
@@ -10,9 +9,6 @@ import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.spi.WallClock;
 import io.rpcc.core.internal.wire.ErrorCode;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Partial replies of chaining functions that run at the client (interactive mode): they go
@@ -24,25 +20,20 @@ final class LocalReplies implements Replies {
     private final ChainOriginator.ReplySink sink;
     private final String host;
     private final int hop;
-    private final AtomicLong count;
-    private final CompletableFuture<Void> quiet;
-    private final AtomicReference<ChainException> failure;
+    private final LocalWork work;
     private final ReplyWindow window;
     private final Duration writeTimeout;
     private final InteractiveChain.Cancellation cancellation;
 
     LocalReplies(ChainOriginator.ReplySink sink, ReplyWindow window, Duration writeTimeout, String host, int hop,
-                 AtomicLong count, CompletableFuture<Void> quiet, AtomicReference<ChainException> failure,
-                 InteractiveChain.Cancellation cancellation) {
+                 LocalWork work, InteractiveChain.Cancellation cancellation) {
         this.sink = sink;
         this.cancellation = cancellation;
         this.window = window;
         this.writeTimeout = writeTimeout;
         this.host = host;
         this.hop = hop;
-        this.count = count;
-        this.quiet = quiet;
-        this.failure = failure;
+        this.work = work;
     }
 
     @Override
@@ -84,40 +75,22 @@ final class LocalReplies implements Replies {
 
     @Override
     public void raise() {
-        while (true) {
-            long c = count.get();
-            if (c == 0) {
-                throw new IllegalStateException("the interactive chain has finished; start work through "
-                        + "ChainContext.wrap, executor or startThread while the chaining function runs");
-            }
-            if (count.compareAndSet(c, c + 1)) {
-                return;
-            }
+        if (!work.tryRaise()) {
+            throw new IllegalStateException("the interactive chain has finished; start work through "
+                    + "ChainContext.wrap, executor or startThread while the chaining function runs");
         }
     }
 
     @Override
     public void lower() {
-        release(count, quiet, failure);
+        work.release();
     }
 
     @Override
     public void failed(Throwable error) {
-        failure.compareAndSet(null, ErrorCode.SERVICE_FUNCTION_FAILED.toException(new ChainFailure(
+        work.failed(ErrorCode.SERVICE_FUNCTION_FAILED.toException(new ChainFailure(
                 error.getClass().getName(), "a task that the chaining function of hop " + hop + " started through "
                 + "ChainContext at '" + host + "' threw " + error, host, hop, List.of(),
                 FunctionRuntime.stackTrace(error), List.of(), List.of())));
-    }
-
-    /** Lowers {@code count}; at zero, {@code quiet} completes, or fails with the first task failure. */
-    static void release(AtomicLong count, CompletableFuture<Void> quiet, AtomicReference<ChainException> failure) {
-        if (count.decrementAndGet() == 0) {
-            ChainException e = failure.get();
-            if (e == null) {
-                quiet.complete(null);
-            } else {
-                quiet.completeExceptionally(e);
-            }
-        }
     }
 }

@@ -4,6 +4,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.util.LinkedHashMap;
@@ -52,9 +53,10 @@ final class Continuations {
          */
         ChainHeader resumed(ChainHeader returning) {
             List<ReturnPoint> stack = returning.returnStack();
-            return returning.onward(returning.hop(), returning.path(), returning.console(), returning.timings(),
-                    header.serviceFunction(), chainingFunction, returning.credit(), returning.metadata(),
-                    returning.budgetNanos()).with(chainingFunction, stack.subList(0, stack.size() - 1));
+            return returning.onward(new ChainSoFar(returning.hop(), returning.path(), returning.console(),
+                    returning.timings(), returning.metadata()), header.serviceFunction(), chainingFunction,
+                    returning.credit(), returning.budgetNanos()).with(chainingFunction, stack.subList(0,
+                    stack.size() - 1));
         }
     }
 

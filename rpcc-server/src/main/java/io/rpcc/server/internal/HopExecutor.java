@@ -26,6 +26,7 @@ import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.spi.InvocationAbandoned;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.CodedFailure;
 import io.rpcc.core.internal.wire.ErrorCode;
@@ -407,8 +408,8 @@ public final class HopExecutor implements RequestHandler {
             } else if (returning) { // paper 3.4: a sub-chain this node started returns its result
                 if (composedAfter != null) { // composed: resumed where the sub-chain ended, on this hop
                     ReturnPoint point = h.returnStack().getLast();
-                    h = h.onward(h.hop(), h.path(), h.console(), h.timings(), composedAfter, point.chainingFunction(),
-                            h.credit(), h.metadata(), h.budgetNanos())
+                    h = h.onward(new ChainSoFar(h.hop(), h.path(), h.console(), h.timings(), h.metadata()),
+                            composedAfter, point.chainingFunction(), h.credit(), h.budgetNanos())
                             .with(point.chainingFunction(), h.returnStack().subList(0, h.returnStack().size() - 1));
                     state = point.state();
                     if (point.node().node().equals(node.name())) { // ended at its creator: a hop parked here for a
@@ -570,8 +571,8 @@ public final class HopExecutor implements RequestHandler {
                 if (replies.abandoned()) {
                     return;
                 }
-                ChainHeader nh = h.onward(onward.hop(), path, consoleNow, timings, onward.serviceFunction(),
-                        onward.chainingFunction(), pass, metadata, onward.budgetNanos());
+                ChainHeader nh = h.onward(new ChainSoFar(onward.hop(), path, consoleNow, timings, metadata),
+                        onward.serviceFunction(), onward.chainingFunction(), pass, onward.budgetNanos());
                 handOn(h, onward.server(), null, new ChainRequest(nh, onward.params(), onward.state(), null), path,
                         consoleNow, timings, pass, control, () -> { });
             }
@@ -601,16 +602,17 @@ public final class HopExecutor implements RequestHandler {
                     continuations.forget(number);
                     return;
                 }
-                ChainHeader nh = h.onward(start.hop(), path, consoleNow, timings, sub.serviceFunction(),
-                        sub.chainingFunction(), pass, metadata, start.budgetNanos()).with(sub.chainingFunction(), stack);
+                ChainHeader nh = h.onward(new ChainSoFar(start.hop(), path, consoleNow, timings, metadata),
+                        sub.serviceFunction(), sub.chainingFunction(), pass,
+                        start.budgetNanos()).with(sub.chainingFunction(), stack);
                 handOn(h, sub.server(), null, new ChainRequest(nh, sub.params(), sub.state(), null), path, consoleNow,
                         timings, pass, control, () -> continuations.forget(number));
             }
             case NextHopDecision.ReturnToCreator back when back.to().composed() -> {
                 // composed (paper 3.4, Fig. 5c): the parent's chaining function runs here, on this hop's
                 // thread, credit and control, as if the return had arrived: no crossing back to its creator
-                ChainHeader nh = h.onward(h.hop(), path, List.copyOf(console), timings, RETURN,
-                        ChainingFunctionSource.NONE, h.credit(), h.metadata(), back.budgetNanos());
+                ChainHeader nh = h.onward(new ChainSoFar(h.hop(), path, List.copyOf(console), timings, h.metadata()),
+                        RETURN, ChainingFunctionSource.NONE, h.credit(), back.budgetNanos());
                 run(new ChainRequest(nh, back.result(), ChainState.empty(), null), control, System.nanoTime(), replies,
                         h.serviceFunction(), null);
             }
@@ -620,8 +622,9 @@ public final class HopExecutor implements RequestHandler {
                 if (replies.abandoned()) {
                     return;
                 }
-                ChainHeader nh = h.onward(h.hop(), path, consoleNow, timings, back.to().isMerge() ? MergePoints.OUTCOME
-                        : RETURN, ChainingFunctionSource.NONE, pass, h.metadata(), back.budgetNanos());
+                ChainHeader nh = h.onward(new ChainSoFar(h.hop(), path, consoleNow, timings, h.metadata()),
+                        back.to().isMerge() ? MergePoints.OUTCOME
+                        : RETURN, ChainingFunctionSource.NONE, pass, back.budgetNanos());
                 handOn(h, back.to().node().node(), node.addressOf(back.to().node()),
                         new ChainRequest(nh, back.result(), ChainState.empty(), null), path, consoleNow, timings, pass,
                         control, () -> { });
@@ -786,8 +789,8 @@ public final class HopExecutor implements RequestHandler {
         if (replies.abandoned()) {
             return;
         }
-        ChainHeader ph = h.onward(h.hop(), path, consoleNow, timings, CHAIN_AT_PROXY, h.chainingFunction(), pass,
-                h.metadata(), decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
+        ChainHeader ph = h.onward(new ChainSoFar(h.hop(), path, consoleNow, timings, h.metadata()), CHAIN_AT_PROXY,
+                h.chainingFunction(), pass, decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
         CompletableFuture<Void> sent = send(chainingProxy, null, new ChainRequest(ph, result, state, null), control);
         handOffs.track(sent.exceptionallyCompose(e -> {
             if (control.isCancelled()) {

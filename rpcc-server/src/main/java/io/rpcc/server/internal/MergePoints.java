@@ -11,6 +11,7 @@ import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
@@ -182,15 +183,16 @@ final class MergePoints {
         List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
         stack.add(ReturnPoint.merge(mergeHost, h.hop(), n));
         List<Send> sends = new ArrayList<>(n + 1);
-        ChainHeader open = h.onward(h.hop(), path, console, timings, OPEN, split.mergeFunction(), openShare,
-                h.metadata(), split.budgetNanos()).with(split.mergeFunction(), stack);
+        ChainHeader open = h.onward(new ChainSoFar(h.hop(), path, console, timings, h.metadata()), OPEN,
+                split.mergeFunction(), openShare, split.budgetNanos()).with(split.mergeFunction(), stack);
         sends.add(new Send(mergeHost.node(), mergeAddress, new ChainRequest(open, null, split.split().state(), null),
                 openShare, true));
         for (int i = 0; i < n; i++) {
             NextHop.Call call = calls.get(i);
             ChainingFunctionSource cf = split.branchFunctions().get(i);
-            ChainHeader bh = h.onward(split.hop(), path, console, timings, call.serviceFunction(), cf, share,
-                    metadata.get(i), split.budgetNanos()).with(cf, stack).withBranch(h.branch().child(i + 1, n));
+            ChainHeader bh = h.onward(new ChainSoFar(split.hop(), path, console, timings, metadata.get(i)),
+                    call.serviceFunction(), cf, share, split.budgetNanos()).with(cf,
+                    stack).withBranch(h.branch().child(i + 1, n));
             sends.add(new Send(call.server(), null, new ChainRequest(bh, call.params(), call.state(), null), share,
                     false));
         }
@@ -219,8 +221,8 @@ final class MergePoints {
                 failure.host(), failure.hop()));
         params.add(new ArrayList<>(failure.path()));
         params.add(new ArrayList<>(failure.details()));
-        ChainHeader out = h.onward(h.hop(), failure.path(), failure.console(), failure.timings(), FAILED,
-                ChainingFunctionSource.NONE, credit, h.metadata(), h.budgetNanos())
+        ChainHeader out = h.onward(new ChainSoFar(h.hop(), failure.path(), failure.console(), failure.timings(),
+                h.metadata()), FAILED, ChainingFunctionSource.NONE, credit, h.budgetNanos())
                 .with(ChainingFunctionSource.NONE, levels);
         return new ChainRequest(out, params, ChainState.empty(), null);
     }
@@ -335,8 +337,8 @@ final class MergePoints {
         ChainingFunctionSource mergeFunction = open.chainingFunction();
         List<ReturnPoint> below = open.returnStack().subList(0, open.returnStack().size() - 1);
         timings.add(new HopTiming(hop, nodeName, OUTCOME, nowNanos - m.startNanos, 0, 0, 0, nodeName));
-        ChainHeader merged = open.onward(hop, path, console, timings, MERGED, mergeFunction, m.credit, open.metadata(),
-                last.budgetNanos()).with(mergeFunction, below);
+        ChainHeader merged = open.onward(new ChainSoFar(hop, path, console, timings, open.metadata()), MERGED,
+                mergeFunction, m.credit, last.budgetNanos()).with(mergeFunction, below);
         if (last.heartbeat().isOn()) { // the parent branch resumes: its first heartbeat is due at once
             merged = merged.withHeartbeat(new HeartbeatBudget(last.heartbeat().intervalNanos(), 0));
         }

@@ -9,6 +9,7 @@ import io.rpcc.core.SubChainRecovery;
 import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.CodedFailure;
 import io.rpcc.core.internal.wire.Credit;
@@ -53,8 +54,8 @@ final class SubChainFailures {
                                   Credit credit, long allowanceNanos) {
         long budget = h.budgetNanos() == ChainHeader.NO_DEADLINE ? h.budgetNanos() : h.budgetNanos() - allowanceNanos;
         List<String> path = failure.path().isEmpty() ? h.path() : failure.path();
-        ChainHeader nh = h.onward(h.hop(), path, failure.console(), failure.timings(), RETURN_FAILURE,
-                ChainingFunctionSource.NONE, credit, h.metadata(), budget).with(ChainingFunctionSource.NONE, levels);
+        ChainHeader nh = h.onward(new ChainSoFar(h.hop(), path, failure.console(), failure.timings(), h.metadata()),
+                RETURN_FAILURE, ChainingFunctionSource.NONE, credit, budget).with(ChainingFunctionSource.NONE, levels);
         return new ChainRequest(nh, WireFormat.encodeFailure(code, failure), ChainState.empty(), null);
     }
 

@@ -11,6 +11,11 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
+import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ReturnRoute;
+import io.rpcc.core.internal.wire.ChainLimits;
+import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.NodeAddress;
@@ -27,9 +32,11 @@ class ChainTrailsTest {
     final ChainSecret secret = ChainSecret.random();
 
     private ChainHeader header(long id, ChainSecret s, long budget) {
-        return new ChainHeader(id, s, "client", "127.0.0.1", 4000, 2, 10, List.of(), List.of(), List.of(), "f",
-                ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client", "127.0.0.1", 4000), Metadata.empty(),
-                List.of(), BranchId.root(), budget);
+        return new ChainHeader(new ChainIdentity(id, s, new NodeAddress("client", "127.0.0.1", 4000), 1),
+                new ChainSoFar(2, List.of(), List.of(), List.of(), Metadata.empty()), "f",
+                        ChainingFunctionSource.NONE, Credit.ONE,
+                new ReturnRoute(new NodeAddress("client", "127.0.0.1", 4000), List.of(), BranchId.root()),
+                        new ChainLimits(10, budget, HeartbeatBudget.NONE));
     }
 
     @Test

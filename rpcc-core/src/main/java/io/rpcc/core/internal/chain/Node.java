@@ -22,12 +22,16 @@ import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ChainLimits;
+import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.net.InetSocketAddress;
@@ -198,69 +202,52 @@ public final class Node implements AutoCloseable {
     }
 
     /**
-     * Starts hop {@code hop} (after {@code path}) of a chain that this node originates, with all of
-     * the chain's credit, and registers it; partial replies go to {@code sink}. The chain's budget is
-     * the earlier of {@code timeout} and {@code deadline} (local clock, or {@code null}). When the
-     * chain is cancelled or times out, the notice goes to {@code server}, and from there follows the
-     * chain's trail.
+     * Starts chain {@code start}, which this node originates, with all of the chain's credit, and
+     * registers it; partial replies go to {@code sink}. The chain's budget is the earlier of its
+     * timeout and its deadline (local clock, or {@code null}); its heartbeats are watched as it says
+     * (paper 3.9). When the chain is cancelled or times out, the notice goes to its first server, and
+     * from there follows the chain's trail.
      */
-    public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
-                                          ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                          Duration timeout, Instant deadline, int hop, int maxHops, List<String> path,
-                                          ChainOriginator.ReplySink sink) {
-        return launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, hop, maxHops, path, sink,
-                BranchId.root());
-    }
-
-    /** As {@link #launch(String, String, Object, ChainingFunctionSource, ChainState, Metadata, Duration, Instant, int, int, List, ChainOriginator.ReplySink)}, on {@code branch} (interactive mode's branches of a split). */
-    public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
-                                          ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                          Duration timeout, Instant deadline, int hop, int maxHops, List<String> path,
-                                          ChainOriginator.ReplySink sink, BranchId branch) {
-        return launch(server, serviceFunction, params, cf, state, metadata, timeout, deadline, hop, maxHops, path, sink,
-                branch, HeartbeatPolicy.OFF, null);
+    public ChainOriginator.Pending launch(ChainStart start, ChainOriginator.ReplySink sink) {
+        return launch(start, ChainPosition.FIRST, sink, null);
     }
 
     /**
-     * As {@link #launch(String, String, Object, ChainingFunctionSource, ChainState, Metadata, Duration, Instant, int, int, List, ChainOriginator.ReplySink, BranchId)},
-     * watching the chain's heartbeats as {@code heartbeats} says (paper 3.9); if {@code rerunOf} is
-     * not {@code null}, as a new run of that chain, which has ended here (same id and secret, the
-     * attempt after its: see {@link ChainOriginator#restart}).
+     * As {@link #launch(ChainStart, ChainOriginator.ReplySink)}, its first hop at {@code at} (a later
+     * hop, on a branch, when the chain runs step by step); if {@code rerunOf} is not {@code null}, as a
+     * new run of that chain, which has ended here (same id and secret, the attempt after its: see
+     * {@link ChainOriginator#restart}).
      */
-    public ChainOriginator.Pending launch(String server, String serviceFunction, Object params,
-                                          ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                          Duration timeout, Instant deadline, int hop, int maxHops, List<String> path,
-                                          ChainOriginator.ReplySink sink, BranchId branch, HeartbeatPolicy heartbeats,
+    public ChainOriginator.Pending launch(ChainStart start, ChainPosition at, ChainOriginator.ReplySink sink,
                                           ChainOriginator.Pending rerunOf) {
         requireStarted();
-        long budget = budgetNanos(timeout, deadline);
-        ChainOriginator.Pending p = rerunOf == null ? originator.start(timeout, budget, sink)
-                : originator.restart(rerunOf, timeout, budget, sink);
-        return send(p, budget, server, serviceFunction, params, cf, state, metadata, hop, maxHops, path, branch,
-                heartbeats);
+        long budget = budgetNanos(start.timeout(), start.deadline());
+        ChainOriginator.Pending p = rerunOf == null ? originator.start(start.timeout(), budget, sink)
+                : originator.restart(rerunOf, start.timeout(), budget, sink);
+        return send(p, budget, start, at);
     }
 
     /**
      * Sends chain {@code earlier}, which has ended here (it failed, or broke), again as its next
-     * attempt: same id and secret (so that its servers replay the outcomes they cached of its hops,
-     * paper 3.9), all of its credit again, its frames back under the new attempt's secret, its
-     * heartbeats watched as {@code heartbeats} says. Its budget is the earlier of {@code timeout}
-     * (what is left of the call's) and {@code deadline}. Otherwise as {@link #launch}.
+     * attempt of {@code start}: same id and secret (so that its servers replay the outcomes they
+     * cached of its hops, paper 3.9), all of its credit again, its frames back under the new attempt's
+     * secret, its heartbeats watched as {@code start} says. Its budget is the earlier of the start's
+     * timeout (what is left of the call's) and its deadline. Otherwise as {@link #launch}.
      */
-    public ChainOriginator.Pending retransmit(ChainOriginator.Pending earlier, String server, String serviceFunction,
-                                              Object params, ChainingFunctionSource cf, ChainState state,
-                                              Metadata metadata, Duration timeout, Instant deadline, int maxHops,
-                                              ChainOriginator.ReplySink sink, HeartbeatPolicy heartbeats) {
+    public ChainOriginator.Pending retransmit(ChainOriginator.Pending earlier, ChainStart start,
+                                              ChainOriginator.ReplySink sink) {
         requireStarted();
-        long budget = budgetNanos(timeout, deadline);
-        return send(originator.retransmit(earlier, timeout, budget, sink), budget, server, serviceFunction, params, cf,
-                state, metadata, 1, maxHops, List.of(), BranchId.root(), heartbeats);
+        long budget = budgetNanos(start.timeout(), start.deadline());
+        return send(originator.retransmit(earlier, start.timeout(), budget, sink), budget, start, ChainPosition.FIRST);
     }
 
-    private ChainOriginator.Pending send(ChainOriginator.Pending p, long budget, String server, String serviceFunction,
-                                         Object params, ChainingFunctionSource cf, ChainState state, Metadata metadata,
-                                         int hop, int maxHops, List<String> path, BranchId branch,
-                                         HeartbeatPolicy heartbeats) {
+    private ChainOriginator.Pending send(ChainOriginator.Pending p, long budget, ChainStart start, ChainPosition at) {
+        String server = start.server();
+        String serviceFunction = start.serviceFunction();
+        int hop = at.hop();
+        List<String> path = at.path();
+        BranchId branch = at.branch();
+        HeartbeatPolicy heartbeats = start.heartbeats();
         HeartbeatBudget heartbeat = HeartbeatBudget.NONE;
         if (heartbeats.isOn()) {
             p.watchLiveness(new ChainLiveness(branch, hop, server, heartbeats.brokenAfterNanos(), System.nanoTime()));
@@ -275,9 +262,10 @@ public final class Node implements AutoCloseable {
             }
         });
         NodeAddress self = new NodeAddress(name(), transport.advertisedHost(), transport.port());
-        ChainHeader header = new ChainHeader(p.id(), p.secret(), self.node(), self.host(), self.port(), hop, maxHops, path,
-                List.of(), List.of(), serviceFunction, cf, Credit.ONE, self, metadata, List.of(), branch,
-                budget - allowanceNanos(), heartbeat, p.attempt());
+        ChainHeader header = new ChainHeader(new ChainIdentity(p.id(), p.secret(), self, p.attempt()),
+                new ChainSoFar(hop, path, List.of(), List.of(), start.metadata()), serviceFunction,
+                start.chainingFunction(), Credit.ONE, new ReturnRoute(self, List.of(), branch),
+                new ChainLimits(start.maxHops(), budget - allowanceNanos(), heartbeat));
         if (budget != ChainHeader.NO_DEADLINE && budget <= 0) { // nothing to send: hop 1 would start past the deadline
             originator.failLocally(p.id(), new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + hop + " ('"
                     + serviceFunction + "' at '" + server + "') would start " + TimeUnit.NANOSECONDS.toMillis(-budget)
@@ -285,7 +273,7 @@ public final class Node implements AutoCloseable {
                     + "(ChainCall.deadline or timeout)"), hop, server, path);
             return p;
         }
-        forward(server, new ChainRequest(header, params, state, null)).whenComplete((v, e) -> {
+        forward(server, new ChainRequest(header, start.params(), start.state(), null)).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);
                 originator.failLocally(p.id(), cause instanceof HopFailure f ? f
@@ -348,8 +336,8 @@ public final class Node implements AutoCloseable {
      * result; for rpcc's own services (the repository). Throws the chain's {@code ChainException}.
      */
     public Object call(String server, String serviceFunction, Object params, Duration timeout) {
-        ChainOriginator.Pending p = launch(server, serviceFunction, params, ChainingFunctionSource.NONE,
-                ChainState.empty(), Metadata.empty(), timeout, null, 1, 1, List.of(), (value, hop, host, bytes) -> { });
+        ChainOriginator.Pending p = launch(ChainStart.call(server, serviceFunction, params, timeout),
+                (value, hop, host, bytes) -> { });
         try {
             ChainOriginator.Arrival a = p.outcome().join();
             if (a.frame().decodeError() != null) {

@@ -9,84 +9,139 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The routing and debugging part of a hop request; holds only rpcc's own types.
+ * The routing and debugging part of a hop request; holds only rpcc's own types. Its parts are
+ * grouped by what they say; the accessors of the single facts ({@link #hop()}, {@link #path()},
+ * {@link #replyTo()}, ...) read them from their part. The wire encoding ({@code WireFormat}) writes
+ * the facts one by one, in their fixed order, whatever the grouping.
  *
- * @param chainId the chain's number at its originator
- * @param secret the chain's secret, echoed in every frame to the originator
- * @param origin the originator's node name: who started the chain (its identity, e.g. in chain ids)
- * @param originHost the originator's advertised host
- * @param originPort the originator's advertised port
- * @param hop this hop's index, starting at 1
- * @param maxHops the hop limit
- * @param path the servers visited before this hop
- * @param console the virtual console so far
- * @param timings the hop timings so far
+ * @param chain which chain, and which sending of it, this hop belongs to: its id and secret, its
+ *     originator, its attempt (the frames back carry {@link #attemptSecret()})
+ * @param soFar this hop's number and what the chain carries to it: path, console, timings, metadata
  * @param serviceFunction the service function to run
  * @param chainingFunction the chaining function to run after it, or {@link ChainingFunctionSource#NONE}
  * @param credit the share of the chain's termination credit that this hop receives
- * @param replyTo where the hop's partial replies and returned credit go: the originator, or, inside a
- *     sub-chain whose replies go to its creator, that creator (the innermost sub-chain's return point's node);
- *     the chain id and {@link #replySecret()} are registered there
- * @param metadata the chain's metadata
- * @param returnStack where the chain returns to when it ends, innermost last (empty: nowhere, it
- *     ends at {@code replyTo})
- * @param branch the branch of the chain this hop is on
- * @param budgetNanos what is left of the chain's deadline when the request leaves its sender, in
- *     nanoseconds (zero or less: expired), or {@link #NO_DEADLINE}; a budget, not a time, so that the
- *     nodes' clocks need not agree
- * @param heartbeat the chain's time-to-heartbeat when the request leaves its sender (paper 3.9), or
- *     {@link HeartbeatBudget#NONE}
- * @param attempt which sending of the chain by its originator this is: 1, or more for a chain sent
- *     again with the same id and secret (idempotent retry, paper 3.9); the frames back carry
- *     {@link #attemptSecret()}
+ * @param route where the hop's partial replies, returned credit and the chain's end go, and its branch
+ *     (the chain id and {@link #replySecret()} are registered at the reply-to node)
+ * @param limits the hop limit, and what is left of the chain's deadline and time-to-heartbeat when
+ *     the request leaves its sender
  */
-public record ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop, int maxHops,
-                          List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                          String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
-                          NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
-                          long budgetNanos, HeartbeatBudget heartbeat, int attempt) {
+public record ChainHeader(ChainIdentity chain, ChainSoFar soFar, String serviceFunction,
+                          ChainingFunctionSource chainingFunction, Credit credit, ReturnRoute route, ChainLimits limits) {
     /** The budget of a chain without a deadline. */
     public static final long NO_DEADLINE = Long.MAX_VALUE;
     /** The most attempts a chain can be sent in (a larger attempt number makes a request malformed). */
     public static final int MAX_ATTEMPTS = 1000;
 
-    /** The secret of the frames back of this attempt ({@link ChainSecret#forAttempt}). */
-    public ChainSecret attemptSecret() {
-        return secret.forAttempt(attempt);
+    /** The chain's number at its originator. */
+    public long chainId() {
+        return chain.chainId();
     }
 
-    /** This header as attempt {@code nextAttempt} of its chain. */
-    public ChainHeader withAttempt(int nextAttempt) {
-        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos,
-                heartbeat, nextAttempt);
+    /** The chain's secret. */
+    public ChainSecret secret() {
+        return chain.secret();
     }
 
-    /** A header of a chain's first attempt that sends no heartbeats. */
-    public ChainHeader(long chainId, ChainSecret secret, String origin, String originHost, int originPort, int hop,
-                       int maxHops, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                       String serviceFunction, ChainingFunctionSource chainingFunction, Credit credit,
-                       NodeAddress replyTo, Metadata metadata, List<ReturnPoint> returnStack, BranchId branch,
-                       long budgetNanos) {
-        this(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings, serviceFunction,
-                chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos, HeartbeatBudget.NONE, 1);
+    /** The originator's node name. */
+    public String origin() {
+        return chain.originator().node();
+    }
+
+    /** The originator's advertised host. */
+    public String originHost() {
+        return chain.originator().host();
+    }
+
+    /** The originator's advertised port. */
+    public int originPort() {
+        return chain.originator().port();
     }
 
     /** The originator's address. */
     public NodeAddress originator() {
-        return new NodeAddress(origin, originHost, originPort);
+        return chain.originator();
+    }
+
+    /** Which sending of the chain by its originator this is. */
+    public int attempt() {
+        return chain.attempt();
+    }
+
+    /** This hop's index, starting at 1. */
+    public int hop() {
+        return soFar.hop();
+    }
+
+    /** The servers visited before this hop. */
+    public List<String> path() {
+        return soFar.path();
+    }
+
+    /** The virtual console so far. */
+    public List<ConsoleLine> console() {
+        return soFar.console();
+    }
+
+    /** The hop timings so far. */
+    public List<HopTiming> timings() {
+        return soFar.timings();
+    }
+
+    /** The chain's metadata. */
+    public Metadata metadata() {
+        return soFar.metadata();
+    }
+
+    /** Where the hop's partial replies and returned credit go. */
+    public NodeAddress replyTo() {
+        return route.replyTo();
+    }
+
+    /** Where the chain returns to when it ends, innermost last. */
+    public List<ReturnPoint> returnStack() {
+        return route.returnStack();
+    }
+
+    /** The branch of the chain this hop is on. */
+    public BranchId branch() {
+        return route.branch();
+    }
+
+    /** The hop limit. */
+    public int maxHops() {
+        return limits.maxHops();
+    }
+
+    /** What is left of the chain's deadline when the request leaves its sender, or {@link #NO_DEADLINE}. */
+    public long budgetNanos() {
+        return limits.budgetNanos();
+    }
+
+    /** The chain's time-to-heartbeat when the request leaves its sender, or {@link HeartbeatBudget#NONE}. */
+    public HeartbeatBudget heartbeat() {
+        return limits.heartbeat();
+    }
+
+    /** The secret of the frames back of this attempt ({@link ChainSecret#forAttempt}). */
+    public ChainSecret attemptSecret() {
+        return chain.secret().forAttempt(chain.attempt());
+    }
+
+    /** This header as attempt {@code nextAttempt} of its chain. */
+    public ChainHeader withAttempt(int nextAttempt) {
+        return new ChainHeader(new ChainIdentity(chain.chainId(), chain.secret(), chain.originator(), nextAttempt),
+                soFar, serviceFunction, chainingFunction, credit, route, limits);
     }
 
     /**
      * The header of the chain's next request from this hop: same chain, originator, reply-to, return
-     * stack and branch, with the given hop, path so far, function, credit, metadata and budget.
+     * stack, branch, hop limit and time-to-heartbeat, with {@code next} (its hop, path, console,
+     * timings and metadata so far), its functions, credit and budget.
      */
-    public ChainHeader onward(int nextHop, List<String> pathSoFar, List<ConsoleLine> consoleSoFar,
-                              List<HopTiming> timingsSoFar, String nextService, ChainingFunctionSource nextChaining,
-                              Credit nextCredit, Metadata nextMetadata, long nextBudgetNanos) {
-        return new ChainHeader(chainId, secret, origin, originHost, originPort, nextHop, maxHops, pathSoFar, consoleSoFar,
-                timingsSoFar, nextService, nextChaining, nextCredit, replyTo, nextMetadata, returnStack, branch,
-                nextBudgetNanos, heartbeat, attempt);
+    public ChainHeader onward(ChainSoFar next, String nextService, ChainingFunctionSource nextChaining,
+                              Credit nextCredit, long nextBudgetNanos) {
+        return new ChainHeader(chain, next, nextService, nextChaining, nextCredit, route,
+                new ChainLimits(limits.maxHops(), nextBudgetNanos, limits.heartbeat()));
     }
 
     /**
@@ -99,9 +154,8 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
     public ChainHeader with(ChainingFunctionSource nextChaining, List<ReturnPoint> nextStack) {
         ReturnPoint sub = innermostSubChain(nextStack);
         NodeAddress nextReplyTo = sub != null && sub.repliesToCreator() ? sub.node() : originator();
-        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, nextChaining, credit, nextReplyTo, metadata, List.copyOf(nextStack), branch, budgetNanos,
-                heartbeat, attempt);
+        return new ChainHeader(chain, soFar, serviceFunction, nextChaining, credit,
+                new ReturnRoute(nextReplyTo, List.copyOf(nextStack), route.branch()), limits);
     }
 
     /**
@@ -109,7 +163,7 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
      * creator of the sub-chain this hop is in, that sub-chain's ({@link ReturnPoint#replySecret}).
      */
     public ChainSecret replySecret() {
-        ReturnPoint sub = innermostSubChain(returnStack);
+        ReturnPoint sub = innermostSubChain(route.returnStack());
         ChainSecret own = attemptSecret();
         return sub == null || !sub.repliesToCreator() ? own : sub.replySecret(own);
     }
@@ -126,22 +180,19 @@ public record ChainHeader(long chainId, ChainSecret secret, String origin, Strin
 
     /** This header on branch {@code nextBranch} (a split's branch, or the parent branch a merge goes on with). */
     public ChainHeader withBranch(BranchId nextBranch) {
-        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, nextBranch, budgetNanos,
-                heartbeat, attempt);
+        return new ChainHeader(chain, soFar, serviceFunction, chainingFunction, credit,
+                new ReturnRoute(route.replyTo(), route.returnStack(), nextBranch), limits);
     }
 
     /** This header with {@code next} as its deadline budget (as the request leaves this node). */
     public ChainHeader withBudget(long next) {
-        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, branch, next, heartbeat,
-                attempt);
+        return new ChainHeader(chain, soFar, serviceFunction, chainingFunction, credit, route,
+                new ChainLimits(limits.maxHops(), next, limits.heartbeat()));
     }
 
     /** This header with {@code next} as its time-to-heartbeat (as the request leaves this node). */
     public ChainHeader withHeartbeat(HeartbeatBudget next) {
-        return new ChainHeader(chainId, secret, origin, originHost, originPort, hop, maxHops, path, console, timings,
-                serviceFunction, chainingFunction, credit, replyTo, metadata, returnStack, branch, budgetNanos, next,
-                attempt);
+        return new ChainHeader(chain, soFar, serviceFunction, chainingFunction, credit, route,
+                new ChainLimits(limits.maxHops(), limits.budgetNanos(), next));
     }
 }

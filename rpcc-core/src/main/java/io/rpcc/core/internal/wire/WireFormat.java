@@ -598,10 +598,20 @@ public final class WireFormat {
         String origin = in.readString();
         String originHost = in.readString();
         int originPort = in.readVarInt(true);
-        ChainHeader header = new ChainHeader(chainId, secret, origin, originHost, originPort, in.readVarInt(true),
-                in.readVarInt(true), readStrings(in), readConsole(in), readTimings(in), in.readString(), readFunction(in),
-                readRequestCredit(in), readReplyTo(in, new NodeAddress(origin, originHost, originPort)), Metadata.empty(),
-                List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
+        NodeAddress originator = new NodeAddress(origin, originHost, originPort);
+        int hop = in.readVarInt(true);
+        int maxHops = in.readVarInt(true);
+        List<String> path = readStrings(in);
+        List<ConsoleLine> console = readConsole(in);
+        List<HopTiming> timings = readTimings(in);
+        String serviceFunction = in.readString();
+        ChainingFunctionSource chainingFunction = readFunction(in);
+        Credit credit = readRequestCredit(in);
+        NodeAddress replyTo = readReplyTo(in, originator);
+        ChainHeader header = new ChainHeader(new ChainIdentity(chainId, secret, originator, 1),
+                new ChainSoFar(hop, path, console, timings, Metadata.empty()), serviceFunction, chainingFunction, credit,
+                new ReturnRoute(replyTo, List.of(), BranchId.root()),
+                new ChainLimits(maxHops, ChainHeader.NO_DEADLINE, HeartbeatBudget.NONE));
         if (header.origin() == null || header.serviceFunction() == null) {
             throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");
         }
@@ -609,11 +619,13 @@ public final class WireFormat {
             // from here on, what cannot be read is reported to the chain's reply-to node
             Metadata metadata = readMetadata(in);
             List<ReturnPoint> stack = readReturnStack(kryo, in);
-            header = new ChainHeader(header.chainId(), header.secret(), header.origin(), header.originHost(),
-                    header.originPort(), header.hop(), header.maxHops(), header.path(), header.console(),
-                    header.timings(), header.serviceFunction(), header.chainingFunction(), header.credit(),
-                    header.replyTo(), metadata, stack, readBranch(in, stack), readBudget(in), readHeartbeat(in),
-                    readAttempt(in));
+            BranchId branch = readBranch(in, stack);
+            long budget = readBudget(in);
+            HeartbeatBudget heartbeat = readHeartbeat(in);
+            int attempt = readAttempt(in);
+            header = new ChainHeader(new ChainIdentity(chainId, secret, originator, attempt),
+                    new ChainSoFar(hop, path, console, timings, metadata), serviceFunction, chainingFunction, credit,
+                    new ReturnRoute(replyTo, stack, branch), new ChainLimits(maxHops, budget, heartbeat));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");

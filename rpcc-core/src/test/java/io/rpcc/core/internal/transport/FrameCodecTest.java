@@ -28,6 +28,11 @@ import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
+import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ReturnRoute;
+import io.rpcc.core.internal.wire.ChainLimits;
+import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
@@ -97,20 +102,20 @@ class FrameCodecTest {
     }
 
     private static ChainHeader header(String function) {
-        return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
-                List.of(new ConsoleLine(1, "a", "chaining", "hi")),
-                List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), function,
-                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(),
-                new NodeAddress("client-1", "127.0.0.1", 4000), Metadata.empty(), List.of(), BranchId.root(),
-                1_500_000_000L);
+        return new ChainHeader(new ChainIdentity(42, SECRET, new NodeAddress("client-1", "127.0.0.1", 4000), 1),
+                new ChainSoFar(3, List.of("a", "b"), List.of(new ConsoleLine(1, "a", "chaining", "hi")),
+                        List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), Metadata.empty()), function,
+                        ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(),
+                new ReturnRoute(new NodeAddress("client-1", "127.0.0.1", 4000), List.of(), BranchId.root()),
+                        new ChainLimits(2000, 1_500_000_000L, HeartbeatBudget.NONE));
     }
 
     @Test
     void deadlineBudgetsRoundTripInTheHeader() {
         for (long budget : new long[] {ChainHeader.NO_DEADLINE, 0, 1, -1, -5_000_000_000L, 30_000_000_000L,
                 ChainHeader.NO_DEADLINE - 1, Long.MIN_VALUE}) {
-            ChainHeader h = header("f").onward(3, List.of(), List.of(), List.of(), "f", ChainingFunctionSource.NONE,
-                    Credit.ONE, Metadata.empty(), budget);
+            ChainHeader h = header("f").onward(new ChainSoFar(3, List.of(), List.of(), List.of(), Metadata.empty()),
+                    "f", ChainingFunctionSource.NONE, Credit.ONE, budget);
             ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, null, ChainState.empty(), null));
             assertEquals(budget, got.header().budgetNanos(), "budget " + budget);
             CancelFrame cancel = (CancelFrame) roundTrip(new CancelFrame(8, SECRET, "o", budget));
@@ -716,10 +721,12 @@ class FrameCodecTest {
                 .with("empty", "");
         List<ReturnPoint> stack = List.of(new ReturnPoint(new NodeAddress("outer", "10.0.0.7", 7001), 5, true),
                 new ReturnPoint(new NodeAddress("inner", "inner.example", 65535), Long.MAX_VALUE, false));
-        ChainHeader h = new ChainHeader(base.chainId(), base.secret(), base.origin(), base.originHost(), base.originPort(),
-                base.hop(), base.maxHops(), base.path(), base.console(), base.timings(), base.serviceFunction(),
-                base.chainingFunction(), base.credit(), new NodeAddress("collector", "10.0.0.9", 7100), metadata, stack,
-                BranchId.of(0, 2, 300), base.budgetNanos());
+        ChainHeader h = new ChainHeader(new ChainIdentity(base.chainId(), base.secret(),
+                new NodeAddress(base.origin(), base.originHost(), base.originPort()), 1),
+                new ChainSoFar(base.hop(), base.path(), base.console(), base.timings(), metadata),
+                        base.serviceFunction(), base.chainingFunction(), base.credit(),
+                new ReturnRoute(new NodeAddress("collector", "10.0.0.9", 7100), stack, BranchId.of(0, 2, 300)),
+                        new ChainLimits(base.maxHops(), base.budgetNanos(), HeartbeatBudget.NONE));
         ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h, "p", ChainState.empty(), null));
         assertNull(got.decodeError(), () -> String.valueOf(got.decodeError()));
         assertEquals(h, got.header());
@@ -814,8 +821,8 @@ class FrameCodecTest {
     }
 
     private static ChainHeader withMetadata(ChainHeader h, Metadata m) {
-        return h.onward(h.hop(), h.path(), h.console(), h.timings(), h.serviceFunction(), h.chainingFunction(), h.credit(), m,
-                h.budgetNanos());
+        return h.onward(new ChainSoFar(h.hop(), h.path(), h.console(), h.timings(), m), h.serviceFunction(),
+                h.chainingFunction(), h.credit(), h.budgetNanos());
     }
 
     private byte[] frameBytes(Object message) {
@@ -856,16 +863,21 @@ class FrameCodecTest {
     @Test
     void aRequestWithAnOriginNoOneCouldAnswerIsDropped() {
         for (String host : new String[] {"", "a b", "x".repeat(300), "evil/../host", "-lead.example"}) {
-            ChainHeader h = new ChainHeader(1, SECRET, "client", host, 4000, 1, 10, List.of(), List.of(), List.of(), "f",
-                    ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client", host, 4000), Metadata.empty(),
-                    List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
+            ChainHeader h = new ChainHeader(new ChainIdentity(1, SECRET, new NodeAddress("client", host, 4000), 1),
+                new ChainSoFar(1, List.of(), List.of(), List.of(), Metadata.empty()), "f",
+                        ChainingFunctionSource.NONE, Credit.ONE,
+                new ReturnRoute(new NodeAddress("client", host, 4000), List.of(), BranchId.root()),
+                        new ChainLimits(10, ChainHeader.NO_DEADLINE, HeartbeatBudget.NONE));
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), 1 << 16));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }
         for (int port : new int[] {0, 70000}) {
-            ChainHeader h = new ChainHeader(1, SECRET, "client", "127.0.0.1", port, 1, 10, List.of(), List.of(), List.of(),
-                    "f", ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client", "127.0.0.1", port),
-                    Metadata.empty(), List.of(), BranchId.root(), ChainHeader.NO_DEADLINE);
+            ChainHeader h = new ChainHeader(new ChainIdentity(1, SECRET, new NodeAddress("client", "127.0.0.1", port),
+                    1),
+                new ChainSoFar(1, List.of(), List.of(), List.of(), Metadata.empty()), "f",
+                        ChainingFunctionSource.NONE, Credit.ONE,
+                new ReturnRoute(new NodeAddress("client", "127.0.0.1", port), List.of(), BranchId.root()),
+                        new ChainLimits(10, ChainHeader.NO_DEADLINE, HeartbeatBudget.NONE));
             channel.writeInbound(wire.encode(new ChainRequest(h, null, ChainState.empty(), null), MAX));
             refused(channel, Refusal.INVALID_ORIGIN, false);
         }

@@ -12,6 +12,10 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
+import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ReturnRoute;
+import io.rpcc.core.internal.wire.ChainLimits;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
@@ -121,15 +125,17 @@ class HeartbeatFrameCodecTest {
     void headersBuiltOnwardKeepTheTimeToHeartbeatUntilASenderSetsIt() {
         HeartbeatBudget hb = new HeartbeatBudget(1_000_000_000L, 400_000_000L);
         ChainHeader h = header().withHeartbeat(hb);
-        assertEquals(hb, h.onward(4, List.of(), List.of(), List.of(), "g", ChainingFunctionSource.NONE, Credit.ONE,
-                Metadata.empty(), 5).heartbeat());
+        assertEquals(hb, h.onward(new ChainSoFar(4, List.of(), List.of(), List.of(), Metadata.empty()), "g",
+                ChainingFunctionSource.NONE, Credit.ONE, 5).heartbeat());
         assertEquals(hb, h.withBranch(BranchId.of(1)).heartbeat());
         assertEquals(hb, h.with(ChainingFunctionSource.NONE, List.<ReturnPoint>of()).heartbeat());
     }
 
     private static ChainHeader header() {
-        return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 20, List.of("a"), List.of(), List.of(),
-                "f", ChainingFunctionSource.NONE, Credit.ONE, new NodeAddress("client-1", "127.0.0.1", 4000),
-                Metadata.empty(), List.of(), BranchId.root(), 1_500_000_000L);
+        return new ChainHeader(new ChainIdentity(42, SECRET, new NodeAddress("client-1", "127.0.0.1", 4000), 1),
+                new ChainSoFar(3, List.of("a"), List.of(), List.of(), Metadata.empty()), "f",
+                        ChainingFunctionSource.NONE, Credit.ONE,
+                new ReturnRoute(new NodeAddress("client-1", "127.0.0.1", 4000), List.of(), BranchId.root()),
+                        new ChainLimits(20, 1_500_000_000L, HeartbeatBudget.NONE));
     }
 }

@@ -29,6 +29,11 @@ import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSoFar;
+import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ReturnRoute;
+import io.rpcc.core.internal.wire.ChainLimits;
+import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
@@ -440,12 +445,12 @@ class WireFuzzTest {
     }
 
     private static ChainHeader header() {
-        return new ChainHeader(42, SECRET, "client-1", "127.0.0.1", 4000, 3, 2000, List.of("a", "b"),
-                List.of(new ConsoleLine(1, "a", "chaining", "hi")),
-                List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), "lookup",
-                ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(),
-                new NodeAddress("client-1", "127.0.0.1", 4000), Metadata.empty().with("tenant", "acme"), List.of(),
-                BranchId.root(), 1_500_000_000L);
+        return new ChainHeader(new ChainIdentity(42, SECRET, new NodeAddress("client-1", "127.0.0.1", 4000), 1),
+                new ChainSoFar(3, List.of("a", "b"), List.of(new ConsoleLine(1, "a", "chaining", "hi")),
+                        List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), Metadata.empty().with("tenant",
+                        "acme")), "lookup", ChainingFunctionSource.java("public class X {}"), Credit.ONE.half().half(),
+                new ReturnRoute(new NodeAddress("client-1", "127.0.0.1", 4000), List.of(), BranchId.root()),
+                        new ChainLimits(2000, 1_500_000_000L, HeartbeatBudget.NONE));
     }
 
     /** A message's frame without its length field. */

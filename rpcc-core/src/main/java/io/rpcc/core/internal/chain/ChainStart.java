@@ -1,0 +1,100 @@
+package io.rpcc.core.internal.chain;
+
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.NextHop;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One chain as its originator starts it: what the originator needs to send it, send it again, and
+ * run it step by step. Built once per call (a client makes it from the call and its own defaults)
+ * and passed as it is to every part that starts the chain: the launcher and its attempts, the
+ * interactive driver and its splits, the diagnosis of a broken chain, and {@link Node#launch} and
+ * {@link Node#retransmit}, which turn it into the first hop's {@code ChainHeader}.
+ *
+ * @param first the first hop: its server, service function and parameters, and the chaining
+ *     function (or {@link ChainingFunctionSource#NONE}) and state that run after it
+ * @param metadata the chain's metadata, which every hop can read
+ * @param maxHops the hop limit
+ * @param timeout how long the originator waits for the chain's outcome (what is left of it, for a
+ *     chain sent again or continued)
+ * @param deadline when the chain must be done, on the originator's clock, or {@code null}: the
+ *     timeout alone
+ * @param heartbeats how the chain's heartbeats are watched ({@link HeartbeatPolicy#OFF}: not at all)
+ */
+public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout,
+                         @Nullable Instant deadline, HeartbeatPolicy heartbeats) {
+    public ChainStart {
+        Objects.requireNonNull(first, "first");
+        Objects.requireNonNull(metadata, "metadata");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(heartbeats, "heartbeats");
+    }
+
+    /**
+     * A plain call of {@code serviceFunction} at {@code server} with {@code params}: one hop, no
+     * metadata, no deadline, no heartbeats (rpcc's own calls).
+     */
+    public static ChainStart call(String server, String serviceFunction, @Nullable Object params, Duration timeout) {
+        return new ChainStart(new NextHop.Call(server, serviceFunction, params, ChainingFunctionSource.NONE,
+                ChainState.empty()), Metadata.empty(), 1, timeout, null, HeartbeatPolicy.OFF);
+    }
+
+    /** The first server. */
+    public String server() {
+        return first.server();
+    }
+
+    /** The first service function. */
+    public String serviceFunction() {
+        return first.serviceFunction();
+    }
+
+    /** The first service function's parameters. */
+    public @Nullable Object params() {
+        return first.params();
+    }
+
+    /** The chaining function that runs after the first service function. */
+    public ChainingFunctionSource chainingFunction() {
+        return first.chainingFunction();
+    }
+
+    /** The state handed to that chaining function. */
+    public ChainState state() {
+        return first.state();
+    }
+
+    /** This chain with {@code left} as its timeout (what is left of the call's). */
+    public ChainStart withTimeout(Duration left) {
+        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats);
+    }
+
+    /** This chain with {@code timeout} and {@code deadline} (or {@code null}) as its time limits (a chain sent again). */
+    public ChainStart within(Duration timeout, @Nullable Instant deadline) {
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats);
+    }
+
+    /**
+     * This chain continued from {@code next} (a branch of a split run step by step: its first hop and
+     * chaining function), within {@code left}.
+     */
+    public ChainStart continuing(NextHop.Call next, Duration left) {
+        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats);
+    }
+
+    /**
+     * One step of this chain run step by step (interactive mode): {@code serviceFunction} at
+     * {@code server} with {@code params} alone (the originator runs the chaining functions), within
+     * {@code left}, its heartbeats watched as {@code stepHeartbeats} says.
+     */
+    public ChainStart step(String server, String serviceFunction, @Nullable Object params, Duration left,
+                           HeartbeatPolicy stepHeartbeats) {
+        return new ChainStart(new NextHop.Call(server, serviceFunction, params, ChainingFunctionSource.NONE,
+                ChainState.empty()), metadata, maxHops, left, deadline, stepHeartbeats);
+    }
+}
