@@ -71,8 +71,10 @@ public final class ThroughputBenchmark {
               --connections LIST   connections (clients) the operations spread over, default 1,4;
                                    a cell with fewer in flight than connections is skipped
               --rounds N           rounds over the whole matrix, default 3 (the report: median of rounds)
-              --seconds S          measured seconds per cell and round, default 1
-              --warmup S           unmeasured seconds before each cell's window, default 0.25
+              --seconds S          measured seconds per cell and round, default 1 (longer until as many
+                                   operations as are in flight have ended in the window)
+              --warmup S           unmeasured seconds before each cell's window, default 0.25 (longer until
+                                   as many operations as are in flight have ended)
               --initial-warmup S   seconds per variant (16 in flight) before the first round, default 0.5
               --payload BYTES      payload of each request (and reply), default 64
               --executor E         where rpcc servers run service functions: virtual (the default
@@ -89,6 +91,9 @@ public final class ThroughputBenchmark {
 
     /** Latencies recorded per cell (more are counted, not recorded). */
     private static final int LATENCY_CAPACITY = 1 << 21;
+
+    /** How long a cell's warm-up or window may be extended to see each slot end an operation. */
+    private static final int MAX_EXTENSION_SECONDS = 60;
 
     private ThroughputBenchmark() {
     }
@@ -205,11 +210,15 @@ public final class ThroughputBenchmark {
         ClosedLoop loop = new ClosedLoop(variant, conns, inFlight, latencies);
         loop.begin();
         sleep(warmup);
+        // a slow variant with many in flight (a 100-hop chain, 128 at once) takes seconds per operation:
+        // the warm-up lasts until every slot has ended one, and the window until as many have ended in it
+        awaitOps(loop, inFlight, 0);
         long ops0 = loop.completed.sum();
         long bytes0 = allocatedBytes();
         long t0 = System.nanoTime();
         loop.recording = true;
         sleep(seconds);
+        awaitOps(loop, inFlight, ops0);
         loop.recording = false;
         long t1 = System.nanoTime();
         long bytes1 = allocatedBytes();
@@ -223,6 +232,14 @@ public final class ThroughputBenchmark {
         Arrays.sort(latencies, 0, n);
         return new Measurement(ops1 - ops0, (t1 - t0) / 1e9, bytes1 - bytes0, percentile(latencies, n, 0.50),
                 percentile(latencies, n, 0.99), loop.completed.sum(), error != null ? error : loop.error.get());
+    }
+
+    /** Waits, at most {@link #MAX_EXTENSION_SECONDS}, until {@code ops} operations have ended since {@code since}. */
+    private static void awaitOps(ClosedLoop loop, int ops, long since) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(MAX_EXTENSION_SECONDS);
+        while (loop.completed.sum() - since < ops && loop.error.get() == null && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
     }
 
     private static double percentile(long[] sorted, int n, double p) {
@@ -812,6 +829,9 @@ public final class ThroughputBenchmark {
                 return;
             }
             double value = (median(ca, f) / aScale) / (median(cb, f) / bScale);
+            if (!Double.isFinite(value)) {
+                return;
+            }
             sb.append(String.format(Locale.ROOT, "| %s | %d | %.2f× |%n", name, n, value));
         }
 
