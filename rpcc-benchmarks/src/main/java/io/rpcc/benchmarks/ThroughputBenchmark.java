@@ -20,7 +20,7 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
-import io.rpcc.core.ChainResult;
+import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.server.RpccServer;
@@ -29,6 +29,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -95,6 +96,9 @@ public final class ThroughputBenchmark {
     /** How long a cell's warm-up or window may be extended to see each slot end an operation. */
     private static final int MAX_EXTENSION_SECONDS = 60;
 
+    /** Failed operations after which a cell stops (a failed one is counted, reported and replaced). */
+    private static final int MAX_ERRORS = 100;
+
     private ThroughputBenchmark() {
     }
 
@@ -140,7 +144,7 @@ public final class ThroughputBenchmark {
                 if (options.initialWarmup > 0) {
                     Measurement m = measure(setup.variant(v), 1, 16, options.initialWarmup, 0, setup.latencies);
                     if (m.error != null) {
-                        report.error(v + " (initial warm-up)", m.error);
+                        report.error(v + " (initial warm-up), " + m.errors + " failed", m.error);
                     }
                 }
             }
@@ -154,7 +158,7 @@ public final class ThroughputBenchmark {
                             options.seconds, setup.latencies);
                     report.add(cell, round, m);
                     if (m.error != null) {
-                        report.error(cell + " round " + round, m.error);
+                        report.error(cell + " round " + round + ", " + m.errors + " failed", m.error);
                     }
                     if (progress != null) {
                         progress.printf(Locale.ROOT, "round %d/%d  %-9s conns %d  in flight %3d  %,12.0f ops/s  %,9.0f B/op  p50 %,8.1f µs%s%n",
@@ -190,7 +194,8 @@ public final class ThroughputBenchmark {
     }
 
     /** What one cell measured in one round. */
-    record Measurement(long ops, double seconds, long bytes, double p50Micros, double p99Micros, long total, Throwable error) {
+    record Measurement(long ops, double seconds, long bytes, double p50Micros, double p99Micros, long total, long errors,
+                       Throwable error) {
         double opsPerSecond() {
             return seconds > 0 ? ops / seconds : 0;
         }
@@ -224,14 +229,16 @@ public final class ThroughputBenchmark {
         long bytes1 = allocatedBytes();
         long ops1 = loop.completed.sum();
         loop.running = false;
-        Throwable error = loop.error.get();
-        if (!loop.drained.await(120, TimeUnit.SECONDS) && error == null) {
-            error = new IllegalStateException(loop.outstanding.get() + " operations still in flight 120 s after the window");
+        Throwable stuck = null;
+        if (!loop.drained.await(120, TimeUnit.SECONDS)) {
+            stuck = new IllegalStateException(loop.outstanding.get() + " operations still in flight 120 s after the window");
+            loop.errors.increment();
         }
         int n = Math.min(loop.recorded.get(), latencies.length);
         Arrays.sort(latencies, 0, n);
+        Throwable error = loop.error.get();
         return new Measurement(ops1 - ops0, (t1 - t0) / 1e9, bytes1 - bytes0, percentile(latencies, n, 0.50),
-                percentile(latencies, n, 0.99), loop.completed.sum(), error != null ? error : loop.error.get());
+                percentile(latencies, n, 0.99), loop.completed.sum(), loop.errors.sum(), error != null ? error : stuck);
     }
 
     /** Waits, at most {@link #MAX_EXTENSION_SECONDS}, until {@code ops} operations have ended since {@code since}. */
@@ -281,6 +288,7 @@ public final class ThroughputBenchmark {
         final AtomicInteger recorded = new AtomicInteger();
         final AtomicInteger outstanding;
         final AtomicReference<Throwable> error = new AtomicReference<>();
+        final LongAdder errors = new LongAdder();
         final CountDownLatch drained = new CountDownLatch(1);
         volatile boolean running = true;
         volatile boolean recording;
@@ -311,7 +319,10 @@ public final class ThroughputBenchmark {
         void ended(int slot, long start, Throwable e) {
             if (e != null) {
                 error.compareAndSet(null, e);
-                running = false;
+                errors.increment();
+                if (errors.sum() >= MAX_ERRORS) {
+                    running = false; // not a tight loop of failures
+                }
             } else {
                 long now = System.nanoTime();
                 completed.increment();
@@ -371,8 +382,11 @@ public final class ThroughputBenchmark {
             String[] servers = new String[rpccServers];
             for (int i = 0; i < rpccServers; i++) {
                 servers[i] = "s" + (i + 1);
+                // the default sandbox, but a long wall-time limit: with thousands of hops in flight on a busy
+                // machine the route's chaining function can wait past the default 2 s and fail its chain
                 RpccServer.Builder b = RpccServer.builder(servers[i]).resolver(names).eventLoopGroup(loops())
-                        .service("echo", p -> p);
+                        .service("echo", p -> p).sandbox(new SandboxLimits(SandboxLimits.DEFAULT.cpuTime(),
+                                SandboxLimits.DEFAULT.allocatedBytes(), Duration.ofSeconds(60)));
                 if (options.direct()) {
                     b.executor(Runnable::run);
                 }
@@ -843,7 +857,7 @@ public final class ThroughputBenchmark {
                     Measurement m = ms.get(r);
                     sb.append(String.format(Locale.ROOT, "%s,%d,%s,%d,%d,%d,%.3f,%.1f,%.0f,%.1f,%.1f,%s%n", label, r + 1, c.variant,
                             c.connections, c.inFlight, m.ops, m.seconds, m.opsPerSecond(), m.bytesPerOp(), m.p50Micros,
-                            m.p99Micros, m.error == null ? "" : m.error.getClass().getSimpleName()));
+                            m.p99Micros, m.error == null ? "" : m.errors + " " + m.error.getClass().getSimpleName()));
                 }
             }
             return sb.toString();
