@@ -60,6 +60,16 @@ final class GrpcEcho implements AutoCloseable {
         }
     }
 
+    /** A new channel to this server, which the caller shuts down. */
+    ManagedChannel newChannel() {
+        return ManagedChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+    }
+
+    /** One asynchronous unary call over {@code channel}. */
+    static void call(io.grpc.Channel channel, byte[] request, io.grpc.stub.StreamObserver<byte[]> response) {
+        ClientCalls.asyncUnaryCall(channel.newCall(ECHO, CallOptions.DEFAULT), request, response);
+    }
+
     /** One blocking unary call. */
     byte[] call(byte[] request) {
         return ClientCalls.blockingUnaryCall(channel, ECHO, CallOptions.DEFAULT, request);

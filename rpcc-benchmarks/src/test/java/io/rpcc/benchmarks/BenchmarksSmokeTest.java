@@ -1,8 +1,11 @@
 package io.rpcc.benchmarks;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.SortedSet;
@@ -10,7 +13,9 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.BenchmarkList;
 import org.openjdk.jmh.runner.Runner;
@@ -27,7 +32,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * who runs {@code ./rpcc bench}. The benchmarks come from the list JMH's annotation processor
  * generates ({@code META-INF/BenchmarkList}), so a new one is covered without being named here;
  * each runs in this JVM (no fork), with every combination of its {@code @Param} values, no warm-up
- * and one short measurement. Nothing about the timings is asserted.
+ * and one short measurement. {@link ThroughputBenchmark}, a runner rather than a JMH benchmark, runs
+ * its whole matrix once with tiny durations. Nothing about the timings is asserted.
  */
 class BenchmarksSmokeTest {
     /** How long the one measured iteration of a time-based benchmark lasts. */
@@ -74,5 +80,30 @@ class BenchmarksSmokeTest {
                     + " target/surefire-reports/*-output.txt): " + e.getMessage(), e);
         }
         assertFalse(results.isEmpty(), () -> benchmark + " produced no result");
+    }
+
+    /**
+     * Every variant of the throughput runner, on one and on two connections, one and four in flight,
+     * for 50 ms each (or until as many operations as are in flight have ended): each must end its operations with the right result, and the CSV that
+     * {@code compare-builds.sh} reads must have a row per cell.
+     */
+    @Test
+    void throughputRunnerRunsOnce(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("run.csv");
+        ThroughputBenchmark.Options options = ThroughputBenchmark.Options.parse("--rounds", "1", "--seconds", "0.05",
+                "--warmup", "0", "--initial-warmup", "0", "--in-flight", "1,4", "--connections", "1,2", "--csv", csv.toString(),
+                "--label", "smoke");
+        ThroughputBenchmark.Report report = ThroughputBenchmark.run(options, System.out);
+        assertEquals(List.of(), report.errors());
+        assertEquals(ThroughputBenchmark.VARIANTS.size() * 3, report.cells.size(), () -> "cells: " + report.cells);
+        report.rounds.forEach((cell, rounds) -> {
+            assertEquals(1, rounds.size(), cell::toString);
+            // the window lasts until as many operations as are in flight have ended in it
+            assertTrue(rounds.get(0).ops() >= cell.inFlight(), () -> cell + ": " + rounds.get(0));
+        });
+        List<String> rows = Files.readAllLines(csv);
+        assertTrue(rows.get(0).startsWith("build,round,variant,connections,in_flight,ops,"), rows.get(0));
+        assertEquals(report.cells.size() + 1, rows.size(), () -> String.join("\n", rows));
+        assertTrue(report.markdown().contains("| chain100 | 2 | 4 |"), report::markdown);
     }
 }
