@@ -4,6 +4,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.DefaultExecutor;
+import io.rpcc.core.internal.chain.ExecutorOwner;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.ConnectionPolicy;
@@ -550,6 +551,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return new Node.Settings(name, bind, advertisedHost, maxFrameSize, connectTimeout, eventLoopGroup, resolver,
                 types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
                 maxQueuedCompiles, functionClassLoaderOrDefault()), maxHops, replyWriteTimeout, tls, limits, pipelineCustomizer,
-                deadlineNetworkAllowance, heartbeatNetworkAllowance, ejectAfterFailures, firstEjection, connections);
+                deadlineNetworkAllowance, heartbeatNetworkAllowance, ejectAfterFailures, firstEjection, connections,
+                executor != null ? ExecutorOwner.USER : ExecutorOwner.RPCC);
     }
 }

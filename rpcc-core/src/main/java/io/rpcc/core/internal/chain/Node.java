@@ -89,13 +89,16 @@ public final class Node implements InboundListener, AutoCloseable {
      *     this node sends it on (the crossing to the next node)
      * @param heartbeatNetworkAllowance what a chain's time-to-heartbeat loses, besides this node's own
      *     time, each time this node sends it on (paper 3.9: 200 ms)
+     * @param executorOwner whose {@code executor} is: rpcc's own may start a hop on a platform thread
+     *     instead, the user's is used as given
      */
     public record Settings(String name, InetSocketAddress bind, String advertisedHost, int maxFrameSize,
                            Duration connectTimeout, EventLoopGroup group, NameResolver resolver, TypeRegistry types,
                            Executor executor, FunctionRuntime functions, int maxHops, Duration replyWriteTimeout,
                            NodeTls tls, WireLimits limits, Consumer<ChannelPipeline> pipelineCustomizer,
                            Duration deadlineNetworkAllowance, Duration heartbeatNetworkAllowance,
-                           int ejectAfterFailures, Duration firstEjection, ConnectionPolicy connections) {
+                           int ejectAfterFailures, Duration firstEjection, ConnectionPolicy connections,
+                           ExecutorOwner executorOwner) {
     }
 
     /** Where a node is in its life: built, started, draining ({@link #shutdown}), closed. */
