@@ -9,6 +9,7 @@ import com.tngtech.archunit.lang.EvaluationResult;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Each structural rule fails on a fixture that breaks it, so {@link ArchitectureTest} can fail. */
@@ -50,5 +51,18 @@ class ArchitectureRulesTest {
         assertTrue(missing.get(0).startsWith("commented: ") && missing.get(0).contains("has no Javadoc comment"), report);
         assertTrue(missing.get(1).startsWith("empty: ") && missing.get(1).contains("has no Javadoc comment"), report);
         assertTrue(missing.get(2).startsWith("undocumented: no package-info.java"), report);
+    }
+
+    @Test
+    void aReservedNameSpelledOutsideItsHomeIsReported() throws IOException {
+        // source fixtures, not compiled: allowed/Kinds.java spells a reserved name where it may;
+        // dispatch/Dispatch.java compares one as a string (and mentions others in comments, a text
+        // block and an escaped literal, which are not reserved-name literals)
+        Path root = Path.of("src/test/resources/reserved-name-fixture");
+        List<String> found = ArchitectureRules.reservedNameLiterals(root, Set.of("allowed/Kinds.java"));
+        assertEquals(List.of("dispatch/Dispatch.java:13: \"rpcc.merge\""), found);
+        List<String> unallowed = ArchitectureRules.reservedNameLiterals(root, Set.of());
+        assertEquals(List.of("allowed/Kinds.java:5: \"rpcc.return\"", "dispatch/Dispatch.java:13: \"rpcc.merge\""),
+                unallowed);
     }
 }

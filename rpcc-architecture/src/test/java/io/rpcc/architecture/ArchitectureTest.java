@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -15,7 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The structural rules over the production classes of every rpcc module: no internal type in a
  * public signature, API classes reach the implementation only through the facades, no cycles among
- * internal packages, and a {@code package-info.java} with Javadoc in every package of their main sources.
+ * internal packages, a {@code package-info.java} with Javadoc in every package of their main sources, and
+ * no reserved name of rpcc's own requests spelled outside {@code HopKind}.
  */
 class ArchitectureTest {
     private static JavaClasses rpcc;
@@ -72,6 +75,39 @@ class ArchitectureTest {
         if (!missing.isEmpty()) {
             throw new AssertionError("every package of the main sources needs a package-info.java with a Javadoc comment"
                     + " (an internal package's says it is implementation, not API):\n" + String.join("\n", missing));
+        }
+    }
+
+    /**
+     * The reserved names of rpcc's own requests are spelled only in {@code HopKind}, which the server
+     * dispatches on; the other {@code rpcc.}-prefixed literals allowed are not service-function names
+     * (the standalone node's property keys, the Spring module's observation names).
+     */
+    @Test
+    void noDispatchOnReservedNamesAsStrings() throws IOException {
+        Map<String, Set<String>> allowed = Map.of(
+                "rpcc-server", Set.of("io/rpcc/server/internal/HopKind.java"),
+                "rpcc-node", Set.of("io/rpcc/node/internal/ConfigKey.java"),
+                "rpcc-spring-boot-autoconfigure", Set.of("io/rpcc/spring/boot/observation/RpccObservations.java"));
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        if (!Files.isRegularFile(root.resolve("rpcc-server/src/main/java/io/rpcc/server/internal/HopKind.java"))) {
+            throw new AssertionError("HopKind was not found under " + root + ": the rule would check nothing");
+        }
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> modules = Files.list(root)) {
+            for (Path module : modules.sorted().toList()) {
+                Path sources = module.resolve("src/main/java");
+                if (Files.isDirectory(sources)) {
+                    String name = module.getFileName().toString();
+                    ArchitectureRules.reservedNameLiterals(sources, allowed.getOrDefault(name, Set.of()))
+                            .forEach(f -> found.add(name + ": " + f));
+                }
+            }
+        }
+        if (!found.isEmpty()) {
+            throw new AssertionError("the reserved names of rpcc's own requests (" + ArchitectureRules.RESERVED_PREFIX
+                    + "*) are spelled only in HopKind: send and tell them by its kinds, not as strings:\n"
+                    + String.join("\n", found));
         }
     }
 }
