@@ -212,14 +212,30 @@ final class ArchitectureRules {
     static final String RESERVED_PREFIX = "rpcc.";
 
     /**
-     * The string literals of the Java files under {@code sourceRoot} that start with
-     * {@link #RESERVED_PREFIX}, except in the files whose paths (relative to {@code sourceRoot}, with
-     * {@code /}) are in {@code allowed}: each as {@code path:line: "literal"}, in file order. Comments,
-     * character literals and text blocks are not string literals; a literal spelled anywhere else is
-     * a dispatch (or a send) on a reserved name as a string, which must go through the one type that
-     * names the kinds of requests.
+     * The reserved names that {@code kinds}, the source of the one type that names the kinds of
+     * requests, spells: its string literals that start with {@link #RESERVED_PREFIX} and go on.
      */
-    static List<String> reservedNameLiterals(Path sourceRoot, Set<String> allowed) throws IOException {
+    static Set<String> reservedNames(Path kinds) throws IOException {
+        String source = Files.readString(kinds, StandardCharsets.UTF_8);
+        Set<String> names = new TreeSet<>();
+        for (int[] literal : stringLiterals(source)) {
+            String text = source.substring(literal[0], literal[1]);
+            if (text.startsWith(RESERVED_PREFIX) && text.length() > RESERVED_PREFIX.length()) {
+                names.add(text);
+            }
+        }
+        return names;
+    }
+
+    /**
+     * The string literals of the Java files under {@code sourceRoot} that spell one of the
+     * {@code reserved} names, except in the files whose paths (relative to {@code sourceRoot}, with {@code /}) are in {@code allowed}:
+     * each as {@code path:line: "literal"}, in file order. Comments, character literals and text blocks
+     * are not string literals. A reserved name spelled anywhere else is a dispatch (or a send) on it as
+     * a string, which must go through the one type that names the kinds of requests.
+     */
+    static List<String> reservedNameLiterals(Path sourceRoot, Set<String> reserved, Set<String> allowed)
+            throws IOException {
         List<Path> files;
         try (Stream<Path> walk = Files.walk(sourceRoot)) {
             files = walk.filter(f -> f.getFileName().toString().endsWith(".java") && Files.isRegularFile(f))
@@ -234,7 +250,7 @@ final class ArchitectureRules {
             String source = Files.readString(f, StandardCharsets.UTF_8);
             for (int[] literal : stringLiterals(source)) {
                 String text = source.substring(literal[0], literal[1]);
-                if (text.startsWith(RESERVED_PREFIX)) {
+                if (reserved.contains(text)) {
                     found.add(rel + ":" + line(source, literal[0]) + ": \"" + text + "\"");
                 }
             }
