@@ -289,4 +289,100 @@ final class ArchitectureRules {
         }
         return false;
     }
+
+    /**
+     * The prefix of the reserved service-function names of rpcc's own requests ({@code rpcc.return},
+     * {@code rpcc.merge}, ...), which the server spells in one place and dispatches on as a kind.
+     */
+    static final String RESERVED_PREFIX = "rpcc.";
+
+    /**
+     * The reserved names that {@code kinds}, the source of the one type that names the kinds of
+     * requests, spells: its string literals that start with {@link #RESERVED_PREFIX} and go on.
+     */
+    static Set<String> reservedNames(Path kinds) throws IOException {
+        String source = Files.readString(kinds, StandardCharsets.UTF_8);
+        Set<String> names = new TreeSet<>();
+        for (int[] literal : stringLiterals(source)) {
+            String text = source.substring(literal[0], literal[1]);
+            if (text.startsWith(RESERVED_PREFIX) && text.length() > RESERVED_PREFIX.length()) {
+                names.add(text);
+            }
+        }
+        return names;
+    }
+
+    /**
+     * The string literals of the Java files under {@code sourceRoot} that spell one of the
+     * {@code reserved} names, except in the files whose paths (relative to {@code sourceRoot}, with {@code /}) are in {@code allowed}:
+     * each as {@code path:line: "literal"}, in file order. Comments, character literals and text blocks
+     * are not string literals. A reserved name spelled anywhere else is a dispatch (or a send) on it as
+     * a string, which must go through the one type that names the kinds of requests.
+     */
+    static List<String> reservedNameLiterals(Path sourceRoot, Set<String> reserved, Set<String> allowed)
+            throws IOException {
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(sourceRoot)) {
+            files = walk.filter(f -> f.getFileName().toString().endsWith(".java") && Files.isRegularFile(f))
+                    .sorted().toList();
+        }
+        List<String> found = new ArrayList<>();
+        for (Path f : files) {
+            String rel = sourceRoot.relativize(f).toString().replace(f.getFileSystem().getSeparator(), "/");
+            if (allowed.contains(rel)) {
+                continue;
+            }
+            String source = Files.readString(f, StandardCharsets.UTF_8);
+            for (int[] literal : stringLiterals(source)) {
+                String text = source.substring(literal[0], literal[1]);
+                if (reserved.contains(text)) {
+                    found.add(rel + ":" + line(source, literal[0]) + ": \"" + text + "\"");
+                }
+            }
+        }
+        return found;
+    }
+
+    /** The contents (start inclusive, end exclusive) of the string literals of {@code source}, escapes as written. */
+    static List<int[]> stringLiterals(String source) {
+        List<int[]> literals = new ArrayList<>();
+        int i = 0;
+        int n = source.length();
+        while (i < n) {
+            if (source.startsWith("//", i)) {
+                int end = source.indexOf('\n', i);
+                i = end < 0 ? n : end + 1;
+            } else if (source.startsWith("/*", i)) {
+                int end = source.indexOf("*/", i + 2);
+                i = end < 0 ? n : end + 2;
+            } else if (source.startsWith("\"\"\"", i)) { // a text block
+                int end = source.indexOf("\"\"\"", i + 3);
+                i = end < 0 ? n : end + 3;
+            } else if (source.charAt(i) == '\'' || source.charAt(i) == '"') {
+                char quote = source.charAt(i);
+                int start = i + 1;
+                int j = start;
+                while (j < n && source.charAt(j) != quote && source.charAt(j) != '\n') {
+                    j += source.charAt(j) == '\\' ? 2 : 1;
+                }
+                if (quote == '"') {
+                    literals.add(new int[] {start, Math.min(j, n)});
+                }
+                i = j + 1;
+            } else {
+                i++;
+            }
+        }
+        return literals;
+    }
+
+    private static int line(String source, int offset) {
+        int line = 1;
+        for (int i = 0; i < offset; i++) {
+            if (source.charAt(i) == '\n') {
+                line++;
+            }
+        }
+        return line;
+    }
 }

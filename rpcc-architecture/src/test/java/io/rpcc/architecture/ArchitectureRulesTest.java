@@ -87,4 +87,19 @@ class ArchitectureRulesTest {
         assertTrue(missing.get(1).startsWith("empty: ") && missing.get(1).contains("has no Javadoc comment"), report);
         assertTrue(missing.get(2).startsWith("undocumented: no package-info.java"), report);
     }
+
+    @Test
+    void aReservedNameSpelledOutsideItsHomeIsReported() throws IOException {
+        // source fixtures, not compiled: kinds/Kinds.java names the kinds (and spells the reserved
+        // names); dispatch/Dispatch.java compares one as a string, and mentions others in comments, a
+        // text block and an escaped literal, and spells an rpcc.-prefixed name that is not reserved
+        Path root = Path.of("src/test/resources/reserved-name-fixture");
+        Set<String> reserved = ArchitectureRules.reservedNames(root.resolve("kinds/Kinds.java"));
+        assertEquals(Set.of("rpcc.return", "rpcc.merge"), reserved);
+        List<String> found = ArchitectureRules.reservedNameLiterals(root, reserved, Set.of("kinds/Kinds.java"));
+        assertEquals(List.of("dispatch/Dispatch.java:14: \"rpcc.merge\""), found);
+        List<String> unallowed = ArchitectureRules.reservedNameLiterals(root, reserved, Set.of());
+        assertEquals(List.of("dispatch/Dispatch.java:14: \"rpcc.merge\"", "kinds/Kinds.java:5: \"rpcc.return\"",
+                "kinds/Kinds.java:6: \"rpcc.merge\""), unallowed);
+    }
 }

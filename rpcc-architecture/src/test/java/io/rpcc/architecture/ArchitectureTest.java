@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,8 +19,9 @@ import org.junit.jupiter.api.Test;
  * The structural rules over the production classes of every rpcc module: no internal type in a
  * public signature, API classes reach the implementation only through the facades, rpcc-core carries no
  * Java compiler or bytecode library, plug-ins use only API and SPI, no cycles among internal packages,
- * no internal method or constructor over 7 parameters, and a {@code package-info.java} with Javadoc in
- * every package of their main sources.
+ * no internal method or constructor over 7 parameters, a {@code package-info.java} with Javadoc in
+ * every package of their main sources, and no reserved name of rpcc's own requests spelled outside
+ * {@code HopKind}.
  */
 class ArchitectureTest {
     private static JavaClasses rpcc;
@@ -77,13 +79,7 @@ class ArchitectureTest {
      * settings, hop context and reply window; the function sandbox's bridge). Delete this list, and
      * the exemption, once they are merged: the rule then holds for every internal class.
      */
-    private static final Set<String> BEING_NARROWED = Set.of(
-            "io.rpcc.server.internal.HopExecutor", "io.rpcc.server.internal.MergePoints",
-            "io.rpcc.server.internal.Continuations",
-            "io.rpcc.core.internal.chain.Node$Settings", "io.rpcc.core.internal.transport.WireLimits",
-            "io.rpcc.core.internal.transport.NodeTransport$Config",
-            "io.rpcc.core.internal.chain.HopContext", "io.rpcc.core.internal.chain.ReplyWindow",
-            "io.rpcc.core.internal.function.BytecodeSandbox$Instrumenter$Bridge");
+    private static final Set<String> BEING_NARROWED = Set.of();
 
     /**
      * TEMPORARY (issue 25, step 2, start path): the frames back to the originator, not yet narrowed
@@ -91,9 +87,7 @@ class ArchitectureTest {
      * narrow next (their call sites are in rpcc-server's HopReplies, ReplyRelay and HopReports and in
      * core's ChainOriginator and Node), then delete this list.
      */
-    private static final Set<String> FRAMES_TO_NARROW = Set.of(
-            "io.rpcc.core.internal.wire.ReplyFrame", "io.rpcc.core.internal.wire.WindowUpdateFrame",
-            "io.rpcc.core.internal.wire.ChainResultFrame");
+    private static final Set<String> FRAMES_TO_NARROW = Set.of();
 
     @Test
     void internalCodeTakesAtMostSevenParameters() {
@@ -120,6 +114,40 @@ class ArchitectureTest {
         if (!missing.isEmpty()) {
             throw new AssertionError("every package of the main sources needs a package-info.java with a Javadoc comment"
                     + " (an internal package's says it is implementation, not API):\n" + String.join("\n", missing));
+        }
+    }
+
+    /**
+     * The reserved names of rpcc's own requests are spelled only in {@code HopKind}, which the server
+     * dispatches on; the one other file allowed is the client's interactive split, which labels the
+     * timing of a merge it runs itself as the merge host labels its own (a label, no dispatch: it
+     * cannot see the server's {@code HopKind}).
+     */
+    @Test
+    void noDispatchOnReservedNamesAsStrings() throws IOException {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        String hopKind = "io/rpcc/server/internal/HopKind.java";
+        Set<String> reserved = ArchitectureRules.reservedNames(root.resolve("rpcc-server/src/main/java").resolve(hopKind));
+        if (reserved.size() < 7) {
+            throw new AssertionError("HopKind names " + reserved + ": the rule would check too little");
+        }
+        Map<String, Set<String>> allowed = Map.of(
+                "rpcc-server", Set.of(hopKind),
+                "rpcc-client", Set.of("io/rpcc/client/internal/InteractiveSplit.java"));
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> modules = Files.list(root)) {
+            for (Path module : modules.sorted().toList()) {
+                Path sources = module.resolve("src/main/java");
+                if (Files.isDirectory(sources)) {
+                    String name = module.getFileName().toString();
+                    ArchitectureRules.reservedNameLiterals(sources, reserved, allowed.getOrDefault(name, Set.of()))
+                            .forEach(f -> found.add(name + ": " + f));
+                }
+            }
+        }
+        if (!found.isEmpty()) {
+            throw new AssertionError("the reserved names of rpcc's own requests " + reserved + " are spelled only in "
+                    + "HopKind: send and tell them by its kinds, not as strings:\n" + String.join("\n", found));
         }
     }
 }

@@ -4,6 +4,8 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.DefaultExecutor;
+import io.rpcc.core.internal.chain.ExecutorOwner;
+import io.rpcc.core.internal.chain.HopThreads;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.ConnectionPolicy;
@@ -556,7 +558,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 new NodeTransport.NettyHooks(eventLoopGroup, pipelineCustomizer));
         return new Node.Settings(transport, new Node.Routing(resolver, ejectAfterFailures, firstEjection),
                 new Node.ChainRules(maxHops, replyWriteTimeout, deadlineNetworkAllowance, heartbeatNetworkAllowance),
-                types, ex, FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
+                types, new HopThreads(ex, executor != null ? ExecutorOwner.USER : ExecutorOwner.RPCC),
+                FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
                 maxQueuedCompiles, functionClassLoaderOrDefault()), sourceFetcher);
     }
 }

@@ -13,6 +13,7 @@ import io.rpcc.repository.internal.RepositoryClient;
 import io.rpcc.repository.internal.RepositoryEndpoint;
 import io.rpcc.repository.internal.RepositoryProtocol;
 import io.rpcc.server.internal.HopExecutor;
+import io.rpcc.server.internal.HopSettings;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -380,10 +381,11 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
+            HopSettings hopSettings = new HopSettings(services, idempotent, interceptors,
+                    new HopSettings.ChainingProxy(chainingProxy, actsAsProxy), composesSubChains, staleBranchTimeout,
+                    new HopSettings.OutcomeCache(outcomeCacheEntries, outcomeCacheBytes, outcomeCacheTtl));
             HopExecutor[] hops = new HopExecutor[1];
-            Node node = new Node(BuilderAccess.settingsOf(this), n -> hops[0] = new HopExecutor(n, services,
-                    chainingProxy, actsAsProxy, interceptors, composesSubChains, staleBranchTimeout, outcomeCacheEntries,
-                    outcomeCacheBytes, outcomeCacheTtl, idempotent));
+            Node node = new Node(BuilderAccess.settingsOf(this), n -> hops[0] = new HopExecutor(n, hopSettings));
             return new RpccServer(node, hops[0], Collections.unmodifiableSet(new LinkedHashSet<>(services.keySet())));
         }
     }

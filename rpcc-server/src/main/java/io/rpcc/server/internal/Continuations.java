@@ -6,6 +6,8 @@ import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,9 +37,6 @@ final class Continuations {
     /**
      * A parked chain.
      *
-     * @param origin its originator
-     * @param chainId its id there
-     * @param secret its secret
      * @param chainingFunction the chaining function of the hop that started the sub-chain (or
      *     {@link ChainingFunctionSource#NONE}: the sub-chain's result is that hop's result)
      * @param state that chaining function's state
@@ -45,8 +44,23 @@ final class Continuations {
      * @param header the header of the hop that started the sub-chain
      * @param subChain the sub-chain it started (its handlers)
      */
-    record Parked(String origin, long chainId, ChainSecret secret, ChainingFunctionSource chainingFunction,
-                  ChainState state, long expiresNanos, ChainHeader header, SubChain subChain) {
+    record Parked(ChainingFunctionSource chainingFunction, ChainState state, long expiresNanos, ChainHeader header,
+                  SubChain subChain) {
+        /** Its originator. */
+        String origin() {
+            return header.origin();
+        }
+
+        /** Its id there. */
+        long chainId() {
+            return header.chainId();
+        }
+
+        /** Its secret. */
+        ChainSecret secret() {
+            return header.secret();
+        }
+
         /**
          * The header the parked hop resumes with when {@code returning} (the request that returns to
          * it) arrives: its chaining function and service function, the return stack popped.
@@ -80,8 +94,7 @@ final class Continuations {
         long keep = Math.min(Math.max(budgetNanos, 0), ChainTrails.MAX_RETENTION_NANOS - ChainTrails.GRACE_NANOS)
                 + ChainTrails.GRACE_NANOS;
         long number = nextNumber++;
-        entries.put(number, new Parked(h.origin(), h.chainId(), h.secret(), chainingFunction, state, nowNanos + keep, h,
-                subChain));
+        entries.put(number, new Parked(chainingFunction, state, nowNanos + keep, h, subChain));
         return number;
     }
 
@@ -105,6 +118,21 @@ final class Continuations {
         }
         entries.remove(number);
         return nowNanos - p.expiresNanos() < 0 ? p : null;
+    }
+
+    /**
+     * Takes the chain parked here, at node {@code here}, that the request {@code h} returns to (the
+     * innermost point of its return stack), or {@code null} if it is no longer here; fails if that
+     * point is not this node.
+     */
+    Parked returnedTo(ChainHeader h, String here) {
+        List<ReturnPoint> stack = h.returnStack();
+        if (stack.isEmpty() || !stack.getLast().node().node().equals(here)) {
+            throw new HopFailure(ErrorCode.SUB_CHAIN, "a sub-chain returned to node '" + here + "' after hop "
+                    + h.hop() + ", but its return stack " + (stack.isEmpty() ? "is empty"
+                    : "names '" + stack.getLast().node().node() + "'") + ": the node that sent it is faulty");
+        }
+        return resume(stack.getLast().continuation(), h, System.nanoTime());
     }
 
     /** Forgets the continuation {@code number} (its sub-chain could not be started). */

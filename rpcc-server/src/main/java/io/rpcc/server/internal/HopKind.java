@@ -4,30 +4,39 @@ package io.rpcc.server.internal;
  * What a request that arrives at a server is, decoded once from its header's service-function name:
  * a hop of the chain (an application service function), or one of the requests rpcc sends itself
  * under reserved names ({@code rpcc.*}, which no application service function may take). The wire
- * carries the name; the server dispatches on this kind.
+ * carries the name; the server dispatches on this kind. The reserved names are spelled here only
+ * (an architecture rule keeps it so): everything else sends and tells them through this kind.
  */
 enum HopKind {
     /** A hop: the application's service function of that name runs. */
     SERVICE(null),
     /** The chaining proxy runs the chaining function for the server that ran the service function (paper 7.3). */
-    PROXY(HopExecutor.CHAIN_AT_PROXY),
+    PROXY("rpcc.proxy.chain"),
     /** A sub-chain returns its result to its creator, resuming the hop parked there (paper 3.4). */
-    RETURN(HopExecutor.RETURN),
+    RETURN("rpcc.return"),
     /** A sub-chain's failure returns to its creator, whose failure handler decides (paper 3.8). */
-    RETURN_FAILURE(SubChainFailures.RETURN_FAILURE),
+    RETURN_FAILURE("rpcc.return.failure"),
     /** The opening of a split, at its merge host (paper 3.10). */
-    SPLIT_OPENING(MergePoints.OPEN),
+    SPLIT_OPENING("rpcc.split"),
     /** A branch's result, at its split's merge host. */
-    BRANCH_OUTCOME(MergePoints.OUTCOME),
+    BRANCH_OUTCOME("rpcc.merge"),
     /** A branch's failure, at its split's merge host. */
-    BRANCH_FAILURE(MergePoints.FAILED),
+    BRANCH_FAILURE("rpcc.merge.failed"),
     /** The merge, run as a hop of its own at the merge host once every branch is in (never sent). */
-    MERGED(MergePoints.MERGED);
+    MERGED("rpcc.merged");
 
     private final String wireName;
 
     HopKind(String wireName) {
         this.wireName = wireName;
+    }
+
+    /**
+     * The service-function name requests of this kind carry on the wire (and in a hop's timing);
+     * {@code null} for {@link #SERVICE}, whose name is the application's.
+     */
+    String wireName() {
+        return wireName;
     }
 
     /** The kind of a request for {@code serviceFunction}. */

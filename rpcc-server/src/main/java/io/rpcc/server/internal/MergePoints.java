@@ -39,14 +39,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A split sends each branch's first hop with the branch's id ({@code parent.child(i)}, from 1),
  * a merge point ({@link ReturnPoint} with the number of branches) pushed onto the return stack and a
- * share of the hop's credit, and an <em>opening</em> ({@value #OPEN}) to the merge host carrying the
+ * share of the hop's credit, and an <em>opening</em> ({@link HopKind#SPLIT_OPENING}) to the merge host carrying the
  * merge function, its state, the rest of the credit and the stack below the merge point. A branch
- * that ends sends its outcome there: its result ({@value #OUTCOME}) or its failure
- * ({@value #FAILED}), with its credit.
+ * that ends sends its outcome there: its result ({@link HopKind#BRANCH_OUTCOME}) or its failure
+ * ({@link HopKind#BRANCH_FAILURE}: params {@code [code, exceptionName, message, host, hop, path, details]},
+ * built-in types only), with its credit.
  *
  * <p>At the merge host this table keeps, per split (chain, parent branch, number of the splitting
  * hop), what has arrived, holding no thread. When the opening and every branch's outcome are in, the
- * merge runs as a hop of its own ({@link Ready}, service {@value #MERGED}: never on the wire) on the
+ * merge runs as a hop of its own ({@link Ready}, {@link HopKind#MERGED}: never on the wire) on the
  * parent branch with all the credit: the merge function gets the {@link BranchOutcome}s in branch
  * order, or, with the default merge, the chain goes on with the list of results, or fails with the
  * first failed branch's failure ({@link FirstFailure}). A split that is not complete when its
@@ -56,17 +57,6 @@ import org.slf4j.LoggerFactory;
  * ends at its originator by its timeout.
  */
 final class MergePoints {
-    /** The opening of a split, sent to the merge host: merge function, state, stack below the merge point. */
-    static final String OPEN = "rpcc.split";
-    /** A branch's result, sent to its merge host. */
-    static final String OUTCOME = "rpcc.merge";
-    /**
-     * A branch's failure, sent to its merge host: params are {@code [code, exceptionName, message,
-     * host, hop, path, details]} (built-in types only).
-     */
-    static final String FAILED = "rpcc.merge.failed";
-    /** The merge, run as a hop at the merge host once every outcome is in (local only, never sent). */
-    static final String MERGED = "rpcc.merged";
     /** How long a split waits for its branches by default. */
     static final Duration DEFAULT_STALE_TIMEOUT = Duration.ofMinutes(1);
     /** The most splits waiting at once; beyond it the oldest are dropped. */
@@ -144,7 +134,7 @@ final class MergePoints {
         this.staleNanos = staleTimeout.toNanos();
     }
 
-    /** Whether {@code serviceFunction} is one of a merge host's ({@value #OPEN}, {@value #OUTCOME}, {@value #FAILED}). */
+    /** Whether {@code serviceFunction} is one of a merge host's ({@link HopKind#arrivesAtMerge()}). */
     static boolean arrives(String serviceFunction) {
         return HopKind.of(serviceFunction).arrivesAtMerge();
     }
@@ -162,14 +152,16 @@ final class MergePoints {
     // ---- the splitting node
 
     /**
-     * The requests that carry out {@code split} after hop {@code h} (at {@code self}, with
-     * {@code path}, {@code console} and {@code timings} so far): each branch's first hop, with
-     * {@code metadata.get(i)}, and the opening for {@code mergeHost}; {@code credit} is divided
-     * among them exactly.
+     * The requests that carry out {@code split} after {@code hop} (its header, path and timings so
+     * far, with {@code console}, the hop's console now): each branch's first hop, with
+     * {@code metadata.get(i)}, and the opening for {@code mergeHost} (at {@code mergeAddress});
+     * {@code credit} is divided among them exactly.
      */
-    static List<Send> split(NextHopDecision.StartSplit split, ChainHeader h, NodeAddress mergeHost,
-                            InetSocketAddress mergeAddress, List<String> path, List<ConsoleLine> console,
-                            List<HopTiming> timings, Credit credit, List<Metadata> metadata) {
+    static List<Send> split(NextHopDecision.StartSplit split, HopState hop, List<ConsoleLine> console,
+                            NodeAddress mergeHost, InetSocketAddress mergeAddress, Credit credit, List<Metadata> metadata) {
+        ChainHeader h = hop.header();
+        List<String> path = hop.path();
+        List<HopTiming> timings = hop.timings();
         List<NextHop.Call> calls = split.split().branches();
         int n = calls.size();
         int k = 64 - Long.numberOfLeadingZeros(n); // 2^k > n: n branch shares and the opening's
@@ -183,16 +175,13 @@ final class MergePoints {
         List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
         stack.add(ReturnPoint.merge(mergeHost, h.hop(), n));
         List<Send> sends = new ArrayList<>(n + 1);
-        ChainHeader open = h.onward(new ChainSoFar(h.hop(), path, console, timings, h.metadata()), OPEN,
-                split.mergeFunction(), openShare, split.budgetNanos()).with(split.mergeFunction(), stack);
+        ChainHeader open = h.onward(new ChainSoFar(h.hop(), path, console, timings, h.metadata()), HopKind.SPLIT_OPENING.wireName(), split.mergeFunction(), openShare, split.budgetNanos()).with(split.mergeFunction(), stack);
         sends.add(new Send(mergeHost.node(), mergeAddress, new ChainRequest(open, null, split.split().state(), null),
                 openShare, true));
         for (int i = 0; i < n; i++) {
             NextHop.Call call = calls.get(i);
             ChainingFunctionSource cf = split.branchFunctions().get(i);
-            ChainHeader bh = h.onward(new ChainSoFar(split.hop(), path, console, timings, metadata.get(i)),
-                    call.serviceFunction(), cf, share, split.budgetNanos()).with(cf,
-                    stack).withBranch(h.branch().child(i + 1, n));
+            ChainHeader bh = h.onward(new ChainSoFar(split.hop(), path, console, timings, metadata.get(i)), call.serviceFunction(), cf, share, split.budgetNanos()).with(cf, stack).withBranch(h.branch().child(i + 1, n));
             sends.add(new Send(call.server(), null, new ChainRequest(bh, call.params(), call.state(), null), share,
                     false));
         }
@@ -221,8 +210,7 @@ final class MergePoints {
                 failure.host(), failure.hop()));
         params.add(new ArrayList<>(failure.path()));
         params.add(new ArrayList<>(failure.details()));
-        ChainHeader out = h.onward(new ChainSoFar(h.hop(), failure.path(), failure.console(), failure.timings(),
-                h.metadata()), FAILED, ChainingFunctionSource.NONE, credit, h.budgetNanos())
+        ChainHeader out = h.onward(new ChainSoFar(h.hop(), failure.path(), failure.console(), failure.timings(), h.metadata()), HopKind.BRANCH_FAILURE.wireName(), ChainingFunctionSource.NONE, credit, h.budgetNanos())
                 .with(ChainingFunctionSource.NONE, levels);
         return new ChainRequest(out, params, ChainState.empty(), null);
     }
@@ -336,9 +324,9 @@ final class MergePoints {
         }
         ChainingFunctionSource mergeFunction = open.chainingFunction();
         List<ReturnPoint> below = open.returnStack().subList(0, open.returnStack().size() - 1);
-        timings.add(new HopTiming(hop, nodeName, OUTCOME, nowNanos - m.startNanos, 0, 0, 0, nodeName));
-        ChainHeader merged = open.onward(new ChainSoFar(hop, path, console, timings, open.metadata()), MERGED,
-                mergeFunction, m.credit, last.budgetNanos()).with(mergeFunction, below);
+        timings.add(new HopTiming(hop, nodeName, HopKind.BRANCH_OUTCOME.wireName(), nowNanos - m.startNanos, 0, 0, 0,
+                nodeName));
+        ChainHeader merged = open.onward(new ChainSoFar(hop, path, console, timings, open.metadata()), HopKind.MERGED.wireName(), mergeFunction, m.credit, last.budgetNanos()).with(mergeFunction, below);
         if (last.heartbeat().isOn()) { // the parent branch resumes: its first heartbeat is due at once
             merged = merged.withHeartbeat(new HeartbeatBudget(last.heartbeat().intervalNanos(), 0));
         }

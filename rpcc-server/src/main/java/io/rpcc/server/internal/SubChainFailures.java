@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * Failures inside nested sub-chains (paper 3.8): a failure goes first to the node that created the
  * sub-chain it happened in (the innermost point of the chain's return stack; if that is a split's
  * merge point, the failure is instead the branch's failed outcome, see {@link MergePoints}), in a
- * {@link #RETURN_FAILURE} request carrying the failure (typed, with its hop, host and path) and the
+ * {@link HopKind#RETURN_FAILURE} request carrying the failure (typed, with its hop, host and path) and the
  * failing hop's credit. There the sub-chain's {@link SubChainFailureHandler} (kept with the parked
  * hop) recovers, and the parked chaining function runs with the recovery as its service function's
  * result, or passes the failure on, unchanged, to the creator's own creator, or to the originator
@@ -34,12 +34,6 @@ import org.slf4j.LoggerFactory;
  * {@link Continuations}.
  */
 final class SubChainFailures {
-    /**
-     * The service function of the request that takes a sub-chain's failure to its creator; its
-     * params are the failure, encoded as an ERROR frame's code and failure ({@link WireFormat#encodeFailure}).
-     */
-    static final String RETURN_FAILURE = "rpcc.return.failure";
-
     private static final Logger log = LoggerFactory.getLogger(FailureLog.LOGGER);
 
     private SubChainFailures() {
@@ -54,8 +48,7 @@ final class SubChainFailures {
                                   Credit credit, long allowanceNanos) {
         long budget = h.budgetNanos() == ChainHeader.NO_DEADLINE ? h.budgetNanos() : h.budgetNanos() - allowanceNanos;
         List<String> path = failure.path().isEmpty() ? h.path() : failure.path();
-        ChainHeader nh = h.onward(new ChainSoFar(h.hop(), path, failure.console(), failure.timings(), h.metadata()),
-                RETURN_FAILURE, ChainingFunctionSource.NONE, credit, budget).with(ChainingFunctionSource.NONE, levels);
+        ChainHeader nh = h.onward(new ChainSoFar(h.hop(), path, failure.console(), failure.timings(), h.metadata()), HopKind.RETURN_FAILURE.wireName(), ChainingFunctionSource.NONE, credit, budget).with(ChainingFunctionSource.NONE, levels);
         return new ChainRequest(nh, WireFormat.encodeFailure(code, failure), ChainState.empty(), null);
     }
 
@@ -75,10 +68,14 @@ final class SubChainFailures {
         return HopKind.of(h.serviceFunction()).toUnpoppedPoint() ? stack.subList(0, stack.size() - 1) : stack;
     }
 
-    /** The failure that {@code request}, a {@link #RETURN_FAILURE}, carries. */
+    /**
+     * The failure that {@code request}, a {@link HopKind#RETURN_FAILURE}, carries: its params are the
+     * failure encoded as an ERROR frame's code and failure ({@link WireFormat#encodeFailure}), decoded
+     * here once, where the request starts to run.
+     */
     static CodedFailure carried(ChainRequest request) {
         if (!(request.params() instanceof byte[] bytes)) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a " + RETURN_FAILURE + " request must carry the failure"
+            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a " + HopKind.RETURN_FAILURE.wireName() + " request must carry the failure"
                     + " as bytes, not " + (request.params() == null ? "null" : request.params().getClass().getName()));
         }
         return WireFormat.decodeFailure(bytes);

@@ -75,14 +75,25 @@ public final class Node implements AutoCloseable {
      * @param routing how it finds servers and fails over among their endpoints
      * @param chains the rules of the chains that pass through it
      * @param types the user's serializable types
-     * @param executor runs service functions, chaining functions and callbacks (never an event loop)
+     * @param threads runs service functions, chaining functions and callbacks (never an event loop), and
+     *     says whose executor that is
      * @param functions compiles and caches chaining functions (the node's own runtime is made from it:
      *     {@link FunctionRuntime#inNode})
      * @param sourceFetcher how the node fetches the source of a chaining function it knows only by
      *     reference
      */
     public record Settings(NodeTransport.Config transport, Routing routing, ChainRules chains, TypeRegistry types,
-                           Executor executor, FunctionRuntime functions, SourceFetcher sourceFetcher) {
+                           HopThreads threads, FunctionRuntime functions, SourceFetcher sourceFetcher) {
+
+        /** Runs service functions, chaining functions and callbacks (never an event loop). */
+        public Executor executor() {
+            return threads.executor();
+        }
+
+        /** Whose {@link #executor()} is: rpcc's own may start a hop on a platform thread instead. */
+        public ExecutorOwner executorOwner() {
+            return threads.owner();
+        }
 
         /** The node's unique name. */
         public String name() {

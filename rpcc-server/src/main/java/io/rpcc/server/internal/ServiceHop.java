@@ -1,0 +1,116 @@
+package io.rpcc.server.internal;
+
+import io.rpcc.core.HopRejectedException;
+import io.rpcc.core.HopTiming;
+import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.VirtualConsole;
+import io.rpcc.core.internal.chain.HopContext;
+import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The handler of a hop ({@link HopKind#SERVICE}, paper Fig. 3, steps 3 and 4): a hop that arrives
+ * past the chain's deadline fails without running; a hop whose outcome is kept here from its first
+ * run (a chain sent again, paper 3.9) replays it; else the service function runs, inside the
+ * interceptors, and its outcome is recorded for a replay.
+ */
+final class ServiceHop {
+    private final String nodeName;
+    private final Map<String, ServiceFunction> services;
+    private final HopInterceptors interceptors;
+
+    /** The hops of {@code services} at node {@code nodeName}. */
+    ServiceHop(String nodeName, Map<String, ServiceFunction> services, HopInterceptors interceptors) {
+        this.nodeName = nodeName;
+        this.services = Map.copyOf(services);
+        this.interceptors = interceptors;
+    }
+
+    /**
+     * Runs {@code hop}, of {@code request} (arrived at {@code arrivedNanos}), recording its outcome
+     * in, or replaying it from, {@code cached} (if not {@code null}); {@code null} if the chain was
+     * cancelled while its service function ran.
+     */
+    HopResult run(HopState hop, ChainRequest request, long arrivedNanos, HopOutcomes.Outcome cached) {
+        ChainHeader h = hop.header();
+        long left = hop.control().remainingNanos(System.nanoTime());
+        if (left <= 0) {
+            throw new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
+                    + "' at '" + nodeName + "') started " + TimeUnit.NANOSECONDS.toMillis(-left)
+                    + " ms after the chain's deadline, so its service function did not run; give the chain a "
+                    + "later deadline (ChainCall.deadline or timeout) or make the hops before it faster");
+        }
+        if (cached != null && cached.replays()) { // the chain was sent again; this hop's service function ran here
+            hop.replies().resend(cached.replies()); // those an earlier attempt lost arrive now; the others are dropped
+            HopTiming timing = new HopTiming(h.hop(), nodeName, h.serviceFunction(), System.nanoTime() - arrivedNanos,
+                    0, 0, 0, nodeName);
+            return new HopResult(hop, request.state(), cached.result(), timing, cached);
+        }
+        HopResult ran = runService(hop, request, arrivedNanos, cached);
+        if (hop.control().isCancelled()) {
+            hop.replies().handOver(h.credit()); // the result is for nobody: the originator ended the chain
+            return null;
+        }
+        if (cached != null) {
+            cached.served(ran.result());
+        }
+        return ran;
+    }
+
+    private HopResult runService(HopState hop, ChainRequest request, long arrivedNanos,
+                                 HopOutcomes.Outcome recording) {
+        ChainHeader h = hop.header();
+        HopControl control = hop.control();
+        HopReplies replies = hop.replies();
+        String chainId = hop.chainId();
+        ServiceFunction sf = services.get(h.serviceFunction());
+        if (sf == null) {
+            throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + nodeName
+                    + "' has no service function '" + h.serviceFunction() + "' (it has: "
+                    + new TreeSet<>(services.keySet()) + ")");
+        }
+        long sfStart = System.nanoTime();
+        Object result;
+        VirtualConsole sfConsole = new VirtualConsole(h.hop(), nodeName, "service:" + h.serviceFunction(),
+                hop.console());
+        HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), nodeName, sfConsole, replies,
+                h.metadata(), h.branch(), control);
+        ServiceFunction unlessCancelled = params -> {
+            if (control.isCancelled()) { // marked cancelled here since the hop was taken up: the function never starts
+                throw new HopFailure(ErrorCode.CANCELLED, "chain " + chainId + " was cancelled before service function '"
+                        + h.serviceFunction() + "' started at '" + nodeName + "'");
+            }
+            return sf.apply(params);
+        };
+        try (var scope = sfContext.push(); var working = control.enter()) {
+            result = interceptors.aroundService(sfContext, h.serviceFunction(), unlessCancelled).apply(request.params());
+        } catch (HopRejectedException r) {
+            throw recorded(recording, control, HopInterceptors.rejected(r));
+        } catch (Throwable e) {
+            HopFailure unsent = replies.replyUnsent(e, h.serviceFunction());
+            if (unsent != null) { // not kept: the hop did not complete, a retry runs it again
+                throw unsent;
+            }
+            throw recorded(recording, control, new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(),
+                    "service function '" + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e));
+        }
+        long sfEnd = System.nanoTime();
+        return new HopResult(hop, request.state(), result, new HopTiming(h.hop(), nodeName, h.serviceFunction(),
+                sfStart - arrivedNanos, sfEnd - sfStart, 0, 0, nodeName), recording);
+    }
+
+    /** {@code f}, the failure of a service function, recorded in {@code recording} (if any) unless the hop was cancelled. */
+    private static HopFailure recorded(HopOutcomes.Outcome recording, HopControl control, HopFailure f) {
+        if (recording != null && !control.isCancelled()) {
+            recording.failed(f);
+        }
+        return f;
+    }
+}
