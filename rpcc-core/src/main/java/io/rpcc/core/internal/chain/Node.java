@@ -127,7 +127,7 @@ public final class Node implements AutoCloseable {
 
         /** These settings, the node fetching chaining functions' sources with {@code fetcher}. */
         public Settings withSourceFetcher(SourceFetcher fetcher) {
-            return new Settings(transport, routing, chains, types, executor, functions, fetcher);
+            return new Settings(transport, routing, chains, types, threads, functions, fetcher);
         }
     }
 
