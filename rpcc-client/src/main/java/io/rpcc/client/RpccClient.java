@@ -86,7 +86,7 @@ public final class RpccClient implements AutoCloseable {
     private final RetryPolicy defaultRetry;
 
     private RpccClient(Builder b, Node.Settings settings) {
-        this.node = new Node(settings, null);
+        this.node = new Node(settings);
         this.repositoryClient = new RepositoryClient(node);
         this.launcher = new ChainLauncher(node, new RetryTokens(b.retryThrottle));
         this.defaultRetry = b.retryPolicy;

@@ -57,8 +57,8 @@ final class CoreServer implements RequestHandler, AutoCloseable {
 
     /** A started server named {@code name}, resolving reply-to nodes with {@code resolver}. */
     CoreServer(String name, NameResolver resolver, TypeRegistry types) {
-        this.node = new Node(BuilderAccess.settingsOf(new Builder(name).resolver(resolver).types(types)), n -> this);
-        this.address = node.start();
+        this.node = new Node(BuilderAccess.settingsOf(new Builder(name).resolver(resolver).types(types)));
+        this.address = node.start(this);
     }
 
     /** Hosts {@code service} as {@code name}. */

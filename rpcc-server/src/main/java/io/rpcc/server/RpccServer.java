@@ -73,7 +73,7 @@ public final class RpccServer implements AutoCloseable {
      * @throws IllegalStateException if it was started before
      */
     public RpccServer start() {
-        address = node.start();
+        address = node.start(hops);
         return this;
     }
 
@@ -384,9 +384,8 @@ public final class RpccServer implements AutoCloseable {
             HopSettings hopSettings = new HopSettings(services, idempotent, interceptors,
                     new HopSettings.ChainingProxy(chainingProxy, actsAsProxy), composesSubChains, staleBranchTimeout,
                     new HopSettings.OutcomeCache(outcomeCacheEntries, outcomeCacheBytes, outcomeCacheTtl));
-            HopExecutor[] hops = new HopExecutor[1];
-            Node node = new Node(BuilderAccess.settingsOf(this), n -> hops[0] = new HopExecutor(n, hopSettings));
-            return new RpccServer(node, hops[0], Collections.unmodifiableSet(new LinkedHashSet<>(services.keySet())));
+            Node node = new Node(BuilderAccess.settingsOf(this));
+            return new RpccServer(node, new HopExecutor(node, hopSettings), Collections.unmodifiableSet(new LinkedHashSet<>(services.keySet())));
         }
     }
 }

@@ -47,7 +47,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -181,17 +180,19 @@ public final class Node implements AutoCloseable {
     private final NodeTimer timer;
     private final ChainOriginator originator;
     private final FunctionRuntime functions;
-    private final RequestHandler requests;
-    private final InboundDispatch dispatch;
-    private final LivenessSweep sweep;
+    private volatile Serving serving; // set once, by start
     private final DrainSignal drain = new DrainSignal();
     private static final Logger log = LoggerFactory.getLogger(Node.class);
 
     /**
-     * A node whose server side {@code serverSide} makes for it (called once, last in this
-     * constructor), or that refuses hops if it is {@code null}.
+     * What a started node hands the frames it receives to: its server side, the dispatch in front of
+     * it, and the sweep that watches the chains it started and sends the heartbeats of its hops.
      */
-    public Node(Settings settings, Function<Node, RequestHandler> serverSide) {
+    private record Serving(RequestHandler requests, InboundDispatch dispatch, LivenessSweep sweep) {
+    }
+
+    /** A node, not started: {@link #start(RequestHandler)} gives it its server side. */
+    public Node(Settings settings) {
         this.settings = settings;
         this.budgets = new ChainBudgets(settings.chains().deadlineNetworkAllowance(),
                 settings.chains().heartbeatNetworkAllowance());
@@ -206,10 +207,6 @@ public final class Node implements AutoCloseable {
         this.timer = new NodeTimer();
         this.originator = new ChainOriginator(settings.name(), refusals, transport::send, drain::changed, timer);
         this.functions = settings.functions().inNode(refusals, settings.sourceFetcher().of(this));
-        this.requests = serverSide != null ? serverSide.apply(this) : new RefusingRequestHandler(this);
-        this.dispatch = new InboundDispatch(settings.name(), () -> state.get() == State.RUNNING, settings.executor(),
-                requests, originator, transport, settings.types());
-        this.sweep = new LivenessSweep(originator, requests, settings.executor(), timer);
     }
 
     /**
@@ -367,19 +364,46 @@ public final class Node implements AutoCloseable {
      * @throws IllegalStateException if the node was started before
      */
     public InetSocketAddress start() {
-        if (!state.compareAndSet(State.NEW, State.RUNNING)) {
-            throw new IllegalStateException("node '" + name() + "' " + (state.get() == State.CLOSED
-                    ? "is closed: build a new one" : "is started already"));
+        return start(new RefusingRequestHandler(this));
+    }
+
+    /**
+     * Starts the node with {@code serverSide} running the hops that arrive (as a transport gets its
+     * listener when it starts): a server's side is built on the node, so the node cannot be given it
+     * when it is built. Returns where the node listens.
+     *
+     * @throws IllegalStateException if the node was started or closed before
+     */
+    public InetSocketAddress start(RequestHandler serverSide) {
+        if (state.get() != State.NEW) {
+            throw alreadyStarted();
+        }
+        InboundDispatch dispatch = new InboundDispatch(settings.name(), () -> state.get() == State.RUNNING,
+                settings.executor(), serverSide, originator, transport, settings.types());
+        Serving s = new Serving(serverSide, dispatch, new LivenessSweep(originator, serverSide, settings.executor(), timer));
+        synchronized (this) { // one start: the first to get here publishes its server side
+            if (serving != null) {
+                throw alreadyStarted();
+            }
+            serving = s;
+        }
+        if (!state.compareAndSet(State.NEW, State.RUNNING)) { // closed meanwhile
+            throw alreadyStarted();
         }
         functions.open();
         timer.open();
-        sweep.start();
+        s.sweep().start();
         try {
             return transport.start(dispatch);
         } catch (RuntimeException e) {
             close();
             throw e;
         }
+    }
+
+    private IllegalStateException alreadyStarted() {
+        return new IllegalStateException("node '" + name() + "' " + (state.get() == State.CLOSED
+                ? "is closed: build a new one" : "is started already"));
     }
 
     /** Throws unless the node was started (it may have closed since: then chains fail with a typed error). */
@@ -502,7 +526,7 @@ public final class Node implements AutoCloseable {
      * refused while the node does not run, else handed to the server side.
      */
     public void onRequest(ChainRequest request) {
-        dispatch.onRequest(request);
+        serving.dispatch().onRequest(request);
     }
 
     /**
@@ -519,6 +543,7 @@ public final class Node implements AutoCloseable {
         if (was == State.RUNNING || was == State.DRAINING) {
             long deadline = System.nanoTime() + grace.toNanos();
             try {
+                RequestHandler requests = serving.requests();
                 drain.await(() -> requests.hopsInFlight() == 0 && originator.inFlight() == 0, deadline);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt(); // stop waiting: close now
@@ -540,10 +565,13 @@ public final class Node implements AutoCloseable {
         if (was == State.CLOSED) {
             return;
         }
-        sweep.stop();
-        if (was != State.NEW) {
+        Serving s = serving;
+        if (s != null) {
+            s.sweep().stop();
+        }
+        if (was != State.NEW && s != null) {
             try {
-                requests.abandonHops().get(ABANDON_REPORT_WAIT_MS, TimeUnit.MILLISECONDS);
+                s.requests().abandonHops().get(ABANDON_REPORT_WAIT_MS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException e) {
