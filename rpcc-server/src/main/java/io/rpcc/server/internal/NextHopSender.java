@@ -245,7 +245,7 @@ final class NextHopSender {
     /**
      * Sends the chain of {@code request} on to {@code server} (at {@code address}, or where the
      * resolver says if {@code null}), remembering where it went (its trail, for a cancel to follow);
-     * fails with a {@link HopFailure} if the chain was cancelled here, or as {@link Node#forward} does.
+     * fails with a {@link HopFailure} if the chain was cancelled here, or as {@link io.rpcc.core.internal.chain.HopRouter#forward(String, ChainRequest)} does.
      * The request leaves with the time-to-heartbeat left to the hop that {@code control} controls,
      * less the network allowance (paper 3.9).
      */
@@ -260,8 +260,8 @@ final class NextHopSender {
             return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain " + h.origin() + "#"
                     + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
         }
-        CompletableFuture<Void> sent = address == null ? node.forward(server, request)
-                : node.forward(server, address, request);
+        CompletableFuture<Void> sent = address == null ? node.router().forward(server, request)
+                : node.router().forward(server, address, request);
         if (h.heartbeat().isOn()) {
             running.handingOn(h, control, sent);
         }
