@@ -2,12 +2,13 @@ package io.rpcc.client.internal;
 
 import io.rpcc.client.RetryPolicy;
 import io.rpcc.core.ChainCancelledException;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.Node;
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.ChainErrors;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -82,7 +83,7 @@ final class ChainAttempts {
         if (ended instanceof ChainCancelledException) {
             return ended;
         }
-        ChainException e = ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+        ChainException e = ChainErrors.toException(ChainErrorCode.CANCELLED, new ChainFailure(ChainErrors.exceptionName(ChainErrorCode.CANCELLED),
                 "chain " + node.originator().chainId(p.id()) + " was cancelled by its originator (" + why + ")",
                 node.name(), 0, List.of(), List.of(), List.of(), List.of()));
         last.complete(p);

@@ -1,5 +1,6 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.FailureFields;
@@ -11,7 +12,6 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
@@ -73,8 +73,8 @@ final class HopReports {
      * of its split, as the branch's failed outcome (paper 3.10); at the top level (or if that node
      * cannot be reached, or the chain was cancelled), to the chain's originator.
      */
-    CompletableFuture<Void> passOn(ChainHeader h, ErrorCode code, ChainFailure failure, Credit credit) {
-        List<ReturnPoint> levels = code == ErrorCode.CANCELLED ? List.of() : SubChainFailures.levelsOut(h);
+    CompletableFuture<Void> passOn(ChainHeader h, ChainErrorCode code, ChainFailure failure, Credit credit) {
+        List<ReturnPoint> levels = code == ChainErrorCode.CANCELLED ? List.of() : SubChainFailures.levelsOut(h);
         if (levels.isEmpty()) {
             return toOriginator(h, code, failure, credit);
         }
@@ -92,7 +92,7 @@ final class HopReports {
     }
 
     /** Sends {@code failure} in an ERROR frame to the chain's reply-to node, smaller if it is too large. */
-    private CompletableFuture<Void> toOriginator(ChainHeader h, ErrorCode code, ChainFailure f, Credit credit) {
+    private CompletableFuture<Void> toOriginator(ChainHeader h, ChainErrorCode code, ChainFailure f, Credit credit) {
         return handOffs.track(toOrigin(h, new ChainErrorFrame(h.chainId(), h.attemptSecret(), code, f, credit))
                 .exceptionallyCompose(e -> {
                     if (!refusedHere(e)) {
@@ -114,7 +114,7 @@ final class HopReports {
 
     /** Whether sending failed here (the frame could not be made: too large, not serializable), not on the way. */
     private static boolean refusedHere(Throwable e) {
-        return Node.unwrap(e) instanceof HopFailure f && !f.code().unreachable();
+        return Node.unwrap(e) instanceof HopFailure f && !f.unreachable();
     }
 
     /** {@code fields} without the diagnostics and with a bounded type name: small enough for any frame. */
@@ -137,7 +137,7 @@ final class HopReports {
         InetSocketAddress replyTo = node.addressOf(to);
         return node.transport().send(to.node(), replyTo, frame)
                 .whenComplete((v, e) -> {
-                    if (e != null && Node.unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
+                    if (e != null && Node.unwrap(e) instanceof HopFailure f && f.unreachable()) {
                         failures.replyToUnreachable(h, replyTo, f);
                     }
                 });

@@ -1,11 +1,12 @@
 package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.BranchOutcome;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +42,7 @@ public final class RethrownBranchFailure extends RuntimeException {
      * a {@link RethrownBranchFailure}; else {@code f}.
      */
     public static RuntimeException of(HopFailure f, Object outcomes, String host, int hop) {
-        if (f.code() != ErrorCode.CHAINING_FUNCTION_FAILED || !(f.getCause() instanceof ChainException thrown)
+        if (f.code() != ChainErrorCode.CHAINING_FUNCTION_FAILED || !(f.getCause() instanceof ChainException thrown)
                 || !(outcomes instanceof List<?> list)) {
             return f;
         }
@@ -54,8 +55,8 @@ public final class RethrownBranchFailure extends RuntimeException {
     }
 
     /** The kind of the chain's failure: the branch's. */
-    public ErrorCode code() {
-        return ErrorCode.fromWire(branchFailure.code().number());
+    public ChainErrorCode code() {
+        return branchFailure.code();
     }
 
     /**
@@ -74,6 +75,6 @@ public final class RethrownBranchFailure extends RuntimeException {
 
     /** The chain's failure as the typed exception its originator gets ({@link #failure}). */
     public ChainException toException(List<ConsoleLine> console, List<HopTiming> timings) {
-        return code().toException(failure(console, timings));
+        return ChainErrors.toException(code(), failure(console, timings));
     }
 }

@@ -27,6 +27,7 @@ import io.netty.util.AttributeKey;
 import io.netty.util.NetUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.lifecycle.SharedResource;
@@ -35,7 +36,6 @@ import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.PingFrame;
@@ -267,9 +267,9 @@ public final class NodeTransport implements AutoCloseable {
     /**
      * The connection to node {@code peer} at {@code address}: an open one (one this node opened to
      * that address, or, with TLS, one that {@code peer} opened and authenticated for that name), or
-     * a new one. Fails with a {@link HopFailure} of {@link ErrorCode#HOP_UNREACHABLE} if the node
+     * a new one. Fails with a {@link HopFailure} of {@link ChainErrorCode#HOP_UNREACHABLE} if the node
      * cannot be reached or another node answers at that address, or of
-     * {@link ErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}. After the
+     * {@link ChainErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}. After the
      * second failed attempt in a row to that address, it fails at once until the reconnect backoff
      * has passed ({@link ReconnectBackoff}; the first failure is free: a restarted peer is reached by
      * the next try).
@@ -313,7 +313,7 @@ public final class NodeTransport implements AutoCloseable {
         InetSocketAddress address = key.address();
         EventLoopGroup loops = group;
         if (closed || loops == null) {
-            handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node '" + config.nodeName()
+            handshake.completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "node '" + config.nodeName()
                     + "' is " + (closed ? "closed" : "not started") + ": it cannot connect to '" + peer + "'"));
             return;
         }
@@ -330,7 +330,7 @@ public final class NodeTransport implements AutoCloseable {
                 });
         b.connect(address).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
-                handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot connect to '" + peer
+                handshake.completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot connect to '" + peer
                         + "' at " + address + ": " + describe(f.cause()), f.cause()));
                 return;
             }
@@ -338,7 +338,7 @@ public final class NodeTransport implements AutoCloseable {
             WriteQueue.writeAndFlush(ch, wire.encode(self, config.maxFrameSize(), ch.alloc()));
             roundTrip(ch).helloSent(System.nanoTime()); // (with TLS, again when its handshake is done: see below)
             var timeout = ch.eventLoop().schedule(() -> {
-                if (handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node at " + address
+                if (handshake.completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "node at " + address
                         + " (expected '" + peer + "') did not answer the " + (tls != null ? "TLS and " : "")
                         + "rpcc handshake within " + config.connectTimeout().toMillis() + " ms"
                         + (tls != null ? "; if it runs without TLS, turn TLS on there too (builder.tls(...))" : "")))) {
@@ -532,7 +532,7 @@ public final class NodeTransport implements AutoCloseable {
             frame.release();
             refuse(ch, Refusal.WRITE_QUEUE_FULL, queued + " bytes wait to be written and the peer does not read "
                     + "(limit: " + config.limits().maxQueuedWriteBytes() + " bytes)", true);
-            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '"
+            return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection to '"
                     + (peer == null ? ch.remoteAddress() : peer.node()) + "' closed: " + queued + " bytes were "
                     + "waiting to be written to it and it did not read them"));
         }
@@ -547,7 +547,7 @@ public final class NodeTransport implements AutoCloseable {
             if (f.isSuccess()) {
                 written.complete(null);
             } else {
-                written.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '"
+                written.completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection to '"
                         + (peer == null ? ch.remoteAddress() : peer.node()) + "' failed while sending: "
                         + describe(f.cause()), f.cause()));
             }
@@ -678,7 +678,7 @@ public final class NodeTransport implements AutoCloseable {
                 }
                 WriteQueue.writeAndFlush(ch, wire.encode(self, config.maxFrameSize(), ch.alloc()));
             } else if (!h.node().equals(expectedPeer)) {
-                handshake.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "the node at "
+                handshake.completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "the node at "
                         + ch.remoteAddress() + " is '" + h.node() + "', not '" + expectedPeer
                         + "': check the name resolver"));
                 ch.close();
@@ -695,7 +695,7 @@ public final class NodeTransport implements AutoCloseable {
          * The peer's HELLO shows no protocol version in common with this node's: counted and logged;
          * an inbound connection is answered with this node's HELLO (so that the peer learns this
          * node's versions and can say so) and closed; an outbound one fails its handshake with a
-         * {@link ErrorCode#PROTOCOL_VERSION} failure naming both nodes' versions.
+         * {@link ChainErrorCode#PROTOCOL_VERSION} failure naming both nodes' versions.
          */
         private void onVersionMismatch(Channel ch, FrameDecoder.VersionMismatch v) {
             refusals.count(Refusal.PROTOCOL_VERSION);
@@ -708,7 +708,7 @@ public final class NodeTransport implements AutoCloseable {
                         .addListener(ChannelFutureListener.CLOSE);
                 return;
             }
-            handshake.completeExceptionally(new HopFailure(ErrorCode.PROTOCOL_VERSION, "cannot reach '" + expectedPeer
+            handshake.completeExceptionally(new HopFailure(ChainErrorCode.PROTOCOL_VERSION, "cannot reach '" + expectedPeer
                     + "' at " + ch.remoteAddress() + ": " + reason));
             ch.close();
         }
@@ -727,7 +727,7 @@ public final class NodeTransport implements AutoCloseable {
                     + (cert == null ? "certificate is unknown" : NodeIdentity.describe(cert)) + " does not carry that name";
             warnings.warn(ch.remoteAddress(), "node '{}' refused a connection: {}", config.nodeName(), why);
             if (handshake != null) {
-                handshake.completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, why
+                handshake.completeExceptionally(new HopFailure(ChainErrorCode.PEER_AUTHENTICATION, why
                         + ": check the name resolver, or give '" + claimed + "' a certificate with "
                         + NodeIdentity.howToName(claimed)));
             }
@@ -765,7 +765,7 @@ public final class NodeTransport implements AutoCloseable {
                     refusals.count(Refusal.TLS_HANDSHAKE);
                     String why = TlsContexts.explain(done.cause());
                     if (handshake != null) {
-                        handshake.completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, "TLS handshake "
+                        handshake.completeExceptionally(new HopFailure(ChainErrorCode.PEER_AUTHENTICATION, "TLS handshake "
                                 + "with '" + expectedPeer + "' at " + ch.remoteAddress() + " failed: " + why, done.cause()));
                     } else {
                         warnings.warn(ch.remoteAddress(), "node '{}' refused a TLS connection from {}: {}",
@@ -777,7 +777,7 @@ public final class NodeTransport implements AutoCloseable {
                     X509Certificate cert = TlsContexts.peerCertificate(ch);
                     if (cert == null || !NodeIdentity.carries(cert, expectedPeer)) {
                         refusals.count(Refusal.IMPERSONATION);
-                        handshake.completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, "the node at "
+                        handshake.completeExceptionally(new HopFailure(ChainErrorCode.PEER_AUTHENTICATION, "the node at "
                                 + ch.remoteAddress() + " (the address of '" + expectedPeer + "') presented "
                                 + (cert == null ? "no certificate" : "a " + NodeIdentity.describe(cert))
                                 + " that does not carry the name '" + expectedPeer + "': check the name resolver, or "
@@ -829,13 +829,13 @@ public final class NodeTransport implements AutoCloseable {
             if (handshake != null) {
                 Throwable tlsFailure = ch.attr(TLS_FAILURE).get();
                 handshake.completeExceptionally(tlsFailure == null
-                        ? new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer + "' at "
+                        ? new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer + "' at "
                                 + key.address() + " closed during the rpcc handshake: '" + expectedPeer + "' may be "
                                 + "down or restarting behind a proxy" + (tls == null
                                 ? "; if it runs TLS, this node needs TLS too (builder.tls(...))" : "")
                                 + "; a node of rpcc protocol version 2 or older closes the connection like this too "
                                 + "(then upgrade '" + expectedPeer + "')")
-                        : new HopFailure(ErrorCode.PEER_AUTHENTICATION, "'" + expectedPeer + "' at " + key.address()
+                        : new HopFailure(ChainErrorCode.PEER_AUTHENTICATION, "'" + expectedPeer + "' at " + key.address()
                                 + " closed the connection during the TLS handshake: "
                                 + TlsContexts.explain(tlsFailure), tlsFailure));
             }

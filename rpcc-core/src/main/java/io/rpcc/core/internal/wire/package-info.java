@@ -3,7 +3,7 @@
  * CANCEL, HEARTBEAT, PING, WINDOW_UPDATE), the parts of a hop request's header (return points, node
  * addresses, heartbeat budgets, the chain's secret), the termination credit
  * ({@link io.rpcc.core.internal.wire.Credit}), the internal kinds of failure and their mapping to the
- * public error codes ({@link io.rpcc.core.internal.wire.ErrorCode}), and the encoding of frames
+ * public error codes ({@link io.rpcc.core.ChainErrorCode}), and the encoding of frames
  * ({@code WireFormat}), with user values in Kryo, by registered ids only and with lengths bounded by
  * the frame. {@link io.rpcc.core.internal.wire.FrameType} sums up the layout;
  * {@code docs/reference/protocol.md} is the full specification.
