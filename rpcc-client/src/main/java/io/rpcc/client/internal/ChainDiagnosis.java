@@ -121,7 +121,7 @@ public final class ChainDiagnosis {
                 + "client and the hop before can reach it, then run the chain again (the failure is retryable)";
         List<String> stoppedAt = new ArrayList<>(position.path());
         stoppedAt.add(server);
-        return new BrokenChainException(new ChainFailure(ChainErrors.exceptionName(ChainErrorCode.BROKEN_CHAIN), message, server, hop,
-                stoppedAt, List.of(), List.copyOf(console), List.copyOf(timings)), serviceFunction, e);
+        return new BrokenChainException(new ChainFailure(ChainErrors.exceptionName(ChainErrorCode.BROKEN_CHAIN), message,
+                server, hop, stoppedAt, List.of(), List.copyOf(console), List.copyOf(timings)), serviceFunction, e);
     }
 }

@@ -23,6 +23,7 @@ import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -117,9 +118,9 @@ public final class InteractiveChain {
         }
 
         private ChainException exception(int hop) {
-            return ChainErrors.toException(ChainErrorCode.CANCELLED, new ChainFailure(ChainErrors.exceptionName(ChainErrorCode.CANCELLED),
+            return LocatedFailure.detected(ChainErrorCode.CANCELLED,
                     "interactive chain cancelled by its originator; its step in flight was told to stop", node.name(),
-                    hop, List.of(), List.of(), List.of(), List.of()));
+                    hop, List.of()).toException();
         }
     }
 
@@ -239,8 +240,9 @@ public final class InteractiveChain {
                 cancellation.check(hop);
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
-                    throw ChainErrors.toException(ChainErrorCode.TIMEOUT, new ChainFailure(ChainErrors.exceptionName(ChainErrorCode.TIMEOUT),
-                            "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(),
+                    throw ChainErrors.toException(ChainErrorCode.TIMEOUT, new ChainFailure(
+                            ChainErrors.exceptionName(ChainErrorCode.TIMEOUT), "no result within " + timeout.toMillis()
+                            + " ms", node.name(), hop, path, List.of(),
                             console, timings));
                 }
                 ChainStart stepStart = start.step(server, serviceFunction, params, Duration.ofNanos(left),

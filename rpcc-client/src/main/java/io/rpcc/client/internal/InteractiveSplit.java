@@ -175,7 +175,7 @@ final class InteractiveSplit {
         } catch (HopFailure f) {
             timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
             if (RethrownBranchFailure.of(f, outcomes, node.name(), last) instanceof RethrownBranchFailure r) {
-                throw r.toException(console, timings); // named where the branch failed, as in chain mode
+                throw r.located(console, timings).toException(); // named where the branch failed, as in chain mode
             }
             throw ChainLauncher.failure(f, node.name(), last, merged, console, timings);
         } finally {

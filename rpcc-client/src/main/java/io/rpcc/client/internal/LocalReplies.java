@@ -6,6 +6,7 @@ import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.Replies;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.wire.ChainErrors;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import java.time.Duration;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.spi.WallClock;
@@ -63,10 +64,10 @@ final class LocalReplies implements Replies {
                 room = false;
             }
             if (!room) {
-                throw ChainErrors.toException(ChainErrorCode.FLOW_CONTROL, new ChainFailure(ChainErrors.exceptionName(ChainErrorCode.FLOW_CONTROL),
+                throw LocatedFailure.detected(ChainErrorCode.FLOW_CONTROL,
                         "the chaining function of hop " + hop + " at '" + host + "' could not send a partial reply: "
                         + "the reply set has not been read for " + writeTimeout.toMillis() + " ms (its buffer is full)",
-                        host, hop, List.of(), List.of(), List.of(), List.of()));
+                        host, hop, List.of()).toException();
             }
             sink.onReply(reply, hop, host, 0);
         } finally {

@@ -2,14 +2,13 @@ package io.rpcc.repository.internal;
 
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
-import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.internal.chain.Node;
-import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import java.time.Duration;
 import java.util.List;
 
@@ -93,7 +92,7 @@ public final class RepositoryClient {
     }
 
     private RepositoryUnavailableException unavailable(String message, Throwable cause) {
-        return new RepositoryUnavailableException(new ChainFailure(ChainErrors.exceptionName(ChainErrorCode.REPOSITORY_UNAVAILABLE),
-                message, node.name(), 0, List.of(), List.of(), List.of(), List.of()), cause);
+        return new RepositoryUnavailableException(LocatedFailure.detected(ChainErrorCode.REPOSITORY_UNAVAILABLE, message,
+                node.name(), 0, List.of()).failure(), cause);
     }
 }

@@ -424,7 +424,7 @@ public final class HopExecutor implements RequestHandler {
         } else if (e instanceof HopFailure f) {
             reports.sendFailure(h, f, hop.path(), hop.consoleNow(), hop.timings(), replies.handOver(h.credit()));
         } else if (e instanceof RethrownBranchFailure r) { // named where the branch failed, not here
-            reports.passOn(h, r.code(), r.failure(hop.consoleNow(), hop.timings()), replies.handOver(h.credit()));
+            reports.passOn(h, r.located(hop.consoleNow(), hop.timings()), replies.handOver(h.credit()));
         } else {
             reports.sendFailure(h, new HopFailure(ChainErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
                     + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), hop.path(), hop.consoleNow(),

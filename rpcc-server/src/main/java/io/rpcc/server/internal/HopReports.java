@@ -13,6 +13,7 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.net.InetSocketAddress;
@@ -61,9 +62,7 @@ final class HopReports {
     CompletableFuture<Void> sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
                                         List<HopTiming> timings, Credit credit) {
         failures.hopFailed(h, f);
-        ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), h.hop(), path, f.details(),
-                console, timings, f.fields());
-        return passOn(h, f.code(), failure, credit);
+        return passOn(h, f.located(node.name(), h.hop(), path, console, timings), credit);
     }
 
     /**
@@ -73,26 +72,29 @@ final class HopReports {
      * of its split, as the branch's failed outcome (paper 3.10); at the top level (or if that node
      * cannot be reached, or the chain was cancelled), to the chain's originator.
      */
-    CompletableFuture<Void> passOn(ChainHeader h, ChainErrorCode code, ChainFailure failure, Credit credit) {
-        List<ReturnPoint> levels = code == ChainErrorCode.CANCELLED ? List.of() : SubChainFailures.levelsOut(h);
+    CompletableFuture<Void> passOn(ChainHeader h, LocatedFailure failure, Credit credit) {
+        List<ReturnPoint> levels = failure.code() == ChainErrorCode.CANCELLED ? List.of()
+                : SubChainFailures.levelsOut(h);
         if (levels.isEmpty()) {
-            return toOriginator(h, code, failure, credit);
+            return toOriginator(h, failure, credit);
         }
         ReturnPoint to = levels.getLast();
-        ChainRequest report = to.isMerge() ? MergePoints.failedOutcome(h, levels, code, failure, credit)
-                : SubChainFailures.toCreator(h, levels, code, failure, credit, node.allowanceNanos());
+        ChainRequest report = to.isMerge() ? MergePoints.failedOutcome(h, levels, failure, credit)
+                : SubChainFailures.toCreator(h, levels, failure, credit, node.allowanceNanos());
         if (report == null) {
-            return toOriginator(h, code, failure, credit);
+            return toOriginator(h, failure, credit);
         }
         return handOffs.track(node.transport().send(to.node().node(), node.addressOf(to.node()), report)
                 .exceptionallyCompose(e -> {
                     SubChainFailures.levelUnreachable(h, to, Node.unwrap(e));
-                    return toOriginator(h, code, failure, credit);
+                    return toOriginator(h, failure, credit);
                 }));
     }
 
     /** Sends {@code failure} in an ERROR frame to the chain's reply-to node, smaller if it is too large. */
-    private CompletableFuture<Void> toOriginator(ChainHeader h, ChainErrorCode code, ChainFailure f, Credit credit) {
+    private CompletableFuture<Void> toOriginator(ChainHeader h, LocatedFailure failure, Credit credit) {
+        ChainErrorCode code = failure.code();
+        ChainFailure f = failure.failure();
         return handOffs.track(toOrigin(h, new ChainErrorFrame(h.chainId(), h.attemptSecret(), code, f, credit))
                 .exceptionallyCompose(e -> {
                     if (!refusedHere(e)) {

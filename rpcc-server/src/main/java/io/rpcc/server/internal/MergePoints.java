@@ -106,7 +106,7 @@ final class MergePoints {
      * Every outcome is in, the merge is the default one and a branch failed: the chain (on the parent
      * branch, {@code header}, with all the credit) fails with that branch's failure.
      */
-    record FirstFailure(ChainHeader header, ChainErrorCode code, ChainFailure failure) implements Arrival {
+    record FirstFailure(ChainHeader header, LocatedFailure failure) implements Arrival {
     }
 
     /** One request a split sends: to {@code server} (at {@code address}, or by its name if {@code null}). */
@@ -193,13 +193,13 @@ final class MergePoints {
     // ---- the end of a branch
 
     /**
-     * The request that takes the failure of the hop of {@code h} ({@code failure}, of kind
-     * {@code code}, with {@code credit}) to the merge host of the split the hop's branch belongs to,
+     * The request that takes the failure of the hop of {@code h} ({@code located}, with
+     * {@code credit}) to the merge host of the split the hop's branch belongs to,
      * the innermost point of {@code levels} ({@link SubChainFailures#levelsOut}), as a failed outcome;
      * {@code null} if {@code h} is on no branch (a faulty stack). The failure's message names the branch.
      */
-    static ChainRequest failedOutcome(ChainHeader h, List<ReturnPoint> levels, ChainErrorCode code, ChainFailure failure,
-                                      Credit credit) {
+    static ChainRequest failedOutcome(ChainHeader h, List<ReturnPoint> levels, LocatedFailure located, Credit credit) {
+        ChainFailure failure = located.failure();
         ReturnPoint merge = levels.getLast();
         if (!merge.isMerge() || h.branch().isRoot()) {
             return null;
@@ -208,7 +208,7 @@ final class MergePoints {
         if (!message.startsWith("[branch ")) {
             message = "[branch " + h.branch() + " of " + merge.branches() + "] " + message;
         }
-        List<Object> params = new ArrayList<>(List.of(code.number(), failure.exceptionName(), message,
+        List<Object> params = new ArrayList<>(List.of(located.code().number(), failure.exceptionName(), message,
                 failure.host(), failure.hop()));
         params.add(new ArrayList<>(failure.path()));
         params.add(new ArrayList<>(failure.details()));
@@ -336,8 +336,9 @@ final class MergePoints {
                 BranchOutcome failed = outcomes.get(firstFailed);
                 ChainFailure f = failed.failure().failure();
                 ChainRequest r = m.outcomes[firstFailed];
-                return new FirstFailure(merged, code(r), new ChainFailure(f.exceptionName(), f.message(), f.host(),
-                        f.hop(), f.path(), f.details(), r.header().console(), r.header().timings(), f.fields()));
+                return new FirstFailure(merged, new LocatedFailure(code(r), new ChainFailure(f.exceptionName(),
+                        f.message(), f.host(), f.hop(), f.path(), f.details(), r.header().console(), r.header().timings(),
+                        f.fields())));
             }
             List<Object> values = new ArrayList<>(m.branches);
             outcomes.forEach(o -> values.add(o.value()));

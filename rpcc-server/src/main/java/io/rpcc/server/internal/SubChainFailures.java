@@ -12,8 +12,8 @@ import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.Credit;
+import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.internal.wire.WireFormat;
@@ -44,12 +44,13 @@ final class SubChainFailures {
      * creator of the sub-chain {@code h} is in: the innermost point of {@code levels}
      * ({@link #levelsOut}, not empty, its innermost point a sub-chain's).
      */
-    static ChainRequest toCreator(ChainHeader h, List<ReturnPoint> levels, ChainErrorCode code, ChainFailure failure,
-                                  Credit credit, long allowanceNanos) {
+    static ChainRequest toCreator(ChainHeader h, List<ReturnPoint> levels, LocatedFailure located, Credit credit,
+                                  long allowanceNanos) {
+        ChainFailure failure = located.failure();
         long budget = h.budgetNanos() == ChainHeader.NO_DEADLINE ? h.budgetNanos() : h.budgetNanos() - allowanceNanos;
         List<String> path = failure.path().isEmpty() ? h.path() : failure.path();
         ChainHeader nh = h.onward(new ChainSoFar(h.hop(), path, failure.console(), failure.timings(), h.metadata()), HopKind.RETURN_FAILURE.wireName(), ChainingFunctionSource.NONE, credit, budget).with(ChainingFunctionSource.NONE, levels);
-        return new ChainRequest(nh, WireFormat.encodeFailure(code, failure), ChainState.empty(), null);
+        return new ChainRequest(nh, WireFormat.encodeFailure(located), ChainState.empty(), null);
     }
 
     /**

@@ -346,7 +346,8 @@ public final class ChainOriginator {
         }
         p.expired = true;
         long budgetMillis = TimeUnit.NANOSECONDS.toMillis(p.budgetNanos);
-        fail(p, LocatedFailure.detected(ChainErrorCode.DEADLINE_EXCEEDED, "chain " + chainId(p.id()) + " did not end by its deadline, " + budgetMillis + " ms after it was "
+        fail(p, LocatedFailure.detected(ChainErrorCode.DEADLINE_EXCEEDED,
+                "chain " + chainId(p.id()) + " did not end by its deadline, " + budgetMillis + " ms after it was "
                 + "sent; its hops were told to stop, and none starts after the deadline: give the chain a later "
                 + "deadline (ChainCall.deadline or timeout), or make its hops faster", nodeName, 0, List.of())
                 .toException());

@@ -6,8 +6,8 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
-import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -54,27 +54,17 @@ public final class RethrownBranchFailure extends RuntimeException {
         return f;
     }
 
-    /** The kind of the chain's failure: the branch's. */
-    public ChainErrorCode code() {
-        return branchFailure.code();
-    }
-
     /**
      * The chain's failure, with the merge hop's {@code console} and {@code timings}: the branch's
-     * type, host, hop, path and fields, its message saying that the merge gave up on it.
+     * code, type, host, hop, path and fields, its message saying that the merge gave up on it.
      */
-    public ChainFailure failure(List<ConsoleLine> console, List<HopTiming> timings) {
+    public LocatedFailure located(List<ConsoleLine> console, List<HopTiming> timings) {
         ChainFailure f = branchFailure.failure();
         List<String> details = new ArrayList<>(f.details());
         details.add("the merge function at '" + mergeHost + "' (hop " + mergeHop + ") gave up on branch " + branch
                 + " by rethrowing its failure");
-        return new ChainFailure(f.exceptionName(), "the merge function gave up on branch " + branch + ", which failed at '"
-                + f.host() + "' (hop " + f.hop() + "): " + f.message(), f.host(), f.hop(), f.path(), details, console,
-                timings, f.fields());
-    }
-
-    /** The chain's failure as the typed exception its originator gets ({@link #failure}). */
-    public ChainException toException(List<ConsoleLine> console, List<HopTiming> timings) {
-        return ChainErrors.toException(code(), failure(console, timings));
+        return new LocatedFailure(branchFailure.code(), new ChainFailure(f.exceptionName(), "the merge function gave "
+                + "up on branch " + branch + ", which failed at '" + f.host() + "' (hop " + f.hop() + "): " + f.message(),
+                f.host(), f.hop(), f.path(), details, console, timings, f.fields()));
     }
 }

@@ -928,14 +928,14 @@ public final class WireFormat {
     }
 
     /**
-     * {@code failure} with its {@code code}, encoded as in an ERROR frame ({@code code:varint failure}):
+     * {@code failure}, encoded as in an ERROR frame ({@code code:varint failure}):
      * the params of the request that takes a sub-chain's failure to its creator (a {@code byte[]}, a
      * built-in type, so that every node can read it).
      */
-    public static byte[] encodeFailure(ChainErrorCode code, ChainFailure failure) {
+    public static byte[] encodeFailure(LocatedFailure failure) {
         Output out = new Output(256, -1);
-        out.writeVarInt(code.number(), true);
-        writeFailure(out, failure);
+        out.writeVarInt(failure.code().number(), true);
+        writeFailure(out, failure.failure());
         return out.toBytes();
     }
 
