@@ -14,6 +14,7 @@ import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -110,8 +111,8 @@ final class CoreServer implements RequestHandler, AutoCloseable {
                 Object value = service.apply(request.params(), h.metadata());
                 HopTiming timing = new HopTiming(h.hop(), at.name(), h.serviceFunction(), start - arrivedNanos,
                         System.nanoTime() - start, 0, 0, at.name());
-                frame = new ChainResultFrame(h.chainId(), h.secret(), path, h.console(), List.of(timing), value,
-                        h.credit(), null);
+                frame = new ChainResultFrame(new ChainKey(h.chainId(), h.secret()), path, h.console(),
+                        List.of(timing), value, h.credit(), null);
             } catch (Exception e) {
                 if (e instanceof InterruptedException) {
                     interrupted.incrementAndGet();

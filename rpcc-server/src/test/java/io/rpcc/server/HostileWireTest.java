@@ -17,12 +17,14 @@ import io.rpcc.core.MalformedFrameException;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.testing.HostResources;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -428,9 +430,10 @@ class HostileWireTest {
             p.handshake();
             for (long id = 1; id <= 200; id++) { // every id the client may have issued, each with a guessed secret
                 ChainSecret guess = ChainSecret.random();
-                p.send(RawPeer.bytes(new ReplyFrame(id, guess, BranchId.root(), 1, "s1", 0, "forged", null)),
-                        RawPeer.bytes(new ChainResultFrame(id, guess, List.of("s1"), List.of(), List.of(), "forged",
-                                Credit.ONE, null)),
+                p.send(RawPeer.bytes(new ReplyFrame(new ChainKey(id, guess), BranchId.root(), new ReplyStream(1, "s1"), 0,
+                                "forged", null)),
+                        RawPeer.bytes(new ChainResultFrame(new ChainKey(id, guess), List.of("s1"), List.of(), List.of(),
+                                "forged", Credit.ONE, null)),
                         RawPeer.bytes(new ChainErrorFrame(id, guess, ChainErrorCode.INTERNAL, new ChainFailure("x", "forged",
                                 "s1", 1, List.of(), List.of(), List.of(), List.of()), Credit.ONE)),
                         RawPeer.bytes(new QuietFrame(id, guess, Credit.ONE)));

@@ -17,6 +17,7 @@ import io.rpcc.core.internal.chain.ChainPosition;
 import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.chain.HopLocation;
 import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.ReplyWindow;
@@ -285,8 +286,9 @@ public final class InteractiveChain {
                     VirtualConsole cfConsole = new VirtualConsole(hop, node.name(), "chaining", console);
                     long budget = Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline);
                     control = new HopControl(System.nanoTime(), budget);
-                    try (var scope = new HopContext(node.name() + "#interactive", node.name(), hop,
-                            node.name(), cfConsole, replies, start.metadata(), branch, control).push()) {
+                    HopLocation here = new HopLocation(node.name() + "#interactive", node.name(), hop, branch,
+                            node.name());
+                    try (var scope = new HopContext(here, cfConsole, replies, start.metadata(), control).push()) {
                         next = node.functions().invoke(loaded.function(), state, stepResult.value());
                     }
                 } catch (HopFailure f) {

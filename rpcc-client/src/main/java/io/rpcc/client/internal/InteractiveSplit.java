@@ -15,6 +15,7 @@ import io.rpcc.core.internal.chain.ChainPosition;
 import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.chain.HopLocation;
 import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RethrownBranchFailure;
@@ -168,8 +169,8 @@ final class InteractiveSplit {
             cfStart = System.nanoTime();
             VirtualConsole cfConsole = new VirtualConsole(last, node.name(), "chaining", console);
             HopControl control = new HopControl(System.nanoTime(), budget);
-            try (var scope = new HopContext(node.name() + "#interactive", node.name(), last, node.name(), cfConsole,
-                    local, metadata, branch, control).push()) {
+            HopLocation here = new HopLocation(node.name() + "#interactive", node.name(), last, branch, node.name());
+            try (var scope = new HopContext(here, cfConsole, local, metadata, control).push()) {
                 next = node.functions().invoke(loaded.function(), split.split().state(), List.copyOf(outcomes));
             }
         } catch (HopFailure f) {

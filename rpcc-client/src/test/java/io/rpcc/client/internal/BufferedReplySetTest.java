@@ -15,6 +15,7 @@ import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.ReplyWindow;
+import io.rpcc.core.internal.wire.ReplyStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -298,7 +299,7 @@ class BufferedReplySetTest {
                 try {
                     for (int i = 0; i < perProducer; i++) {
                         while (replies < 1 || bytes < replySize) { // give back what is left, ask for one reply's room
-                            window.update(7, hop, "s" + hop, null, (int) replies, bytes, replySize,
+                            window.update(7, new ReplyStream(hop, "s" + hop), null, (int) replies, bytes, replySize,
                                     (r, b) -> grants.add(new long[] {r, b}));
                             replies = 0;
                             bytes = 0;
@@ -311,10 +312,10 @@ class BufferedReplySetTest {
                         }
                         replies--;
                         bytes -= replySize;
-                        window.arrived(7, hop, "s" + hop, null, replySize);
+                        window.arrived(7, new ReplyStream(hop, "s" + hop), null, replySize);
                         sink.onReply(hop + ":" + i, hop, "s" + hop, replySize);
                     }
-                    window.update(7, hop, "s" + hop, null, (int) replies, bytes, 0, null);
+                    window.update(7, new ReplyStream(hop, "s" + hop), null, (int) replies, bytes, 0, null);
                 } catch (Throwable t) {
                     failures.add(t);
                 }

@@ -15,10 +15,12 @@ import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.spi.WallClock;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.time.Duration;
 import java.util.List;
@@ -316,8 +318,8 @@ final class HopReplies implements Replies {
         boolean handedToWriter = false;
         try {
             Channel ch = channel();
-            ByteBuf frame = node.transport().encode(ch, new ReplyFrame(header.chainId(), secret, header.branch(),
-                    header.hop(), node.name(), seq, reply, null));
+            ByteBuf frame = node.transport().encode(ch, new ReplyFrame(replyChain(), header.branch(), stream(), seq,
+                    reply, null));
             boolean written = false;
             try {
                 if (!ch.isWritable() && !awaitWritable(ch)) {
@@ -442,8 +444,17 @@ final class HopReplies implements Replies {
     }
 
     private void ask(Channel ch, int replies, long bytes, long wantBytes) {
-        node.transport().send(ch, new WindowUpdateFrame(header.chainId(), secret, header.hop(), node.name(),
-                false, replies, bytes, wantBytes));
+        node.transport().send(ch, new WindowUpdateFrame(replyChain(), stream(), false, replies, bytes, wantBytes));
+    }
+
+    /** The chain, under the secret of the frames to the reply-to node. */
+    private ChainKey replyChain() {
+        return new ChainKey(header.chainId(), secret);
+    }
+
+    /** This hop's reply stream: its replies from this node. */
+    private ReplyStream stream() {
+        return new ReplyStream(header.hop(), node.name());
     }
 
     private boolean awaitWritable(Channel ch) {

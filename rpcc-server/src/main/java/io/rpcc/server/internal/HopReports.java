@@ -9,6 +9,7 @@ import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
@@ -47,7 +48,8 @@ final class HopReports {
      */
     void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings, Object value,
                     Credit credit) {
-        ChainResultFrame frame = new ChainResultFrame(h.chainId(), h.attemptSecret(), path, console, timings, value, credit, null);
+        ChainResultFrame frame = new ChainResultFrame(new ChainKey(h.chainId(), h.attemptSecret()), path, console, timings,
+                value, credit, null);
         handOffs.track(toOrigin(h, frame).exceptionallyCompose(e -> refusedHere(e)
                 ? sendFailure(h, (HopFailure) Node.unwrap(e), path, console, timings, credit)
                 : CompletableFuture.failedFuture(e)));

@@ -5,6 +5,7 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.chain.HopLocation;
 import io.rpcc.core.internal.wire.ChainHeader;
 import java.util.List;
 
@@ -39,8 +40,13 @@ record HopState(HopKind kind, ChainHeader header, List<String> path, List<Consol
      * writing to its console as {@code source}.
      */
     HopContext context(String nodeName, String source) {
-        return new HopContext(chainId(), header.origin(), header.hop(), nodeName, new VirtualConsole(header.hop(),
-                nodeName, source, console), replies.unkeyed(), header.metadata(), header.branch(), control);
+        return new HopContext(location(nodeName), new VirtualConsole(header.hop(), nodeName, source, console),
+                replies.unkeyed(), header.metadata(), control);
+    }
+
+    /** Where this hop's functions run: this hop of its chain, at node {@code nodeName}. */
+    HopLocation location(String nodeName) {
+        return new HopLocation(chainId(), header.origin(), header.hop(), header.branch(), nodeName);
     }
 
     /** This hop, resumed as the hop of {@code resumed} (a sub-chain returned to it). */

@@ -8,10 +8,12 @@ import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,13 +42,6 @@ final class ReplyRelay {
     private static final int WINDOW_REPLIES = 1024;
     private static final long WINDOW_BYTES = 16L << 20;
 
-    /**
-     * An outgoing reply stream: the replies of one hop of the sub-chain at one host, passed on (the
-     * branches of a split in the sub-chain share hop numbers, on different hosts).
-     */
-    private record Stream(int hop, String host) {
-    }
-
     private final Node node;
     private final ReplyStreams streams;
     private final ReplyRelays table;
@@ -63,7 +58,11 @@ final class ReplyRelay {
     /** The thread draining the queue now, or {@code null}; guarded by this. */
     private Thread drainer;
     // touched only by the thread that drains the queue:
-    private final Map<Stream, SendWindow> out = new HashMap<>();
+    /**
+     * The outgoing reply streams: the replies of one hop of the sub-chain at one host, passed on (the
+     * branches of a split in the sub-chain share hop numbers, on different hosts).
+     */
+    private final Map<ReplyStream, SendWindow> out = new HashMap<>();
     private CompletableFuture<Channel> channel;
 
     /**
@@ -121,11 +120,11 @@ final class ReplyRelay {
     /** A frame of the sub-chain arrived (on an event loop); {@code from} is its connection. */
     void arrived(Object frame, Channel from) {
         switch (frame) {
-            case WindowUpdateFrame w -> window.update(w.chainId(), w.hop(), w.host(), from, w.replies(), w.bytes(),
-                    w.wantBytes(), (r, b) -> node.transport().send(from, new WindowUpdateFrame(w.chainId(), inSecret,
-                            w.hop(), w.host(), true, r, b, 0)));
+            case WindowUpdateFrame w -> window.update(w.chainId(), w.stream(), from, w.replies(), w.bytes(),
+                    w.wantBytes(), (r, b) -> node.transport().send(from, new WindowUpdateFrame(
+                            new ChainKey(w.chainId(), inSecret), w.stream(), true, r, b, 0)));
             case ReplyFrame r -> {
-                window.arrived(r.chainId(), r.hop(), r.host(), from, r.size());
+                window.arrived(r.chainId(), r.stream(), from, r.size());
                 enqueue(r);
             }
             default -> enqueue(frame);
@@ -234,7 +233,7 @@ final class ReplyRelay {
             }
         }
         for (int i = 0; i < passed.size(); i++) {
-            send(passed.get(i), r.branch(), r.hop(), r.host(), passedSeq(r.seq(), i));
+            send(passed.get(i), r.branch(), r.stream(), passedSeq(r.seq(), i));
         }
     }
 
@@ -250,15 +249,15 @@ final class ReplyRelay {
         return index == 0 ? seq : ReplyFrame.UNKEYED;
     }
 
-    /** Sends a reply of hop {@code hop} at {@code host} on, within the room the originator granted that stream. */
-    private void send(Object value, BranchId branch, int hop, String host, long seq) {
+    /** Sends a reply of {@code stream} on, within the room the originator granted that stream. */
+    private void send(Object value, BranchId branch, ReplyStream stream, long seq) {
+        int hop = stream.hop();
         Channel ch = channel();
         if (ch == null) {
             lost("cannot reach '" + creator.replyTo().node() + "' to pass on a partial reply of hop " + hop);
             return;
         }
-        ByteBuf frame = node.transport().encode(ch, new ReplyFrame(creator.chainId(), outSecret, branch, hop, host, seq,
-                value, null));
+        ByteBuf frame = node.transport().encode(ch, new ReplyFrame(outChain(), branch, stream, seq, value, null));
         boolean written = false;
         try {
             if (!ch.isWritable() && !node.transport().awaitWritable(ch, writeTimeout)) {
@@ -266,9 +265,9 @@ final class ReplyRelay {
                         + writeTimeout.toMillis() + " ms: a reply of hop " + hop + " is dropped");
                 return;
             }
-            SendWindow w = out.computeIfAbsent(new Stream(hop, host),
-                    k -> streams.open(creator.chainId(), outSecret, hop, host));
-            written = w.acquire(frame.readableBytes(), writeTimeout, (r, b, want) -> ask(ch, hop, host, r, b, want),
+            SendWindow w = out.computeIfAbsent(stream,
+                    k -> streams.open(creator.chainId(), outSecret, hop, stream.host()));
+            written = w.acquire(frame.readableBytes(), writeTimeout, (r, b, want) -> ask(ch, stream, r, b, want),
                     () -> node.transport().write(ch, frame).whenComplete((v, e) -> {
                         if (e != null) {
                             lost("a partial reply of hop " + hop + " was not sent on: " + Node.unwrap(e));
@@ -288,9 +287,13 @@ final class ReplyRelay {
         }
     }
 
-    private void ask(Channel ch, int hop, String host, int replies, long bytes, long wantBytes) {
-        node.transport().send(ch, new WindowUpdateFrame(creator.chainId(), outSecret, hop, host, false, replies, bytes,
-                wantBytes));
+    private void ask(Channel ch, ReplyStream stream, int replies, long bytes, long wantBytes) {
+        node.transport().send(ch, new WindowUpdateFrame(outChain(), stream, false, replies, bytes, wantBytes));
+    }
+
+    /** The creator's chain, under the secret of the frames to its reply-to node. */
+    private ChainKey outChain() {
+        return new ChainKey(creator.chainId(), outSecret);
     }
 
     /** Gives every outgoing stream's unused room back to the originator (the relay is idle). */
@@ -300,10 +303,10 @@ final class ReplyRelay {
         }
         Channel ch = channel();
         for (var e : out.entrySet()) {
-            Stream s = e.getKey();
+            ReplyStream s = e.getKey();
             streams.release(creator.chainId(), outSecret, s.hop(), s.host(), e.getValue(), (replies, bytes, want) -> {
                 if (ch != null && !cancelled) {
-                    ask(ch, s.hop(), s.host(), replies, bytes, 0);
+                    ask(ch, s, replies, bytes, 0);
                 }
             });
         }

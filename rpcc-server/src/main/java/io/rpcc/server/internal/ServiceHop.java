@@ -80,8 +80,7 @@ final class ServiceHop {
         Object result;
         VirtualConsole sfConsole = new VirtualConsole(h.hop(), nodeName, "service:" + h.serviceFunction(),
                 hop.console());
-        HopContext sfContext = new HopContext(chainId, h.origin(), h.hop(), nodeName, sfConsole, replies,
-                h.metadata(), h.branch(), control);
+        HopContext sfContext = new HopContext(hop.location(nodeName), sfConsole, replies, h.metadata(), control);
         ServiceFunction unlessCancelled = params -> {
             if (control.isCancelled()) { // marked cancelled here since the hop was taken up: the function never starts
                 throw new HopFailure(ChainErrorCode.CANCELLED, "chain " + chainId + " was cancelled before service function '"

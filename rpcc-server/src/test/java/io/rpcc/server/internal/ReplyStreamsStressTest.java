@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.ReplyStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -94,10 +95,10 @@ class ReplyStreamsStressTest {
         for (int i = 0; i < n; i++) {
             long size = 100 + r.nextInt(r.nextInt(10) == 0 ? 60_000 : 2_000);
             boolean got = w.acquire(size, Duration.ofSeconds(10), (give, bytes, want) -> toOriginator.execute(() ->
-                            window.update(chain, hop, "w3", connection, give, bytes, want,
+                            window.update(chain, new ReplyStream(hop, "w3"), connection, give, bytes, want,
                                     grantFromOriginator.bind(chain, hop))),
                     () -> toOriginator.execute(() -> {
-                        window.arrived(chain, hop, "w3", connection, size);
+                        window.arrived(chain, new ReplyStream(hop, "w3"), connection, size);
                         window.consumed(size); // the reader takes it at once
                         replies.incrementAndGet();
                     }));
@@ -112,7 +113,7 @@ class ReplyStreamsStressTest {
         }
         streams.release(chain, secret, hop, "w3", w, (give, bytes, want) -> toOriginator.execute(() -> {
             givenBackToOriginator.incrementAndGet();
-            window.update(chain, hop, "w3", connection, give, bytes, 0, (x, y) -> { });
+            window.update(chain, new ReplyStream(hop, "w3"), connection, give, bytes, 0, (x, y) -> { });
         }));
     }
 
@@ -127,7 +128,8 @@ class ReplyStreamsStressTest {
 
     private final GrantTo grantFromOriginator = (chain, hop, replies, bytes) -> toNode.execute(() -> {
         if (!streams.grant(chain, secret, hop, "w3", replies, bytes)) {
-            toOriginator.execute(() -> window.update(chain, hop, "w3", connection, replies, bytes, 0, (x, y) -> { }));
+            toOriginator.execute(() -> window.update(chain, new ReplyStream(hop, "w3"), connection, replies, bytes, 0,
+                    (x, y) -> { }));
         }
     });
 }

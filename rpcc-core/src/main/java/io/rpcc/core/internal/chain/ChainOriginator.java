@@ -445,7 +445,7 @@ public final class ChainOriginator {
         if (l != null) {
             l.replied(frame.branch(), frame.hop(), frame.host(), System.nanoTime());
         }
-        p.window.arrived(frame.chainId(), frame.hop(), frame.host(), from, frame.size());
+        p.window.arrived(frame.chainId(), frame.stream(), from, frame.size());
         if (frame.decodeError() != null) {
             p.window.consumed(frame.size());
             HopFailure f = frame.decodeError();
@@ -475,18 +475,17 @@ public final class ChainOriginator {
                 earlierAttemptFrames.incrementAndGet();
                 lateFrames.incrementAndGet();
                 if (frame.wantBytes() > 0) {
-                    send.accept(from, new WindowUpdateFrame(frame.chainId(), frame.secret(), frame.hop(), frame.host(),
-                            true, 1, frame.wantBytes(), 0));
+                    send.accept(from, new WindowUpdateFrame(frame.chain(), frame.stream(), true, 1,
+                            frame.wantBytes(), 0));
                 }
             } else if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
                 refusals.count(Refusal.FORGED_FRAME);
             }
             return;
         }
-        p.window.update(frame.chainId(), frame.hop(), frame.host(), from, frame.replies(), frame.bytes(),
-                frame.wantBytes(),
-                (replies, bytes) -> send.accept(from, new WindowUpdateFrame(frame.chainId(), frame.secret(),
-                        frame.hop(), frame.host(), true, replies, bytes, 0)));
+        p.window.update(frame.chainId(), frame.stream(), from, frame.replies(), frame.bytes(), frame.wantBytes(),
+                (replies, bytes) -> send.accept(from, new WindowUpdateFrame(frame.chain(), frame.stream(), true,
+                        replies, bytes, 0)));
     }
 
     /** A hop returned its credit (called on an event loop). */

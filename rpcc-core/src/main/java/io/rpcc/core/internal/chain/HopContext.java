@@ -20,51 +20,43 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * tracked} future holds the count until it completes and reports its failure the same way.
  */
 public final class HopContext implements ChainContext {
-    private final String chainId;
-    private final String originator;
-    private final int hop;
-    private final String node;
+    private final HopLocation location;
     private final VirtualConsole console;
     private final Replies replies;
     private final Metadata metadata;
-    private final BranchId branch;
     private final HopControl control;
 
     /**
-     * A context whose partial replies go to {@code replies}, with the deadline and cancellation of
-     * {@code control}.
+     * A context of an invocation at {@code location} whose partial replies go to {@code replies}, with
+     * the chain's {@code metadata} and the deadline and cancellation of {@code control}.
      */
-    public HopContext(String chainId, String originator, int hop, String node, VirtualConsole console, Replies replies,
-                      Metadata metadata, BranchId branch, HopControl control) {
-        this.chainId = chainId;
-        this.originator = originator;
-        this.hop = hop;
-        this.node = node;
+    public HopContext(HopLocation location, VirtualConsole console, Replies replies, Metadata metadata,
+                      HopControl control) {
+        this.location = location;
         this.console = console;
         this.replies = replies;
         this.metadata = metadata;
-        this.branch = branch;
         this.control = control;
     }
 
     @Override
     public String chainId() {
-        return chainId;
+        return location.chainId();
     }
 
     @Override
     public String originator() {
-        return originator;
+        return location.originator();
     }
 
     @Override
     public int hop() {
-        return hop;
+        return location.hop();
     }
 
     @Override
     public String node() {
-        return node;
+        return location.node();
     }
 
     @Override
@@ -74,7 +66,7 @@ public final class HopContext implements ChainContext {
 
     @Override
     public BranchId branch() {
-        return branch;
+        return location.branch();
     }
 
     @Override
@@ -183,12 +175,12 @@ public final class HopContext implements ChainContext {
 
     @Override
     public Thread startThread(Runnable task) {
-        return start(Thread.ofPlatform().name("rpcc-" + node + "-hop-" + hop).unstarted(wrap(task, false)));
+        return start(Thread.ofPlatform().name("rpcc-" + node() + "-hop-" + hop()).unstarted(wrap(task, false)));
     }
 
     @Override
     public Thread startVirtualThread(Runnable task) {
-        return start(Thread.ofVirtual().name("rpcc-" + node + "-hop-" + hop).unstarted(wrap(task, false)));
+        return start(Thread.ofVirtual().name("rpcc-" + node() + "-hop-" + hop()).unstarted(wrap(task, false)));
     }
 
     private Thread start(Thread t) {

@@ -106,8 +106,8 @@ public final class InboundDispatch implements InboundListener {
             }
         } else if (!requests.grant(update)) {
             // the stream has ended: the room goes back to the originator
-            transport.send(from, new WindowUpdateFrame(update.chainId(), update.secret(), update.hop(), update.host(),
-                    false, update.replies(), update.bytes(), 0));
+            transport.send(from, new WindowUpdateFrame(update.chain(), update.stream(), false, update.replies(),
+                    update.bytes(), 0));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.internal.wire.ReplyStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,7 +45,7 @@ public final class ReplyWindow {
      * on: the host itself, or a creator passing on its sub-chain's replies, which may pass on those of
      * a hop and host that another branch's hop of the same number there sends straight).
      */
-    private record StreamKey(long chainId, int hop, String host, @Nullable Object sender) {
+    private record StreamKey(long chainId, ReplyStream stream, @Nullable Object sender) {
     }
 
     /** A stream's first grant: at most this many replies and bytes (a grant doubles from one to the next). */
@@ -89,16 +90,16 @@ public final class ReplyWindow {
     }
 
     /**
-     * A stream, from {@code sender} (the connection), gave back {@code replies} and {@code bytes} of its
-     * room and, if {@code wantBytes > 0}, waits for room for a reply of that size; grants go through
-     * {@code granter}.
+     * Stream {@code stream} of chain {@code chainId}, from {@code sender} (the connection), gave back
+     * {@code replies} and {@code bytes} of its room and, if {@code wantBytes > 0}, waits for room for a
+     * reply of that size; grants go through {@code granter}.
      */
-    public void update(long chainId, int hop, String host, @Nullable Object sender, int replies, long bytes,
+    public void update(long chainId, ReplyStream stream, @Nullable Object sender, int replies, long bytes,
                        long wantBytes, Granter granter) {
         List<Runnable> grants;
         lock.lock();
         try {
-            StreamKey key = new StreamKey(chainId, hop, host, sender);
+            StreamKey key = new StreamKey(chainId, stream, sender);
             Stream s = streams.computeIfAbsent(key, k -> new Stream());
             long r = Math.min(replies, Math.max(0, s.replies));
             long b = Math.min(bytes, Math.max(0, s.bytes));
@@ -123,17 +124,20 @@ public final class ReplyWindow {
         grants.forEach(Runnable::run);
     }
 
-    /** A reply of {@code bytes} from the stream (chain, hop, host, sender) arrived and waits to be read. */
-    public void arrived(long chainId, int hop, String host, @Nullable Object sender, long bytes) {
+    /**
+     * A reply of {@code bytes} from stream {@code stream} of chain {@code chainId}, from {@code sender},
+     * arrived and waits to be read.
+     */
+    public void arrived(long chainId, ReplyStream stream, @Nullable Object sender, long bytes) {
         lock.lock();
         try {
-            StreamKey key = new StreamKey(chainId, hop, host, sender);
+            StreamKey key = new StreamKey(chainId, stream, sender);
             Stream s = streams.get(key);
             if (s == null || s.replies < 1 || s.bytes < bytes) {
                 if (!overdrawn) {
                     overdrawn = true;
                     log.warn("node '{}' sent a partial reply of chain #{} (hop {}) without room granted for it: "
-                            + "a protocol error; the reply is kept", host, chainId, hop);
+                            + "a protocol error; the reply is kept", stream.host(), chainId, stream.hop());
                 }
             }
             if (s != null) {

@@ -7,10 +7,23 @@ import java.util.List;
 /**
  * A RESULT frame: a chain's result, sent by its last hop straight to the originator.
  *
- * @param secret the chain's secret
+ * @param chain the chain and its secret
+ * @param path the servers the chain visited
+ * @param console the chain's virtual console
+ * @param timings the chain's hop timings
+ * @param value the result
  * @param credit the credit the last hop returns with the result
  * @param decodeError set by the decoder when the value could not be read
  */
-public record ChainResultFrame(long chainId, ChainSecret secret, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
+public record ChainResultFrame(ChainKey chain, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
                                Object value, Credit credit, HopFailure decodeError) {
+    /** The chain's number at the originator. */
+    public long chainId() {
+        return chain.chainId();
+    }
+
+    /** The chain's secret. */
+    public ChainSecret secret() {
+        return chain.secret();
+    }
 }

@@ -86,7 +86,7 @@ public final class WireFormat {
                     }
                     case ChainResultFrame r -> {
                         out.writeByte(FrameType.RESULT.wire());
-                        writeChain(out, r.chainId(), r.secret());
+                        writeChain(out, r.chain());
                         writeStrings(out, r.path());
                         writeConsole(out, r.console());
                         writeTimings(out, r.timings());
@@ -102,7 +102,7 @@ public final class WireFormat {
                     }
                     case ReplyFrame r -> {
                         out.writeByte(FrameType.REPLY.wire());
-                        writeChain(out, r.chainId(), r.secret());
+                        writeChain(out, r.chain());
                         writeBranch(out, r.branch());
                         out.writeVarInt(r.hop(), true);
                         out.writeString(r.host());
@@ -119,7 +119,7 @@ public final class WireFormat {
                     }
                     case WindowUpdateFrame w -> {
                         out.writeByte(FrameType.WINDOW_UPDATE.wire());
-                        writeChain(out, w.chainId(), w.secret());
+                        writeChain(out, w.chain());
                         out.writeVarInt(w.hop(), true);
                         out.writeString(w.host());
                         out.writeByte(w.grant() ? 0 : 1);
@@ -165,6 +165,15 @@ public final class WireFormat {
         out.writeVarLong(chainId, true);
         out.writeLong(secret.high());
         out.writeLong(secret.low());
+    }
+
+    private static void writeChain(Output out, ChainKey chain) {
+        writeChain(out, chain.chainId(), chain.secret());
+    }
+
+    private static ChainKey readChainKey(Input in) {
+        long chainId = in.readVarLong(true);
+        return new ChainKey(chainId, readSecret(in));
     }
 
     private static ChainSecret readSecret(Input in) {
@@ -648,8 +657,7 @@ public final class WireFormat {
     }
 
     private ChainResultFrame readResult(Kryo kryo, Input in) {
-        long chainId = in.readVarLong(true);
-        ChainSecret secret = readSecret(in);
+        ChainKey chain = readChainKey(in);
         List<String> path = readStrings(in);
         List<ConsoleLine> console = readConsole(in);
         List<HopTiming> timings = readTimings(in);
@@ -657,20 +665,20 @@ public final class WireFormat {
         try {
             Object value = kryo.readClassAndObject(in);
             checkFullyRead(in, "RESULT");
-            return new ChainResultFrame(chainId, secret, path, console, timings, value, credit, null);
+            return new ChainResultFrame(chain, path, console, timings, value, credit, null);
         } catch (RuntimeException e) {
-            return new ChainResultFrame(chainId, secret, path, console, timings, null, credit, e instanceof HopFailure hf ? hf
+            return new ChainResultFrame(chain, path, console, timings, null, credit, e instanceof HopFailure hf ? hf
                     : serialization.decodeFailure(e, "the chain's result"
                     + (path.isEmpty() ? "" : " sent by " + path.get(path.size() - 1))));
         }
     }
 
     private ReplyFrame readReply(Kryo kryo, Input in, int size) {
-        long chainId = in.readVarLong(true);
-        ChainSecret secret = readSecret(in);
+        ChainKey chain = readChainKey(in);
         BranchId branch = readBranch(in, List.of());
         int hop = in.readVarInt(true);
         String host = in.readString();
+        ReplyStream stream = new ReplyStream(hop, host);
         long seqPlusOne = in.readVarLong(true);
         if (seqPlusOne < 0) {
             throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "REPLY frame with reply number "
@@ -680,16 +688,15 @@ public final class WireFormat {
         try {
             Object value = kryo.readClassAndObject(in);
             checkFullyRead(in, "REPLY");
-            return new ReplyFrame(chainId, secret, branch, hop, host, seq, value, null, size);
+            return new ReplyFrame(chain, branch, stream, seq, value, null, size);
         } catch (RuntimeException e) {
-            return new ReplyFrame(chainId, secret, branch, hop, host, seq, null, e instanceof HopFailure hf ? hf
+            return new ReplyFrame(chain, branch, stream, seq, null, e instanceof HopFailure hf ? hf
                     : serialization.decodeFailure(e, "a partial reply sent by " + host + " (hop " + hop + ")"), size);
         }
     }
 
     private static WindowUpdateFrame readWindowUpdate(Input in) {
-        long chainId = in.readVarLong(true);
-        ChainSecret secret = readSecret(in);
+        ChainKey chain = readChainKey(in);
         int hop = in.readVarInt(true);
         String host = in.readString();
         int kind = in.readByte();
@@ -699,7 +706,7 @@ public final class WireFormat {
         if (host == null || (kind != 0 && kind != 1) || replies < 0 || bytes < 0 || want < 0 || (kind == 0 && want != 0)) {
             throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt WINDOW_UPDATE frame");
         }
-        return new WindowUpdateFrame(chainId, secret, hop, host, kind == 0, replies, bytes, want);
+        return new WindowUpdateFrame(chain, new ReplyStream(hop, host), kind == 0, replies, bytes, want);
     }
 
     private static NodeAddress readReplyTo(Input in, NodeAddress originator) {

@@ -31,6 +31,7 @@ import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.internal.wire.ChainLimits;
@@ -45,6 +46,7 @@ import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.math.BigDecimal;
@@ -145,7 +147,8 @@ class FrameCodecTest {
         assertEquals(request.state(), got.state());
 
         Credit odd = Credit.ONE.half().half().plus(Credit.ONE.half().half().half()); // 3/8
-        ChainResultFrame result = new ChainResultFrame(7, SECRET, List.of("a"), List.of(), List.of(), new int[] {1, 2}, odd, null);
+        ChainResultFrame result = new ChainResultFrame(new ChainKey(7, SECRET), List.of("a"), List.of(), List.of(),
+                new int[] {1, 2}, odd, null);
         ChainResultFrame gotResult = (ChainResultFrame) roundTrip(result);
         assertEquals(7, gotResult.chainId());
         assertEquals(2, ((int[]) gotResult.value())[1]);
@@ -160,14 +163,15 @@ class FrameCodecTest {
                 "h", 2, List.of("h"), List.of(), List.of(), List.of(), fields), Credit.ONE);
         assertEquals(structured, roundTrip(structured));
 
-        ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(3, SECRET, BranchId.of(1, 2), 2, "b", 7, order, null));
+        ReplyFrame reply = (ReplyFrame) roundTrip(new ReplyFrame(new ChainKey(3, SECRET), BranchId.of(1, 2),
+                new ReplyStream(2, "b"), 7, order, null));
         assertEquals(order, reply.value());
         assertEquals(2, reply.hop());
         assertEquals("b", reply.host());
         assertEquals(BranchId.of(1, 2), reply.branch());
         assertEquals(7, reply.seq());
-        ReplyFrame unkeyed = (ReplyFrame) roundTrip(new ReplyFrame(3, SECRET, BranchId.root(), 2, "b",
-                ReplyFrame.UNKEYED, "v", null));
+        ReplyFrame unkeyed = (ReplyFrame) roundTrip(new ReplyFrame(new ChainKey(3, SECRET), BranchId.root(),
+                new ReplyStream(2, "b"), ReplyFrame.UNKEYED, "v", null));
         assertEquals(ReplyFrame.UNKEYED, unkeyed.seq());
         assertEquals(BranchId.root(), unkeyed.branch());
 
@@ -707,8 +711,8 @@ class FrameCodecTest {
         List<Object> cyclic = new ArrayList<>();
         cyclic.add(cyclic);
         for (Object value : new Object[] {deep, cyclic}) {
-            HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(new ChainResultFrame(1, SECRET, List.of(),
-                    List.of(), List.of(), value, Credit.ONE, null), MAX));
+            HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(new ChainResultFrame(new ChainKey(1, SECRET),
+                    List.of(), List.of(), List.of(), value, Credit.ONE, null), MAX));
             assertEquals(ChainErrorCode.MALFORMED_FRAME, e.code());
             assertTrue(e.getMessage().contains("nested more than 128 levels"), e.getMessage());
         }

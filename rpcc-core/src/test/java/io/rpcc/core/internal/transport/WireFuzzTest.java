@@ -33,6 +33,7 @@ import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainIdentity;
+import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.internal.wire.ChainLimits;
 import io.rpcc.core.internal.wire.HeartbeatBudget;
@@ -43,6 +44,7 @@ import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.IOException;
@@ -362,8 +364,7 @@ class WireFuzzTest {
         // a REPLY's size is the bytes it took on the wire (what it costs of its chain's reply window):
         // a frame encoded more loosely than rpcc would (longer varints, say) takes more than its re-encoding
         Object expected = message instanceof ReplyFrame r && again instanceof ReplyFrame a
-                ? new ReplyFrame(r.chainId(), r.secret(), r.branch(), r.hop(), r.host(), r.seq(), r.value(), r.decodeError(),
-                        a.size())
+                ? new ReplyFrame(r.chain(), r.branch(), r.stream(), r.seq(), r.value(), r.decodeError(), a.size())
                 : message;
         if (!StructuralEquality.equal(expected, again)) {
             fail("a decoded frame changed in a round trip:\n  " + message + "\n  " + again);
@@ -433,9 +434,10 @@ class WireFuzzTest {
 
     static {
         TEMPLATES.put(Carrier.REQUEST, new ChainRequest(header(), null, ChainState.empty(), null));
-        TEMPLATES.put(Carrier.RESULT, new ChainResultFrame(7, SECRET, List.of("a", "b"), List.of(), List.of(), null,
-                Credit.ONE.half(), null));
-        TEMPLATES.put(Carrier.REPLY, new ReplyFrame(3, SECRET, BranchId.root(), 2, "b", 0, null, null));
+        TEMPLATES.put(Carrier.RESULT, new ChainResultFrame(new ChainKey(7, SECRET), List.of("a", "b"), List.of(),
+                List.of(), null, Credit.ONE.half(), null));
+        TEMPLATES.put(Carrier.REPLY, new ReplyFrame(new ChainKey(3, SECRET), BranchId.root(), new ReplyStream(2, "b"), 0,
+                null, null));
         // The template's encoding ends with its empty user values: params null and no state (2
         // bytes) for a REQUEST, one null value for the others.
         TEMPLATES.forEach((carrier, template) -> {
@@ -493,8 +495,10 @@ class WireFuzzTest {
         messages.addAll(TEMPLATES.values());
         for (Object value : sampleValues()) {
             messages.add(new ChainRequest(header(), value, ChainState.of("v", value, "n", null), null));
-            messages.add(new ChainResultFrame(7, SECRET, List.of("a"), List.of(), List.of(), value, Credit.ONE, null));
-            messages.add(new ReplyFrame(3, SECRET, BranchId.root(), 2, "b", 0, value, null));
+            messages.add(new ChainResultFrame(new ChainKey(7, SECRET), List.of("a"), List.of(), List.of(), value,
+                    Credit.ONE, null));
+            messages.add(new ReplyFrame(new ChainKey(3, SECRET), BranchId.root(), new ReplyStream(2, "b"), 0, value,
+                    null));
         }
         messages.add(new ChainErrorFrame(9, SECRET, ChainErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(new ConsoleLine(1, "a", "s", "t")), List.of()),
@@ -525,9 +529,10 @@ class WireFuzzTest {
         for (Object value : sampleValues()) {
             Map<Carrier, Object> messages = Map.of(
                     Carrier.REQUEST, new ChainRequest(header(), value, ChainState.of("v", value), null),
-                    Carrier.RESULT, new ChainResultFrame(7, SECRET, List.of("a", "b"), List.of(), List.of(), value,
-                            Credit.ONE.half(), null),
-                    Carrier.REPLY, new ReplyFrame(3, SECRET, BranchId.root(), 2, "b", 0, value, null));
+                    Carrier.RESULT, new ChainResultFrame(new ChainKey(7, SECRET), List.of("a", "b"), List.of(),
+                            List.of(), value, Credit.ONE.half(), null),
+                    Carrier.REPLY, new ReplyFrame(new ChainKey(3, SECRET), BranchId.root(), new ReplyStream(2, "b"), 0,
+                            value, null));
             messages.forEach((carrier, message) -> {
                 byte[] body = body(message);
                 int prefix = PREFIXES.get(carrier).length;

@@ -29,12 +29,14 @@ class WindowUpdateFrameTest {
 
     @Test
     void grantsAndRequestsRoundTrip() {
-        WindowUpdateFrame grant = new WindowUpdateFrame(42, SECRET, 3, "s1", true, 512, 8L << 20, 0);
+        WindowUpdateFrame grant = new WindowUpdateFrame(new ChainKey(42, SECRET), new ReplyStream(3, "s1"), true, 512,
+                8L << 20, 0);
         assertEquals(grant, roundTrip(grant));
-        WindowUpdateFrame ask = new WindowUpdateFrame(42, SECRET, 3, "s1", false, 2, 77, 65_566);
+        WindowUpdateFrame ask = new WindowUpdateFrame(new ChainKey(42, SECRET), new ReplyStream(3, "s1"), false, 2, 77,
+                65_566);
         assertEquals(ask, roundTrip(ask));
-        WindowUpdateFrame unbounded = new WindowUpdateFrame(Long.MAX_VALUE, SECRET, 1, "n", true,
-                Integer.MAX_VALUE, Long.MAX_VALUE / 2, 0);
+        WindowUpdateFrame unbounded = new WindowUpdateFrame(new ChainKey(Long.MAX_VALUE, SECRET), new ReplyStream(1, "n"),
+                true, Integer.MAX_VALUE, Long.MAX_VALUE / 2, 0);
         assertEquals(unbounded, roundTrip(unbounded));
         assertEquals(FrameType.WINDOW_UPDATE, FrameType.fromWire((byte) 7));
         assertEquals(7, FrameType.WINDOW_UPDATE.wire());
@@ -42,7 +44,7 @@ class WindowUpdateFrameTest {
 
     @Test
     void corruptFramesAreRefused() {
-        byte[] good = bytes(new WindowUpdateFrame(1, SECRET, 1, "a", false, 0, 0, 10));
+        byte[] good = bytes(new WindowUpdateFrame(new ChainKey(1, SECRET), new ReplyStream(1, "a"), false, 0, 0, 10));
         byte[] badKind = good.clone();
         int kindAt = 2 + 1 + 16 + 1 + 2; // version, type, chain id (1 byte), secret, hop, host ("a": length + 1)
         assertEquals(1, badKind[kindAt]);
@@ -53,13 +55,15 @@ class WindowUpdateFrameTest {
         f = assertThrows(HopFailure.class, () -> wire.decode(Unpooled.wrappedBuffer(trailing)));
         assertTrue(f.getMessage().contains("trailing"), f.getMessage());
         // a grant never asks
-        byte[] grantThatAsks = bytes(new WindowUpdateFrame(1, SECRET, 1, "a", true, 0, 0, 10));
+        byte[] grantThatAsks = bytes(new WindowUpdateFrame(new ChainKey(1, SECRET), new ReplyStream(1, "a"), true, 0, 0,
+                10));
         assertThrows(HopFailure.class, () -> wire.decode(Unpooled.wrappedBuffer(grantThatAsks)));
     }
 
     @Test
     void aDecodedReplyKnowsWhatItCostsTheWindow() {
-        ByteBuf frame = wire.encode(new ReplyFrame(5, SECRET, BranchId.root(), 2, "b", 0, "hello", null), 1 << 20);
+        ByteBuf frame = wire.encode(new ReplyFrame(new ChainKey(5, SECRET), BranchId.root(), new ReplyStream(2, "b"), 0,
+                "hello", null), 1 << 20);
         int onTheWire = frame.readableBytes();
         try {
             frame.skipBytes(4);

@@ -463,11 +463,11 @@ final class BytecodeSandbox {
         private boolean isInterface;
 
         /**
-         * A static method added to the class that calls {@code owner.target}: {@code number} ones
-         * check the numbers first and are not instrumented; the others are (a tick, guards).
+         * A static method added to the class, {@code name} with descriptor {@code desc}, that calls
+         * {@code target} (a JDK method or constructor): {@code number} ones check the numbers first and
+         * are not instrumented; the others are (a tick, guards).
          */
-        private record Bridge(String name, String desc, int tag, String owner, String target, String targetDesc,
-                              boolean itf, boolean number) {
+        private record Bridge(String name, String desc, Handle target, boolean number) {
         }
 
         Instrumenter(ClassVisitor next, Set<String> own) {
@@ -483,17 +483,20 @@ final class BytecodeSandbox {
             super.visit(version, access, name, signature, superName, interfaces);
         }
 
-        private Bridge bridge(int tag, String owner, String target, String targetDesc, boolean itf, boolean number) {
-            String key = tag + " " + number + " " + owner + "." + target + targetDesc;
+        /** The bridge to {@code target} (a {@code number} one or not), added to the class the first time it is asked for. */
+        private Bridge bridge(Handle target, boolean number) {
+            String owner = target.getOwner();
+            String targetDesc = target.getDesc();
+            String key = target.getTag() + " " + number + " " + owner + "." + target.getName() + targetDesc;
             Bridge b = bridges.get(key);
             if (b == null) {
-                String desc = switch (tag) {
+                String desc = switch (target.getTag()) {
                     case Opcodes.H_INVOKESTATIC -> targetDesc;
                     case Opcodes.H_NEWINVOKESPECIAL ->
                             Type.getMethodDescriptor(Type.getObjectType(owner), Type.getArgumentTypes(targetDesc));
                     default -> "(" + Type.getObjectType(owner).getDescriptor() + targetDesc.substring(1);
                 };
-                b = new Bridge("rpcc$bridge$" + bridges.size(), desc, tag, owner, target, targetDesc, itf, number);
+                b = new Bridge("rpcc$bridge$" + bridges.size(), desc, target, number);
                 bridges.put(key, b);
                 pending.add(b);
             }
@@ -509,39 +512,40 @@ final class BytecodeSandbox {
                         : visitMethod(access, b.name(), b.desc(), null, null);
                 mv.visitCode();
                 Type[] args = Type.getArgumentTypes(b.desc());
+                Handle target = b.target();
                 if (b.number()) {
-                    long bound = operandBits(b.owner(), b.target(), args);
+                    long bound = operandBits(target.getOwner(), target.getName(), args);
                     for (int i = 0, slot = 0; i < args.length; slot += args[i].getSize(), i++) {
                         if (args[i].getSort() == Type.OBJECT && SandboxRules.NUMBER_CLASSES.contains(args[i].getInternalName())) {
                             mv.visitVarInsn(Opcodes.ALOAD, slot);
                             mv.visitLdcInsn(bound);
-                            mv.visitLdcInsn(b.target());
+                            mv.visitLdcInsn(target.getName());
                             mv.visitMethodInsn(Opcodes.INVOKESTATIC, BUDGET, "number", "(Ljava/lang/Object;JLjava/lang/String;)V",
                                     false);
                         }
                     }
-                    if (AMPLIFIERS.contains(b.target()) && args.length > 1 && args[1].getSort() == Type.INT) {
+                    if (AMPLIFIERS.contains(target.getName()) && args.length > 1 && args[1].getSort() == Type.INT) {
                         mv.visitVarInsn(Opcodes.ALOAD, 0);
                         mv.visitVarInsn(Opcodes.ILOAD, 1);
-                        mv.visitLdcInsn(b.target());
+                        mv.visitLdcInsn(target.getName());
                         mv.visitMethodInsn(Opcodes.INVOKESTATIC, BUDGET, "amplify", "(Ljava/lang/Object;ILjava/lang/String;)V",
                                 false);
                     }
                 }
-                if (b.tag() == Opcodes.H_NEWINVOKESPECIAL) {
-                    mv.visitTypeInsn(Opcodes.NEW, b.owner());
+                if (target.getTag() == Opcodes.H_NEWINVOKESPECIAL) {
+                    mv.visitTypeInsn(Opcodes.NEW, target.getOwner());
                     mv.visitInsn(Opcodes.DUP);
                 }
                 for (int i = 0, slot = 0; i < args.length; slot += args[i].getSize(), i++) {
                     mv.visitVarInsn(args[i].getOpcode(Opcodes.ILOAD), slot);
                 }
-                int opcode = switch (b.tag()) {
+                int opcode = switch (target.getTag()) {
                     case Opcodes.H_INVOKESTATIC -> Opcodes.INVOKESTATIC;
                     case Opcodes.H_INVOKEINTERFACE -> Opcodes.INVOKEINTERFACE;
                     case Opcodes.H_NEWINVOKESPECIAL -> Opcodes.INVOKESPECIAL;
                     default -> Opcodes.INVOKEVIRTUAL;
                 };
-                mv.visitMethodInsn(opcode, b.owner(), b.target(), b.targetDesc(), b.itf());
+                mv.visitMethodInsn(opcode, target.getOwner(), target.getName(), target.getDesc(), target.isInterface());
                 mv.visitInsn(Type.getReturnType(b.desc()).getOpcode(Opcodes.IRETURN));
                 mv.visitMaxs(0, 0);
                 mv.visitEnd();
@@ -650,7 +654,7 @@ final class BytecodeSandbox {
                                 numberCheck.substring(paren), false);
                     }
                     if (opcode == Opcodes.INVOKEVIRTUAL && SandboxRules.NUMBER_CLASSES.contains(owner)) {
-                        Bridge b = bridge(Opcodes.H_INVOKEVIRTUAL, owner, name, desc, false, true);
+                        Bridge b = bridge(new Handle(Opcodes.H_INVOKEVIRTUAL, owner, name, desc, false), true);
                         super.visitMethodInsn(Opcodes.INVOKESTATIC, className, b.name(), b.desc(), isInterface);
                         return;
                     }
@@ -687,7 +691,7 @@ final class BytecodeSandbox {
                     Object[] bsmArgs = args;
                     if (bsm.getOwner().equals(LAMBDA_FACTORY) && args.length > 1 && args[1] instanceof Handle h
                             && !own.contains(h.getOwner()) && h.getTag() != Opcodes.H_INVOKESPECIAL) {
-                        Bridge b = bridge(h.getTag(), h.getOwner(), h.getName(), h.getDesc(), h.isInterface(), false);
+                        Bridge b = bridge(h, false);
                         bsmArgs = args.clone();
                         bsmArgs[1] = new Handle(Opcodes.H_INVOKESTATIC, className, b.name(), b.desc(), isInterface);
                     }

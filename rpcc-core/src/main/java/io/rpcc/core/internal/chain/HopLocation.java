@@ -1,0 +1,16 @@
+package io.rpcc.core.internal.chain;
+
+import io.rpcc.core.BranchId;
+
+/**
+ * Where a function invocation runs (part of a {@link HopContext}): which chain, which hop of it on
+ * which branch, and at which node.
+ *
+ * @param chainId the chain's id: the originator's name and a number, e.g. {@code "client-1#42"}
+ * @param originator the name of the node that started the chain
+ * @param hop the index of the hop, starting at 1
+ * @param branch the branch of the chain the hop is on
+ * @param node the name of the node running the invocation
+ */
+public record HopLocation(String chainId, String originator, int hop, BranchId branch, String node) {
+}

@@ -1,0 +1,69 @@
+package io.rpcc.core.internal.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.internal.wire.HopFailure;
+import java.net.InetSocketAddress;
+
+/**
+ * Opens connections to peers: connects (within the connect timeout) on the node's event loops,
+ * sets the connection up ({@link ConnectionPipeline}) and starts its handshake ({@link Handshakes}).
+ * A node that is not started, or closed, dials nothing.
+ */
+final class Dialer {
+    private final NodeTransport.Config config;
+    private final TransportLifecycle lifecycle;
+    private final ConnectionPipeline pipeline;
+    private final Handshakes handshakes;
+
+    /** Dials for a node set up by {@code config}. */
+    Dialer(NodeTransport.Config config, TransportLifecycle lifecycle, ConnectionPipeline pipeline, Handshakes handshakes) {
+        this.config = config;
+        this.lifecycle = lifecycle;
+        this.pipeline = pipeline;
+        this.handshakes = handshakes;
+    }
+
+    /**
+     * Opens a connection to {@code dial}'s peer; its handshake completes with the connection once
+     * the peer is known to be the node dialed, or fails with a {@link HopFailure} saying why not.
+     */
+    void open(Dial dial) {
+        String peer = dial.peer();
+        InetSocketAddress address = dial.key().address();
+        EventLoopGroup loops = lifecycle.group();
+        boolean closed = lifecycle.closed();
+        if (closed || loops == null) {
+            dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "node '" + config.nodeName()
+                    + "' is " + (closed ? "closed" : "not started") + ": it cannot connect to '" + peer + "'"));
+            return;
+        }
+        Bootstrap b = new Bootstrap()
+                .group(loops)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        pipeline.setUp(ch, dial);
+                    }
+                });
+        b.connect(address).addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess()) {
+                dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot connect to '"
+                        + peer + "' at " + address + ": " + FrameWriter.describe(f.cause()), f.cause()));
+                return;
+            }
+            Channel ch = f.channel();
+            handshakes.opened(ch, dial);
+        });
+    }
+}

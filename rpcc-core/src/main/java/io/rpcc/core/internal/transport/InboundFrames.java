@@ -1,0 +1,129 @@
+package io.rpcc.core.internal.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.DecoderException;
+import io.rpcc.core.Refusal;
+import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
+import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.PingFrame;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where what a node's connections read goes: PINGs to {@link RoundTrips}, HELLOs to
+ * {@link Handshakes}, chain frames (counted; only once the connection's handshake is done) to the
+ * node's {@link InboundListener}; what {@link FrameDecoder} refused, and malformed frames, refused
+ * ({@link ConnectionRefusals}); a connection that fails is closed.
+ */
+final class InboundFrames {
+    private static final Logger log = LoggerFactory.getLogger(NodeTransport.class);
+
+    private final ReadPauses pauses;
+    private final RoundTrips roundTrips;
+    private final Handshakes handshakes;
+    private final ConnectionRefusals refusals;
+    private final AtomicLong framesReceived = new AtomicLong();
+    private volatile InboundListener listener;
+
+    /** Frames handed on to these parts (and, once the node listens, its listener). */
+    InboundFrames(ReadPauses pauses, RoundTrips roundTrips, Handshakes handshakes, ConnectionRefusals refusals) {
+        this.pauses = pauses;
+        this.roundTrips = roundTrips;
+        this.handshakes = handshakes;
+        this.refusals = refusals;
+    }
+
+    /** Chain frames go to {@code listener} from now on. */
+    void deliverTo(InboundListener listener) {
+        this.listener = listener;
+    }
+
+    /** Frames decoded so far, PINGs aside. */
+    long received() {
+        return framesReceived.get();
+    }
+
+    /** {@code msg} was decoded on {@code ctx}'s connection (outbound if {@code dial} is not {@code null}). */
+    void read(ChannelHandlerContext ctx, Object msg, Dial dial) {
+        if (msg instanceof PingFrame p) { // (about the connection, not counted as a frame received)
+            roundTrips.onPing(ctx.channel(), p);
+            return;
+        }
+        framesReceived.incrementAndGet();
+        ConnectionAttributes.used(ctx.channel());
+        if (!(msg instanceof Hello || msg instanceof FrameDecoder.Refused || msg instanceof FrameDecoder.VersionMismatch)
+                && (ConnectionAttributes.peer(ctx.channel()) == null || !ctx.channel().isActive())) {
+            // the HELLO before it was refused (TLS identity) and the connection is closing: frames
+            // decoded from the same read must not run
+            return;
+        }
+        switch (msg) {
+            case ChainRequest r -> {
+                pauses.requestFrom(ConnectionAttributes.peer(ctx.channel()).node(), ctx.channel());
+                listener.onRequest(r);
+            }
+            case ChainResultFrame r -> listener.onResult(r);
+            case ChainErrorFrame e -> listener.onError(e);
+            case ReplyFrame r -> listener.onReply(r, ctx.channel());
+            case QuietFrame q -> listener.onQuiet(q);
+            case CancelFrame c -> listener.onCancel(c);
+            case HeartbeatFrame f -> listener.onHeartbeat(f);
+            case WindowUpdateFrame w -> listener.onWindowUpdate(w, ctx.channel());
+            case Hello h -> handshakes.onHello(ctx.channel(), dial, h);
+            case FrameDecoder.MalformedFrame m -> malformed(ctx.channel(), m.reason());
+            case FrameDecoder.VersionMismatch v -> handshakes.onVersionMismatch(ctx.channel(), dial, v);
+            case FrameDecoder.Refused r -> refusals.refuse(ctx.channel(), r.kind(), r.reason(), r.closes());
+            default -> throw new IllegalStateException("unexpected message " + msg.getClass());
+        }
+    }
+
+    /**
+     * Reading {@code ctx}'s connection failed with {@code cause}: a TLS failure is kept for the
+     * handshake's message (and counted, if refused here, by the TLS handshake's end), a frame over
+     * the size limit refused as malformed (its bytes are skipped: the connection stays); anything
+     * else closes the connection.
+     */
+    void failed(ChannelHandlerContext ctx, Throwable cause) {
+        SSLException tlsFailure = tlsFailure(cause);
+        if (tlsFailure != null) { // counted (if refused here) by the handshake event
+            ctx.channel().attr(ConnectionAttributes.TLS_FAILURE).set(tlsFailure);
+            log.debug("node '{}': TLS failure on {}: {}", refusals.nodeName(), ctx.channel(), tlsFailure.toString());
+            ctx.close();
+            return;
+        }
+        if (cause instanceof DecoderException) { // a frame over the size limit (its bytes are skipped)
+            malformed(ctx.channel(), cause.getCause() != null ? cause.getCause() : cause);
+            return;
+        }
+        if (cause instanceof IOException) {
+            log.debug("connection {} failed: {}", ctx.channel(), cause.toString());
+        } else {
+            log.warn("node '{}': unexpected error on {}", refusals.nodeName(), ctx.channel(), cause);
+        }
+        ctx.close();
+    }
+
+    private void malformed(Channel ch, Throwable reason) {
+        refusals.refuse(ch, Refusal.MALFORMED_FRAME, "a malformed frame: " + reason.getMessage(), false);
+    }
+
+    private static SSLException tlsFailure(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof SSLException ssl) {
+                return ssl;
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,92 @@
+package io.rpcc.core.internal.transport;
+
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import io.rpcc.core.internal.wire.PingFrame;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * PINGs and the round-trip times of a node's connections: each connection's {@link RoundTripTime},
+ * measured by its handshake ({@link Handshakes}) and by PINGs, sent when a quiet connection is
+ * checked ({@link ConnectionHealth}, counted) or to refresh a stale estimate when a chain goes out;
+ * a peer's PING answered, an answer to this node's PING measured.
+ */
+final class RoundTrips {
+    /**
+     * A connection's round-trip estimate older than this is refreshed by a PING when a chain is sent
+     * over it (one PING on its way at a time), so that it follows the load of a busy connection.
+     */
+    static final long REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final AttributeKey<RoundTripTime> RTT = AttributeKey.valueOf("rpcc.rtt");
+
+    private final FrameWriter writer;
+    private final AtomicLong pingsSent = new AtomicLong();
+
+    /** Round trips measured by PINGs written with {@code writer}. */
+    RoundTrips(FrameWriter writer) {
+        this.writer = writer;
+    }
+
+    /** Gives a connection being set up its (empty) estimate. */
+    void track(Channel ch) {
+        ch.attr(RTT).set(new RoundTripTime());
+    }
+
+    /** The round-trip estimate of {@code ch}. */
+    static RoundTripTime of(Channel ch) {
+        RoundTripTime rtt = ch.attr(RTT).get();
+        if (rtt == null) { // (set when the connection is set up; a channel of another origin has none)
+            rtt = ch.attr(RTT).setIfAbsent(new RoundTripTime());
+            return rtt != null ? rtt : ch.attr(RTT).get();
+        }
+        return rtt;
+    }
+
+    /** Sends a health PING on {@code ch} (on its event loop) if both HELLOs went; returns whether it did. */
+    boolean ping(Channel ch) {
+        if (!measure(ch)) {
+            return false;
+        }
+        pingsSent.incrementAndGet();
+        return true;
+    }
+
+    /**
+     * Sends a PING on {@code ch} if both HELLOs went, to measure the connection's round trip with its
+     * answer; returns whether it did. Not counted as a health PING.
+     */
+    boolean measure(Channel ch) {
+        if (ConnectionAttributes.peer(ch) == null) {
+            return false;
+        }
+        long now = System.nanoTime();
+        of(ch).pingSent(now);
+        writer.writeOwn(ch, new PingFrame(false, now));
+        return true;
+    }
+
+    /** See {@link NodeTransport#oneWayNanos}. */
+    long oneWayNanos(Channel ch) {
+        RoundTripTime rtt = of(ch);
+        long now = System.nanoTime();
+        if (rtt.stale(now, REFRESH_NANOS) && rtt.mayMeasure(now) && ch.isActive()) {
+            ch.eventLoop().execute(() -> measure(ch));
+        }
+        return rtt.oneWayNanos();
+    }
+
+    /** A PING read on {@code ch}: a peer's is answered (once both HELLOs went), an answer to this node's measured. */
+    void onPing(Channel ch, PingFrame p) {
+        if (!p.ack() && ConnectionAttributes.peer(ch) != null) {
+            writer.writeOwn(ch, new PingFrame(true, p.payload()));
+        } else if (p.ack()) {
+            of(ch).answered(p.payload(), System.nanoTime());
+        }
+    }
+
+    /** Health PINGs sent so far. */
+    long pingsSent() {
+        return pingsSent.get();
+    }
+}
