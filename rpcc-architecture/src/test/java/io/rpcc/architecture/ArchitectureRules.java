@@ -23,8 +23,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
 
@@ -113,6 +116,53 @@ final class ArchitectureRules {
                 return "internal packages under " + rootPackage;
             }
         }).should().beFreeOfCycles().allowEmptyShould(true);
+    }
+
+    /**
+     * No internal enum mirrors a public one: an internal enum with every constant of a public enum (of
+     * two or more) is a second vocabulary for the same thing, as {@code ErrorCode} was for
+     * {@code ChainErrorCode}. Internal code uses the public enum, and keeps what only the
+     * implementation needs in a table keyed by it.
+     */
+    static ArchRule noInternalEnumMirrorsAPublicOne(String rootPackage) {
+        return classes().that().resideInAPackage(rootPackage + "..").and().areEnums()
+                .should(notMirrorAPublicEnum())
+                .allowEmptyShould(true);
+    }
+
+    private static ArchCondition<JavaClass> notMirrorAPublicEnum() {
+        return new ArchCondition<>("not have every constant of a public enum, if internal") {
+            private final Map<String, Set<String>> publicEnums = new TreeMap<>();
+
+            @Override
+            public void init(Collection<JavaClass> all) {
+                for (JavaClass c : all) {
+                    if (!isInternal(c) && isExported(c) && c.getEnumConstants().size() >= 2) {
+                        publicEnums.put(c.getName(), constants(c));
+                    }
+                }
+            }
+
+            @Override
+            public void check(JavaClass c, ConditionEvents events) {
+                if (!isInternal(c)) {
+                    return;
+                }
+                Set<String> own = constants(c);
+                publicEnums.forEach((name, constants) -> {
+                    if (own.containsAll(constants)) {
+                        events.add(SimpleConditionEvent.violated(c, c.getName() + " mirrors public enum " + name
+                                + ": it has every one of its constants"));
+                    }
+                });
+            }
+        };
+    }
+
+    private static Set<String> constants(JavaClass c) {
+        Set<String> names = new TreeSet<>();
+        c.getEnumConstants().forEach(k -> names.add(k.name()));
+        return names;
     }
 
     /** The most parameters an internal method or constructor may take. */

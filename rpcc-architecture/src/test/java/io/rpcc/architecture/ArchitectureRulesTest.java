@@ -62,6 +62,17 @@ class ArchitectureRulesTest {
     }
 
     @Test
+    void anInternalEnumMirroringAPublicOneIsReported() {
+        EvaluationResult r = ArchitectureRules.noInternalEnumMirrorsAPublicOne(FIXTURE).evaluate(fixture);
+        List<String> details = r.getFailureReport().getDetails();
+        String report = String.join("\n", details);
+        // MirroredShade has every constant of api.Shade (and one more); Phase shares only one of them
+        assertEquals(1, details.size(), report);
+        assertTrue(report.contains(FIXTURE + ".internal.mirror.MirroredShade mirrors public enum " + FIXTURE
+                + ".api.Shade"), report);
+    }
+
+    @Test
     void anInternalMethodOrConstructorWithMoreThanSevenParametersIsReported() {
         EvaluationResult r = ArchitectureRules.internalCodeTakesAtMostSevenParameters(FIXTURE, Set.of()).evaluate(fixture);
         List<String> details = r.getFailureReport().getDetails();

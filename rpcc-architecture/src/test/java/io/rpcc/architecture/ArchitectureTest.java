@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
  * The structural rules over the production classes of every rpcc module: no internal type in a
  * public signature, API classes reach the implementation only through the facades, rpcc-core carries no
  * Java compiler or bytecode library, plug-ins use only API and SPI, no cycles among internal packages,
- * no internal method or constructor over 7 parameters, a {@code package-info.java} with Javadoc in
- * every package of their main sources, and no reserved name of rpcc's own requests spelled outside
- * {@code HopKind}.
+ * no internal method or constructor over 7 parameters, no internal enum mirroring a public one, a
+ * {@code package-info.java} with Javadoc in every package of their main sources, and no reserved name
+ * of rpcc's own requests spelled outside {@code HopKind}.
  */
 class ArchitectureTest {
     private static JavaClasses rpcc;
@@ -54,6 +54,11 @@ class ArchitectureTest {
     @Test
     void apiReachesInternalsOnlyThroughFacades() {
         ArchitectureRules.apiReachesInternalsOnlyThroughFacades("io.rpcc").check(rpcc);
+    }
+
+    @Test
+    void noInternalEnumMirrorsAPublicOne() {
+        ArchitectureRules.noInternalEnumMirrorsAPublicOne("io.rpcc").check(rpcc);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.rpcc.client;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
@@ -16,7 +17,6 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.net.InetSocketAddress;
@@ -117,7 +117,7 @@ final class CoreServer implements RequestHandler, AutoCloseable {
                 if (e instanceof InterruptedException) {
                     interrupted.incrementAndGet();
                 }
-                frame = new ChainErrorFrame(h.chainId(), h.secret(), ErrorCode.SERVICE_FUNCTION_FAILED,
+                frame = new ChainErrorFrame(h.chainId(), h.secret(), ChainErrorCode.SERVICE_FUNCTION_FAILED,
                         new ChainFailure(e.getClass().getName(), "service function '" + h.serviceFunction()
                                 + "' threw " + e, at.name(), h.hop(), path, List.of(), h.console(), List.of()),
                         h.credit());

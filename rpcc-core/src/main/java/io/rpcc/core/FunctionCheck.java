@@ -67,8 +67,7 @@ public final class FunctionCheck {
         try {
             runtime.load(source);
         } catch (HopFailure f) {
-            throw f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), HOST, 0, List.of(),
-                    f.details(), List.of(), List.of(), f.fields()));
+            throw f.located(HOST, 0, List.of()).toException();
         } finally {
             runtime.close();
         }

@@ -8,8 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
-import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.MalformedFrameException;
@@ -20,7 +21,6 @@ import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
@@ -219,7 +219,7 @@ class HostileWireTest {
                 tail[1 + name.length] |= (byte) 0x80;
                 p.send(p.requestEndingWith(7, "echo", tail));
                 ChainErrorFrame error = assertInstanceOf(ChainErrorFrame.class, p.read());
-                assertEquals(ErrorCode.MALFORMED_FRAME, error.code());
+                assertEquals(ChainErrorCode.MALFORMED_FRAME, error.code());
                 assertEquals("s1", error.failure().host());
                 messages.add(error.failure().message());
             }
@@ -242,7 +242,7 @@ class HostileWireTest {
             }
             p.send(p.requestEndingWith(8, "echo", tail));
             ChainErrorFrame error = assertInstanceOf(ChainErrorFrame.class, p.read());
-            assertEquals(ErrorCode.MALFORMED_FRAME, error.code());
+            assertEquals(ChainErrorCode.MALFORMED_FRAME, error.code());
             assertTrue(error.failure().message().contains("nested more than 128 levels"), error.failure().message());
         }
         assertEquals(before + 1, s1.stats().refused(Refusal.VALUE_TOO_DEEP));
@@ -434,7 +434,7 @@ class HostileWireTest {
                                 "forged", null)),
                         RawPeer.bytes(new ChainResultFrame(new ChainKey(id, guess), List.of("s1"), List.of(), List.of(),
                                 "forged", Credit.ONE, null)),
-                        RawPeer.bytes(new ChainErrorFrame(id, guess, ErrorCode.INTERNAL, new ChainFailure("x", "forged",
+                        RawPeer.bytes(new ChainErrorFrame(id, guess, ChainErrorCode.INTERNAL, new ChainFailure("x", "forged",
                                 "s1", 1, List.of(), List.of(), List.of(), List.of()), Credit.ONE)),
                         RawPeer.bytes(new QuietFrame(id, guess, Credit.ONE)));
             }

@@ -2,12 +2,12 @@ package io.rpcc.client.internal;
 
 import io.rpcc.client.RetryPolicy;
 import io.rpcc.core.ChainCancelledException;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
-import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.Node;
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -82,9 +82,9 @@ final class ChainAttempts {
         if (ended instanceof ChainCancelledException) {
             return ended;
         }
-        ChainException e = ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+        ChainException e = LocatedFailure.detected(ChainErrorCode.CANCELLED,
                 "chain " + node.originator().chainId(p.id()) + " was cancelled by its originator (" + why + ")",
-                node.name(), 0, List.of(), List.of(), List.of(), List.of()));
+                node.name(), 0, List.of()).toException();
         last.complete(p);
         return e;
     }

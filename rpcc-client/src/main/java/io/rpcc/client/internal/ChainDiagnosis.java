@@ -1,6 +1,7 @@
 package io.rpcc.client.internal;
 
 import io.rpcc.core.BrokenChainException;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
@@ -12,7 +13,7 @@ import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.ChainPosition;
 import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.Node;
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.ChainErrors;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -120,7 +121,7 @@ public final class ChainDiagnosis {
                 + "client and the hop before can reach it, then run the chain again (the failure is retryable)";
         List<String> stoppedAt = new ArrayList<>(position.path());
         stoppedAt.add(server);
-        return new BrokenChainException(new ChainFailure(ErrorCode.BROKEN_CHAIN.exceptionName(), message, server, hop,
-                stoppedAt, List.of(), List.copyOf(console), List.copyOf(timings)), serviceFunction, e);
+        return new BrokenChainException(new ChainFailure(ChainErrors.exceptionName(ChainErrorCode.BROKEN_CHAIN), message,
+                server, hop, stoppedAt, List.of(), List.copyOf(console), List.copyOf(timings)), serviceFunction, e);
     }
 }

@@ -3,7 +3,6 @@ package io.rpcc.client.internal;
 import io.rpcc.client.RetryPolicy;
 import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainException;
-import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
@@ -252,8 +251,7 @@ public final class ChainLauncher {
     /** The public exception for {@code f}, which happened at {@code host} on hop {@code hop}. */
     static ChainException failure(HopFailure f, String host, int hop, List<String> path, List<ConsoleLine> console,
                                   List<HopTiming> timings) {
-        return f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(), host, hop, path, f.details(),
-                console, timings, f.fields()));
+        return f.located(host, hop, path, console, timings).toException();
     }
 
     /** Waits for {@code f}, throwing the chain's exception itself rather than a wrapper. */

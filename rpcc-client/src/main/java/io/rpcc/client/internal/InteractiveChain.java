@@ -1,6 +1,7 @@
 package io.rpcc.client.internal;
 
 import io.rpcc.core.ChainCancelledException;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainResult;
@@ -21,8 +22,9 @@ import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -117,9 +119,9 @@ public final class InteractiveChain {
         }
 
         private ChainException exception(int hop) {
-            return ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+            return LocatedFailure.detected(ChainErrorCode.CANCELLED,
                     "interactive chain cancelled by its originator; its step in flight was told to stop", node.name(),
-                    hop, List.of(), List.of(), List.of(), List.of()));
+                    hop, List.of()).toException();
         }
     }
 
@@ -239,8 +241,9 @@ public final class InteractiveChain {
                 cancellation.check(hop);
                 long left = deadlineNanos - System.nanoTime();
                 if (left <= 0) {
-                    throw ErrorCode.TIMEOUT.toException(new ChainFailure(ErrorCode.TIMEOUT.exceptionName(),
-                            "no result within " + timeout.toMillis() + " ms", node.name(), hop, path, List.of(),
+                    throw ChainErrors.toException(ChainErrorCode.TIMEOUT, new ChainFailure(
+                            ChainErrors.exceptionName(ChainErrorCode.TIMEOUT), "no result within " + timeout.toMillis()
+                            + " ms", node.name(), hop, path, List.of(),
                             console, timings));
                 }
                 ChainStart stepStart = start.step(server, serviceFunction, params, Duration.ofNanos(left),

@@ -20,7 +20,7 @@ import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
 import java.time.Instant;
@@ -176,7 +176,7 @@ final class InteractiveSplit {
         } catch (HopFailure f) {
             timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
             if (RethrownBranchFailure.of(f, outcomes, node.name(), last) instanceof RethrownBranchFailure r) {
-                throw r.toException(console, timings); // named where the branch failed, as in chain mode
+                throw r.located(console, timings).toException(); // named where the branch failed, as in chain mode
             }
             throw ChainLauncher.failure(f, node.name(), last, merged, console, timings);
         } finally {
@@ -194,7 +194,7 @@ final class InteractiveSplit {
         if (message.startsWith("[branch ")) {
             return e;
         }
-        return ErrorCode.valueOf(e.code().name()).toException(new ChainFailure(f.exceptionName(), "[branch " + on
+        return ChainErrors.toException(e.code(), new ChainFailure(f.exceptionName(), "[branch " + on
                 + " of " + n + "] " + message, f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(),
                 f.fields()));
     }

@@ -1,13 +1,15 @@
 package io.rpcc.client.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.Replies;
 import io.rpcc.core.internal.chain.ReplyWindow;
+import io.rpcc.core.internal.wire.ChainErrors;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import java.time.Duration;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.spi.WallClock;
-import io.rpcc.core.internal.wire.ErrorCode;
 import java.util.List;
 
 /**
@@ -62,10 +64,10 @@ final class LocalReplies implements Replies {
                 room = false;
             }
             if (!room) {
-                throw ErrorCode.FLOW_CONTROL.toException(new ChainFailure(ErrorCode.FLOW_CONTROL.exceptionName(),
+                throw LocatedFailure.detected(ChainErrorCode.FLOW_CONTROL,
                         "the chaining function of hop " + hop + " at '" + host + "' could not send a partial reply: "
                         + "the reply set has not been read for " + writeTimeout.toMillis() + " ms (its buffer is full)",
-                        host, hop, List.of(), List.of(), List.of(), List.of()));
+                        host, hop, List.of()).toException();
             }
             sink.onReply(reply, hop, host, 0);
         } finally {
@@ -88,7 +90,7 @@ final class LocalReplies implements Replies {
 
     @Override
     public void failed(Throwable error) {
-        work.failed(ErrorCode.SERVICE_FUNCTION_FAILED.toException(new ChainFailure(
+        work.failed(ChainErrors.toException(ChainErrorCode.SERVICE_FUNCTION_FAILED, new ChainFailure(
                 error.getClass().getName(), "a task that the chaining function of hop " + hop + " started through "
                 + "ChainContext at '" + host + "' threw " + error, host, hop, List.of(),
                 FunctionRuntime.stackTrace(error), List.of(), List.of())));

@@ -1,14 +1,14 @@
 package io.rpcc.repository.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
-import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.internal.chain.Node;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import java.time.Duration;
 import java.util.List;
 
@@ -59,8 +59,8 @@ public final class RepositoryClient {
      * node's connect timeout) and checked against its id. Failures are {@link HopFailure}s, which
      * the hop that needed the function reports with its index and host.
      *
-     * @throws HopFailure {@link ErrorCode#FUNCTION_NOT_FOUND} if the repository does not have it;
-     *     {@link ErrorCode#REPOSITORY_UNAVAILABLE} if it cannot be reached or answers anything but
+     * @throws HopFailure {@link ChainErrorCode#FUNCTION_NOT_FOUND} if the repository does not have it;
+     *     {@link ChainErrorCode#REPOSITORY_UNAVAILABLE} if it cannot be reached or answers anything but
      *     that function's source
      */
     public ChainingFunctionSource get(ChainingFunctionSource reference) {
@@ -71,20 +71,20 @@ public final class RepositoryClient {
         } catch (RuntimeException e) {
             String why = e instanceof ChainException ce ? ce.getClass().getSimpleName() + ": " + ce.remoteMessage()
                     : e.toString();
-            throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "cannot fetch chaining function " + reference.id()
+            throw new HopFailure(ChainErrorCode.REPOSITORY_UNAVAILABLE, "cannot fetch chaining function " + reference.id()
                     + " from repository '" + repository + "': " + why, e);
         }
         if (answer == null) {
-            throw new HopFailure(ErrorCode.FUNCTION_NOT_FOUND, "repository '" + repository
+            throw new HopFailure(ChainErrorCode.FUNCTION_NOT_FOUND, "repository '" + repository
                     + "' has no chaining function " + reference.id());
         }
         ChainingFunctionSource source = RepositoryProtocol.decodeSource(answer).orElseThrow(() -> new HopFailure(
-                ErrorCode.REPOSITORY_UNAVAILABLE, "repository '" + repository + "' answered "
+                ChainErrorCode.REPOSITORY_UNAVAILABLE, "repository '" + repository + "' answered "
                 + RepositoryProtocol.describe(answer) + " to " + RepositoryProtocol.GET + " of chaining function "
                 + reference.id() + ", not [language, source]: is '" + repository + "' a repository node"
                 + " (RpccServer.builder(name).repository(store))?"));
         if (!source.id().equals(reference.id())) {
-            throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "repository '" + repository
+            throw new HopFailure(ChainErrorCode.REPOSITORY_UNAVAILABLE, "repository '" + repository
                     + "' answered a source with id " + source.id() + " to " + RepositoryProtocol.GET
                     + " of chaining function " + reference.id() + ": its store is corrupt");
         }
@@ -92,7 +92,7 @@ public final class RepositoryClient {
     }
 
     private RepositoryUnavailableException unavailable(String message, Throwable cause) {
-        return new RepositoryUnavailableException(new ChainFailure(ErrorCode.REPOSITORY_UNAVAILABLE.exceptionName(),
-                message, node.name(), 0, List.of(), List.of(), List.of(), List.of()), cause);
+        return new RepositoryUnavailableException(LocatedFailure.detected(ChainErrorCode.REPOSITORY_UNAVAILABLE, message,
+                node.name(), 0, List.of()).failure(), cause);
     }
 }

@@ -1,12 +1,12 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainSecret;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.util.LinkedHashMap;
@@ -128,7 +128,7 @@ final class Continuations {
     Parked returnedTo(ChainHeader h, String here) {
         List<ReturnPoint> stack = h.returnStack();
         if (stack.isEmpty() || !stack.getLast().node().node().equals(here)) {
-            throw new HopFailure(ErrorCode.SUB_CHAIN, "a sub-chain returned to node '" + here + "' after hop "
+            throw new HopFailure(ChainErrorCode.SUB_CHAIN, "a sub-chain returned to node '" + here + "' after hop "
                     + h.hop() + ", but its return stack " + (stack.isEmpty() ? "is empty"
                     : "names '" + stack.getLast().node().node() + "'") + ": the node that sent it is faulty");
         }

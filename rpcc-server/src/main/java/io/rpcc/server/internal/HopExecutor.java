@@ -2,6 +2,7 @@ package io.rpcc.server.internal;
 
 import io.netty.channel.Channel;
 import io.netty.util.Timeout;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.SubChain;
@@ -13,14 +14,13 @@ import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
 import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.InvocationAbandoned;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
-import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.util.ArrayList;
 import java.util.List;
@@ -184,7 +184,7 @@ public final class HopExecutor implements RequestHandler {
             outcomes.ended(claim, System.nanoTime());
             running.ran(hop);
             ChainHeader h = request.header();
-            reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
+            reports.sendFailure(h, new HopFailure(ChainErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
                     + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
                     h.console(), h.timings(), hop.replies().handOver(h.credit()));
         }
@@ -424,9 +424,9 @@ public final class HopExecutor implements RequestHandler {
         } else if (e instanceof HopFailure f) {
             reports.sendFailure(h, f, hop.path(), hop.consoleNow(), hop.timings(), replies.handOver(h.credit()));
         } else if (e instanceof RethrownBranchFailure r) { // named where the branch failed, not here
-            reports.passOn(h, r.code(), r.failure(hop.consoleNow(), hop.timings()), replies.handOver(h.credit()));
+            reports.passOn(h, r.located(hop.consoleNow(), hop.timings()), replies.handOver(h.credit()));
         } else {
-            reports.sendFailure(h, new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
+            reports.sendFailure(h, new HopFailure(ChainErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
                     + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), hop.path(), hop.consoleNow(),
                     hop.timings(), replies.handOver(h.credit()));
         }

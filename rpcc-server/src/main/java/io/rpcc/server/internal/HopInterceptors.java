@@ -1,5 +1,6 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.HopRejectedException;
@@ -8,9 +9,8 @@ import io.rpcc.core.NextHop;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.spi.InvocationAbandoned;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.spi.InvocationAbandoned;
 import io.rpcc.server.ServerInterceptor;
 import java.util.List;
 import java.util.Objects;
@@ -77,7 +77,7 @@ final class HopInterceptors {
             throw abandoned[0];
         }
         if (next == null) {
-            throw new HopFailure(ErrorCode.INTERNAL, "a server interceptor at '" + nodeName
+            throw new HopFailure(ChainErrorCode.INTERNAL, "a server interceptor at '" + nodeName
                     + "' returned no next hop from interceptChaining");
         }
         return next;
@@ -112,11 +112,11 @@ final class HopInterceptors {
 
     /** The failure of a hop that {@code r} rejected. */
     static HopFailure rejected(HopRejectedException r) {
-        return new HopFailure(ErrorCode.HOP_REJECTED, r.remoteMessage(), r);
+        return new HopFailure(ChainErrorCode.HOP_REJECTED, r.remoteMessage(), r);
     }
 
     private HopFailure failed(String where, Exception e) {
-        return new HopFailure(ErrorCode.INTERNAL, e.getClass().getName(), "a server interceptor at '" + nodeName
+        return new HopFailure(ChainErrorCode.INTERNAL, e.getClass().getName(), "a server interceptor at '" + nodeName
                 + "' failed " + where + ": " + e, FunctionRuntime.stackTrace(e), e);
     }
 }

@@ -2,6 +2,7 @@ package io.rpcc.server.internal;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.HopControl;
@@ -9,14 +10,14 @@ import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.Replies;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.spi.WallClock;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
-import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ReplyStream;
@@ -298,9 +299,8 @@ final class HopReplies implements Replies {
             if (control.isCancelled()) {
                 throw cancelled();
             }
-            RuntimeException thrown = f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
-                    node.name(), header.hop(), node.pathThrough(header), f.details(), List.of(), List.of(), f.fields()));
-            if (f.code() == ErrorCode.HOP_UNREACHABLE || f.code() == ErrorCode.NODE_CLOSED) {
+            RuntimeException thrown = f.located(node.name(), header.hop(), node.pathThrough(header)).toException();
+            if (f.code() == ChainErrorCode.HOP_UNREACHABLE || f.code() == ChainErrorCode.NODE_CLOSED) {
                 unsent = new Unsent(thrown, f);
             }
             throw thrown;
@@ -327,11 +327,11 @@ final class HopReplies implements Replies {
                         throw cancelled();
                     }
                     if (!ch.isActive()) {
-                        throw failure(ErrorCode.HOP_UNREACHABLE, "the connection to the originator '"
+                        throw failure(ChainErrorCode.HOP_UNREACHABLE, "the connection to the originator '"
                                 + header.replyTo().node() + "' closed while hop " + header.hop() + " at '" + node.name()
                                 + "' waited to send it a partial reply");
                     }
-                    throw failure(ErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read "
+                    throw failure(ChainErrorCode.FLOW_CONTROL, "the originator '" + header.replyTo().node() + "' has not read "
                             + "partial replies for " + writeTimeout.toMillis() + " ms (its connection has not drained)");
                 }
                 awaitRoom(ch, frame.readableBytes(), () -> node.transport().write(ch, frame).whenComplete((v, e) -> {
@@ -393,7 +393,7 @@ final class HopReplies implements Replies {
             if (ch.eventLoop().inEventLoop()) {
                 got = w.acquire(size, Duration.ZERO, (r, b, want) -> ask(ch, r, b, want), send);
                 if (!got) {
-                    throw failure(ErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' has no "
+                    throw failure(ChainErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' has no "
                             + "room left in the reply window of the originator '" + header.replyTo().node() + "' and preturn "
                             + "was called on an event loop, where it cannot wait");
                 }
@@ -407,18 +407,18 @@ final class HopReplies implements Replies {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw failure(ErrorCode.FLOW_CONTROL, "interrupted while hop " + header.hop() + " at '" + node.name()
+            throw failure(ChainErrorCode.FLOW_CONTROL, "interrupted while hop " + header.hop() + " at '" + node.name()
                     + "' waited for the originator '" + header.replyTo().node() + "' to read partial replies");
         }
         if (!got && control.isCancelled()) {
             throw cancelled();
         }
         if (!got && abandoned) {
-            throw failure(ErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while hop " + header.hop()
+            throw failure(ChainErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while hop " + header.hop()
                     + " waited to send a partial reply");
         }
         if (!got) {
-            throw failure(ErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' could not send "
+            throw failure(ChainErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' could not send "
                     + "a partial reply of " + size + " bytes: the originator '" + header.replyTo().node() + "' has not read "
                     + "partial replies for " + writeTimeout.toMillis() + " ms (its reply buffer is full"
                     + ", or smaller than this reply: RpccClient.builder().replyBufferBytes)");
@@ -462,21 +462,21 @@ final class HopReplies implements Replies {
             return node.transport().awaitWritable(ch, writeTimeout, control::isCancelled);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw failure(ErrorCode.FLOW_CONTROL, "interrupted while waiting for the originator to read");
+            throw failure(ChainErrorCode.FLOW_CONTROL, "interrupted while waiting for the originator to read");
         } catch (IllegalStateException e) {
-            throw failure(ErrorCode.FLOW_CONTROL, "the originator's buffer is full and preturn was called on an "
+            throw failure(ChainErrorCode.FLOW_CONTROL, "the originator's buffer is full and preturn was called on an "
                     + "event loop, where it cannot wait");
         }
     }
 
     /** What {@code preturn} throws once the chain is cancelled. */
     private RuntimeException cancelled() {
-        return ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(), "chain "
-                + chainId() + " was cancelled by its originator: stop producing replies", node.name(), header.hop(),
-                node.pathThrough(header), List.of(), List.of(), List.of()));
+        return LocatedFailure.detected(ChainErrorCode.CANCELLED, "chain " + chainId()
+                + " was cancelled by its originator: stop producing replies", node.name(), header.hop(),
+                node.pathThrough(header)).toException();
     }
 
-    private HopFailure failure(ErrorCode code, String message) {
+    private HopFailure failure(ChainErrorCode code, String message) {
         return new HopFailure(code, message);
     }
 
@@ -496,7 +496,7 @@ final class HopReplies implements Replies {
             return f.join();
         } catch (CompletionException e) {
             throw Node.unwrap(e) instanceof HopFailure hf ? hf
-                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.replyTo().node() + "'");
+                    : new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot reach originator '" + header.replyTo().node() + "'");
         }
     }
 
@@ -581,7 +581,7 @@ final class HopReplies implements Replies {
                     + unsentReply.getMessage(), node.name(), header.hop(), node.pathThrough(header), List.of(),
                     List.of(), List.of()), credit);
         }
-        return new ChainErrorFrame(header.chainId(), to, ErrorCode.SERVICE_FUNCTION_FAILED, taskFailure(e), credit);
+        return new ChainErrorFrame(header.chainId(), to, ChainErrorCode.SERVICE_FUNCTION_FAILED, taskFailure(e), credit);
     }
 
     /** The failure to report for work started through the context that threw {@code e}. */

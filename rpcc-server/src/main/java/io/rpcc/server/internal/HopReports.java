@@ -1,5 +1,6 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.FailureFields;
@@ -12,8 +13,8 @@ import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.net.InetSocketAddress;
@@ -63,9 +64,7 @@ final class HopReports {
     CompletableFuture<Void> sendFailure(ChainHeader h, HopFailure f, List<String> path, List<ConsoleLine> console,
                                         List<HopTiming> timings, Credit credit) {
         failures.hopFailed(h, f);
-        ChainFailure failure = new ChainFailure(f.exceptionName(), f.getMessage(), node.name(), h.hop(), path, f.details(),
-                console, timings, f.fields());
-        return passOn(h, f.code(), failure, credit);
+        return passOn(h, f.located(node.name(), h.hop(), path, console, timings), credit);
     }
 
     /**
@@ -75,26 +74,29 @@ final class HopReports {
      * of its split, as the branch's failed outcome (paper 3.10); at the top level (or if that node
      * cannot be reached, or the chain was cancelled), to the chain's originator.
      */
-    CompletableFuture<Void> passOn(ChainHeader h, ErrorCode code, ChainFailure failure, Credit credit) {
-        List<ReturnPoint> levels = code == ErrorCode.CANCELLED ? List.of() : SubChainFailures.levelsOut(h);
+    CompletableFuture<Void> passOn(ChainHeader h, LocatedFailure failure, Credit credit) {
+        List<ReturnPoint> levels = failure.code() == ChainErrorCode.CANCELLED ? List.of()
+                : SubChainFailures.levelsOut(h);
         if (levels.isEmpty()) {
-            return toOriginator(h, code, failure, credit);
+            return toOriginator(h, failure, credit);
         }
         ReturnPoint to = levels.getLast();
-        ChainRequest report = to.isMerge() ? MergePoints.failedOutcome(h, levels, code, failure, credit)
-                : SubChainFailures.toCreator(h, levels, code, failure, credit, node.allowanceNanos());
+        ChainRequest report = to.isMerge() ? MergePoints.failedOutcome(h, levels, failure, credit)
+                : SubChainFailures.toCreator(h, levels, failure, credit, node.allowanceNanos());
         if (report == null) {
-            return toOriginator(h, code, failure, credit);
+            return toOriginator(h, failure, credit);
         }
         return handOffs.track(node.transport().send(to.node().node(), node.addressOf(to.node()), report)
                 .exceptionallyCompose(e -> {
                     SubChainFailures.levelUnreachable(h, to, Node.unwrap(e));
-                    return toOriginator(h, code, failure, credit);
+                    return toOriginator(h, failure, credit);
                 }));
     }
 
     /** Sends {@code failure} in an ERROR frame to the chain's reply-to node, smaller if it is too large. */
-    private CompletableFuture<Void> toOriginator(ChainHeader h, ErrorCode code, ChainFailure f, Credit credit) {
+    private CompletableFuture<Void> toOriginator(ChainHeader h, LocatedFailure failure, Credit credit) {
+        ChainErrorCode code = failure.code();
+        ChainFailure f = failure.failure();
         return handOffs.track(toOrigin(h, new ChainErrorFrame(h.chainId(), h.attemptSecret(), code, f, credit))
                 .exceptionallyCompose(e -> {
                     if (!refusedHere(e)) {
@@ -116,7 +118,7 @@ final class HopReports {
 
     /** Whether sending failed here (the frame could not be made: too large, not serializable), not on the way. */
     private static boolean refusedHere(Throwable e) {
-        return Node.unwrap(e) instanceof HopFailure f && !f.code().unreachable();
+        return Node.unwrap(e) instanceof HopFailure f && !f.unreachable();
     }
 
     /** {@code fields} without the diagnostics and with a bounded type name: small enough for any frame. */
@@ -139,7 +141,7 @@ final class HopReports {
         InetSocketAddress replyTo = node.addressOf(to);
         return node.transport().send(to.node(), replyTo, frame)
                 .whenComplete((v, e) -> {
-                    if (e != null && Node.unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
+                    if (e != null && Node.unwrap(e) instanceof HopFailure f && f.unreachable()) {
                         failures.replyToUnreachable(h, replyTo, f);
                     }
                 });

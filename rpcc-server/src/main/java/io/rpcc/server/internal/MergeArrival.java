@@ -45,7 +45,7 @@ final class MergeArrival {
             case MergePoints.Ready ready -> startMerge.accept(ready.request());
             case MergePoints.FirstFailure f -> {
                 if (!control.isCancelled()) {
-                    reports.passOn(f.header(), f.code(), f.failure(), f.header().credit());
+                    reports.passOn(f.header(), f.failure(), f.header().credit());
                 }
             }
         }

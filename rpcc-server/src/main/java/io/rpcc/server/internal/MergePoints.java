@@ -2,6 +2,7 @@ package io.rpcc.server.internal;
 
 import io.rpcc.core.BranchId;
 import io.rpcc.core.BranchOutcome;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
@@ -10,13 +11,14 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.internal.chain.NextHopDecision;
+import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.math.BigInteger;
@@ -104,7 +106,7 @@ final class MergePoints {
      * Every outcome is in, the merge is the default one and a branch failed: the chain (on the parent
      * branch, {@code header}, with all the credit) fails with that branch's failure.
      */
-    record FirstFailure(ChainHeader header, ErrorCode code, ChainFailure failure) implements Arrival {
+    record FirstFailure(ChainHeader header, LocatedFailure failure) implements Arrival {
     }
 
     /** One request a split sends: to {@code server} (at {@code address}, or by its name if {@code null}). */
@@ -166,7 +168,7 @@ final class MergePoints {
         int n = calls.size();
         int k = 64 - Long.numberOfLeadingZeros(n); // 2^k > n: n branch shares and the opening's
         if (credit.exponent() + k > Credit.MAX_EXPONENT) {
-            throw new HopFailure(ErrorCode.SUB_CHAIN, "the chain's credit cannot be "
+            throw new HopFailure(ChainErrorCode.SUB_CHAIN, "the chain's credit cannot be "
                     + "divided among " + n + " more branches after hop " + h.hop() + ": splits nest too deep");
         }
         Credit share = Credit.of(credit.numerator(), credit.exponent() + k);
@@ -191,13 +193,13 @@ final class MergePoints {
     // ---- the end of a branch
 
     /**
-     * The request that takes the failure of the hop of {@code h} ({@code failure}, of kind
-     * {@code code}, with {@code credit}) to the merge host of the split the hop's branch belongs to,
+     * The request that takes the failure of the hop of {@code h} ({@code located}, with
+     * {@code credit}) to the merge host of the split the hop's branch belongs to,
      * the innermost point of {@code levels} ({@link SubChainFailures#levelsOut}), as a failed outcome;
      * {@code null} if {@code h} is on no branch (a faulty stack). The failure's message names the branch.
      */
-    static ChainRequest failedOutcome(ChainHeader h, List<ReturnPoint> levels, ErrorCode code, ChainFailure failure,
-                                      Credit credit) {
+    static ChainRequest failedOutcome(ChainHeader h, List<ReturnPoint> levels, LocatedFailure located, Credit credit) {
+        ChainFailure failure = located.failure();
         ReturnPoint merge = levels.getLast();
         if (!merge.isMerge() || h.branch().isRoot()) {
             return null;
@@ -206,7 +208,7 @@ final class MergePoints {
         if (!message.startsWith("[branch ")) {
             message = "[branch " + h.branch() + " of " + merge.branches() + "] " + message;
         }
-        List<Object> params = new ArrayList<>(List.of(code.number(), failure.exceptionName(), message,
+        List<Object> params = new ArrayList<>(List.of(located.code().number(), failure.exceptionName(), message,
                 failure.host(), failure.hop()));
         params.add(new ArrayList<>(failure.path()));
         params.add(new ArrayList<>(failure.details()));
@@ -297,13 +299,12 @@ final class MergePoints {
             console.addAll(tail(b.console(), prefixConsole));
             timings.addAll(tail(b.timings(), prefixTimings));
             ChainFailure failure = null;
-            ErrorCode code = null;
+            ChainErrorCode code = null;
             if (HopKind.of(b.serviceFunction()) == HopKind.BRANCH_FAILURE) {
                 List<?> f = r.params() instanceof List<?> l && l.size() == 7 ? l : null;
-                code = f == null ? ErrorCode.INTERNAL : ErrorCode.fromWire(((Number) f.get(0)).intValue());
-                failure = f == null ? new ChainFailure(code.exceptionName(), "[branch " + b.branch() + "] failed ("
-                        + "its failure could not be read at '" + nodeName + "')", nodeName, b.hop(), b.path(), List.of(),
-                        List.of(), List.of())
+                code = f == null ? ChainErrorCode.INTERNAL : ChainErrorCode.forNumber(((Number) f.get(0)).intValue());
+                failure = f == null ? LocatedFailure.detected(code, "[branch " + b.branch() + "] failed ("
+                        + "its failure could not be read at '" + nodeName + "')", nodeName, b.hop(), b.path()).failure()
                         : new ChainFailure((String) f.get(1), (String) f.get(2), (String) f.get(3),
                         ((Number) f.get(4)).intValue(), strings(f.get(5)), strings(f.get(6)), List.of(), List.of());
             } else if (r.decodeError() != null) {
@@ -316,7 +317,7 @@ final class MergePoints {
             if (failure == null) {
                 outcomes.add(BranchOutcome.success(i + 1, b.branch(), r.params()));
             } else {
-                outcomes.add(BranchOutcome.failure(i + 1, b.branch(), code.toException(failure)));
+                outcomes.add(BranchOutcome.failure(i + 1, b.branch(), ChainErrors.toException(code, failure)));
                 if (firstFailed < 0) {
                     firstFailed = i;
                 }
@@ -335,8 +336,9 @@ final class MergePoints {
                 BranchOutcome failed = outcomes.get(firstFailed);
                 ChainFailure f = failed.failure().failure();
                 ChainRequest r = m.outcomes[firstFailed];
-                return new FirstFailure(merged, code(r), new ChainFailure(f.exceptionName(), f.message(), f.host(),
-                        f.hop(), f.path(), f.details(), r.header().console(), r.header().timings(), f.fields()));
+                return new FirstFailure(merged, new LocatedFailure(code(r), new ChainFailure(f.exceptionName(),
+                        f.message(), f.host(), f.hop(), f.path(), f.details(), r.header().console(), r.header().timings(),
+                        f.fields())));
             }
             List<Object> values = new ArrayList<>(m.branches);
             outcomes.forEach(o -> values.add(o.value()));
@@ -346,12 +348,12 @@ final class MergePoints {
     }
 
     /** The error code of the failed outcome {@code r}. */
-    private static ErrorCode code(ChainRequest r) {
+    private static ChainErrorCode code(ChainRequest r) {
         if (r.decodeError() != null) {
             return r.decodeError().code();
         }
         return r.params() instanceof List<?> l && !l.isEmpty() && l.getFirst() instanceof Number n
-                ? ErrorCode.fromWire(n.intValue()) : ErrorCode.INTERNAL;
+                ? ChainErrorCode.forNumber(n.intValue()) : ChainErrorCode.INTERNAL;
     }
 
     /**

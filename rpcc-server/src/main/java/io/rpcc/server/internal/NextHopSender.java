@@ -1,5 +1,6 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.ChainingFunctionSource;
@@ -14,7 +15,6 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
@@ -164,7 +164,7 @@ final class NextHopSender {
         NodeAddress mergeHost = self;
         if (mergeServer != null && !mergeServer.equals(node.name())) {
             InetSocketAddress at = node.settings().resolver().resolve(mergeServer).orElseThrow(() ->
-                    new HopFailure(ErrorCode.UNKNOWN_SERVER, "no address for merge host '" + mergeServer
+                    new HopFailure(ChainErrorCode.UNKNOWN_SERVER, "no address for merge host '" + mergeServer
                             + "' of the split after hop " + h.hop() + " (name resolver: " + node.settings().resolver()
                             + ")"));
             mergeHost = new NodeAddress(mergeServer, at.getHostString(), at.getPort());
@@ -213,7 +213,7 @@ final class NextHopSender {
             }
             Throwable cause = Node.unwrap(e);
             HopFailure f = cause instanceof HopFailure hf ? hf
-                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + proxy
+                    : new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + proxy
                     + "': " + cause, cause);
             return reports.sendFailure(h, f, hop.path(), consoleNow, hop.timings(), pass);
         }));
@@ -237,7 +237,7 @@ final class NextHopSender {
             // the request and its credit never left: report, with that credit
             Throwable cause = Node.unwrap(e);
             HopFailure f = cause instanceof HopFailure hf ? hf
-                    : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause);
+                    : new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause);
             return reports.sendFailure(reportAs, f, hop.path(), next.header().console(), hop.timings(), pass);
         }));
     }
@@ -257,7 +257,7 @@ final class NextHopSender {
             request = new ChainRequest(h, request.params(), request.state(), request.decodeError());
         }
         if (!trails.forwarding(h, server, System.nanoTime())) {
-            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.CANCELLED, "chain " + h.origin() + "#"
+            return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.CANCELLED, "chain " + h.origin() + "#"
                     + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
         }
         CompletableFuture<Void> sent = address == null ? node.router().forward(server, request)

@@ -1,7 +1,7 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 
 /**
@@ -22,7 +22,7 @@ final class ProxiedHop {
     /** Takes up {@code hop}, of {@code request}, for its chaining function to run here. */
     HopResult run(HopState hop, ChainRequest request) {
         if (!actsAsProxy || hop.timings().isEmpty()) {
-            throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '" + nodeName
+            throw new HopFailure(ChainErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '" + nodeName
                     + "' is not a chaining proxy (RpccServer.builder(...).actAsChainingProxy())");
         }
         return new HopResult(hop, request.state(), request.params(), hop.timings().removeLast(), null);

@@ -1,11 +1,11 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.ArrayList;
@@ -143,7 +143,7 @@ final class RunningHops {
 
     /**
      * Reports every hop that has not handed its chain on yet to its originator as failed with
-     * {@link ErrorCode#NODE_CLOSED}, with the hop's credit; completes when the reports are written
+     * {@link ChainErrorCode#NODE_CLOSED}, with the hop's credit; completes when the reports are written
      * or have failed.
      */
     CompletableFuture<Void> abandonAll() {
@@ -152,7 +152,7 @@ final class RunningHops {
             ChainHeader h = hop.header();
             Credit credit = hop.replies().abandon(h.credit());
             if (credit != null) {
-                HopFailure f = new HopFailure(ErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while"
+                HopFailure f = new HopFailure(ChainErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while"
                         + " hop " + h.hop() + " ('" + h.serviceFunction() + "') ran there; the hop was abandoned and may"
                         + " have run in part");
                 written.add(reports.sendFailure(h, f, node.pathThrough(h), h.console(), h.timings(), credit)

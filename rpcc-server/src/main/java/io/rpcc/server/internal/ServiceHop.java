@@ -1,5 +1,6 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.ServiceFunction;
@@ -9,7 +10,6 @@ import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.Map;
 import java.util.TreeSet;
@@ -42,7 +42,7 @@ final class ServiceHop {
         ChainHeader h = hop.header();
         long left = hop.control().remainingNanos(System.nanoTime());
         if (left <= 0) {
-            throw new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
+            throw new HopFailure(ChainErrorCode.DEADLINE_EXCEEDED, "hop " + h.hop() + " ('" + h.serviceFunction()
                     + "' at '" + nodeName + "') started " + TimeUnit.NANOSECONDS.toMillis(-left)
                     + " ms after the chain's deadline, so its service function did not run; give the chain a "
                     + "later deadline (ChainCall.deadline or timeout) or make the hops before it faster");
@@ -72,7 +72,7 @@ final class ServiceHop {
         String chainId = hop.chainId();
         ServiceFunction sf = services.get(h.serviceFunction());
         if (sf == null) {
-            throw new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + nodeName
+            throw new HopFailure(ChainErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + nodeName
                     + "' has no service function '" + h.serviceFunction() + "' (it has: "
                     + new TreeSet<>(services.keySet()) + ")");
         }
@@ -83,7 +83,7 @@ final class ServiceHop {
         HopContext sfContext = new HopContext(hop.location(nodeName), sfConsole, replies, h.metadata(), control);
         ServiceFunction unlessCancelled = params -> {
             if (control.isCancelled()) { // marked cancelled here since the hop was taken up: the function never starts
-                throw new HopFailure(ErrorCode.CANCELLED, "chain " + chainId + " was cancelled before service function '"
+                throw new HopFailure(ChainErrorCode.CANCELLED, "chain " + chainId + " was cancelled before service function '"
                         + h.serviceFunction() + "' started at '" + nodeName + "'");
             }
             return sf.apply(params);
@@ -97,7 +97,7 @@ final class ServiceHop {
             if (unsent != null) { // not kept: the hop did not complete, a retry runs it again
                 throw unsent;
             }
-            throw recorded(recording, control, new HopFailure(ErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(),
+            throw recorded(recording, control, new HopFailure(ChainErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(),
                     "service function '" + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e));
         }
         long sfEnd = System.nanoTime();

@@ -2,7 +2,7 @@ package io.rpcc.server.internal;
 
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.internal.wire.ChainHeader;
-import io.rpcc.core.internal.wire.CodedFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 
 /**
  * The handler of a sub-chain's failure returning to the hop that started it
@@ -27,7 +27,7 @@ final class SubChainFailureReturn {
      * request where it started to run), taken up at {@code arrivedNanos}: the recovered hop, or
      * {@code null} if the failure was passed on.
      */
-    HopResult run(HopState hop, CodedFailure failed, long arrivedNanos) {
+    HopResult run(HopState hop, LocatedFailure failed, long arrivedNanos) {
         ChainHeader h = hop.header();
         Continuations.Parked parked = continuations.returnedTo(h, nodeName);
         SubChainFailures.Decision decision;
@@ -35,7 +35,7 @@ final class SubChainFailureReturn {
             decision = SubChainFailures.decide(parked, failed, nodeName, h.returnStack().getLast());
         }
         if (decision instanceof SubChainFailures.PassOn on) {
-            reports.passOn(parked == null ? h : parked.resumed(h), on.failure().code(), on.failure().failure(),
+            reports.passOn(parked == null ? h : parked.resumed(h), on.failure(),
                     hop.replies().handOver(h.credit()));
             return null;
         }

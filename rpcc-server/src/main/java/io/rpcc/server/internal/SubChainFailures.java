@@ -1,5 +1,6 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
@@ -11,10 +12,9 @@ import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.CodedFailure;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.util.ArrayList;
@@ -44,12 +44,13 @@ final class SubChainFailures {
      * creator of the sub-chain {@code h} is in: the innermost point of {@code levels}
      * ({@link #levelsOut}, not empty, its innermost point a sub-chain's).
      */
-    static ChainRequest toCreator(ChainHeader h, List<ReturnPoint> levels, ErrorCode code, ChainFailure failure,
-                                  Credit credit, long allowanceNanos) {
+    static ChainRequest toCreator(ChainHeader h, List<ReturnPoint> levels, LocatedFailure located, Credit credit,
+                                  long allowanceNanos) {
+        ChainFailure failure = located.failure();
         long budget = h.budgetNanos() == ChainHeader.NO_DEADLINE ? h.budgetNanos() : h.budgetNanos() - allowanceNanos;
         List<String> path = failure.path().isEmpty() ? h.path() : failure.path();
         ChainHeader nh = h.onward(new ChainSoFar(h.hop(), path, failure.console(), failure.timings(), h.metadata()), HopKind.RETURN_FAILURE.wireName(), ChainingFunctionSource.NONE, credit, budget).with(ChainingFunctionSource.NONE, levels);
-        return new ChainRequest(nh, WireFormat.encodeFailure(code, failure), ChainState.empty(), null);
+        return new ChainRequest(nh, WireFormat.encodeFailure(located), ChainState.empty(), null);
     }
 
     /**
@@ -73,9 +74,9 @@ final class SubChainFailures {
      * failure encoded as an ERROR frame's code and failure ({@link WireFormat#encodeFailure}), decoded
      * here once, where the request starts to run.
      */
-    static CodedFailure carried(ChainRequest request) {
+    static LocatedFailure carried(ChainRequest request) {
         if (!(request.params() instanceof byte[] bytes)) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a " + HopKind.RETURN_FAILURE.wireName() + " request must carry the failure"
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "a " + HopKind.RETURN_FAILURE.wireName() + " request must carry the failure"
                     + " as bytes, not " + (request.params() == null ? "null" : request.params().getClass().getName()));
         }
         return WireFormat.decodeFailure(bytes);
@@ -90,7 +91,7 @@ final class SubChainFailures {
     }
 
     /** Pass {@code failure} on, to the next creator out or the originator. */
-    record PassOn(CodedFailure failure) implements Decision {
+    record PassOn(LocatedFailure failure) implements Decision {
     }
 
     /**
@@ -101,7 +102,7 @@ final class SubChainFailures {
      * parked hop missing was forgotten (expired, cancelled, node restarted). A handler that throws makes
      * a new failure naming the creator's hop.
      */
-    static Decision decide(Continuations.Parked parked, CodedFailure failed, String here, ReturnPoint point) {
+    static Decision decide(Continuations.Parked parked, LocatedFailure failed, String here, ReturnPoint point) {
         if (parked == null && point.composed()) {
             return new PassOn(withLine(failed, "passed on by '" + here + "', which started the sub-chain (composed; it "
                     + "held no failure handler for it)"));
@@ -133,7 +134,7 @@ final class SubChainFailures {
             log.warn("chain {}#{}: {}", h.origin(), h.chainId(), message, t);
             List<String> details = new ArrayList<>(FunctionRuntime.stackTrace(t));
             details.add("while handling: " + e.exceptionName() + ": " + e.remoteMessage());
-            return new PassOn(new CodedFailure(ErrorCode.SERVICE_FUNCTION_FAILED, new ChainFailure(t.getClass().getName(),
+            return new PassOn(new LocatedFailure(ChainErrorCode.SERVICE_FUNCTION_FAILED, new ChainFailure(t.getClass().getName(),
                     message, here, h.hop(), failed.failure().path(), details, failed.failure().console(),
                     failed.failure().timings())));
         }
@@ -145,11 +146,11 @@ final class SubChainFailures {
     }
 
     /** {@code f} with {@code line} added to its details: where it went. */
-    private static CodedFailure withLine(CodedFailure f, String line) {
+    private static LocatedFailure withLine(LocatedFailure f, String line) {
         ChainFailure c = f.failure();
         List<String> details = new ArrayList<>(c.details());
         details.add(line);
-        return new CodedFailure(f.code(), new ChainFailure(c.exceptionName(), c.message(), c.host(), c.hop(), c.path(),
+        return new LocatedFailure(f.code(), new ChainFailure(c.exceptionName(), c.message(), c.host(), c.hop(), c.path(),
                 details, c.console(), c.timings(), c.fields()));
     }
 

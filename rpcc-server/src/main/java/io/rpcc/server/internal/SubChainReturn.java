@@ -1,12 +1,12 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.util.concurrent.TimeUnit;
@@ -52,7 +52,7 @@ final class SubChainReturn {
         ChainHeader h = hop.header();
         Continuations.Parked parked = continuations.returnedTo(h, nodeName);
         if (parked == null) {
-            throw new HopFailure(ErrorCode.SUB_CHAIN, "the sub-chain that ended at hop " + h.hop() + " returned to '"
+            throw new HopFailure(ChainErrorCode.SUB_CHAIN, "the sub-chain that ended at hop " + h.hop() + " returned to '"
                     + nodeName + "', which no longer holds the chain it started it from (continuation "
                     + h.returnStack().getLast().continuation() + "): a parked chain is kept for its deadline plus "
                     + TimeUnit.NANOSECONDS.toSeconds(ChainTrails.GRACE_NANOS) + " s, until it is cancelled, and "

@@ -4,18 +4,19 @@ import io.netty.channel.Channel;
 import io.netty.util.Timeout;
 import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainCancelledException;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
-import io.rpcc.core.ChainFailure;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
@@ -345,11 +346,11 @@ public final class ChainOriginator {
         }
         p.expired = true;
         long budgetMillis = TimeUnit.NANOSECONDS.toMillis(p.budgetNanos);
-        fail(p, ErrorCode.DEADLINE_EXCEEDED.toException(new ChainFailure(ErrorCode.DEADLINE_EXCEEDED.exceptionName(),
+        fail(p, LocatedFailure.detected(ChainErrorCode.DEADLINE_EXCEEDED,
                 "chain " + chainId(p.id()) + " did not end by its deadline, " + budgetMillis + " ms after it was "
                 + "sent; its hops were told to stop, and none starts after the deadline: give the chain a later "
-                + "deadline (ChainCall.deadline or timeout), or make its hops faster", nodeName, 0, List.of(),
-                List.of(), List.of(), List.of())));
+                + "deadline (ChainCall.deadline or timeout), or make its hops faster", nodeName, 0, List.of())
+                .toException());
     }
 
     /**
@@ -374,10 +375,9 @@ public final class ChainOriginator {
 
     private void timeOut(Pending p, Duration timeout) {
         if (pending.remove(p.id(), p)) {
-            ChainException e = ErrorCode.TIMEOUT.toException(new ChainFailure(ErrorCode.TIMEOUT.exceptionName(),
+            ChainException e = LocatedFailure.detected(ChainErrorCode.TIMEOUT,
                     (p.outcome().isDone() ? "result arrived but not every partial reply within "
-                            : "no result within ") + timeout.toMillis() + " ms", nodeName, 0,
-                    List.of(), List.of(), List.of(), List.of()));
+                            : "no result within ") + timeout.toMillis() + " ms", nodeName, 0, List.of()).toException();
             p.outcome().completeExceptionally(e);
             p.finished().completeExceptionally(e);
         }
@@ -391,9 +391,9 @@ public final class ChainOriginator {
         if (!pending.remove(p.id(), p)) {
             return false;
         }
-        ChainException e = ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+        ChainException e = LocatedFailure.detected(ChainErrorCode.CANCELLED,
                 "chain " + chainId(p.id()) + " was cancelled by its originator (" + why + "); its hops were told to stop",
-                nodeName, 0, List.of(), List.of(), List.of(), List.of()));
+                nodeName, 0, List.of()).toException();
         p.outcome().completeExceptionally(e);
         p.finished().completeExceptionally(e);
         return true;
@@ -426,7 +426,7 @@ public final class ChainOriginator {
             if (l != null && frame.failure().host() != null) {
                 l.failed(frame.failure().hop(), frame.failure().host(), System.nanoTime());
             }
-            ChainException e = frame.code().toException(frame.failure());
+            ChainException e = ChainErrors.toException(frame.code(), frame.failure());
             if (!p.outcome().completeExceptionally(e) && !p.outcome().isCompletedExceptionally()
                     && p.failedAfterResult == null) {
                 p.failedAfterResult = e;
@@ -449,8 +449,7 @@ public final class ChainOriginator {
         if (frame.decodeError() != null) {
             p.window.consumed(frame.size());
             HopFailure f = frame.decodeError();
-            p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(),
-                    f.getMessage(), nodeName, frame.hop(), List.of(), f.details(), List.of(), List.of(), f.fields())));
+            p.outcome().completeExceptionally(f.located(nodeName, frame.hop(), List.of()).toException());
             return;
         }
         if (!p.delivered.firstTime(frame.branch(), frame.hop(), frame.host(), frame.seq())) {
@@ -561,9 +560,8 @@ public final class ChainOriginator {
                     + TimeUnit.NANOSECONDS.toMillis(brokenAfterNanos) + " ms)" + last + ". The node crashed, was cut off "
                     + "or stalls, and the replies it had not sent are lost: check that it runs and can be reached, "
                     + "then run the chain again if you need every reply";
-            return new BrokenChainException(new ChainFailure(ErrorCode.BROKEN_CHAIN.exceptionName(), message,
-                    s.host() == null ? nodeName : s.host(), Math.max(0, s.hop()), List.of(), List.of(), List.of(),
-                    List.of()));
+            return new BrokenChainException(LocatedFailure.detected(ChainErrorCode.BROKEN_CHAIN, message,
+                    s.host() == null ? nodeName : s.host(), Math.max(0, s.hop()), List.of()).failure());
         }
         String where = s.branch().isRoot() ? "the chain" : "its branch " + s.branch();
         String last = s.heard() ? "it was last heard of at hop " + s.hop() + " on '" + s.host() + "'"
@@ -573,9 +571,8 @@ public final class ChainOriginator {
                 + TimeUnit.NANOSECONDS.toMillis(s.silentNanos()) + " ms (broken after "
                 + TimeUnit.NANOSECONDS.toMillis(brokenAfterNanos) + " ms); " + last + ". The node holding it crashed, "
                 + "was cut off or stalls: check that it runs and can be reached, then run the chain again";
-        return new BrokenChainException(new ChainFailure(ErrorCode.BROKEN_CHAIN.exceptionName(), message,
-                s.host() == null ? nodeName : s.host(), Math.max(0, s.hop()), List.of(), List.of(), List.of(),
-                List.of()));
+        return new BrokenChainException(LocatedFailure.detected(ChainErrorCode.BROKEN_CHAIN, message,
+                s.host() == null ? nodeName : s.host(), Math.max(0, s.hop()), List.of()).failure());
     }
 
     /** Heartbeats that arrived for chains that had already ended. */
@@ -629,8 +626,7 @@ public final class ChainOriginator {
         if (p == null) {
             return;
         }
-        p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
-                nodeName, 0, List.of(), f.details(), List.of(), List.of(), f.fields())));
+        p.outcome().completeExceptionally(f.located(nodeName, 0, List.of()).toException());
         p.finished().complete(null);
     }
 
@@ -645,8 +641,7 @@ public final class ChainOriginator {
         }
         List<String> through = new java.util.ArrayList<>(path);
         through.add(host);
-        p.outcome().completeExceptionally(f.code().toException(new ChainFailure(f.exceptionName(), f.getMessage(),
-                host, hop, List.copyOf(through), f.details(), List.of(), List.of(), f.fields())));
+        p.outcome().completeExceptionally(f.located(host, hop, through).toException());
         p.finished().complete(null);
     }
 

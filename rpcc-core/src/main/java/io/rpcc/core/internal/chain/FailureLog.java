@@ -1,8 +1,8 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.transport.RateLimitedWarnings;
 import io.rpcc.core.internal.wire.ChainHeader;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -38,7 +38,7 @@ public final class FailureLog {
         if (!log.isWarnEnabled()) {
             return;
         }
-        Throwable cause = f.code() == ErrorCode.INTERNAL || f.code() == ErrorCode.SERVICE_FUNCTION_FAILED ? f.getCause() : null;
+        Throwable cause = f.code() == ChainErrorCode.INTERNAL || f.code() == ChainErrorCode.SERVICE_FUNCTION_FAILED ? f.getCause() : null;
         log.warn("chain {}#{} failed at hop {} on '{}' (service function '{}'): {}: {}", h.origin(), h.chainId(), h.hop(),
                 node, h.serviceFunction(), f.exceptionName(), f.getMessage(), cause);
     }

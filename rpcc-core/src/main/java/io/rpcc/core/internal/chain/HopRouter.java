@@ -1,11 +1,11 @@
 package io.rpcc.core.internal.chain;
 
 import io.netty.channel.Channel;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import java.net.InetSocketAddress;
@@ -58,11 +58,11 @@ public final class HopRouter {
         try {
             endpoints = resolver.resolveAll(server);
         } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "resolving server '" + server
+            return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.UNKNOWN_SERVER, "resolving server '" + server
                     + "' failed: " + e, e));
         }
         if (endpoints.isEmpty()) {
-            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.UNKNOWN_SERVER, "no address for server '"
+            return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.UNKNOWN_SERVER, "no address for server '"
                     + server + "' (name resolver: " + resolver + ")"));
         }
         if (endpoints.size() == 1) {
@@ -105,7 +105,7 @@ public final class HopRouter {
                 return CompletableFuture.<Void>completedFuture(null);
             }
             Throwable cause = Node.unwrap(e);
-            if (!(cause instanceof HopFailure f) || !f.code().unreachable()) {
+            if (!(cause instanceof HopFailure f) || !f.unreachable()) {
                 return CompletableFuture.<Void>failedFuture(cause); // (the request itself is at fault: no endpoint takes it)
             }
             boolean last = i == order.size() - 1;

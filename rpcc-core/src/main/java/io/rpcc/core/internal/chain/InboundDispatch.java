@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.chain;
 
 import io.netty.channel.Channel;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.FailureFields;
 import io.rpcc.core.Refusal;
@@ -12,7 +13,6 @@ import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
@@ -58,7 +58,7 @@ public final class InboundDispatch implements InboundListener {
     public void onRequest(ChainRequest request) {
         if (!running.getAsBoolean()) {
             ChainHeader h = request.header();
-            executor.execute(() -> requests.refuse(h, new HopFailure(ErrorCode.NODE_SHUTTING_DOWN, "node '" + nodeName
+            executor.execute(() -> requests.refuse(h, new HopFailure(ChainErrorCode.NODE_SHUTTING_DOWN, "node '" + nodeName
                     + "' is shutting down and starts no new hops; '" + h.serviceFunction() + "' did not run: retry"
                     + " at another server or once it is back")));
             return;

@@ -1,11 +1,11 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.util.ArrayList;
@@ -106,7 +106,7 @@ public final class NextHopDecision {
     }
 
     /** The hop fails with {@code code} and {@code message}; the chain ends with that error. */
-    public record Fail(ErrorCode code, String message) implements Action {
+    public record Fail(ChainErrorCode code, String message) implements Action {
         /** The failure to report (or throw). */
         public HopFailure failure() {
             return new HopFailure(code, message);
@@ -146,7 +146,7 @@ public final class NextHopDecision {
                 return overLimit;
             }
             if (returnStack.size() >= ReturnPoint.MAX_DEPTH) {
-                return new Fail(ErrorCode.SUB_CHAIN, "sub-chains nest at most " + ReturnPoint.MAX_DEPTH
+                return new Fail(ChainErrorCode.SUB_CHAIN, "sub-chains nest at most " + ReturnPoint.MAX_DEPTH
                         + " levels deep; not starting " + sub + " from hop " + hop + ": does a service function start "
                         + "a sub-chain that leads back to itself?");
             }
@@ -194,7 +194,7 @@ public final class NextHopDecision {
             functions.add(call.chainingFunction().isSame() ? current : call.chainingFunction());
         }
         if (returnStack.size() >= ReturnPoint.MAX_DEPTH) {
-            return new Fail(ErrorCode.SUB_CHAIN, "splits and sub-chains nest at most " + ReturnPoint.MAX_DEPTH
+            return new Fail(ChainErrorCode.SUB_CHAIN, "splits and sub-chains nest at most " + ReturnPoint.MAX_DEPTH
                     + " levels deep; not splitting into " + split.branches().size() + " branches after hop " + hop
                     + ": does a branch split again without end?");
         }
@@ -206,7 +206,7 @@ public final class NextHopDecision {
     private Fail overHopLimit(int hop, int chainMaxHops, NextHop.Call call) {
         int limit = Math.min(chainMaxHops, nodeMaxHops);
         if (hop + 1 > limit) {
-            return new Fail(ErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
+            return new Fail(ChainErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
                     + " hops; not calling '" + call.serviceFunction() + "' at '" + call.server() + "'");
         }
         return null;

@@ -4,10 +4,10 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainCancelledException;
-import io.rpcc.core.ChainFailure;
+import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.ChainException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.NodeClosedException;
-import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
@@ -27,9 +27,9 @@ import io.rpcc.core.internal.wire.ChainLimits;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.internal.wire.Serialization;
@@ -275,7 +275,7 @@ public final class Node implements AutoCloseable {
                 start.chainingFunction(), Credit.ONE, new ReturnRoute(self, List.of(), branch),
                 new ChainLimits(start.maxHops(), budget - allowanceNanos(), heartbeat));
         if (budget != ChainHeader.NO_DEADLINE && budget <= 0) { // nothing to send: hop 1 would start past the deadline
-            originator.failLocally(p.id(), new HopFailure(ErrorCode.DEADLINE_EXCEEDED, "hop " + hop + " ('"
+            originator.failLocally(p.id(), new HopFailure(ChainErrorCode.DEADLINE_EXCEEDED, "hop " + hop + " ('"
                     + serviceFunction + "' at '" + server + "') would start " + TimeUnit.NANOSECONDS.toMillis(-budget)
                     + " ms or more after the chain's deadline, so it was not sent: give the chain a later deadline "
                     + "(ChainCall.deadline or timeout)"), hop, server, path);
@@ -285,7 +285,7 @@ public final class Node implements AutoCloseable {
             if (e != null) {
                 Throwable cause = unwrap(e);
                 originator.failLocally(p.id(), cause instanceof HopFailure f ? f
-                        : new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause));
+                        : new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause));
             }
         });
         return p;
@@ -420,7 +420,7 @@ public final class Node implements AutoCloseable {
     public void requireAcceptingChains() {
         switch (state.get()) {
             case NEW -> requireStarted();
-            case DRAINING -> throw refusal(ErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
+            case DRAINING -> throw refusal(ChainErrorCode.NODE_SHUTTING_DOWN, "node '" + name()
                     + "' is shutting down and starts no new chains; start it on another node");
             case CLOSED -> throw closedError();
             case RUNNING -> { }
@@ -428,13 +428,12 @@ public final class Node implements AutoCloseable {
     }
 
     private ChainException closedError() {
-        return refusal(ErrorCode.NODE_CLOSED, "node '" + name() + "' was closed; its chains in flight ended "
+        return refusal(ChainErrorCode.NODE_CLOSED, "node '" + name() + "' was closed; its chains in flight ended "
                 + "with it and it starts no new ones (build and start a new node)");
     }
 
-    private ChainException refusal(ErrorCode code, String message) {
-        return code.toException(new ChainFailure(code.exceptionName(), message, name(), 0, List.of(), List.of(),
-                List.of(), List.of()));
+    private ChainException refusal(ChainErrorCode code, String message) {
+        return LocatedFailure.detected(code, message, name(), 0, List.of()).toException();
     }
 
     /** The settings. */

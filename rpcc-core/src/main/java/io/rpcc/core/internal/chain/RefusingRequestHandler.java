@@ -1,11 +1,11 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.net.InetSocketAddress;
@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The server side of a node that hosts no service functions (a client): every hop sent to it fails
- * at once with {@link ErrorCode#UNKNOWN_SERVICE_FUNCTION} (or the node's own reason to refuse it, see
+ * at once with {@link ChainErrorCode#UNKNOWN_SERVICE_FUNCTION} (or the node's own reason to refuse it, see
  * {@link #refuse}), reported to the chain's originator with the hop's credit and logged once
  * ({@link FailureLog}).
  */
@@ -34,7 +34,7 @@ final class RefusingRequestHandler implements RequestHandler {
     @Override
     public void onRequest(ChainRequest request, long arrivedNanos) {
         ChainHeader h = request.header();
-        node.executor().execute(() -> refuse(h, new HopFailure(ErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '"
+        node.executor().execute(() -> refuse(h, new HopFailure(ChainErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '"
                 + node.name() + "' is a client and hosts no service functions (asked for '" + h.serviceFunction() + "')")));
     }
 
@@ -48,7 +48,7 @@ final class RefusingRequestHandler implements RequestHandler {
         List<String> path = node.pathThrough(h);
         send(h, why, new ChainFailure(why.exceptionName(), why.getMessage(), node.name(), h.hop(), path, List.of(),
                 h.console(), h.timings())).whenComplete((v, e) -> {
-                    if (e != null && Node.unwrap(e) instanceof HopFailure tooBig && !tooBig.code().unreachable()) {
+                    if (e != null && Node.unwrap(e) instanceof HopFailure tooBig && !tooBig.unreachable()) {
                         String message = why.getMessage();
                         send(h, why, new ChainFailure(why.exceptionName(), message.length() <= MAX_MESSAGE_CHARS ? message
                                 : message.substring(0, MAX_MESSAGE_CHARS) + "... (truncated)", node.name(), h.hop(),
@@ -61,7 +61,7 @@ final class RefusingRequestHandler implements RequestHandler {
         InetSocketAddress replyTo = node.replyAddress(h);
         return node.transport().send(h.replyTo().node(), replyTo,
                 new ChainErrorFrame(h.chainId(), h.attemptSecret(), why.code(), failure, h.credit())).whenComplete((v, e) -> {
-                    if (e != null && Node.unwrap(e) instanceof HopFailure f && f.code().unreachable()) {
+                    if (e != null && Node.unwrap(e) instanceof HopFailure f && f.unreachable()) {
                         failures.replyToUnreachable(h, replyTo, f);
                     }
                 });

@@ -1,12 +1,13 @@
 package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.BranchOutcome;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -41,7 +42,7 @@ public final class RethrownBranchFailure extends RuntimeException {
      * a {@link RethrownBranchFailure}; else {@code f}.
      */
     public static RuntimeException of(HopFailure f, Object outcomes, String host, int hop) {
-        if (f.code() != ErrorCode.CHAINING_FUNCTION_FAILED || !(f.getCause() instanceof ChainException thrown)
+        if (f.code() != ChainErrorCode.CHAINING_FUNCTION_FAILED || !(f.getCause() instanceof ChainException thrown)
                 || !(outcomes instanceof List<?> list)) {
             return f;
         }
@@ -53,27 +54,17 @@ public final class RethrownBranchFailure extends RuntimeException {
         return f;
     }
 
-    /** The kind of the chain's failure: the branch's. */
-    public ErrorCode code() {
-        return ErrorCode.fromWire(branchFailure.code().number());
-    }
-
     /**
      * The chain's failure, with the merge hop's {@code console} and {@code timings}: the branch's
-     * type, host, hop, path and fields, its message saying that the merge gave up on it.
+     * code, type, host, hop, path and fields, its message saying that the merge gave up on it.
      */
-    public ChainFailure failure(List<ConsoleLine> console, List<HopTiming> timings) {
+    public LocatedFailure located(List<ConsoleLine> console, List<HopTiming> timings) {
         ChainFailure f = branchFailure.failure();
         List<String> details = new ArrayList<>(f.details());
         details.add("the merge function at '" + mergeHost + "' (hop " + mergeHop + ") gave up on branch " + branch
                 + " by rethrowing its failure");
-        return new ChainFailure(f.exceptionName(), "the merge function gave up on branch " + branch + ", which failed at '"
-                + f.host() + "' (hop " + f.hop() + "): " + f.message(), f.host(), f.hop(), f.path(), details, console,
-                timings, f.fields());
-    }
-
-    /** The chain's failure as the typed exception its originator gets ({@link #failure}). */
-    public ChainException toException(List<ConsoleLine> console, List<HopTiming> timings) {
-        return code().toException(failure(console, timings));
+        return new LocatedFailure(branchFailure.code(), new ChainFailure(f.exceptionName(), "the merge function gave "
+                + "up on branch " + branch + ", which failed at '" + f.host() + "' (hop " + f.hop() + "): " + f.message(),
+                f.host(), f.hop(), f.path(), details, console, timings, f.fields()));
     }
 }

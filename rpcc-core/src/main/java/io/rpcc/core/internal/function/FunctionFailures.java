@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.function;
 
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.FunctionFailure;
 
@@ -15,8 +16,8 @@ final class FunctionFailures {
 
     /** {@code f} as a hop failure. */
     static HopFailure toHop(FunctionFailure f) {
-        ErrorCode code = ErrorCode.valueOf(f.code().name()); // each constant has the name of its public code
-        String name = f.exceptionName() == null ? code.exceptionName() : f.exceptionName();
+        ChainErrorCode code = f.code();
+        String name = f.exceptionName() == null ? ChainErrors.exceptionName(code) : f.exceptionName();
         HopFailure hop = new HopFailure(code, name, f.getMessage(), f.details(), f.fields(), f.getCause());
         return f.fields().transientCondition() ? TransientFailure.of(hop) : hop;
     }

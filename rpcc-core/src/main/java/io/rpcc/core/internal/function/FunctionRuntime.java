@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.function;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionSource;
@@ -7,10 +8,9 @@ import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.transport.Refusals;
-import io.rpcc.core.internal.wire.ErrorCode;
-import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.CompiledFunction;
 import io.rpcc.core.spi.CompilerSettings;
 import io.rpcc.core.spi.FunctionCompiler;
@@ -94,7 +94,7 @@ public final class FunctionRuntime {
 
     /** A fetcher for a runtime that cannot fetch referenced functions (it fails them). */
     public static final UnaryOperator<ChainingFunctionSource> NO_FETCHER = ref -> {
-        throw new HopFailure(ErrorCode.REPOSITORY_UNAVAILABLE, "this node cannot fetch chaining functions");
+        throw new HopFailure(ChainErrorCode.REPOSITORY_UNAVAILABLE, "this node cannot fetch chaining functions");
     };
 
     private FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
@@ -228,7 +228,7 @@ public final class FunctionRuntime {
             try {
                 FunctionCompiler compiler = compilers.get(source.language());
                 if (compiler == null) {
-                    throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node cannot run "
+                    throw new HopFailure(ChainErrorCode.CHAINING_FUNCTION_COMPILE, "this node cannot run "
                             + source.language() + " chaining functions: add the " + (source.language() == FunctionLanguage.JS
                             ? "rpcc-js" : "rpcc-function-java") + " module (artifact io.rpcc:" + (source.language()
                             == FunctionLanguage.JS ? "rpcc-js" : "rpcc-function-java") + ") to its class path");
@@ -243,9 +243,9 @@ public final class FunctionRuntime {
             } catch (RuntimeException | LinkageError thrown) {
                 Throwable e = thrown instanceof FunctionFailure f ? FunctionFailures.toHop(f) : thrown;
                 entry.completeExceptionally(e instanceof HopFailure ? e
-                        : new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "cannot compile chaining function: " + e, e));
-                if (e instanceof HopFailure f && (f.code() == ErrorCode.REPOSITORY_UNAVAILABLE
-                        || f.code() == ErrorCode.FUNCTION_NOT_FOUND || TransientFailure.is(f))) {
+                        : new HopFailure(ChainErrorCode.CHAINING_FUNCTION_COMPILE, "cannot compile chaining function: " + e, e));
+                if (e instanceof HopFailure f && (f.code() == ChainErrorCode.REPOSITORY_UNAVAILABLE
+                        || f.code() == ChainErrorCode.FUNCTION_NOT_FOUND || TransientFailure.is(f))) {
                     // a repository that is down, or not filled yet, may answer later; a full queue or a
                     // parse stopped at a time limit on a loaded node may pass later
                     synchronized (cache) {
@@ -261,7 +261,7 @@ public final class FunctionRuntime {
         try {
             return new Loaded(entry.join(), System.nanoTime() - start);
         } catch (CompletionException e) {
-            if (e.getCause() instanceof HopFailure f && f.code() == ErrorCode.SANDBOX_VIOLATION) {
+            if (e.getCause() instanceof HopFailure f && f.code() == ChainErrorCode.SANDBOX_VIOLATION) {
                 refusals.count(Refusal.SANDBOX_VIOLATION); // refused by the verifier
             }
             throw (RuntimeException) e.getCause();
@@ -273,7 +273,7 @@ public final class FunctionRuntime {
         int max = Math.min(maxSourceChars, compiler.maxSourceChars());
         if (source.source().length() > max) {
             refusals.count(Refusal.FUNCTION_SOURCE_TOO_LARGE);
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, source.language() + " chaining function ("
+            throw new HopFailure(ChainErrorCode.CHAINING_FUNCTION_COMPILE, source.language() + " chaining function ("
                     + shortId(source) + ") has " + source.source().length() + " chars of source, over this node's limit"
                     + " of " + max + (max == maxSourceChars ? " (NodeBuilder.maxFunctionSourceChars)"
                     : " for " + source.language() + " functions") + "; keep chaining functions small and move the"
@@ -282,7 +282,7 @@ public final class FunctionRuntime {
         if (queuedCompiles.incrementAndGet() > maxQueuedCompiles) {
             queuedCompiles.decrementAndGet();
             refusals.count(Refusal.COMPILE_QUEUE_FULL);
-            throw TransientFailure.of(ErrorCode.CHAINING_FUNCTION_COMPILE, "this node has " + maxQueuedCompiles
+            throw TransientFailure.of(ChainErrorCode.CHAINING_FUNCTION_COMPILE, "this node has " + maxQueuedCompiles
                     + " chaining functions waiting to compile, its limit (NodeBuilder.maxQueuedCompiles); retry later,"
                     + " or reuse compiled functions");
         }
@@ -291,7 +291,7 @@ public final class FunctionRuntime {
                 try {
                     return compiler.compile(source);
                 } catch (StackOverflowError e) {
-                    throw new HopFailure(ErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + shortId(source)
+                    throw new HopFailure(ChainErrorCode.CHAINING_FUNCTION_COMPILE, "chaining function (" + shortId(source)
                             + ") is nested too deeply to compile");
                 } catch (FunctionFailure f) {
                     throw FunctionFailures.toHop(f);
@@ -308,7 +308,7 @@ public final class FunctionRuntime {
     /**
      * Runs {@code function} on {@code state} and {@code result}.
      *
-     * @throws HopFailure with {@link ErrorCode#CHAINING_FUNCTION_FAILED} if it throws or returns null
+     * @throws HopFailure with {@link ChainErrorCode#CHAINING_FUNCTION_FAILED} if it throws or returns null
      */
     public NextHop invoke(CompiledFunction function, ChainState state, Object result) {
         return invoke(function, state, result, null);
@@ -319,7 +319,7 @@ public final class FunctionRuntime {
      * invocation at its wall-time limit, {@code onAbandon} (on another thread) reports the failure
      * at once and this call, whenever the stuck thread comes back, throws {@link InvocationAbandoned}.
      *
-     * @throws HopFailure with {@link ErrorCode#CHAINING_FUNCTION_FAILED} if it throws or returns null
+     * @throws HopFailure with {@link ChainErrorCode#CHAINING_FUNCTION_FAILED} if it throws or returns null
      */
     public NextHop invoke(CompiledFunction function, ChainState state, Object result, Consumer<HopFailure> onAbandon) {
         NextHop next;
@@ -333,23 +333,23 @@ public final class FunctionRuntime {
             });
         } catch (FunctionFailure | SandboxViolation f) {
             HopFailure e = FunctionFailures.toHop(f instanceof SandboxViolation v ? v.toFailure() : (FunctionFailure) f);
-            if (e.code() == ErrorCode.SANDBOX_VIOLATION) {
+            if (e.code() == ChainErrorCode.SANDBOX_VIOLATION) {
                 refusals.count(Refusal.SANDBOX_VIOLATION);
             }
             throw e;
         } catch (HopFailure e) {
-            if (e.code() == ErrorCode.SANDBOX_VIOLATION) {
+            if (e.code() == ChainErrorCode.SANDBOX_VIOLATION) {
                 refusals.count(Refusal.SANDBOX_VIOLATION);
             }
             throw e;
         } catch (InvocationAbandoned e) {
             throw e;
         } catch (Exception | StackOverflowError e) {
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, e.getClass().getName(), bounded(e.getMessage()),
+            throw new HopFailure(ChainErrorCode.CHAINING_FUNCTION_FAILED, e.getClass().getName(), bounded(e.getMessage()),
                     stackTrace(e), e);
         }
         if (next == null) {
-            throw new HopFailure(ErrorCode.CHAINING_FUNCTION_FAILED, "chaining function (" + shortId(function.source())
+            throw new HopFailure(ChainErrorCode.CHAINING_FUNCTION_FAILED, "chaining function (" + shortId(function.source())
                     + ") returned null; return NextHop.end(result) to end the chain");
         }
         return next;

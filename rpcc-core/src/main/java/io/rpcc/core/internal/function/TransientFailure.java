@@ -1,6 +1,6 @@
 package io.rpcc.core.internal.function;
 
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 
 /**
@@ -18,7 +18,7 @@ final class TransientFailure extends RuntimeException {
     }
 
     /** A failure of kind {@code code} marked as transient. */
-    static HopFailure of(ErrorCode code, String message) {
+    static HopFailure of(ChainErrorCode code, String message) {
         return new HopFailure(code, message).asTransient(new TransientFailure());
     }
 

@@ -8,7 +8,7 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.net.InetSocketAddress;
 
@@ -41,7 +41,7 @@ final class Dialer {
         EventLoopGroup loops = lifecycle.group();
         boolean closed = lifecycle.closed();
         if (closed || loops == null) {
-            dial.handshake().completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node '" + config.nodeName()
+            dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "node '" + config.nodeName()
                     + "' is " + (closed ? "closed" : "not started") + ": it cannot connect to '" + peer + "'"));
             return;
         }
@@ -58,7 +58,7 @@ final class Dialer {
                 });
         b.connect(address).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
-                dial.handshake().completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "cannot connect to '"
+                dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot connect to '"
                         + peer + "' at " + address + ": " + FrameWriter.describe(f.cause()), f.cause()));
                 return;
             }

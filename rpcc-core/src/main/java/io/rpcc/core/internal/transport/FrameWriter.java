@@ -5,8 +5,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.util.AttributeKey;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.Refusal;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.WireFormat;
@@ -69,7 +69,7 @@ final class FrameWriter {
             frame.release();
             refusals.refuse(ch, Refusal.WRITE_QUEUE_FULL, queued + " bytes wait to be written and the peer does not read "
                     + "(limit: " + config.limits().maxQueuedWriteBytes() + " bytes)", true);
-            return CompletableFuture.failedFuture(new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '"
+            return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection to '"
                     + (peer == null ? ch.remoteAddress() : peer.node()) + "' closed: " + queued + " bytes were "
                     + "waiting to be written to it and it did not read them"));
         }
@@ -81,7 +81,7 @@ final class FrameWriter {
             if (f.isSuccess()) {
                 written.complete(null);
             } else {
-                written.completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '"
+                written.completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection to '"
                         + (peer == null ? ch.remoteAddress() : peer.node()) + "' failed while sending: "
                         + describe(f.cause()), f.cause()));
             }

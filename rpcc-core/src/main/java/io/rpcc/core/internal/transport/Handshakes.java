@@ -3,8 +3,8 @@ package io.rpcc.core.internal.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.util.NetUtil;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.Refusal;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.VersionRange;
@@ -65,7 +65,7 @@ final class Handshakes {
         writer.writeOwn(ch, self);
         RoundTrips.of(ch).helloSent(System.nanoTime()); // (with TLS, again when its handshake is done: PeerAuthentication)
         var timeout = ch.eventLoop().schedule(() -> {
-            if (dial.handshake().completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "node at " + address
+            if (dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "node at " + address
                     + " (expected '" + dial.peer() + "') did not answer the " + (tls() ? "TLS and " : "")
                     + "rpcc handshake within " + config.connectTimeout().toMillis() + " ms"
                     + (tls() ? "; if it runs without TLS, turn TLS on there too (builder.tls(...))" : "")))) {
@@ -91,7 +91,7 @@ final class Handshakes {
             }
             writer.writeOwn(ch, self);
         } else if (!h.node().equals(dial.peer())) {
-            dial.handshake().completeExceptionally(new HopFailure(ErrorCode.HOP_UNREACHABLE, "the node at "
+            dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "the node at "
                     + ch.remoteAddress() + " is '" + h.node() + "', not '" + dial.peer()
                     + "': check the name resolver"));
             ch.close();
@@ -108,7 +108,7 @@ final class Handshakes {
      * The peer's HELLO shows no protocol version in common with this node's: counted and logged;
      * an inbound connection is answered with this node's HELLO (so that the peer learns this
      * node's versions and can say so) and closed; an outbound one fails its handshake with a
-     * {@link ErrorCode#PROTOCOL_VERSION} failure naming both nodes' versions.
+     * {@link ChainErrorCode#PROTOCOL_VERSION} failure naming both nodes' versions.
      */
     void onVersionMismatch(Channel ch, Dial dial, FrameDecoder.VersionMismatch v) {
         refusals.count(Refusal.PROTOCOL_VERSION);
@@ -120,7 +120,7 @@ final class Handshakes {
             writer.writeOwn(ch, self).addListener(ChannelFutureListener.CLOSE);
             return;
         }
-        dial.handshake().completeExceptionally(new HopFailure(ErrorCode.PROTOCOL_VERSION, "cannot reach '" + dial.peer()
+        dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.PROTOCOL_VERSION, "cannot reach '" + dial.peer()
                 + "' at " + ch.remoteAddress() + ": " + reason));
         ch.close();
     }
@@ -134,13 +134,13 @@ final class Handshakes {
         PeerKey key = dial.key();
         Throwable tlsFailure = ch.attr(ConnectionAttributes.TLS_FAILURE).get();
         dial.handshake().completeExceptionally(tlsFailure == null
-                ? new HopFailure(ErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer + "' at "
+                ? new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection to '" + expectedPeer + "' at "
                         + key.address() + " closed during the rpcc handshake: '" + expectedPeer + "' may be "
                         + "down or restarting behind a proxy" + (!tls()
                         ? "; if it runs TLS, this node needs TLS too (builder.tls(...))" : "")
                         + "; a node of rpcc protocol version 2 or older closes the connection like this too "
                         + "(then upgrade '" + expectedPeer + "')")
-                : new HopFailure(ErrorCode.PEER_AUTHENTICATION, "'" + expectedPeer + "' at " + key.address()
+                : new HopFailure(ChainErrorCode.PEER_AUTHENTICATION, "'" + expectedPeer + "' at " + key.address()
                         + " closed the connection during the TLS handshake: "
                         + TlsContexts.explain(tlsFailure), tlsFailure));
     }

@@ -13,10 +13,10 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.lifecycle.SharedResource;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.WireFormat;
@@ -234,9 +234,9 @@ public final class NodeTransport implements AutoCloseable {
     /**
      * The connection to node {@code peer} at {@code address}: an open one (one this node opened to
      * that address, or, with TLS, one that {@code peer} opened and authenticated for that name), or
-     * a new one. Fails with a {@link HopFailure} of {@link ErrorCode#HOP_UNREACHABLE} if the node
+     * a new one. Fails with a {@link HopFailure} of {@link ChainErrorCode#HOP_UNREACHABLE} if the node
      * cannot be reached or another node answers at that address, or of
-     * {@link ErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}. After the
+     * {@link ChainErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}. After the
      * second failed attempt in a row to that address, it fails at once until the reconnect backoff
      * has passed ({@link ReconnectBackoff}; the first failure is free: a restarted peer is reached by
      * the next try).

@@ -3,8 +3,8 @@ package io.rpcc.core.internal.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.Refusal;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.security.cert.X509Certificate;
 
@@ -12,7 +12,7 @@ import java.security.cert.X509Certificate;
  * Who a TLS peer is: a TLS handshake that failed is refused; the node dialed must present a
  * certificate carrying the name it was dialed by, and a peer's HELLO may claim only a name its
  * certificate carries ({@link NodeIdentity}). A refusal is counted, logged and closes the
- * connection; an outbound connection's handshake fails with {@link ErrorCode#PEER_AUTHENTICATION}.
+ * connection; an outbound connection's handshake fails with {@link ChainErrorCode#PEER_AUTHENTICATION}.
  */
 final class PeerAuthentication {
     private final ConnectionRefusals refusals;
@@ -36,7 +36,7 @@ final class PeerAuthentication {
                 + (cert == null ? "certificate is unknown" : NodeIdentity.describe(cert)) + " does not carry that name";
         refusals.warn(ch.remoteAddress(), "node '{}' refused a connection: {}", refusals.nodeName(), why);
         if (dial != null) {
-            dial.handshake().completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, why
+            dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.PEER_AUTHENTICATION, why
                     + ": check the name resolver, or give '" + claimed + "' a certificate with "
                     + NodeIdentity.howToName(claimed)));
         }
@@ -55,7 +55,7 @@ final class PeerAuthentication {
             refusals.count(Refusal.TLS_HANDSHAKE);
             String why = TlsContexts.explain(done.cause());
             if (dial != null) {
-                dial.handshake().completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, "TLS handshake "
+                dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.PEER_AUTHENTICATION, "TLS handshake "
                         + "with '" + dial.peer() + "' at " + ch.remoteAddress() + " failed: " + why, done.cause()));
             } else {
                 refusals.warn(ch.remoteAddress(), "node '{}' refused a TLS connection from {}: {}",
@@ -68,7 +68,7 @@ final class PeerAuthentication {
             X509Certificate cert = TlsContexts.peerCertificate(ch);
             if (cert == null || !NodeIdentity.carries(cert, expectedPeer)) {
                 refusals.count(Refusal.IMPERSONATION);
-                dial.handshake().completeExceptionally(new HopFailure(ErrorCode.PEER_AUTHENTICATION, "the node at "
+                dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.PEER_AUTHENTICATION, "the node at "
                         + ch.remoteAddress() + " (the address of '" + expectedPeer + "') presented "
                         + (cert == null ? "no certificate" : "a " + NodeIdentity.describe(cert))
                         + " that does not carry the name '" + expectedPeer + "': check the name resolver, or "

@@ -1,6 +1,6 @@
 package io.rpcc.core.internal.transport;
 
-import io.rpcc.core.internal.wire.ErrorCode;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -43,7 +43,7 @@ final class ReconnectBackoff {
         if (wait <= 0) {
             return null;
         }
-        return new HopFailure(ErrorCode.HOP_UNREACHABLE, "node '" + nodeName + "' does not try to connect to '"
+        return new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "node '" + nodeName + "' does not try to connect to '"
                 + key.node() + "' at " + key.address() + " again for " + TimeUnit.NANOSECONDS.toMillis(wait)
                 + " ms: the last " + f.inARow() + " attempts failed (" + f.lastFailure() + "); give it a backup endpoint in the name resolver to fail over");
     }

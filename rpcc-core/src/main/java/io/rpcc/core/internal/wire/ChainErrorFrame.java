@@ -1,10 +1,11 @@
 package io.rpcc.core.internal.wire;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 
 /**
  * An ERROR frame: a chain failed; sent by the node that saw the failure to the originator, with the
  * credit that node held.
  */
-public record ChainErrorFrame(long chainId, ChainSecret secret, ErrorCode code, ChainFailure failure, Credit credit) {
+public record ChainErrorFrame(long chainId, ChainSecret secret, ChainErrorCode code, ChainFailure failure, Credit credit) {
 }

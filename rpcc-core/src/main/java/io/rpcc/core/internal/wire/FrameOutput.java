@@ -12,7 +12,7 @@ import java.io.OutputStream;
  * pool, so encoding allocates no growing array) in front of a pooled {@link ByteBuf} of the channel's
  * allocator. A frame that fits in that buffer is copied once into a buffer of exactly its size; a
  * larger one streams into a buffer that grows up to the frame limit, past which the write fails
- * with a {@link KryoBufferOverflowException} (a {@link ErrorCode#FRAME_TOO_LARGE} failure, as before).
+ * with a {@link KryoBufferOverflowException} (a {@link io.rpcc.core.ChainErrorCode#FRAME_TOO_LARGE} failure, as before).
  *
  * <p>The buffers are heap buffers (the socket copies them into its direct ones as it writes):
  * frames are encoded on the threads of hops, often virtual threads. With direct buffers taken

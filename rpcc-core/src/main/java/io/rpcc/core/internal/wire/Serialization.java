@@ -5,6 +5,7 @@ import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.KryoBufferOverflowException;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
 import com.esotericsoftware.kryo.util.Pool;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.FailureFields;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.TypeRegistry;
@@ -191,31 +192,31 @@ public final class Serialization {
      */
     public HopFailure encodeFailure(Throwable e, String what, int maxFrameSize) {
         if (e instanceof StackOverflowError) {
-            return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": its serializer "
+            return new HopFailure(ChainErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": its serializer "
                     + "overflowed the stack (a cyclic value, or one nested too deeply)", e);
         }
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (isTooDeep(t)) {
-                return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": it is nested more "
+                return new HopFailure(ChainErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": it is nested more "
                         + "than " + maxDepth + " levels deep (a cyclic value, or one nested too deeply); "
                         + "flatten it, or raise the limit on every node with NodeBuilder.maxValueDepth", e);
             }
             if (t instanceof KryoBufferOverflowException) {
-                return new HopFailure(ErrorCode.FRAME_TOO_LARGE, what + " does not fit in the maximum frame size of "
+                return new HopFailure(ChainErrorCode.FRAME_TOO_LARGE, what + " does not fit in the maximum frame size of "
                         + maxFrameSize + " bytes", e);
             }
             String msg = t.getMessage();
             Matcher m = msg == null ? null : NOT_REGISTERED.matcher(msg);
             if (m != null && m.find()) {
                 String type = m.group(1);
-                return new HopFailure(ErrorCode.UNREGISTERED_TYPE, ErrorCode.UNREGISTERED_TYPE.exceptionName(),
+                return new HopFailure(ChainErrorCode.UNREGISTERED_TYPE, ChainErrors.exceptionName(ChainErrorCode.UNREGISTERED_TYPE),
                         "cannot send " + what + ": class " + type + " is not registered for serialization; register it "
                         + "on every node with TypeRegistry.builder().register(" + type.replace('$', '.') + ".class)"
                         + SPRING_HINT,
                         List.of(), new FailureFields(false, null, type, null, List.of()), e);
             }
         }
-        return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": " + e, e);
+        return new HopFailure(ChainErrorCode.MALFORMED_FRAME, "cannot serialize " + what + ": " + e, e);
     }
 
     private static boolean isTooDeep(Throwable t) {
@@ -231,21 +232,21 @@ public final class Serialization {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof RegisteredIdsOnly.ClassNameRefused) {
                 refused.accept(Refusal.CLASS_NAME);
-                return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": " + t.getMessage(), e);
+                return new HopFailure(ChainErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": " + t.getMessage(), e);
             }
             if (isTooDeep(t)) {
                 refused.accept(Refusal.VALUE_TOO_DEEP);
-                return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": it is nested more "
+                return new HopFailure(ChainErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": it is nested more "
                         + "than " + maxDepth + " levels deep (NodeBuilder.maxValueDepth of the receiving node)", e);
             }
             if (t instanceof RegisteredIdsOnly.UnknownTypeId unknown) {
-                return new HopFailure(ErrorCode.UNREGISTERED_TYPE, ErrorCode.UNREGISTERED_TYPE.exceptionName(),
+                return new HopFailure(ChainErrorCode.UNREGISTERED_TYPE, ChainErrors.exceptionName(ChainErrorCode.UNREGISTERED_TYPE),
                         "cannot decode " + what + ": type id " + unknown.id() + " is not registered on this node; "
                         + "register the same types on every node with TypeRegistry" + SPRING_HINT, List.of(),
                         new FailureFields(false, null, null, unknown.id(), List.of()), e);
             }
         }
         String reason = e instanceof KryoException ? e.getMessage().lines().findFirst().orElse("") : e.toString();
-        return new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": " + reason, e);
+        return new HopFailure(ChainErrorCode.MALFORMED_FRAME, "cannot decode " + what + ": " + reason, e);
     }
 }

@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionCompileException.Diagnostic;
@@ -279,7 +280,7 @@ public final class WireFormat {
     private static int readAttempt(Input in) {
         int attempt = in.readVarInt(true);
         if (attempt < 1 || attempt > ChainHeader.MAX_ATTEMPTS) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "attempt " + Integer.toUnsignedString(attempt)
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "attempt " + Integer.toUnsignedString(attempt)
                     + " is not between 1 and " + ChainHeader.MAX_ATTEMPTS);
         }
         return attempt;
@@ -311,11 +312,11 @@ public final class WireFormat {
             case 1 -> {
                 long interval = in.readVarLong(true);
                 if (interval <= 0) {
-                    throw new HopFailure(ErrorCode.MALFORMED_FRAME, "heartbeat interval " + interval + " is not positive");
+                    throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "heartbeat interval " + interval + " is not positive");
                 }
                 yield new HeartbeatBudget(interval, in.readVarLong(false));
             }
-            default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown heartbeat tag");
+            default -> throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "unknown heartbeat tag");
         };
     }
 
@@ -335,7 +336,7 @@ public final class WireFormat {
     private static PingFrame readPing(Input in) {
         byte ack = in.readByte();
         if (ack != 0 && ack != 1) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "PING frame with ack " + ack + " (0 or 1)");
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "PING frame with ack " + ack + " (0 or 1)");
         }
         return new PingFrame(ack == 1, in.readLong());
     }
@@ -347,7 +348,7 @@ public final class WireFormat {
         String host = in.readString();
         int depth = count(in);
         if (host == null || depth > BranchId.MAX_DEPTH) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "HEARTBEAT frame without host or " + depth
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "HEARTBEAT frame without host or " + depth
                     + " levels deep (at most " + BranchId.MAX_DEPTH + ")");
         }
         int[] indexes = new int[depth];
@@ -356,14 +357,14 @@ public final class WireFormat {
             indexes[i] = in.readVarInt(true);
             int n = in.readVarInt(true);
             if (indexes[i] < 0 || n < 0 || (n > 0 && indexes[i] > n)) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "HEARTBEAT frame with branch index " + indexes[i]
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "HEARTBEAT frame with branch index " + indexes[i]
                         + " of " + n);
             }
             siblings.add(n);
         }
         byte owes = in.readByte();
         if (owes != 0 && owes != 1) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "HEARTBEAT frame with owes-replies flag " + owes + " (0 or 1)");
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "HEARTBEAT frame with owes-replies flag " + owes + " (0 or 1)");
         }
         return new HeartbeatFrame(chainId, secret, hop, host, BranchId.of(indexes), siblings, owes == 1);
     }
@@ -375,7 +376,7 @@ public final class WireFormat {
                 long budget = in.readVarLong(false);
                 yield budget == ChainHeader.NO_DEADLINE ? budget - 1 : budget; // a budget that is there is never "none"
             }
-            default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt deadline flag");
+            default -> throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt deadline flag");
         };
     }
 
@@ -393,7 +394,7 @@ public final class WireFormat {
     private static Credit readRequestCredit(Input in) {
         Credit c = readCredit(in);
         if (c.isZero()) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame with zero credit");
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "REQUEST frame with zero credit");
         }
         return c;
     }
@@ -411,7 +412,7 @@ public final class WireFormat {
         try {
             return Credit.of(new BigInteger(n), exponent);
         } catch (RuntimeException e) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt credit: " + e.getMessage());
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt credit: " + e.getMessage());
         }
     }
 
@@ -542,23 +543,23 @@ public final class WireFormat {
      * User values that cannot be read are reported in the message's {@code decodeError}, so the
      * chain's originator can be told; anything else that cannot be read throws.
      *
-     * @throws HopFailure with {@link ErrorCode#MALFORMED_FRAME} if the frame cannot be read at all
+     * @throws HopFailure with {@link ChainErrorCode#MALFORMED_FRAME} if the frame cannot be read at all
      */
     public Object decode(ByteBuf frame) {
         int length = frame.readableBytes();
         int at = frame.readerIndex();
         if (length < 2) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "frame of " + length + " bytes is too short");
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "frame of " + length + " bytes is too short");
         }
         byte typeByte = frame.getByte(at + 1);
         FrameType type = FrameType.fromWire(typeByte);
         if (type == null) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown frame type " + typeByte);
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "unknown frame type " + typeByte);
         }
         byte expected = type == FrameType.HELLO ? FrameType.HELLO_VERSION : FrameType.PROTOCOL_VERSION;
         byte version = frame.getByte(at);
         if (version != expected) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unsupported protocol version " + version
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "unsupported protocol version " + version
                     + " (this node speaks " + VersionRange.SUPPORTED.describe() + ")");
         }
         // read in place (the caller keeps the frame until this returns; what is decoded holds no part of it)
@@ -574,7 +575,7 @@ public final class WireFormat {
                     case REQUEST -> readRequest(kryo, in);
                     case RESULT -> readResult(kryo, in);
                     case ERROR -> new ChainErrorFrame(in.readVarLong(true), readSecret(in),
-                            ErrorCode.fromWire(in.readVarInt(true)), readFailure(in), readCredit(in));
+                            ChainErrorCode.forNumber(in.readVarInt(true)), readFailure(in), readCredit(in));
                     case REPLY -> readReply(kryo, in, length + 4);
                     case QUIET -> new QuietFrame(in.readVarLong(true), readSecret(in), readCredit(in), readBranch(in, List.of()),
                             in.readVarInt(true), in.readString());
@@ -586,7 +587,7 @@ public final class WireFormat {
             } catch (HopFailure e) {
                 throw e;
             } catch (RuntimeException | StackOverflowError e) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: "
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "cannot decode " + type + " frame: "
                         + (e instanceof StackOverflowError ? "it overflowed the stack" : e.getMessage()), e);
             }
             boolean newerHello = message instanceof Hello h && h.versions().max() > VersionRange.SUPPORTED.max();
@@ -594,7 +595,7 @@ public final class WireFormat {
                     || message instanceof ChainErrorFrame || message instanceof CancelFrame
                     || message instanceof WindowUpdateFrame || message instanceof HeartbeatFrame
                     || message instanceof PingFrame)) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
             return message;
@@ -622,7 +623,7 @@ public final class WireFormat {
                 new ReturnRoute(replyTo, List.of(), BranchId.root()),
                 new ChainLimits(maxHops, ChainHeader.NO_DEADLINE, HeartbeatBudget.NONE));
         if (header.origin() == null || header.serviceFunction() == null) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "REQUEST frame without origin or service function");
         }
         try {
             // from here on, what cannot be read is reported to the chain's reply-to node
@@ -650,7 +651,7 @@ public final class WireFormat {
     private static CancelFrame readCancel(Input in) {
         CancelFrame cancel = new CancelFrame(in.readVarLong(true), readSecret(in), in.readString(), readBudget(in));
         if (cancel.origin() == null) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "CANCEL frame without origin");
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "CANCEL frame without origin");
         }
         return cancel;
     }
@@ -680,7 +681,7 @@ public final class WireFormat {
         ReplyStream stream = new ReplyStream(hop, host);
         long seqPlusOne = in.readVarLong(true);
         if (seqPlusOne < 0) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "REPLY frame with reply number "
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "REPLY frame with reply number "
                     + Long.toUnsignedString(seqPlusOne) + " (at most 2^63 - 1)");
         }
         long seq = seqPlusOne - 1;
@@ -703,7 +704,7 @@ public final class WireFormat {
         long bytes = in.readVarLong(true);
         long want = in.readVarLong(true);
         if (host == null || (kind != 0 && kind != 1) || replies < 0 || bytes < 0 || want < 0 || (kind == 0 && want != 0)) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt WINDOW_UPDATE frame");
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt WINDOW_UPDATE frame");
         }
         return new WindowUpdateFrame(chain, new ReplyStream(hop, host), kind == 0, replies, bytes, want);
     }
@@ -713,7 +714,7 @@ public final class WireFormat {
         return switch (tag) {
             case REPLY_TO_ORIGINATOR -> originator;
             case REPLY_TO_ADDRESS -> readAddress(in);
-            default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown reply-to tag " + tag);
+            default -> throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "unknown reply-to tag " + tag);
         };
     }
 
@@ -724,24 +725,24 @@ public final class WireFormat {
     private static Metadata readMetadata(Input in) {
         int n = count(in);
         if (n > Metadata.MAX_ENTRIES) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's metadata has " + n + " entries (at most "
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "the chain's metadata has " + n + " entries (at most "
                     + Metadata.MAX_ENTRIES + ")");
         }
         Metadata m = Metadata.empty();
         for (int i = 0; i < n; i++) {
             String key = in.readString();
             if (!Metadata.isValidKey(key) || m.contains(key)) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's metadata has an invalid or repeated key");
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "the chain's metadata has an invalid or repeated key");
             }
             int tag = in.readByte();
             try {
                 m = switch (tag) {
                     case METADATA_TEXT -> m.with(key, requireText(in.readString()));
                     case METADATA_BYTES -> m.with(key, in.readBytes(count(in)));
-                    default -> throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown metadata value tag " + tag);
+                    default -> throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "unknown metadata value tag " + tag);
                 };
             } catch (IllegalArgumentException tooLarge) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's metadata is too large: "
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "the chain's metadata is too large: "
                         + tooLarge.getMessage());
             }
         }
@@ -750,7 +751,7 @@ public final class WireFormat {
 
     private static String requireText(String s) {
         if (s == null) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a metadata text value is null");
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "a metadata text value is null");
         }
         return s;
     }
@@ -758,7 +759,7 @@ public final class WireFormat {
     private static List<ReturnPoint> readReturnStack(Kryo kryo, Input in) {
         int n = count(in);
         if (n > ReturnPoint.MAX_DEPTH) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's return stack is " + n + " deep (at most "
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "the chain's return stack is " + n + " deep (at most "
                     + ReturnPoint.MAX_DEPTH + ")");
         }
         List<ReturnPoint> stack = new ArrayList<>(n);
@@ -767,17 +768,17 @@ public final class WireFormat {
             long continuation = in.readVarLong(true);
             int flags = in.readByte() & 0xFF;
             if ((flags & ~(RETURN_POINT_COMPOSED | RETURN_POINT_REPLIES_TO_ORIGINATOR | RETURN_POINT_MERGE)) != 0) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown return point flags " + flags);
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "unknown return point flags " + flags);
             }
             boolean repliesToCreator = (flags & RETURN_POINT_REPLIES_TO_ORIGINATOR) == 0;
             if ((flags & RETURN_POINT_MERGE) != 0) {
                 if (flags != (RETURN_POINT_MERGE | RETURN_POINT_REPLIES_TO_ORIGINATOR)) {
-                    throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a merge point of the chain's return stack "
+                    throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "a merge point of the chain's return stack "
                             + "cannot be composed or take replies (flags " + flags + ")");
                 }
                 int branches = in.readVarInt(true);
                 if (branches < 1 || branches > NextHop.Split.MAX_BRANCHES) {
-                    throw new HopFailure(ErrorCode.MALFORMED_FRAME, "a merge point of the chain's return stack counts "
+                    throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "a merge point of the chain's return stack counts "
                             + branches + " branches (1 to " + NextHop.Split.MAX_BRANCHES + ")");
                 }
                 stack.add(ReturnPoint.merge(node, continuation, branches));
@@ -797,14 +798,14 @@ public final class WireFormat {
     private static BranchId readBranch(Input in, List<ReturnPoint> stack) {
         int n = count(in);
         if (n > BranchId.MAX_DEPTH) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "the chain's branch id is " + n + " levels deep (at most "
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "the chain's branch id is " + n + " levels deep (at most "
                     + BranchId.MAX_DEPTH + ")");
         }
         int[] indexes = new int[n];
         for (int i = 0; i < n; i++) {
             indexes[i] = in.readVarInt(true);
             if (indexes[i] < 0) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "negative branch index");
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "negative branch index");
             }
         }
         if (n == 0) {
@@ -823,7 +824,7 @@ public final class WireFormat {
 
     private static void checkFullyRead(Input in, String type) {
         if (in.position() != in.limit()) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                     + " trailing bytes");
         }
     }
@@ -836,7 +837,7 @@ public final class WireFormat {
         int lang = tag & ~REFERENCE;
         FunctionLanguage[] languages = FunctionLanguage.values();
         if (lang < 1 || lang > languages.length) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "unknown chaining-function language " + lang);
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "unknown chaining-function language " + lang);
         }
         if ((tag & REFERENCE) != 0) {
             String id = in.readString();
@@ -844,7 +845,7 @@ public final class WireFormat {
             try {
                 return ChainingFunctionSource.reference(id, repository);
             } catch (RuntimeException e) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt chaining-function reference: " + e.getMessage());
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt chaining-function reference: " + e.getMessage());
             }
         }
         return ChainingFunctionSource.of(languages[lang - 1], in.readString());
@@ -916,7 +917,7 @@ public final class WireFormat {
                 default -> { } // a field of a newer version: skipped
             }
             if (in.position() > end) {
-                throw new HopFailure(ErrorCode.MALFORMED_FRAME, "failure field " + tag + " overruns its " + length
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "failure field " + tag + " overruns its " + length
                         + " bytes");
             }
             in.setPosition(end); // a newer version may have extended a field
@@ -928,38 +929,38 @@ public final class WireFormat {
     private static int count(Input in) {
         int n = in.readVarInt(true);
         if (n < 0 || n > in.limit() - in.position()) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "corrupt list length " + n);
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt list length " + n);
         }
         return n;
     }
 
     /**
-     * {@code failure} with its {@code code}, encoded as in an ERROR frame ({@code code:varint failure}):
+     * {@code failure}, encoded as in an ERROR frame ({@code code:varint failure}):
      * the params of the request that takes a sub-chain's failure to its creator (a {@code byte[]}, a
      * built-in type, so that every node can read it).
      */
-    public static byte[] encodeFailure(ErrorCode code, ChainFailure failure) {
+    public static byte[] encodeFailure(LocatedFailure failure) {
         Output out = new Output(256, -1);
-        out.writeVarInt(code.number(), true);
-        writeFailure(out, failure);
+        out.writeVarInt(failure.code().number(), true);
+        writeFailure(out, failure.failure());
         return out.toBytes();
     }
 
     /**
      * The failure {@link #encodeFailure} encoded.
      *
-     * @throws HopFailure with {@link ErrorCode#MALFORMED_FRAME} if {@code bytes} is not one
+     * @throws HopFailure with {@link ChainErrorCode#MALFORMED_FRAME} if {@code bytes} is not one
      */
-    public static CodedFailure decodeFailure(byte[] bytes) {
+    public static LocatedFailure decodeFailure(byte[] bytes) {
         try {
             Input in = new Input(bytes);
-            CodedFailure f = new CodedFailure(ErrorCode.fromWire(in.readVarInt(true)), readFailure(in));
+            LocatedFailure f = new LocatedFailure(ChainErrorCode.forNumber(in.readVarInt(true)), readFailure(in));
             checkFullyRead(in, "sub-chain failure");
             return f;
         } catch (HopFailure e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new HopFailure(ErrorCode.MALFORMED_FRAME, "cannot decode a sub-chain's failure: " + e, e);
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "cannot decode a sub-chain's failure: " + e, e);
         }
     }
 }

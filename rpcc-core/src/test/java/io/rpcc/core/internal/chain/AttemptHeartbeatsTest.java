@@ -8,10 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.core.BranchId;
 import io.rpcc.core.BrokenChainException;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.internal.transport.Refusals;
+import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.ChainHeader;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
 import java.time.Duration;
 import java.util.List;
@@ -42,7 +43,7 @@ class AttemptHeartbeatsTest {
 
     @AfterEach
     void close() {
-        originator.close(() -> ErrorCode.CANCELLED.toException(new ChainFailure(ErrorCode.CANCELLED.exceptionName(),
+        originator.close(() -> ChainErrors.toException(ChainErrorCode.CANCELLED, new ChainFailure(ChainErrors.exceptionName(ChainErrorCode.CANCELLED),
                 "test over", "client", 0, List.of(), List.of(), List.of(), List.of())));
         timer.close();
     }

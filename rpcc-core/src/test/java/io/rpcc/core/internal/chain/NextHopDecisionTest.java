@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
@@ -69,14 +69,14 @@ class NextHopDecisionTest {
         assertInstanceOf(NextHopDecision.Forward.class, decisions.decide(call, 4, 5, current, 100 * MS, TOP));
         NextHopDecision.Fail byChain = assertInstanceOf(NextHopDecision.Fail.class,
                 decisions.decide(call, 5, 5, current, 100 * MS, TOP));
-        assertEquals(ErrorCode.HOP_LIMIT_EXCEEDED, byChain.code());
+        assertEquals(ChainErrorCode.HOP_LIMIT_EXCEEDED, byChain.code());
         assertEquals("chain reached its hop limit of 5 hops; not calling 'g' at 's9'", byChain.message());
         assertInstanceOf(NextHopDecision.Forward.class, decisions.decide(call, 9, 50, current, 100 * MS, TOP));
         NextHopDecision.Fail byNode = assertInstanceOf(NextHopDecision.Fail.class,
                 decisions.decide(call, 10, 50, current, 100 * MS, TOP));
         assertEquals("chain reached its hop limit of 10 hops; not calling 'g' at 's9'", byNode.message());
         HopFailure failure = byNode.failure();
-        assertEquals(ErrorCode.HOP_LIMIT_EXCEEDED, failure.code());
+        assertEquals(ChainErrorCode.HOP_LIMIT_EXCEEDED, failure.code());
         assertEquals(byNode.message(), failure.getMessage());
         // an end is never over the limit: the chain stops here
         assertInstanceOf(NextHopDecision.Finish.class, decisions.decide(NextHop.end(1), 10, 10, current, 100 * MS, TOP));
@@ -124,11 +124,11 @@ class NextHopDecisionTest {
         assertEquals(ChainingFunctionSource.NONE, assertInstanceOf(NextHopDecision.StartSplit.class,
                 decisions.decide(NextHop.split(split.branches()), 2, 10, current, 100 * MS, TOP)).mergeFunction(),
                 "no merge function: the default merge");
-        assertEquals(ErrorCode.HOP_LIMIT_EXCEEDED, assertInstanceOf(NextHopDecision.Fail.class,
+        assertEquals(ChainErrorCode.HOP_LIMIT_EXCEEDED, assertInstanceOf(NextHopDecision.Fail.class,
                 decisions.decide(split, 10, 10, current, 100 * MS, TOP)).code());
         List<ReturnPoint> deep = Collections.nCopies(ReturnPoint.MAX_DEPTH,
                 ReturnPoint.merge(new NodeAddress("m", "127.0.0.1", 2), 1, 2));
-        assertEquals(ErrorCode.SUB_CHAIN, assertInstanceOf(NextHopDecision.Fail.class,
+        assertEquals(ChainErrorCode.SUB_CHAIN, assertInstanceOf(NextHopDecision.Fail.class,
                 decisions.decide(split, 2, 10, current, 100 * MS, deep)).code());
         ReturnPoint merge = ReturnPoint.merge(new NodeAddress("m", "127.0.0.1", 2), 1, 2);
         assertEquals(merge, assertInstanceOf(NextHopDecision.ReturnToCreator.class,
@@ -157,7 +157,7 @@ class NextHopDecisionTest {
     @Test
     void aSubChainCountsAgainstTheHopLimitAndNestsAtMost64Deep() {
         SubChain sub = SubChain.to("c", "lookup");
-        assertEquals(ErrorCode.HOP_LIMIT_EXCEEDED, assertInstanceOf(NextHopDecision.Fail.class,
+        assertEquals(ChainErrorCode.HOP_LIMIT_EXCEEDED, assertInstanceOf(NextHopDecision.Fail.class,
                 decisions.afterService(sub, 10, 50, current, 100 * MS, TOP)).code());
         List<ReturnPoint> deep = new ArrayList<>(Collections.nCopies(ReturnPoint.MAX_DEPTH - 1,
                 new ReturnPoint(new NodeAddress("b", "127.0.0.1", 2), 9, true)));
@@ -165,7 +165,7 @@ class NextHopDecisionTest {
         deep.add(deep.getFirst());
         NextHopDecision.Fail tooDeep = assertInstanceOf(NextHopDecision.Fail.class,
                 decisions.afterService(sub, 1, 10, current, 100 * MS, deep));
-        assertEquals(ErrorCode.SUB_CHAIN, tooDeep.code());
+        assertEquals(ChainErrorCode.SUB_CHAIN, tooDeep.code());
         assertThrows(IllegalArgumentException.class, () -> sub.chainingFunction(ChainingFunctionSource.SAME));
     }
 

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionCheck;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.TypeRegistry;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +31,7 @@ class MissingLanguageTest {
         FunctionRuntime rt = FunctionRuntime.forNode(TypeRegistry.empty(), SandboxLimits.DEFAULT, 4).open();
         try {
             HopFailure f = assertThrows(HopFailure.class, () -> rt.load(JAVA));
-            assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, f.code());
+            assertEquals(ChainErrorCode.CHAINING_FUNCTION_COMPILE, f.code());
             assertTrue(f.getMessage().contains("cannot run JAVA chaining functions: add the rpcc-function-java module "
                     + "(artifact io.rpcc:rpcc-function-java)"), f.getMessage());
             HopFailure js = assertThrows(HopFailure.class, () -> rt.load(ChainingFunctionSource.javascript("(s, r) => rpcc.end(r)")));

@@ -14,6 +14,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.TooLongFrameException;
 import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainingFunctionCompileException.Diagnostic;
 import io.rpcc.core.FailureFields;
@@ -31,17 +32,16 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainIdentity;
 import io.rpcc.core.internal.wire.ChainKey;
+import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.internal.wire.ChainLimits;
 import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.VersionRange;
-import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReturnPoint;
@@ -154,12 +154,12 @@ class FrameCodecTest {
         assertEquals(2, ((int[]) gotResult.value())[1]);
         assertEquals(odd, gotResult.credit());
 
-        ChainErrorFrame error = new ChainErrorFrame(9, SECRET, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
+        ChainErrorFrame error = new ChainErrorFrame(9, SECRET, ChainErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(), List.of()), Credit.ONE);
         assertEquals(error, roundTrip(error));
         FailureFields fields = new FailureFields(true, "wall-time", "com.example.Order", 1_048_675,
                 List.of(new Diagnostic(4, 17, "incompatible types"), new Diagnostic(9, 1, "';' expected")));
-        ChainErrorFrame structured = new ChainErrorFrame(10, SECRET, ErrorCode.SANDBOX_VIOLATION, new ChainFailure("n", "m",
+        ChainErrorFrame structured = new ChainErrorFrame(10, SECRET, ChainErrorCode.SANDBOX_VIOLATION, new ChainFailure("n", "m",
                 "h", 2, List.of("h"), List.of(), List.of(), List.of(), fields), Credit.ONE);
         assertEquals(structured, roundTrip(structured));
 
@@ -311,7 +311,7 @@ class FrameCodecTest {
             ByteBuf both = Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(frame), wire.encode(good, MAX));
             channel.writeInbound(both); // a bad frame and a good one in the same read
             FrameDecoder.MalformedFrame m = assertInstanceOf(FrameDecoder.MalformedFrame.class, channel.readInbound());
-            assertEquals(ErrorCode.MALFORMED_FRAME, m.reason().code());
+            assertEquals(ChainErrorCode.MALFORMED_FRAME, m.reason().code());
             assertEquals(good, channel.readInbound(), "the good frame behind a bad one decodes in the same read");
         }
     }
@@ -333,7 +333,7 @@ class FrameCodecTest {
             Object msg = channel.readInbound();
             assertNotNull(msg);
             if (msg instanceof FrameDecoder.MalformedFrame m) {
-                assertEquals(ErrorCode.MALFORMED_FRAME, m.reason().code());
+                assertEquals(ChainErrorCode.MALFORMED_FRAME, m.reason().code());
             }
         }
         QuietFrame after = new QuietFrame(5, SECRET, Credit.ONE);
@@ -413,7 +413,7 @@ class FrameCodecTest {
         for (ByteBuf frame : List.of(Unpooled.wrappedBuffer(hostile), Unpooled.directBuffer().writeBytes(hostile))) {
             try {
                 HopFailure e = assertThrows(HopFailure.class, () -> wire.decode(frame), frame.toString());
-                assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
+                assertEquals(ChainErrorCode.MALFORMED_FRAME, e.code());
                 assertTrue(e.getMessage().contains("corrupt string length"), e.getMessage());
             } finally {
                 frame.release();
@@ -446,7 +446,7 @@ class FrameCodecTest {
         for (int chars : new int[] {MAX, 3 * MAX, 20 * MAX}) {
             ChainRequest request = new ChainRequest(header("f"), "x".repeat(chars), ChainState.empty(), null);
             HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(request, MAX, alloc));
-            assertEquals(ErrorCode.FRAME_TOO_LARGE, e.code());
+            assertEquals(ChainErrorCode.FRAME_TOO_LARGE, e.code());
             assertTrue(e.getMessage().contains("maximum frame size of 4096 bytes"), e.getMessage());
         }
     }
@@ -465,7 +465,7 @@ class FrameCodecTest {
     void encodingOverTheLimitIsATypedFailure() {
         ChainRequest request = new ChainRequest(header("f"), "x".repeat(MAX), ChainState.empty(), null);
         HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(request, MAX));
-        assertEquals(ErrorCode.FRAME_TOO_LARGE, e.code());
+        assertEquals(ChainErrorCode.FRAME_TOO_LARGE, e.code());
         assertTrue(e.getMessage().contains("maximum frame size of 4096 bytes"), e.getMessage());
     }
 
@@ -474,7 +474,7 @@ class FrameCodecTest {
         ChainRequest request = new ChainRequest(header("f"), new ArrayList<>(List.of(new Object() {
         })), ChainState.empty(), null);
         HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(request, MAX));
-        assertEquals(ErrorCode.UNREGISTERED_TYPE, e.code());
+        assertEquals(ChainErrorCode.UNREGISTERED_TYPE, e.code());
         assertTrue(e.getMessage().contains("FrameCodecTest$1 is not registered"), e.getMessage());
     }
 
@@ -486,7 +486,7 @@ class FrameCodecTest {
             bareChannel.writeInbound(wire.encode(request, MAX));
             ChainRequest got = bareChannel.readInbound();
             assertEquals(request.header(), got.header(), "the header is readable, so the originator can be told");
-            assertEquals(ErrorCode.UNREGISTERED_TYPE, got.decodeError().code());
+            assertEquals(ChainErrorCode.UNREGISTERED_TYPE, got.decodeError().code());
             assertEquals(TypeRegistry.nameDerivedId(Order.class), got.decodeError().fields().typeId());
             assertTrue(got.decodeError().getMessage().contains("type id " + TypeRegistry.nameDerivedId(Order.class)
                     + " is not registered on this node"), got.decodeError().getMessage());
@@ -673,7 +673,7 @@ class FrameCodecTest {
                 ch.writeInbound(requestEndingWith(tail));
                 ChainRequest got = ch.readInbound();
                 assertEquals("f", got.header().serviceFunction(), "the header is intact: the originator is told");
-                assertEquals(ErrorCode.MALFORMED_FRAME, got.decodeError().code());
+                assertEquals(ChainErrorCode.MALFORMED_FRAME, got.decodeError().code());
                 assertTrue(got.decodeError().getMessage().contains("names a class"), got.decodeError().getMessage());
                 messages.add(got.decodeError().getMessage());
             }
@@ -713,7 +713,7 @@ class FrameCodecTest {
         for (Object value : new Object[] {deep, cyclic}) {
             HopFailure e = assertThrows(HopFailure.class, () -> wire.encode(new ChainResultFrame(new ChainKey(1, SECRET),
                     List.of(), List.of(), List.of(), value, Credit.ONE, null), MAX));
-            assertEquals(ErrorCode.MALFORMED_FRAME, e.code());
+            assertEquals(ChainErrorCode.MALFORMED_FRAME, e.code());
             assertTrue(e.getMessage().contains("nested more than 128 levels"), e.getMessage());
         }
     }
@@ -790,7 +790,7 @@ class FrameCodecTest {
             frame[at] = flags;
             ChainRequest bad = (ChainRequest) decodeRaw(frame);
             assertNotNull(bad.decodeError());
-            assertEquals(ErrorCode.MALFORMED_FRAME, bad.decodeError().code());
+            assertEquals(ChainErrorCode.MALFORMED_FRAME, bad.decodeError().code());
             assertTrue(bad.decodeError().getMessage().contains("merge point"), bad.decodeError().getMessage());
         }
         frame[at] = 6;
@@ -809,7 +809,7 @@ class FrameCodecTest {
         replace(frame, "zzke".getBytes(StandardCharsets.US_ASCII), "ZZKE".getBytes(StandardCharsets.US_ASCII));
         ChainRequest bad = (ChainRequest) decodeRaw(frame);
         assertNotNull(bad.decodeError(), "the hop reports it to the originator");
-        assertEquals(ErrorCode.MALFORMED_FRAME, bad.decodeError().code());
+        assertEquals(ChainErrorCode.MALFORMED_FRAME, bad.decodeError().code());
         assertTrue(bad.decodeError().getMessage().contains("invalid or repeated key"), bad.decodeError().getMessage());
         assertEquals(base.replyTo(), bad.header().replyTo(), "the failure can be answered");
 
@@ -953,7 +953,7 @@ class FrameCodecTest {
         frame[at] = 9;
         ChainRequest bad = (ChainRequest) decodeRaw(frame);
         assertNotNull(bad.decodeError());
-        assertEquals(ErrorCode.MALFORMED_FRAME, bad.decodeError().code());
+        assertEquals(ChainErrorCode.MALFORMED_FRAME, bad.decodeError().code());
         assertTrue(bad.decodeError().getMessage().contains("unknown return point flags 9"), bad.decodeError().getMessage());
     }
 }

@@ -7,6 +7,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
@@ -19,7 +20,6 @@ import io.rpcc.core.internal.wire.ChainLimits;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
@@ -103,7 +103,7 @@ class HeartbeatFrameCodecTest {
         for (byte[] bad : List.of(bytes, trailing, owesFlag)) {
             channel.writeInbound(Unpooled.wrappedBuffer(bad));
             FrameDecoder.MalformedFrame m = assertInstanceOf(FrameDecoder.MalformedFrame.class, channel.readInbound());
-            assertEquals(ErrorCode.MALFORMED_FRAME, m.reason().code());
+            assertEquals(ChainErrorCode.MALFORMED_FRAME, m.reason().code());
             assertEquals(after, roundTrip(after));
         }
     }

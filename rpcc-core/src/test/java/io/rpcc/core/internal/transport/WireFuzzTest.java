@@ -16,6 +16,7 @@ import io.netty.handler.codec.CorruptedFrameException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
 import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
@@ -25,6 +26,7 @@ import io.rpcc.core.Metadata;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
+import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
@@ -38,9 +40,7 @@ import io.rpcc.core.internal.wire.HeartbeatBudget;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.Hello;
-import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
@@ -327,13 +327,13 @@ class WireFuzzTest {
     }
 
     private static void checkMalformed(HopFailure e) {
-        assertEquals(ErrorCode.MALFORMED_FRAME, e.code(), e::toString);
+        assertEquals(ChainErrorCode.MALFORMED_FRAME, e.code(), e::toString);
         assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), "a refusal without a reason");
     }
 
     /** A user value that could not be read: malformed, or of a type id this node has not registered (that id given). */
     private static void checkUnreadableValue(HopFailure e) {
-        if (e.code() == ErrorCode.UNREGISTERED_TYPE) {
+        if (e.code() == ChainErrorCode.UNREGISTERED_TYPE) {
             assertNotNull(e.fields().typeId(), e::toString);
             return;
         }
@@ -500,7 +500,7 @@ class WireFuzzTest {
             messages.add(new ReplyFrame(new ChainKey(3, SECRET), BranchId.root(), new ReplyStream(2, "b"), 0, value,
                     null));
         }
-        messages.add(new ChainErrorFrame(9, SECRET, ErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
+        messages.add(new ChainErrorFrame(9, SECRET, ChainErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(new ConsoleLine(1, "a", "s", "t")), List.of()),
                 Credit.ONE.half()));
         messages.add(new QuietFrame(4, SECRET, Credit.ONE.half().half().half()));

@@ -67,41 +67,53 @@ class ErrorCodeTest {
     void unknownNumbersFromANewerPeerAreInternal() {
         for (int n : new int[] {-1, ChainErrorCode.values().length + 1, 99, 1 << 20, Integer.MAX_VALUE}) {
             assertEquals(ChainErrorCode.INTERNAL, ChainErrorCode.forNumber(n));
-            assertEquals(ErrorCode.INTERNAL, ErrorCode.fromWire(n));
         }
     }
 
     @Test
-    void eachInternalKindTravelsAsItsPublicNumberAndBecomesAnExceptionReportingThatCode() {
+    void eachCodeTravelsAsItsNumberAndBecomesAnExceptionReportingThatCode() {
         Set<ChainErrorCode> mapped = EnumSet.noneOf(ChainErrorCode.class);
-        for (ErrorCode kind : ErrorCode.values()) {
-            assertEquals(kind.name(), kind.code().name());
-            assertEquals(kind, ErrorCode.fromWire(kind.code().number()), "the wire number reads back");
-            ChainException e = kind.toException(failure(FailureFields.NONE));
-            assertEquals(kind.code(), e.code(), kind + " becomes " + e.getClass().getSimpleName());
-            assertEquals(kind.exceptionName(), e.getClass().getName());
-            mapped.add(kind.code());
+        for (ChainErrorCode kind : ChainErrorCode.values()) {
+            assertEquals(kind, ChainErrorCode.forNumber(kind.number()), "the wire number reads back");
+            ChainException e = ChainErrors.toException(kind, failure(FailureFields.NONE));
+            assertEquals(kind, e.code(), kind + " becomes " + e.getClass().getSimpleName());
+            assertEquals(ChainErrors.exceptionName(kind), e.getClass().getName());
+            mapped.add(e.code());
         }
-        assertEquals(EnumSet.allOf(ChainErrorCode.class), mapped, "every code has a kind");
+        assertEquals(EnumSet.allOf(ChainErrorCode.class), mapped, "every code has its exception");
+    }
+
+    @Test
+    void onlyCodesMeaningThePeerWasNeverReachedAreUnreachable() {
+        Set<ChainErrorCode> unreachable = EnumSet.noneOf(ChainErrorCode.class);
+        for (ChainErrorCode kind : ChainErrorCode.values()) {
+            if (ChainErrors.unreachable(kind)) {
+                unreachable.add(kind);
+            }
+        }
+        assertEquals(EnumSet.of(ChainErrorCode.HOP_UNREACHABLE, ChainErrorCode.PEER_AUTHENTICATION,
+                ChainErrorCode.PROTOCOL_VERSION), unreachable);
     }
 
     @Test
     void retryableCodesAndTransientFailures() {
         Set<ChainErrorCode> retryable = EnumSet.noneOf(ChainErrorCode.class);
-        for (ErrorCode kind : ErrorCode.values()) {
-            if (kind.toException(failure(FailureFields.NONE)).isRetryable()) {
-                retryable.add(kind.code());
+        for (ChainErrorCode kind : ChainErrorCode.values()) {
+            if (ChainErrors.toException(kind, failure(FailureFields.NONE)).isRetryable()) {
+                retryable.add(kind);
             }
-            assertTrue(kind.toException(failure(new FailureFields(true, null, null, null, List.of()))).isRetryable(),
+            assertTrue(ChainErrors.toException(kind, failure(new FailureFields(true, null, null, null, List.of())))
+                            .isRetryable(),
                     "a failure its node marked as of the moment is retryable: " + kind);
         }
         assertEquals(EnumSet.of(ChainErrorCode.HOP_UNREACHABLE, ChainErrorCode.REPOSITORY_UNAVAILABLE,
                 ChainErrorCode.NODE_SHUTTING_DOWN, ChainErrorCode.NODE_CLOSED, ChainErrorCode.BROKEN_CHAIN), retryable);
-        ChainException version = ErrorCode.PROTOCOL_VERSION.toException(failure(FailureFields.NONE));
+        ChainException version = ChainErrors.toException(ChainErrorCode.PROTOCOL_VERSION, failure(FailureFields.NONE));
         assertInstanceOf(ProtocolVersionException.class, version);
         assertFalse(version.isRetryable(), "a subtype of HopUnreachableException, but configuration: not retryable");
-        assertFalse(ErrorCode.PEER_AUTHENTICATION.toException(failure(FailureFields.NONE)).isRetryable());
-        assertInstanceOf(PeerAuthenticationException.class, ErrorCode.PEER_AUTHENTICATION.toException(failure(FailureFields.NONE)));
+        assertFalse(ChainErrors.toException(ChainErrorCode.PEER_AUTHENTICATION, failure(FailureFields.NONE)).isRetryable());
+        assertInstanceOf(PeerAuthenticationException.class,
+                ChainErrors.toException(ChainErrorCode.PEER_AUTHENTICATION, failure(FailureFields.NONE)));
     }
 
     private static ChainFailure failure(FailureFields fields) {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.TypeRegistry;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class WindowUpdateFrameTest {
         assertEquals(1, badKind[kindAt]);
         badKind[kindAt] = 2;
         HopFailure f = assertThrows(HopFailure.class, () -> wire.decode(Unpooled.wrappedBuffer(badKind)));
-        assertEquals(ErrorCode.MALFORMED_FRAME, f.code());
+        assertEquals(ChainErrorCode.MALFORMED_FRAME, f.code());
         byte[] trailing = Arrays.copyOf(good, good.length + 1);
         f = assertThrows(HopFailure.class, () -> wire.decode(Unpooled.wrappedBuffer(trailing)));
         assertTrue(f.getMessage().contains("trailing"), f.getMessage());

@@ -4,13 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.io.IOException;
 import java.net.URL;
@@ -174,7 +174,7 @@ class FunctionClassPathTest {
     void aTypeTheLoaderDoesNotSeeIsAClassPathErrorThatSaysWhatToDo() {
         HopFailure f = assertThrows(HopFailure.class,
                 () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(USES_ORDER)));
-        assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, f.code());
+        assertEquals(ChainErrorCode.CHAINING_FUNCTION_COMPILE, f.code());
         assertTrue(f.getMessage().contains("package com.acme.svc does not exist"), f.getMessage());
         assertTrue(f.getMessage().contains("package com.acme.svc is not on this node's class path"), f.getMessage());
         assertTrue(f.getMessage().contains("NodeBuilder.functionClassLoader"), f.getMessage());
@@ -241,7 +241,7 @@ class FunctionClassPathTest {
                     """.formatted(pkg);
             HopFailure f = assertThrows(HopFailure.class,
                     () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(shadow)));
-            assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, f.code(), f.getMessage());
+            assertEquals(ChainErrorCode.CHAINING_FUNCTION_COMPILE, f.code(), f.getMessage());
             assertTrue(f.getMessage().contains("in rpcc's own package " + pkg + "; put the function in "
                     + "a package of your own"), f.getMessage());
         }
@@ -271,7 +271,7 @@ class FunctionClassPathTest {
                 """;
         HopFailure f = assertThrows(HopFailure.class,
                 () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(inferred)));
-        assertEquals(ErrorCode.SANDBOX_VIOLATION, f.code(), f.getMessage());
+        assertEquals(ChainErrorCode.SANDBOX_VIOLATION, f.code(), f.getMessage());
         assertTrue(f.getMessage().contains("(line 6)"), f.getMessage());
         assertTrue(f.getMessage().contains("javac inferred it"), f.getMessage());
         assertTrue(f.getMessage().contains("List.<Object>of(...)"), f.getMessage());
@@ -292,7 +292,7 @@ class FunctionClassPathTest {
                 """;
         HopFailure f = assertThrows(HopFailure.class,
                 () -> runtime(FunctionClassPathTest.class.getClassLoader()).load(ChainingFunctionSource.java(named)));
-        assertEquals(ErrorCode.SANDBOX_VIOLATION, f.code());
+        assertEquals(ChainErrorCode.SANDBOX_VIOLATION, f.code());
         assertTrue(f.getMessage().contains("java.io.File") && f.getMessage().contains("(line 4)"), f.getMessage());
         assertTrue(!f.getMessage().contains("inferred"), f.getMessage());
     }

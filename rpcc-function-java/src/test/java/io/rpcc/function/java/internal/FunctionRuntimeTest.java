@@ -7,13 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.internal.function.FunctionRuntime;
-import io.rpcc.core.internal.wire.ErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.CompiledFunction;
 import java.util.ArrayList;
@@ -153,7 +153,7 @@ class FunctionRuntimeTest {
                 }
                 """);
         HopFailure e = assertThrows(HopFailure.class, () -> rt.load(broken));
-        assertEquals(ErrorCode.CHAINING_FUNCTION_COMPILE, e.code());
+        assertEquals(ChainErrorCode.CHAINING_FUNCTION_COMPILE, e.code());
         assertEquals(1, e.fields().diagnostics().size());
         ChainingFunctionCompileException.Diagnostic d = e.fields().diagnostics().get(0);
         assertEquals(4, d.line());
@@ -189,7 +189,7 @@ class FunctionRuntimeTest {
                 }
                 """)).function();
         HopFailure e = assertThrows(HopFailure.class, () -> rt.invoke(f, ChainState.empty(), 1));
-        assertEquals(ErrorCode.SANDBOX_VIOLATION, e.code());
+        assertEquals(ChainErrorCode.SANDBOX_VIOLATION, e.code());
         assertTrue(e.getMessage().contains("(rule: stack-depth)"), e.getMessage());
     }
 
