@@ -5,6 +5,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaField;
@@ -29,7 +30,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * rpcc's structural rules, as ArchUnit rules over a set of imported classes (and, for what class files
@@ -39,17 +44,13 @@ import java.util.stream.Stream;
  */
 final class ArchitectureRules {
     /**
-     * The API classes allowed to reach the implementation: the builders (including {@code NodeTls},
-     * which builds a node's TLS settings and checks the certificate's names with the same code that
-     * checks peers'; {@code TypeRegistry}'s, whose package scan lists classes through a loader as the
-     * function compiler does), the node facades, {@code FunctionCheck} (a node's function compiler
-     * and sandbox, outside a node), the standalone node's main class and, in the SPI, {@code FunctionThreads}
-     * (the node's shared sandbox threads, for plug-ins). Everything else in an API package talks only to other API
-     * types.
+     * The API classes allowed to reach the implementation: the node builders (rpcc-core's
+     * {@code NodeBuilder} and the facades' builders), the node facades, {@code FunctionCheck} (a node's
+     * function compiler and sandbox, outside a node) and the standalone node's main class. Everything
+     * else in an API package talks only to other API types (rpcc-api cannot even see the implementation).
      */
     static final Set<String> FACADES = Set.of(
-            "io.rpcc.core.NodeBuilder", "io.rpcc.core.NodeTls", "io.rpcc.core.TypeRegistry$Builder",
-            "io.rpcc.core.FunctionCheck", "io.rpcc.core.spi.FunctionThreads",
+            "io.rpcc.core.runtime.NodeBuilder", "io.rpcc.core.runtime.FunctionCheck",
             "io.rpcc.server.RpccServer", "io.rpcc.server.RpccServer$Builder",
             "io.rpcc.client.RpccClient", "io.rpcc.client.RpccClient$Builder",
             "io.rpcc.node.RpccNode");
@@ -100,6 +101,66 @@ final class ArchitectureRules {
                 .should().dependOnClassesThat(DescribedPredicate.describe("are internal classes of another module",
                         (JavaClass c) -> isInternal(c) && !c.getPackageName().startsWith(pluginPackage + ".")))
                 .allowEmptyShould(true);
+    }
+
+    /** The annotation that puts an internal type into the engine SPI between rpcc's modules. */
+    static final String ENGINE_SPI = "io.rpcc.core.spi.EngineSpi";
+
+    /**
+     * A class uses the internal classes of another module only where they are part of the engine SPI
+     * (the type, or the top-level type it is nested in, carries {@code @EngineSpi}): the layers (API,
+     * transport, runtime, facades) meet only at types written down as their contract.
+     *
+     * @param moduleOf the module a class belongs to, or {@code null} for a class that is not rpcc's
+     */
+    static ArchRule internalsCrossModulesOnlyThroughTheEngineSpi(Function<JavaClass, @Nullable String> moduleOf) {
+        return classes().should(new ArchCondition<JavaClass>(
+                "use another module's internal classes only where they are part of the engine SPI (@EngineSpi)") {
+            @Override
+            public void check(JavaClass c, ConditionEvents events) {
+                String mine = moduleOf.apply(c);
+                if (mine == null) {
+                    return;
+                }
+                Set<String> reported = new TreeSet<>();
+                for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                    JavaClass target = d.getTargetClass().getBaseComponentType();
+                    String theirs = isInternal(target) ? moduleOf.apply(target) : null;
+                    if (theirs == null || theirs.equals(mine) || topLevel(target).isAnnotatedWith(ENGINE_SPI)
+                            || !reported.add(target.getName())) {
+                        continue;
+                    }
+                    events.add(SimpleConditionEvent.violated(c, c.getName() + " (" + mine + ") uses "
+                            + target.getName() + " (" + theirs + "), an internal class that is not part of the"
+                            + " engine SPI: use the API, or mark the type @EngineSpi if it is meant to be shared"));
+                }
+            }
+        }).allowEmptyShould(true);
+    }
+
+    private static JavaClass topLevel(JavaClass c) {
+        JavaClass top = c;
+        while (top.getEnclosingClass().isPresent()) {
+            top = top.getEnclosingClass().get();
+        }
+        return top;
+    }
+
+    private static final Pattern JAR = Pattern.compile("/(rpcc-[a-z0-9-]+?)-\\d[^/]*\\.jar!");
+
+    /**
+     * The rpcc module a class was imported from: the module directory of its {@code target/classes},
+     * or the artifact of its jar; {@code null} for anything else.
+     */
+    static @Nullable String moduleOfClassFile(JavaClass c) {
+        String uri = c.getSource().map(source -> source.getUri().toString()).orElse("");
+        int classes = uri.indexOf("/target/classes/");
+        if (classes > 0) {
+            String module = uri.substring(0, classes);
+            return module.substring(module.lastIndexOf('/') + 1);
+        }
+        Matcher jar = JAR.matcher(uri);
+        return jar.find() ? jar.group(1) : null;
     }
 
     /** No cycles among internal packages (each internal package is one slice). */

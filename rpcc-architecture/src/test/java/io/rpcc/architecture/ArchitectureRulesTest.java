@@ -54,6 +54,19 @@ class ArchitectureRulesTest {
     }
 
     @Test
+    void anotherModulesInternalClassOutsideTheEngineSpiIsReported() {
+        String modules = FIXTURE + ".modules.";
+        EvaluationResult r = ArchitectureRules.internalsCrossModulesOnlyThroughTheEngineSpi(c -> c.getName().startsWith(modules)
+                ? c.getName().substring(modules.length()).split("\\.")[0] : null).evaluate(fixture);
+        List<String> details = r.getFailureReport().getDetails();
+        String report = String.join("\n", details);
+        // One using Kept (module two, not offered) is reported; its own Mine, and Offered (and its nested
+        // Part) that module two offers, are not
+        assertEquals(1, details.size(), report);
+        assertTrue(report.contains(modules + "one.One (one) uses " + modules + "two.internal.Kept (two)"), report);
+    }
+
+    @Test
     void aCycleBetweenInternalPackagesIsReported() {
         EvaluationResult r = ArchitectureRules.internalPackagesAreFreeOfCycles(FIXTURE).evaluate(fixture);
         String report = String.join("\n", r.getFailureReport().getDetails());

@@ -1,5 +1,7 @@
 package io.rpcc.architecture;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -18,7 +20,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The structural rules over the production classes of every rpcc module: no internal type in a
  * public signature, API classes reach the implementation only through the facades, rpcc-core carries no
- * Java compiler or bytecode library, plug-ins use only API and SPI, no cycles among internal packages,
+ * Java compiler or bytecode library, plug-ins use only API and SPI, a module uses another's internal
+ * classes only through the engine SPI ({@code @EngineSpi}), no cycles among internal packages,
  * no internal method or constructor over 7 parameters, no internal enum mirroring a public one, a
  * {@code package-info.java} with Javadoc in every package of their main sources, and no reserved name
  * of rpcc's own requests spelled outside {@code HopKind}.
@@ -35,7 +38,7 @@ class ArchitectureTest {
 
     @Test
     void theImportSeesEveryModule() {
-        for (String c : new String[] {"io.rpcc.core.NodeBuilder", "io.rpcc.server.RpccServer",
+        for (String c : new String[] {"io.rpcc.core.runtime.NodeBuilder", "io.rpcc.server.RpccServer",
                 "io.rpcc.client.RpccClient", "io.rpcc.repository.FileSystemChainingFunctionRepository", "io.rpcc.testkit.WanCluster",
                 "io.rpcc.node.RpccNode", "io.rpcc.spring.boot.autoconfigure.RpccAutoConfiguration",
                 "io.rpcc.discovery.DnsNameResolver", "io.rpcc.js.internal.JsFunctionCompilerProvider",
@@ -71,6 +74,16 @@ class ArchitectureTest {
         for (String plugin : new String[] {"io.rpcc.js", "io.rpcc.function.java"}) {
             ArchitectureRules.pluginUsesOnlyApiAndSpi(plugin).check(rpcc);
         }
+    }
+
+    @Test
+    void internalsCrossModulesOnlyThroughTheEngineSpi() {
+        // the rule must know where each class comes from, or it would check nothing
+        Map<String, String> expected = Map.of("io.rpcc.core.ChainException", "rpcc-api",
+                "io.rpcc.core.internal.wire.WireFormat", "rpcc-transport", "io.rpcc.core.internal.chain.Node", "rpcc-core",
+                "io.rpcc.server.internal.HopExecutor", "rpcc-server", "io.rpcc.client.internal.ChainLauncher", "rpcc-client");
+        expected.forEach((c, module) -> assertEquals(module, ArchitectureRules.moduleOfClassFile(rpcc.get(c)), c));
+        ArchitectureRules.internalsCrossModulesOnlyThroughTheEngineSpi(ArchitectureRules::moduleOfClassFile).check(rpcc);
     }
 
     @Test

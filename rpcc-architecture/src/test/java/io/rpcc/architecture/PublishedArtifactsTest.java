@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.client.RpccClient;
-import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.node.RpccNode;
 import io.rpcc.repository.FileSystemChainingFunctionRepository;
 import io.rpcc.server.RpccServer;
@@ -38,6 +39,7 @@ class PublishedArtifactsTest {
     private static final Map<Class<?>, String> MODULES = new LinkedHashMap<>();
 
     static {
+        MODULES.put(ChainException.class, "io.rpcc.api");
         MODULES.put(NodeBuilder.class, "io.rpcc.core");
         MODULES.put(RpccServer.class, "io.rpcc.server");
         MODULES.put(RpccClient.class, "io.rpcc.client");
@@ -53,6 +55,7 @@ class PublishedArtifactsTest {
     void everyPublishedJarIsANamedModule() throws Exception {
         Map<Path, String> jars = new LinkedHashMap<>();
         MODULES.forEach((type, name) -> jars.put(Path.of(codeSource(type)), name));
+        jars.put(jarOf("rpcc-transport"), "io.rpcc.transport");
         jars.put(jarOf("rpcc-js"), "io.rpcc.js");
         jars.put(jarOf("rpcc-function-java"), "io.rpcc.function.java");
         Assumptions.assumeTrue(jars.keySet().stream().allMatch(p -> p.toString().endsWith(".jar")),
@@ -76,7 +79,7 @@ class PublishedArtifactsTest {
         }
     }
 
-    /** rpcc-js and rpcc-function-java have no API class to name; their jars sit beside rpcc-core's in the reactor. */
+    /** rpcc-transport, rpcc-js and rpcc-function-java have no API class to name; their jars sit beside rpcc-core's in the reactor. */
     private static Path jarOf(String module) {
         Path core = Path.of(codeSource(NodeBuilder.class));
         if (!core.toString().endsWith(".jar")) {

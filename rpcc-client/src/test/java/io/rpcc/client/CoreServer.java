@@ -5,7 +5,7 @@ import io.rpcc.core.ChainFailure;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NameResolver;
-import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.HopControl;

@@ -4,7 +4,7 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionSource;
-import io.rpcc.core.FunctionCheck;
+import io.rpcc.core.runtime.FunctionCheck;
 import io.rpcc.core.RpccType;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.SandboxViolationException;
@@ -44,7 +44,7 @@ import org.apache.maven.project.MavenProject;
  *   <li>finds its source file in the project's compile source roots ({@code com/acme/Checkout.java}
  *       for {@code com.acme.Checkout}); a function without one is an error, since a server
  *       receives the source, not the class;</li>
- *   <li>runs the server's own compile and sandbox check ({@code io.rpcc.core.FunctionCheck}) on
+ *   <li>runs the server's own compile and sandbox check ({@code io.rpcc.core.runtime.FunctionCheck}) on
  *       that source, against the project's classes and dependencies, with the types a node of
  *       this application registers: every class annotated {@code @io.rpcc.core.RpccType} in
  *       {@code target/classes}, plus those listed in {@code <types>};</li>

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.node.internal.ConfigException;
 import io.rpcc.node.internal.ConfigKey;

@@ -1,6 +1,6 @@
 package io.rpcc.server;
 
-import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunction;

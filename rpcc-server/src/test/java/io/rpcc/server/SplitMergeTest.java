@@ -15,7 +15,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.DeadlineExceededException;
-import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.SubChainRecovery;

@@ -9,6 +9,7 @@ import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.LocatedFailure;
+import io.rpcc.core.spi.EngineSpi;
 import java.time.Duration;
 import java.util.List;
 
@@ -18,6 +19,7 @@ import java.util.List;
  * source of a reference (a server, or a client in interactive mode, about to compile it). Every
  * answer is checked; what goes wrong is a typed error naming the repository node and the function.
  */
+@EngineSpi
 public final class RepositoryClient {
     private final Node node;
 

@@ -2,6 +2,7 @@ package io.rpcc.repository.internal;
 
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
+import io.rpcc.core.spi.EngineSpi;
 import io.rpcc.repository.ChainingFunctionRepository;
 import java.util.Arrays;
 
@@ -10,6 +11,7 @@ import java.util.Arrays;
  * {@link ChainingFunctionRepository} from a node. A request of the wrong shape fails its call with
  * an {@link IllegalArgumentException} that says what the function takes.
  */
+@EngineSpi
 public final class RepositoryEndpoint {
     private final ChainingFunctionRepository store;
 

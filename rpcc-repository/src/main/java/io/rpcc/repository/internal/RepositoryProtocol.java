@@ -2,6 +2,7 @@ package io.rpcc.repository.internal;
 
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
+import io.rpcc.core.spi.EngineSpi;
 import java.util.List;
 import java.util.Optional;
 
@@ -19,6 +20,7 @@ import java.util.Optional;
  * <p>The decoders accept exactly these shapes: anything else is {@link Optional#empty()}, for the
  * caller to turn into an error that names the peer.
  */
+@EngineSpi
 public final class RepositoryProtocol {
     /** Stores a source. */
     public static final String PUT = "rpcc.repository.put";

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.chain;
 
-import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.runtime.NodeBuilder;
+import io.rpcc.core.spi.EngineSpi;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 
@@ -10,6 +11,7 @@ import java.util.function.Function;
  * exposing the internal {@link Node.Settings} type. {@link NodeBuilder} registers the accessor when
  * its class is initialized (before any builder exists).
  */
+@EngineSpi
 public final class BuilderAccess {
     private static volatile Function<NodeBuilder<?>, Node.Settings> settings;
     private static volatile BiConsumer<NodeBuilder<?>, Node.SourceFetcher> fetchers;

@@ -20,6 +20,7 @@ import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
+import io.rpcc.core.spi.EngineSpi;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -44,6 +45,7 @@ import org.slf4j.LoggerFactory;
  * node's {@link NodeTimer} (a timer wheel), so starting a chain wakes no other thread. Each chain's
  * replies count against its sink's {@link ReplyWindow}, which grants room to the chain's reply streams (WINDOW_UPDATE frames).
  */
+@EngineSpi
 public final class ChainOriginator {
     private static final Logger log = LoggerFactory.getLogger(ChainOriginator.class);
 

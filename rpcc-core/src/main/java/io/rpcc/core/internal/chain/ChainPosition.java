@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.BranchId;
+import io.rpcc.core.spi.EngineSpi;
 import java.util.List;
 
 /**
@@ -12,6 +13,7 @@ import java.util.List;
  * @param path the servers visited before it
  * @param branch the branch it is on
  */
+@EngineSpi
 public record ChainPosition(int hop, List<String> path, BranchId branch) {
     /** The chain's first hop, on its root branch. */
     public static final ChainPosition FIRST = new ChainPosition(1, List.of(), BranchId.root());

@@ -4,6 +4,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.spi.EngineSpi;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -26,6 +27,7 @@ import org.jspecify.annotations.Nullable;
  *     timeout alone
  * @param heartbeats how the chain's heartbeats are watched ({@link HeartbeatPolicy#OFF}: not at all)
  */
+@EngineSpi
 public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout,
                          @Nullable Instant deadline, HeartbeatPolicy heartbeats) {
     public ChainStart {

@@ -4,6 +4,7 @@ import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.transport.RateLimitedWarnings;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.spi.EngineSpi;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
  * reply-to nodes that cannot be reached at most once per address per 10 s. Malformed frames and
  * other refused input are logged, rate-limited, by the transport that refuses them.
  */
+@EngineSpi
 public final class FailureLog {
     /** The logger's name, stable across rpcc's packages, for log configurations. */
     public static final String LOGGER = "io.rpcc.failures";

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.spi.EngineSpi;
 import java.time.Duration;
 
 /**
@@ -10,6 +11,7 @@ import java.time.Duration;
  * @param intervalNanos the heartbeat interval (0: no heartbeats, the chain is never declared broken)
  * @param brokenAfterNanos the silence after which the chain is broken
  */
+@EngineSpi
 public record HeartbeatPolicy(long intervalNanos, long brokenAfterNanos) {
     /** No heartbeats. */
     public static final HeartbeatPolicy OFF = new HeartbeatPolicy(0, 0);

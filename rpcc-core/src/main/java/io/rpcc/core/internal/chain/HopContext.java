@@ -4,6 +4,7 @@ import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.VirtualConsole;
+import io.rpcc.core.spi.EngineSpi;
 import java.time.Instant;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
@@ -19,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * handed to an executor throw it on, as the executor's caller may expect. A {@linkplain #track
  * tracked} future holds the count until it completes and reports its failure the same way.
  */
+@EngineSpi
 public final class HopContext implements ChainContext {
     private final HopLocation location;
     private final VirtualConsole console;

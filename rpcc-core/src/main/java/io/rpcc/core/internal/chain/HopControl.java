@@ -3,6 +3,7 @@ package io.rpcc.core.internal.chain;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.HeartbeatBudget;
+import io.rpcc.core.spi.EngineSpi;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.List;
  * interruptible only between {@link #enter()} and the close of the returned scope, so an interrupt
  * never lands on a pooled thread's next task.
  */
+@EngineSpi
 public final class HopControl {
     private final long arrivedNanos;
     private final long budgetNanos;

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.BranchId;
+import io.rpcc.core.spi.EngineSpi;
 
 /**
  * Where a function invocation runs (part of a {@link HopContext}): which chain, which hop of it on
@@ -12,5 +13,6 @@ import io.rpcc.core.BranchId;
  * @param branch the branch of the chain the hop is on
  * @param node the name of the node running the invocation
  */
+@EngineSpi
 public record HopLocation(String chainId, String originator, int hop, BranchId branch, String node) {
 }

@@ -8,6 +8,7 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.spi.EngineSpi;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,7 @@ import org.slf4j.LoggerFactory;
  * that takes it (failover, with {@link OutlierEjection}), charging the request's budget for the way
  * ({@link ChainBudgets#charged}); and where a chain's reply-to node or originator is reached.
  */
+@EngineSpi
 public final class HopRouter {
     private static final Logger log = LoggerFactory.getLogger(HopRouter.class);
 

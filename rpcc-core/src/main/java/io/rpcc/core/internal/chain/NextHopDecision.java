@@ -8,6 +8,7 @@ import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.ReturnPoint;
+import io.rpcc.core.spi.EngineSpi;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -29,6 +30,7 @@ import java.util.Objects;
  * without a deadline keeps none). Whether that budget is spent is checked where the next hop
  * arrives, so that the error names the hop that did not start and its server.
  */
+@EngineSpi
 public final class NextHopDecision {
     /** What to do with a next hop. */
     public sealed interface Action permits Forward, Finish, Fail, StartSubChain, ReturnToCreator, RunChainingFunction,

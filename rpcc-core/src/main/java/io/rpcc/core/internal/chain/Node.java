@@ -34,6 +34,7 @@ import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
+import io.rpcc.core.spi.EngineSpi;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
@@ -65,6 +66,7 @@ import org.slf4j.LoggerFactory;
  * {@link InboundDispatch} (where decoded frames go), the {@link NodeTimer} and the
  * {@link LivenessSweep} that runs on it. The methods that start chains are here.
  */
+@EngineSpi
 public final class Node implements AutoCloseable {
 
     /**

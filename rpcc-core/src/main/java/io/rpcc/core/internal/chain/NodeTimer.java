@@ -5,6 +5,7 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rpcc.core.internal.lifecycle.SharedResource;
+import io.rpcc.core.spi.EngineSpi;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
  * wheel ("rpcc-timeouts") that the open timers of the JVM share: the first to open creates it, the
  * last to close stops it.
  */
+@EngineSpi
 public final class NodeTimer {
     private static final SharedResource<HashedWheelTimer> WHEEL = new SharedResource<>("rpcc's chain timeout timer",
             () -> new HashedWheelTimer(new DefaultThreadFactory("rpcc-timeouts", true), 10, TimeUnit.MILLISECONDS),

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.spi.EngineSpi;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * endpoint is still tried when every other one has failed: ejection orders, it never makes a name
  * unreachable. Thread-safe; per node.
  */
+@EngineSpi
 public final class OutlierEjection {
     /** The longest an endpoint stays ejected. */
     static final Duration MAX_EJECTION = Duration.ofSeconds(30);

@@ -1,5 +1,7 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.spi.EngineSpi;
+
 /**
  * The partially ordering protocol (POP, Quatrain section 3.2) of one hop invocation: one reference
  * count, raised before anything that may later produce a partial reply starts (a task, a thread, a
@@ -7,6 +9,7 @@ package io.rpcc.core.internal.chain;
  * The invocation itself holds one unit until the hop hands over. When the count reaches zero the
  * hop is <em>quiet</em>: it will never send anything again for this chain.
  */
+@EngineSpi
 public interface Replies {
     /** Sends a partial reply to the chain's originator. */
     void preturn(Object reply);

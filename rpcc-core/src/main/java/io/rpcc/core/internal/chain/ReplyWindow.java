@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.internal.wire.ReplyStream;
+import io.rpcc.core.spi.EngineSpi;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,6 +31,7 @@ import org.slf4j.LoggerFactory;
  * have left when they end. All methods may be called from any thread;
  * grants are sent after the window's lock is released.
  */
+@EngineSpi
 public final class ReplyWindow {
     private static final Logger log = LoggerFactory.getLogger(ReplyWindow.class);
 

@@ -6,6 +6,7 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
+import io.rpcc.core.spi.EngineSpi;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -15,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * originators grant to the reply streams of hops here. A node built without one (a client) refuses
  * every hop ({@link RefusingRequestHandler}).
  */
+@EngineSpi
 public interface RequestHandler {
     /**
      * Handles a hop request that arrived at {@code arrivedNanos} (from which its deadline counts);

@@ -8,6 +8,7 @@ import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.LocatedFailure;
+import io.rpcc.core.spi.EngineSpi;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +20,7 @@ import java.util.List;
  * the branch failed, not the merge host; a line of its details says which merge gave up on it. The
  * same at a merge host and in interactive mode.
  */
+@EngineSpi
 public final class RethrownBranchFailure extends RuntimeException {
     private static final long serialVersionUID = 1L;
 

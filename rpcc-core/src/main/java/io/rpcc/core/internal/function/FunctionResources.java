@@ -1,8 +1,9 @@
 package io.rpcc.core.internal.function;
 
 import io.rpcc.core.internal.lifecycle.SharedResource;
+import io.rpcc.core.spi.FunctionThreads;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -10,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The threads chaining functions need, shared by the nodes of a JVM: a small compiler pool (so that
  * compiling never takes more than {@value #COMPILER_THREADS} cores however many nodes compile) and
- * the platform threads sandboxed functions of every language run on. Owned by the nodes together:
+ * a hold on the platform threads sandboxed functions of every language run on
+ * ({@link FunctionThreads}, in the SPI, so that plug-ins reach them). Owned by the nodes together:
  * each {@link FunctionRuntime} takes a hold when its node starts and gives it up when the node
  * closes; the last one to close stops them all (see {@link SharedResource}). A plug-in holds what
  * it needs besides (the Java sandbox's watchdog, javac's file managers) from its compiler's
@@ -23,14 +25,14 @@ final class FunctionResources {
             FunctionResources::new, FunctionResources::stop);
 
     private final ExecutorService compilers;
-    private final ExecutorService sandbox;
+    private final FunctionThreads.Hold sandbox;
 
     private FunctionResources() {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(COMPILER_THREADS, COMPILER_THREADS, 30, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), Thread.ofPlatform().name("rpcc-compiler-", 0).daemon(true).factory());
         pool.allowCoreThreadTimeOut(true);
         this.compilers = pool;
-        this.sandbox = Executors.newCachedThreadPool(Thread.ofPlatform().name("rpcc-sandbox-", 0).daemon(true).factory());
+        this.sandbox = FunctionThreads.hold();
     }
 
     /** Takes a hold on the threads (starting them if nobody held them). */
@@ -49,12 +51,13 @@ final class FunctionResources {
     }
 
     /** The platform threads sandboxed functions of every language run on. */
-    static ExecutorService sandbox() {
-        return SHARED.current().sandbox;
+    static Executor sandbox() {
+        SHARED.current();
+        return FunctionThreads.executor();
     }
 
     private void stop() {
         compilers.shutdown();
-        sandbox.shutdown();
+        sandbox.close();
     }
 }

@@ -13,6 +13,7 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.CompiledFunction;
 import io.rpcc.core.spi.CompilerSettings;
+import io.rpcc.core.spi.EngineSpi;
 import io.rpcc.core.spi.FunctionCompiler;
 import io.rpcc.core.spi.FunctionCompilerProvider;
 import io.rpcc.core.spi.FunctionFailure;
@@ -44,6 +45,7 @@ import java.util.function.UnaryOperator;
  * {@code maxQueuedCompiles} of its own wait there and refuses more, so a flood of new functions
  * slows only itself, and sources over {@code maxSourceChars} are refused before anything reads them.
  */
+@EngineSpi
 public final class FunctionRuntime {
     /** The default bound of a chaining function's source, in chars. */
     public static final int DEFAULT_MAX_SOURCE_CHARS = 64 * 1024;
@@ -186,11 +188,6 @@ public final class FunctionRuntime {
 
     /** The platform threads sandboxed functions run on (shared by the JVM's nodes; while one is open). */
     public static Executor platformThreads() {
-        return FunctionResources.sandbox();
-    }
-
-    /** {@link #platformThreads()}, to submit to (for {@link io.rpcc.core.spi.FunctionThreads}). */
-    public static java.util.concurrent.ExecutorService sandboxThreads() {
         return FunctionResources.sandbox();
     }
 

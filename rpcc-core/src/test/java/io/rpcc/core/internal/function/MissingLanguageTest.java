@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionSource;
-import io.rpcc.core.FunctionCheck;
+import io.rpcc.core.runtime.FunctionCheck;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.wire.HopFailure;

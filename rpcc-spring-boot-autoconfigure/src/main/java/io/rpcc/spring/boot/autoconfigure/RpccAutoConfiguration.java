@@ -5,7 +5,7 @@ import io.rpcc.client.ChainDecorator;
 import io.rpcc.client.ClientInterceptor;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.NameResolver;
-import io.rpcc.core.NodeBuilder;
+import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.RpccType;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.TypeRegistry;

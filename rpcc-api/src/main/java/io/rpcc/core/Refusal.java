@@ -1,0 +1,96 @@
+package io.rpcc.core;
+
+/**
+ * Why a node refused something a peer sent it or asked of it: a frame, a connection, or a
+ * chaining function. Each refusal is counted per node ({@code RpccServer.stats().refusals()},
+ * {@code RpccClient.stats().refusals()}), so that monitoring sees attacks and misconfigured peers
+ * that the node survived.
+ */
+public enum Refusal {
+    /** A frame that could not be decoded, or was over the size limit; its bytes were skipped. */
+    MALFORMED_FRAME,
+    /**
+     * A peer with no protocol version in common with this node (its HELLO's version range, or an rpcc
+     * 1 or 2 HELLO), or a frame of another version than the one agreed: the connection was closed and
+     * nothing after it was read.
+     */
+    PROTOCOL_VERSION,
+    /** A frame other than HELLO before the connection's handshake: refused unread, the connection closed. */
+    FRAME_BEFORE_HELLO,
+    /** A second HELLO on a connection: the connection was closed. */
+    SECOND_HELLO,
+    /**
+     * A HELLO that was too large, could not be decoded, or named an invalid node, host, port or frame
+     * size ({@code NodeBuilder.maxNodeNameLength}): the connection was closed.
+     */
+    INVALID_HELLO,
+    /** A value that named a class instead of a registered type id: refused without loading the class. */
+    CLASS_NAME,
+    /** A value nested deeper than {@code NodeBuilder.maxValueDepth}: refused before it could exhaust the stack. */
+    VALUE_TOO_DEEP,
+    /** A REQUEST whose originator's name, host or port is invalid: dropped, since no one could be told. */
+    INVALID_ORIGIN,
+    /** An inbound connection over {@code NodeBuilder.maxInboundConnections}: closed at once. */
+    TOO_MANY_CONNECTIONS,
+    /** An inbound connection over {@code NodeBuilder.maxInboundConnectionsPerAddress}: closed at once. */
+    TOO_MANY_CONNECTIONS_FROM_ADDRESS,
+    /** An inbound connection that sent no HELLO within {@code NodeBuilder.handshakeTimeout}: closed. */
+    HANDSHAKE_TIMEOUT,
+    /** A connection with no frame either way for {@code NodeBuilder.idleTimeout}: closed. */
+    IDLE_TIMEOUT,
+    /** A frame that did not arrive completely within {@code NodeBuilder.frameTimeout} of its first bytes: closed. */
+    SLOW_FRAME,
+    /**
+     * A connection whose partly received frame took the node's bytes in partial frames over
+     * {@code NodeBuilder.maxPartialFrameBytes}: closed.
+     */
+    PARTIAL_FRAMES_OVER_LIMIT,
+    /**
+     * A connection whose peer did not read while more than {@code NodeBuilder.maxQueuedWriteBytes}
+     * waited to be written to it: closed. (Above {@code NodeBuilder.pauseReadingAboveQueuedBytes}, the
+     * node already stopped reading that peer's requests, which are not refused or counted.)
+     */
+    WRITE_QUEUE_FULL,
+    /**
+     * A RESULT, ERROR, REPLY or QUIET frame whose chain secret did not match a live chain's, or for
+     * a chain id this node never issued: dropped.
+     */
+    FORGED_FRAME,
+    /**
+     * A TLS peer whose certificate does not carry the node name it claimed: an inbound peer whose
+     * HELLO names a node its certificate does not carry, or a node dialled at the address of a name
+     * whose certificate (or HELLO) is for another name. The connection was closed.
+     */
+    IMPERSONATION,
+    /**
+     * A TLS handshake on a connection of this node that failed: this node refused the peer's
+     * certificate (not signed by a trusted CA, expired or not yet valid, not sent), the peer refused
+     * this node's, or the peer did not speak TLS. The connection was closed.
+     */
+    TLS_HANDSHAKE,
+    /**
+     * A chaining function that broke a sandbox rule (refused by the verifier, or stopped at a limit);
+     * its chain failed with a {@link SandboxViolationException}.
+     */
+    SANDBOX_VIOLATION,
+    /**
+     * A chaining function that needed compiling while the node already had its maximum of
+     * compilations waiting ({@code NodeBuilder.maxQueuedCompiles}).
+     */
+    COMPILE_QUEUE_FULL,
+    /** A chaining function whose source was over the node's limit ({@code NodeBuilder.maxFunctionSourceChars}). */
+    FUNCTION_SOURCE_TOO_LARGE,
+    /**
+     * A connection whose peer read none of what waited to be written to it for
+     * {@code NodeBuilder.writeStallTimeout}: closed (what waited is dropped, the chains it belonged to
+     * fail). This also ends two nodes that each stopped reading the other's requests
+     * ({@code NodeBuilder.pauseReadingAboveQueuedBytes}) and so neither read.
+     */
+    WRITE_STALLED,
+    /**
+     * A connection on which nothing at all arrived within the ping timeout of a PING, sent after the
+     * ping interval without a byte ({@code NodeBuilder.connectionHealth}): the peer is dead, cut off or
+     * stalled. Closed; the next chain to that peer connects again (or fails over to a backup endpoint).
+     */
+    SILENT_PEER
+}

@@ -1,0 +1,45 @@
+package io.rpcc.core.internal.transport;
+
+import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.HeartbeatFrame;
+import io.rpcc.core.internal.wire.ChainErrorFrame;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.netty.channel.Channel;
+import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.WindowUpdateFrame;
+import io.rpcc.core.spi.EngineSpi;
+
+/**
+ * Receives the chain frames that arrive at a node. Called on an event loop: implementations hand
+ * work to other threads and return at once.
+ */
+@EngineSpi
+public interface InboundListener {
+    /** A hop to run. */
+    void onRequest(ChainRequest request);
+
+    /** The result of a chain this node started. */
+    void onResult(ChainResultFrame result);
+
+    /** The failure of a chain this node started. */
+    void onError(ChainErrorFrame error);
+
+    /** A partial reply for a chain this node started, on connection {@code from}. */
+    void onReply(ReplyFrame reply, Channel from);
+
+    /** A hop of a chain this node started returns its credit. */
+    void onQuiet(QuietFrame quiet);
+
+    /**
+     * Reply flow control: room granted to a reply stream of this node, or given back (and asked for)
+     * by a reply stream of a chain this node started; read from {@code from}, where the answer goes.
+     */
+    void onWindowUpdate(WindowUpdateFrame update, Channel from);
+    /** The originator of a chain cancelled it (the notice comes from the node before this one on its trail). */
+    void onCancel(CancelFrame cancel);
+
+    /** A heartbeat of a chain this node started: the chain is alive on the branch it names. */
+    void onHeartbeat(HeartbeatFrame heartbeat);
+}

@@ -1,0 +1,19 @@
+package io.rpcc.core.internal.transport;
+
+import io.rpcc.core.Refusal;
+import io.rpcc.core.spi.EngineSpi;
+import java.util.Map;
+
+/**
+ * Counters of a node's transport.
+ *
+ * @param connectionsOpen connections currently open, inbound and outbound
+ * @param malformedFrames frames that could not be decoded or were over the size limit
+ * @param framesReceived frames decoded, PINGs aside
+ * @param refusals what the node refused, by kind (kinds never seen are absent)
+ * @param pingsSent PINGs sent on connections that were quiet (see {@link ConnectionHealth})
+ */
+@EngineSpi
+public record TransportStats(int connectionsOpen, long malformedFrames, long framesReceived,
+                             Map<Refusal, Long> refusals, long pingsSent) {
+}

@@ -1,0 +1,127 @@
+package io.rpcc.core.internal.transport;
+
+import io.rpcc.core.spi.EngineSpi;
+import java.time.Duration;
+
+/**
+ * What a node lets its peers hold of it: connections, time, bytes and nesting. See the
+ * corresponding {@code NodeBuilder} settings for each.
+ *
+ * @param connections how many inbound connections
+ * @param timeouts how long a peer may keep the node waiting
+ * @param buffers how many bytes a peer may leave with the node
+ * @param values how large the names and values a peer sends may be
+ */
+@EngineSpi
+public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts timeouts, BufferLimits buffers,
+                         ValueLimits values) {
+
+    /**
+     * How many inbound connections a node keeps open.
+     *
+     * @param maxInboundConnections inbound connections open at once
+     * @param maxInboundConnectionsPerAddress inbound connections open at once from one remote IP address
+     */
+    public record InboundConnectionLimits(int maxInboundConnections, int maxInboundConnectionsPerAddress) {
+    }
+
+    /**
+     * How long a peer may keep a node waiting.
+     *
+     * @param handshakeTimeout how long an inbound connection may take to send its HELLO
+     * @param idleTimeout how long a connection may carry no frame either way ({@link Duration#ZERO}: forever)
+     * @param frameTimeout how long a frame may take to arrive once its first bytes did
+     * @param writeStallTimeout how long a connection's write queue may make no progress before it is closed
+     */
+    public record ConnectionTimeouts(Duration handshakeTimeout, Duration idleTimeout, Duration frameTimeout,
+                                     Duration writeStallTimeout) {
+    }
+
+    /**
+     * How many bytes a peer may leave with a node.
+     *
+     * @param maxPartialFrameBytes bytes of partly received frames the node holds, over all connections
+     * @param maxQueuedWriteBytes bytes waiting to be written to one connection before it is closed
+     * @param pauseReadingAboveQueuedBytes bytes waiting to be written to a peer above which the requests
+     *     it sends are not read (see {@link ReadPauses})
+     */
+    public record BufferLimits(long maxPartialFrameBytes, long maxQueuedWriteBytes, long pauseReadingAboveQueuedBytes) {
+    }
+
+    /**
+     * How large the names and values a peer sends may be.
+     *
+     * @param maxNodeNameLength characters in a node name (HELLO, a chain's originator)
+     * @param maxValueDepth nesting levels of a value (parameters, state, results, replies)
+     */
+    public record ValueLimits(int maxNodeNameLength, int maxValueDepth) {
+    }
+
+    /** Inbound connections open at once. */
+    public int maxInboundConnections() {
+        return connections.maxInboundConnections();
+    }
+
+    /** Inbound connections open at once from one remote IP address. */
+    public int maxInboundConnectionsPerAddress() {
+        return connections.maxInboundConnectionsPerAddress();
+    }
+
+    /** How long an inbound connection may take to send its HELLO. */
+    public Duration handshakeTimeout() {
+        return timeouts.handshakeTimeout();
+    }
+
+    /** How long a connection may carry no frame either way ({@link Duration#ZERO}: forever). */
+    public Duration idleTimeout() {
+        return timeouts.idleTimeout();
+    }
+
+    /** How long a frame may take to arrive once its first bytes did. */
+    public Duration frameTimeout() {
+        return timeouts.frameTimeout();
+    }
+
+    /** How long a connection's write queue may make no progress before it is closed. */
+    public Duration writeStallTimeout() {
+        return timeouts.writeStallTimeout();
+    }
+
+    /** Bytes of partly received frames the node holds, over all connections. */
+    public long maxPartialFrameBytes() {
+        return buffers.maxPartialFrameBytes();
+    }
+
+    /** Bytes waiting to be written to one connection before it is closed. */
+    public long maxQueuedWriteBytes() {
+        return buffers.maxQueuedWriteBytes();
+    }
+
+    /** Bytes waiting to be written to a peer above which the requests it sends are not read. */
+    public long pauseReadingAboveQueuedBytes() {
+        return buffers.pauseReadingAboveQueuedBytes();
+    }
+
+    /** Characters in a node name (HELLO, a chain's originator). */
+    public int maxNodeNameLength() {
+        return values.maxNodeNameLength();
+    }
+
+    /** Nesting levels of a value (parameters, state, results, replies). */
+    public int maxValueDepth() {
+        return values.maxValueDepth();
+    }
+
+    /** Longest host name (RFC 1035) or IP literal a HELLO or a chain's origin may give. */
+    public static final int MAX_HOST_LENGTH = 253;
+
+    /** Bytes a HELLO of a later protocol version may add after the fields of version 3. */
+    public static final int HELLO_EXTENSION_BYTES = 256;
+
+    /** The largest HELLO frame (after its length field) that fits the field limits. */
+    public int maxHelloFrameBytes() {
+        // version, type; version range (two varints); two strings (at most 3 bytes a char, plus a
+        // 5-byte length); two varints; room for a later version's fields
+        return 2 + 5 + 5 + (5 + 3 * maxNodeNameLength()) + (5 + 3 * MAX_HOST_LENGTH) + 5 + 5 + HELLO_EXTENSION_BYTES;
+    }
+}

@@ -1,0 +1,17 @@
+package io.rpcc.core.internal.wire;
+
+import io.rpcc.core.spi.EngineSpi;
+
+/**
+ * Which chain, and which sending of it, a hop request belongs to (part of a {@link ChainHeader}).
+ *
+ * @param chainId the chain's number at its originator
+ * @param secret the chain's secret, echoed in every frame to the originator
+ * @param originator who started the chain: its node name (its identity, e.g. in chain ids) and its
+ *     advertised host and port
+ * @param attempt which sending of the chain by its originator this is: 1, or more for a chain sent
+ *     again with the same id and secret (idempotent retry, paper 3.9)
+ */
+@EngineSpi
+public record ChainIdentity(long chainId, ChainSecret secret, NodeAddress originator, int attempt) {
+}

@@ -1,0 +1,29 @@
+package io.rpcc.core.internal.wire;
+
+import io.rpcc.core.ChainState;
+import io.rpcc.core.spi.EngineSpi;
+
+/**
+ * A REQUEST frame: run one hop.
+ *
+ * @param header routing and debugging data
+ * @param params the service function's parameters
+ * @param state the chaining function's state
+ * @param decodeError set by the decoder when the header was read but the user values were not
+ * @param arrivedNanos when the frame's first bytes were read ({@link System#nanoTime()}), for a request
+ *     that arrived; 0 for one made at this node. The hop's budget counts from then, so that the time the
+ *     frame waited to be read in full and decoded is charged to it.
+ */
+@EngineSpi
+public record ChainRequest(ChainHeader header, Object params, ChainState state, HopFailure decodeError,
+                           long arrivedNanos) {
+    /** A request made at this node (not arrived). */
+    public ChainRequest(ChainHeader header, Object params, ChainState state, HopFailure decodeError) {
+        this(header, params, state, decodeError, 0);
+    }
+
+    /** This request as it arrived at {@code nanos}. */
+    public ChainRequest arrivedAt(long nanos) {
+        return new ChainRequest(header, params, state, decodeError, nanos);
+    }
+}
