@@ -18,14 +18,5 @@ import java.util.List;
  */
 @EngineSpi
 public record ChainResultFrame(ChainKey chain, List<String> path, List<ConsoleLine> console, List<HopTiming> timings,
-                               Object value, Credit credit, HopFailure decodeError) {
-    /** The chain's number at the originator. */
-    public long chainId() {
-        return chain.chainId();
-    }
-
-    /** The chain's secret. */
-    public ChainSecret secret() {
-        return chain.secret();
-    }
+                               Object value, Credit credit, HopFailure decodeError) implements FrameToChain {
 }

@@ -21,7 +21,7 @@ import io.rpcc.core.spi.EngineSpi;
  */
 @EngineSpi
 public record ReplyFrame(ChainKey chain, BranchId branch, ReplyStream stream, long seq, Object value,
-                         HopFailure decodeError, int size) {
+                         HopFailure decodeError, int size) implements FrameOfStream {
     /** The {@code seq} of a reply that has no identity: it is delivered every time it arrives. */
     public static final long UNKEYED = -1;
 
@@ -29,25 +29,5 @@ public record ReplyFrame(ChainKey chain, BranchId branch, ReplyStream stream, lo
     public ReplyFrame(ChainKey chain, BranchId branch, ReplyStream stream, long seq, Object value,
                       HopFailure decodeError) {
         this(chain, branch, stream, seq, value, decodeError, 0);
-    }
-
-    /** The chain's number at the originator. */
-    public long chainId() {
-        return chain.chainId();
-    }
-
-    /** The chain's secret. */
-    public ChainSecret secret() {
-        return chain.secret();
-    }
-
-    /** The index of the hop that produced the reply. */
-    public int hop() {
-        return stream.hop();
-    }
-
-    /** The node that produced the reply. */
-    public String host() {
-        return stream.host();
     }
 }

@@ -21,24 +21,5 @@ import io.rpcc.core.spi.EngineSpi;
  */
 @EngineSpi
 public record WindowUpdateFrame(ChainKey chain, ReplyStream stream, boolean grant, int replies, long bytes,
-                                long wantBytes) {
-    /** The chain's number at the originator. */
-    public long chainId() {
-        return chain.chainId();
-    }
-
-    /** The chain's secret. */
-    public ChainSecret secret() {
-        return chain.secret();
-    }
-
-    /** The hop whose reply stream this is about. */
-    public int hop() {
-        return stream.hop();
-    }
-
-    /** The node that runs that hop. */
-    public String host() {
-        return stream.host();
-    }
+                                long wantBytes) implements FrameOfStream {
 }
