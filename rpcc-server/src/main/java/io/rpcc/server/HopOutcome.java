@@ -147,8 +147,10 @@ public sealed interface HopOutcome {
      * the chain with {@code failure} (naming this hop and host), or first to the node that started
      * the sub-chain the hop is in, or to the merge host of the split its branch is on, either of which
      * may recover. Includes a hop that a {@link HopDecorator} or a {@link ServerInterceptor} rejected
-     * ({@link io.rpcc.core.HopRejectedException}), one that started past the chain's deadline, and
-     * one abandoned because the server was closed ({@link NodeClosedException}).
+     * ({@link io.rpcc.core.HopRejectedException}), one that started past the chain's deadline, one
+     * whose next hop could not be reached or whose result could not be sent, one whose work started
+     * through its context failed after the hop handed the chain on (the chain ends with that failure),
+     * and one abandoned because the server was closed ({@link NodeClosedException}).
      *
      * @param failure the exception as the originator sees it
      */
