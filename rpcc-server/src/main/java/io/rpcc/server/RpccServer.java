@@ -194,6 +194,7 @@ public final class RpccServer implements AutoCloseable {
         private String chainingProxy;
         private boolean actsAsProxy;
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
+        private final List<HopDecorator> decorators = new ArrayList<>();
         private boolean composesSubChains = true;
         private Duration staleBranchTimeout = Duration.ofMinutes(1);
         private final Set<String> idempotent = new HashSet<>();
@@ -349,6 +350,18 @@ public final class RpccServer implements AutoCloseable {
         }
 
         /**
+         * Runs {@code decorator} around every hop of this server and tells it how each ended (see
+         * {@link HopDecorator}); decorators run in the order they are added, the first one outermost
+         * (and outside the {@linkplain #interceptor interceptors}), and their listeners are told in the
+         * opposite order.
+         */
+        @UnstableApi
+        public Builder decorator(HopDecorator decorator) {
+            decorators.add(Objects.requireNonNull(decorator, "decorator"));
+            return this;
+        }
+
+        /**
          * Whether the sub-chains this server's service functions start are composed with their parent
          * chains (paper 3.4, Fig. 5c; on by default): the node where a sub-chain ends runs the parent's
          * chaining function itself and the chain goes on from there, instead of the sub-chain's result
@@ -381,7 +394,7 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
-            HopSettings hopSettings = new HopSettings(services, idempotent, interceptors,
+            HopSettings hopSettings = new HopSettings(services, idempotent, new HopSettings.Around(interceptors, decorators),
                     new HopSettings.ChainingProxy(chainingProxy, actsAsProxy), composesSubChains, staleBranchTimeout,
                     new HopSettings.OutcomeCache(outcomeCacheEntries, outcomeCacheBytes, outcomeCacheTtl));
             Node node = new Node(BuilderAccess.settingsOf(this));

@@ -43,6 +43,10 @@ import org.jspecify.annotations.Nullable;
  * like a failing service function ({@code ServiceFunctionException}); from the other two methods,
  * with a {@code ChainException} naming the exception. Interceptors run on the hop's thread (never an
  * event loop) and must be thread-safe.
+ *
+ * <p>An interceptor is not told how the hop ended (the chain may fail after its stages, or go on
+ * asynchronously); a {@link HopDecorator} is, once, with the hop's {@link HopOutcome}: use one for
+ * metrics, tracing and audit of whole hops.
  */
 @UnstableApi
 public interface ServerInterceptor {

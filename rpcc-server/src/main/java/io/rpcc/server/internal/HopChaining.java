@@ -55,7 +55,7 @@ final class HopChaining {
             NextHopDecision.Action outcome = decisions.afterService(r.result(), h.hop(), h.maxHops(), cf,
                     control.remainingNanos(System.nanoTime()), h.returnStack());
             if (!(outcome instanceof NextHopDecision.RunChainingFunction)) {
-                hop.timings().add(r.timing());
+                hop.addTiming(r.timing());
                 return sender.carryOut(outcome, hop, r.state(), hop.context(node.name(), "service:" + h.serviceFunction()));
             }
             if (hasProxy && !merging) {
@@ -65,7 +65,7 @@ final class HopChaining {
         }
         NextHop replayed = r.replaying() ? r.cached().next() : null;
         if (replayed != null) { // the chaining function ran here on this hop before: its decision stands
-            hop.timings().add(r.timing());
+            hop.addTiming(r.timing());
             return sender.carryOut(decisions.decide(replayed, h.hop(), h.maxHops(), cf,
                     control.remainingNanos(System.nanoTime()), h.returnStack()), hop, r.state(),
                     hop.context(node.name(), "chaining"));
@@ -90,14 +90,14 @@ final class HopChaining {
                         }
                         at.add(serviceTiming.withChaining(loaded.loadNanos(), System.nanoTime() - cfStart,
                                 node.name()));
-                        reports.sendFailure(h, failure, hop.path(), hop.consoleNow(), at,
+                        reports.hopFailed(hop, h, failure, hop.consoleNow(), at,
                                 hop.replies().handOver(h.credit()));
                     }));
         } catch (HopFailure f) {
             // a merge giving up on a failed branch: the chain fails with that branch's failure
             throw merging ? RethrownBranchFailure.of(f, r.result(), node.name(), h.hop()) : f;
         } finally {
-            hop.timings().add(r.timing().withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
+            hop.addTiming(r.timing().withChaining(loaded.loadNanos(), System.nanoTime() - cfStart, node.name()));
         }
         if (control.isCancelled()) {
             hop.replies().handOver(h.credit()); // no further hop starts

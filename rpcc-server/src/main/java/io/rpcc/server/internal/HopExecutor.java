@@ -95,6 +95,7 @@ public final class HopExecutor implements RequestHandler {
     private final MergeArrival mergeArrival;
     private final MergedHop mergedHop = new MergedHop();
     private final HopChaining chaining;
+    private final HopDecorators decorators;
 
     /**
      * The server side of {@code node}, hosting and running hops as {@code settings} say: the service
@@ -117,7 +118,8 @@ public final class HopExecutor implements RequestHandler {
         this.running = new RunningHops(node, streams, trails, failures, reports, handOffs);
         this.decisions = NextHopDecision.of(node);
         this.relays = new ReplyRelays(node, streams);
-        HopInterceptors interceptors = new HopInterceptors(node.name(), settings.interceptors());
+        HopInterceptors interceptors = new HopInterceptors(node.name(), settings.around().interceptors());
+        this.decorators = new HopDecorators(node.name(), settings.around().decorators(), node.executor());
         this.serviceHop = new ServiceHop(node.name(), settings.services(), interceptors);
         this.proxiedHop = new ProxiedHop(node.name(), settings.proxy().actsAsOne());
         this.subChainReturn = new SubChainReturn(node.name(), continuations);
@@ -171,7 +173,7 @@ public final class HopExecutor implements RequestHandler {
                     // neither a proxy nor a return nor a merge is a hop of its own
                     List<String> path = kind.isHopOfItsOwn() ? node.pathThrough(h) : h.path();
                     run(new HopState(kind, h, path, new CopyOnWriteArrayList<>(h.console()),
-                            new ArrayList<>(h.timings()), hop.replies(), control), request, arrivedNanos, claim);
+                            new ArrayList<>(h.timings()), hop, decorators.watch(kind)), request, arrivedNanos, claim);
                 } finally {
                     // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
                     if (claim != null) {
@@ -216,9 +218,14 @@ public final class HopExecutor implements RequestHandler {
         });
     }
 
+    /** Refuses the hop of {@code h} before it runs (the node drains): its decorators are told so. */
     @Override
     public void refuse(ChainHeader h, HopFailure why) {
-        reports.sendFailure(h, why, node.pathThrough(h), h.console(), h.timings(), h.credit());
+        List<String> path = node.pathThrough(h);
+        HopWatch watch = decorators.refused(h, HopKind.of(h.serviceFunction()), why.located(node.name(), h.hop(), path,
+                h.console(), h.timings()));
+        watch.track(reports.sendFailure(h, why, path, h.console(), h.timings(), h.credit()));
+        watch.ran(null);
     }
 
     @Override
@@ -367,7 +374,7 @@ public final class HopExecutor implements RequestHandler {
             ChainHeader h = from.header();
             ChainHeader nh = h.onward(new ChainSoFar(h.hop(), from.path(), from.consoleNow(), from.timings(), h.metadata()), HopKind.RETURN.wireName(), ChainingFunctionSource.NONE, h.credit(), composed.back().budgetNanos());
             HopState back = new HopState(HopKind.RETURN, nh, nh.path(), new CopyOnWriteArrayList<>(nh.console()),
-                    new ArrayList<>(nh.timings()), from.replies(), from.control());
+                    new ArrayList<>(nh.timings()), from.running(), decorators.watch(HopKind.RETURN));
             composed = runGuarded(back, new ChainRequest(nh, composed.back().result(), ChainState.empty(), null),
                     System.nanoTime(), null, h.serviceFunction());
         }
@@ -383,6 +390,7 @@ public final class HopExecutor implements RequestHandler {
                                                HopOutcomes.Outcome cached, String endedAfter) {
         HopState at = hop; // a return resumes the parked hop: its chaining function, the stack popped
         try {
+            decorators.decorate(hop); // first of all: one that throws rejects the hop
             if (hop.control().isCancelled()) {
                 hop.replies().handOver(hop.header().credit()); // cancelled while it waited for a thread
                 return null;
@@ -409,6 +417,8 @@ public final class HopExecutor implements RequestHandler {
             // the hop failed when its chaining function was abandoned; what it did since is dropped
         } catch (RuntimeException | Error e) {
             reportFailure(at, e);
+        } finally {
+            at.watch().ran(at); // (the watch of a hop resumed by a return is the return's)
         }
         return null;
     }
@@ -419,15 +429,16 @@ public final class HopExecutor implements RequestHandler {
         HopReplies replies = hop.replies();
         if (hop.control().isCancelled()) {
             replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain
+            hop.watch().cancelled();
         } else if (replies.abandoned()) {
             // its server is closing and reported the hop (NODE_CLOSED, with its credit): a report now is late
         } else if (e instanceof HopFailure f) {
-            reports.sendFailure(h, f, hop.path(), hop.consoleNow(), hop.timings(), replies.handOver(h.credit()));
+            reports.hopFailed(hop, h, f, hop.consoleNow(), hop.timings(), replies.handOver(h.credit()));
         } else if (e instanceof RethrownBranchFailure r) { // named where the branch failed, not here
-            reports.passOn(h, r.located(hop.consoleNow(), hop.timings()), replies.handOver(h.credit()));
+            reports.passOn(hop, h, r.located(hop.consoleNow(), hop.timings()), replies.handOver(h.credit()));
         } else {
-            reports.sendFailure(h, new HopFailure(ChainErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
-                    + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), hop.path(), hop.consoleNow(),
+            reports.hopFailed(hop, h, new HopFailure(ChainErrorCode.INTERNAL, e.getClass().getName(), "internal error at '"
+                    + node.name() + "': " + e, FunctionRuntime.stackTrace(e), e), hop.consoleNow(),
                     hop.timings(), replies.handOver(h.credit()));
         }
     }

@@ -1,5 +1,7 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.server.HopDecorator;
+
 /**
  * What a request that arrives at a server is, decoded once from its header's service-function name:
  * a hop of the chain (an application service function), or one of the requests rpcc sends itself
@@ -63,6 +65,20 @@ enum HopKind {
      */
     boolean toUnpoppedPoint() {
         return this == RETURN || this == RETURN_FAILURE || arrivesAtMerge();
+    }
+
+    /**
+     * What a hop of this kind is to the server's {@link HopDecorator}s; {@code null} for an arrival at
+     * a merge host, which only waits there and is not decorated.
+     */
+    HopDecorator.Kind decorated() {
+        return switch (this) {
+            case SERVICE -> HopDecorator.Kind.SERVICE;
+            case PROXY -> HopDecorator.Kind.CHAINING_PROXY;
+            case RETURN, RETURN_FAILURE -> HopDecorator.Kind.SUB_CHAIN_RETURN;
+            case MERGED -> HopDecorator.Kind.MERGE;
+            case SPLIT_OPENING, BRANCH_OUTCOME, BRANCH_FAILURE -> null;
+        };
     }
 
     /** Whether it is a hop of the chain of its own (its node appears in the chain's path). */

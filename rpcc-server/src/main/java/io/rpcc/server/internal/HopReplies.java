@@ -197,6 +197,20 @@ final class HopReplies implements Replies {
     }
 
     /**
+     * The failure of work this hop started through its context, which ends the chain at its
+     * originator (sent instead of the hop's QUIET frame), or {@code null}: none failed, or the chain
+     * was cancelled. Final once the hop is quiet.
+     */
+    LocatedFailure taskFailure() {
+        Throwable failed = taskFailure.get();
+        if (failed == null || kept.isZero() || control.isCancelled()) {
+            return null;
+        }
+        ChainErrorFrame frame = taskErrorFrame(secret, failed, Credit.ZERO);
+        return new LocatedFailure(frame.code(), frame.failure());
+    }
+
+    /**
      * Completes when the hop has handed over and nothing it started runs or sends any more (its
      * QUIET frame, if it has one, counts in the server's {@link HandOffs} by then).
      */

@@ -17,6 +17,7 @@ import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
+import io.rpcc.server.HopOutcome;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,16 +44,36 @@ final class HopReports {
     }
 
     /**
-     * Sends a chain's result, with {@code credit}, to its originator. Reports a failure (with the
-     * same credit) instead if the result cannot be sent.
+     * Sends the chain's result {@code value}, from {@code hop}, which ended it, with {@code credit},
+     * to its originator. Reports a failure of the hop (with the same credit) instead if the result
+     * cannot be sent. The hop's watch learns which, and waits for the frame.
      */
-    void sendResult(ChainHeader h, List<String> path, List<ConsoleLine> console, List<HopTiming> timings, Object value,
-                    Credit credit) {
-        ChainResultFrame frame = new ChainResultFrame(new ChainKey(h.chainId(), h.attemptSecret()), path, console, timings,
-                value, credit, null);
-        handOffs.track(toOrigin(h, frame).exceptionallyCompose(e -> refusedHere(e)
-                ? sendFailure(h, (HopFailure) Node.unwrap(e), path, console, timings, credit)
-                : CompletableFuture.failedFuture(e)));
+    void sendResult(HopState hop, Object value, Credit credit) {
+        ChainHeader h = hop.header();
+        List<ConsoleLine> console = hop.consoleNow();
+        ChainResultFrame frame = new ChainResultFrame(new ChainKey(h.chainId(), h.attemptSecret()), hop.path(), console,
+                hop.timings(), value, credit, null);
+        hop.watch().went(new HopOutcome.Finished(value));
+        hop.watch().track(handOffs.track(toOrigin(h, frame).exceptionallyCompose(e -> refusedHere(e)
+                ? hopFailed(hop, h, (HopFailure) Node.unwrap(e), console, hop.timings(), credit)
+                : CompletableFuture.failedFuture(e))));
+    }
+
+    /**
+     * Reports, as {@link #sendFailure} does, that {@code hop} failed with {@code f}, under header
+     * {@code h} (the hop's, or the one its failed request carried), with {@code console} and
+     * {@code timings}; tells the hop's watch, which waits for the report.
+     */
+    CompletableFuture<Void> hopFailed(HopState hop, ChainHeader h, HopFailure f, List<ConsoleLine> console,
+                                      List<HopTiming> timings, Credit credit) {
+        failures.hopFailed(h, f);
+        return passOn(hop, h, f.located(node.name(), h.hop(), hop.path(), console, timings), credit);
+    }
+
+    /** Passes {@code failure} on as {@link #passOn(ChainHeader, LocatedFailure, Credit)} does, as {@code hop}'s; tells its watch. */
+    CompletableFuture<Void> passOn(HopState hop, ChainHeader h, LocatedFailure failure, Credit credit) {
+        hop.watch().failed(failure);
+        return hop.watch().track(passOn(h, failure, credit));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.rpcc.server.internal;
 
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.server.HopDecorator;
 import io.rpcc.server.ServerInterceptor;
 import java.time.Duration;
 import java.util.List;
@@ -13,7 +14,7 @@ import java.util.Set;
  *
  * @param services the service functions it hosts, by name
  * @param idempotent the names of those whose outcomes are not kept for chains sent again
- * @param interceptors run around every hop, the first outermost
+ * @param around the interceptors and decorators it runs around every hop
  * @param proxy where its chaining functions run, and whether it runs other servers'
  * @param composesSubChains whether the sub-chains its service functions start are composed with
  *     their parents (unless a sub-chain says otherwise)
@@ -21,13 +22,26 @@ import java.util.Set;
  * @param outcomeCache the bounds of the outcomes kept for chains sent again (see {@link HopOutcomes})
  */
 public record HopSettings(Map<String, ServiceFunction> services, Set<String> idempotent,
-                          List<ServerInterceptor> interceptors, ChainingProxy proxy, boolean composesSubChains,
+                          Around around, ChainingProxy proxy, boolean composesSubChains,
                           Duration staleBranchTimeout, OutcomeCache outcomeCache) {
     /** Copies the collections. */
     public HopSettings {
         services = Map.copyOf(services);
         idempotent = Set.copyOf(idempotent);
-        interceptors = List.copyOf(interceptors);
+    }
+
+    /**
+     * What a server runs around every hop, the first of each list outermost.
+     *
+     * @param interceptors around the stages of a hop (service function, chaining function, forward)
+     * @param decorators around the whole hop, told how it ended
+     */
+    public record Around(List<ServerInterceptor> interceptors, List<HopDecorator> decorators) {
+        /** Copies the lists. */
+        public Around {
+            interceptors = List.copyOf(interceptors);
+            decorators = List.copyOf(decorators);
+        }
     }
 
     /**

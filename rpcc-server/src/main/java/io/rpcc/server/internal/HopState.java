@@ -20,11 +20,29 @@ import java.util.List;
  * @param path the chain's path, with this node if the request is a hop of its own
  * @param console the chain's console, to which the hop's functions (and work they started) write
  * @param timings the chain's timings, to which the hop adds its own
- * @param replies the hop's partial replies and its share of the chain's credit
- * @param control the hop's deadline, heartbeat and cancellation
+ * @param running the hop's entry among the hops running here: its partial replies and share of the
+ *     chain's credit ({@link #replies()}), its deadline, heartbeat and cancellation ({@link #control()});
+ *     a composed return shares it with the hop that ended the sub-chain
+ * @param watch how the hop ends, for the server's hop decorators ({@link HopWatch#NONE} if none)
  */
 record HopState(HopKind kind, ChainHeader header, List<String> path, List<ConsoleLine> console,
-                List<HopTiming> timings, HopReplies replies, HopControl control) {
+                List<HopTiming> timings, RunningHops.Hop running, HopWatch watch) {
+    /** The hop's partial replies and its share of the chain's credit. */
+    HopReplies replies() {
+        return running.replies();
+    }
+
+    /** The hop's deadline, heartbeat and cancellation. */
+    HopControl control() {
+        return running.control();
+    }
+
+    /** Adds {@code timing}, this hop's, to the chain's timings (and tells the watch). */
+    void addTiming(HopTiming timing) {
+        timings.add(timing);
+        watch.timing(timing);
+    }
+
     /** The chain's name in messages: {@code origin#id}. */
     String chainId() {
         return header.origin() + "#" + header.chainId();
@@ -41,7 +59,7 @@ record HopState(HopKind kind, ChainHeader header, List<String> path, List<Consol
      */
     HopContext context(String nodeName, String source) {
         return new HopContext(location(nodeName), new VirtualConsole(header.hop(), nodeName, source, console),
-                replies.unkeyed(), header.metadata(), control);
+                replies().unkeyed(), header.metadata(), control());
     }
 
     /** Where this hop's functions run: this hop of its chain, at node {@code nodeName}. */
@@ -51,6 +69,6 @@ record HopState(HopKind kind, ChainHeader header, List<String> path, List<Consol
 
     /** This hop, resumed as the hop of {@code resumed} (a sub-chain returned to it). */
     HopState resumedAs(ChainHeader resumed) {
-        return new HopState(kind, resumed, path, console, timings, replies, control);
+        return new HopState(kind, resumed, path, console, timings, running, watch);
     }
 }

@@ -18,6 +18,7 @@ import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
+import io.rpcc.server.HopOutcome;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,7 +78,7 @@ final class NextHopSender {
             case NextHopDecision.Finish finish -> {
                 Credit pass = replies.handOver(h.credit());
                 if (!replies.abandoned()) { // (abandoned: the closing node reported the hop, with its credit)
-                    reports.sendResult(h, hop.path(), hop.consoleNow(), hop.timings(), finish.result(), pass);
+                    reports.sendResult(hop, finish.result(), pass);
                 }
             }
             case NextHopDecision.Forward onward -> {
@@ -88,11 +89,13 @@ final class NextHopSender {
                     return null;
                 }
                 ChainHeader nh = h.onward(new ChainSoFar(onward.hop(), hop.path(), consoleNow, hop.timings(), metadata), onward.serviceFunction(), onward.chainingFunction(), pass, onward.budgetNanos());
+                hop.watch().went(new HopOutcome.Forwarded(onward.server(), onward.serviceFunction()));
                 handOn(hop, h, onward.server(), null, new ChainRequest(nh, onward.params(), onward.state(), null), pass,
                         () -> { });
             }
             case NextHopDecision.StartSubChain start -> startSubChain(start, hop, state, context);
             case NextHopDecision.ReturnToCreator back when back.to().composed() -> {
+                hop.watch().went(new HopOutcome.Returned(back.to().node().node(), true));
                 return new SubChainReturn.Composed(hop, back);
             }
             case NextHopDecision.ReturnToCreator back -> { // to the parked hop, or a branch's outcome to its merge host
@@ -102,6 +105,8 @@ final class NextHopSender {
                     return null;
                 }
                 HopKind to = back.to().isMerge() ? HopKind.BRANCH_OUTCOME : HopKind.RETURN;
+                hop.watch().went(back.to().isMerge() ? new HopOutcome.BranchEnded(back.to().node().node())
+                        : new HopOutcome.Returned(back.to().node().node(), false));
                 ChainHeader nh = h.onward(new ChainSoFar(h.hop(), hop.path(), consoleNow, hop.timings(), h.metadata()), to.wireName(), ChainingFunctionSource.NONE, pass, back.budgetNanos());
                 handOn(hop, h, back.to().node().node(), node.addressOf(back.to().node()),
                         new ChainRequest(nh, back.result(), ChainState.empty(), null), pass, () -> { });
@@ -149,6 +154,7 @@ final class NextHopSender {
             return;
         }
         ChainHeader nh = h.onward(new ChainSoFar(start.hop(), hop.path(), consoleNow, hop.timings(), metadata), sub.serviceFunction(), sub.chainingFunction(), pass, start.budgetNanos()).with(sub.chainingFunction(), stack);
+        hop.watch().went(new HopOutcome.SubChainStarted(sub.server(), sub.serviceFunction()));
         handOn(hop, h, sub.server(), null, new ChainRequest(nh, sub.params(), sub.state(), null), pass,
                 () -> continuations.forget(number));
     }
@@ -178,6 +184,8 @@ final class NextHopSender {
         if (hop.replies().abandoned()) {
             return;
         }
+        hop.watch().went(new HopOutcome.Split(split.split().branches().stream().map(NextHop.Call::server).toList(),
+                mergeHost.node()));
         for (MergePoints.Send send : MergePoints.split(split, hop, consoleNow, mergeHost, node.addressOf(mergeHost),
                 pass, metadata)) {
             if (send.opening() && mergeHost == self) {
@@ -199,24 +207,26 @@ final class NextHopSender {
         ChainHeader h = hop.header();
         HopControl control = hop.control();
         String proxy = settings.proxy().node();
-        hop.timings().add(r.timing().withChaining(0, 0, proxy));
+        hop.addTiming(r.timing().withChaining(0, 0, proxy));
         List<ConsoleLine> consoleNow = hop.consoleNow();
         Credit pass = hop.replies().handOver(h.credit());
         if (hop.replies().abandoned()) {
             return;
         }
         ChainHeader ph = h.onward(new ChainSoFar(h.hop(), hop.path(), consoleNow, hop.timings(), h.metadata()), HopKind.PROXY.wireName(), h.chainingFunction(), pass, decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
+        hop.watch().went(new HopOutcome.Delegated(proxy));
         CompletableFuture<Void> sent = send(proxy, null, new ChainRequest(ph, r.result(), r.state(), null), control);
-        handOffs.track(sent.exceptionallyCompose(e -> {
+        hop.watch().track(handOffs.track(sent.exceptionallyCompose(e -> {
             if (control.isCancelled()) {
+                hop.watch().cancelled();
                 return CompletableFuture.completedFuture(null);
             }
             Throwable cause = Node.unwrap(e);
             HopFailure f = cause instanceof HopFailure hf ? hf
                     : new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot reach chaining proxy '" + proxy
                     + "': " + cause, cause);
-            return reports.sendFailure(h, f, hop.path(), consoleNow, hop.timings(), pass);
-        }));
+            return reports.hopFailed(hop, h, f, consoleNow, hop.timings(), pass);
+        })));
     }
 
     /**
@@ -229,17 +239,20 @@ final class NextHopSender {
                         ChainRequest next, Credit pass, Runnable unsent) {
         HopControl control = hop.control();
         CompletableFuture<Void> sent = send(server, address, next, control);
-        handOffs.track(sent.exceptionallyCompose(e -> {
+        boolean own = reportAs == hop.header(); // else a branch of a split, which fails as a branch
+        hop.watch().track(handOffs.track(sent.exceptionallyCompose(e -> {
             unsent.run();
             if (control.isCancelled()) {
+                hop.watch().cancelled();
                 return CompletableFuture.completedFuture(null);
             }
             // the request and its credit never left: report, with that credit
             Throwable cause = Node.unwrap(e);
             HopFailure f = cause instanceof HopFailure hf ? hf
                     : new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot reach '" + server + "': " + cause, cause);
-            return reports.sendFailure(reportAs, f, hop.path(), next.header().console(), hop.timings(), pass);
-        }));
+            return own ? reports.hopFailed(hop, reportAs, f, next.header().console(), hop.timings(), pass)
+                    : reports.sendFailure(reportAs, f, hop.path(), next.header().console(), hop.timings(), pass);
+        })));
     }
 
     /**

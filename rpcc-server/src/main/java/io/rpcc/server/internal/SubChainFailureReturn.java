@@ -35,7 +35,7 @@ final class SubChainFailureReturn {
             decision = SubChainFailures.decide(parked, failed, nodeName, h.returnStack().getLast());
         }
         if (decision instanceof SubChainFailures.PassOn on) {
-            reports.passOn(parked == null ? h : parked.resumed(h), on.failure(),
+            reports.passOn(hop, parked == null ? h : parked.resumed(h), on.failure(),
                     hop.replies().handOver(h.credit()));
             return null;
         }

@@ -12,6 +12,7 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.repository.FileSystemChainingFunctionRepository;
 import io.rpcc.repository.InMemoryChainingFunctionRepository;
 import io.rpcc.server.RpccServer;
+import io.rpcc.server.HopDecorator;
 import io.rpcc.server.ServerInterceptor;
 import io.rpcc.spring.boot.RpccClientCustomizer;
 import io.rpcc.spring.boot.RpccNodeLifecycle;
@@ -47,7 +48,8 @@ import org.springframework.core.io.ResourceLoader;
  * (unless {@code rpcc.server.enabled=false}), an {@link RpccClient} whose calls an
  * {@link ObservationChainDecorator} observes when the application has an {@link ObservationRegistry}
  * (unless {@code rpcc.client.enabled=false}), each started and drained with the context by an
- * {@link RpccNodeLifecycle}. Each bean backs off when the application defines its own.
+ * {@link RpccNodeLifecycle}. Each bean backs off when the application defines its own. The server runs the
+ * application's {@link ServerInterceptor} and {@link HopDecorator} beans, in bean order.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(RpccProperties.class)
@@ -151,7 +153,7 @@ public class RpccAutoConfiguration {
         @ConditionalOnMissingBean
         RpccServer rpccServer(RpccProperties properties, Environment environment, NameResolver names,
                               TypeRegistry types, ScannedRpccTypes scanned, ObjectProvider<ServerInterceptor> interceptors,
-                              ObjectProvider<RpccServerCustomizer> customizers,
+                              ObjectProvider<HopDecorator> hopDecorators, ObjectProvider<RpccServerCustomizer> customizers,
                               ConfigurableListableBeanFactory beanFactory) {
             RpccProperties.Server settings = properties.getServer();
             String name = settings.getName() != null ? settings.getName()
@@ -176,6 +178,8 @@ public class RpccAutoConfiguration {
                 registrar.register(builder, beanName, beanFactory.getBean(beanName));
             }
             interceptors.orderedStream().forEach(builder::interceptor);
+            // in bean order: the observation's decorator (if any) first, outermost, seeing the outcome the others lead to
+            hopDecorators.orderedStream().forEach(builder::decorator);
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             return builder.build();
         }

@@ -1,6 +1,6 @@
 /**
  * Micrometer observations of rpcc chains ({@link io.rpcc.spring.boot.observation.ObservationChainDecorator},
- * at the client) and hops ({@link io.rpcc.spring.boot.observation.ObservationServerInterceptor}, at the
+ * at the client) and hops ({@link io.rpcc.spring.boot.observation.ObservationHopDecorator}, at the
  * server); names and keys in {@link io.rpcc.spring.boot.observation.RpccObservations}.
  */
 @NullMarked
