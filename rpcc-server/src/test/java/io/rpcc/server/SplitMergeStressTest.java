@@ -149,7 +149,6 @@ class SplitMergeStressTest {
                 ChainCall.to(server(new Random(s)), "work").params(s * 8).chainingFunction(SPLIT)
                         .state(ChainState.of("mode", "split", "seed", s, "depth", 0, "ret", s * 8))
                         .interactive(s % 10 == 0), String.class), s -> s * 8);
-        assertEquals(0, client.brokenChains(), "chains declared broken");
         assertTrue(branches.get() > CHAINS, "branches: " + branches.get());
         assertTrue(failures.get() > CHAINS / 10, "failed branches: " + failures.get());
         assertTrue(subChains.get() > CHAINS / 10, "sub-chains: " + subChains.get());
