@@ -34,6 +34,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -358,18 +359,60 @@ class IdempotentRetryTest {
         assertInstanceOf(HopUnreachableException.class, perCall);
     }
 
+    /**
+     * The retries stop by themselves before the call's timeout: a retry is sent only if the call's
+     * time is not up after its backoff. With backoffs of 200, 400, 800 and 1,600 ms (no jitter) and a
+     * 2.5 s timeout, retries go out at about 0.2, 0.6 and 1.4 s, and the fourth would go out at about
+     * 3 s, past the timeout: so the call fails with its last attempt's error, about 1.4 s in. The last
+     * attempt has some 1.1 s left, less the time the attempts before it took, to fail; only if the
+     * attempts together took longer than that (each takes a few milliseconds) would the chain's deadline
+     * end the last one first, with a {@code DeadlineExceededException}, which is then the right outcome.
+     * (A backoff that leaves the last attempt a few milliseconds, as a constant 100 ms backoff near a
+     * 700 ms timeout did, made that race part of the test.)
+     */
     @Test
     void retriesStopAtTheCallsTimeout() throws Exception {
         names.register("s3", new InetSocketAddress("127.0.0.1", freePort()));
         server("s1", b -> b.service("inc", counting(new AtomicInteger())));
         server("s2", b -> b.service("inc", counting(new AtomicInteger())));
         RpccClient client = client(b -> b.retryPolicy(RetryPolicy.attempts(1000)
-                .backoff(Duration.ofMillis(100), Duration.ofMillis(100), 1)));
+                .backoff(Duration.ofMillis(200), Duration.ofMillis(1600), 2).jitter(0)));
         long start = System.nanoTime();
-        ChainException e = failure(client.startChain(ChainCall.along(ROUTE, 1).timeout(Duration.ofMillis(700))));
+        ChainException e = failure(client.startChain(ChainCall.along(ROUTE, 1).timeout(Duration.ofMillis(2500))));
         assertInstanceOf(HopUnreachableException.class, e, "the last attempt's error, not a timeout");
         assertTrue(System.nanoTime() - start < WAIT.toNanos() / 2);
-        assertTrue(client.stats().retries() < 10, "no retry after the timeout: " + client.stats());
+        long retries = client.stats().retries();
+        assertTrue(retries >= 1 && retries <= 3, "retried, and no retry after the timeout: " + client.stats());
+    }
+
+    @Test
+    void aRetryWhoseBackoffEndsAfterTheCallsTimeoutIsNotSent() throws Exception {
+        names.register("s3", new InetSocketAddress("127.0.0.1", freePort()));
+        AtomicBoolean busy = new AtomicBoolean();
+        AtomicInteger runs2 = new AtomicInteger();
+        server("s1", b -> b.service("inc", counting(new AtomicInteger())));
+        server("s2", b -> b.service("inc", p -> {
+            if (runs2.incrementAndGet() == 2) {
+                busy.set(true); // from now on the client's executor runs its tasks late, as on a loaded machine
+            }
+            return (Integer) p + 1;
+        }));
+        java.util.concurrent.Executor late = task -> Thread.startVirtualThread(() -> {
+            if (busy.get()) {
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(600));
+            }
+            task.run();
+        });
+        RpccClient client = client(b -> b.executor(late).retryPolicy(RetryPolicy.attempts(5)
+                .backoff(Duration.ofMillis(100), Duration.ofMillis(100), 1).jitter(0)));
+        // a chain that reaches the client from s2 first: the failing chain's error takes the same connection
+        assertEquals(3, client.startChain(ChainCall.along(StaticRoute.of(StaticRoute.hop("s1", "inc"),
+                StaticRoute.hop("s2", "inc")), 1)).get(WAIT.toSeconds(), TimeUnit.SECONDS).value());
+        // attempt 1 fails at once (s3 is unreachable) and its retry is due 100 ms later, well within the
+        // 400 ms timeout; but the backoff's task runs 600 ms late, after the timeout: nothing is sent then
+        ChainException e = failure(client.startChain(ChainCall.along(ROUTE, 1).timeout(Duration.ofMillis(400))));
+        assertInstanceOf(HopUnreachableException.class, e, "the attempt's error, not a retry sent past the timeout");
+        assertEquals(0, client.stats().retries(), "no retry after the timeout: " + client.stats());
     }
 
     @Test

@@ -1,9 +1,11 @@
 package io.rpcc.server;
 
 import io.rpcc.client.ChainCall;
+import io.rpcc.client.Heartbeats;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.StaticRoute;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -120,7 +122,9 @@ class MultiReturnStressTest {
         for (int i = 1; i <= 4; i++) {
             cluster.server("w" + i, b -> b.service("work", MultiReturnStressTest::work));
         }
-        client = cluster.client();
+        // declared broken only after a minute: a starved machine can delay a healthy chain's
+        // heartbeats past the default 6 s (see SplitMergeStressTest and ChainStress)
+        client = cluster.client(b -> b.heartbeats(Heartbeats.every(Duration.ofSeconds(3), Duration.ofMinutes(1))));
     }
 
     @AfterParameterizedClassInvocation

@@ -235,8 +235,10 @@ class MultiReturnTest {
     @Test
     void aTimeoutKeepsTheRepliesReceivedSoFar() {
         String gate = "timeout-" + System.nanoTime();
+        // 3 s: the two early replies must be in before the timeout even on a starved machine (with
+        // 500 ms, under a load of 10 on 2 cores, the TLS variant's replies arrived after it)
         ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("a", "stall").params(gate)
-                .timeout(Duration.ofMillis(500)), String.class);
+                .timeout(Duration.ofSeconds(3)), String.class);
         try {
             assertEquals(List.of("early 1", "early 2"), drain(replies));
             assertTrue(replies.timedOut());

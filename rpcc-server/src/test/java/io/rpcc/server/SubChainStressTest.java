@@ -3,12 +3,14 @@ package io.rpcc.server;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.client.ChainCall;
+import io.rpcc.client.Heartbeats;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.SubChain;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -101,7 +103,9 @@ class SubChainStressTest {
             servers.add(cluster.server("w" + i, b -> b.subChainComposition(composes)
                     .service("work", SubChainStressTest::work)));
         }
-        client = cluster.client();
+        // declared broken only after a minute: a starved machine can delay a healthy chain's
+        // heartbeats past the default 6 s (see SplitMergeStressTest and ChainStress)
+        client = cluster.client(b -> b.heartbeats(Heartbeats.every(Duration.ofSeconds(3), Duration.ofMinutes(1))));
     }
 
     @AfterAll

@@ -127,12 +127,15 @@ final class ChainAttempts {
     }
 
     private void again(ChainOriginator.Pending earlier) {
-        if (cancelled) {
+        Duration left = start.timeout().minusNanos(System.nanoTime() - startNanos);
+        // mayRetry looked before the backoff; the backoff's task may run late (a busy executor or CPU): if
+        // the call's time is up now, the chain is not sent again and the earlier attempt's failure stands
+        if (cancelled || left.isNegative() || left.isZero()
+                || (start.deadline() != null && !Instant.now().isBefore(start.deadline()))) {
             last.complete(earlier);
             return;
         }
         node.originator().supersede(earlier); // its credit did not all come home in the backoff: the rest is late
-        Duration left = start.timeout().minusNanos(System.nanoTime() - startNanos);
         try {
             node.requireAcceptingChains();
             ChainOriginator.Pending next = node.retransmit(earlier, start.withTimeout(left), sink);
