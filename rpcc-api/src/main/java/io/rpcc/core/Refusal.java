@@ -48,7 +48,7 @@ public enum Refusal {
     /**
      * A connection whose peer did not read while more than {@code NodeBuilder.maxQueuedWriteBytes}
      * waited to be written to it (every frame counted, PING and WINDOW_UPDATE answers included, by the
-     * bytes it holds: its buffer and a fixed overhead), or the connection holding the most while the
+     * bytes it holds: its bytes and a fixed overhead), or the connection holding the most while the
      * node's connections together held more than three quarters of
      * {@code NodeBuilder.maxTotalQueuedWriteBytes}, or one whose frame would have taken them over it:
      * closed. (Above {@code NodeBuilder.pauseReadingAboveQueuedBytes}, the node already stopped reading

@@ -442,7 +442,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * times {@link #maxFrameSize}): when a peer does not read what it is sent (partial replies wait
      * for it; results and errors do not), the connection is closed past this limit and counted as
      * {@link Refusal#WRITE_QUEUE_FULL}. Every frame counts, the answers to a peer's PINGs and
-     * WINDOW_UPDATEs included, by the bytes it holds while it waits: its buffer's capacity and
+     * WINDOW_UPDATEs included, by the bytes it holds while it waits: its bytes and
      * 384 bytes of the objects kept with it (a small frame holds several times its length).
      */
     public B maxQueuedWriteBytes(long bytes) {

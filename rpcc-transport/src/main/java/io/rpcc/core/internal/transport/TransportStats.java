@@ -13,7 +13,7 @@ import java.util.Map;
  * @param refusals what the node refused, by kind (kinds never seen are absent)
  * @param pingsSent PINGs sent on connections that were quiet (see {@link ConnectionHealth})
  * @param queuedWriteBytes bytes the node's connections hold to be written now, as held (a frame's
- *     buffer and {@link WriteBudget#FRAME_OVERHEAD}); at most {@link WireLimits#maxTotalQueuedWriteBytes}
+ *     bytes and {@link WriteBudget#FRAME_OVERHEAD}); at most {@link WireLimits#maxTotalQueuedWriteBytes}
  * @param peakQueuedWriteBytes the most the node's connections held to be written at once
  * @param peakConnectionQueuedWriteBytes the most one connection held to be written at once; at most
  *     {@link WireLimits#maxQueuedWriteBytes}

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The bytes a node holds to write, per connection and over all its connections, as they are held
  * rather than as Netty counts them: every frame written to a connection (chain frames, PING answers,
- * WINDOW_UPDATEs, HELLOs) takes its buffer's capacity plus {@link #FRAME_OVERHEAD} from both budgets
+ * WINDOW_UPDATEs, HELLOs) takes its bytes plus {@link #FRAME_OVERHEAD} ({@link #cost}) from both budgets
  * when it is written, and gives them back when its write ends (written, failed, or the connection
  * closed). A frame that would take a connection over {@link WireLimits#maxQueuedWriteBytes}, or the
  * node over {@link WireLimits#maxTotalQueuedWriteBytes}, is refused (the caller closes its
@@ -26,7 +26,8 @@ final class WriteBudget {
     /**
      * What a queued frame holds besides its buffer's bytes: the buffer object, Netty's entry for it in
      * the connection's outbound buffer, the write's promise with its listeners and the caller's
-     * future. A 15-byte PING answer held ~450 bytes in all, where Netty counted 111 (length + 96).
+     * future: an estimate of those objects' sizes (not measured per frame), by which a 15-byte PING
+     * answer holds 399 bytes where Netty counts 111 (its length + 96).
      */
     static final int FRAME_OVERHEAD = 384;
     private static final AttributeKey<Held> HELD = AttributeKey.valueOf("rpcc.writeHeld");
@@ -59,9 +60,14 @@ final class WriteBudget {
         this.shedAbove = perNode - perNode / 4;
     }
 
-    /** The bytes {@code frame} holds while it waits to be written. */
+    /**
+     * The bytes {@code frame} holds while it waits to be written: its bytes (what Netty's outbound
+     * buffer keeps is a direct copy of exactly those; the heap buffer it was encoded in, up to twice
+     * their size for a large frame, is released when the event loop takes the frame, and a small frame
+     * is encoded into a buffer of its exact size) and {@link #FRAME_OVERHEAD}.
+     */
     static long cost(ByteBuf frame) {
-        return frame.capacity() + FRAME_OVERHEAD;
+        return frame.readableBytes() + FRAME_OVERHEAD;
     }
 
     /** Takes {@code cost} bytes of {@code ch}'s budget and the node's, unless that passes either bound. */
