@@ -231,8 +231,8 @@ public final class NodeTransport implements AutoCloseable {
     public TransportStats stats() {
         WriteBudget written = writer.budget();
         return new TransportStats(lifecycle.open(), refusals.get(Refusal.MALFORMED_FRAME), frames.received(),
-                refusals.snapshot(), roundTrips.pingsSent(), written.total(), written.peakTotal(),
-                written.peakConnection());
+                refusals.snapshot(), roundTrips.pingsSent(),
+                new TransportStats.QueuedWrites(written.total(), written.peakTotal(), written.peakConnection()));
     }
 
     /**
