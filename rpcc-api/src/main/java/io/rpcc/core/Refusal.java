@@ -47,8 +47,12 @@ public enum Refusal {
     PARTIAL_FRAMES_OVER_LIMIT,
     /**
      * A connection whose peer did not read while more than {@code NodeBuilder.maxQueuedWriteBytes}
-     * waited to be written to it: closed. (Above {@code NodeBuilder.pauseReadingAboveQueuedBytes}, the
-     * node already stopped reading that peer's requests, which are not refused or counted.)
+     * waited to be written to it (every frame counted, PING and WINDOW_UPDATE answers included, by the
+     * bytes it holds: its bytes and a fixed overhead), or the connection holding the most while the
+     * node's connections together held more than three quarters of
+     * {@code NodeBuilder.maxTotalQueuedWriteBytes}, or one whose frame would have taken them over it:
+     * closed. (Above {@code NodeBuilder.pauseReadingAboveQueuedBytes}, the node already stopped reading
+     * that peer's requests, which are not refused or counted.)
      */
     WRITE_QUEUE_FULL,
     /**
@@ -92,5 +96,13 @@ public enum Refusal {
      * ping interval without a byte ({@code NodeBuilder.connectionHealth}): the peer is dead, cut off or
      * stalled. Closed; the next chain to that peer connects again (or fails over to a backup endpoint).
      */
-    SILENT_PEER
+    SILENT_PEER,
+    /**
+     * A connection that sent more than {@code NodeBuilder.maxBadFramesPerConnection} frames the node
+     * refused without closing it (each also counted by its own kind: {@link #MALFORMED_FRAME},
+     * {@link #CLASS_NAME}, {@link #VALUE_TOO_DEEP}, {@link #INVALID_ORIGIN}, {@link #FORGED_FRAME}): closed,
+     * and nothing more it sent was decoded. A peer that sends junk pays with its connection, and
+     * junk does not keep a connection from its idle timeout either.
+     */
+    TOO_MANY_BAD_FRAMES
 }

@@ -8,6 +8,7 @@ import io.rpcc.core.SubChain;
 import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.transport.TransportStats;
 import io.rpcc.repository.ChainingFunctionRepository;
 import io.rpcc.repository.internal.RepositoryClient;
 import io.rpcc.repository.internal.RepositoryEndpoint;
@@ -104,6 +105,14 @@ public final class RpccServer implements AutoCloseable {
                 hops.outcomeCacheHits(), hops.outcomeCacheMisses(), hops.outcomeCacheEvictions(),
                 hops.outcomeCacheAttached(), hops.outcomeCacheSize(), hops.outcomeCacheBytes(), node.ejection().failovers(),
                 node.ejection().ejections(), t.pingsSent());
+    }
+
+    /**
+     * Counters of this server's transport, the bytes it holds to write among them (test hook: checks
+     * that they stay within the write-queue limits).
+     */
+    TransportStats transportStats() {
+        return node.transport().stats();
     }
 
     /**

@@ -423,28 +423,36 @@ class HostileWireTest {
     // ------------------------------------------------------------------ forgery
 
     @Test
-    void forgedResultsErrorsRepliesAndQuietsForALiveChainAreDropped() throws Exception {
+    void forgedResultsErrorsRepliesAndQuietsForALiveChainAreDroppedAndTheForgerCutOff() throws Exception {
         long before = client.stats().refused(Refusal.FORGED_FRAME);
+        long cutOff = client.stats().refused(Refusal.TOO_MANY_BAD_FRAMES);
         CompletableFuture<ChainResult> live = client.startChain(ChainCall.to("s1", "sleep").params("genuine"));
         try (RawPeer p = new RawPeer("forger", client.address())) {
             p.handshake();
-            for (long id = 1; id <= 200; id++) { // every id the client may have issued, each with a guessed secret
-                ChainSecret guess = ChainSecret.random();
-                p.send(RawPeer.bytes(new ReplyFrame(new ChainKey(id, guess), BranchId.root(), new ReplyStream(1, "s1"), 0,
-                                "forged", null)),
-                        RawPeer.bytes(new ChainResultFrame(new ChainKey(id, guess), List.of("s1"), List.of(), List.of(),
-                                "forged", Credit.ONE, null)),
-                        RawPeer.bytes(new ChainErrorFrame(id, guess, ChainErrorCode.INTERNAL, new ChainFailure("x", "forged",
-                                "s1", 1, List.of(), List.of(), List.of(), List.of()), Credit.ONE)),
-                        RawPeer.bytes(new QuietFrame(id, guess, Credit.ONE)));
+            try {
+                for (long id = 1; id <= 200; id++) { // every id the client may have issued, each with a guessed secret
+                    ChainSecret guess = ChainSecret.random();
+                    p.send(RawPeer.bytes(new ReplyFrame(new ChainKey(id, guess), BranchId.root(), new ReplyStream(1, "s1"), 0,
+                                    "forged", null)),
+                            RawPeer.bytes(new ChainResultFrame(new ChainKey(id, guess), List.of("s1"), List.of(), List.of(),
+                                    "forged", Credit.ONE, null)),
+                            RawPeer.bytes(new ChainErrorFrame(id, guess, ChainErrorCode.INTERNAL, new ChainFailure("x", "forged",
+                                    "s1", 1, List.of(), List.of(), List.of(), List.of()), Credit.ONE)),
+                            RawPeer.bytes(new QuietFrame(id, guess, Credit.ONE)));
+                }
+            } catch (IOException e) {
+                // cut off (below)
             }
-            assertEquals("genuine", live.get().value(), "the live chain got its own result");
-            assertTrue(client.stats().refused(Refusal.FORGED_FRAME) >= before + 4,
-                    "the 4 frames with the live chain's id and a wrong secret are counted as forged");
-            long forged = client.stats().refused(Refusal.FORGED_FRAME);
+            assertTrue(p.closedWithin(5000), "the forger is cut off after 64 forged frames");
+        }
+        awaitCount(() -> client.stats().refused(Refusal.TOO_MANY_BAD_FRAMES), cutOff + 1);
+        assertEquals(before + 65, client.stats().refused(Refusal.FORGED_FRAME), "65 forged frames read, none after");
+        assertEquals("genuine", live.get().value(), "the live chain got its own result");
+        try (RawPeer p = new RawPeer("forger2", client.address())) {
+            p.handshake();
             ChainSecret guess = ChainSecret.random();
             p.send(RawPeer.bytes(new QuietFrame(Long.MAX_VALUE, guess, Credit.ONE))); // an id never issued
-            awaitCount(() -> client.stats().refused(Refusal.FORGED_FRAME), forged + 1);
+            awaitCount(() -> client.stats().refused(Refusal.FORGED_FRAME), before + 66);
         }
         assertEquals(0, client.chainsInFlight());
     }

@@ -63,7 +63,15 @@ final class RawPeer implements AutoCloseable {
 
     /** Connects to {@code node}, from {@code localAddress} if not null. */
     RawPeer(String name, InetSocketAddress node, InetAddress localAddress) throws IOException {
-        this(name, connect(node, localAddress));
+        this(name, connect(node, localAddress, 0));
+    }
+
+    /**
+     * Connects to {@code node} with a socket receive buffer of {@code receiveBuffer} bytes, set before
+     * it connects (a peer that means not to read keeps the node's bytes in the node).
+     */
+    RawPeer(String name, InetSocketAddress node, int receiveBuffer) throws IOException {
+        this(name, connect(node, null, receiveBuffer));
     }
 
     /** A peer on an open {@code socket} (plain or TLS) that will claim names of its choosing. */
@@ -80,8 +88,11 @@ final class RawPeer implements AutoCloseable {
         in = new DataInputStream(socket.getInputStream());
     }
 
-    private static Socket connect(InetSocketAddress node, InetAddress localAddress) throws IOException {
+    private static Socket connect(InetSocketAddress node, InetAddress localAddress, int receiveBuffer) throws IOException {
         Socket socket = new Socket();
+        if (receiveBuffer > 0) {
+            socket.setReceiveBufferSize(receiveBuffer);
+        }
         if (localAddress != null) {
             socket.bind(new InetSocketAddress(localAddress, 0));
         }
@@ -249,11 +260,19 @@ final class RawPeer implements AutoCloseable {
     }
 
     ChainHeader header(long id, String function, String originHost, int originPort, Credit credit) {
-        return new ChainHeader(new ChainIdentity(id, ChainSecret.random(), new NodeAddress(name, originHost,
-                originPort), 1),
+        return header(id, function, new NodeAddress(name, originHost, originPort), credit);
+    }
+
+    /** A REQUEST for {@code function} whose originator (where its result goes) is {@code origin}. */
+    ChainRequest requestFrom(NodeAddress origin, long id, String function, Object params) {
+        return new ChainRequest(header(id, function, origin, Credit.ONE), params, ChainState.empty(), null);
+    }
+
+    private static ChainHeader header(long id, String function, NodeAddress origin, Credit credit) {
+        return new ChainHeader(new ChainIdentity(id, ChainSecret.random(), origin, 1),
                 new ChainSoFar(1, List.of(), List.of(), List.of(), Metadata.empty()), function,
                         ChainingFunctionSource.NONE, credit,
-                new ReturnRoute(new NodeAddress(name, originHost, originPort), List.of(), BranchId.root()),
+                new ReturnRoute(origin, List.of(), BranchId.root()),
                         new ChainLimits(10, ChainHeader.NO_DEADLINE, HeartbeatBudget.NONE));
     }
 

@@ -56,6 +56,10 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final long DEFAULT_MAX_PARTIAL_FRAME_BYTES = 256L << 20;
     /** Default bytes waiting to be written to one connection before it is closed: 64 MiB. */
     public static final long DEFAULT_MAX_QUEUED_WRITE_BYTES = 64L << 20;
+    /** Default bytes waiting to be written to all of a node's connections together: 256 MiB. */
+    public static final long DEFAULT_MAX_TOTAL_QUEUED_WRITE_BYTES = 256L << 20;
+    /** Default frames refused on one connection without closing it, past which it is closed: 64. */
+    public static final int DEFAULT_MAX_BAD_FRAMES_PER_CONNECTION = 64;
     /** Default time a connection's write queue may make no progress before it is closed: 30 s. */
     public static final Duration DEFAULT_WRITE_STALL_TIMEOUT = Duration.ofSeconds(30);
     /** Default longest node name a peer may give (in HELLO or as a chain's originator): 255 characters. */
@@ -96,6 +100,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
     private long maxPartialFrameBytes = DEFAULT_MAX_PARTIAL_FRAME_BYTES;
     private long maxQueuedWriteBytes = DEFAULT_MAX_QUEUED_WRITE_BYTES;
+    private long maxTotalQueuedWriteBytes = DEFAULT_MAX_TOTAL_QUEUED_WRITE_BYTES;
+    private int maxBadFramesPerConnection = DEFAULT_MAX_BAD_FRAMES_PER_CONNECTION;
     private long pauseReadingAboveQueuedBytes; // 0: half of the write-queue limit
     private Duration writeStallTimeout = DEFAULT_WRITE_STALL_TIMEOUT;
     private int maxNodeNameLength = DEFAULT_MAX_NODE_NAME_LENGTH;
@@ -435,10 +441,38 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * How many bytes may wait to be written to one connection (default 64 MiB, and at least four
      * times {@link #maxFrameSize}): when a peer does not read what it is sent (partial replies wait
      * for it; results and errors do not), the connection is closed past this limit and counted as
-     * {@link Refusal#WRITE_QUEUE_FULL}.
+     * {@link Refusal#WRITE_QUEUE_FULL}. Every frame counts, the answers to a peer's PINGs and
+     * WINDOW_UPDATEs included, by the bytes it holds while it waits: its bytes and
+     * 384 bytes of the objects kept with it (a small frame holds several times its length).
      */
     public B maxQueuedWriteBytes(long bytes) {
         this.maxQueuedWriteBytes = positive(bytes, "maxQueuedWriteBytes");
+        return self();
+    }
+
+    /**
+     * How many bytes may wait to be written to all of the node's connections together (default
+     * 256 MiB, and at least {@link #maxQueuedWriteBytes}), counted as for {@link #maxQueuedWriteBytes}:
+     * a peer that names many originators that read nothing, each reached on its own connection, cannot
+     * make the node hold its per-connection limit many times over. Above three quarters of this limit
+     * the connection holding the most is closed, one at a time; a frame that would go over it is refused
+     * and its connection closed. Both count as {@link Refusal#WRITE_QUEUE_FULL}.
+     */
+    public B maxTotalQueuedWriteBytes(long bytes) {
+        this.maxTotalQueuedWriteBytes = positive(bytes, "maxTotalQueuedWriteBytes");
+        return self();
+    }
+
+    /**
+     * How many frames a connection may send that the node refuses without closing the connection
+     * (default 64): malformed frames and frames refused as {@link Refusal#CLASS_NAME},
+     * {@link Refusal#VALUE_TOO_DEEP}, {@link Refusal#INVALID_ORIGIN} or {@link Refusal#FORGED_FRAME}
+     * when they arrive. One more closes the connection, counted as {@link Refusal#TOO_MANY_BAD_FRAMES},
+     * and nothing more it sent is decoded. Refused frames never count as the connection being used:
+     * they do not hold it open past {@link #idleTimeout}.
+     */
+    public B maxBadFramesPerConnection(int frames) {
+        this.maxBadFramesPerConnection = positive(frames, "maxBadFramesPerConnection");
         return self();
     }
 
@@ -559,9 +593,11 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         Executor ex = executor != null ? executor : new DefaultExecutor(name);
         long queuedWriteBytes = Math.max(maxQueuedWriteBytes, 4L * maxFrameSize);
         WireLimits limits = new WireLimits(
-                new WireLimits.InboundConnectionLimits(maxInboundConnections, maxInboundConnectionsPerAddress),
+                new WireLimits.InboundConnectionLimits(maxInboundConnections, maxInboundConnectionsPerAddress,
+                        maxBadFramesPerConnection),
                 new WireLimits.ConnectionTimeouts(handshakeTimeout, idleTimeout, frameTimeout, writeStallTimeout),
                 new WireLimits.BufferLimits(Math.max(maxPartialFrameBytes, 2L * maxFrameSize), queuedWriteBytes,
+                        Math.max(maxTotalQueuedWriteBytes, queuedWriteBytes),
                         pauseReadingAboveQueuedBytes > 0 ? pauseReadingAboveQueuedBytes : queuedWriteBytes / 2),
                 new WireLimits.ValueLimits(maxNodeNameLength, maxValueDepth));
         NodeTransport.Config transport = new NodeTransport.Config(new NodeTransport.LocalEndpoint(name, bind, advertisedHost),

@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * Refusals are passed on as {@link Refused} messages for the handler to count, log and act on. A
  * frame that cannot be decoded after the handshake becomes a {@link MalformedFrame}: the stream
- * stays in step, so the connection goes on serving.
+ * stays in step, so the connection goes on serving, up to the node's limit of bad frames per
+ * connection ({@link BadFrames}). Once the connection is closed, nothing more is decoded.
  */
 final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private final WireFormat wire;
@@ -70,7 +71,7 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
-        if (stopped) {
+        if (stopped || !ctx.channel().isActive()) { // (closed: what it sent after, in the same read too, costs nothing)
             in.skipBytes(in.readableBytes());
             return null;
         }

@@ -18,8 +18,9 @@ import java.util.function.BooleanSupplier;
  * Writes frames to a node's connections and holds back what would overwhelm them: encodes a frame
  * on the calling thread within the peer's frame limit, writes it (flushed with the other frames of
  * the same turn of the event loop by the connection's {@code "flush"} handler), closes a connection
- * whose peer leaves more than the write-queue limit unread or reads nothing for the write-stall
- * timeout ({@link WriteStallWatch}), pauses reading the requests of a peer that does not read
+ * whose peer leaves more than the write-queue limit unread, or that holds the most when the node's
+ * connections together near theirs ({@link WriteBudget}: every frame counts, the connection's own
+ * PINGs and answers too), or whose peer reads nothing for the write-stall timeout ({@link WriteStallWatch}), pauses reading the requests of a peer that does not read
  * ({@link ReadPauses}), and lets producers wait until a connection can take more
  * ({@link WritabilityGate}).
  *
@@ -34,6 +35,7 @@ final class FrameWriter {
     private final WireFormat wire;
     private final ReadPauses pauses;
     private final ConnectionRefusals refusals;
+    private final WriteBudget budget;
 
     /** Writes within {@code config}'s frame size and limits, refusing stalled peers in {@code refusals}. */
     FrameWriter(NodeTransport.Config config, WireFormat wire, ReadPauses pauses, ConnectionRefusals refusals) {
@@ -41,6 +43,7 @@ final class FrameWriter {
         this.wire = wire;
         this.pauses = pauses;
         this.refusals = refusals;
+        this.budget = new WriteBudget(config.limits().maxQueuedWriteBytes(), config.limits().maxTotalQueuedWriteBytes());
     }
 
     /** See {@link NodeTransport#send(Channel, Object)}. */
@@ -64,19 +67,18 @@ final class FrameWriter {
     /** See {@link NodeTransport#write}. */
     CompletableFuture<Void> write(Channel ch, ByteBuf frame) {
         Hello peer = ConnectionAttributes.peer(ch);
-        long queued = WriteQueue.pending(ch);
-        if (queued + frame.readableBytes() > config.limits().maxQueuedWriteBytes()) {
+        long cost = WriteBudget.cost(frame);
+        String refused = take(ch, cost);
+        if (refused != null) {
             frame.release();
-            refusals.refuse(ch, Refusal.WRITE_QUEUE_FULL, queued + " bytes wait to be written and the peer does not read "
-                    + "(limit: " + config.limits().maxQueuedWriteBytes() + " bytes)", true);
             return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection to '"
-                    + (peer == null ? ch.remoteAddress() : peer.node()) + "' closed: " + queued + " bytes were "
-                    + "waiting to be written to it and it did not read them"));
+                    + (peer == null ? ch.remoteAddress() : peer.node()) + "' closed: " + refused));
         }
         ConnectionAttributes.used(ch);
         CompletableFuture<Void> written = new CompletableFuture<>();
         // flushed once for the frames written in the same turn of the event loop (the "flush" handler)
         WriteQueue.writeAndFlush(ch, frame).addListener((ChannelFutureListener) f -> {
+            budget.give(ch, cost);
             pauses.drained(ch);
             if (f.isSuccess()) {
                 written.complete(null);
@@ -91,13 +93,56 @@ final class FrameWriter {
     }
 
     /**
-     * Encodes one of the connection's own frames (HELLO, PING) within this node's frame limit and
-     * writes and flushes it at once, outside the write-queue limit.
+     * Encodes one of the connection's own frames (HELLO, PING, a PING's answer) within this node's
+     * frame limit and writes and flushes it at once, within the write budgets like every frame (a
+     * peer that sends PINGs and reads no answer is closed at the write-queue limit); such a frame
+     * does not count as the connection being used.
      *
      * @throws HopFailure if it cannot be encoded
      */
-    ChannelFuture writeOwn(Channel ch, Object frame) {
-        return WriteQueue.writeAndFlush(ch, wire.encode(frame, config.maxFrameSize(), ch.alloc()));
+    ChannelFuture writeOwn(Channel ch, Object message) {
+        ByteBuf frame = wire.encode(message, config.maxFrameSize(), ch.alloc());
+        long cost = WriteBudget.cost(frame);
+        String refused = take(ch, cost);
+        if (refused != null) {
+            frame.release();
+            return ch.newFailedFuture(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection closed: " + refused));
+        }
+        ChannelFuture f = WriteQueue.writeAndFlush(ch, frame);
+        f.addListener(done -> budget.give(ch, cost));
+        return f;
+    }
+
+    /**
+     * Takes {@code cost} bytes of the write budgets for a frame on {@code ch}: {@code null} if taken,
+     * else why not ({@code ch} was closed and counted as {@link Refusal#WRITE_QUEUE_FULL}). Above three
+     * quarters of the node's budget, the connection holding the most is closed.
+     */
+    private String take(Channel ch, long cost) {
+        WriteBudget.Outcome outcome = budget.take(ch, cost);
+        WriteBudget.Held shed = budget.shed();
+        if (shed != null && (shed.ch != ch || outcome == WriteBudget.Outcome.TAKEN)) {
+            refusals.refuse(shed.ch, Refusal.WRITE_QUEUE_FULL, "the node's connections hold " + budget.total()
+                    + " bytes waiting to be written, over three quarters of its limit of "
+                    + config.limits().maxTotalQueuedWriteBytes() + ", and this connection the most: "
+                    + shed.get() + " bytes", true);
+        }
+        String why = switch (outcome) {
+            case TAKEN -> null;
+            case CONNECTION_FULL -> budget.heldBy(ch) + " bytes wait to be written and the peer does not read them "
+                    + "(limit: " + config.limits().maxQueuedWriteBytes() + " bytes)";
+            case NODE_FULL -> "the node's connections hold " + budget.total() + " bytes waiting to be written "
+                    + "(limit: " + config.limits().maxTotalQueuedWriteBytes() + " bytes over all)";
+        };
+        if (why != null) {
+            refusals.refuse(ch, Refusal.WRITE_QUEUE_FULL, why, true);
+        }
+        return why;
+    }
+
+    /** What the node's connections hold to be written: now, at most at once, at most on one connection. */
+    WriteBudget budget() {
+        return budget;
     }
 
     /** See {@link NodeTransport#awaitWritable(Channel, Duration, BooleanSupplier)}. */

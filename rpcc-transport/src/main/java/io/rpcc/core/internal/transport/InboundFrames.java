@@ -24,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * Where what a node's connections read goes: PINGs to {@link RoundTrips}, HELLOs to
  * {@link Handshakes}, chain frames (counted; only once the connection's handshake is done) to the
  * node's {@link InboundListener}; what {@link FrameDecoder} refused, and malformed frames, refused
- * ({@link ConnectionRefusals}); a connection that fails is closed.
+ * ({@link ConnectionRefusals}) and counted against the connection ({@link BadFrames}: past a limit it
+ * is closed); a connection that fails is closed. Only well-formed frames the node took keep a
+ * connection from its idle timeout.
  */
 final class InboundFrames {
     private static final Logger log = LoggerFactory.getLogger(NodeTransport.class);
@@ -54,36 +56,55 @@ final class InboundFrames {
         return framesReceived.get();
     }
 
-    /** {@code msg} was decoded on {@code ctx}'s connection (outbound if {@code dial} is not {@code null}). */
+    /**
+     * {@code msg} was decoded on {@code ctx}'s connection (outbound if {@code dial} is not {@code null}).
+     * Only a well-formed frame that the node did not refuse counts as the connection being used (for
+     * its idle timeout); a refused one counts as one of its {@link BadFrames}.
+     */
     void read(ChannelHandlerContext ctx, Object msg, Dial dial) {
+        Channel ch = ctx.channel();
         if (msg instanceof PingFrame p) { // (about the connection, not counted as a frame received)
-            roundTrips.onPing(ctx.channel(), p);
+            roundTrips.onPing(ch, p);
             return;
         }
         framesReceived.incrementAndGet();
-        ConnectionAttributes.used(ctx.channel());
         if (!(msg instanceof Hello || msg instanceof FrameDecoder.Refused || msg instanceof FrameDecoder.VersionMismatch)
-                && (ConnectionAttributes.peer(ctx.channel()) == null || !ctx.channel().isActive())) {
+                && (ConnectionAttributes.peer(ch) == null || !ch.isActive())) {
             // the HELLO before it was refused (TLS identity) and the connection is closing: frames
             // decoded from the same read must not run
             return;
         }
+        BadFrames bad = BadFrames.of(ch);
+        int badBefore = bad == null ? 0 : bad.count();
+        BadFrames outer = BadFrames.handing(bad); // refusals counted meanwhile are this connection's bad frames
+        try {
+            hand(ch, msg, dial);
+        } finally {
+            BadFrames.handing(outer);
+        }
+        if (!(msg instanceof FrameDecoder.MalformedFrame || msg instanceof FrameDecoder.Refused
+                || msg instanceof FrameDecoder.VersionMismatch) && (bad == null || bad.count() == badBefore)) {
+            ConnectionAttributes.used(ch);
+        }
+    }
+
+    private void hand(Channel ch, Object msg, Dial dial) {
         switch (msg) {
             case ChainRequest r -> {
-                pauses.requestFrom(ConnectionAttributes.peer(ctx.channel()).node(), ctx.channel());
+                pauses.requestFrom(ConnectionAttributes.peer(ch).node(), ch);
                 listener.onRequest(r);
             }
             case ChainResultFrame r -> listener.onResult(r);
             case ChainErrorFrame e -> listener.onError(e);
-            case ReplyFrame r -> listener.onReply(r, ctx.channel());
+            case ReplyFrame r -> listener.onReply(r, ch);
             case QuietFrame q -> listener.onQuiet(q);
             case CancelFrame c -> listener.onCancel(c);
             case HeartbeatFrame f -> listener.onHeartbeat(f);
-            case WindowUpdateFrame w -> listener.onWindowUpdate(w, ctx.channel());
-            case Hello h -> handshakes.onHello(ctx.channel(), dial, h);
-            case FrameDecoder.MalformedFrame m -> malformed(ctx.channel(), m.reason());
-            case FrameDecoder.VersionMismatch v -> handshakes.onVersionMismatch(ctx.channel(), dial, v);
-            case FrameDecoder.Refused r -> refusals.refuse(ctx.channel(), r.kind(), r.reason(), r.closes());
+            case WindowUpdateFrame w -> listener.onWindowUpdate(w, ch);
+            case Hello h -> handshakes.onHello(ch, dial, h);
+            case FrameDecoder.MalformedFrame m -> malformed(ch, m.reason());
+            case FrameDecoder.VersionMismatch v -> handshakes.onVersionMismatch(ch, dial, v);
+            case FrameDecoder.Refused r -> refusals.refuse(ch, r.kind(), r.reason(), r.closes());
             default -> throw new IllegalStateException("unexpected message " + msg.getClass());
         }
     }
@@ -103,7 +124,12 @@ final class InboundFrames {
             return;
         }
         if (cause instanceof DecoderException) { // a frame over the size limit (its bytes are skipped)
-            malformed(ctx.channel(), cause.getCause() != null ? cause.getCause() : cause);
+            BadFrames outer = BadFrames.handing(BadFrames.of(ctx.channel()));
+            try {
+                malformed(ctx.channel(), cause.getCause() != null ? cause.getCause() : cause);
+            } finally {
+                BadFrames.handing(outer);
+            }
             return;
         }
         if (cause instanceof IOException) {

@@ -229,8 +229,10 @@ public final class NodeTransport implements AutoCloseable {
 
     /** Counters. */
     public TransportStats stats() {
+        WriteBudget written = writer.budget();
         return new TransportStats(lifecycle.open(), refusals.get(Refusal.MALFORMED_FRAME), frames.received(),
-                refusals.snapshot(), roundTrips.pingsSent());
+                refusals.snapshot(), roundTrips.pingsSent(),
+                new TransportStats.QueuedWrites(written.total(), written.peakTotal(), written.peakConnection()));
     }
 
     /**

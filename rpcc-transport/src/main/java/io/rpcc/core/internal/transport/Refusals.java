@@ -19,9 +19,14 @@ public final class Refusals {
         }
     }
 
-    /** Counts one refusal of kind {@code refusal}. */
+    /**
+     * Counts one refusal of kind {@code refusal}. A refusal of a frame counted while a connection's
+     * frame is handed to the node, on its event loop, also counts as one of that connection's bad
+     * frames, past a limit of which it is closed.
+     */
     public void count(Refusal refusal) {
         counters[refusal.ordinal()].increment();
+        BadFrames.counted(refusal);
     }
 
     /** How many refusals of kind {@code refusal} so far. */

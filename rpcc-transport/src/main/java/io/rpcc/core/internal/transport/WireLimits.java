@@ -7,7 +7,7 @@ import java.time.Duration;
  * What a node lets its peers hold of it: connections, time, bytes and nesting. See the
  * corresponding {@code NodeBuilder} settings for each.
  *
- * @param connections how many inbound connections
+ * @param connections how many inbound connections, and how many bad frames one may send
  * @param timeouts how long a peer may keep the node waiting
  * @param buffers how many bytes a peer may leave with the node
  * @param values how large the names and values a peer sends may be
@@ -17,12 +17,15 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
                          ValueLimits values) {
 
     /**
-     * How many inbound connections a node keeps open.
+     * How many inbound connections a node keeps open, and how much junk one connection may send.
      *
      * @param maxInboundConnections inbound connections open at once
      * @param maxInboundConnectionsPerAddress inbound connections open at once from one remote IP address
+     * @param maxBadFramesPerConnection frames refused on one connection (inbound or outbound) without
+     *     closing it, past which it is closed ({@link io.rpcc.core.Refusal#TOO_MANY_BAD_FRAMES})
      */
-    public record InboundConnectionLimits(int maxInboundConnections, int maxInboundConnectionsPerAddress) {
+    public record InboundConnectionLimits(int maxInboundConnections, int maxInboundConnectionsPerAddress,
+                                          int maxBadFramesPerConnection) {
     }
 
     /**
@@ -42,10 +45,14 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
      *
      * @param maxPartialFrameBytes bytes of partly received frames the node holds, over all connections
      * @param maxQueuedWriteBytes bytes waiting to be written to one connection before it is closed
+     *     (as held: see {@link WriteBudget})
+     * @param maxTotalQueuedWriteBytes bytes waiting to be written to all the node's connections together
+     *     (see {@link WriteBudget})
      * @param pauseReadingAboveQueuedBytes bytes waiting to be written to a peer above which the requests
      *     it sends are not read (see {@link ReadPauses})
      */
-    public record BufferLimits(long maxPartialFrameBytes, long maxQueuedWriteBytes, long pauseReadingAboveQueuedBytes) {
+    public record BufferLimits(long maxPartialFrameBytes, long maxQueuedWriteBytes, long maxTotalQueuedWriteBytes,
+                               long pauseReadingAboveQueuedBytes) {
     }
 
     /**
@@ -65,6 +72,11 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
     /** Inbound connections open at once from one remote IP address. */
     public int maxInboundConnectionsPerAddress() {
         return connections.maxInboundConnectionsPerAddress();
+    }
+
+    /** Frames refused on one connection without closing it, past which it is closed. */
+    public int maxBadFramesPerConnection() {
+        return connections.maxBadFramesPerConnection();
     }
 
     /** How long an inbound connection may take to send its HELLO. */
@@ -95,6 +107,11 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
     /** Bytes waiting to be written to one connection before it is closed. */
     public long maxQueuedWriteBytes() {
         return buffers.maxQueuedWriteBytes();
+    }
+
+    /** Bytes waiting to be written to all the node's connections together. */
+    public long maxTotalQueuedWriteBytes() {
+        return buffers.maxTotalQueuedWriteBytes();
     }
 
     /** Bytes waiting to be written to a peer above which the requests it sends are not read. */
