@@ -71,13 +71,13 @@ final class InboundFrames {
         switch (msg) {
             case ChainRequest r -> {
                 pauses.requestFrom(ConnectionAttributes.peer(ctx.channel()).node(), ctx.channel());
-                listener.onRequest(r);
+                listener.onRequest(r, ctx.channel());
             }
             case ChainResultFrame r -> listener.onResult(r);
             case ChainErrorFrame e -> listener.onError(e);
             case ReplyFrame r -> listener.onReply(r, ctx.channel());
             case QuietFrame q -> listener.onQuiet(q);
-            case CancelFrame c -> listener.onCancel(c);
+            case CancelFrame c -> listener.onCancel(c, ctx.channel());
             case HeartbeatFrame f -> listener.onHeartbeat(f);
             case WindowUpdateFrame w -> listener.onWindowUpdate(w, ctx.channel());
             case Hello h -> handshakes.onHello(ctx.channel(), dial, h);
