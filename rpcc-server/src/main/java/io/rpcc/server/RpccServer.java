@@ -123,6 +123,19 @@ public final class RpccServer implements AutoCloseable {
         return hops.trackedChains();
     }
 
+    /**
+     * Cancels of chains never seen here that this server forgot early, to keep its per-peer bound on
+     * them (test hook: counts a flood of cancels for made-up chains).
+     */
+    long forgottenCancels() {
+        return hops.forgottenCancels();
+    }
+
+    /** Trails this server forgot before their time, to keep its bounds on them (test hook). */
+    long forgottenTrails() {
+        return hops.forgottenTrails();
+    }
+
     /** Chains parked here while a sub-chain they started runs (test hook: drains to zero once they return). */
     int parkedChains() {
         return hops.parkedChains();

@@ -3,13 +3,17 @@ package io.rpcc.server.internal;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.transport.NodeTransport;
+import io.rpcc.core.internal.wire.CancelFrame;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * What a server remembers, briefly, about the chains that passed through it, so that a cancel can
@@ -21,13 +25,31 @@ import java.util.concurrent.TimeUnit;
  * <p>An entry lives as long as the chain's budget plus {@link #GRACE_NANOS} (at most
  * {@link #MAX_RETENTION_NANOS}) and while a hop of the chain still works here, except that a chain
  * that ended here (its last hop, with nothing sent on) is forgotten when that hop is quiet. (The
- * originator of a chain needs no trail: it sends its cancel to the chain's first server.) At most
- * {@link #MAX_ENTRIES} are kept (the oldest are forgotten first). The first secret seen for a chain
- * is the one a cancel must carry; a cancel with another one is forged.
+ * originator of a chain needs no trail: it sends its cancel to the chain's first server.) The first
+ * secret seen for a chain is the one a cancel must carry; a cancel with another one is forged.
+ *
+ * <p>Bounds, per peer (the node that sent the request or cancel, {@code NodeTransport.peerOf}) and
+ * node-wide: at most {@link #MAX_ENTRIES} trails of chains whose requests came here, of them at most
+ * {@link #MAX_ENTRIES_PER_PEER} of one peer; over either, the oldest trail of the peer that holds the
+ * most goes first, so a peer can make room only at the cost of a peer holding at least as many as
+ * it does. A cancel of a chain never seen here is kept apart, as a small cancelled mark (so that its
+ * request is refused if it comes after all): at most {@link #MAX_UNKNOWN_CANCELS_PER_PEER} per peer
+ * and {@link #MAX_UNKNOWN_CANCELS} node-wide, the oldest of the peer with the most going first. Those
+ * marks never take the room of a trail: a flood of cancels for made-up chains forgets only the
+ * flooder's own marks (counted, {@link #forgottenCancels()}).
  */
 final class ChainTrails {
-    /** The most chains remembered; beyond it the oldest are forgotten (then they cannot be cancelled past this node). */
+    /**
+     * The most chains remembered node-wide; beyond it the oldest of the peer holding the most are
+     * forgotten (then they cannot be cancelled past this node).
+     */
     public static final int MAX_ENTRIES = 1 << 16;
+    /** The most chains remembered for the requests of one peer. */
+    public static final int MAX_ENTRIES_PER_PEER = MAX_ENTRIES / 2;
+    /** The most cancels of chains never seen here remembered node-wide. */
+    public static final int MAX_UNKNOWN_CANCELS = 1 << 14;
+    /** The most cancels of chains never seen here remembered for one peer. */
+    public static final int MAX_UNKNOWN_CANCELS_PER_PEER = 1 << 10;
     /** The longest a chain is remembered after its last hop here ended, whatever budget it claims. */
     public static final long MAX_RETENTION_NANOS = TimeUnit.MINUTES.toNanos(10);
     /**
@@ -45,6 +67,7 @@ final class ChainTrails {
     /** What is remembered of one chain. */
     private static final class Trail {
         final ChainSecret secret;
+        String peer = NodeTransport.LOCAL_PEER;
         long expiresNanos;
         String next;
         Set<String> others = Set.of(); // nodes it was sent to before next (a split's branches, the merge host)
@@ -75,12 +98,94 @@ final class ChainTrails {
     public record Cancelled(String next, List<HopControl> hops, long budgetNanos, Set<String> others) {
     }
 
-    private final LinkedHashMap<Key, Trail> entries = new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Key, Trail> eldest) {
-            return size() > MAX_ENTRIES;
+    /**
+     * Trails kept per peer within a bound per peer and node-wide; over either, the oldest trail of
+     * the peer holding the most (the one over its own bound, if any) is forgotten.
+     */
+    private static final class FairTable {
+        private final int maxTotal;
+        private final int maxPerPeer;
+        private final HashMap<Key, Trail> all = new HashMap<>();
+        private final HashMap<String, LinkedHashMap<Key, Trail>> byPeer = new HashMap<>();
+        private long forgotten;
+
+        FairTable(int maxTotal, int maxPerPeer) {
+            this.maxTotal = maxTotal;
+            this.maxPerPeer = maxPerPeer;
         }
-    };
+
+        Trail get(Key key) {
+            return all.get(key);
+        }
+
+        void put(Key key, Trail t, String peer) {
+            remove(key);
+            t.peer = peer;
+            all.put(key, t);
+            LinkedHashMap<Key, Trail> mine = byPeer.computeIfAbsent(peer, p -> new LinkedHashMap<>());
+            mine.put(key, t);
+            if (mine.size() > maxPerPeer) {
+                forgetEldest(mine);
+            }
+            while (all.size() > maxTotal) {
+                forgetEldest(largest());
+            }
+        }
+
+        void remove(Key key) {
+            Trail t = all.remove(key);
+            if (t != null) {
+                LinkedHashMap<Key, Trail> of = byPeer.get(t.peer);
+                of.remove(key);
+                if (of.isEmpty()) {
+                    byPeer.remove(t.peer);
+                }
+            }
+        }
+
+        private LinkedHashMap<Key, Trail> largest() {
+            LinkedHashMap<Key, Trail> most = null;
+            for (LinkedHashMap<Key, Trail> m : byPeer.values()) {
+                if (most == null || m.size() > most.size()) {
+                    most = m;
+                }
+            }
+            return most;
+        }
+
+        private void forgetEldest(LinkedHashMap<Key, Trail> of) {
+            remove(of.keySet().iterator().next());
+            forgotten++;
+        }
+
+        void removeIf(Predicate<Trail> expired) {
+            for (var it = byPeer.values().iterator(); it.hasNext(); ) {
+                LinkedHashMap<Key, Trail> m = it.next();
+                for (var e = m.entrySet().iterator(); e.hasNext(); ) {
+                    Map.Entry<Key, Trail> entry = e.next();
+                    if (expired.test(entry.getValue())) {
+                        e.remove();
+                        all.remove(entry.getKey());
+                    }
+                }
+                if (m.isEmpty()) {
+                    it.remove();
+                }
+            }
+        }
+
+        int size() {
+            return all.size();
+        }
+
+        int peers() {
+            return byPeer.size();
+        }
+    }
+
+    private final FairTable entries = new FairTable(MAX_ENTRIES, MAX_ENTRIES_PER_PEER);
+    /** Cancels of chains not seen here (yet): cancelled marks, kept apart from the trails. */
+    private final FairTable unknownCancels = new FairTable(MAX_UNKNOWN_CANCELS, MAX_UNKNOWN_CANCELS_PER_PEER);
     private long lastSweep = System.nanoTime();
 
     /** A node's table, remembering chains {@link #GRACE_NANOS} beyond their budget. */
@@ -98,6 +203,14 @@ final class ChainTrails {
      * {@code null} if the chain was cancelled here (the request must be refused).
      */
     public synchronized HopControl arrive(ChainHeader h, long nowNanos) {
+        return arrive(h, nowNanos, NodeTransport.LOCAL_PEER);
+    }
+
+    /**
+     * As {@link #arrive(ChainHeader, long)}, for a request that {@code peer} sent: a new trail counts
+     * in that peer's share.
+     */
+    public synchronized HopControl arrive(ChainHeader h, long nowNanos, String peer) {
         sweepIfDue(nowNanos);
         HopControl control = new HopControl(nowNanos, h.budgetNanos(), h.heartbeat());
         Key key = new Key(h.origin(), h.chainId());
@@ -110,8 +223,17 @@ final class ChainTrails {
             e = null;
         }
         if (e == null) {
-            e = new Trail(h.secret(), nowNanos);
-            entries.put(key, e);
+            Trail mark = unknownCancels.get(key);
+            if (mark != null) {
+                unknownCancels.remove(key);
+                if (mark.secret.matches(h.secret())) {
+                    e = mark; // the chain was cancelled before its request got here
+                }
+            }
+            if (e == null) {
+                e = new Trail(h.secret(), nowNanos);
+            }
+            entries.put(key, e, peer);
         }
         if (e.cancelled) {
             return null;
@@ -147,8 +269,12 @@ final class ChainTrails {
         Key key = new Key(h.origin(), h.chainId());
         Trail e = entries.get(key);
         if (e == null) {
+            Trail mark = unknownCancels.get(key);
+            if (mark != null && mark.secret.matches(h.secret())) {
+                return false; // cancelled before it got here
+            }
             e = new Trail(h.secret(), nowNanos);
-            entries.put(key, e);
+            entries.put(key, e, NodeTransport.LOCAL_PEER);
         } else if (!e.secret.matches(h.secret())) {
             return true; // not the chain this node tracks under that name
         }
@@ -174,16 +300,33 @@ final class ChainTrails {
      */
     public synchronized Cancelled cancel(String origin, long chainId, ChainSecret secret, long budgetNanos,
                                          long nowNanos) {
+        return cancel(new Key(origin, chainId), secret, budgetNanos, nowNanos, NodeTransport.LOCAL_PEER);
+    }
+
+    /**
+     * As {@link #cancel(String, long, ChainSecret, long, long)}, for a cancel that {@code peer} sent:
+     * the mark of a chain not seen here counts in that peer's share of such marks, apart from the
+     * trails.
+     */
+    public synchronized Cancelled cancel(CancelFrame cancel, long nowNanos, String peer) {
+        return cancel(new Key(cancel.origin(), cancel.chainId()), cancel.secret(), cancel.budgetNanos(), nowNanos,
+                peer);
+    }
+
+    private Cancelled cancel(Key key, ChainSecret secret, long budgetNanos, long nowNanos, String peer) {
         sweepIfDue(nowNanos);
-        Key key = new Key(origin, chainId);
         Trail e = entries.get(key);
         if (e == null) {
+            Trail mark = unknownCancels.get(key);
+            if (mark != null) {
+                return mark.secret.matches(secret) ? new Cancelled(null, List.of(), budgetNanos, Set.of()) : null;
+            }
             // Remembered even with no budget left: a request still on its way carries the budget it
             // left with, counted from its arrival, so it could still start here.
             e = new Trail(secret, nowNanos);
             e.extend(nowNanos, budgetNanos, graceNanos);
             e.cancelled = true;
-            entries.put(key, e);
+            unknownCancels.put(key, e, peer);
             return new Cancelled(null, List.of(), budgetNanos, Set.of());
         }
         if (!e.secret.matches(secret)) {
@@ -199,10 +342,29 @@ final class ChainTrails {
         return new Cancelled(e.next, List.copyOf(e.hops), Math.min(left, budgetNanos), others);
     }
 
-    /** Chains remembered now (forgetting the expired ones first). */
+    /** Chains remembered now, cancels of chains not seen here included (forgetting the expired ones first). */
     public synchronized int size() {
         sweep(System.nanoTime());
+        return entries.size() + unknownCancels.size();
+    }
+
+    /** Trails of chains whose requests came here, now (forgetting the expired ones first). */
+    public synchronized int trails() {
+        sweep(System.nanoTime());
         return entries.size();
+    }
+
+    /**
+     * Cancels of chains not seen here that were forgotten before their time to make room for newer
+     * ones of the same peer (or of a peer holding more): a flood of cancels for made-up chains.
+     */
+    public synchronized long forgottenCancels() {
+        return unknownCancels.forgotten;
+    }
+
+    /** Trails forgotten before their time to make room (their chains can no longer be cancelled past here). */
+    public synchronized long forgottenTrails() {
+        return entries.forgotten;
     }
 
     /** Forgets the expired entries if the last sweep is a while ago (the node's periodic sweep calls this). */
@@ -218,6 +380,8 @@ final class ChainTrails {
 
     private void sweep(long nowNanos) {
         lastSweep = nowNanos;
-        entries.values().removeIf(e -> e.hops.isEmpty() && nowNanos - e.expiresNanos >= 0);
+        Predicate<Trail> expired = e -> e.hops.isEmpty() && nowNanos - e.expiresNanos >= 0;
+        entries.removeIf(expired);
+        unknownCancels.removeIf(expired);
     }
 }

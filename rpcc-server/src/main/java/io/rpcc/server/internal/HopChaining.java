@@ -70,7 +70,7 @@ final class HopChaining {
                     control.remainingNanos(System.nanoTime()), h.returnStack()), hop, r.state(),
                     hop.context(node.name(), "chaining"));
         }
-        FunctionRuntime.Loaded loaded = node.functions().load(cf);
+        FunctionRuntime.Loaded loaded = node.functions().load(cf, hop.running().peer());
         long cfStart = System.nanoTime();
         NextHop next;
         HopContext cfContext = hop.context(node.name(), "chaining");

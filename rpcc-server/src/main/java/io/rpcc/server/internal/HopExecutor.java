@@ -16,6 +16,7 @@ import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.InvocationAbandoned;
+import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
@@ -125,7 +126,7 @@ public final class HopExecutor implements RequestHandler {
         this.subChainReturn = new SubChainReturn(node.name(), continuations);
         this.subChainFailureReturn = new SubChainFailureReturn(node.name(), continuations, reports);
         this.mergeArrival = new MergeArrival(merges, reports, merged -> start(merged, HopKind.MERGED,
-                System.nanoTime()));
+                System.nanoTime(), NodeTransport.LOCAL_PEER));
         NextHopSender sender = new NextHopSender(node, new HopTables(trails, continuations, running, handOffs, reports,
                 relays), mergeArrival, interceptors, settings);
         this.chaining = new HopChaining(node, interceptors, sender, reports, settings.proxy().node() != null);
@@ -134,7 +135,16 @@ public final class HopExecutor implements RequestHandler {
     /** Takes up {@code request}, arrived at {@code arrivedNanos}: decodes what it is, once, here. */
     @Override
     public void onRequest(ChainRequest request, long arrivedNanos) {
-        start(request, HopKind.of(request.header().serviceFunction()), arrivedNanos);
+        onRequest(request, arrivedNanos, NodeTransport.LOCAL_PEER);
+    }
+
+    /**
+     * Takes up {@code request}, arrived at {@code arrivedNanos} from {@code peer}, whose shares of
+     * this node's tables (trails, outcome cache, compile queue) it counts in.
+     */
+    @Override
+    public void onRequest(ChainRequest request, long arrivedNanos, String peer) {
+        start(request, HopKind.of(request.header().serviceFunction()), arrivedNanos, peer);
     }
 
     /**
@@ -142,14 +152,14 @@ public final class HopExecutor implements RequestHandler {
      * {@code arrivedNanos}: a hop whose first run is still running here waits for it; the others run
      * on the node's executor, as hops of their own here (with their own control and replies).
      */
-    private void start(ChainRequest request, HopKind kind, long arrivedNanos) {
+    private void start(ChainRequest request, HopKind kind, long arrivedNanos, String peer) {
         HopOutcomes.Outcome claim = kind == HopKind.SERVICE && services.contains(request.header().serviceFunction())
-                ? outcomes.claim(request, arrivedNanos) : null;
+                ? outcomes.claim(request, arrivedNanos, peer) : null;
         if (claim == HopOutcomes.WAITING) { // the same hop runs here: handled anew when it has ended
             waiting.waits(request, arrivedNanos);
             return;
         }
-        HopControl control = trails.arrive(request.header(), arrivedNanos);
+        HopControl control = trails.arrive(request.header(), arrivedNanos, peer);
         if (control == null) { // the chain was cancelled before its request got here: its originator has ended it
             refusedAfterCancel.incrementAndGet();
             outcomes.ended(claim, System.nanoTime());
@@ -162,7 +172,7 @@ public final class HopExecutor implements RequestHandler {
             // than hand the function over from a virtual thread and back (two wake-ups per hop)
             executor = FunctionRuntime.platformThreads();
         }
-        RunningHops.Hop hop = running.arrived(request.header(), control);
+        RunningHops.Hop hop = running.arrived(request.header(), control, peer);
         if (claim != null && !claim.replays()) {
             hop.replies().recordInto(claim); // its replies are kept with its outcome, for a replay
         }
@@ -235,8 +245,12 @@ public final class HopExecutor implements RequestHandler {
 
     @Override
     public boolean cancel(CancelFrame cancel) {
-        ChainTrails.Cancelled c = trails.cancel(cancel.origin(), cancel.chainId(), cancel.secret(), cancel.budgetNanos(),
-                System.nanoTime());
+        return cancel(cancel, NodeTransport.LOCAL_PEER);
+    }
+
+    @Override
+    public boolean cancel(CancelFrame cancel, String peer) {
+        ChainTrails.Cancelled c = trails.cancel(cancel, System.nanoTime(), peer);
         if (c == null) {
             return false;
         }
@@ -265,6 +279,19 @@ public final class HopExecutor implements RequestHandler {
         waiting.sendDueHeartbeats(nowNanos, beat);
         outcomes.expire(nowNanos); // expired outcomes and trails go without waiting for new traffic
         trails.expire(nowNanos);
+    }
+
+    /**
+     * Cancels of chains never seen here forgotten early to make room for newer ones of the same peer
+     * (a flood of cancels for made-up chains), and trails forgotten early to make room.
+     */
+    public long forgottenCancels() {
+        return trails.forgottenCancels();
+    }
+
+    /** Trails forgotten before their time to make room for others (their chains cannot be cancelled past here). */
+    public long forgottenTrails() {
+        return trails.forgottenTrails();
     }
 
     /** Chains remembered for their cancellation (expired ones are forgotten first). */

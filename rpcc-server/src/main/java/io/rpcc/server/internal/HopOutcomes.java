@@ -2,6 +2,7 @@ package io.rpcc.server.internal;
 
 import io.rpcc.core.BranchId;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSecret;
@@ -38,7 +39,11 @@ import java.util.function.Consumer;
  * only from their end.
  *
  * <p>Bounds: entries are kept for {@code ttl} after their hop ended, at most {@code maxEntries} of
- * them and {@code maxBytes} (estimated, {@link OutcomeFootprint}) of values; the oldest go first.
+ * them and {@code maxBytes} (estimated, {@link OutcomeFootprint}) of values. Each entry counts in the
+ * share of the peer that sent its request ({@code NodeTransport.peerOf}): one peer holds at most
+ * {@code 1/}{@value #PEER_SHARE} of either bound (beyond it its own oldest go), and over a node-wide
+ * bound the oldest entry of the peer holding the most goes first. So a peer's flood of cheap hops
+ * evicts its own outcomes, never those of a peer holding fewer, which a retry of theirs still replays.
  * Expired entries are dropped when they are met or when a later hop ends here. The per-hop cost for
  * chains that are never retried: a key and an entry, one map insertion, one queue node, the
  * footprint estimate; no lock but the entry's own, taken once by its owner.
@@ -65,6 +70,16 @@ final class HopOutcomes {
     private record ChainRef(String origin, long chainId) {
     }
 
+    /** One peer's outcomes may take at most this fraction (1/n) of each bound. */
+    static final int PEER_SHARE = 2;
+
+    /** The outcomes kept for the requests of one peer, oldest first. */
+    private static final class PeerShare {
+        final ConcurrentLinkedQueue<Outcome> order = new ConcurrentLinkedQueue<>();
+        final AtomicInteger kept = new AtomicInteger();
+        final AtomicLong bytes = new AtomicLong();
+    }
+
     /** One hop's replies may take at most this fraction (1/n) of the byte bound (one hop cannot empty the cache). */
     private static final long REPLY_SHARE = 8;
 
@@ -76,11 +91,14 @@ final class HopOutcomes {
     }
 
     /** The claim of an arrival that waits for the hop's first run to end. */
-    static final Outcome WAITING = new Outcome(null, null, null, 0);
+    static final Outcome WAITING = new Outcome(null, null, null, 0, null);
 
     /** What one hop produced at this node, as far as it got. */
     static final class Outcome {
         private final Key key;
+        private final String peer;
+        /** The share it counts in, once kept (set under the share's map entry). */
+        private volatile PeerShare share;
         private final ChainSecret secret;
         private final String serviceFunction;
         /** The most bytes of partial replies kept; beyond them the outcome cannot be replayed. */
@@ -101,8 +119,9 @@ final class HopOutcomes {
         private long expiresNanos;
         private long bytes;
 
-        private Outcome(Key key, ChainSecret secret, String serviceFunction, long maxReplyBytes) {
+        private Outcome(Key key, ChainSecret secret, String serviceFunction, long maxReplyBytes, String peer) {
             this.key = key;
+            this.peer = peer;
             this.secret = secret;
             this.serviceFunction = serviceFunction;
             this.maxReplyBytes = maxReplyBytes;
@@ -199,7 +218,8 @@ final class HopOutcomes {
     private final ConcurrentHashMap<Key, Outcome> entries = new ConcurrentHashMap<>();
     /** The keys of the kept outcomes of each chain, for {@link #forgetChain} (a cancelled chain is never replayed). */
     private final ConcurrentHashMap<ChainRef, Set<Key>> byChain = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<Outcome> order = new ConcurrentLinkedQueue<>();
+    /** The kept outcomes, by the peer that sent their requests. */
+    private final ConcurrentHashMap<String, PeerShare> peers = new ConcurrentHashMap<>();
     private final AtomicInteger kept = new AtomicInteger();
     private final AtomicLong keptBytes = new AtomicLong();
     private final AtomicLong hits = new AtomicLong();
@@ -226,12 +246,17 @@ final class HopOutcomes {
      * the entry, which the claimant replays ({@link Outcome#replays()}) or owns.
      */
     Outcome claim(ChainRequest request, long nowNanos) {
+        return claim(request, nowNanos, NodeTransport.LOCAL_PEER);
+    }
+
+    /** As {@link #claim(ChainRequest, long)}, for a request {@code peer} sent: its outcome counts in that peer's share. */
+    Outcome claim(ChainRequest request, long nowNanos, String peer) {
         ChainHeader h = request.header();
         if (limits.off() || idempotent.contains(h.serviceFunction())) {
             return null;
         }
         Key key = new Key(h.origin(), h.chainId(), h.branch(), h.hop());
-        Outcome fresh = new Outcome(key, h.secret(), h.serviceFunction(), limits.maxBytes() / REPLY_SHARE);
+        Outcome fresh = new Outcome(key, h.secret(), h.serviceFunction(), limits.maxBytes() / REPLY_SHARE, peer);
         for (;;) {
             Outcome o = entries.putIfAbsent(key, fresh);
             if (o == null) {
@@ -307,11 +332,18 @@ final class HopOutcomes {
             o.waiters = null;
         }
         if (keep) {
-            order.add(o);
+            PeerShare share = peers.compute(o.peer, (p, sh) -> { // (atomic with the removal of an empty share)
+                PeerShare mine = sh != null ? sh : new PeerShare();
+                o.share = mine;
+                mine.order.add(o);
+                mine.kept.incrementAndGet();
+                mine.bytes.addAndGet(o.bytes);
+                return mine;
+            });
             kept.incrementAndGet();
             keptBytes.addAndGet(o.bytes);
             byChain.computeIfAbsent(o.key.chain(), c -> ConcurrentHashMap.newKeySet(2)).add(o.key);
-            evict(nowNanos);
+            evict(nowNanos, share);
         } else {
             entries.remove(o.key, o);
         }
@@ -340,7 +372,7 @@ final class HopOutcomes {
 
     /**
      * Drops kept outcome {@code o} (unless it was dropped already) and frees what it holds; it leaves
-     * {@link #order} when it reaches its head. Counted as an eviction if {@code evicted}.
+     * its peer's queue when it reaches its head. Counted as an eviction if {@code evicted}.
      */
     private void drop(Outcome o, boolean evicted) {
         synchronized (o) {
@@ -354,6 +386,11 @@ final class HopOutcomes {
         }
         kept.decrementAndGet();
         keptBytes.addAndGet(-o.bytes);
+        PeerShare share = o.share;
+        if (share != null) {
+            share.kept.decrementAndGet();
+            share.bytes.addAndGet(-o.bytes);
+        }
         entries.remove(o.key, o);
         byChain.computeIfPresent(o.key.chain(), (c, keys) -> {
             keys.remove(o.key);
@@ -366,25 +403,72 @@ final class HopOutcomes {
 
     /** Drops the expired entries now (the node's periodic sweep: memory comes back without new traffic). */
     void expire(long nowNanos) {
-        evict(nowNanos);
+        for (var e : peers.entrySet()) {
+            PeerShare share = e.getValue();
+            dropHeads(share, nowNanos, false);
+            peers.computeIfPresent(e.getKey(), (p, sh) -> sh.order.isEmpty() ? null : sh);
+        }
+        evictOver(nowNanos);
     }
 
-    /** Drops the oldest entries while they are expired or the cache is over a bound. */
-    private void evict(long nowNanos) {
-        for (Outcome head; (head = order.peek()) != null; ) {
+    /**
+     * Drops the oldest entries of {@code share}, the share of the peer whose outcome was just kept,
+     * while they are expired or the share is over its part of a bound; then, while the cache is over
+     * a bound, the oldest of the peer holding the most.
+     */
+    private void evict(long nowNanos, PeerShare share) {
+        dropHeads(share, nowNanos, true);
+        evictOver(nowNanos);
+    }
+
+    private void evictOver(long nowNanos) {
+        while (kept.get() > limits.maxEntries() || keptBytes.get() > limits.maxBytes()) {
+            boolean byBytes = keptBytes.get() > limits.maxBytes();
+            PeerShare most = null;
+            for (PeerShare sh : peers.values()) {
+                if (!sh.order.isEmpty() && (most == null || (byBytes ? sh.bytes.get() > most.bytes.get()
+                        : sh.kept.get() > most.kept.get()))) {
+                    most = sh;
+                }
+            }
+            if (most == null || !dropHead(most, true)) {
+                return;
+            }
+        }
+    }
+
+    /** Drops the head of {@code share} while it is gone, expired or (if {@code overShare} is checked) over the share. */
+    private void dropHeads(PeerShare share, long nowNanos, boolean checkShare) {
+        for (Outcome head; (head = share.order.peek()) != null; ) {
             boolean gone;
             synchronized (head) {
                 gone = head.dropped;
             }
-            boolean over = gone || kept.get() > limits.maxEntries() || keptBytes.get() > limits.maxBytes()
-                    || nowNanos - head.expiresNanos >= 0;
+            boolean over = gone || nowNanos - head.expiresNanos >= 0 || checkShare
+                    && (share.kept.get() > Math.max(1, limits.maxEntries() / PEER_SHARE)
+                    || share.bytes.get() > limits.maxBytes() / PEER_SHARE);
             if (!over) {
                 return;
             }
-            if (order.remove(head) && !gone) {
+            if (share.order.remove(head) && !gone) {
                 drop(head, true);
             }
         }
+    }
+
+    /** Drops the oldest live entry of {@code share}; {@code false} if it has none. */
+    private boolean dropHead(PeerShare share, boolean evicted) {
+        for (Outcome head; (head = share.order.poll()) != null; ) {
+            boolean gone;
+            synchronized (head) {
+                gone = head.dropped;
+            }
+            if (!gone) {
+                drop(head, evicted);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Arrivals that replayed a cached outcome. */

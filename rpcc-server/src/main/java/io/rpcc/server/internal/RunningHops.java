@@ -4,6 +4,7 @@ import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.HopControl;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
@@ -28,11 +29,18 @@ final class RunningHops {
         private final ChainHeader header;
         private final HopReplies replies;
         private final HopControl control;
+        private final String peer;
 
-        Hop(ChainHeader header, HopReplies replies, HopControl control) {
+        Hop(ChainHeader header, HopReplies replies, HopControl control, String peer) {
             this.header = header;
             this.replies = replies;
             this.control = control;
+            this.peer = peer;
+        }
+
+        /** Who sent the hop's request ({@code NodeTransport.peerOf}): its work counts in that peer's shares. */
+        String peer() {
+            return peer;
         }
 
         HopControl control() {
@@ -73,10 +81,13 @@ final class RunningHops {
         this.handOffs = handOffs;
     }
 
-    /** A hop arrived; it counts until {@link #ran} has been called and its replies are quiet. */
-    Hop arrived(ChainHeader header, HopControl control) {
+    /**
+     * A hop arrived from {@code peer}; it counts until {@link #ran} has been called and its replies
+     * are quiet.
+     */
+    Hop arrived(ChainHeader header, HopControl control, String peer) {
         Hop hop = new Hop(header, new HopReplies(node, streams, trails, failures, handOffs, header,
-                control), control);
+                control), control, peer);
         hops.add(hop);
         return hop;
     }
@@ -92,7 +103,7 @@ final class RunningHops {
         if (sent.isDone()) {
             return;
         }
-        Hop entry = new Hop(onward, null, control);
+        Hop entry = new Hop(onward, null, control, NodeTransport.LOCAL_PEER);
         handingOn.add(entry);
         sent.whenComplete((v, e) -> handingOn.remove(entry));
     }

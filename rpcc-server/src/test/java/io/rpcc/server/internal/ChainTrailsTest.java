@@ -10,6 +10,7 @@ import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.HopControl;
+import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainIdentity;
@@ -105,12 +106,37 @@ class ChainTrailsTest {
     }
 
     @Test
-    void theTableIsBounded() {
+    void theTableIsBoundedPerPeerAndNodeWide() {
         long now = System.nanoTime();
         for (int i = 0; i < ChainTrails.MAX_ENTRIES + 100; i++) {
             trails.forwarding(header(100 + i, secret, 60 * SECOND), "s1", now);
         }
-        assertEquals(ChainTrails.MAX_ENTRIES, trails.size());
+        assertEquals(ChainTrails.MAX_ENTRIES_PER_PEER, trails.size(), "one peer holds at most its share");
+        for (int i = 0; i < ChainTrails.MAX_ENTRIES; i++) {
+            trails.arrive(header(1_000_000 + i, secret, 60 * SECOND), now, "address:10.0.0." + (1 + i % 3));
+        }
+        assertEquals(ChainTrails.MAX_ENTRIES, trails.size(), "node-wide");
+        assertEquals(ChainTrails.MAX_ENTRIES, trails.trails());
+    }
+
+    @Test
+    void cancelsOfUnknownChainsAreBoundedPerPeerAndNeverEvictATrail() {
+        long now = System.nanoTime();
+        HopControl real = trails.arrive(header(7, secret, 60 * SECOND), now, "address:10.0.0.1");
+        trails.forwarding(header(7, secret, 60 * SECOND), "s3", now);
+        for (int i = 0; i < 70_000; i++) {
+            trails.cancel(new CancelFrame(10_000 + i, ChainSecret.random(), "made-up", 60 * SECOND), now,
+                    "address:10.0.0.2");
+        }
+        assertEquals(1 + ChainTrails.MAX_UNKNOWN_CANCELS_PER_PEER, trails.size());
+        assertEquals(70_000 - ChainTrails.MAX_UNKNOWN_CANCELS_PER_PEER, trails.forgottenCancels());
+        assertEquals(0, trails.forgottenTrails());
+        ChainTrails.Cancelled c = trails.cancel(new CancelFrame(7, secret, "client", SECOND), now, "address:10.0.0.1");
+        assertEquals("s3", c.next(), "the real cancel still follows the trail");
+        assertEquals(List.of(real), c.hops());
+        trails.cancel(new CancelFrame(8, secret, "client", SECOND), now, "address:10.0.0.1");
+        assertNull(trails.arrive(header(8, secret, SECOND), now, "address:10.0.0.1"),
+                "a request after its cancel is still refused");
     }
 
     @Test

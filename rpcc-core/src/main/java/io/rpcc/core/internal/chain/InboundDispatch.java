@@ -56,6 +56,11 @@ public final class InboundDispatch implements InboundListener {
 
     @Override
     public void onRequest(ChainRequest request) {
+        onRequest(request, (Channel) null);
+    }
+
+    @Override
+    public void onRequest(ChainRequest request, Channel from) {
         if (!running.getAsBoolean()) {
             ChainHeader h = request.header();
             executor.execute(() -> requests.refuse(h, new HopFailure(ChainErrorCode.NODE_SHUTTING_DOWN, "node '" + nodeName
@@ -64,7 +69,8 @@ public final class InboundDispatch implements InboundListener {
             return;
         }
         // counted from its first bytes: reading the rest and decoding it took some of its budget
-        requests.onRequest(request, request.arrivedNanos() != 0 ? request.arrivedNanos() : System.nanoTime());
+        requests.onRequest(request, request.arrivedNanos() != 0 ? request.arrivedNanos() : System.nanoTime(),
+                transport.peerOf(from));
     }
 
     @Override
@@ -74,7 +80,12 @@ public final class InboundDispatch implements InboundListener {
 
     @Override
     public void onCancel(CancelFrame cancel) {
-        if (!requests.cancel(cancel)) {
+        onCancel(cancel, null);
+    }
+
+    @Override
+    public void onCancel(CancelFrame cancel, Channel from) {
+        if (!requests.cancel(cancel, transport.peerOf(from))) {
             transport.refusals().count(Refusal.FORGED_FRAME);
         }
     }

@@ -25,6 +25,15 @@ public interface RequestHandler {
     void onRequest(ChainRequest request, long arrivedNanos);
 
     /**
+     * As {@link #onRequest(ChainRequest, long)}, for a request sent by {@code peer} (who sent it on
+     * the connection it arrived on, {@link io.rpcc.core.internal.transport.NodeTransport#peerOf}): the
+     * per-peer bounds of the tables it fills charge it to that peer.
+     */
+    default void onRequest(ChainRequest request, long arrivedNanos, String peer) {
+        onRequest(request, arrivedNanos);
+    }
+
+    /**
      * Reports to its originator that the hop of {@code h} does not run here, for {@code why} (the
      * node is shutting down), with the hop's credit; called off the event loops.
      */
@@ -41,6 +50,11 @@ public interface RequestHandler {
      * notice on where this node sent the chain; {@code false} if it is forged (not the chain's secret).
      */
     boolean cancel(CancelFrame cancel);
+
+    /** As {@link #cancel(CancelFrame)}, for a cancel sent by {@code peer}. */
+    default boolean cancel(CancelFrame cancel, String peer) {
+        return cancel(cancel);
+    }
 
     /** Hops that arrived and have not finished (their work and replies included); what a shutdown waits for. */
     int hopsInFlight();

@@ -10,6 +10,7 @@ import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.CompiledFunction;
 import io.rpcc.core.spi.CompilerSettings;
@@ -42,8 +43,10 @@ import java.util.function.UnaryOperator;
  * not compile is remembered as such (it never will). Compilations run on a small pool of
  * {@value FunctionResources#COMPILER_THREADS}-or-fewer threads shared by the JVM's nodes ({@link FunctionResources},
  * held from {@link #open()} to {@link #close()}), with no lock between them; each node lets at most
- * {@code maxQueuedCompiles} of its own wait there and refuses more, so a flood of new functions
- * slows only itself, and sources over {@code maxSourceChars} are refused before anything reads them.
+ * {@code maxQueuedCompiles} of its own wait there and refuses more, of them at most
+ * {@code 1/}{@value #PEER_COMPILE_SHARE} for the chains of one peer (the node that sent the hop,
+ * {@code NodeTransport.peerOf}), so a flood of new functions slows only itself and leaves the rest of
+ * the queue to the other peers; sources over {@code maxSourceChars} are refused before anything reads them.
  */
 @EngineSpi
 public final class FunctionRuntime {
@@ -51,6 +54,8 @@ public final class FunctionRuntime {
     public static final int DEFAULT_MAX_SOURCE_CHARS = 64 * 1024;
     /** The default number of compilations one node lets wait or run at once. */
     public static final int DEFAULT_MAX_QUEUED_COMPILES = 16;
+    /** One peer's compilations may take at most this fraction (1/n, at least one) of {@code maxQueuedCompiles}. */
+    public static final int PEER_COMPILE_SHARE = 2;
     /** The longest error message or stack line reported from a chaining function, in chars. */
     public static final int MAX_MESSAGE_CHARS = FunctionText.MAX_MESSAGE_CHARS;
 
@@ -87,6 +92,8 @@ public final class FunctionRuntime {
     private final AtomicLong fetches = new AtomicLong();
     private final Set<String> ready = ConcurrentHashMap.newKeySet();
     private final AtomicInteger queuedCompiles = new AtomicInteger();
+    /** Compilations waiting or running, by the peer whose chain asked for them (absent: none). */
+    private final ConcurrentHashMap<String, Integer> compilesByPeer = new ConcurrentHashMap<>();
     private final int maxSourceChars;
     private final int maxQueuedCompiles;
     private final IntSupplier abandonedSandboxThreads;
@@ -207,8 +214,16 @@ public final class FunctionRuntime {
         FunctionResources.release();
     }
 
-    /** Loads {@code source}, compiling it on a cache miss. */
+    /** Loads {@code source}, compiling it on a cache miss (a compilation of this node's own). */
     public Loaded load(ChainingFunctionSource source) {
+        return load(source, NodeTransport.LOCAL_PEER);
+    }
+
+    /**
+     * Loads {@code source} for a chain that {@code peer} sent, compiling it on a cache miss within
+     * that peer's share of the compile queue.
+     */
+    public Loaded load(ChainingFunctionSource source, String peer) {
         long start = System.nanoTime();
         CompletableFuture<CompiledFunction> entry;
         boolean mine = false;
@@ -235,7 +250,7 @@ public final class FunctionRuntime {
                     fetches.incrementAndGet();
                     full = fetcher.apply(source);
                 }
-                entry.complete(compile(compiler, full));
+                entry.complete(compile(compiler, full, peer));
                 ready.add(source.id());
             } catch (RuntimeException | LinkageError thrown) {
                 Throwable e = thrown instanceof FunctionFailure f ? FunctionFailures.toHop(f) : thrown;
@@ -266,7 +281,7 @@ public final class FunctionRuntime {
     }
 
     /** Compiles {@code source} on the compiler pool, waiting for it; refused over the bounds. */
-    private CompiledFunction compile(FunctionCompiler compiler, ChainingFunctionSource source) {
+    private CompiledFunction compile(FunctionCompiler compiler, ChainingFunctionSource source, String peer) {
         int max = Math.min(maxSourceChars, compiler.maxSourceChars());
         if (source.source().length() > max) {
             refusals.count(Refusal.FUNCTION_SOURCE_TOO_LARGE);
@@ -276,12 +291,30 @@ public final class FunctionRuntime {
                     : " for " + source.language() + " functions") + "; keep chaining functions small and move the"
                     + " work into service functions, or data into the chain state");
         }
+        int share = Math.max(1, maxQueuedCompiles / PEER_COMPILE_SHARE);
+        boolean[] admitted = {false};
+        compilesByPeer.compute(peer, (p, n) -> {
+            int queued = n == null ? 0 : n;
+            if (queued >= share) {
+                return n;
+            }
+            admitted[0] = true;
+            return queued + 1;
+        });
+        if (!admitted[0]) {
+            refusals.count(Refusal.COMPILE_QUEUE_FULL);
+            throw TransientFailure.of(ChainErrorCode.CHAINING_FUNCTION_COMPILE, "the compile queue is full for the"
+                    + " chains of " + peer + ": it has " + share + " chaining functions of them waiting to compile, its"
+                    + " share of this node's " + maxQueuedCompiles + " (NodeBuilder.maxQueuedCompiles / "
+                    + PEER_COMPILE_SHARE + "); retry later, or reuse compiled functions");
+        }
         if (queuedCompiles.incrementAndGet() > maxQueuedCompiles) {
             queuedCompiles.decrementAndGet();
+            leave(peer);
             refusals.count(Refusal.COMPILE_QUEUE_FULL);
-            throw TransientFailure.of(ChainErrorCode.CHAINING_FUNCTION_COMPILE, "this node has " + maxQueuedCompiles
-                    + " chaining functions waiting to compile, its limit (NodeBuilder.maxQueuedCompiles); retry later,"
-                    + " or reuse compiled functions");
+            throw TransientFailure.of(ChainErrorCode.CHAINING_FUNCTION_COMPILE, "the compile queue is full: this node"
+                    + " has " + maxQueuedCompiles + " chaining functions waiting to compile, its limit"
+                    + " (NodeBuilder.maxQueuedCompiles); retry later, or reuse compiled functions");
         }
         try {
             CompletableFuture<CompiledFunction> done = CompletableFuture.supplyAsync(() -> {
@@ -299,7 +332,13 @@ public final class FunctionRuntime {
             throw e.getCause() instanceof RuntimeException r ? r : e;
         } finally {
             queuedCompiles.decrementAndGet();
+            leave(peer);
         }
+    }
+
+    /** A compilation of {@code peer}'s has left the queue. */
+    private void leave(String peer) {
+        compilesByPeer.computeIfPresent(peer, (p, n) -> n <= 1 ? null : n - 1);
     }
 
     /**

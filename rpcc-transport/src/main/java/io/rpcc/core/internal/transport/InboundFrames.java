@@ -92,13 +92,13 @@ final class InboundFrames {
         switch (msg) {
             case ChainRequest r -> {
                 pauses.requestFrom(ConnectionAttributes.peer(ch).node(), ch);
-                listener.onRequest(r);
+                listener.onRequest(r, ch);
             }
             case ChainResultFrame r -> listener.onResult(r);
             case ChainErrorFrame e -> listener.onError(e);
             case ReplyFrame r -> listener.onReply(r, ch);
             case QuietFrame q -> listener.onQuiet(q);
-            case CancelFrame c -> listener.onCancel(c);
+            case CancelFrame c -> listener.onCancel(c, ctx.channel());
             case HeartbeatFrame f -> listener.onHeartbeat(f);
             case WindowUpdateFrame w -> listener.onWindowUpdate(w, ch);
             case Hello h -> handshakes.onHello(ch, dial, h);

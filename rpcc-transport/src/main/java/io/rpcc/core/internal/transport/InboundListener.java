@@ -20,6 +20,14 @@ public interface InboundListener {
     /** A hop to run. */
     void onRequest(ChainRequest request);
 
+    /**
+     * A hop to run, read from connection {@code from} (whose peer, {@link NodeTransport#peerOf}, the
+     * node's per-peer bounds charge it to); by default {@link #onRequest(ChainRequest)}.
+     */
+    default void onRequest(ChainRequest request, Channel from) {
+        onRequest(request);
+    }
+
     /** The result of a chain this node started. */
     void onResult(ChainResultFrame result);
 
@@ -39,6 +47,11 @@ public interface InboundListener {
     void onWindowUpdate(WindowUpdateFrame update, Channel from);
     /** The originator of a chain cancelled it (the notice comes from the node before this one on its trail). */
     void onCancel(CancelFrame cancel);
+
+    /** A cancel read from connection {@code from}; by default {@link #onCancel(CancelFrame)}. */
+    default void onCancel(CancelFrame cancel, Channel from) {
+        onCancel(cancel);
+    }
 
     /** A heartbeat of a chain this node started: the chain is alive on the branch it names. */
     void onHeartbeat(HeartbeatFrame heartbeat);

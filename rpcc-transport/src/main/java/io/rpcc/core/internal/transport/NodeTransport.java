@@ -57,6 +57,8 @@ import java.util.function.Consumer;
  */
 @EngineSpi
 public final class NodeTransport implements AutoCloseable {
+    /** The peer of what this node makes itself (no connection): see {@link #peerOf}. */
+    public static final String LOCAL_PEER = "local";
     /**
      * The event loops of the nodes that were not given their own: one group for every such node of
      * the JVM, created when the first of them starts and shut down when the last of them closes.
@@ -247,6 +249,24 @@ public final class NodeTransport implements AutoCloseable {
      */
     public CompletableFuture<Channel> connect(String peer, InetSocketAddress address) {
         return connections.connect(peer, address);
+    }
+
+    /**
+     * Who sent what arrives on connection {@code ch}, for the tables a node bounds per peer: with TLS,
+     * {@code "node:"} and the node name its certificate authenticated (its HELLO's); in plaintext,
+     * where a HELLO's name proves nothing, {@code "address:"} and the remote IP address (the port
+     * left out: one host's connections are one peer). {@link #LOCAL_PEER} for what has no connection.
+     */
+    public String peerOf(Channel ch) {
+        if (ch == null) {
+            return LOCAL_PEER;
+        }
+        Hello hello = ConnectionAttributes.peer(ch);
+        if (config.tls() != null && hello != null) {
+            return "node:" + hello.node();
+        }
+        return ch.remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null
+                ? "address:" + a.getAddress().getHostAddress() : "address:" + ch.remoteAddress();
     }
 
     /** The round-trip estimate of connection {@code ch} (measured by its handshake and PINGs). */
