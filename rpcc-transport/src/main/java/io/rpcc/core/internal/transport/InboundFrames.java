@@ -98,7 +98,7 @@ final class InboundFrames {
             case ChainErrorFrame e -> listener.onError(e);
             case ReplyFrame r -> listener.onReply(r, ch);
             case QuietFrame q -> listener.onQuiet(q);
-            case CancelFrame c -> listener.onCancel(c, ctx.channel());
+            case CancelFrame c -> listener.onCancel(c, ch);
             case HeartbeatFrame f -> listener.onHeartbeat(f);
             case WindowUpdateFrame w -> listener.onWindowUpdate(w, ch);
             case Hello h -> handshakes.onHello(ch, dial, h);
