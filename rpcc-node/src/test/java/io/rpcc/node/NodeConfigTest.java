@@ -135,6 +135,8 @@ class NodeConfigTest {
                 Arguments.of("rpcc.limits.max-frame-size", "100", "a size from 1024 to 2147483647 bytes"),
                 Arguments.of("rpcc.limits.max-frame-size", "4GiB", "a size from 1024 to 2147483647 bytes"),
                 Arguments.of("rpcc.limits.max-hops", "0", "an integer from 1 to"),
+                Arguments.of("rpcc.limits.max-total-queued-write-bytes", "-1", "a size from 1 to"),
+                Arguments.of("rpcc.limits.max-bad-frames-per-connection", "0", "an integer from 1 to"),
                 Arguments.of("rpcc.limits.max-value-depth", "deep", "an integer from 1 to"),
                 Arguments.of("rpcc.limits.max-node-name-length", "1", "a name of at most 1 characters"),
                 Arguments.of("rpcc.peers", "inventory", "'inventory' is not name=host:port"),

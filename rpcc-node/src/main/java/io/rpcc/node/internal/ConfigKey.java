@@ -38,6 +38,8 @@ public enum ConfigKey {
     MAX_INBOUND_CONNECTIONS_PER_ADDRESS("rpcc.limits.max-inbound-connections-per-address", "256"),
     MAX_PARTIAL_FRAME_BYTES("rpcc.limits.max-partial-frame-bytes", "256MiB"),
     MAX_QUEUED_WRITE_BYTES("rpcc.limits.max-queued-write-bytes", "64MiB"),
+    MAX_TOTAL_QUEUED_WRITE_BYTES("rpcc.limits.max-total-queued-write-bytes", "256MiB"),
+    MAX_BAD_FRAMES_PER_CONNECTION("rpcc.limits.max-bad-frames-per-connection", "64"),
     MAX_NODE_NAME_LENGTH("rpcc.limits.max-node-name-length", "255"),
     MAX_VALUE_DEPTH("rpcc.limits.max-value-depth", "128"),
     FUNCTION_CACHE_SIZE("rpcc.limits.function-cache-size", "256"),

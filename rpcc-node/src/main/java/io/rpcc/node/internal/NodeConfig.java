@@ -43,6 +43,8 @@ public final class NodeConfig {
     private final int maxInboundConnectionsPerAddress;
     private final long maxPartialFrameBytes;
     private final long maxQueuedWriteBytes;
+    private final long maxTotalQueuedWriteBytes;
+    private final int maxBadFramesPerConnection;
     private final int maxNodeNameLength;
     private final int maxValueDepth;
     private final int functionCacheSize;
@@ -121,6 +123,8 @@ public final class NodeConfig {
         maxInboundConnectionsPerAddress = values.integer(ConfigKey.MAX_INBOUND_CONNECTIONS_PER_ADDRESS, 1, Integer.MAX_VALUE);
         maxPartialFrameBytes = values.bytes(ConfigKey.MAX_PARTIAL_FRAME_BYTES, 1, Long.MAX_VALUE);
         maxQueuedWriteBytes = values.bytes(ConfigKey.MAX_QUEUED_WRITE_BYTES, 1, Long.MAX_VALUE);
+        maxTotalQueuedWriteBytes = values.bytes(ConfigKey.MAX_TOTAL_QUEUED_WRITE_BYTES, 1, Long.MAX_VALUE);
+        maxBadFramesPerConnection = values.integer(ConfigKey.MAX_BAD_FRAMES_PER_CONNECTION, 1, Integer.MAX_VALUE);
         maxValueDepth = values.integer(ConfigKey.MAX_VALUE_DEPTH, 1, Integer.MAX_VALUE);
         functionCacheSize = values.integer(ConfigKey.FUNCTION_CACHE_SIZE, 1, Integer.MAX_VALUE);
         maxFunctionSourceChars = values.integer(ConfigKey.MAX_FUNCTION_SOURCE_CHARS, 1, Integer.MAX_VALUE);
@@ -172,6 +176,7 @@ public final class NodeConfig {
                 .maxFrameSize(maxFrameSize).maxHops(maxHops)
                 .maxInboundConnections(maxInboundConnections).maxInboundConnectionsPerAddress(maxInboundConnectionsPerAddress)
                 .maxPartialFrameBytes(maxPartialFrameBytes).maxQueuedWriteBytes(maxQueuedWriteBytes)
+                .maxTotalQueuedWriteBytes(maxTotalQueuedWriteBytes).maxBadFramesPerConnection(maxBadFramesPerConnection)
                 .maxNodeNameLength(maxNodeNameLength).maxValueDepth(maxValueDepth)
                 .functionCacheSize(functionCacheSize).maxFunctionSourceChars(maxFunctionSourceChars)
                 .maxQueuedCompiles(maxQueuedCompiles)
