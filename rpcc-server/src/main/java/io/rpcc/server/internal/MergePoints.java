@@ -183,7 +183,7 @@ final class MergePoints {
         for (int i = 0; i < n; i++) {
             NextHop.Call call = calls.get(i);
             ChainingFunctionSource cf = split.branchFunctions().get(i);
-            ChainHeader bh = h.onward(new ChainSoFar(split.hop(), path, console, timings, metadata.get(i)), call.serviceFunction(), cf, share, split.budgetNanos()).with(cf, stack).withBranch(h.branch().child(i + 1, n));
+            ChainHeader bh = NextHopDecision.withMaxHops(h.onward(new ChainSoFar(split.hop(), path, console, timings, metadata.get(i)), call.serviceFunction(), cf, share, split.budgetNanos()).with(cf, stack).withBranch(h.branch().child(i + 1, n)), split.branchMaxHops().get(i));
             sends.add(new Send(call.server(), null, new ChainRequest(bh, call.params(), call.state(), null), share,
                     false));
         }
@@ -290,11 +290,13 @@ final class MergePoints {
         List<HopTiming> timings = new ArrayList<>(open.timings());
         List<BranchOutcome> outcomes = new ArrayList<>(m.branches);
         int hop = open.hop();
+        long unused = 0; // of the branches' shares of the chain's hops: the chain goes on with them
         int firstFailed = -1;
         for (int i = 0; i < m.branches; i++) {
             ChainRequest r = m.outcomes[i];
             ChainHeader b = r.header();
             hop = Math.max(hop, b.hop());
+            unused += Math.max(0, (long) b.maxHops() - b.hop());
             path.addAll(tail(b.path(), prefixPath));
             console.addAll(tail(b.console(), prefixConsole));
             timings.addAll(tail(b.timings(), prefixTimings));
@@ -327,7 +329,7 @@ final class MergePoints {
         List<ReturnPoint> below = open.returnStack().subList(0, open.returnStack().size() - 1);
         timings.add(new HopTiming(hop, nodeName, HopKind.BRANCH_OUTCOME.wireName(), nowNanos - m.startNanos, 0, 0, 0,
                 nodeName));
-        ChainHeader merged = open.onward(new ChainSoFar(hop, path, console, timings, open.metadata()), HopKind.MERGED.wireName(), mergeFunction, m.credit, last.budgetNanos()).with(mergeFunction, below);
+        ChainHeader merged = NextHopDecision.withMaxHops(open.onward(new ChainSoFar(hop, path, console, timings, open.metadata()), HopKind.MERGED.wireName(), mergeFunction, m.credit, last.budgetNanos()).with(mergeFunction, below), NextHopDecision.mergedLimit(hop, unused));
         if (last.heartbeat().isOn()) { // the parent branch resumes: its first heartbeat is due at once
             merged = merged.withHeartbeat(new HeartbeatBudget(last.heartbeat().intervalNanos(), 0));
         }

@@ -6,6 +6,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainLimits;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.spi.EngineSpi;
@@ -98,9 +99,15 @@ public final class NextHopDecision {
      * {@code branchFunctions} ({@link ChainingFunctionSource#SAME} resolved), and have the outcomes
      * merged at {@code split.mergeServer()} (or, if {@code null}, here) by {@code mergeFunction}
      * ({@link ChainingFunctionSource#SAME} resolved; {@link ChainingFunctionSource#NONE}: the default merge).
+     * Branch {@code i} goes with the hop limit {@code branchMaxHops.get(i)}: its share of the hops the
+     * chain has left ({@link #branchLimits}), so that all branches together stay within the chain's limit.
      */
     public record StartSplit(NextHop.Split split, List<ChainingFunctionSource> branchFunctions,
-                             ChainingFunctionSource mergeFunction, int hop, long budgetNanos) implements Action {
+                             ChainingFunctionSource mergeFunction, int hop, long budgetNanos,
+                             List<Integer> branchMaxHops) implements Action {
+        public StartSplit {
+            branchMaxHops = List.copyOf(branchMaxHops);
+        }
     }
 
     /** The service function returned {@code result}: run the chaining function with it. */
@@ -195,13 +202,57 @@ public final class NextHopDecision {
             }
             functions.add(call.chainingFunction().isSame() ? current : call.chainingFunction());
         }
+        int n = split.branches().size();
+        int limit = Math.min(chainMaxHops, nodeMaxHops);
+        if ((long) limit - hop < n) { // each branch needs at least its first hop
+            NextHop.Call call = split.branches().get((int) Math.max(0, (long) limit - hop));
+            return new Fail(ChainErrorCode.HOP_LIMIT_EXCEEDED, "chain reached its hop limit of " + limit
+                    + " hops: " + (limit - hop) + " left after hop " + hop + " cannot be shared among " + n
+                    + " branches; not calling '" + call.serviceFunction() + "' at '" + call.server() + "'");
+        }
         if (returnStack.size() >= ReturnPoint.MAX_DEPTH) {
             return new Fail(ChainErrorCode.SUB_CHAIN, "splits and sub-chains nest at most " + ReturnPoint.MAX_DEPTH
                     + " levels deep; not splitting into " + split.branches().size() + " branches after hop " + hop
                     + ": does a branch split again without end?");
         }
         ChainingFunctionSource merge = split.mergeFunction().isSame() ? current : split.mergeFunction();
-        return new StartSplit(split, List.copyOf(functions), merge, hop + 1, budgetForNext(remainingNanos));
+        return new StartSplit(split, List.copyOf(functions), merge, hop + 1, budgetForNext(remainingNanos),
+                branchLimits(hop, limit, n));
+    }
+
+    /**
+     * The hop limits of the {@code n} branches of a split after hop {@code hop} of a chain that may
+     * reach {@code limit} hops: the {@code limit - hop} hops it has left are shared among them like
+     * credit, as evenly as they divide (the first branches get one more), each at least one; together
+     * the branches cannot run more hops than the chain could have run alone. What a branch leaves
+     * unused returns at the merge ({@link #mergedLimit}).
+     */
+    public static List<Integer> branchLimits(int hop, int limit, int n) {
+        long left = (long) limit - hop;
+        if (n < 1 || left < n) {
+            throw new IllegalArgumentException(left + " hops left cannot be shared among " + n + " branches");
+        }
+        List<Integer> limits = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            limits.add((int) (hop + left / n + (i < left % n ? 1 : 0)));
+        }
+        return List.copyOf(limits);
+    }
+
+    /**
+     * The hop limit a chain goes on with after a merge at hop {@code mergedHop} (the last hop of its
+     * longest branch), the branches having left {@code unused} hops of their shares
+     * ({@link #branchLimits}): just those, so that the hops of the branches and of the chain after
+     * the merge together stay within the chain's limit before the split.
+     */
+    public static int mergedLimit(int mergedHop, long unused) {
+        return (int) Math.min(Integer.MAX_VALUE, mergedHop + Math.max(0, unused));
+    }
+
+    /** {@code h} with {@code maxHops} as its hop limit (a branch's share, or what a merge goes on with). */
+    public static ChainHeader withMaxHops(ChainHeader h, int maxHops) {
+        return new ChainHeader(h.chain(), h.soFar(), h.serviceFunction(), h.chainingFunction(), h.credit(), h.route(),
+                new ChainLimits(maxHops, h.limits().budgetNanos(), h.limits().heartbeat()));
     }
 
     /** The failure of calling {@code call} after hop {@code hop}, if that exceeds the hop limit; else {@code null}. */
