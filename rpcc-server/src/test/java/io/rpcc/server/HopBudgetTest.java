@@ -180,6 +180,23 @@ class HopBudgetTest {
     }
 
     @Test
+    void interactiveModeSharesTheHopsTheSameWay() {
+        HopLimitExceededException e = assertThrows(HopLimitExceededException.class, () -> client.runChain(
+                ChainCall.to("s1", "count").params(0).chainingFunction(SPLIT_THEN_WALK)
+                        .state(ChainState.of("step", "split", "split", 4, "walked", 0, "then", -1)).maxHops(12)
+                        .interactive(true)));
+        assertEquals(12, hops.get());
+        assertEquals(9, e.hop(), e.remoteMessage());
+
+        hops.set(0);
+        HopLimitExceededException bomb = assertThrows(HopLimitExceededException.class, () -> client.runChain(
+                ChainCall.to("s1", "count").params(0).chainingFunction(BOMB)
+                        .state(ChainState.of("depth", 4, "fan", 8)).maxHops(200).interactive(true)));
+        assertTrue(hops.get() <= 200, hops.get() + " hops ran under a hop limit of 200");
+        assertTrue(bomb.remoteMessage().contains("hop limit of"), bomb.remoteMessage());
+    }
+
+    @Test
     void aSubChainsHopsCountAgainstItsParentsLimit() {
         // hop 1 starts a sub-chain of hops 2..6; the parent resumes after hop 6 with 4 hops left
         HopLimitExceededException e = assertThrows(HopLimitExceededException.class, () -> client.runChain(

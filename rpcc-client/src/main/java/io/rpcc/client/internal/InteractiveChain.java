@@ -51,8 +51,10 @@ public final class InteractiveChain {
      * @param result the result, or {@code null} if the chain failed
      * @param error the failure, or {@code null}
      * @param finished completes when every partial reply has arrived (fails on timeout)
+     * @param maxHops the hop limit the run ended with: its own, or, after a split, what its branches
+     *     left unused ({@link NextHopDecision#mergedLimit}); a branch's merge goes on with what is left of it
      */
-    public record Run(ChainResult result, ChainException error, CompletableFuture<Void> finished) {
+    public record Run(ChainResult result, ChainException error, CompletableFuture<Void> finished, int maxHops) {
     }
 
     /**
@@ -271,7 +273,7 @@ public final class InteractiveChain {
                 if (current.isNone()) {
                     timings.add(timing);
                     return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,
-                            Duration.ofNanos(System.nanoTime() - startNanos), true, List.of()), null, finishes, local);
+                            Duration.ofNanos(System.nanoTime() - startNanos), true, List.of()), null, finishes, local, maxHops);
                 }
                 NextHop next;
                 long loadNanos = 0;
@@ -306,13 +308,15 @@ public final class InteractiveChain {
                     path = merged.path();
                     hop = merged.hop();
                     current = merged.mergeFunction();
+                    maxHops = merged.maxHops(); // what the branches left: the chain goes on with that
+                    start = start.withMaxHops(maxHops);
                     action = merged.next();
                 }
                 switch (action) {
                     case NextHopDecision.Finish finish -> {
                         return finish(new ChainResult(finish.result(), node.name(), path, console, timings,
                                 Duration.ofNanos(System.nanoTime() - startNanos), true, List.of()), null, finishes,
-                                local);
+                                local, maxHops);
                     }
                     case NextHopDecision.Forward onward -> {
                         server = onward.server();
@@ -331,13 +335,13 @@ public final class InteractiveChain {
                 }
             }
         } catch (ChainException e) {
-            return finish(null, e, finishes, local);
+            return finish(null, e, finishes, local, maxHops);
         }
     }
 
     private static Run finish(ChainResult result, ChainException error, List<CompletableFuture<Void>> finishes,
-                              LocalWork local) {
+                              LocalWork local, int maxHops) {
         local.release();
-        return new Run(result, error, CompletableFuture.allOf(finishes.toArray(CompletableFuture[]::new)));
+        return new Run(result, error, CompletableFuture.allOf(finishes.toArray(CompletableFuture[]::new)), maxHops);
     }
 }

@@ -44,7 +44,8 @@ final class InteractiveSplit {
      * @param mergeFunction the chaining function from here on (the merge function)
      * @param next what to do next
      */
-    record Merged(List<String> path, int hop, ChainingFunctionSource mergeFunction, NextHopDecision.Action next) {
+    record Merged(List<String> path, int hop, ChainingFunctionSource mergeFunction, NextHopDecision.Action next,
+                  int maxHops) {
     }
 
     private final InteractiveChain chain;
@@ -85,7 +86,6 @@ final class InteractiveSplit {
         BranchId branch = at.branch();
         Metadata metadata = chainStart.metadata();
         Instant deadline = chainStart.deadline();
-        int maxHops = chainStart.maxHops();
         long start = System.nanoTime();
         List<NextHop.Call> calls = split.split().branches();
         int n = calls.size();
@@ -95,6 +95,7 @@ final class InteractiveSplit {
         for (int i = 0; i < n; i++) {
             NextHop.Call call = calls.get(i);
             ChainingFunctionSource cf = split.branchFunctions().get(i);
+            int share = split.branchMaxHops().get(i); // its share of the hops left
             BranchId on = branch.child(i + 1, n);
             InteractiveChain.Cancellation c = cancellation.branch();
             CompletableFuture<InteractiveChain.Run> run = new CompletableFuture<>();
@@ -102,7 +103,8 @@ final class InteractiveSplit {
                 try {
                     ChainStart branchStart = chainStart.continuing(new NextHop.Call(call.server(),
                             call.serviceFunction(), call.params(), cf, call.state()),
-                            Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())));
+                            Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())))
+                            .withMaxHops(share);
                     run.complete(chain.run(branchStart, sink, c, mode, new ChainPosition(split.hop(), path, on),
                             consoleAtSplit, timingsAtSplit));
                 } catch (RuntimeException | Error e) {
@@ -119,6 +121,7 @@ final class InteractiveSplit {
         List<Object> values = new ArrayList<>(n);
         ChainException firstFailure = null;
         int last = hop;
+        long unused = 0; // of the branches' shares of the chain's hops: the chain goes on with them
         for (int i = 0; i < n; i++) {
             InteractiveChain.Run run = ChainLauncher.join(runs.get(i));
             finishes.add(run.finished());
@@ -128,6 +131,7 @@ final class InteractiveSplit {
                 console.addAll(tail(run.result().console(), consoleAtSplit.size()));
                 timings.addAll(tail(run.result().timings(), timingsAtSplit.size()));
                 last = Math.max(last, run.result().timings().getLast().hop());
+                unused += Math.max(0, (long) run.maxHops() - run.result().timings().getLast().hop());
                 outcomes.add(BranchOutcome.success(i + 1, on, run.result().value()));
                 values.add(run.result().value());
             } else {
@@ -136,12 +140,14 @@ final class InteractiveSplit {
                 console.addAll(tail(e.console(), consoleAtSplit.size()));
                 timings.addAll(tail(e.timings(), timingsAtSplit.size()));
                 last = Math.max(last, e.hop());
+                unused += Math.max(0, (long) run.maxHops() - e.hop());
                 outcomes.add(BranchOutcome.failure(i + 1, on, e));
                 if (firstFailure == null) {
                     firstFailure = e;
                 }
             }
         }
+        int maxHops = NextHopDecision.mergedLimit(last, unused);
         HopTiming timing = new HopTiming(last, node.name(), "rpcc.merge", System.nanoTime() - start, 0, 0, 0,
                 node.name());
         NextHopDecision decisions = NextHopDecision.of(node);
@@ -153,7 +159,7 @@ final class InteractiveSplit {
                 throw firstFailure;
             }
             return new Merged(merged, last, mergeFunction,
-                    decisions.decide(NextHop.end(values), last, maxHops, mergeFunction, budget, List.of()));
+                    decisions.decide(NextHop.end(values), last, maxHops, mergeFunction, budget, List.of()), maxHops);
         }
         long loadNanos = 0;
         long cfStart = System.nanoTime();
@@ -184,7 +190,7 @@ final class InteractiveSplit {
         }
         timings.add(timing.withChaining(loadNanos, System.nanoTime() - cfStart, node.name()));
         return new Merged(merged, last, mergeFunction, decisions.decide(next, last, maxHops, mergeFunction,
-                Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline), List.of()));
+                Node.budgetNanos(Duration.ofNanos(deadlineNanos - System.nanoTime()), deadline), List.of()), maxHops);
     }
 
     /** {@code e} with its message naming branch {@code on} of {@code n}, as chain mode's merge host sees it. */

@@ -90,6 +90,14 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
     }
 
     /**
+     * This chain with {@code limit} as its hop limit (a branch's share of the hops left at a split,
+     * or what the chain goes on with after a merge, see {@link NextHopDecision#branchLimits}).
+     */
+    public ChainStart withMaxHops(int limit) {
+        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats);
+    }
+
+    /**
      * One step of this chain run step by step (interactive mode): {@code serviceFunction} at
      * {@code server} with {@code params} alone (the originator runs the chaining functions), within
      * {@code left}, its heartbeats watched as {@code stepHeartbeats} says.
