@@ -40,6 +40,7 @@ import org.slf4j.LoggerFactory;
  * Splits and merges (paper 3.10), at the node that splits a chain and at the merge host.
  *
  * <p>A split sends each branch's first hop with the branch's id ({@code parent.child(i)}, from 1),
+ * its share of the hops the chain has left as its hop limit ({@link NextHopDecision#branchLimits}),
  * a merge point ({@link ReturnPoint} with the number of branches) pushed onto the return stack and a
  * share of the hop's credit, and an <em>opening</em> ({@link HopKind#SPLIT_OPENING}) to the merge host carrying the
  * merge function, its state, the rest of the credit and the stack below the merge point. A branch
@@ -50,7 +51,8 @@ import org.slf4j.LoggerFactory;
  * <p>At the merge host this table keeps, per split (chain, parent branch, number of the splitting
  * hop), what has arrived, holding no thread. When the opening and every branch's outcome are in, the
  * merge runs as a hop of its own ({@link Ready}, {@link HopKind#MERGED}: never on the wire) on the
- * parent branch with all the credit: the merge function gets the {@link BranchOutcome}s in branch
+ * parent branch with all the credit and, as its hop limit, the hops the branches left unused
+ * ({@link NextHopDecision#mergedLimit}): the merge function gets the {@link BranchOutcome}s in branch
  * order, or, with the default merge, the chain goes on with the list of results, or fails with the
  * first failed branch's failure ({@link FirstFailure}). A split that is not complete when its
  * timeout passes (the stale-branch timeout, default 1 minute, or the chain's budget plus

@@ -25,7 +25,10 @@ import java.util.Objects;
  * ({@link StartSplit}) or runs the chaining function ({@link RunChainingFunction}). A
  * new kind of next hop or outcome gets its rules here, and an action if none of these fits.
  *
- * <p>The rules: a chain never exceeds the smaller of its own hop limit and this node's; a
+ * <p>The rules: a chain never exceeds the smaller of its own hop limit and this node's, in all: a
+ * split shares the hops left among its branches ({@link #branchLimits}), each at least one, and the
+ * merge goes on with what they left ({@link #mergedLimit}); a sub-chain's hops are numbered on from
+ * its chain's, which resumes with the sub-chain's header, so they count too; a
  * {@link ChainingFunctionSource#SAME} chaining function stays the current one; the chain goes on
  * with what is left of its deadline budget less the network allowance of one crossing (a chain
  * without a deadline keeps none). Whether that budget is spent is checked where the next hop

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
@@ -135,6 +136,32 @@ class NextHopDecisionTest {
                 decisions.decide(NextHop.end("r"), 4, 10, current, 100 * MS, List.of(merge))).to(),
                 "a branch's end goes to its merge point");
         assertThrows(IllegalArgumentException.class, () -> NextHop.split(List.of()));
+    }
+
+    @Test
+    void aSplitSharesTheHopsLeftAmongItsBranchesAndTheMergeGoesOnWithWhatTheyLeft() {
+        NextHop.Split three = NextHop.split(List.of(NextHop.callThenEnd("b", "f", 1), NextHop.callThenEnd("c", "g", 2),
+                NextHop.callThenEnd("d", "h", 3)));
+        // after hop 2 of a chain limited to 10 hops (and this node to 10): 8 left, shared 3, 3, 2
+        var start = assertInstanceOf(NextHopDecision.StartSplit.class, decisions.decide(three, 2, 10, current,
+                100 * MS, TOP));
+        assertEquals(List.of(5, 5, 4), start.branchMaxHops());
+        // the chain's own limit above the node's: the node's is shared
+        assertEquals(List.of(5, 5, 4), assertInstanceOf(NextHopDecision.StartSplit.class,
+                decisions.decide(three, 2, 1000, current, 100 * MS, TOP)).branchMaxHops());
+        // 2 hops left cannot be shared among 3 branches
+        var refused = assertInstanceOf(NextHopDecision.Fail.class, decisions.decide(three, 8, 10, current, 100 * MS,
+                TOP));
+        assertEquals(ChainErrorCode.HOP_LIMIT_EXCEEDED, refused.code());
+        assertTrue(refused.message().contains("2 left after hop 8 cannot be shared among 3 branches"),
+                refused.message());
+        assertEquals(List.of(7, 7, 7), NextHopDecision.branchLimits(6, 9, 3), "one hop each: just enough");
+        assertEquals(List.of(7, 7, 6), NextHopDecision.branchLimits(4, 12, 3));
+        assertEquals(List.of(Integer.MAX_VALUE), NextHopDecision.branchLimits(0, Integer.MAX_VALUE, 1));
+        assertThrows(IllegalArgumentException.class, () -> NextHopDecision.branchLimits(8, 10, 3));
+        // branches of shares 5, 5, 4 that ended at hops 4, 5, 3 left 1 + 0 + 1: the merge at hop 5 goes on to 7
+        assertEquals(7, NextHopDecision.mergedLimit(5, 2));
+        assertEquals(Integer.MAX_VALUE, NextHopDecision.mergedLimit(Integer.MAX_VALUE - 1, 5));
     }
 
     @Test
