@@ -8,9 +8,10 @@
 # /tmp/rpcc-builds/<commit> and built there once (./rpcc mvn -o -DskipTests ... -pl rpcc-benchmarks -am
 # package, never install); a later run with the same commit reuses the build.
 #
-# Throughput (the default): ThroughputBenchmark is compiled once, from this checkout's sources, against
-# OLD's jar (and checked to compile against NEW's), then run with each build's shaded jar behind it on the
-# class path, so the same runner measures both, even a ref older than the runner. Each of $ROUNDS rounds
+# Throughput (the default): ThroughputBenchmark is compiled from this checkout's sources against each
+# build's jar (the same source for both: a moved class keeps it source- but not binary-compatible), then
+# run with that build's shaded jar behind it on the class path, so the same runner measures both, even
+# a ref older than the runner. Each of $ROUNDS rounds
 # (default 3) runs the runner's whole matrix once per build, each in a fresh JVM, alternating which build
 # goes first; options after the refs go to the runner (--help lists them), e.g.
 #   rpcc-benchmarks/compare-builds.sh main h-engine --variants plain,chain2,seq2 --in-flight 1,16 --connections 1
@@ -71,14 +72,16 @@ new_jar=$(jar_of "$new_ref")
 
 if [ "$mode" = throughput ]; then
   src=$here/src/main/java/io/rpcc/benchmarks
-  runner=$out/runner
-  mkdir -p "$runner" "$out/runner-check"
-  "$java_home/bin/javac" -nowarn --release 21 -cp "$old_jar" -d "$runner" "$src/ThroughputBenchmark.java" "$src/GrpcEcho.java"
-  "$java_home/bin/javac" -nowarn --release 21 -cp "$new_jar" -d "$out/runner-check" "$src/ThroughputBenchmark.java" "$src/GrpcEcho.java"
+  # the same source compiled against each build: a class that moved package between them (NodeBuilder
+  # did) keeps the source compatible but not the binary
+  mkdir -p "$out/runner-old" "$out/runner-new"
+  "$java_home/bin/javac" -nowarn --release 21 -cp "$old_jar" -d "$out/runner-old" "$src/ThroughputBenchmark.java" "$src/GrpcEcho.java"
+  "$java_home/bin/javac" -nowarn --release 21 -cp "$new_jar" -d "$out/runner-new" "$src/ThroughputBenchmark.java" "$src/GrpcEcho.java"
   for round in $(seq 1 "$rounds"); do
     if [ $((round % 2)) -eq 1 ]; then order="old new"; else order="new old"; fi
     for which in $order; do
       jar=$old_jar; [ "$which" = new ] && jar=$new_jar
+      runner=$out/runner-$which
       echo "$(date +%T) round $round/$rounds: $which" >&2
       if ! "$J" "${F[@]}" "${JO[@]}" -cp "$runner:$jar" io.rpcc.benchmarks.ThroughputBenchmark --quiet --rounds 1 \
           --label "$which" --csv "$out/$which-$round.csv" "$@" > "$out/$which-$round.log" 2>&1; then
