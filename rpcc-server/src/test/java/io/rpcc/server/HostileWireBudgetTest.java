@@ -184,16 +184,7 @@ class HostileWireBudgetTest {
                 }
             }));
         }
-        Thread.ofPlatform().daemon().start(() -> {
-            for (Thread t : attackers) {
-                try {
-                    t.join();
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-            over.set(true);
-        });
+        setWhenAllEnd(attackers, over);
         long[] seen = chainsDuring("budget", over, 15_000);
         for (Thread t : attackers) {
             t.join(5000);
@@ -351,16 +342,7 @@ class HostileWireBudgetTest {
                 }
             }));
         }
-        Thread.ofPlatform().daemon().start(() -> {
-            for (Thread t : attackers) {
-                try {
-                    t.join();
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-            over.set(true);
-        });
+        setWhenAllEnd(attackers, over);
         long[] seen = chainsDuring("budget", over, 15_000);
         for (Thread t : attackers) {
             t.join(5000);
@@ -374,5 +356,19 @@ class HostileWireBudgetTest {
         assertTrue(refused <= 65 * connections.get(), refused + " junk frames decoded on " + connections.get()
                 + " connections");
         assertTrue(seen[0] > 0, "normal chains completed during the flood");
+    }
+
+    /** Sets {@code over} once every one of {@code attackers} has ended (on a thread of its own). */
+    private static void setWhenAllEnd(List<Thread> attackers, AtomicBoolean over) {
+        Thread.ofPlatform().daemon().start(() -> {
+            for (Thread t : attackers) {
+                try {
+                    t.join();
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+            over.set(true);
+        });
     }
 }
