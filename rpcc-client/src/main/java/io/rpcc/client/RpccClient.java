@@ -168,7 +168,7 @@ public final class RpccClient implements AutoCloseable {
         CompletableFuture<ChainResult> user = new CancellableFuture<>(() -> {
             internal.cancel(true);
             Throwable why = CancellableFuture.cancellationCause(internal);
-            decorated.ended(null, why != null ? why : new CancellationException("cancelled"));
+            decorated.endedBeforeReturning(null, why != null ? why : new CancellationException("cancelled"));
             return why;
         });
         internal.whenComplete((r, e) -> node.executor().execute(() -> {

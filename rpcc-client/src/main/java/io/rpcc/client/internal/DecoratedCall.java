@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -24,6 +25,8 @@ public final class DecoratedCall {
     private final @Nullable ChainCall call;
     private final List<ChainDecorator.Listener> listeners;
     private final AtomicBoolean ended = new AtomicBoolean();
+    private final CountDownLatch told = new CountDownLatch(1);
+    private volatile @Nullable Thread teller;
     private final AtomicBoolean afterStart = new AtomicBoolean();
 
     private DecoratedCall(@Nullable ChainCall call, List<ChainDecorator.Listener> listeners) {
@@ -88,19 +91,43 @@ public final class DecoratedCall {
 
     /**
      * Tells the listeners how the call ended, the first time only; {@code failure} is unwrapped from
-     * completion and cancellation exceptions.
+     * completion and cancellation exceptions. Returns at once if another thread is telling them.
      */
     public void ended(@Nullable ChainResult result, @Nullable Throwable failure) {
         if (listeners.isEmpty() || !ended.compareAndSet(false, true)) {
             return;
         }
-        Throwable why = unwrap(failure);
-        for (int i = listeners.size() - 1; i >= 0; i--) {
-            try {
-                listeners.get(i).ended(result, why);
-            } catch (RuntimeException | Error e) {
-                log.warn("a client decorator's listener {} threw from ended(); ignored", listeners.get(i), e);
+        teller = Thread.currentThread();
+        try {
+            Throwable why = unwrap(failure);
+            for (int i = listeners.size() - 1; i >= 0; i--) {
+                try {
+                    listeners.get(i).ended(result, why);
+                } catch (RuntimeException | Error e) {
+                    log.warn("a client decorator's listener {} threw from ended(); ignored", listeners.get(i), e);
+                }
             }
+        } finally {
+            teller = null;
+            told.countDown();
+        }
+    }
+
+    /**
+     * As {@link #ended}, for a caller that must not return before the listeners know (a cancel, which
+     * promises its listeners are told at once): if another thread won the race to tell them (the
+     * call's own completion, say), waits until it has, unless this thread is the one telling them (a
+     * listener that cancels). Interrupted, it returns with the interrupt flag set.
+     */
+    public void endedBeforeReturning(@Nullable ChainResult result, @Nullable Throwable failure) {
+        ended(result, failure);
+        if (listeners.isEmpty() || teller == Thread.currentThread()) {
+            return;
+        }
+        try {
+            told.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
