@@ -285,6 +285,21 @@ public final class NodeConfig {
         return maxFrameSize;
     }
 
+    /** {@code rpcc.limits.outbound-policy}. */
+    public OutboundPolicy outboundPolicy() {
+        return outboundPolicy;
+    }
+
+    /** {@code rpcc.limits.max-outbound-connections}. */
+    public int maxOutboundConnections() {
+        return maxOutboundConnections;
+    }
+
+    /** {@code rpcc.limits.max-dials-in-progress}. */
+    public int maxDialsInProgress() {
+        return maxDialsInProgress;
+    }
+
     /** {@code rpcc.timeouts.idle}. */
     public Duration idleTimeout() {
         return idleTimeout;

@@ -8,6 +8,7 @@ import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 
 /**
  * Which addresses named in a REQUEST's header a node may connect to ({@link OutboundPolicy}). A
@@ -23,9 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * ({@link HopRouter#addressOf}). Under {@link OutboundPolicy#VOUCHED} such a name is vouched for if:
  * <ol>
  *   <li>the node's resolver knows the name (the header's host and port are then never used);</li>
- *   <li>its host is an IP address literal equal to the remote IP of the connection the REQUEST came
- *       on (a peer can make this node connect only to itself), or an address the resolver gave for
- *       some name (a known node);</li>
+ *   <li>its host is the remote IP of the connection the REQUEST came on (a peer can make this node
+ *       connect only to itself): an IP literal equal to it, or a host name that resolves to it
+ *       (looked up on a worker thread, at most {@link #MAX_HOST_LOOKUPS} at once); or its address is
+ *       one the resolver gave for some name (a known node);</li>
  *   <li>or the REQUEST came from a vouched peer, which vouches for everything it names: one
  *       authenticated by mutual TLS, or, in plaintext, one whose remote IP is that of an address the
  *       resolver gave, or whose HELLO names a node the resolver places at that IP. So the vouching
@@ -39,6 +42,10 @@ import java.util.concurrent.ConcurrentHashMap;
 final class OutboundVouching {
     /** The most addresses (and hosts) remembered from the resolver; past it, no more are added. */
     static final int MAX_KNOWN = 65_536;
+    /** The most host names looked up at once (a name's host must resolve to the request's IP); more are not vouched. */
+    static final int MAX_HOST_LOOKUPS = 16;
+
+    private final Semaphore lookups = new Semaphore(MAX_HOST_LOOKUPS);
 
     private final OutboundPolicy policy;
     private final NameResolver resolver;
@@ -103,11 +110,35 @@ final class OutboundVouching {
             return null; // a node the resolver places at the IP it connects from
         }
         for (NodeAddress a : named(h)) {
-            if ((remote == null || !vouchedByAddress(a, remote)) && !known(a.node())) {
+            if ((remote == null || !vouchedByAddress(a, remote)) && !known(a.node())
+                    && (remote == null || !hostNameIs(a.host(), remote))) {
                 return a;
             }
         }
         return null;
+    }
+
+    /**
+     * Whether {@code host}, a host name (not an IP literal), resolves to {@code remote}: a node that
+     * advertises its host name (a container's, say) and connects from its address. At most
+     * {@link #MAX_HOST_LOOKUPS} run at once (the JVM caches their answers); past that, not vouched.
+     */
+    private boolean hostNameIs(String host, InetAddress remote) {
+        if (NetUtil.createInetAddressFromIpAddressString(host) != null || !lookups.tryAcquire()) {
+            return false;
+        }
+        try {
+            for (InetAddress a : InetAddress.getAllByName(host)) {
+                if (a.equals(remote)) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        } finally {
+            lookups.release();
+        }
     }
 
     /** The addresses {@code h} names: originator, reply-to, the nodes of its return stack. */
