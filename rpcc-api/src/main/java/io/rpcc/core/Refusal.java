@@ -104,5 +104,18 @@ public enum Refusal {
      * and nothing more it sent was decoded. A peer that sends junk pays with its connection, and
      * junk does not keep a connection from its idle timeout either.
      */
-    TOO_MANY_BAD_FRAMES
+    TOO_MANY_BAD_FRAMES,
+    /**
+     * A connection this node would have opened, to send a hop, a result, a reply or a failure, while
+     * it already had {@code NodeBuilder.maxOutboundConnections} outbound connections open (none idle
+     * to close in its place) or {@code NodeBuilder.maxDialsInProgress} connection attempts under way:
+     * not opened, and what was to be sent on it failed as if the peer were unreachable.
+     */
+    TOO_MANY_OUTBOUND_CONNECTIONS,
+    /**
+     * A REQUEST that named, as its originator, reply-to node or a return point, an address this node
+     * would have to connect to but that nothing vouches for ({@link OutboundPolicy#VOUCHED}): refused
+     * before its hop ran, with a {@link HopRejectedException} sent back on the connection it arrived on.
+     */
+    UNVOUCHED_ADDRESS
 }

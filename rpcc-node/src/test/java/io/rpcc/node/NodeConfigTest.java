@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.core.runtime.NodeBuilder;
+import io.rpcc.core.OutboundPolicy;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.node.internal.ConfigException;
 import io.rpcc.node.internal.ConfigKey;
@@ -160,6 +161,22 @@ class NodeConfigTest {
             assertTrue(m.contains(key), m);
             assertTrue(m.contains(value) || m.contains("name of at most"), m);
         }
+    }
+
+    @Test
+    void theOutboundPolicyAndBoundsAreParsed() {
+        NodeConfig c = config();
+        assertEquals(OutboundPolicy.VOUCHED, c.outboundPolicy());
+        assertEquals(NodeBuilder.DEFAULT_MAX_OUTBOUND_CONNECTIONS, c.maxOutboundConnections());
+        assertEquals(NodeBuilder.DEFAULT_MAX_DIALS_IN_PROGRESS, c.maxDialsInProgress());
+        c = config("rpcc.limits.outbound-policy", "ANY", "rpcc.limits.max-outbound-connections", "10",
+                "rpcc.limits.max-dials-in-progress", "2");
+        assertEquals(OutboundPolicy.ANY, c.outboundPolicy());
+        assertEquals(10, c.maxOutboundConnections());
+        assertEquals(2, c.maxDialsInProgress());
+        ConfigException e = assertThrows(ConfigException.class, () -> config("rpcc.limits.outbound-policy", "open"));
+        assertEquals("rpcc.limits.outbound-policy", e.key());
+        assertThrows(ConfigException.class, () -> config("rpcc.limits.max-dials-in-progress", "0"));
     }
 
     @Test

@@ -116,6 +116,15 @@ public final class RpccServer implements AutoCloseable {
     }
 
     /**
+     * Connections this server opened that are open now, its connection attempts under way, and the
+     * idle connections it closed to make room (test hook: checks the outbound bounds).
+     */
+    int[] outboundConnections() {
+        var t = node.transport();
+        return new int[] {t.outboundConnections(), t.dialsInProgress(), t.reclaimedOutboundConnections()};
+    }
+
+    /**
      * Chains this server remembers for cancellation: where it sent them, hops of them running here,
      * cancelled ones whose request may still come (test hook: drains to zero once chains end).
      */

@@ -82,7 +82,9 @@ final class RawPeer implements AutoCloseable {
     private RawPeer(String name, Socket socket) throws IOException {
         this.name = name;
         this.socket = socket;
-        this.listener = name == null ? null : new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        // where it listens is the address it connects from: a node connects only to addresses vouched
+        // for, and the address a request came from is (OutboundPolicy.VOUCHED)
+        this.listener = name == null ? null : new ServerSocket(0, 50, socket.getLocalAddress());
         socket.setSoTimeout(10_000);
         out = socket.getOutputStream();
         in = new DataInputStream(socket.getInputStream());
@@ -124,7 +126,7 @@ final class RawPeer implements AutoCloseable {
 
     /** Sends a HELLO of this peer announcing protocol {@code versions}. */
     RawPeer hello(VersionRange versions) throws IOException {
-        return send(bytes(new Hello(versions, name, "127.0.0.1", listenPort(), MAX)));
+        return send(bytes(new Hello(versions, name, host(), listenPort(), MAX)));
     }
 
     /** A HELLO in the layout of protocol version 2 (version byte 2, no version range), as rpcc 2 sent it. */
@@ -182,7 +184,12 @@ final class RawPeer implements AutoCloseable {
     }
 
     RawPeer hello() throws IOException {
-        return send(bytes(new Hello(name, "127.0.0.1", listenPort(), MAX)));
+        return send(bytes(new Hello(name, host(), listenPort(), MAX)));
+    }
+
+    /** The host this peer advertises: the address it connects from (where it listens). */
+    String host() {
+        return socket.getLocalAddress().getHostAddress();
     }
 
     private int listenPort() {
@@ -203,7 +210,7 @@ final class RawPeer implements AutoCloseable {
             if (!(hello instanceof Hello)) {
                 throw new IllegalStateException("expected the node's HELLO on its connection back, got " + hello);
             }
-            back.getOutputStream().write(bytes(new Hello(name, "127.0.0.1", listenPort(), MAX)));
+            back.getOutputStream().write(bytes(new Hello(name, host(), listenPort(), MAX)));
             back.getOutputStream().flush();
         }
         return this;
@@ -251,7 +258,7 @@ final class RawPeer implements AutoCloseable {
 
     /** A REQUEST for {@code function} with {@code params} carrying {@code credit}, whose originator is this peer. */
     ChainRequest request(long id, String function, Object params, Credit credit) {
-        return new ChainRequest(header(id, function, "127.0.0.1", listenPort(), credit), params, ChainState.empty(),
+        return new ChainRequest(header(id, function, host(), listenPort(), credit), params, ChainState.empty(),
                 null);
     }
 

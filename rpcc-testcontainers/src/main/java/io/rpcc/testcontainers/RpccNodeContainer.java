@@ -50,7 +50,10 @@ import org.testcontainers.utility.MountableFile;
  * {@value #HOST_ALIAS}, which every node container resolves to the Docker host
  * ({@code --add-host host.docker.internal:host-gateway}; Docker Desktop resolves it natively).
  * ({@code Testcontainers.exposeHostPorts} would need the {@code testcontainers/sshd} image from a
- * registry; this needs none.)
+ * registry; this needs none.) Since the client's connections reach the containers from an address
+ * other than the one it advertises, the nodes run with {@code rpcc.limits.outbound-policy=any}
+ * (they connect to whatever a chain names: a test's network is trusted); set it back to
+ * {@code vouched} with {@link #withNodeProperty} to test that policy.
  *
  * <p>The image is {@code FROM scratch}, without a shell: the container is ready when the node prints
  * {@code rpcc node '<name>' ready at <host>:7300}; a node that exits first (a bad configuration) fails
@@ -117,6 +120,10 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
         withNodeProperty("rpcc.port", Integer.toString(RPCC_PORT));
         withNodeProperty("rpcc.health.port", Integer.toString(HEALTH_PORT));
         withNodeProperty("rpcc.advertised-host", nodeName);
+        // the client in the test JVM advertises host.docker.internal, but its connections reach the
+        // containers through Docker's port mapping from another address, which the nodes could not
+        // vouch for: a test's container network is trusted (withNodeProperty overrides it)
+        withNodeProperty("rpcc.limits.outbound-policy", "any");
         waitingFor(new NodeReadyWaitStrategy(nodeName, 0));
         // a local image is never pulled again (whatever pull.policy says); a missing one only if it names a registry
         withImagePullPolicy(name -> !DockerPreflight.isLocal(name));

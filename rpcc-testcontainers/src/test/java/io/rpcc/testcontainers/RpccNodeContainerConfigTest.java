@@ -28,6 +28,7 @@ class RpccNodeContainerConfigTest {
         assertEquals("node-a", node.getEnvMap().get("RPCC_NAME"));
         assertEquals("node-a", node.getEnvMap().get("RPCC_ADVERTISED_HOST"));
         assertEquals("7300", node.getEnvMap().get("RPCC_PORT"));
+        assertEquals("any", node.getEnvMap().get("RPCC_LIMITS_OUTBOUND_POLICY"), "a test's container network is trusted");
         assertTrue(node.getNetworkAliases().contains("node-a"), node.getNetworkAliases().toString());
         assertEquals(List.of(7300, 7301), node.getExposedPorts());
         assertTrue(node.getExtraHosts().contains("host.docker.internal:host-gateway"), node.getExtraHosts().toString());

@@ -6,6 +6,7 @@ import io.rpcc.core.FlowControlException;
 import io.rpcc.core.MalformedFrameException;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeTls;
+import io.rpcc.core.OutboundPolicy;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.StaticNameResolver;
@@ -46,6 +47,10 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final int DEFAULT_MAX_INBOUND_CONNECTIONS = 1024;
     /** Default limit of inbound connections a node holds at once from one IP address. */
     public static final int DEFAULT_MAX_INBOUND_CONNECTIONS_PER_ADDRESS = 256;
+    /** Default limit of connections a node opens to others and holds open at once. */
+    public static final int DEFAULT_MAX_OUTBOUND_CONNECTIONS = 1024;
+    /** Default limit of connection attempts a node has under way at once. */
+    public static final int DEFAULT_MAX_DIALS_IN_PROGRESS = 64;
     /** Default time an inbound connection has to send its HELLO: 10 s. */
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(10);
     /** Default time a connection may carry no frame either way before it is closed: 5 min. */
@@ -95,6 +100,9 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private int maxQueuedCompiles = FunctionRuntime.DEFAULT_MAX_QUEUED_COMPILES;
     private int maxInboundConnections = DEFAULT_MAX_INBOUND_CONNECTIONS;
     private int maxInboundConnectionsPerAddress = DEFAULT_MAX_INBOUND_CONNECTIONS_PER_ADDRESS;
+    private int maxOutboundConnections = DEFAULT_MAX_OUTBOUND_CONNECTIONS;
+    private int maxDialsInProgress = DEFAULT_MAX_DIALS_IN_PROGRESS;
+    private OutboundPolicy outboundPolicy = OutboundPolicy.VOUCHED;
     private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
     private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
     private Duration frameTimeout = DEFAULT_FRAME_TIMEOUT;
@@ -399,6 +407,42 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     }
 
     /**
+     * How many connections the node opens to other nodes and holds open at once (default 1024),
+     * attempts under way included: to send hops, results, replies and failures. At the bound the
+     * least recently used connection that carried nothing for a second is closed to make room (the
+     * next chain to that peer connects again); if none is idle, the send fails as if the peer were
+     * unreachable and is counted as {@link Refusal#TOO_MANY_OUTBOUND_CONNECTIONS}. Connections peers
+     * opened count against {@link #maxInboundConnections} instead.
+     */
+    public B maxOutboundConnections(int connections) {
+        this.maxOutboundConnections = positive(connections, "maxOutboundConnections");
+        return self();
+    }
+
+    /**
+     * How many connection attempts (connect and handshake) the node has under way at once (default
+     * 64); one more fails at once as if the peer were unreachable, counted as
+     * {@link Refusal#TOO_MANY_OUTBOUND_CONNECTIONS}: a flood of chains naming addresses that do not
+     * answer costs the node a bounded number of sockets.
+     */
+    public B maxDialsInProgress(int dials) {
+        this.maxDialsInProgress = positive(dials, "maxDialsInProgress");
+        return self();
+    }
+
+    /**
+     * Which addresses named in a chain's header (originator, reply-to, return points) the node
+     * connects to: {@link OutboundPolicy#VOUCHED} (default) takes only REQUESTs whose addresses are
+     * vouched for, refusing the others before their hop runs; {@link OutboundPolicy#ANY} connects to
+     * whatever a REQUEST names, for a network where every peer is trusted. See
+     * docs/reference/security.md.
+     */
+    public B outboundPolicy(OutboundPolicy policy) {
+        this.outboundPolicy = Objects.requireNonNull(policy, "policy");
+        return self();
+    }
+
+    /**
      * How long an inbound connection has to send its HELLO (default 10 s); a connection that does
      * not is closed and counted as {@link Refusal#HANDSHAKE_TIMEOUT}.
      */
@@ -599,11 +643,13 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 new WireLimits.BufferLimits(Math.max(maxPartialFrameBytes, 2L * maxFrameSize), queuedWriteBytes,
                         Math.max(maxTotalQueuedWriteBytes, queuedWriteBytes),
                         pauseReadingAboveQueuedBytes > 0 ? pauseReadingAboveQueuedBytes : queuedWriteBytes / 2),
-                new WireLimits.ValueLimits(maxNodeNameLength, maxValueDepth));
+                new WireLimits.ValueLimits(maxNodeNameLength, maxValueDepth),
+                new WireLimits.OutboundConnectionLimits(maxOutboundConnections, maxDialsInProgress));
         NodeTransport.Config transport = new NodeTransport.Config(new NodeTransport.LocalEndpoint(name, bind, advertisedHost),
                 maxFrameSize, connectTimeout, tls, limits, connections,
                 new NodeTransport.NettyHooks(eventLoopGroup, pipelineCustomizer));
-        return new Node.Settings(transport, new Node.Routing(resolver, ejectAfterFailures, firstEjection),
+        return new Node.Settings(transport, new Node.Routing(resolver, ejectAfterFailures, firstEjection,
+                outboundPolicy),
                 new Node.ChainRules(maxHops, replyWriteTimeout, deadlineNetworkAllowance, heartbeatNetworkAllowance),
                 types, new HopThreads(ex, executor != null ? ExecutorOwner.USER : ExecutorOwner.RPCC),
                 FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,

@@ -1,6 +1,7 @@
 package io.rpcc.node.internal;
 
 import io.rpcc.core.NodeTls;
+import io.rpcc.core.OutboundPolicy;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.server.RpccServer;
 import java.net.InetAddress;
@@ -41,6 +42,9 @@ public final class NodeConfig {
     private final int maxHops;
     private final int maxInboundConnections;
     private final int maxInboundConnectionsPerAddress;
+    private final int maxOutboundConnections;
+    private final int maxDialsInProgress;
+    private final OutboundPolicy outboundPolicy;
     private final long maxPartialFrameBytes;
     private final long maxQueuedWriteBytes;
     private final long maxTotalQueuedWriteBytes;
@@ -121,6 +125,15 @@ public final class NodeConfig {
         maxHops = values.integer(ConfigKey.MAX_HOPS, 1, Integer.MAX_VALUE);
         maxInboundConnections = values.integer(ConfigKey.MAX_INBOUND_CONNECTIONS, 1, Integer.MAX_VALUE);
         maxInboundConnectionsPerAddress = values.integer(ConfigKey.MAX_INBOUND_CONNECTIONS_PER_ADDRESS, 1, Integer.MAX_VALUE);
+        maxOutboundConnections = values.integer(ConfigKey.MAX_OUTBOUND_CONNECTIONS, 1, Integer.MAX_VALUE);
+        maxDialsInProgress = values.integer(ConfigKey.MAX_DIALS_IN_PROGRESS, 1, Integer.MAX_VALUE);
+        String policy = values.required(ConfigKey.OUTBOUND_POLICY, "vouched or any").trim().toLowerCase(Locale.ROOT);
+        outboundPolicy = switch (policy) {
+            case "vouched" -> OutboundPolicy.VOUCHED;
+            case "any" -> OutboundPolicy.ANY;
+            default -> throw values.invalid(ConfigKey.OUTBOUND_POLICY, "vouched (connect only to addresses vouched for) "
+                    + "or any (to whatever a chain names: a trusted network only)");
+        };
         maxPartialFrameBytes = values.bytes(ConfigKey.MAX_PARTIAL_FRAME_BYTES, 1, Long.MAX_VALUE);
         maxQueuedWriteBytes = values.bytes(ConfigKey.MAX_QUEUED_WRITE_BYTES, 1, Long.MAX_VALUE);
         maxTotalQueuedWriteBytes = values.bytes(ConfigKey.MAX_TOTAL_QUEUED_WRITE_BYTES, 1, Long.MAX_VALUE);
@@ -175,6 +188,8 @@ public final class NodeConfig {
         server.listen(bind, port).advertisedHost(advertisedHost).resolver(peers)
                 .maxFrameSize(maxFrameSize).maxHops(maxHops)
                 .maxInboundConnections(maxInboundConnections).maxInboundConnectionsPerAddress(maxInboundConnectionsPerAddress)
+                .maxOutboundConnections(maxOutboundConnections).maxDialsInProgress(maxDialsInProgress)
+                .outboundPolicy(outboundPolicy)
                 .maxPartialFrameBytes(maxPartialFrameBytes).maxQueuedWriteBytes(maxQueuedWriteBytes)
                 .maxTotalQueuedWriteBytes(maxTotalQueuedWriteBytes).maxBadFramesPerConnection(maxBadFramesPerConnection)
                 .maxNodeNameLength(maxNodeNameLength).maxValueDepth(maxValueDepth)
@@ -268,6 +283,21 @@ public final class NodeConfig {
     /** {@code rpcc.limits.max-frame-size}. */
     public int maxFrameSize() {
         return maxFrameSize;
+    }
+
+    /** {@code rpcc.limits.outbound-policy}. */
+    public OutboundPolicy outboundPolicy() {
+        return outboundPolicy;
+    }
+
+    /** {@code rpcc.limits.max-outbound-connections}. */
+    public int maxOutboundConnections() {
+        return maxOutboundConnections;
+    }
+
+    /** {@code rpcc.limits.max-dials-in-progress}. */
+    public int maxDialsInProgress() {
+        return maxDialsInProgress;
     }
 
     /** {@code rpcc.timeouts.idle}. */

@@ -1,5 +1,6 @@
 package io.rpcc.spring.boot;
 
+import io.rpcc.core.OutboundPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -157,6 +158,23 @@ public class RpccProperties {
          */
         private @Nullable Integer maxInboundConnectionsPerAddress;
 
+        /**
+         * How many connections the node opens to other nodes and holds open at once. Default: 1024.
+         */
+        private @Nullable Integer maxOutboundConnections;
+
+        /**
+         * How many connection attempts the node has under way at once. Default: 64.
+         */
+        private @Nullable Integer maxDialsInProgress;
+
+        /**
+         * Which addresses named in a chain's header the node connects to: VOUCHED (only those vouched
+         * for: known to the name resolver, the address the request came from, or named by a known or
+         * authenticated node) or ANY (a trusted network only). Default: VOUCHED.
+         */
+        private @Nullable OutboundPolicy outboundPolicy;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -243,6 +261,30 @@ public class RpccProperties {
 
         public void setMaxInboundConnectionsPerAddress(@Nullable Integer maxInboundConnectionsPerAddress) {
             this.maxInboundConnectionsPerAddress = maxInboundConnectionsPerAddress;
+        }
+
+        public @Nullable Integer getMaxOutboundConnections() {
+            return maxOutboundConnections;
+        }
+
+        public void setMaxOutboundConnections(@Nullable Integer maxOutboundConnections) {
+            this.maxOutboundConnections = maxOutboundConnections;
+        }
+
+        public @Nullable Integer getMaxDialsInProgress() {
+            return maxDialsInProgress;
+        }
+
+        public void setMaxDialsInProgress(@Nullable Integer maxDialsInProgress) {
+            this.maxDialsInProgress = maxDialsInProgress;
+        }
+
+        public @Nullable OutboundPolicy getOutboundPolicy() {
+            return outboundPolicy;
+        }
+
+        public void setOutboundPolicy(@Nullable OutboundPolicy outboundPolicy) {
+            this.outboundPolicy = outboundPolicy;
         }
     }
 

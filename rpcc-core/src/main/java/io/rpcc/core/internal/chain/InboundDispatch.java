@@ -1,7 +1,6 @@
 package io.rpcc.core.internal.chain;
 
 import io.netty.channel.Channel;
-import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.FailureFields;
 import io.rpcc.core.Refusal;
@@ -10,44 +9,35 @@ import io.rpcc.core.internal.transport.InboundListener;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
-import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
-import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
-import java.util.concurrent.Executor;
-import java.util.function.BooleanSupplier;
 
 /**
- * Where the frames a node's transport decodes go: hops to the server side ({@link RequestHandler},
- * refused while the node does not run), the frames of chains this node started to its
+ * Where the frames a node's transport decodes go: hops to the server side ({@link RequestHandler}),
+ * if {@link RequestAdmission} admits them, the frames of chains this node started to its
  * {@link ChainOriginator}, and the frames of chains that pass through to the server side, which
  * relays them. Called on event loops; returns at once.
  */
 public final class InboundDispatch implements InboundListener {
-    private final String nodeName;
-    private final BooleanSupplier running;
-    private final Executor executor;
+    private final RequestAdmission admission;
     private final RequestHandler requests;
     private final ChainOriginator originator;
     private final NodeTransport transport;
     private final TypeRegistry types;
 
     /**
-     * The dispatch of node {@code nodeName}, which takes hops while {@code running} says so (else
-     * refuses them on {@code executor}), hands them and relayed frames to {@code requests} and the
-     * frames of its own chains to {@code originator}; counts forged frames in the refusals of
-     * {@code transport} and returns reply-window room on it; names the types of errors with
-     * {@code types}.
+     * The dispatch of a node that takes the hops {@code admission} admits, hands them and relayed
+     * frames to {@code requests} and the frames of its own chains to {@code originator}; counts
+     * forged frames in the refusals of {@code transport} and returns reply-window room on it; names
+     * the types of errors with {@code types}.
      */
-    public InboundDispatch(String nodeName, BooleanSupplier running, Executor executor, RequestHandler requests,
-                           ChainOriginator originator, NodeTransport transport, TypeRegistry types) {
-        this.nodeName = nodeName;
-        this.running = running;
-        this.executor = executor;
+    InboundDispatch(RequestAdmission admission, RequestHandler requests, ChainOriginator originator,
+                    NodeTransport transport, TypeRegistry types) {
+        this.admission = admission;
         this.requests = requests;
         this.originator = originator;
         this.transport = transport;
@@ -61,16 +51,7 @@ public final class InboundDispatch implements InboundListener {
 
     @Override
     public void onRequest(ChainRequest request, Channel from) {
-        if (!running.getAsBoolean()) {
-            ChainHeader h = request.header();
-            executor.execute(() -> requests.refuse(h, new HopFailure(ChainErrorCode.NODE_SHUTTING_DOWN, "node '" + nodeName
-                    + "' is shutting down and starts no new hops; '" + h.serviceFunction() + "' did not run: retry"
-                    + " at another server or once it is back")));
-            return;
-        }
-        // counted from its first bytes: reading the rest and decoding it took some of its budget
-        requests.onRequest(request, request.arrivedNanos() != 0 ? request.arrivedNanos() : System.nanoTime(),
-                transport.peerOf(from));
+        admission.admit(request, from, requests);
     }
 
     @Override

@@ -13,6 +13,7 @@ import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NameResolver;
+import io.rpcc.core.OutboundPolicy;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
@@ -138,8 +139,10 @@ public final class Node implements AutoCloseable {
      * @param resolver turns server names into addresses
      * @param ejectAfterFailures failures in a row after which an endpoint is tried last ({@link OutlierEjection})
      * @param firstEjection how long an endpoint is first tried last
+     * @param outboundPolicy which addresses named in a chain's header the node connects to ({@link OutboundVouching})
      */
-    public record Routing(NameResolver resolver, int ejectAfterFailures, Duration firstEjection) {
+    public record Routing(NameResolver resolver, int ejectAfterFailures, Duration firstEjection,
+                          OutboundPolicy outboundPolicy) {
     }
 
     /**
@@ -176,6 +179,7 @@ public final class Node implements AutoCloseable {
     private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
     private final ChainBudgets budgets;
     private final NodeTransport transport;
+    private final OutboundVouching vouching;
     private final HopRouter router;
     private final HeartbeatSender heartbeats;
     private final CancelRelay cancels;
@@ -202,10 +206,11 @@ public final class Node implements AutoCloseable {
         WireFormat wire = new WireFormat(new Serialization(settings.types(), settings.limits().maxValueDepth(),
                 refusals::count));
         this.transport = new NodeTransport(settings.transport(), wire, refusals);
-        this.router = new HopRouter(settings.name(), settings.resolver(), transport,
+        this.vouching = new OutboundVouching(settings.routing().outboundPolicy(), settings.resolver(), transport);
+        this.router = new HopRouter(settings.name(), vouching.resolver(), transport,
                 new OutlierEjection(settings.routing().ejectAfterFailures(), settings.routing().firstEjection()), budgets);
         this.heartbeats = new HeartbeatSender(settings.name(), transport, router);
-        this.cancels = new CancelRelay(settings.executor(), settings.resolver(), transport);
+        this.cancels = new CancelRelay(settings.executor(), vouching.resolver(), transport);
         this.timer = new NodeTimer();
         this.originator = new ChainOriginator(settings.name(), refusals, transport::send, drain::changed, timer);
         this.functions = settings.functions().inNode(refusals, settings.sourceFetcher().of(this));
@@ -380,8 +385,9 @@ public final class Node implements AutoCloseable {
         if (state.get() != State.NEW) {
             throw alreadyStarted();
         }
-        InboundDispatch dispatch = new InboundDispatch(settings.name(), () -> state.get() == State.RUNNING,
-                settings.executor(), serverSide, originator, transport, settings.types());
+        InboundDispatch dispatch = new InboundDispatch(new RequestAdmission(settings.name(),
+                () -> state.get() == State.RUNNING, settings.executor(), vouching, transport), serverSide, originator,
+                transport, settings.types());
         Serving s = new Serving(serverSide, dispatch, new LivenessSweep(originator, serverSide, settings.executor(), timer));
         synchronized (this) { // one start: the first to get here publishes its server side
             if (serving != null) {

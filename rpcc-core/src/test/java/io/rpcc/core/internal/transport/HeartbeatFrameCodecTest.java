@@ -43,7 +43,7 @@ class HeartbeatFrameCodecTest {
     static final WireLimits LIMITS = new WireLimits(new WireLimits.InboundConnectionLimits(1024, 256, 64),
             new WireLimits.ConnectionTimeouts(Duration.ofSeconds(10), Duration.ofMinutes(5), Duration.ofMinutes(2),
                     Duration.ofSeconds(30)), new WireLimits.BufferLimits(1L << 20, 1L << 20, 1L << 22, 1L << 19),
-            new WireLimits.ValueLimits(255, 128));
+            new WireLimits.ValueLimits(255, 128), new WireLimits.OutboundConnectionLimits(1024, 64));
     final WireFormat wire = new WireFormat(new Serialization(TypeRegistry.empty()));
     final EmbeddedChannel channel = handshaken();
 

@@ -142,6 +142,9 @@ public class RpccAutoConfiguration {
         ifSet(node.getIdleTimeout(), builder::idleTimeout);
         ifSet(node.getMaxInboundConnections(), builder::maxInboundConnections);
         ifSet(node.getMaxInboundConnectionsPerAddress(), builder::maxInboundConnectionsPerAddress);
+        ifSet(node.getMaxOutboundConnections(), builder::maxOutboundConnections);
+        ifSet(node.getMaxDialsInProgress(), builder::maxDialsInProgress);
+        ifSet(node.getOutboundPolicy(), builder::outboundPolicy);
     }
 
     /** The application's server, unless {@code rpcc.server.enabled=false}. */

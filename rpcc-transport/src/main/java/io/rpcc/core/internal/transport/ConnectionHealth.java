@@ -52,6 +52,11 @@ final class ConnectionHealth extends IdleStateHandler {
         this.onIdle = onIdle;
     }
 
+    /** When a frame other than a PING last went either way ({@link System#nanoTime}). */
+    long lastUsedNanos() {
+        return lastUsedNanos;
+    }
+
     /** A frame other than a PING went either way: the connection is in use. */
     void used() {
         lastUsedNanos = System.nanoTime();

@@ -56,7 +56,8 @@ final class Dialer {
                         pipeline.setUp(ch, dial);
                     }
                 });
-        b.connect(address).addListener((ChannelFutureListener) f -> {
+        InetSocketAddress from = localAddressFor(address);
+        (from == null ? b.connect(address) : b.connect(address, from)).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
                 dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "cannot connect to '"
                         + peer + "' at " + address + ": " + FrameWriter.describe(f.cause()), f.cause()));
@@ -65,5 +66,22 @@ final class Dialer {
             Channel ch = f.channel();
             handshakes.opened(ch, dial);
         });
+    }
+
+    /**
+     * Where a connection to {@code target} comes from: the IP address the node listens on, when it
+     * listens on one (not the wildcard) and that address can reach the target (both loopback, or
+     * neither); else {@code null}, the operating system's choice. So the node's peers see its
+     * connections come from the address it advertises, which vouches for it
+     * ({@code OutboundPolicy.VOUCHED}).
+     */
+    private InetSocketAddress localAddressFor(InetSocketAddress target) {
+        InetSocketAddress bind = config.bind();
+        if (bind == null || bind.getAddress() == null || bind.getAddress().isAnyLocalAddress()
+                || target.getAddress() == null || target.getAddress().getClass() != bind.getAddress().getClass()
+                || target.getAddress().isLoopbackAddress() != bind.getAddress().isLoopbackAddress()) {
+            return null;
+        }
+        return new InetSocketAddress(bind.getAddress(), 0);
     }
 }

@@ -140,6 +140,7 @@ public final class NodeTransport implements AutoCloseable {
     private final InboundFrames frames;
     private final InboundAcceptor acceptor;
     private final PeerConnections connections;
+    private final OutboundBounds outbound;
     private volatile Channel serverChannel;
 
     /** A transport, not yet listening, counting what it refuses in {@code refusals}. */
@@ -158,8 +159,9 @@ public final class NodeTransport implements AutoCloseable {
         ConnectionPipeline pipeline = new ConnectionPipeline(config, wire, tls, lifecycle, roundTrips, refused,
                 dial -> new FrameHandler(dial, frames, handshakes, authentication, writer, table));
         this.acceptor = new InboundAcceptor(config, refused, pipeline);
+        this.outbound = new OutboundBounds(config.nodeName(), config.limits().outbound(), refused);
         this.connections = new PeerConnections(config, table, new Dialer(config, lifecycle, pipeline, handshakes),
-                lifecycle);
+                lifecycle, outbound);
     }
 
     /**
@@ -245,7 +247,8 @@ public final class NodeTransport implements AutoCloseable {
      * {@link ChainErrorCode#PEER_AUTHENTICATION} if TLS cannot authenticate it as {@code peer}. After the
      * second failed attempt in a row to that address, it fails at once until the reconnect backoff
      * has passed ({@link ReconnectBackoff}; the first failure is free: a restarted peer is reached by
-     * the next try).
+     * the next try). A new connection over the node's outbound bounds ({@link OutboundBounds}) is not
+     * opened: the future fails at once with {@link ChainErrorCode#HOP_UNREACHABLE}.
      */
     public CompletableFuture<Channel> connect(String peer, InetSocketAddress address) {
         return connections.connect(peer, address);
@@ -267,6 +270,36 @@ public final class NodeTransport implements AutoCloseable {
         }
         return ch.remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null
                 ? "address:" + a.getAddress().getHostAddress() : "address:" + ch.remoteAddress();
+    }
+
+    /**
+     * Whether the peer of connection {@code ch} is authenticated: with TLS, its certificate was
+     * verified for the node name its HELLO gives (every connection of a TLS node is, once its
+     * HELLO arrived); in plaintext, never.
+     */
+    public boolean authenticated(Channel ch) {
+        return ch != null && config.tls() != null && ConnectionAttributes.peer(ch) != null;
+    }
+
+    /** The node name the HELLO of connection {@code ch}'s peer gives, or {@code null} before it arrived. */
+    public String peerName(Channel ch) {
+        Hello hello = ch == null ? null : ConnectionAttributes.peer(ch);
+        return hello == null ? null : hello.node();
+    }
+
+    /** Connections this node opened that are open now ({@link OutboundBounds}). */
+    public int outboundConnections() {
+        return outbound.open();
+    }
+
+    /** Connection attempts of this node under way now ({@link OutboundBounds}). */
+    public int dialsInProgress() {
+        return outbound.dialsInProgress();
+    }
+
+    /** Idle connections this node closed to make room for new ones ({@link OutboundBounds}). */
+    public int reclaimedOutboundConnections() {
+        return outbound.reclaimed();
     }
 
     /** The round-trip estimate of connection {@code ch} (measured by its handshake and PINGs). */

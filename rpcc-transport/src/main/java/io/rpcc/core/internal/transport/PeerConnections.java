@@ -8,17 +8,21 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The connection to each peer, reused by every chain that sends to it: an open one from the
  * {@link PeerTable}, or a new one opened by the {@link Dialer}, one attempt at a time per peer and
- * address. Attempts to a peer that keeps failing are spaced out ({@link ReconnectBackoff}).
+ * address. Attempts to a peer that keeps failing are spaced out ({@link ReconnectBackoff}), and the
+ * node's attempts and the connections it opened are bounded ({@link OutboundBounds}).
  */
 final class PeerConnections {
     private final PeerTable table;
     private final ReconnectBackoff backoff;
     private final Dialer dialer;
     private final TransportLifecycle lifecycle;
+    private final OutboundBounds bounds;
 
-    /** Connections of a node set up by {@code config}, opened by {@code dialer}. */
-    PeerConnections(NodeTransport.Config config, PeerTable table, Dialer dialer, TransportLifecycle lifecycle) {
+    /** Connections of a node set up by {@code config}, opened by {@code dialer} within {@code bounds}. */
+    PeerConnections(NodeTransport.Config config, PeerTable table, Dialer dialer, TransportLifecycle lifecycle,
+                    OutboundBounds bounds) {
         this.table = table;
+        this.bounds = bounds;
         this.backoff = new ReconnectBackoff(config.nodeName(), config.connections());
         this.dialer = dialer;
         this.lifecycle = lifecycle;
@@ -36,11 +40,18 @@ final class PeerConnections {
             if (heldBack != null) {
                 return CompletableFuture.failedFuture(heldBack);
             }
+            HopFailure bounded = bounds.startDial(key);
+            if (bounded != null) {
+                return CompletableFuture.failedFuture(bounded);
+            }
             CompletableFuture<Channel> fresh = new CompletableFuture<>();
-            if (table.claim(key, existing, fresh)) {
+            if (!table.claim(key, existing, fresh)) {
+                bounds.dialEnded(null); // another thread was first: use its connection
+            } else {
                 // the backoff knows of a failure before anyone waiting for the connection hears of it
                 CompletableFuture<Channel> handshake = new CompletableFuture<>();
                 handshake.whenComplete((ch, e) -> {
+                    bounds.dialEnded(e == null ? ch : null);
                     if (e != null) {
                         if (!lifecycle.closed()) {
                             backoff.failed(key, e);

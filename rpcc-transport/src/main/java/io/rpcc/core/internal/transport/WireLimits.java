@@ -11,10 +11,29 @@ import java.time.Duration;
  * @param timeouts how long a peer may keep the node waiting
  * @param buffers how many bytes a peer may leave with the node
  * @param values how large the names and values a peer sends may be
+ * @param outbound how many connections the node opens to others, and dials at once
  */
 @EngineSpi
 public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts timeouts, BufferLimits buffers,
-                         ValueLimits values) {
+                         ValueLimits values, OutboundConnectionLimits outbound) {
+
+    /**
+     * How many connections a node opens to other nodes: what a flood of chains naming distinct
+     * addresses (results to send, next hops) can make it hold. See {@link OutboundBounds}.
+     *
+     * @param maxOutboundConnections connections this node opened and holds open at once (and dials
+     *     under way); past it, the least recently used idle one is closed to make room, or, if none
+     *     is idle, the send fails ({@link io.rpcc.core.Refusal#TOO_MANY_OUTBOUND_CONNECTIONS})
+     * @param maxDialsInProgress connection attempts (connect and handshake) under way at once
+     */
+    public record OutboundConnectionLimits(int maxOutboundConnections, int maxDialsInProgress) {
+        public OutboundConnectionLimits {
+            if (maxOutboundConnections < 1 || maxDialsInProgress < 1) {
+                throw new IllegalArgumentException("outbound connection limits must be positive, got "
+                        + maxOutboundConnections + " connections and " + maxDialsInProgress + " dials");
+            }
+        }
+    }
 
     /**
      * How many inbound connections a node keeps open, and how much junk one connection may send.
@@ -127,6 +146,16 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
     /** Nesting levels of a value (parameters, state, results, replies). */
     public int maxValueDepth() {
         return values.maxValueDepth();
+    }
+
+    /** Connections this node opened and holds open at once. */
+    public int maxOutboundConnections() {
+        return outbound.maxOutboundConnections();
+    }
+
+    /** Connection attempts under way at once. */
+    public int maxDialsInProgress() {
+        return outbound.maxDialsInProgress();
     }
 
     /** Longest host name (RFC 1035) or IP literal a HELLO or a chain's origin may give. */
