@@ -104,5 +104,17 @@ public enum Refusal {
      * and nothing more it sent was decoded. A peer that sends junk pays with its connection, and
      * junk does not keep a connection from its idle timeout either.
      */
-    TOO_MANY_BAD_FRAMES
+    TOO_MANY_BAD_FRAMES,
+    /**
+     * A REQUEST, at a node running with TLS, that could not prove its originator: its credential was
+     * missing (and its sender was not the originator itself), forged, signed for another chain or
+     * first hop, or its deadline or hop limit widened on the way. Refused with a
+     * {@link PermissionDeniedException} to the chain's reply-to node.
+     */
+    FORGED_ORIGINATOR,
+    /**
+     * A hop the server's chain policy refused for its originator, previous hop or sub-chain creator
+     * ({@code RpccServer.Builder.policy}); refused with a {@link PermissionDeniedException}.
+     */
+    POLICY_DENIED
 }

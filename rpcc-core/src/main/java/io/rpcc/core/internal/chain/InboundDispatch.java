@@ -35,6 +35,7 @@ public final class InboundDispatch implements InboundListener {
     private final ChainOriginator originator;
     private final NodeTransport transport;
     private final TypeRegistry types;
+    private final ChainCallers callers;
 
     /**
      * The dispatch of node {@code nodeName}, which takes hops while {@code running} says so (else
@@ -52,6 +53,7 @@ public final class InboundDispatch implements InboundListener {
         this.originator = originator;
         this.transport = transport;
         this.types = types;
+        this.callers = new ChainCallers(nodeName, transport, transport.credentials());
     }
 
     @Override
@@ -68,8 +70,15 @@ public final class InboundDispatch implements InboundListener {
                     + " at another server or once it is back")));
             return;
         }
+        ChainRequest checked;
+        try {
+            checked = request.from(callers.callerOf(request, from));
+        } catch (HopFailure denied) {
+            executor.execute(() -> requests.refuse(request.header(), denied));
+            return;
+        }
         // counted from its first bytes: reading the rest and decoding it took some of its budget
-        requests.onRequest(request, request.arrivedNanos() != 0 ? request.arrivedNanos() : System.nanoTime(),
+        requests.onRequest(checked, request.arrivedNanos() != 0 ? request.arrivedNanos() : System.nanoTime(),
                 transport.peerOf(from));
     }
 

@@ -140,6 +140,7 @@ public final class NodeTransport implements AutoCloseable {
     private final InboundFrames frames;
     private final InboundAcceptor acceptor;
     private final PeerConnections connections;
+    private final ChainCredentials credentials;
     private volatile Channel serverChannel;
 
     /** A transport, not yet listening, counting what it refuses in {@code refusals}. */
@@ -160,6 +161,16 @@ public final class NodeTransport implements AutoCloseable {
         this.acceptor = new InboundAcceptor(config, refused, pipeline);
         this.connections = new PeerConnections(config, table, new Dialer(config, lifecycle, pipeline, handshakes),
                 lifecycle);
+        this.credentials = config.tls() == null ? null
+                : new ChainCredentials(config.tls(), ChainCredentials.DEFAULT_CLOCK_SKEW);
+    }
+
+    /**
+     * Signs the chains this node starts and checks those that reach it, with the node's TLS key and
+     * trusted CAs; {@code null} in plaintext (no credentials possible).
+     */
+    public ChainCredentials credentials() {
+        return credentials;
     }
 
     /**
@@ -267,6 +278,15 @@ public final class NodeTransport implements AutoCloseable {
         }
         return ch.remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null
                 ? "address:" + a.getAddress().getHostAddress() : "address:" + ch.remoteAddress();
+    }
+
+    /**
+     * The node name the TLS certificate of the peer on connection {@code ch} authenticated (its
+     * HELLO's), or {@code null}: no TLS, no connection, or no HELLO yet.
+     */
+    public String authenticatedPeer(Channel ch) {
+        Hello hello = ch == null || config.tls() == null ? null : ConnectionAttributes.peer(ch);
+        return hello == null ? null : hello.node();
     }
 
     /** The round-trip estimate of connection {@code ch} (measured by its handshake and PINGs). */
