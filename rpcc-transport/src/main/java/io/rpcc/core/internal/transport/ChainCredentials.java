@@ -30,8 +30,10 @@ import org.jspecify.annotations.Nullable;
  * node's trusted CAs and names the signer, the signature holds, and the header claims no later
  * deadline (beyond {@link #clockSkew() clock skew}), no larger hop limit and no other first hop than
  * the signer signed. What a signature check found is kept per credential (a chain's many hops, and
- * the hops of its retries, check it once), in a table of at most {@link #CACHE_ENTRIES} entries that
- * starts afresh when full; the claims that change from hop to hop are checked every time.
+ * the hops of its retries, check it once), and what the check of a certificate chain against the
+ * trusted CAs found per certificate chain for a minute (a node signs all its chains with one), each in
+ * a table of at most {@link #CACHE_ENTRIES} entries that starts afresh when full; the claims that
+ * change from hop to hop, and the leaf certificate's validity dates, are checked every time.
  */
 @EngineSpi
 public final class ChainCredentials {
@@ -46,6 +48,17 @@ public final class ChainCredentials {
     private final PeerTrustManager trust;
     private final long skewMillis;
     private final Map<ByteBuffer, String> checked = new ConcurrentHashMap<>();
+    private final Map<ByteBuffer, Signer> signers = new ConcurrentHashMap<>();
+
+    /**
+     * What the check of a certificate chain found: its leaf's key and the leaf (for its names and
+     * validity), or why it is refused; checked again after {@link #RECHECK_NANOS}.
+     */
+    private record Signer(@Nullable X509Certificate leaf, String refused, long checkedNanos) {
+    }
+
+    /** How long the check of a certificate chain is kept (its validity dates are checked every time). */
+    private static final long RECHECK_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     /** The credentials of a node with {@code tls}, tolerating {@code clockSkew} between nodes' clocks. */
     public ChainCredentials(NodeTls tls, Duration clockSkew) {
@@ -161,26 +174,20 @@ public final class ChainCredentials {
     }
 
     private String verify(byte[] claims, NodeAddress signer, ChainCredential credential) {
-        X509Certificate[] chain;
-        try {
-            CertificateFactory factory = CertificateFactory.getInstance("X.509");
-            chain = new X509Certificate[credential.certificates().size()];
-            for (int i = 0; i < chain.length; i++) {
-                chain[i] = (X509Certificate) factory.generateCertificate(
-                        new ByteArrayInputStream(credential.certificates().get(i)));
-            }
-        } catch (CertificateException | ClassCastException e) {
-            return "its certificate cannot be read (" + e.getMessage() + ")";
+        Signer checkedSigner = signerOf(credential.certificates());
+        if (!checkedSigner.refused().isEmpty()) {
+            return checkedSigner.refused();
         }
-        PublicKey publicKey = chain[0].getPublicKey();
+        X509Certificate leaf = checkedSigner.leaf();
         try {
-            trust.checkClientTrusted(chain, publicKey.getAlgorithm());
+            leaf.checkValidity();
         } catch (CertificateException e) {
-            return "its certificate is not trusted here: " + e.getMessage();
+            return "its certificate is not valid now: " + e.getMessage();
         }
-        if (!NodeIdentity.carries(chain[0], signer.node())) {
-            return "its " + NodeIdentity.describe(chain[0]) + " does not name '" + signer.node() + "'";
+        if (!NodeIdentity.carries(leaf, signer.node())) {
+            return "its " + NodeIdentity.describe(leaf) + " does not name '" + signer.node() + "'";
         }
+        PublicKey publicKey = leaf.getPublicKey();
         try {
             Signature s = Signature.getInstance(algorithm(publicKey.getAlgorithm()));
             s.initVerify(publicKey);
@@ -190,6 +197,52 @@ public final class ChainCredentials {
         } catch (GeneralSecurityException | IllegalArgumentException e) {
             return "its signature cannot be checked (" + e.getMessage() + ")";
         }
+    }
+
+    /**
+     * The check of certificate chain {@code certificates} against the trusted CAs, kept per chain of
+     * certificates (a node signs all its chains with one) for {@link #RECHECK_NANOS}.
+     */
+    private Signer signerOf(List<byte[]> certificates) {
+        int size = 0;
+        for (byte[] c : certificates) {
+            size += c.length + 4;
+        }
+        ByteBuffer key = ByteBuffer.allocate(size);
+        for (byte[] c : certificates) {
+            key.putInt(c.length).put(c);
+        }
+        key.flip();
+        long now = System.nanoTime();
+        Signer known = signers.get(key);
+        if (known != null && now - known.checkedNanos() < RECHECK_NANOS) {
+            return known;
+        }
+        Signer found = checkCertificates(certificates, now);
+        if (signers.size() >= CACHE_ENTRIES) {
+            signers.clear();
+        }
+        signers.put(key, found);
+        return found;
+    }
+
+    private Signer checkCertificates(List<byte[]> certificates, long now) {
+        X509Certificate[] chain;
+        try {
+            CertificateFactory factory = CertificateFactory.getInstance("X.509");
+            chain = new X509Certificate[certificates.size()];
+            for (int i = 0; i < chain.length; i++) {
+                chain[i] = (X509Certificate) factory.generateCertificate(new ByteArrayInputStream(certificates.get(i)));
+            }
+        } catch (CertificateException | ClassCastException e) {
+            return new Signer(null, "its certificate cannot be read (" + e.getMessage() + ")", now);
+        }
+        try {
+            trust.checkClientTrusted(chain, chain[0].getPublicKey().getAlgorithm());
+        } catch (CertificateException e) {
+            return new Signer(null, "its certificate is not trusted here: " + e.getMessage(), now);
+        }
+        return new Signer(chain[0], OK, now);
     }
 
     /** The signature algorithm for a key of {@code keyAlgorithm}. */
