@@ -27,10 +27,13 @@ import io.rpcc.core.internal.wire.ChainLimits;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.testing.TestPki;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -63,8 +66,11 @@ class ChainCredentialsTest {
     static void start() {
         cluster = new Cluster(Cluster.Security.MUTUAL_TLS);
         s1 = cluster.server("s1", b -> b.service("echo", p -> record("s1", p))
-                .service("sub", p -> SubChain.to("s2", "who").params(p)));
-        s2 = cluster.server("s2", b -> b.service("who", p -> record("s2", p)));
+                .service("sub", p -> SubChain.to("s2", "who").params(p))
+                .service("nested", p -> SubChain.to("s2", "sub2").params(p).composition(false))
+                .service("subViaEvil", p -> SubChain.to("evil", "relay").params(p)));
+        s2 = cluster.server("s2", b -> b.service("who", p -> record("s2", p))
+                .service("sub2", p -> SubChain.to("s3", "last").params(p)));
         s3 = cluster.server("s3", b -> b.service("last", p -> record("s3", p))
                 .service("secret", p -> "the secret")
                 .policy((service, caller) -> service.equals("secret") && !caller.originator().equals("admin")
@@ -114,6 +120,14 @@ class ChainCredentialsTest {
         assertTrue(atS2.originatorVerified());
         assertEquals("s1", atS2.subChainCreator());
         assertEquals("node:s1", atS2.previousHop());
+    }
+
+    @Test
+    void nestedSubChainsCarryTheirInnermostCreator() {
+        // s1 starts a sub-chain (returning to s1) at s2, which starts one (composed) at s3
+        assertEquals("s3 got n", client.runChain(ChainCall.to("s1", "nested").params("n")).value());
+        ChainCaller atS3 = seen.get("s3:n");
+        assertEquals(new ChainCaller(client.name(), true, "node:s2", "s2"), atS3);
     }
 
     @Test
@@ -179,6 +193,27 @@ class ChainCredentialsTest {
         }
         assertEquals(before + 1, s1.stats().refused(Refusal.FORGED_ORIGINATOR));
         assertEquals(null, seen.get("s1:replayed"));
+    }
+
+    @Test
+    void aForgedSubChainCreatorIsRefused() throws Exception {
+        long before = s1.stats().refused(Refusal.FORGED_ORIGINATOR);
+        // evil runs a hop of s1's sub-chain and names s3 as the sub-chain's creator, keeping s1's credential
+        tamper = h -> {
+            List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
+            ReturnPoint p = stack.remove(stack.size() - 1);
+            stack.add(new ReturnPoint(new NodeAddress("s3", p.node().host(), p.node().port()), p.continuation(),
+                    p.repliesToCreator(), p.chainingFunction(), p.state(), 0, p.creatorCredential()));
+            return h.with(h.chainingFunction(), stack);
+        };
+        // the refusal goes where the forged return point says: the client's chain ends by its timeout
+        assertThrows(ChainException.class, () -> client.runChain(ChainCall.to("s1", "subViaEvil").params("q")
+                .timeout(Duration.ofSeconds(2))));
+        for (int i = 0; i < 250 && s1.stats().refused(Refusal.FORGED_ORIGINATOR) <= before; i++) {
+            Thread.sleep(20);
+        }
+        assertEquals(before + 1, s1.stats().refused(Refusal.FORGED_ORIGINATOR));
+        assertEquals(null, seen.get("s1:q"));
     }
 
     private static void refusedAtS1(ChainCall call, String why) {

@@ -10,6 +10,7 @@ import io.rpcc.core.internal.wire.ChainCredential;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
@@ -49,27 +50,41 @@ final class ChainCallers {
         }
         ChainHeader h = request.header();
         String previous = transport.peerOf(from);
-        String creator = creatorOf(h.returnStack());
+        ReturnPoint sub = innermostSubChain(h.returnStack());
+        String creator = sub == null ? null : sub.node().node();
         if (credentials == null) {
             return new ChainCaller(h.origin(), false, previous, creator);
         }
-        ChainCredential credential = h.credential();
-        if (credential == null) {
-            String peer = transport.authenticatedPeer(from);
-            boolean self = from == null && h.origin().equals(nodeName);
-            if (self || h.origin().equals(peer)) {
-                return new ChainCaller(h.origin(), true, previous, creator);
-            }
-            throw denied(h, previous, "the request names '" + h.origin() + "' as the chain's originator but carries no"
-                    + " credential signed by it, and " + (from == null ? "was made here" : "its sender is " + previous));
-        }
-        boolean firstHop = h.hop() == credential.first().hop() && h.returnStack().isEmpty()
-                && !h.serviceFunction().startsWith("rpcc.");
-        String why = credentials.check(h, credential, h.originator(), nodeName, firstHop);
-        if (why != null) {
-            throw denied(h, previous, "the credential of originator '" + h.origin() + "' does not hold: " + why);
+        String peer = transport.authenticatedPeer(from);
+        prove(h, "originator", h.originator(), h.credential(), h.returnStack().isEmpty(), previous, peer, from == null);
+        if (sub != null) {
+            prove(h, "sub-chain creator", sub.node(), sub.creatorCredential(), true, previous, peer, from == null);
         }
         return new ChainCaller(h.origin(), true, previous, creator);
+    }
+
+    /**
+     * Throws unless {@code credential} proves that {@code signer} started the chain (or sub-chain) of
+     * {@code h}, or the request comes from {@code signer} itself ({@code peer}, its TLS name; or this
+     * node, {@code local}).
+     *
+     * @param outermost whether {@code h} may be the signer's first hop (no sub-chain opened since)
+     */
+    private void prove(ChainHeader h, String role, NodeAddress signer, @Nullable ChainCredential credential,
+                       boolean outermost, String previous, @Nullable String peer, boolean local) {
+        if (credential == null) {
+            if (signer.node().equals(peer) || (local && signer.node().equals(nodeName))) {
+                return;
+            }
+            throw denied(h, previous, "the request names '" + signer.node() + "' as the chain's " + role
+                    + " but carries no credential signed by it, and " + (local ? "was made here" : "its sender is "
+                    + previous));
+        }
+        boolean firstHop = outermost && h.hop() == credential.first().hop() && !h.serviceFunction().startsWith("rpcc.");
+        String why = credentials.check(h, credential, signer, nodeName, firstHop);
+        if (why != null) {
+            throw denied(h, previous, "the credential of " + role + " '" + signer.node() + "' does not hold: " + why);
+        }
     }
 
     private HopFailure denied(ChainHeader h, String previous, String why) {
@@ -80,11 +95,11 @@ final class ChainCallers {
                 + " chain's deadline and hop limit, never widen them");
     }
 
-    /** The node that started the innermost sub-chain of {@code stack}, or {@code null}. */
-    private static @Nullable String creatorOf(List<ReturnPoint> stack) {
+    /** The return point of the innermost sub-chain of {@code stack}, or {@code null}. */
+    private static @Nullable ReturnPoint innermostSubChain(List<ReturnPoint> stack) {
         for (int i = stack.size() - 1; i >= 0; i--) {
             if (!stack.get(i).isMerge()) {
-                return stack.get(i).node().node();
+                return stack.get(i);
             }
         }
         return null;

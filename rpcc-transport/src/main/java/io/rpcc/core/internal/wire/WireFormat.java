@@ -328,6 +328,8 @@ public final class WireFormat {
             }
             if (p.isMerge()) {
                 out.writeVarInt(p.branches(), true);
+            } else {
+                writeCredential(out, p.creatorCredential());
             }
         }
     }
@@ -850,9 +852,11 @@ public final class WireFormat {
                 }
                 stack.add(ReturnPoint.merge(node, continuation, branches));
             } else {
-                stack.add((flags & RETURN_POINT_COMPOSED) != 0
+                ReturnPoint point = (flags & RETURN_POINT_COMPOSED) != 0
                         ? ReturnPoint.composed(node, continuation, repliesToCreator, readFunction(in), readState(kryo, in))
-                        : new ReturnPoint(node, continuation, repliesToCreator));
+                        : new ReturnPoint(node, continuation, repliesToCreator);
+                ChainCredential creator = readCredential(in);
+                stack.add(creator == null ? point : point.withCreatorCredential(creator));
             }
         }
         return List.copyOf(stack);
