@@ -19,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * Finds out who asks for a hop that reaches a node ({@link ChainCaller}), and refuses a request
  * whose originator cannot be proven at a TLS node.
  *
- * <p>With TLS ({@code credentials} set), a request's originator is verified by its credential
- * ({@link ChainCredentials#check}); a request without one is taken only from the originator itself
- * (the TLS certificate of the connection it came on names it) or from this node. Anything else is
+ * <p>With TLS ({@code credentials} set), a request's originator (and the creator of the sub-chain
+ * it is in) is verified by its credential ({@link ChainCredentials#check}), unless the request comes
+ * from the originator (creator) itself, whose TLS certificate on the connection it came on is proof
+ * enough (so a chain's first hop checks no signature), or from this node. Anything else is
  * refused with {@link ChainErrorCode#PERMISSION_DENIED} and counted as
  * {@link Refusal#FORGED_ORIGINATOR}: a node authenticated by TLS cannot name another node as a
  * chain's originator. In plaintext nothing is proven: the originator is the name the request claims,
@@ -72,10 +73,10 @@ final class ChainCallers {
      */
     private void prove(ChainHeader h, String role, NodeAddress signer, @Nullable ChainCredential credential,
                        boolean outermost, String previous, @Nullable String peer, boolean local) {
+        if (signer.node().equals(peer) || (local && signer.node().equals(nodeName))) {
+            return; // its TLS certificate (or this node itself) is the proof: what it claims is its own claim
+        }
         if (credential == null) {
-            if (signer.node().equals(peer) || (local && signer.node().equals(nodeName))) {
-                return;
-            }
             throw denied(h, previous, "the request names '" + signer.node() + "' as the chain's " + role
                     + " but carries no credential signed by it, and " + (local ? "was made here" : "its sender is "
                     + previous));
