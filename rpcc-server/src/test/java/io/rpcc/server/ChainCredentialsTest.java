@@ -131,6 +131,23 @@ class ChainCredentialsTest {
     }
 
     @Test
+    void inPlaintextTheOriginatorIsAClaimAndItsHopsRunIsolated() throws Exception {
+        Map<String, ChainCaller> got = new ConcurrentHashMap<>();
+        Map<String, IsolationLevel> level = new ConcurrentHashMap<>();
+        try (Cluster plain = new Cluster()) {
+            plain.server("p1", b -> b.service("who", p -> {
+                got.put("p1", ChainContext.current().caller());
+                level.put("p1", ChainContext.current().isolation());
+                return p;
+            }));
+            RpccClient c = plain.client();
+            assertEquals("x", c.runChain(ChainCall.to("p1", "who").params("x")).value());
+            assertEquals(new ChainCaller(c.name(), false, "address:127.0.0.1", null), got.get("p1"));
+            assertEquals(IsolationLevel.ISOLATED, level.get("p1"), "the default policy isolates unverified originators");
+        }
+    }
+
+    @Test
     void aServiceTheOriginatorMayNotCallIsRefusedNamingTheHop() {
         long before = s3.stats().refused(Refusal.POLICY_DENIED);
         PermissionDeniedException e = fails(() -> client.runChain(ChainCall.to("s3", "secret")));
