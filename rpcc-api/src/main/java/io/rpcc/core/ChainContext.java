@@ -174,6 +174,24 @@ public interface ChainContext {
     /** The branch of the chain this hop is on: {@link BranchId#root()} until chains split. */
     BranchId branch();
 
+    /**
+     * Who asked for this hop: the chain's originator (verified by its signature between TLS nodes,
+     * as claimed in plaintext), the previous hop and, in a nested sub-chain, its creator. A context
+     * made outside a server's hop says the originator is {@link #originator()}, unverified, and the
+     * previous hop is {@code "local"}.
+     */
+    default ChainCaller caller() {
+        return new ChainCaller(originator(), false, "local", null);
+    }
+
+    /**
+     * How isolated the server's chain policy wants this hop's functions to run
+     * ({@link IsolationLevel#IN_PROCESS} unless a policy said otherwise).
+     */
+    default IsolationLevel isolation() {
+        return IsolationLevel.IN_PROCESS;
+    }
+
     /** A context made current by {@link #push()}; closing it restores the previous one. */
     @FunctionalInterface
     interface Scope extends AutoCloseable {

@@ -75,7 +75,13 @@ public enum ChainErrorCode {
      * A branch of the chain stopped sending heartbeats: the node holding it crashed, was cut off or
      * stalls ({@link BrokenChainException}, at the originator only).
      */
-    BROKEN_CHAIN(24);
+    BROKEN_CHAIN(24),
+    /**
+     * A server refused the hop for who asked for it: the chain's originator credential is missing or
+     * forged, or the server's chain policy does not let that originator (or previous hop) call that
+     * service function ({@link PermissionDeniedException}).
+     */
+    PERMISSION_DENIED(25);
 
     private static final ChainErrorCode[] BY_NUMBER = byNumber();
 

@@ -117,5 +117,17 @@ public enum Refusal {
      * would have to connect to but that nothing vouches for ({@link OutboundPolicy#VOUCHED}): refused
      * before its hop ran, with a {@link HopRejectedException} sent back on the connection it arrived on.
      */
-    UNVOUCHED_ADDRESS
+    UNVOUCHED_ADDRESS,
+    /**
+     * A REQUEST, at a node running with TLS, that could not prove its originator: its credential was
+     * missing (and its sender was not the originator itself), forged, signed for another chain or
+     * first hop, or its deadline or hop limit widened on the way. Refused with a
+     * {@link PermissionDeniedException} to the chain's reply-to node.
+     */
+    FORGED_ORIGINATOR,
+    /**
+     * A hop the server's chain policy refused for its originator, previous hop or sub-chain creator
+     * ({@code RpccServer.Builder.policy}); refused with a {@link PermissionDeniedException}.
+     */
+    POLICY_DENIED
 }

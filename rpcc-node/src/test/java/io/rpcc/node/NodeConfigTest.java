@@ -75,6 +75,23 @@ class NodeConfigTest {
     }
 
     @Test
+    void thePolicyAllowsListedServicesOnlyToListedVerifiedOriginators() {
+        io.rpcc.server.AllowListPolicy p = config("rpcc.policy.allow", " charge:shop, charge:admin ,refund:shop",
+                "rpcc.policy.require-authenticated-originator", "false").policy();
+        assertEquals(java.util.Map.of("charge", java.util.Set.of("shop", "admin"), "refund", java.util.Set.of("shop")),
+                p.allowed());
+        assertTrue(p.decide("charge", new io.rpcc.core.ChainCaller("admin", true, "node:a", null)).allowed());
+        assertTrue(!p.decide("charge", new io.rpcc.core.ChainCaller("admin", false, "address:1.2.3.4", null)).allowed(),
+                "a claimed name is not enough");
+        assertTrue(!p.decide("refund", new io.rpcc.core.ChainCaller("admin", true, "node:a", null)).allowed());
+        assertTrue(p.decide("other", new io.rpcc.core.ChainCaller("anyone", false, "address:1.2.3.4", null)).allowed());
+        assertTrue(!config("rpcc.policy.require-authenticated-originator", "true").policy()
+                .decide("other", new io.rpcc.core.ChainCaller("anyone", false, "address:1.2.3.4", null)).allowed());
+        assertTrue(config().policy().allowed().isEmpty(), "allows everything by default");
+        assertThrows(ConfigException.class, () -> config("rpcc.policy.allow", "charge"));
+    }
+
+    @Test
     void peersResolveAndTheNodeResolvesItself() {
         NodeConfig c = config("rpcc.peers", " a=127.0.0.1:7400 , b=[::1]:7401,,");
         assertEquals(new InetSocketAddress("127.0.0.1", 7400), c.peers().resolve("a").orElseThrow());

@@ -227,6 +227,7 @@ public final class RpccServer implements AutoCloseable {
         private final List<ServerInterceptor> interceptors = new ArrayList<>();
         private final List<HopDecorator> decorators = new ArrayList<>();
         private boolean composesSubChains = true;
+        private ChainPolicy policy = ChainPolicy.ALLOW_ALL;
         private Duration staleBranchTimeout = Duration.ofMinutes(1);
         private final Set<String> idempotent = new HashSet<>();
         private int outcomeCacheEntries = 10_000;
@@ -393,6 +394,17 @@ public final class RpccServer implements AutoCloseable {
         }
 
         /**
+         * Decides, before each service hop, whether the chain's originator (verified between TLS
+         * nodes), previous hop and sub-chain creator may call its service function, and how isolated
+         * it runs (see {@link ChainPolicy}); default {@link ChainPolicy#ALLOW_ALL}. A refusal reaches
+         * the originator as a {@link io.rpcc.core.PermissionDeniedException} naming this server's hop.
+         */
+        public Builder policy(ChainPolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
          * Whether the sub-chains this server's service functions start are composed with their parent
          * chains (paper 3.4, Fig. 5c; on by default): the node where a sub-chain ends runs the parent's
          * chaining function itself and the chain goes on from there, instead of the sub-chain's result
@@ -425,7 +437,7 @@ public final class RpccServer implements AutoCloseable {
 
         /** The server (not started). */
         public RpccServer build() {
-            HopSettings hopSettings = new HopSettings(services, idempotent, new HopSettings.Around(interceptors, decorators),
+            HopSettings hopSettings = new HopSettings(services, idempotent, new HopSettings.Around(interceptors, decorators, policy),
                     new HopSettings.ChainingProxy(chainingProxy, actsAsProxy), composesSubChains, staleBranchTimeout,
                     new HopSettings.OutcomeCache(outcomeCacheEntries, outcomeCacheBytes, outcomeCacheTtl));
             Node node = new Node(BuilderAccess.settingsOf(this));

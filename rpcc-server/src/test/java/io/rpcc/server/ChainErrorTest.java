@@ -421,7 +421,7 @@ class ChainErrorTest {
                 Thread.sleep(20);
             }
             assertEquals(malformedBefore + 2, s1.stats().malformedFrames());
-            out.write(new byte[] {0, 0, 0, 5, 7, 2, 1, 2, 3});             // another protocol version: connection closed
+            out.write(new byte[] {0, 0, 0, 5, (byte) (v + 1), 2, 1, 2, 3}); // another protocol version: connection closed
             out.flush();
             raw.getInputStream().readAllBytes(); // the server's HELLO, then the end of the stream (else: a timeout)
             assertEquals(-1, raw.getInputStream().read(), "the server closes a connection that speaks another version");

@@ -28,6 +28,8 @@ public enum ConfigKey {
     TLS_CERTIFICATE("rpcc.tls.certificate", null),
     TLS_PRIVATE_KEY("rpcc.tls.private-key", null),
     TLS_TRUSTED_CERTIFICATES("rpcc.tls.trusted-certificates", null),
+    POLICY_ALLOW("rpcc.policy.allow", ""),
+    POLICY_REQUIRE_AUTHENTICATED_ORIGINATOR("rpcc.policy.require-authenticated-originator", "false"),
     SANDBOX_ENABLED("rpcc.sandbox.enabled", "true"),
     SANDBOX_CPU_TIME("rpcc.sandbox.cpu-time", "300ms"),
     SANDBOX_MEMORY("rpcc.sandbox.memory", "32MiB"),

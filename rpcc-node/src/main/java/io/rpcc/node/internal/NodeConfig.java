@@ -3,6 +3,7 @@ package io.rpcc.node.internal;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.OutboundPolicy;
 import io.rpcc.core.SandboxLimits;
+import io.rpcc.server.AllowListPolicy;
 import io.rpcc.server.RpccServer;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -10,8 +11,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -37,6 +41,7 @@ public final class NodeConfig {
     private final Duration shutdownGrace;
     private final String logLevel;
     private final @Nullable NodeTls tls;
+    private final AllowListPolicy policy;
     private final @Nullable SandboxLimits sandbox;
     private final int maxFrameSize;
     private final int maxHops;
@@ -116,6 +121,7 @@ public final class NodeConfig {
             throw values.invalid(ConfigKey.LOG_LEVEL, "one of trace, debug, info, warn, error, off");
         }
         tls = tls(values);
+        policy = new AllowListPolicy(allowList(values), values.bool(ConfigKey.POLICY_REQUIRE_AUTHENTICATED_ORIGINATOR));
         sandbox = values.bool(ConfigKey.SANDBOX_ENABLED)
                 ? new SandboxLimits(values.duration(ConfigKey.SANDBOX_CPU_TIME, false),
                         values.bytes(ConfigKey.SANDBOX_MEMORY, 1, Long.MAX_VALUE),
@@ -183,6 +189,34 @@ public final class NodeConfig {
         }
     }
 
+    /**
+     * {@code rpcc.policy.allow}: comma-separated {@code service:originator} entries; a service listed
+     * may be called only by the originators listed with it.
+     */
+    private static Map<String, Set<String>> allowList(ConfigValues values) {
+        String text = values.text(ConfigKey.POLICY_ALLOW);
+        Map<String, Set<String>> allowed = new LinkedHashMap<>();
+        if (text == null) {
+            return allowed;
+        }
+        for (String entry : text.split(",")) {
+            String e = entry.trim();
+            int colon = e.indexOf(':');
+            if (colon <= 0 || colon == e.length() - 1) {
+                throw values.invalid(ConfigKey.POLICY_ALLOW, "comma-separated service:originator entries, such as"
+                        + " charge:shop, charge:billing-admin (\"" + e + "\" is not one)");
+            }
+            allowed.computeIfAbsent(e.substring(0, colon).trim(), k -> new LinkedHashSet<>())
+                    .add(e.substring(colon + 1).trim());
+        }
+        return allowed;
+    }
+
+    /** The node's chain policy ({@code rpcc.policy.*}). */
+    public AllowListPolicy policy() {
+        return policy;
+    }
+
     /** Applies the node's settings (everything but its services and roles) to {@code server}. */
     public RpccServer.Builder applyTo(RpccServer.Builder server) {
         server.listen(bind, port).advertisedHost(advertisedHost).resolver(peers)
@@ -206,6 +240,7 @@ public final class NodeConfig {
         if (tls != null) {
             server.tls(tls);
         }
+        server.policy(policy);
         if (proxyEnabled) {
             server.actAsChainingProxy();
         }

@@ -2,7 +2,9 @@ package io.rpcc.server.internal;
 
 import io.netty.channel.Channel;
 import io.netty.util.Timeout;
+import io.rpcc.core.ChainCaller;
 import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.IsolationLevel;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.SubChain;
@@ -72,6 +74,7 @@ public final class HopExecutor implements RequestHandler {
 
     private final Node node;
     private final Set<String> services;
+    private final HopPolicy policy;
     private final boolean chainingRunsHere;
     private final HopReports reports;
     private final ReplyStreams streams = new ReplyStreams();
@@ -107,6 +110,7 @@ public final class HopExecutor implements RequestHandler {
     public HopExecutor(Node node, HopSettings settings) {
         this.node = node;
         this.services = Set.copyOf(settings.services().keySet());
+        this.policy = new HopPolicy(node.name(), settings.around().policy(), node.transport().refusals());
         this.chainingRunsHere = settings.proxy().runsHere();
         this.outcomes = new HopOutcomes(settings.outcomeCache().limits(), settings.idempotent(), request -> {
             waiting.handedBack(request);
@@ -153,6 +157,17 @@ public final class HopExecutor implements RequestHandler {
      * on the node's executor, as hops of their own here (with their own control and replies).
      */
     private void start(ChainRequest request, HopKind kind, long arrivedNanos, String peer) {
+        ChainCaller caller = request.caller() != null ? request.caller()
+                : new ChainCaller(request.header().origin(), false, peer, null);
+        IsolationLevel isolation = IsolationLevel.IN_PROCESS;
+        if (kind == HopKind.SERVICE && services.contains(request.header().serviceFunction())) {
+            try {
+                isolation = policy.admit(request.header(), caller);
+            } catch (HopFailure denied) {
+                node.executor().execute(() -> refuse(request.header(), denied));
+                return;
+            }
+        }
         HopOutcomes.Outcome claim = kind == HopKind.SERVICE && services.contains(request.header().serviceFunction())
                 ? outcomes.claim(request, arrivedNanos, peer) : null;
         if (claim == HopOutcomes.WAITING) { // the same hop runs here: handled anew when it has ended
@@ -172,7 +187,7 @@ public final class HopExecutor implements RequestHandler {
             // than hand the function over from a virtual thread and back (two wake-ups per hop)
             executor = FunctionRuntime.platformThreads();
         }
-        RunningHops.Hop hop = running.arrived(request.header(), control, peer);
+        RunningHops.Hop hop = running.arrived(request.header(), control, peer, new RunningHops.Asker(caller, isolation));
         if (claim != null && !claim.replays()) {
             hop.replies().recordInto(claim); // its replies are kept with its outcome, for a replay
         }

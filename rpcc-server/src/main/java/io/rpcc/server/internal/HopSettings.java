@@ -1,11 +1,13 @@
 package io.rpcc.server.internal;
 
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.server.ChainPolicy;
 import io.rpcc.server.HopDecorator;
 import io.rpcc.server.ServerInterceptor;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -35,12 +37,20 @@ public record HopSettings(Map<String, ServiceFunction> services, Set<String> ide
      *
      * @param interceptors around the stages of a hop (service function, chaining function, forward)
      * @param decorators around the whole hop, told how it ended
+     * @param policy who may call which service function, and how isolated it runs (asked before a
+     *     service hop starts)
      */
-    public record Around(List<ServerInterceptor> interceptors, List<HopDecorator> decorators) {
+    public record Around(List<ServerInterceptor> interceptors, List<HopDecorator> decorators, ChainPolicy policy) {
         /** Copies the lists. */
         public Around {
             interceptors = List.copyOf(interceptors);
             decorators = List.copyOf(decorators);
+            Objects.requireNonNull(policy, "policy");
+        }
+
+        /** With the default policy ({@link ChainPolicy#ALLOW_ALL}). */
+        public Around(List<ServerInterceptor> interceptors, List<HopDecorator> decorators) {
+            this(interceptors, decorators, ChainPolicy.ALLOW_ALL);
         }
     }
 

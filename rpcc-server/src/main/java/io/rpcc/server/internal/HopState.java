@@ -64,7 +64,9 @@ record HopState(HopKind kind, ChainHeader header, List<String> path, List<Consol
 
     /** Where this hop's functions run: this hop of its chain, at node {@code nodeName}. */
     HopLocation location(String nodeName) {
-        return new HopLocation(chainId(), header.origin(), header.hop(), header.branch(), nodeName);
+        RunningHops.Asker asker = running.asker();
+        return new HopLocation(chainId(), header.origin(), header.hop(), header.branch(), nodeName, asker.caller(),
+                asker.isolation());
     }
 
     /** This hop, resumed as the hop of {@code resumed} (a sub-chain returned to it). */

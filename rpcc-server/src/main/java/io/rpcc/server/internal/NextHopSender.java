@@ -17,6 +17,8 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.transport.ChainCredentials;
+import io.rpcc.core.internal.wire.ChainCredential;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.server.HopOutcome;
 import java.net.InetSocketAddress;
@@ -154,6 +156,12 @@ final class NextHopSender {
             return;
         }
         ChainHeader nh = h.onward(new ChainSoFar(start.hop(), hop.path(), consoleNow, hop.timings(), metadata), sub.serviceFunction(), sub.chainingFunction(), pass, start.budgetNanos()).with(sub.chainingFunction(), stack);
+        ChainCredentials credentials = node.transport().credentials();
+        if (credentials != null) { // with TLS: the sub-chain carries this creator's signature in its return point
+            stack.set(stack.size() - 1, point.withCreatorCredential(credentials.sign(nh, self,
+                    new ChainCredential.FirstHop(start.hop(), sub.server(), sub.serviceFunction()))));
+            nh = nh.with(sub.chainingFunction(), stack);
+        }
         hop.watch().went(new HopOutcome.SubChainStarted(sub.server(), sub.serviceFunction()));
         handOn(hop, h, sub.server(), null, new ChainRequest(nh, sub.params(), sub.state(), null), pass,
                 () -> continuations.forget(number));

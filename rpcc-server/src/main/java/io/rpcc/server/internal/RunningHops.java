@@ -1,5 +1,7 @@
 package io.rpcc.server.internal;
 
+import io.rpcc.core.ChainCaller;
+import io.rpcc.core.IsolationLevel;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.chain.FailureLog;
 import io.rpcc.core.internal.chain.HopControl;
@@ -30,12 +32,19 @@ final class RunningHops {
         private final HopReplies replies;
         private final HopControl control;
         private final String peer;
+        private final Asker asker;
 
-        Hop(ChainHeader header, HopReplies replies, HopControl control, String peer) {
+        Hop(ChainHeader header, HopReplies replies, HopControl control, String peer, Asker asker) {
             this.header = header;
             this.replies = replies;
             this.control = control;
             this.peer = peer;
+            this.asker = asker;
+        }
+
+        /** Who asked for the hop, and how isolated the server's policy runs it. */
+        Asker asker() {
+            return asker;
         }
 
         /** Who sent the hop's request ({@code NodeTransport.peerOf}): its work counts in that peer's shares. */
@@ -54,6 +63,15 @@ final class RunningHops {
         HopReplies replies() {
             return replies;
         }
+    }
+
+    /**
+     * Who asked for a hop and how isolated it runs (the server's chain policy's answer).
+     *
+     * @param caller the chain's originator, the previous hop and the sub-chain's creator
+     * @param isolation how isolated the hop's functions run
+     */
+    record Asker(ChainCaller caller, IsolationLevel isolation) {
     }
 
     private final Set<Hop> hops = ConcurrentHashMap.newKeySet();
@@ -85,9 +103,9 @@ final class RunningHops {
      * A hop arrived from {@code peer}; it counts until {@link #ran} has been called and its replies
      * are quiet.
      */
-    Hop arrived(ChainHeader header, HopControl control, String peer) {
+    Hop arrived(ChainHeader header, HopControl control, String peer, Asker asker) {
         Hop hop = new Hop(header, new HopReplies(node, streams, trails, failures, handOffs, header,
-                control), control, peer);
+                control), control, peer, asker);
         hops.add(hop);
         return hop;
     }
@@ -103,7 +121,8 @@ final class RunningHops {
         if (sent.isDone()) {
             return;
         }
-        Hop entry = new Hop(onward, null, control, NodeTransport.LOCAL_PEER);
+        Hop entry = new Hop(onward, null, control, NodeTransport.LOCAL_PEER,
+                new Asker(new ChainCaller(onward.origin(), false, NodeTransport.LOCAL_PEER, null), IsolationLevel.IN_PROCESS));
         handingOn.add(entry);
         sent.whenComplete((v, e) -> handingOn.remove(entry));
     }

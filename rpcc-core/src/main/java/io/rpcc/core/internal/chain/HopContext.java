@@ -1,6 +1,8 @@
 package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainCaller;
+import io.rpcc.core.IsolationLevel;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.VirtualConsole;
@@ -49,6 +51,16 @@ public final class HopContext implements ChainContext {
     @Override
     public String originator() {
         return location.originator();
+    }
+
+    @Override
+    public ChainCaller caller() {
+        return location.caller();
+    }
+
+    @Override
+    public IsolationLevel isolation() {
+        return location.isolation();
     }
 
     @Override

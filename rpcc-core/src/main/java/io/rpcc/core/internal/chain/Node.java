@@ -22,6 +22,8 @@ import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.transport.ChainCredentials;
+import io.rpcc.core.internal.wire.ChainCredential;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainIdentity;
 import io.rpcc.core.internal.wire.ChainLimits;
@@ -281,6 +283,11 @@ public final class Node implements AutoCloseable {
                 new ChainSoFar(hop, path, List.of(), List.of(), start.metadata()), serviceFunction,
                 start.chainingFunction(), Credit.ONE, new ReturnRoute(self, List.of(), branch),
                 new ChainLimits(start.maxHops(), budget - allowanceNanos(), heartbeat));
+        ChainCredentials credentials = transport.credentials();
+        if (credentials != null) { // with TLS: the chain carries its originator's signature
+            header = header.withCredential(credentials.sign(header, self,
+                    new ChainCredential.FirstHop(hop, server, serviceFunction)));
+        }
         if (budget != ChainHeader.NO_DEADLINE && budget <= 0) { // nothing to send: hop 1 would start past the deadline
             originator.failLocally(p.id(), new HopFailure(ChainErrorCode.DEADLINE_EXCEEDED, "hop " + hop + " ('"
                     + serviceFunction + "' at '" + server + "') would start " + TimeUnit.NANOSECONDS.toMillis(-budget)

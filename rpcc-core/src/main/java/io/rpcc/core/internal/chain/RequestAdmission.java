@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * would have to connect to that nothing vouches for ({@link OutboundVouching}): then, before its hop
  * runs, a {@link ChainErrorCode#HOP_REJECTED} error goes back on the connection the REQUEST arrived
  * on (never to the address it names), counted as {@link Refusal#UNVOUCHED_ADDRESS} and warned about
- * at most once per remote address every 10 s. A REQUEST whose vouching needs the resolver is checked
+ * at most once per remote address every 10 s. An admitted REQUEST then has its caller checked
+ * ({@link ChainCallers}: at a TLS node, the originator's credential), refused with
+ * {@link ChainErrorCode#PERMISSION_DENIED} if it cannot prove its originator. A REQUEST whose vouching needs the resolver is checked
  * on the node's executor (a resolver may block), the others on the event loop.
  */
 final class RequestAdmission {
@@ -36,6 +38,7 @@ final class RequestAdmission {
     private final Executor executor;
     private final OutboundVouching vouching;
     private final NodeTransport transport;
+    private final ChainCallers callers;
     private final RateLimitedWarnings warnings = new RateLimitedWarnings(log, TimeUnit.SECONDS.toNanos(10));
 
     /**
@@ -49,6 +52,7 @@ final class RequestAdmission {
         this.executor = executor;
         this.vouching = vouching;
         this.transport = transport;
+        this.callers = new ChainCallers(nodeName, transport, transport.credentials());
     }
 
     /** Hands {@code request}, which arrived on {@code from} ({@code null}: made here), to {@code requests}, or refuses it. */
@@ -78,7 +82,14 @@ final class RequestAdmission {
                     + " at another server or once it is back")));
             return;
         }
-        requests.onRequest(request, arrivedNanos, transport.peerOf(from));
+        ChainRequest checked;
+        try {
+            checked = request.from(callers.callerOf(request, from));
+        } catch (HopFailure denied) {
+            executor.execute(() -> requests.refuse(request.header(), denied));
+            return;
+        }
+        requests.onRequest(checked, arrivedNanos, transport.peerOf(from));
     }
 
     private void refuse(ChainHeader h, Channel from, NodeAddress unvouched) {

@@ -126,6 +126,42 @@ class FrameCodecTest {
     }
 
     @Test
+    void aSignedCredentialRoundTripsAndStillVerifies() {
+        ChainCredentials credentials = new ChainCredentials(io.rpcc.core.testing.TestPki.shared().node("client-1"),
+                ChainCredentials.DEFAULT_CLOCK_SKEW);
+        ChainHeader h = header("f");
+        io.rpcc.core.internal.wire.ChainCredential signed = credentials.sign(h, h.originator(),
+                new io.rpcc.core.internal.wire.ChainCredential.FirstHop(3, "here", "f"));
+        ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(h.withCredential(signed), "p", ChainState.empty(),
+                null));
+        assertNull(got.decodeError());
+        assertEquals("p", got.params());
+        io.rpcc.core.internal.wire.ChainCredential back = got.header().credential();
+        assertNotNull(back);
+        assertEquals(signed.deadlineMillis(), back.deadlineMillis());
+        assertEquals(signed.first(), back.first());
+        assertArrayEquals(signed.signature(), back.signature());
+        assertNull(credentials.check(got.header(), back, got.header().originator(), "here", true));
+        assertNotNull(credentials.check(got.header(), back, new NodeAddress("other", "127.0.0.1", 4000), "here", true),
+                "signed by client-1, not by 'other'");
+        System.out.println("credential bytes in a REQUEST: " + (wire.encode(new ChainRequest(h.withCredential(signed),
+                null, ChainState.empty(), null), MAX).readableBytes() - wire.encode(new ChainRequest(h, null,
+                ChainState.empty(), null), MAX).readableBytes()));
+    }
+
+    @Test
+    void aCredentialWithTooManyCertificatesIsMalformed() {
+        byte[] cert = new byte[10];
+        io.rpcc.core.internal.wire.ChainCredential junk = new io.rpcc.core.internal.wire.ChainCredential(0, 5,
+                new io.rpcc.core.internal.wire.ChainCredential.FirstHop(1, "s", "f"), new byte[8],
+                java.util.Collections.nCopies(io.rpcc.core.internal.wire.ChainCredential.MAX_CERTIFICATES + 1, cert));
+        ChainRequest got = (ChainRequest) roundTrip(new ChainRequest(header("f").withCredential(junk), "p",
+                ChainState.empty(), null));
+        assertNotNull(got.decodeError());
+        assertEquals(ChainErrorCode.MALFORMED_FRAME, got.decodeError().code());
+    }
+
+    @Test
     void everyFrameTypeRoundTrips() {
         EmbeddedChannel fresh = new EmbeddedChannel(new FrameDecoder(wire, MAX, LIMITS, new AtomicLong()));
         Hello hello = new Hello("node", "10.0.0.1", 7000, 1 << 20);
@@ -616,12 +652,12 @@ class FrameCodecTest {
                 fresh.finishAndReleaseAll();
             }
         }
-        assertEquals("'new' speaks rpcc protocol versions 7 to 8 and 'me' speaks version 6: no version in common; "
-                + "upgrade 'me' to an rpcc build that speaks versions 7 to 8",
-                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(7, 8)));
-        assertEquals("'old' speaks rpcc protocol version 5 and 'me' speaks version 6: no version in common; "
-                + "upgrade 'old' to an rpcc build that speaks version 6",
-                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(5, 5)));
+        assertEquals("'new' speaks rpcc protocol versions 8 to 9 and 'me' speaks version 7: no version in common; "
+                + "upgrade 'me' to an rpcc build that speaks versions 8 to 9",
+                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(8, 9)));
+        assertEquals("'old' speaks rpcc protocol version 6 and 'me' speaks version 7: no version in common; "
+                + "upgrade 'old' to an rpcc build that speaks version 7",
+                VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(6, 6)));
     }
 
     @Test

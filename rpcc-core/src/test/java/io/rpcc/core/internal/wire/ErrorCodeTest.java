@@ -51,6 +51,7 @@ class ErrorCodeTest {
         m.put(ChainErrorCode.NODE_SHUTTING_DOWN, 22);
         m.put(ChainErrorCode.SUB_CHAIN, 23);
         m.put(ChainErrorCode.BROKEN_CHAIN, 24);
+        m.put(ChainErrorCode.PERMISSION_DENIED, 25);
         return m;
     }
 

@@ -12,6 +12,7 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.repository.FileSystemChainingFunctionRepository;
 import io.rpcc.repository.InMemoryChainingFunctionRepository;
 import io.rpcc.server.RpccServer;
+import io.rpcc.server.ChainPolicy;
 import io.rpcc.server.HopDecorator;
 import io.rpcc.server.ServerInterceptor;
 import io.rpcc.spring.boot.RpccClientCustomizer;
@@ -49,7 +50,8 @@ import org.springframework.core.io.ResourceLoader;
  * {@link ObservationChainDecorator} observes when the application has an {@link ObservationRegistry}
  * (unless {@code rpcc.client.enabled=false}), each started and drained with the context by an
  * {@link RpccNodeLifecycle}. Each bean backs off when the application defines its own. The server runs the
- * application's {@link ServerInterceptor} and {@link HopDecorator} beans, in bean order.
+ * application's {@link ServerInterceptor} and {@link HopDecorator} beans, in bean order, and its
+ * {@link ChainPolicy} bean, if it has exactly one.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(RpccProperties.class)
@@ -183,6 +185,7 @@ public class RpccAutoConfiguration {
             interceptors.orderedStream().forEach(builder::interceptor);
             // in bean order: the observation's decorator (if any) first, outermost, seeing the outcome the others lead to
             hopDecorators.orderedStream().forEach(builder::decorator);
+            beanFactory.getBeanProvider(ChainPolicy.class).ifUnique(builder::policy); // the application's, if it has one
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
             return builder.build();
         }

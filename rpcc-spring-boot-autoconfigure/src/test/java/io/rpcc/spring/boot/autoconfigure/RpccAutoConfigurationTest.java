@@ -57,6 +57,21 @@ class RpccAutoConfigurationTest {
     }
 
     @Test
+    void aChainPolicyBeanDecidesWhoMayCallWhat() {
+        runner.withPropertyValues("rpcc.server.name=s1")
+                .withBean(io.rpcc.server.ChainPolicy.class, () -> (service, caller) -> service.equals("secret")
+                        ? io.rpcc.server.ChainPolicy.Decision.deny("not for you")
+                        : io.rpcc.server.ChainPolicy.ALLOW_ALL.decide(service, caller))
+                .withBean(RpccServerCustomizer.class, () -> b -> b.service("secret", p -> "s").service("open", p -> "o"))
+                .run(context -> {
+                    RpccClient client = context.getBean(RpccClient.class);
+                    assertThat(client.runChain(io.rpcc.client.ChainCall.to("s1", "open")).value()).isEqualTo("o");
+                    assertThatThrownBy(() -> client.runChain(io.rpcc.client.ChainCall.to("s1", "secret")))
+                            .isInstanceOf(io.rpcc.core.PermissionDeniedException.class).hasMessageContaining("not for you");
+                });
+    }
+
+    @Test
     void theServerNameDefaultsToTheApplicationName() {
         runner.withPropertyValues("spring.application.name=catalog")
                 .run(context -> assertThat(context.getBean(RpccServer.class).name()).isEqualTo("catalog"));

@@ -141,6 +141,7 @@ public final class NodeTransport implements AutoCloseable {
     private final InboundAcceptor acceptor;
     private final PeerConnections connections;
     private final OutboundBounds outbound;
+    private final ChainCredentials credentials;
     private volatile Channel serverChannel;
 
     /** A transport, not yet listening, counting what it refuses in {@code refusals}. */
@@ -162,6 +163,16 @@ public final class NodeTransport implements AutoCloseable {
         this.outbound = new OutboundBounds(config.nodeName(), config.limits().outbound(), refused);
         this.connections = new PeerConnections(config, table, new Dialer(config, lifecycle, pipeline, handshakes),
                 lifecycle, outbound);
+        this.credentials = config.tls() == null ? null
+                : new ChainCredentials(config.tls(), ChainCredentials.DEFAULT_CLOCK_SKEW);
+    }
+
+    /**
+     * Signs the chains this node starts and checks those that reach it, with the node's TLS key and
+     * trusted CAs; {@code null} in plaintext (no credentials possible).
+     */
+    public ChainCredentials credentials() {
+        return credentials;
     }
 
     /**
@@ -300,6 +311,14 @@ public final class NodeTransport implements AutoCloseable {
     /** Idle connections this node closed to make room for new ones ({@link OutboundBounds}). */
     public int reclaimedOutboundConnections() {
         return outbound.reclaimed();
+    }
+
+    /**
+     * The node name the TLS certificate of the peer on connection {@code ch} authenticated (its
+     * HELLO's), or {@code null}: no TLS, no connection, or no HELLO yet.
+     */
+    public String authenticatedPeer(Channel ch) {
+        return authenticated(ch) ? peerName(ch) : null;
     }
 
     /** The round-trip estimate of connection {@code ch} (measured by its handshake and PINGs). */

@@ -19,6 +19,7 @@ import io.rpcc.core.MalformedFrameException;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.PeerAuthenticationException;
+import io.rpcc.core.PermissionDeniedException;
 import io.rpcc.core.ProtocolVersionException;
 import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.SandboxViolationException;
@@ -112,6 +113,8 @@ public final class ChainErrors {
             case NODE_SHUTTING_DOWN -> new Mapping(NodeShuttingDownException.class, NodeShuttingDownException::new);
             case SUB_CHAIN -> new Mapping(SubChainException.class, SubChainException::new);
             case BROKEN_CHAIN -> new Mapping(BrokenChainException.class, BrokenChainException::new);
+            case PERMISSION_DENIED ->
+                    new Mapping(PermissionDeniedException.class, PermissionDeniedException::new);
         };
     }
 }

@@ -64,6 +64,11 @@ public record ChainHeader(ChainIdentity chain, ChainSoFar soFar, String serviceF
         return chain.originator();
     }
 
+    /** The originator's signature over the chain, or {@code null} (see {@link ChainIdentity#credential()}). */
+    public @Nullable ChainCredential credential() {
+        return chain.credential();
+    }
+
     /** Which sending of the chain by its originator this is. */
     public int attempt() {
         return chain.attempt();
@@ -131,7 +136,8 @@ public record ChainHeader(ChainIdentity chain, ChainSoFar soFar, String serviceF
 
     /** This header as attempt {@code nextAttempt} of its chain. */
     public ChainHeader withAttempt(int nextAttempt) {
-        return new ChainHeader(new ChainIdentity(chain.chainId(), chain.secret(), chain.originator(), nextAttempt),
+        return new ChainHeader(new ChainIdentity(chain.chainId(), chain.secret(), chain.originator(), nextAttempt,
+                chain.credential()),
                 soFar, serviceFunction, chainingFunction, credit, route, limits);
     }
 
@@ -184,6 +190,12 @@ public record ChainHeader(ChainIdentity chain, ChainSoFar soFar, String serviceF
     public ChainHeader withBranch(BranchId nextBranch) {
         return new ChainHeader(chain, soFar, serviceFunction, chainingFunction, credit,
                 new ReturnRoute(route.replyTo(), route.returnStack(), nextBranch), limits);
+    }
+
+    /** This header carrying {@code signed}, its originator's credential. */
+    public ChainHeader withCredential(ChainCredential signed) {
+        return new ChainHeader(new ChainIdentity(chain.chainId(), chain.secret(), chain.originator(), chain.attempt(),
+                signed), soFar, serviceFunction, chainingFunction, credit, route, limits);
     }
 
     /** This header with {@code next} as its deadline budget (as the request leaves this node). */

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.wire;
 
 import io.rpcc.core.spi.EngineSpi;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which chain, and which sending of it, a hop request belongs to (part of a {@link ChainHeader}).
@@ -11,7 +12,14 @@ import io.rpcc.core.spi.EngineSpi;
  *     advertised host and port
  * @param attempt which sending of the chain by its originator this is: 1, or more for a chain sent
  *     again with the same id and secret (idempotent retry, paper 3.9)
+ * @param credential the originator's signature over the chain (between TLS nodes), or {@code null}
+ *     (plaintext, or a chain whose first hop is its originator's TLS peer)
  */
 @EngineSpi
-public record ChainIdentity(long chainId, ChainSecret secret, NodeAddress originator, int attempt) {
+public record ChainIdentity(long chainId, ChainSecret secret, NodeAddress originator, int attempt,
+                            @Nullable ChainCredential credential) {
+    /** An identity without a credential. */
+    public ChainIdentity(long chainId, ChainSecret secret, NodeAddress originator, int attempt) {
+        this(chainId, secret, originator, attempt, null);
+    }
 }

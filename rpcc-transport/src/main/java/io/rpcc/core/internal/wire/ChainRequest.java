@@ -1,7 +1,9 @@
 package io.rpcc.core.internal.wire;
 
+import io.rpcc.core.ChainCaller;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.spi.EngineSpi;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A REQUEST frame: run one hop.
@@ -13,17 +15,30 @@ import io.rpcc.core.spi.EngineSpi;
  * @param arrivedNanos when the frame's first bytes were read ({@link System#nanoTime()}), for a request
  *     that arrived; 0 for one made at this node. The hop's budget counts from then, so that the time the
  *     frame waited to be read in full and decoded is charged to it.
+ * @param caller who asked for the hop, as the receiving node checked it (never sent: set where the
+ *     request arrives), or {@code null} before that
  */
 @EngineSpi
 public record ChainRequest(ChainHeader header, Object params, ChainState state, HopFailure decodeError,
-                           long arrivedNanos) {
+                           long arrivedNanos, @Nullable ChainCaller caller) {
     /** A request made at this node (not arrived). */
     public ChainRequest(ChainHeader header, Object params, ChainState state, HopFailure decodeError) {
-        this(header, params, state, decodeError, 0);
+        this(header, params, state, decodeError, 0, null);
+    }
+
+    /** A request as it arrived at {@code arrivedNanos}, its caller not checked yet. */
+    public ChainRequest(ChainHeader header, Object params, ChainState state, HopFailure decodeError,
+                        long arrivedNanos) {
+        this(header, params, state, decodeError, arrivedNanos, null);
     }
 
     /** This request as it arrived at {@code nanos}. */
     public ChainRequest arrivedAt(long nanos) {
-        return new ChainRequest(header, params, state, decodeError, nanos);
+        return new ChainRequest(header, params, state, decodeError, nanos, caller);
+    }
+
+    /** This request, asked for by {@code checked}. */
+    public ChainRequest from(ChainCaller checked) {
+        return new ChainRequest(header, params, state, decodeError, arrivedNanos, checked);
     }
 }

@@ -36,7 +36,7 @@ public enum FrameType {
     HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8), HEARTBEAT(9), PING(10);
 
     /** The protocol version this build speaks: the version byte of every frame after the HELLO. */
-    public static final byte PROTOCOL_VERSION = 6;
+    public static final byte PROTOCOL_VERSION = 7;
 
     /**
      * The version byte of every HELLO, in this and every later protocol version: the HELLO's layout

@@ -36,20 +36,34 @@ import org.jspecify.annotations.Nullable;
  *     repository reference as the hop had it); {@code null}: not composed, the node holds it
  * @param state composed: that chaining function's state; empty otherwise
  * @param branches 0 for a sub-chain's return point; for a merge point, the split's number of branches
+ * @param creatorCredential the creator's signature over the sub-chain (between TLS nodes; see
+ *     {@link ChainCredential}, signed by {@code node}), or {@code null}; always {@code null} for a merge point
  */
 @EngineSpi
 public record ReturnPoint(NodeAddress node, long continuation, boolean repliesToCreator,
-                          @Nullable ChainingFunctionSource chainingFunction, ChainState state, int branches) {
+                          @Nullable ChainingFunctionSource chainingFunction, ChainState state, int branches,
+                          @Nullable ChainCredential creatorCredential) {
     /** The deepest return stack a header may carry (nested sub-chains). */
     public static final int MAX_DEPTH = 64;
 
     public ReturnPoint {
         Objects.requireNonNull(node, "node");
         Objects.requireNonNull(state, "state");
-        if (branches < 0 || (branches > 0 && (chainingFunction != null || repliesToCreator))) {
+        if (branches < 0 || (branches > 0 && (chainingFunction != null || repliesToCreator || creatorCredential != null))) {
             throw new IllegalArgumentException("a merge point (" + branches
-                    + " branches) is neither composed nor takes replies");
+                    + " branches) is neither composed nor takes replies nor carries a credential");
         }
+    }
+
+    /** A point without a creator's credential. */
+    public ReturnPoint(NodeAddress node, long continuation, boolean repliesToCreator,
+                       @Nullable ChainingFunctionSource chainingFunction, ChainState state, int branches) {
+        this(node, continuation, repliesToCreator, chainingFunction, state, branches, null);
+    }
+
+    /** This point carrying {@code signed}, its creator's credential for the sub-chain. */
+    public ReturnPoint withCreatorCredential(ChainCredential signed) {
+        return new ReturnPoint(node, continuation, repliesToCreator, chainingFunction, state, branches, signed);
     }
 
     /** A point whose chain is parked at {@code node} under {@code continuation} (not composed). */

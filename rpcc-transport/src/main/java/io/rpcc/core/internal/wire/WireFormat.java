@@ -202,6 +202,70 @@ public final class WireFormat {
         writeBudget(out, h.budgetNanos());
         writeHeartbeat(out, h.heartbeat());
         out.writeVarInt(h.attempt(), true);
+        writeCredential(out, h.credential());
+    }
+
+    /**
+     * Header field 21 (version 7): {@code present:int8 [deadline:varlong maxHops:varint firstHop:varint
+     * firstServer:string firstService:string signature:bytes certificates:varint (bytes)*]}, where
+     * bytes is {@code length:varint} and the bytes.
+     */
+    private static void writeCredential(Output out, ChainCredential c) {
+        if (c == null) {
+            out.writeByte(0);
+            return;
+        }
+        out.writeByte(1);
+        out.writeVarLong(c.deadlineMillis(), true);
+        out.writeVarInt(c.maxHops(), true);
+        out.writeVarInt(c.first().hop(), true);
+        out.writeString(c.first().server());
+        out.writeString(c.first().serviceFunction());
+        writeBytes(out, c.signature());
+        out.writeVarInt(c.certificates().size(), true);
+        for (byte[] cert : c.certificates()) {
+            writeBytes(out, cert);
+        }
+    }
+
+    private static void writeBytes(Output out, byte[] b) {
+        out.writeVarInt(b.length, true);
+        out.writeBytes(b);
+    }
+
+    private static ChainCredential readCredential(Input in) {
+        int present = in.readByte();
+        if (present == 0) {
+            return null;
+        }
+        if (present != 1) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "unknown credential tag " + present);
+        }
+        long deadline = in.readVarLong(true);
+        int maxHops = in.readVarInt(true);
+        int firstHop = in.readVarInt(true);
+        String server = in.readString();
+        String service = in.readString();
+        byte[] signature = readBytes(in, "signature");
+        int count = in.readVarInt(true);
+        if (server == null || service == null || deadline < 0 || count < 1 || count > ChainCredential.MAX_CERTIFICATES) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt chain credential");
+        }
+        List<byte[]> certificates = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            certificates.add(readBytes(in, "certificate"));
+        }
+        return new ChainCredential(deadline, maxHops, new ChainCredential.FirstHop(firstHop, server, service), signature,
+                certificates);
+    }
+
+    private static byte[] readBytes(Input in, String what) {
+        int length = in.readVarInt(true);
+        if (length < 0 || length > ChainCredential.MAX_ITEM_BYTES || length > in.limit() - in.position()) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "chain credential " + what + " of "
+                    + Integer.toUnsignedString(length) + " bytes");
+        }
+        return in.readBytes(length);
     }
 
     /** Reply-to tag: replies go to the originator, whose address the header already holds. */
@@ -264,6 +328,8 @@ public final class WireFormat {
             }
             if (p.isMerge()) {
                 out.writeVarInt(p.branches(), true);
+            } else {
+                writeCredential(out, p.creatorCredential());
             }
         }
     }
@@ -635,7 +701,8 @@ public final class WireFormat {
             long budget = readBudget(in);
             HeartbeatBudget heartbeat = readHeartbeat(in);
             int attempt = readAttempt(in);
-            header = new ChainHeader(new ChainIdentity(chainId, secret, originator, attempt),
+            ChainCredential credential = readCredential(in);
+            header = new ChainHeader(new ChainIdentity(chainId, secret, originator, attempt, credential),
                     new ChainSoFar(hop, path, console, timings, metadata), serviceFunction, chainingFunction, credit,
                     new ReturnRoute(replyTo, stack, branch), new ChainLimits(maxHops, budget, heartbeat));
             Object params = kryo.readClassAndObject(in);
@@ -785,9 +852,11 @@ public final class WireFormat {
                 }
                 stack.add(ReturnPoint.merge(node, continuation, branches));
             } else {
-                stack.add((flags & RETURN_POINT_COMPOSED) != 0
+                ReturnPoint point = (flags & RETURN_POINT_COMPOSED) != 0
                         ? ReturnPoint.composed(node, continuation, repliesToCreator, readFunction(in), readState(kryo, in))
-                        : new ReturnPoint(node, continuation, repliesToCreator));
+                        : new ReturnPoint(node, continuation, repliesToCreator);
+                ChainCredential creator = readCredential(in);
+                stack.add(creator == null ? point : point.withCreatorCredential(creator));
             }
         }
         return List.copyOf(stack);

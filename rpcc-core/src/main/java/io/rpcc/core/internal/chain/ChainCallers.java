@@ -1,0 +1,108 @@
+package io.rpcc.core.internal.chain;
+
+import io.netty.channel.Channel;
+import io.rpcc.core.ChainCaller;
+import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.Refusal;
+import io.rpcc.core.internal.transport.ChainCredentials;
+import io.rpcc.core.internal.transport.NodeTransport;
+import io.rpcc.core.internal.wire.ChainCredential;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.ReturnPoint;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Finds out who asks for a hop that reaches a node ({@link ChainCaller}), and refuses a request
+ * whose originator cannot be proven at a TLS node.
+ *
+ * <p>With TLS ({@code credentials} set), a request's originator (and the creator of the sub-chain
+ * it is in) is verified by its credential ({@link ChainCredentials#check}), unless the request comes
+ * from the originator (creator) itself, whose TLS certificate on the connection it came on is proof
+ * enough (so a chain's first hop checks no signature), or from this node. Anything else is
+ * refused with {@link ChainErrorCode#PERMISSION_DENIED} and counted as
+ * {@link Refusal#FORGED_ORIGINATOR}: a node authenticated by TLS cannot name another node as a
+ * chain's originator. In plaintext nothing is proven: the originator is the name the request claims,
+ * unverified, and the previous hop the remote address.
+ */
+final class ChainCallers {
+    private final String nodeName;
+    private final NodeTransport transport;
+    private final @Nullable ChainCredentials credentials;
+
+    ChainCallers(String nodeName, NodeTransport transport, @Nullable ChainCredentials credentials) {
+        this.nodeName = nodeName;
+        this.transport = transport;
+        this.credentials = credentials;
+    }
+
+    /**
+     * Who asks for {@code request}, which arrived on {@code from} ({@code null}: made at this node).
+     *
+     * @throws HopFailure with {@link ChainErrorCode#PERMISSION_DENIED} if a TLS node cannot prove the
+     *     request's originator
+     */
+    ChainCaller callerOf(ChainRequest request, @Nullable Channel from) {
+        if (request.caller() != null) { // checked when it first arrived (taken up again here)
+            return request.caller();
+        }
+        ChainHeader h = request.header();
+        String previous = transport.peerOf(from);
+        ReturnPoint sub = innermostSubChain(h.returnStack());
+        String creator = sub == null ? null : sub.node().node();
+        if (credentials == null) {
+            return new ChainCaller(h.origin(), false, previous, creator);
+        }
+        String peer = transport.authenticatedPeer(from);
+        prove(h, "originator", h.originator(), h.credential(), h.returnStack().isEmpty(), previous, peer, from == null);
+        if (sub != null) {
+            prove(h, "sub-chain creator", sub.node(), sub.creatorCredential(), true, previous, peer, from == null);
+        }
+        return new ChainCaller(h.origin(), true, previous, creator);
+    }
+
+    /**
+     * Throws unless {@code credential} proves that {@code signer} started the chain (or sub-chain) of
+     * {@code h}, or the request comes from {@code signer} itself ({@code peer}, its TLS name; or this
+     * node, {@code local}).
+     *
+     * @param outermost whether {@code h} may be the signer's first hop (no sub-chain opened since)
+     */
+    private void prove(ChainHeader h, String role, NodeAddress signer, @Nullable ChainCredential credential,
+                       boolean outermost, String previous, @Nullable String peer, boolean local) {
+        if (signer.node().equals(peer) || (local && signer.node().equals(nodeName))) {
+            return; // its TLS certificate (or this node itself) is the proof: what it claims is its own claim
+        }
+        if (credential == null) {
+            throw denied(h, previous, "the request names '" + signer.node() + "' as the chain's " + role
+                    + " but carries no credential signed by it, and " + (local ? "was made here" : "its sender is "
+                    + previous));
+        }
+        boolean firstHop = outermost && h.hop() == credential.first().hop() && !h.serviceFunction().startsWith("rpcc.");
+        String why = credentials.check(h, credential, signer, nodeName, firstHop);
+        if (why != null) {
+            throw denied(h, previous, "the credential of " + role + " '" + signer.node() + "' does not hold: " + why);
+        }
+    }
+
+    private HopFailure denied(ChainHeader h, String previous, String why) {
+        transport.refusals().count(Refusal.FORGED_ORIGINATOR);
+        return new HopFailure(ChainErrorCode.PERMISSION_DENIED, "node '" + nodeName + "' refused hop " + h.hop()
+                + " ('" + h.serviceFunction() + "', sent by " + previous + "): " + why + ". Start the chain from a node"
+                + " whose TLS certificate this node trusts and names the originator; a node on the way may shorten the"
+                + " chain's deadline and hop limit, never widen them");
+    }
+
+    /** The return point of the innermost sub-chain of {@code stack}, or {@code null}. */
+    private static @Nullable ReturnPoint innermostSubChain(List<ReturnPoint> stack) {
+        for (int i = stack.size() - 1; i >= 0; i--) {
+            if (!stack.get(i).isMerge()) {
+                return stack.get(i);
+            }
+        }
+        return null;
+    }
+}
