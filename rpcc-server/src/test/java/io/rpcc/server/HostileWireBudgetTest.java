@@ -37,8 +37,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Attacks on what a node holds for a connection, from raw sockets, as an attacker would run them: a
- * peer that floods PINGs and never reads their answers; a peer that names many originators that
- * never read, each its own connection; a peer that sends one junk frame per idle period to keep its
+ * peer that floods PINGs and never reads their answers (answered one round trip at a time, it is cut
+ * off after a few dozen, and chains get through about as well as during the other attacks); a peer
+ * that names many originators that never read, each its own connection; a peer that sends one junk frame per idle period to keep its
  * connection; a peer that sends millions of junk frames as fast as it can, and connects again. Each
  * must end with the attacker's connection closed and counted, the bytes the node queues to write
  * within its per-connection and node-wide bounds (as Netty counts them, sampled while the attack
@@ -155,6 +156,7 @@ class HostileWireBudgetTest {
     @Test
     void peersThatFloodPingsAndNeverReadAreClosedWithinTheWriteQueueBound() throws Exception {
         long before = server.stats().refused(Refusal.WRITE_QUEUE_FULL);
+        long closedForPings = server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES);
         AtomicBoolean over = new AtomicBoolean();
         AtomicLong sent = new AtomicLong();
         AtomicLong connections = new AtomicLong();
@@ -193,12 +195,23 @@ class HostileWireBudgetTest {
                 + "(slowest %d ms); most queued to write: %,d bytes on the node, %,d on one connection (Netty's count)%n",
                 sent.get(), connections.get(), cutOff.get(), seen[0], seen[3], seen[1], seen[2]);
         assertEquals(connections.get(), cutOff.get(), "every flooding connection is cut off");
-        awaitCount(() -> server.stats().refused(Refusal.WRITE_QUEUE_FULL), before + connections.get());
+        // one PING answer waits at a time, a PING beyond the one then owed is dropped as a bad frame: each
+        // flooding connection is closed after 66 PINGs, long before their answers reach the write bound
+        awaitCount(() -> server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES) - closedForPings, connections.get());
+        System.out.printf("closed: %d as TOO_MANY_BAD_FRAMES, %d as WRITE_QUEUE_FULL%n",
+                server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES) - closedForPings,
+                server.stats().refused(Refusal.WRITE_QUEUE_FULL) - before);
         assertTrue(seen[2] <= PER_CONNECTION, "one connection held " + seen[2] + " bytes to write");
         assertTrue(seen[1] <= PER_NODE, "the node held " + seen[1] + " bytes to write");
         assertWithinBudgets();
-        assertTrue(seen[0] > 0, "normal chains completed during the flood");
+        // Throughput comparable to the other attacks': measured on 2 busy cores, 64-283 chains in the 4 s
+        // (the junk flood beside it: 251-365); when each flooding connection had its ~2,100 PINGs answered
+        // before it was closed, 8-56 (each such connection held its event loop for 0.3-1.4 s)
+        assertTrue(seen[0] >= PING_FLOOD_MIN_CHAINS, "only " + seen[0] + " chains completed during the 4 s PING flood");
     }
+
+    /** Chains that must complete during the 4 s PING flood: half of the fewest measured (64) on 2 loaded cores. */
+    static final int PING_FLOOD_MIN_CHAINS = 30;
 
     /** The server's own count of what it held to write, as held, never went over either bound. */
     private static void assertWithinBudgets() {

@@ -73,6 +73,14 @@ final class BadFrames {
         return count;
     }
 
+    /**
+     * A frame of the connection was dropped without a refusal being counted for it (a PING sent while
+     * the answer to an earlier one was still owed: {@link PingAnswers}); it counts as a bad frame.
+     */
+    void refusedUncounted() {
+        refused();
+    }
+
     private void refused() {
         if (++count == limit + 1) {
             refusals.refuse(ch, Refusal.TOO_MANY_BAD_FRAMES, "more than " + limit + " frames refused on the "

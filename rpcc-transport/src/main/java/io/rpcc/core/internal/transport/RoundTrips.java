@@ -76,10 +76,13 @@ final class RoundTrips {
         return rtt.oneWayNanos();
     }
 
-    /** A PING read on {@code ch}: a peer's is answered (once both HELLOs went), an answer to this node's measured. */
+    /**
+     * A PING read on {@code ch} (on its event loop): a peer's is answered (once both HELLOs went), one
+     * round trip at a time ({@link PingAnswers}); an answer to this node's measured.
+     */
     void onPing(Channel ch, PingFrame p) {
         if (!p.ack() && ConnectionAttributes.peer(ch) != null) {
-            writer.writeOwn(ch, new PingFrame(true, p.payload()));
+            PingAnswers.of(ch, writer).onPing(p.payload());
         } else if (p.ack()) {
             of(ch).answered(p.payload(), System.nanoTime());
         }
