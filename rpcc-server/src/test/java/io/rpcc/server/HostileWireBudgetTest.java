@@ -210,6 +210,21 @@ class HostileWireBudgetTest {
         assertTrue(seen[0] >= PING_FLOOD_MIN_CHAINS, "only " + seen[0] + " chains completed during the 4 s PING flood");
     }
 
+    @Test
+    void aPeerWithTwoPingsOnTheirWayHasEveryOneAnswered() throws Exception {
+        long closed = server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES);
+        try (RawPeer p = new RawPeer("honest", server.address())) {
+            p.handshake();
+            // 300 rounds of two PINGs sent together (600 PINGs, far past 64 bad frames if any were dropped)
+            for (int round = 0; round < 300; round++) {
+                p.send(repeat(RawPeer.bytes(new PingFrame(false, round)), 2));
+                assertEquals("PING", p.nextFrame(5000), "the first answer of round " + round);
+                assertEquals("PING", p.nextFrame(5000), "the second answer of round " + round);
+            }
+        }
+        assertEquals(closed, server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES), "no PING counted as a bad frame");
+    }
+
     /** Chains that must complete during the 4 s PING flood: half of the fewest measured (64) on 2 loaded cores. */
     static final int PING_FLOOD_MIN_CHAINS = 30;
 
