@@ -100,7 +100,8 @@ public enum Refusal {
     /**
      * A connection that sent more than {@code NodeBuilder.maxBadFramesPerConnection} frames the node
      * refused without closing it (each also counted by its own kind: {@link #MALFORMED_FRAME},
-     * {@link #CLASS_NAME}, {@link #VALUE_TOO_DEEP}, {@link #INVALID_ORIGIN}, {@link #FORGED_FRAME}): closed,
+     * {@link #CLASS_NAME}, {@link #VALUE_TOO_DEEP}, {@link #INVALID_ORIGIN}, {@link #FORGED_FRAME}; and
+     * PINGs dropped because more than two waited for their answers, which are counted only here): closed,
      * and nothing more it sent was decoded. A peer that sends junk pays with its connection, and
      * junk does not keep a connection from its idle timeout either.
      */

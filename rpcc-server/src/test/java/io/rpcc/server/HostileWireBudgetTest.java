@@ -154,7 +154,7 @@ class HostileWireBudgetTest {
     // ------------------------------------------------------------------ write queues
 
     @Test
-    void peersThatFloodPingsAndNeverReadAreClosedWithinTheWriteQueueBound() throws Exception {
+    void peersThatFloodPingsAndNeverReadAreCutOffAfterTheirBadFrameLimit() throws Exception {
         long before = server.stats().refused(Refusal.WRITE_QUEUE_FULL);
         long closedForPings = server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES);
         AtomicBoolean over = new AtomicBoolean();
