@@ -3,18 +3,17 @@ package io.rpcc.core.internal.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.AttributeKey;
-import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.PingFrame;
 
 /**
  * The answers to one connection's PINGs, one round trip at a time: a PING is answered at once when
  * no answer of the connection is waiting to be written; one that arrives while an answer waits is
  * owed, and answered (with the latest payload) when that answer's write ends. A PING that arrives
- * while one is already owed replaces it: the replaced one is dropped, unanswered, and counted as one
- * of the connection's {@link BadFrames} (past the node's limit the connection is closed as
- * {@link Refusal#TOO_MANY_BAD_FRAMES}). So a connection holds at most one PING answer to write, and a
- * peer that floods PINGs without reading their answers costs the node a few dozen PINGs before it is
- * cut off, not the thousands that fill its write budget. An honest peer, which has at most a PING or
+ * while one is already owed replaces it: the replaced one is dropped, unanswered (not counted as a
+ * bad frame: an honest peer whose answers wait behind data its reader holds back goes on pinging).
+ * So a connection holds at most one PING answer to write, and a peer that floods PINGs without
+ * reading their answers costs the node their decoding, not the thousands of answers that filled its
+ * write budget. An honest peer, which has at most a PING or
  * two on their way, gets every one answered. Used on the connection's event loop only.
  */
 final class PingAnswers {
@@ -49,12 +48,9 @@ final class PingAnswers {
             answer(payload);
             return;
         }
-        if (owed) {
-            BadFrames bad = BadFrames.of(ch);
-            if (bad != null) {
-                bad.refusedUncounted(); // (a dropped PING is not a refusal of its own kind)
-            }
-        }
+        // a PING beyond the one owed replaces it, unanswered, and is not held against the peer: an
+        // honest peer whose answers wait behind a write side its own reader holds back (an unread reply
+        // set) goes on sending PINGs, and was cut off as TOO_MANY_BAD_FRAMES when these counted
         owed = true;
         owedPayload = payload;
     }
