@@ -3,18 +3,23 @@ package io.rpcc.core.internal.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.AttributeKey;
+import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.PingFrame;
 
 /**
  * The answers to one connection's PINGs, one round trip at a time: a PING is answered at once when
  * no answer of the connection is waiting to be written; one that arrives while an answer waits is
  * owed, and answered (with the latest payload) when that answer's write ends. A PING that arrives
- * while one is already owed replaces it: the replaced one is dropped, unanswered (not counted as a
- * bad frame: an honest peer whose answers wait behind data its reader holds back goes on pinging).
- * So a connection holds at most one PING answer to write, and a peer that floods PINGs without
- * reading their answers costs the node their decoding, not the thousands of answers that filled its
- * write budget. An honest peer, which has at most a PING or
- * two on their way, gets every one answered. Used on the connection's event loop only.
+ * while one is already owed replaces it: the replaced one is dropped, unanswered, and held against
+ * the connection's allowance of bad frames ({@link BadFrames}: past it the connection is closed as
+ * {@link Refusal#TOO_MANY_BAD_FRAMES}). So a connection holds at most one PING answer to write, and a
+ * peer that floods PINGs is cut off after a few dozen of them, rather than costing the node the
+ * thousands of answers that filled its write budget or, answered one at a time, hundreds of
+ * thousands of PINGs decoded on the event loop its other connections share. The allowance refills:
+ * an honest peer whose answers wait behind a write side its own reader holds back (an unread reply
+ * set) may have a PING dropped now and then without losing its connection; and an rpcc node has at
+ * most one measuring PING on its way ({@link RoundTrips}), and a health PING. Used on the
+ * connection's event loop only.
  */
 final class PingAnswers {
     private static final AttributeKey<PingAnswers> KEY = AttributeKey.valueOf("rpcc.pingAnswers");
@@ -48,9 +53,12 @@ final class PingAnswers {
             answer(payload);
             return;
         }
-        // a PING beyond the one owed replaces it, unanswered, and is not held against the peer: an
-        // honest peer whose answers wait behind a write side its own reader holds back (an unread reply
-        // set) goes on sending PINGs, and was cut off as TOO_MANY_BAD_FRAMES when these counted
+        if (owed) {
+            BadFrames bad = BadFrames.of(ch);
+            if (bad != null) {
+                bad.refused("a PING while the answers to two earlier ones still waited to be written");
+            }
+        }
         owed = true;
         owedPayload = payload;
     }

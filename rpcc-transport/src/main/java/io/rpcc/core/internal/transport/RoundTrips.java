@@ -71,7 +71,14 @@ final class RoundTrips {
         RoundTripTime rtt = of(ch);
         long now = System.nanoTime();
         if (rtt.stale(now, REFRESH_NANOS) && rtt.mayMeasure(now) && ch.isActive()) {
-            ch.eventLoop().execute(() -> measure(ch));
+            // looked at again on the event loop: many chains sent at once all find the estimate stale
+            // before the first PING goes, and each sent one (hundreds on their way, most of them dropped
+            // by the peer as bad frames while its answers waited)
+            ch.eventLoop().execute(() -> {
+                if (rtt.mayMeasure(System.nanoTime())) {
+                    measure(ch);
+                }
+            });
         }
         return rtt.oneWayNanos();
     }
