@@ -20,6 +20,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -254,6 +255,26 @@ class HostileWireBudgetTest {
         awaitCount(() -> forgiving.stats().refused(Refusal.TOO_MANY_BAD_FRAMES), cutOff + 1);
         long refused = forgiving.stats().malformedFrames() - malformed;
         assertTrue(refused >= 49 && refused <= 50, refused + " junk frames decoded (40 in bursts, 9 or 10 of the last 40)");
+    }
+
+    @Test
+    void valuesRefusedWhileTheirFrameIsDecodedCountAgainstItsConnection() throws Exception {
+        long cutOff = forgiving.stats().refused(Refusal.TOO_MANY_BAD_FRAMES);
+        long classNames = forgiving.stats().refused(Refusal.CLASS_NAME);
+        byte[] name = "java.lang.ProcessBuilder".getBytes(StandardCharsets.US_ASCII);
+        byte[] tail = new byte[2 + name.length + 1]; // NAME tag, name id 0, ASCII name; then state: empty
+        tail[0] = 1;
+        System.arraycopy(name, 0, tail, 2, name.length);
+        tail[1 + name.length] |= (byte) 0x80;
+        try (RawPeer p = new RawPeer("names", forgiving.address())) {
+            p.handshake();
+            for (int i = 0; i < 9; i++) { // one more than the allowance of 8
+                p.send(p.requestEndingWith(100 + i, "echo", tail));
+            }
+            assertEquals("closed", p.nextFrame(5000), "cut off at the 9th class name");
+        }
+        awaitCount(() -> forgiving.stats().refused(Refusal.TOO_MANY_BAD_FRAMES), cutOff + 1);
+        assertEquals(classNames + 9, forgiving.stats().refused(Refusal.CLASS_NAME));
     }
 
     /**
