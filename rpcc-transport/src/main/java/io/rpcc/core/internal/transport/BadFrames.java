@@ -93,7 +93,7 @@ final class BadFrames {
             cutOff = true;
         }
         refusals.refuse(ch, Refusal.TOO_MANY_BAD_FRAMES, "more than " + burst + " frames refused on the connection"
-                + (refillPerMinute > 0 ? " within the time it takes to regain them (" + refillPerMinute + " a minute)" : "")
-                + "; the last: " + what, true);
+                + (refillPerMinute > 0 ? " faster than it is allowed to regain them (" + refillPerMinute + " a minute)"
+                : "") + "; the last: " + what + " (maxBadFramesPerConnection, badFrameRefillPerMinute)", true);
     }
 }
