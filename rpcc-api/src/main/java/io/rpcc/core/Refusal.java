@@ -98,11 +98,13 @@ public enum Refusal {
      */
     SILENT_PEER,
     /**
-     * A connection that sent more than {@code NodeBuilder.maxBadFramesPerConnection} frames the node
-     * refused without closing it (each also counted by its own kind: {@link #MALFORMED_FRAME},
-     * {@link #CLASS_NAME}, {@link #VALUE_TOO_DEEP}, {@link #INVALID_ORIGIN}, {@link #FORGED_FRAME}): closed,
-     * and nothing more it sent was decoded. A peer that sends junk pays with its connection, and
-     * junk does not keep a connection from its idle timeout either.
+     * A connection that sent frames the node refused without closing it faster than it was allowed:
+     * more than {@code NodeBuilder.maxBadFramesPerConnection} at once, an allowance that grows back by
+     * {@code NodeBuilder.badFrameRefillPerMinute} a minute (each frame also counted by its own kind:
+     * {@link #MALFORMED_FRAME}, {@link #CLASS_NAME}, {@link #VALUE_TOO_DEEP}, {@link #INVALID_ORIGIN},
+     * {@link #FORGED_FRAME}; and PINGs dropped because more than two waited for their answers, which
+     * are counted only here): closed, and nothing more it sent was decoded. A peer that keeps sending
+     * junk pays with its connection, and junk does not keep a connection from its idle timeout either.
      */
     TOO_MANY_BAD_FRAMES,
     /**

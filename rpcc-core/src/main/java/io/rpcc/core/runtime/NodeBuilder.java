@@ -63,8 +63,10 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final long DEFAULT_MAX_QUEUED_WRITE_BYTES = 64L << 20;
     /** Default bytes waiting to be written to all of a node's connections together: 256 MiB. */
     public static final long DEFAULT_MAX_TOTAL_QUEUED_WRITE_BYTES = 256L << 20;
-    /** Default frames refused on one connection without closing it, past which it is closed: 64. */
+    /** Default frames one connection may have refused in a burst without being closed: 64. */
     public static final int DEFAULT_MAX_BAD_FRAMES_PER_CONNECTION = 64;
+    /** Default refused frames a connection regains a minute: 60 (one a second). */
+    public static final int DEFAULT_BAD_FRAME_REFILL_PER_MINUTE = 60;
     /** Default time a connection's write queue may make no progress before it is closed: 30 s. */
     public static final Duration DEFAULT_WRITE_STALL_TIMEOUT = Duration.ofSeconds(30);
     /** Default longest node name a peer may give (in HELLO or as a chain's originator): 255 characters. */
@@ -110,6 +112,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private long maxQueuedWriteBytes = DEFAULT_MAX_QUEUED_WRITE_BYTES;
     private long maxTotalQueuedWriteBytes = DEFAULT_MAX_TOTAL_QUEUED_WRITE_BYTES;
     private int maxBadFramesPerConnection = DEFAULT_MAX_BAD_FRAMES_PER_CONNECTION;
+    private int badFrameRefillPerMinute = DEFAULT_BAD_FRAME_REFILL_PER_MINUTE;
     private long pauseReadingAboveQueuedBytes; // 0: half of the write-queue limit
     private Duration writeStallTimeout = DEFAULT_WRITE_STALL_TIMEOUT;
     private int maxNodeNameLength = DEFAULT_MAX_NODE_NAME_LENGTH;
@@ -508,15 +511,33 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     }
 
     /**
-     * How many frames a connection may send that the node refuses without closing the connection
-     * (default 64): malformed frames and frames refused as {@link Refusal#CLASS_NAME},
-     * {@link Refusal#VALUE_TOO_DEEP}, {@link Refusal#INVALID_ORIGIN} or {@link Refusal#FORGED_FRAME}
-     * when they arrive. One more closes the connection, counted as {@link Refusal#TOO_MANY_BAD_FRAMES},
-     * and nothing more it sent is decoded. Refused frames never count as the connection being used:
-     * they do not hold it open past {@link #idleTimeout}.
+     * How many frames a connection may have refused in a burst without being closed (default 64):
+     * malformed frames, frames refused as {@link Refusal#CLASS_NAME}, {@link Refusal#VALUE_TOO_DEEP},
+     * {@link Refusal#INVALID_ORIGIN} or {@link Refusal#FORGED_FRAME} when they arrive, and PINGs
+     * dropped because the peer sent them faster than it read their answers. Each takes one of the
+     * connection's allowance, which grows back by {@link #badFrameRefillPerMinute} a minute up to this
+     * number; a refused frame when none is left closes the connection, counted as
+     * {@link Refusal#TOO_MANY_BAD_FRAMES}, and nothing more it sent is decoded. So a peer that keeps
+     * sending bad frames is cut off after about this many, and an occasional refusal between honest
+     * nodes is forgotten. Refused frames never count as the connection being used: they do not hold
+     * it open past {@link #idleTimeout}.
      */
     public B maxBadFramesPerConnection(int frames) {
         this.maxBadFramesPerConnection = positive(frames, "maxBadFramesPerConnection");
+        return self();
+    }
+
+    /**
+     * How many refused frames a connection regains a minute, up to {@link #maxBadFramesPerConnection}
+     * (default 60, one a second): the rate of bad frames a connection may send for ever without being
+     * closed. 0: none is regained, and {@link #maxBadFramesPerConnection} counts over the connection's
+     * lifetime.
+     */
+    public B badFrameRefillPerMinute(int frames) {
+        if (frames < 0) {
+            throw new IllegalArgumentException("badFrameRefillPerMinute must not be negative, got " + frames);
+        }
+        this.badFrameRefillPerMinute = frames;
         return self();
     }
 
@@ -638,7 +659,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         long queuedWriteBytes = Math.max(maxQueuedWriteBytes, 4L * maxFrameSize);
         WireLimits limits = new WireLimits(
                 new WireLimits.InboundConnectionLimits(maxInboundConnections, maxInboundConnectionsPerAddress,
-                        maxBadFramesPerConnection),
+                        maxBadFramesPerConnection, badFrameRefillPerMinute),
                 new WireLimits.ConnectionTimeouts(handshakeTimeout, idleTimeout, frameTimeout, writeStallTimeout),
                 new WireLimits.BufferLimits(Math.max(maxPartialFrameBytes, 2L * maxFrameSize), queuedWriteBytes,
                         Math.max(maxTotalQueuedWriteBytes, queuedWriteBytes),

@@ -45,6 +45,7 @@ public enum ConfigKey {
     MAX_QUEUED_WRITE_BYTES("rpcc.limits.max-queued-write-bytes", "64MiB"),
     MAX_TOTAL_QUEUED_WRITE_BYTES("rpcc.limits.max-total-queued-write-bytes", "256MiB"),
     MAX_BAD_FRAMES_PER_CONNECTION("rpcc.limits.max-bad-frames-per-connection", "64"),
+    BAD_FRAME_REFILL_PER_MINUTE("rpcc.limits.bad-frame-refill-per-minute", "60"),
     MAX_NODE_NAME_LENGTH("rpcc.limits.max-node-name-length", "255"),
     MAX_VALUE_DEPTH("rpcc.limits.max-value-depth", "128"),
     FUNCTION_CACHE_SIZE("rpcc.limits.function-cache-size", "256"),

@@ -54,6 +54,7 @@ public final class NodeConfig {
     private final long maxQueuedWriteBytes;
     private final long maxTotalQueuedWriteBytes;
     private final int maxBadFramesPerConnection;
+    private final int badFrameRefillPerMinute;
     private final int maxNodeNameLength;
     private final int maxValueDepth;
     private final int functionCacheSize;
@@ -144,6 +145,7 @@ public final class NodeConfig {
         maxQueuedWriteBytes = values.bytes(ConfigKey.MAX_QUEUED_WRITE_BYTES, 1, Long.MAX_VALUE);
         maxTotalQueuedWriteBytes = values.bytes(ConfigKey.MAX_TOTAL_QUEUED_WRITE_BYTES, 1, Long.MAX_VALUE);
         maxBadFramesPerConnection = values.integer(ConfigKey.MAX_BAD_FRAMES_PER_CONNECTION, 1, Integer.MAX_VALUE);
+        badFrameRefillPerMinute = values.integer(ConfigKey.BAD_FRAME_REFILL_PER_MINUTE, 0, Integer.MAX_VALUE);
         maxValueDepth = values.integer(ConfigKey.MAX_VALUE_DEPTH, 1, Integer.MAX_VALUE);
         functionCacheSize = values.integer(ConfigKey.FUNCTION_CACHE_SIZE, 1, Integer.MAX_VALUE);
         maxFunctionSourceChars = values.integer(ConfigKey.MAX_FUNCTION_SOURCE_CHARS, 1, Integer.MAX_VALUE);
@@ -226,6 +228,7 @@ public final class NodeConfig {
                 .outboundPolicy(outboundPolicy)
                 .maxPartialFrameBytes(maxPartialFrameBytes).maxQueuedWriteBytes(maxQueuedWriteBytes)
                 .maxTotalQueuedWriteBytes(maxTotalQueuedWriteBytes).maxBadFramesPerConnection(maxBadFramesPerConnection)
+                .badFrameRefillPerMinute(badFrameRefillPerMinute)
                 .maxNodeNameLength(maxNodeNameLength).maxValueDepth(maxValueDepth)
                 .functionCacheSize(functionCacheSize).maxFunctionSourceChars(maxFunctionSourceChars)
                 .maxQueuedCompiles(maxQueuedCompiles)

@@ -406,9 +406,9 @@ public final class ChainOriginator {
         return nodeName + "#" + id;
     }
 
-    /** A RESULT frame arrived (called on an event loop). */
-    public void onResult(ChainResultFrame frame) {
-        Pending p = live(frame.chainId(), frame.secret());
+    /** A RESULT frame arrived on connection {@code from} (called on an event loop). */
+    public void onResult(ChainResultFrame frame, Channel from) {
+        Pending p = live(frame.chainId(), frame.secret(), from);
         if (p != null) {
             p.heard();
             p.outcome().complete(new Arrival(frame, System.nanoTime()));
@@ -420,8 +420,8 @@ public final class ChainOriginator {
      * An ERROR frame arrived (called on an event loop). It may come after the RESULT (work that a
      * hop started through its context failed): the chain then ends partial with that error.
      */
-    public void onError(ChainErrorFrame frame) {
-        Pending p = live(frame.chainId(), frame.secret());
+    public void onError(ChainErrorFrame frame, Channel from) {
+        Pending p = live(frame.chainId(), frame.secret(), from);
         if (p != null) {
             p.heard();
             ChainLiveness l = p.liveness;
@@ -439,7 +439,7 @@ public final class ChainOriginator {
 
     /** A partial reply arrived on connection {@code from} (called on an event loop). */
     public void onReply(ReplyFrame frame, Channel from) {
-        Pending p = live(frame.chainId(), frame.secret());
+        Pending p = live(frame.chainId(), frame.secret(), from);
         if (p == null) {
             return;
         }
@@ -481,7 +481,7 @@ public final class ChainOriginator {
                             frame.wantBytes(), 0));
                 }
             } else if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
-                refusals.count(Refusal.FORGED_FRAME);
+                refusals.countFrame(Refusal.FORGED_FRAME, from);
             }
             return;
         }
@@ -490,9 +490,9 @@ public final class ChainOriginator {
                         replies, bytes, 0)));
     }
 
-    /** A hop returned its credit (called on an event loop). */
-    public void onQuiet(QuietFrame frame) {
-        Pending p = live(frame.chainId(), frame.secret());
+    /** A hop returned its credit, on connection {@code from} (called on an event loop). */
+    public void onQuiet(QuietFrame frame, Channel from) {
+        Pending p = live(frame.chainId(), frame.secret(), from);
         if (p != null) {
             ChainLiveness l = p.liveness;
             if (l != null) {
@@ -503,12 +503,12 @@ public final class ChainOriginator {
     }
 
     /**
-     * A heartbeat arrived (called on an event loop): the chain is alive on its branch. Heartbeats of
-     * chains that ended, or of an earlier attempt of a chain sent again, are dropped and counted
-     * ({@link #lateHeartbeats()}; the latter in {@link #earlierAttemptFrames()} too); forged ones are counted
-     * as forged frames.
+     * A heartbeat arrived on connection {@code from} (called on an event loop): the chain is alive on
+     * its branch. Heartbeats of chains that ended, or of an earlier attempt of a chain sent again, are
+     * dropped and counted ({@link #lateHeartbeats()}; the latter in {@link #earlierAttemptFrames()} too);
+     * forged ones are counted as forged frames, held against {@code from}.
      */
-    public void onHeartbeat(HeartbeatFrame frame) {
+    public void onHeartbeat(HeartbeatFrame frame, Channel from) {
         Pending p = pending.get(frame.chainId());
         if (p != null && p.attemptSecret.matches(frame.secret())) {
             ChainLiveness l = p.liveness;
@@ -519,7 +519,7 @@ public final class ChainOriginator {
             earlierAttemptFrames.incrementAndGet();
             lateHeartbeats.incrementAndGet();
         } else if (p != null || frame.chainId() < 1 || frame.chainId() > nextId.get()) {
-            refusals.count(Refusal.FORGED_FRAME);
+            refusals.countFrame(Refusal.FORGED_FRAME, from);
         } else {
             lateHeartbeats.incrementAndGet();
         }
@@ -589,10 +589,11 @@ public final class ChainOriginator {
 
     /**
      * The live chain {@code id} if {@code secret} is its secret. A frame with the wrong secret, or
-     * for an id never issued, is forged: it is dropped and counted. A frame for a chain that ended
+     * for an id never issued, is forged: it is dropped and counted, and held against connection
+     * {@code from} (if not {@code null}), which is closed past its allowance of bad frames. A frame for a chain that ended
      * (timed out) is late: dropped and counted too (its secret cannot be checked any more).
      */
-    private Pending live(long id, ChainSecret secret) {
+    private Pending live(long id, ChainSecret secret, Channel from) {
         Pending p = pending.get(id);
         if (p != null && p.attemptSecret.matches(secret)) {
             return p;
@@ -601,7 +602,7 @@ public final class ChainOriginator {
             earlierAttemptFrames.incrementAndGet();
             lateFrames.incrementAndGet();
         } else if (p != null || id < 1 || id > nextId.get()) {
-            refusals.count(Refusal.FORGED_FRAME);
+            refusals.countFrame(Refusal.FORGED_FRAME, from);
         } else {
             lateFrames.incrementAndGet();
         }

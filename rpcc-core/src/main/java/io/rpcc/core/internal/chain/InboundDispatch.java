@@ -55,8 +55,8 @@ public final class InboundDispatch implements InboundListener {
     }
 
     @Override
-    public void onHeartbeat(HeartbeatFrame heartbeat) {
-        originator.onHeartbeat(heartbeat);
+    public void onHeartbeat(HeartbeatFrame heartbeat, Channel from) {
+        originator.onHeartbeat(heartbeat, from);
     }
 
     @Override
@@ -67,19 +67,19 @@ public final class InboundDispatch implements InboundListener {
     @Override
     public void onCancel(CancelFrame cancel, Channel from) {
         if (!requests.cancel(cancel, transport.peerOf(from))) {
-            transport.refusals().count(Refusal.FORGED_FRAME);
+            transport.refusals().countFrame(Refusal.FORGED_FRAME, from);
         }
     }
 
     @Override
-    public void onResult(ChainResultFrame result) {
-        originator.onResult(result);
+    public void onResult(ChainResultFrame result, Channel from) {
+        originator.onResult(result, from);
     }
 
     @Override
-    public void onError(ChainErrorFrame error) {
+    public void onError(ChainErrorFrame error, Channel from) {
         if (!requests.relay(error, null)) {
-            originator.onError(withTypeName(error));
+            originator.onError(withTypeName(error), from);
         }
     }
 
@@ -104,9 +104,9 @@ public final class InboundDispatch implements InboundListener {
     }
 
     @Override
-    public void onQuiet(QuietFrame quiet) {
+    public void onQuiet(QuietFrame quiet, Channel from) {
         if (!requests.relay(quiet, null)) {
-            originator.onQuiet(quiet);
+            originator.onQuiet(quiet, from);
         }
     }
 

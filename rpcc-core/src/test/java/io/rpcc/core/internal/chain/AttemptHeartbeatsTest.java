@@ -65,7 +65,7 @@ class AttemptHeartbeatsTest {
         assertTrue(originator.supersede(first));
         ChainOriginator.Pending second = nextAttempt(first);
         assertEquals(2, second.attempt());
-        originator.onHeartbeat(beat(first, 1)); // attempt 1 still runs at s3 and beats
+        originator.onHeartbeat(beat(first, 1), null); // attempt 1 still runs at s3 and beats
         assertEquals(1, originator.lateHeartbeats());
         assertEquals(1, originator.earlierAttemptFrames());
         originator.checkLiveness(System.nanoTime());
@@ -75,7 +75,7 @@ class AttemptHeartbeatsTest {
         assertEquals(1, originator.brokenChains());
 
         ChainOriginator.Pending third = nextAttempt(second);
-        originator.onHeartbeat(beat(second, 3)); // its own attempt's secret: alive
+        originator.onHeartbeat(beat(second, 3), null); // its own attempt's secret: alive
         originator.checkLiveness(System.nanoTime());
         assertFalse(third.outcome().isDone());
         assertEquals(1, originator.brokenChains());
@@ -92,14 +92,14 @@ class AttemptHeartbeatsTest {
         ChainOriginator.Pending step = originator.restart(first, TIMEOUT, ChainHeader.NO_DEADLINE, (v, hop, host, b) -> { });
         assertEquals(2, step.attempt());
         assertEquals(first.id(), step.id());
-        originator.onHeartbeat(beat(first, 1));
+        originator.onHeartbeat(beat(first, 1), null);
         assertEquals(1, originator.earlierAttemptFrames(), "the broken run's frames are late during its diagnosis");
         assertEquals(0, originator.retransmissions(), "a diagnosis is not counted as a retransmission");
         assertTrue(originator.supersede(step));
         ChainOriginator.Pending again = originator.retransmit(first, TIMEOUT, ChainHeader.NO_DEADLINE,
                 (v, hop, host, b) -> { });
         assertEquals(3, again.attempt(), "the application's retransmission comes after the diagnosis's attempt");
-        originator.onHeartbeat(beat(first, 2)); // the diagnosis's step still beats somewhere
+        originator.onHeartbeat(beat(first, 2), null); // the diagnosis's step still beats somewhere
         assertEquals(2, originator.earlierAttemptFrames());
     }
 }

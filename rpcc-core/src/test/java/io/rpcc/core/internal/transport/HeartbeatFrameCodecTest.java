@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
 class HeartbeatFrameCodecTest {
     static final int MAX = 4096;
     static final ChainSecret SECRET = ChainSecret.random();
-    static final WireLimits LIMITS = new WireLimits(new WireLimits.InboundConnectionLimits(1024, 256, 64),
+    static final WireLimits LIMITS = new WireLimits(new WireLimits.InboundConnectionLimits(1024, 256, 64, 60),
             new WireLimits.ConnectionTimeouts(Duration.ofSeconds(10), Duration.ofMinutes(5), Duration.ofMinutes(2),
                     Duration.ofSeconds(30)), new WireLimits.BufferLimits(1L << 20, 1L << 20, 1L << 22, 1L << 19),
             new WireLimits.ValueLimits(255, 128), new WireLimits.OutboundConnectionLimits(1024, 64));

@@ -56,7 +56,8 @@ final class ConnectionPipeline {
             ch.attr(ConnectionAttributes.KEY).set(dial.key());
         }
         roundTrips.track(ch);
-        BadFrames.track(ch, config.limits().maxBadFramesPerConnection(), refusals);
+        BadFrames.track(ch, config.limits().maxBadFramesPerConnection(), config.limits().badFrameRefillPerMinute(),
+                refusals);
         ConnectionHealth health = new ConnectionHealth(config.connections(), config.limits().idleTimeout(),
                 () -> roundTrips.ping(ch),
                 () -> refusals.refuse(ch, Refusal.SILENT_PEER, "nothing read within "

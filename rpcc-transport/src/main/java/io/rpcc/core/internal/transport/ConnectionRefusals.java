@@ -32,7 +32,11 @@ final class ConnectionRefusals {
         return nodeName;
     }
 
-    /** Counts a refusal on {@code ch}, warns (rate-limited) and closes the connection if {@code close}. */
+    /**
+     * Counts a refusal on {@code ch}, warns (rate-limited) and closes the connection if {@code close};
+     * a refused frame that leaves the connection open is held against its allowance of bad frames
+     * ({@link BadFrames}), past which it is closed.
+     */
     void refuse(Channel ch, Refusal kind, String reason, boolean close) {
         refusals.count(kind);
         Hello h = ConnectionAttributes.peer(ch);
@@ -41,7 +45,18 @@ final class ConnectionRefusals {
                 close ? "; connection closed" : "");
         if (close) {
             ch.close();
+        } else {
+            refusals.againstConnection(kind, ch);
         }
+    }
+
+    /**
+     * A frame read from {@code ch} was refused as {@code kind} while it was decoded, and counted
+     * node-wide there (values refused by {@code Serialization}): held against {@code ch}'s allowance
+     * of bad frames.
+     */
+    void refusedWhileDecoded(Channel ch, Refusal kind) {
+        refusals.againstConnection(kind, ch);
     }
 
     /** Counts one refusal of kind {@code kind}, for a caller that warns in its own words. */

@@ -10,9 +10,11 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.PingFrame;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
+import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -24,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * Where what a node's connections read goes: PINGs to {@link RoundTrips}, HELLOs to
  * {@link Handshakes}, chain frames (counted; only once the connection's handshake is done) to the
  * node's {@link InboundListener}; what {@link FrameDecoder} refused, and malformed frames, refused
- * ({@link ConnectionRefusals}) and counted against the connection ({@link BadFrames}: past a limit it
- * is closed); a connection that fails is closed. Only well-formed frames the node took keep a
+ * ({@link ConnectionRefusals}) and held against the connection ({@link BadFrames}: past its
+ * allowance it is closed), as are values its decoder refused; the node's listener is told which
+ * connection each frame came on, so that it holds what it refuses (forged frames) against it too;
+ * a connection that fails is closed. Only well-formed frames the node took keep a
  * connection from its idle timeout.
  */
 final class InboundFrames {
@@ -75,13 +79,8 @@ final class InboundFrames {
             return;
         }
         BadFrames bad = BadFrames.of(ch);
-        int badBefore = bad == null ? 0 : bad.count();
-        BadFrames outer = BadFrames.handing(bad); // refusals counted meanwhile are this connection's bad frames
-        try {
-            hand(ch, msg, dial);
-        } finally {
-            BadFrames.handing(outer);
-        }
+        long badBefore = bad == null ? 0 : bad.count();
+        hand(ch, msg, dial); // whatever refuses the frame holds it against ch (BadFrames)
         if (!(msg instanceof FrameDecoder.MalformedFrame || msg instanceof FrameDecoder.Refused
                 || msg instanceof FrameDecoder.VersionMismatch) && (bad == null || bad.count() == badBefore)) {
             ConnectionAttributes.used(ch);
@@ -91,15 +90,22 @@ final class InboundFrames {
     private void hand(Channel ch, Object msg, Dial dial) {
         switch (msg) {
             case ChainRequest r -> {
+                refusedValue(ch, r.decodeError());
                 pauses.requestFrom(ConnectionAttributes.peer(ch).node(), ch);
                 listener.onRequest(r, ch);
             }
-            case ChainResultFrame r -> listener.onResult(r);
-            case ChainErrorFrame e -> listener.onError(e);
-            case ReplyFrame r -> listener.onReply(r, ch);
-            case QuietFrame q -> listener.onQuiet(q);
+            case ChainResultFrame r -> {
+                refusedValue(ch, r.decodeError());
+                listener.onResult(r, ch);
+            }
+            case ChainErrorFrame e -> listener.onError(e, ch);
+            case ReplyFrame r -> {
+                refusedValue(ch, r.decodeError());
+                listener.onReply(r, ch);
+            }
+            case QuietFrame q -> listener.onQuiet(q, ch);
             case CancelFrame c -> listener.onCancel(c, ch);
-            case HeartbeatFrame f -> listener.onHeartbeat(f);
+            case HeartbeatFrame f -> listener.onHeartbeat(f, ch);
             case WindowUpdateFrame w -> listener.onWindowUpdate(w, ch);
             case Hello h -> handshakes.onHello(ch, dial, h);
             case FrameDecoder.MalformedFrame m -> malformed(ch, m.reason());
@@ -124,12 +130,7 @@ final class InboundFrames {
             return;
         }
         if (cause instanceof DecoderException) { // a frame over the size limit (its bytes are skipped)
-            BadFrames outer = BadFrames.handing(BadFrames.of(ctx.channel()));
-            try {
-                malformed(ctx.channel(), cause.getCause() != null ? cause.getCause() : cause);
-            } finally {
-                BadFrames.handing(outer);
-            }
+            malformed(ctx.channel(), cause.getCause() != null ? cause.getCause() : cause);
             return;
         }
         if (cause instanceof IOException) {
@@ -138,6 +139,18 @@ final class InboundFrames {
             log.warn("node '{}': unexpected error on {}", refusals.nodeName(), ctx.channel(), cause);
         }
         ctx.close();
+    }
+
+    /**
+     * A value of a frame read from {@code ch} that its decoder refused ({@code decodeError}, if any):
+     * counted node-wide when it was refused ({@link Serialization}), and held against {@code ch} here.
+     * (The frame still goes on: its chain is told why its value was refused.)
+     */
+    private void refusedValue(Channel ch, HopFailure decodeError) {
+        Refusal kind = decodeError == null ? null : Serialization.refusalOf(decodeError);
+        if (kind != null) {
+            refusals.refusedWhileDecoded(ch, kind);
+        }
     }
 
     private void malformed(Channel ch, Throwable reason) {

@@ -13,7 +13,9 @@ import io.rpcc.core.spi.EngineSpi;
 
 /**
  * Receives the chain frames that arrive at a node. Called on an event loop: implementations hand
- * work to other threads and return at once.
+ * work to other threads and return at once. Each frame comes with the connection it was read from:
+ * a frame the listener refuses (a forged one) is counted with it ({@link Refusals#countFrame}), and
+ * held against that connection's allowance of bad frames.
  */
 @EngineSpi
 public interface InboundListener {
@@ -28,17 +30,17 @@ public interface InboundListener {
         onRequest(request);
     }
 
-    /** The result of a chain this node started. */
-    void onResult(ChainResultFrame result);
+    /** The result of a chain this node started, read from connection {@code from}. */
+    void onResult(ChainResultFrame result, Channel from);
 
-    /** The failure of a chain this node started. */
-    void onError(ChainErrorFrame error);
+    /** The failure of a chain this node started (or passing through it), read from connection {@code from}. */
+    void onError(ChainErrorFrame error, Channel from);
 
     /** A partial reply for a chain this node started, on connection {@code from}. */
     void onReply(ReplyFrame reply, Channel from);
 
-    /** A hop of a chain this node started returns its credit. */
-    void onQuiet(QuietFrame quiet);
+    /** A hop of a chain this node started returns its credit; read from connection {@code from}. */
+    void onQuiet(QuietFrame quiet, Channel from);
 
     /**
      * Reply flow control: room granted to a reply stream of this node, or given back (and asked for)
@@ -53,6 +55,9 @@ public interface InboundListener {
         onCancel(cancel);
     }
 
-    /** A heartbeat of a chain this node started: the chain is alive on the branch it names. */
-    void onHeartbeat(HeartbeatFrame heartbeat);
+    /**
+     * A heartbeat of a chain this node started, read from connection {@code from}: the chain is alive
+     * on the branch it names.
+     */
+    void onHeartbeat(HeartbeatFrame heartbeat, Channel from);
 }

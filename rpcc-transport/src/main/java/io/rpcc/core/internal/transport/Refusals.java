@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.transport;
 
+import io.netty.channel.Channel;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.spi.EngineSpi;
 import java.util.Collections;
@@ -19,14 +20,33 @@ public final class Refusals {
         }
     }
 
-    /**
-     * Counts one refusal of kind {@code refusal}. A refusal of a frame counted while a connection's
-     * frame is handed to the node, on its event loop, also counts as one of that connection's bad
-     * frames, past a limit of which it is closed.
-     */
+    /** Counts one refusal of kind {@code refusal}. */
     public void count(Refusal refusal) {
         counters[refusal.ordinal()].increment();
-        BadFrames.counted(refusal);
+    }
+
+    /**
+     * Counts one refusal of kind {@code refusal} of a frame read from connection {@code from}
+     * ({@code null}: none): if it is one of the kinds a connection is allowed only so many of
+     * (malformed, a class name, too deep, an invalid origin, forged), it is also held against
+     * {@code from}'s allowance, past which the connection is closed
+     * ({@link Refusal#TOO_MANY_BAD_FRAMES}). Call it where the frame is refused, with the connection
+     * it came on.
+     */
+    public void countFrame(Refusal refusal, Channel from) {
+        count(refusal);
+        againstConnection(refusal, from);
+    }
+
+    /**
+     * Holds a refusal of kind {@code refusal}, already counted (by {@link #count}), against connection
+     * {@code from} if it is a bad frame ({@link #countFrame}).
+     */
+    void againstConnection(Refusal refusal, Channel from) {
+        BadFrames bad = BadFrames.isBadFrame(refusal) ? BadFrames.of(from) : null;
+        if (bad != null) {
+            bad.refused(refusal.name());
+        }
     }
 
     /** How many refusals of kind {@code refusal} so far. */

@@ -71,15 +71,25 @@ final class RoundTrips {
         RoundTripTime rtt = of(ch);
         long now = System.nanoTime();
         if (rtt.stale(now, REFRESH_NANOS) && rtt.mayMeasure(now) && ch.isActive()) {
-            ch.eventLoop().execute(() -> measure(ch));
+            // looked at again on the event loop: many chains sent at once all find the estimate stale
+            // before the first PING goes, and each sent one (hundreds on their way, most of them dropped
+            // by the peer as bad frames while its answers waited)
+            ch.eventLoop().execute(() -> {
+                if (rtt.mayMeasure(System.nanoTime())) {
+                    measure(ch);
+                }
+            });
         }
         return rtt.oneWayNanos();
     }
 
-    /** A PING read on {@code ch}: a peer's is answered (once both HELLOs went), an answer to this node's measured. */
+    /**
+     * A PING read on {@code ch} (on its event loop): a peer's is answered (once both HELLOs went), one
+     * round trip at a time ({@link PingAnswers}); an answer to this node's measured.
+     */
     void onPing(Channel ch, PingFrame p) {
         if (!p.ack() && ConnectionAttributes.peer(ch) != null) {
-            writer.writeOwn(ch, new PingFrame(true, p.payload()));
+            PingAnswers.of(ch, writer).onPing(p.payload());
         } else if (p.ack()) {
             of(ch).answered(p.payload(), System.nanoTime());
         }

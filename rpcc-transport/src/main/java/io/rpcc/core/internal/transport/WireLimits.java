@@ -40,11 +40,14 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
      *
      * @param maxInboundConnections inbound connections open at once
      * @param maxInboundConnectionsPerAddress inbound connections open at once from one remote IP address
-     * @param maxBadFramesPerConnection frames refused on one connection (inbound or outbound) without
-     *     closing it, past which it is closed ({@link io.rpcc.core.Refusal#TOO_MANY_BAD_FRAMES})
+     * @param maxBadFramesPerConnection frames one connection (inbound or outbound) may have refused in a
+     *     burst without being closed; one more, when none has been regained, closes it
+     *     ({@link io.rpcc.core.Refusal#TOO_MANY_BAD_FRAMES}; see {@link BadFrames})
+     * @param badFrameRefillPerMinute how many of those a connection regains a minute, up to
+     *     {@code maxBadFramesPerConnection} (0: none, the allowance is for the connection's lifetime)
      */
     public record InboundConnectionLimits(int maxInboundConnections, int maxInboundConnectionsPerAddress,
-                                          int maxBadFramesPerConnection) {
+                                          int maxBadFramesPerConnection, int badFrameRefillPerMinute) {
     }
 
     /**
@@ -93,9 +96,14 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
         return connections.maxInboundConnectionsPerAddress();
     }
 
-    /** Frames refused on one connection without closing it, past which it is closed. */
+    /** Frames one connection may have refused in a burst without being closed. */
     public int maxBadFramesPerConnection() {
         return connections.maxBadFramesPerConnection();
+    }
+
+    /** Refused frames a connection regains a minute, up to {@link #maxBadFramesPerConnection} (0: none). */
+    public int badFrameRefillPerMinute() {
+        return connections.badFrameRefillPerMinute();
     }
 
     /** How long an inbound connection may take to send its HELLO. */

@@ -229,7 +229,26 @@ public final class Serialization {
     private static final String SPRING_HINT = " (with the Spring Boot starter: list it in the rpcc.types property, or "
             + "annotate it @RpccType in a package that rpcc.types-packages scans)";
 
-    /** Turns a Kryo failure while reading {@code what} into a typed hop failure. */
+    /**
+     * The refusal that a failure to decode a received value is (its cause {@link #decodeFailure}
+     * kept): {@link Refusal#CLASS_NAME}, {@link Refusal#VALUE_TOO_DEEP}, or {@code null} if it is none.
+     */
+    public static Refusal refusalOf(Throwable decodeFailure) {
+        for (Throwable t = decodeFailure; t != null; t = t.getCause()) {
+            if (t instanceof RegisteredIdsOnly.ClassNameRefused) {
+                return Refusal.CLASS_NAME;
+            }
+            if (isTooDeep(t)) {
+                return Refusal.VALUE_TOO_DEEP;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Turns a Kryo failure while reading {@code what} into a typed hop failure (caused by {@code e});
+     * a refused value is reported to the node's count of refusals ({@link #refusalOf} tells which).
+     */
     public HopFailure decodeFailure(RuntimeException e, String what) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof RegisteredIdsOnly.ClassNameRefused) {
