@@ -114,7 +114,7 @@ class QueuedFrameFootprintTest {
         WireLimits limits = new WireLimits(new WireLimits.InboundConnectionLimits(1024, 256, 64, 60),
                 new WireLimits.ConnectionTimeouts(Duration.ofSeconds(10), Duration.ofMinutes(5), Duration.ofMinutes(2),
                         Duration.ofMinutes(5)), new WireLimits.BufferLimits(1L << 20, 1L << 30, 1L << 30, 1L << 29),
-                new WireLimits.ValueLimits(255, 128));
+                new WireLimits.ValueLimits(255, 128), new WireLimits.OutboundConnectionLimits(1024, 64));
         NodeTransport.Config config = new NodeTransport.Config(new NodeTransport.LocalEndpoint("footprint",
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), "127.0.0.1"), 1 << 20, Duration.ofSeconds(5),
                 null, limits, new ConnectionPolicy(Duration.ZERO, Duration.ofSeconds(5), Duration.ofMillis(100),
