@@ -139,7 +139,10 @@ public final class FunctionRunnerPool implements AutoCloseable {
             }
             runner = null;
             if (response.failure() != null) {
-                throw response.failure();
+                HopFailure f = response.failure();
+                throw !response.retire() ? f : new HopFailure(f.code(), f.exceptionName(), f.getMessage()
+                        + "; it ran in a function runner of node '" + node + "', which was ended and replaced", f.details(),
+                        f.fields(), f.getCause());
             }
             return response.next();
         } finally {
