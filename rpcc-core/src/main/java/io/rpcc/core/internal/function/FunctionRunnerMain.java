@@ -41,6 +41,7 @@ import java.util.concurrent.Executor;
  * sandbox abandons (stuck in a JDK call) is answered at once and the process halts: its stuck
  * thread ends with it.
  */
+@io.rpcc.core.spi.EngineSpi
 public final class FunctionRunnerMain {
     private FunctionRunnerMain() {
     }

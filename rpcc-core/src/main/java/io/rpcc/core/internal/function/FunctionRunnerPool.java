@@ -43,6 +43,7 @@ import java.util.function.Consumer;
  * {@code runners} invocations run at once and at most {@code maxQueued} wait, more are refused with
  * a retryable failure.
  */
+@io.rpcc.core.spi.EngineSpi
 public final class FunctionRunnerPool implements AutoCloseable {
     /** How long a runner may take to start. */
     static final long START_TIMEOUT_MILLIS = 60_000;
@@ -112,7 +113,7 @@ public final class FunctionRunnerPool implements AutoCloseable {
      * @throws HopFailure what the function threw, its sandbox violation, a runner killed at its
      *     deadline or dead of its heap (a sandbox violation), or a full queue (retryable)
      */
-    public NextHop invoke(ChainingFunctionSource source, RunnerProtocol.Where where, ChainState state, Object result,
+    NextHop invoke(ChainingFunctionSource source, RunnerProtocol.Where where, ChainState state, Object result,
                           Consumer<String> console, Consumer<Object> preturn) {
         byte[] request = encode(source, where, state, result);
         acquire(source);

@@ -8,6 +8,7 @@ package io.rpcc.core.internal.function;
  * @param maxQueued the most invocations waiting for a runner; more are refused (a retryable failure)
  * @param heapMegabytes each runner's heap ({@code -Xmx}), in MiB
  */
+@io.rpcc.core.spi.EngineSpi
 public record RunnerPoolSettings(int runners, int spares, int maxQueued, int heapMegabytes) {
     /** The defaults: 2 runners, 2 spares, 32 waiting, 96 MiB heaps. */
     public static final RunnerPoolSettings DEFAULT = new RunnerPoolSettings(2, 2, 32, 96);
