@@ -95,7 +95,7 @@ public final class FunctionRunnerPool implements AutoCloseable {
         this.limits = limits;
         this.serialization = new Serialization(types);
         this.slots = new Semaphore(settings.runners());
-        this.command = command(settings, classPath(loader));
+        this.command = command(settings, classPath(loader), launcher(loader));
         this.setup = setup(types, limits, maxSourceChars);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "rpcc-function-runners-" + node);
@@ -131,12 +131,15 @@ public final class FunctionRunnerPool implements AutoCloseable {
             RunnerProtocol.Response response = serialization.withKryo(k -> RunnerProtocol.readResponse(k, new Input(answer)));
             response.console().forEach(console);
             response.replies().forEach(preturn);
-            if (response.retire() || runner.wasKilled()) {
+            if (response.retire() || runner.wasKilled() || closed) {
                 discard(runner);
             } else if (cpuUsed(runner).compareTo(RETIRE_AFTER_CPU) > 0) {
                 discard(runner);
             } else {
                 idle.addFirst(runner);
+                if (closed && idle.remove(runner)) { // the pool closed meanwhile
+                    discard(runner);
+                }
             }
             runner = null;
             if (response.failure() != null) {
@@ -345,7 +348,25 @@ public final class FunctionRunnerPool implements AutoCloseable {
         return String.join(File.pathSeparator, entries);
     }
 
-    private static List<String> command(RunnerPoolSettings settings, String classPath) {
+    /**
+     * The main class that starts a runner: {@link FunctionRunnerMain}, or, for a node inside a Spring
+     * Boot jar (its class loader is Boot's, its class path the jar), Boot's {@code PropertiesLauncher}
+     * told to run {@link FunctionRunnerMain} ({@code -Dloader.main}), so that the runner sees the jar's
+     * nested classes and libraries as the node does.
+     */
+    static List<String> launcher(ClassLoader loader) {
+        for (ClassLoader l = loader; l != null; l = l.getParent()) {
+            String name = l.getClass().getName();
+            if (name.startsWith("org.springframework.boot.loader.")) {
+                String pkg = name.startsWith("org.springframework.boot.loader.launch.")
+                        ? "org.springframework.boot.loader.launch." : "org.springframework.boot.loader.";
+                return List.of("-Dloader.main=" + FunctionRunnerMain.class.getName(), pkg + "PropertiesLauncher");
+            }
+        }
+        return List.of(FunctionRunnerMain.class.getName());
+    }
+
+    private static List<String> command(RunnerPoolSettings settings, String classPath, List<String> launcher) {
         String java = ProcessHandle.current().info().command()
                 .filter(c -> c.endsWith("java") || c.endsWith("java.exe"))
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -354,7 +375,8 @@ public final class FunctionRunnerPool implements AutoCloseable {
                 "-XX:ActiveProcessorCount=1", "-XX:TieredStopAtLevel=1", "-XX:+ExitOnOutOfMemoryError",
                 "-XX:MaxMetaspaceSize=128m", "-XX:ReservedCodeCacheSize=48m", "-XX:CompressedClassSpaceSize=64m",
                 "-XX:MaxDirectMemorySize=16m", "-XX:-UsePerfData", "-Djava.awt.headless=true",
-                "-cp", classPath, FunctionRunnerMain.class.getName()));
+                "-cp", classPath));
+        jvm.addAll(launcher);
         Path sh = Path.of("/bin/sh");
         if (!Files.isExecutable(sh) || System.getProperty("os.name", "").toLowerCase().startsWith("windows")) {
             return jvm; // no ulimit: the pool's deadline and the JVM's own heap limit only
