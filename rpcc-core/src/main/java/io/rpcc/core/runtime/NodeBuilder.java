@@ -323,7 +323,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
 
     /**
      * Sizes the node's pool of function-runner processes (used by {@link #functionIsolation}
-     * {@code PROCESS} and {@code BY_TRUST}; started on the first function that needs one): at most
+     * {@code PROCESS}, started with the node, and {@code BY_TRUST}, started with the first function that
+     * needs one): at most
      * {@code runners} invocations run at once, each in a runner JVM of its own with a heap of
      * {@code heapMegabytes} MiB; {@code spares} idle runners are kept started; at most
      * {@code queue} invocations wait for a runner, more are refused with a retryable failure.

@@ -260,6 +260,10 @@ public final class FunctionRuntime {
     public FunctionRuntime open() {
         FunctionResources.acquire();
         compilers.values().forEach(FunctionCompiler::open);
+        if (isolation.mode() == FunctionIsolation.PROCESS && isolation.limits() != null
+                && compilers.containsKey(FunctionLanguage.JAVA)) {
+            runners(); // every Java function runs in a runner: start the spares now, not with the first chain
+        }
         return this;
     }
 
