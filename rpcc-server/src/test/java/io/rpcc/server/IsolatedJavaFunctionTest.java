@@ -138,6 +138,18 @@ public class IsolatedJavaFunctionTest {
             return NextHop.end(parts.toString().length());
             """);
 
+    static final ChainingFunctionSource JOINING_BLOW_UP = attack("Joining", """
+            String s = "j".repeat(4 << 20);
+            List<String> parts = new ArrayList<>();
+            for (int i = 0; i < 64; i++) parts.add(s);
+            return NextHop.end(parts.stream().collect(java.util.stream.Collectors.joining()).length());
+            """);
+    /** Hundreds of millions of elements collected by one JDK call, no function code in the loop. */
+    static final ChainingFunctionSource TO_LIST_BLOW_UP = attack("ToList", """
+            return NextHop.end(java.util.stream.Stream.iterate("x", java.util.function.UnaryOperator.identity())
+                    .limit(400_000_000L).toList().size());
+            """);
+
     @Test
     void applicationTypesPassThroughARunner() {
         var r = client.runChain("isolated", "echo", new Order("A-1", 21), DOUBLE, ChainState.of("tag", "!"));
@@ -166,7 +178,8 @@ public class IsolatedJavaFunctionTest {
                     }
                 }
             }, pool);
-            for (ChainingFunctionSource attack : List.of(QUADRATIC_INDEX_OF, ENDLESS_STREAM, JOIN_BLOW_UP, TO_STRING_BLOW_UP)) {
+            for (ChainingFunctionSource attack : List.of(QUADRATIC_INDEX_OF, ENDLESS_STREAM, JOIN_BLOW_UP,
+                    TO_STRING_BLOW_UP, JOINING_BLOW_UP, TO_LIST_BLOW_UP)) {
                 long start = System.nanoTime();
                 ChainException e = assertThrows(ChainException.class,
                         () -> client.runChain("isolated", "echo", "x", attack, ChainState.empty()));
@@ -186,7 +199,14 @@ public class IsolatedJavaFunctionTest {
         assertTrue(bystanderFailures.isEmpty(), "other chains failed during the attacks: " + bystanderFailures);
         assertTrue(served.get() > 0, "no other chain completed during the attacks");
         FunctionRunnerPool runners = isolated.functionRunners();
-        assertTrue(runners.stats().killed() >= killedBefore + 4, "every attacked runner is killed: " + runners.stats());
+        assertTrue(runners.stats().killed() >= killedBefore + 6, "every attacked runner is killed: " + runners.stats());
+        // and is gone: this JVM's child processes are the pools' runners, at most runners + spares each
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (ProcessHandle.current().descendants().count() > 6 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(ProcessHandle.current().descendants().count() <= 6, "runner processes left: "
+                + ProcessHandle.current().descendants().map(h -> h.pid() + " " + h.info().command().orElse("?")).toList());
         // the server ran none of it: no abandoned sandbox thread, no thread left over, the heap as it was
         assertEquals(0, isolated.stats().abandonedSandboxThreads());
         int threadsAfter = ManagementFactory.getThreadMXBean().getThreadCount();
