@@ -48,6 +48,11 @@ import java.util.function.UnaryOperator;
  * {@code 1/}{@value #PEER_COMPILE_SHARE} for the chains of one peer (the node that sent the hop,
  * {@code NodeTransport.peerOf}), so a flood of new functions slows only itself and leaves the rest of
  * the queue to the other peers; sources over {@code maxSourceChars} are refused before anything reads them.
+ *
+ * <p>Java functions run in the node's JVM or in its function-runner processes, per chain, as the
+ * node's {@link FunctionIsolation} and the peer that sent the hop say ({@link #isolationFor}): a
+ * function to run in a runner is not compiled here at all, only cached as a {@link RunnerFunction}
+ * (under its own key); the runners, a {@link FunctionRunnerPool}, compile it.
  */
 @EngineSpi
 public final class FunctionRuntime {
@@ -107,6 +112,10 @@ public final class FunctionRuntime {
     private FunctionRunnerPool runners;
     private boolean closed;
 
+    /** What a node gives its runtime: its refusal counters, its fetcher of referenced functions, its name. */
+    private record InNode(Refusals refusals, UnaryOperator<ChainingFunctionSource> fetcher, String node) {
+    }
+
     /**
      * Where this runtime runs Java functions, and what its runner processes need.
      *
@@ -127,17 +136,16 @@ public final class FunctionRuntime {
 
     private FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
                             IntSupplier abandonedSandboxThreads, Isolation isolation) {
-        this(maxCached, compilers, maxSourceChars, maxQueuedCompiles, abandonedSandboxThreads, new Refusals(), NO_FETCHER,
-                isolation, NodeTransport.LOCAL_PEER);
+        this(maxCached, compilers, maxSourceChars, maxQueuedCompiles, abandonedSandboxThreads,
+                new InNode(new Refusals(), NO_FETCHER, NodeTransport.LOCAL_PEER), isolation);
     }
 
     private FunctionRuntime(int maxCached, Iterable<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
-                            IntSupplier abandonedSandboxThreads, Refusals refusals,
-                            UnaryOperator<ChainingFunctionSource> fetcher, Isolation isolation, String node) {
-        this.refusals = refusals;
-        this.fetcher = fetcher;
+                            IntSupplier abandonedSandboxThreads, InNode inNode, Isolation isolation) {
+        this.refusals = inNode.refusals();
+        this.fetcher = inNode.fetcher();
         this.isolation = isolation;
-        this.node = node;
+        this.node = inNode.node();
         this.maxCached = maxCached;
         this.abandonedSandboxThreads = abandonedSandboxThreads;
         this.maxSourceChars = maxSourceChars;
@@ -199,8 +207,8 @@ public final class FunctionRuntime {
      */
     public FunctionRuntime isolated(FunctionIsolation mode, RunnerPoolSettings pool) {
         return new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles, abandonedSandboxThreads,
-                refusals, fetcher, new Isolation(mode, pool, isolation.types(), isolation.limits(), isolation.classLoader()),
-                node);
+                new InNode(refusals, fetcher, node),
+                new Isolation(mode, pool, isolation.types(), isolation.limits(), isolation.classLoader()));
     }
 
     /** Where this runtime runs the Java functions of a chain whose hop came from {@code peer}: never {@code BY_TRUST}. */
@@ -225,14 +233,14 @@ public final class FunctionRuntime {
     }
 
     /**
-     * A runtime of the node that built this one (with its compilers, sandbox and bounds, an empty
-     * cache), that counts its refusals (sandbox violations, full compile queue, oversized sources)
+     * A runtime of the node that built this one, named {@code node} (with its compilers, sandbox,
+     * isolation and bounds, an empty cache), that counts its refusals (sandbox violations, full compile queue, oversized sources)
      * in {@code refusals}, the node's, and fetches the source of a referenced function on a cache miss
      * with {@code fetcher} (the node asks the repository named in the reference).
      */
     public FunctionRuntime inNode(String node, Refusals refusals, UnaryOperator<ChainingFunctionSource> fetcher) {
         return new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles,
-                abandonedSandboxThreads, refusals, fetcher, isolation, node);
+                abandonedSandboxThreads, new InNode(refusals, fetcher, node), isolation);
     }
 
     /**
