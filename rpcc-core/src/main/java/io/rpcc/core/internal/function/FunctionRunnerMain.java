@@ -64,7 +64,29 @@ public final class FunctionRunnerMain {
         TypeRegistry registry = types.build();
         Serialization serialization = new Serialization(registry);
         FunctionRuntime runtime = FunctionRuntime.forNode(registry, limits, 64, maxSourceChars, 4, loader).open();
+        warmUp(runtime);
         new FunctionRunnerMain.Loop(in, out, serialization, runtime).run();
+    }
+
+    /**
+     * Compiles and runs a trivial function before the runner says it is ready: javac's first
+     * compilation in a JVM takes about a second (more on a busy machine), which a spare pays while
+     * it waits rather than the first chain it serves.
+     */
+    private static void warmUp(FunctionRuntime runtime) {
+        try {
+            var warm = runtime.load(io.rpcc.core.ChainingFunctionSource.java("""
+                    import io.rpcc.core.*;
+                    public class RunnerWarmUp implements ChainingFunction {
+                        public NextHop apply(ChainState state, Object result) {
+                            return NextHop.end(String.valueOf(result).length());
+                        }
+                    }
+                    """));
+            runtime.invoke(warm.function(), ChainState.empty(), "warm");
+        } catch (RuntimeException e) {
+            // a runner that cannot compile says so on its first real function
+        }
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
