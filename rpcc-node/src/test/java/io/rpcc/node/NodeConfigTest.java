@@ -163,6 +163,9 @@ class NodeConfigTest {
                 Arguments.of("rpcc.peers", "a=h:1,a=h:2", "'a' appears twice"),
                 Arguments.of("rpcc.services.path", "no/such/dir", "a directory of service jars"),
                 Arguments.of("rpcc.log.level", "loud", "one of trace, debug, info, warn, error, off"),
+                Arguments.of("rpcc.functions.java.isolation", "sometimes", "in-process, process or by-trust"),
+                Arguments.of("rpcc.functions.java.runners", "0", "an integer from 1 to"),
+                Arguments.of("rpcc.functions.java.runner-heap", "1MiB", "rpcc.functions.java.runner-heap"),
                 Arguments.of("rpcc.tls.certificate", "node.pem", "rpcc.tls.private-key is not set"),
                 Arguments.of("rpcc.prot", "7300", "unknown key rpcc.prot"));
     }

@@ -108,6 +108,14 @@ public final class RpccServer implements AutoCloseable {
     }
 
     /**
+     * This server's pool of Java function-runner processes, or {@code null} if no function has needed
+     * one yet (test hook).
+     */
+    io.rpcc.core.internal.function.FunctionRunnerPool functionRunners() {
+        return node.functions().runnersOrNull();
+    }
+
+    /**
      * Counters of this server's transport, the bytes it holds to write among them (test hook: checks
      * that they stay within the write-queue limits).
      */

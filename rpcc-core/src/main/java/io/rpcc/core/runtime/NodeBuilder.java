@@ -8,6 +8,7 @@ import io.rpcc.core.NameResolver;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.OutboundPolicy;
 import io.rpcc.core.Refusal;
+import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.TypeRegistry;
@@ -20,6 +21,7 @@ import io.rpcc.core.internal.chain.ExecutorOwner;
 import io.rpcc.core.internal.chain.HopThreads;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.function.RunnerPoolSettings;
 import io.rpcc.core.internal.transport.ConnectionPolicy;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.transport.WireLimits;
@@ -97,6 +99,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private SandboxLimits sandbox = SandboxLimits.DEFAULT;
     private ClassLoader functionClassLoader;
     private int functionCacheSize = 256;
+    private FunctionIsolation functionIsolation = FunctionIsolation.IN_PROCESS;
+    private RunnerPoolSettings functionRunners = RunnerPoolSettings.DEFAULT;
     private NodeTls tls;
     private int maxFunctionSourceChars = FunctionRuntime.DEFAULT_MAX_SOURCE_CHARS;
     private int maxQueuedCompiles = FunctionRuntime.DEFAULT_MAX_QUEUED_COMPILES;
@@ -313,6 +317,32 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      */
     public B withoutSandbox() {
         this.sandbox = null;
+        return self();
+    }
+
+    /**
+     * Where the node runs Java chaining functions ({@link FunctionIsolation}): in its JVM
+     * ({@code IN_PROCESS}, the default of an embedded node), in function-runner processes
+     * ({@code PROCESS}), or by who sent the chain ({@code BY_TRUST}: in-process for peers that mutual
+     * TLS authenticated, in runner processes for any other; the default of a standalone node). A node
+     * without a sandbox ({@link #withoutSandbox()}) runs every function in-process.
+     */
+    public B functionIsolation(FunctionIsolation isolation) {
+        this.functionIsolation = Objects.requireNonNull(isolation, "isolation");
+        return self();
+    }
+
+    /**
+     * Sizes the node's pool of function-runner processes (used by {@link #functionIsolation}
+     * {@code PROCESS}, started with the node, and {@code BY_TRUST}, started with the first function that
+     * needs one): at most
+     * {@code runners} invocations run at once, each in a runner JVM of its own with a heap of
+     * {@code heapMegabytes} MiB; {@code spares} idle runners are kept started; at most
+     * {@code queue} invocations wait for a runner, more are refused with a retryable failure.
+     * Default: 2 runners, 2 spares, a queue of 32, 96 MiB heaps.
+     */
+    public B functionRunners(int runners, int spares, int queue, int heapMegabytes) {
+        this.functionRunners = new RunnerPoolSettings(runners, spares, queue, heapMegabytes);
         return self();
     }
 
@@ -674,6 +704,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 new Node.ChainRules(maxHops, replyWriteTimeout, deadlineNetworkAllowance, heartbeatNetworkAllowance),
                 types, new HopThreads(ex, executor != null ? ExecutorOwner.USER : ExecutorOwner.RPCC),
                 FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
-                maxQueuedCompiles, functionClassLoaderOrDefault()), sourceFetcher);
+                maxQueuedCompiles, functionClassLoaderOrDefault()).isolated(functionIsolation, functionRunners),
+                sourceFetcher);
     }
 }

@@ -2,6 +2,7 @@ package io.rpcc.node.internal;
 
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.OutboundPolicy;
+import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.server.AllowListPolicy;
 import io.rpcc.server.RpccServer;
@@ -60,6 +61,11 @@ public final class NodeConfig {
     private final int functionCacheSize;
     private final int maxFunctionSourceChars;
     private final int maxQueuedCompiles;
+    private final FunctionIsolation functionIsolation;
+    private final int functionRunners;
+    private final int spareFunctionRunners;
+    private final int functionRunnerQueue;
+    private final int functionRunnerHeapMegabytes;
     private final Duration connectTimeout;
     private final Duration handshakeTimeout;
     private final Duration idleTimeout;
@@ -150,6 +156,16 @@ public final class NodeConfig {
         functionCacheSize = values.integer(ConfigKey.FUNCTION_CACHE_SIZE, 1, Integer.MAX_VALUE);
         maxFunctionSourceChars = values.integer(ConfigKey.MAX_FUNCTION_SOURCE_CHARS, 1, Integer.MAX_VALUE);
         maxQueuedCompiles = values.integer(ConfigKey.MAX_QUEUED_COMPILES, 1, Integer.MAX_VALUE);
+        try {
+            functionIsolation = FunctionIsolation.parse(values.required(ConfigKey.FUNCTIONS_JAVA_ISOLATION,
+                    "in-process, process or by-trust"));
+        } catch (IllegalArgumentException e) {
+            throw values.invalid(ConfigKey.FUNCTIONS_JAVA_ISOLATION, "in-process, process or by-trust");
+        }
+        functionRunners = values.integer(ConfigKey.FUNCTIONS_JAVA_RUNNERS, 1, 1024);
+        spareFunctionRunners = values.integer(ConfigKey.FUNCTIONS_JAVA_SPARE_RUNNERS, 0, 1024);
+        functionRunnerQueue = values.integer(ConfigKey.FUNCTIONS_JAVA_RUNNER_QUEUE, 0, Integer.MAX_VALUE);
+        functionRunnerHeapMegabytes = (int) (values.bytes(ConfigKey.FUNCTIONS_JAVA_RUNNER_HEAP, 16L << 20, 64L << 30) >> 20);
         connectTimeout = values.duration(ConfigKey.CONNECT_TIMEOUT, false);
         handshakeTimeout = values.duration(ConfigKey.HANDSHAKE_TIMEOUT, false);
         idleTimeout = values.duration(ConfigKey.IDLE_TIMEOUT, true);
@@ -232,6 +248,8 @@ public final class NodeConfig {
                 .maxNodeNameLength(maxNodeNameLength).maxValueDepth(maxValueDepth)
                 .functionCacheSize(functionCacheSize).maxFunctionSourceChars(maxFunctionSourceChars)
                 .maxQueuedCompiles(maxQueuedCompiles)
+                .functionIsolation(functionIsolation)
+                .functionRunners(functionRunners, spareFunctionRunners, functionRunnerQueue, functionRunnerHeapMegabytes)
                 .connectTimeout(connectTimeout).handshakeTimeout(handshakeTimeout).idleTimeout(idleTimeout)
                 .frameTimeout(frameTimeout).replyWriteTimeout(replyWriteTimeout)
                 .deadlineNetworkAllowance(deadlineNetworkAllowance);

@@ -215,7 +215,7 @@ public final class Node implements AutoCloseable {
         this.cancels = new CancelRelay(settings.executor(), vouching.resolver(), transport);
         this.timer = new NodeTimer();
         this.originator = new ChainOriginator(settings.name(), refusals, transport::send, drain::changed, timer);
-        this.functions = settings.functions().inNode(refusals, settings.sourceFetcher().of(this));
+        this.functions = settings.functions().inNode(settings.name(), refusals, settings.sourceFetcher().of(this));
     }
 
     /**

@@ -4,6 +4,7 @@ import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.Refusal;
@@ -47,6 +48,11 @@ import java.util.function.UnaryOperator;
  * {@code 1/}{@value #PEER_COMPILE_SHARE} for the chains of one peer (the node that sent the hop,
  * {@code NodeTransport.peerOf}), so a flood of new functions slows only itself and leaves the rest of
  * the queue to the other peers; sources over {@code maxSourceChars} are refused before anything reads them.
+ *
+ * <p>Java functions run in the node's JVM or in its function-runner processes, per chain, as the
+ * node's {@link FunctionIsolation} and the peer that sent the hop say ({@link #isolationFor}): a
+ * function to run in a runner is not compiled here at all, only cached as a {@link RunnerFunction}
+ * (under its own key); the runners, a {@link FunctionRunnerPool}, compile it.
  */
 @EngineSpi
 public final class FunctionRuntime {
@@ -100,6 +106,28 @@ public final class FunctionRuntime {
     private final int maxCached;
     private final Refusals refusals;
     private final UnaryOperator<ChainingFunctionSource> fetcher;
+    private final Isolation isolation;
+    private final String node;
+    /** The node's function runners, started on the first invocation that needs one (null until then). */
+    private FunctionRunnerPool runners;
+    private boolean closed;
+
+    /** What a node gives its runtime: its refusal counters, its fetcher of referenced functions, its name. */
+    private record InNode(Refusals refusals, UnaryOperator<ChainingFunctionSource> fetcher, String node) {
+    }
+
+    /**
+     * Where this runtime runs Java functions, and what its runner processes need.
+     *
+     * @param mode the node's setting
+     * @param pool the runner pool's sizes
+     * @param types the node's registered types
+     * @param limits the sandbox's limits (null: no sandbox, and every function runs in-process)
+     * @param classLoader the node's function class loader
+     */
+    private record Isolation(FunctionIsolation mode, RunnerPoolSettings pool, TypeRegistry types, SandboxLimits limits,
+                             ClassLoader classLoader) {
+    }
 
     /** A fetcher for a runtime that cannot fetch referenced functions (it fails them). */
     public static final UnaryOperator<ChainingFunctionSource> NO_FETCHER = ref -> {
@@ -107,15 +135,17 @@ public final class FunctionRuntime {
     };
 
     private FunctionRuntime(int maxCached, List<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
-                            IntSupplier abandonedSandboxThreads) {
-        this(maxCached, compilers, maxSourceChars, maxQueuedCompiles, abandonedSandboxThreads, new Refusals(), NO_FETCHER);
+                            IntSupplier abandonedSandboxThreads, Isolation isolation) {
+        this(maxCached, compilers, maxSourceChars, maxQueuedCompiles, abandonedSandboxThreads,
+                new InNode(new Refusals(), NO_FETCHER, NodeTransport.LOCAL_PEER), isolation);
     }
 
     private FunctionRuntime(int maxCached, Iterable<FunctionCompiler> compilers, int maxSourceChars, int maxQueuedCompiles,
-                            IntSupplier abandonedSandboxThreads, Refusals refusals,
-                            UnaryOperator<ChainingFunctionSource> fetcher) {
-        this.refusals = refusals;
-        this.fetcher = fetcher;
+                            IntSupplier abandonedSandboxThreads, InNode inNode, Isolation isolation) {
+        this.refusals = inNode.refusals();
+        this.fetcher = inNode.fetcher();
+        this.isolation = isolation;
+        this.node = inNode.node();
         this.maxCached = maxCached;
         this.abandonedSandboxThreads = abandonedSandboxThreads;
         this.maxSourceChars = maxSourceChars;
@@ -166,18 +196,51 @@ public final class FunctionRuntime {
             compilers.add(p.create(settings));
         }
         return new FunctionRuntime(maxCached, compilers, maxSourceChars, maxQueuedCompiles,
-                () -> compilers.stream().mapToInt(FunctionCompiler::abandonedThreads).sum());
+                () -> compilers.stream().mapToInt(FunctionCompiler::abandonedThreads).sum(),
+                new Isolation(FunctionIsolation.IN_PROCESS, RunnerPoolSettings.DEFAULT, types, limits, classLoader));
     }
 
     /**
-     * A runtime of the node that built this one (with its compilers, sandbox and bounds, an empty
-     * cache), that counts its refusals (sandbox violations, full compile queue, oversized sources)
+     * This runtime, running Java functions as {@code mode} says ({@link FunctionIsolation}), in
+     * runner processes sized by {@code pool} where it runs them isolated. Without a sandbox
+     * ({@code limits} null) every function runs in-process.
+     */
+    public FunctionRuntime isolated(FunctionIsolation mode, RunnerPoolSettings pool) {
+        return new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles, abandonedSandboxThreads,
+                new InNode(refusals, fetcher, node),
+                new Isolation(mode, pool, isolation.types(), isolation.limits(), isolation.classLoader()));
+    }
+
+    /** Where this runtime runs the Java functions of a chain whose hop came from {@code peer}: never {@code BY_TRUST}. */
+    public FunctionIsolation isolationFor(String peer) {
+        return isolation.limits() == null ? FunctionIsolation.IN_PROCESS : isolation.mode().forPeer(peer);
+    }
+
+    /** The node's function runners, or {@code null} if none has been needed yet. */
+    public synchronized FunctionRunnerPool runnersOrNull() {
+        return runners;
+    }
+
+    private synchronized FunctionRunnerPool runners() {
+        if (closed) {
+            throw new HopFailure(ChainErrorCode.NODE_CLOSED, "node '" + node + "' is closed");
+        }
+        if (runners == null) {
+            runners = new FunctionRunnerPool(node, isolation.pool(), isolation.types(), isolation.limits(), maxSourceChars,
+                    isolation.classLoader());
+        }
+        return runners;
+    }
+
+    /**
+     * A runtime of the node that built this one, named {@code node} (with its compilers, sandbox,
+     * isolation and bounds, an empty cache), that counts its refusals (sandbox violations, full compile queue, oversized sources)
      * in {@code refusals}, the node's, and fetches the source of a referenced function on a cache miss
      * with {@code fetcher} (the node asks the repository named in the reference).
      */
-    public FunctionRuntime inNode(Refusals refusals, UnaryOperator<ChainingFunctionSource> fetcher) {
+    public FunctionRuntime inNode(String node, Refusals refusals, UnaryOperator<ChainingFunctionSource> fetcher) {
         return new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles,
-                abandonedSandboxThreads, refusals, fetcher);
+                abandonedSandboxThreads, new InNode(refusals, fetcher, node), isolation);
     }
 
     /**
@@ -205,11 +268,23 @@ public final class FunctionRuntime {
     public FunctionRuntime open() {
         FunctionResources.acquire();
         compilers.values().forEach(FunctionCompiler::open);
+        if (isolation.mode() == FunctionIsolation.PROCESS && isolation.limits() != null
+                && compilers.containsKey(FunctionLanguage.JAVA)) {
+            runners(); // every Java function runs in a runner: start the spares now, not with the first chain
+        }
         return this;
     }
 
     /** Gives up the hold {@link #open()} took (the node closed); the JVM's last one stops the threads. */
     public void close() {
+        FunctionRunnerPool pool;
+        synchronized (this) {
+            closed = true;
+            pool = runners;
+        }
+        if (pool != null) {
+            pool.close();
+        }
         compilers.values().forEach(FunctionCompiler::close);
         FunctionResources.release();
     }
@@ -224,14 +299,16 @@ public final class FunctionRuntime {
      * that peer's share of the compile queue.
      */
     public Loaded load(ChainingFunctionSource source, String peer) {
+        boolean isolated = source.language() == FunctionLanguage.JAVA && isolationFor(peer) == FunctionIsolation.PROCESS;
+        String key = isolated ? "runner:" + source.id() : source.id();
         long start = System.nanoTime();
         CompletableFuture<CompiledFunction> entry;
         boolean mine = false;
         synchronized (cache) {
-            entry = cache.get(source.id());
+            entry = cache.get(key);
             if (entry == null) {
                 entry = new CompletableFuture<>();
-                cache.put(source.id(), entry);
+                cache.put(key, entry);
                 mine = true;
             }
         }
@@ -250,8 +327,8 @@ public final class FunctionRuntime {
                     fetches.incrementAndGet();
                     full = fetcher.apply(source);
                 }
-                entry.complete(compile(compiler, full, peer));
-                ready.add(source.id());
+                entry.complete(isolated ? inRunner(full) : compile(compiler, full, peer));
+                ready.add(key);
             } catch (RuntimeException | LinkageError thrown) {
                 Throwable e = thrown instanceof FunctionFailure f ? FunctionFailures.toHop(f) : thrown;
                 entry.completeExceptionally(e instanceof HopFailure ? e
@@ -261,7 +338,7 @@ public final class FunctionRuntime {
                     // a repository that is down, or not filled yet, may answer later; a full queue or a
                     // parse stopped at a time limit on a loaded node may pass later
                     synchronized (cache) {
-                        cache.remove(source.id(), entry);
+                        cache.remove(key, entry);
                     }
                 }
             } finally {
@@ -278,6 +355,21 @@ public final class FunctionRuntime {
             }
             throw (RuntimeException) e.getCause();
         }
+    }
+
+    /**
+     * {@code source} (its full text) as a function that runs in the node's runner processes: compiled
+     * there, on its first invocation in each runner (nothing of it runs in this JVM, static
+     * initializers included).
+     */
+    private CompiledFunction inRunner(ChainingFunctionSource source) {
+        if (source.source().length() > maxSourceChars) {
+            refusals.count(Refusal.FUNCTION_SOURCE_TOO_LARGE);
+            throw new HopFailure(ChainErrorCode.CHAINING_FUNCTION_COMPILE, source.language() + " chaining function ("
+                    + shortId(source) + ") has " + source.source().length() + " chars of source, over this node's limit"
+                    + " of " + maxSourceChars + " (NodeBuilder.maxFunctionSourceChars)");
+        }
+        return new RunnerFunction(source, this::runners);
     }
 
     /** Compiles {@code source} on the compiler pool, waiting for it; refused over the bounds. */

@@ -49,6 +49,8 @@ public final class Budget {
     private long ticks;
     private long arrayBytes;
     private volatile SandboxViolation violation;
+    /** This invocation's own generator for {@code Math.random()}, made on its first use. */
+    private java.util.SplittableRandom random;
 
     /**
      * A budget for an invocation running on the current platform thread from now, whose wall time
@@ -129,6 +131,24 @@ public final class Budget {
     SandboxViolation violation() {
         return violation;
     }
+
+    /**
+     * What {@code Math.random()} and {@code StrictMath.random()} become in a function: a draw from a
+     * generator of this invocation's own, seeded from the JVM's strong source, so that no function
+     * can learn the JVM's shared generator's state from its draws and predict another chain's.
+     */
+    public static double random() {
+        Budget b = CURRENT.get();
+        if (b == null) {
+            return java.util.concurrent.ThreadLocalRandom.current().nextDouble();
+        }
+        if (b.random == null) {
+            b.random = new java.util.SplittableRandom(SEEDS.nextLong());
+        }
+        return b.random.nextDouble();
+    }
+
+    private static final java.security.SecureRandom SEEDS = new java.security.SecureRandom();
 
     /** Called by instrumented code at method entries and backward jumps. */
     public static void tick() {

@@ -129,7 +129,10 @@ final class SandboxRules {
             "java/util/stream/IntStream.range(II)Ljava/util/stream/IntStream;",
             "java/util/stream/IntStream.rangeClosed(II)Ljava/util/stream/IntStream;",
             "java/util/stream/LongStream.range(JJ)Ljava/util/stream/LongStream;",
-            "java/util/stream/LongStream.rangeClosed(JJ)Ljava/util/stream/LongStream;");
+            "java/util/stream/LongStream.rangeClosed(JJ)Ljava/util/stream/LongStream;",
+            // the JVM's one generator: a function could recover its state and predict another chain's draws
+            "java/lang/Math.random()D",
+            "java/lang/StrictMath.random()D");
 
     /**
      * Classes whose every instance call is routed through a bridge that first checks the receiver

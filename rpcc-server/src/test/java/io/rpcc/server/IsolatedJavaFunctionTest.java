@@ -1,0 +1,273 @@
+package io.rpcc.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionException;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.FunctionIsolation;
+import io.rpcc.core.SandboxLimits;
+import io.rpcc.core.SandboxViolationException;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.function.FunctionRunnerPool;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Java chaining functions in function-runner processes ({@link FunctionIsolation#PROCESS}, rpcc
+ * issue 26): the attacks that stall or exhaust an in-process sandbox from inside one JDK call fail
+ * with a typed error within about the wall-time limit, their runner is killed and replaced, the
+ * server keeps answering other clients' chains meanwhile, and none of the server's own threads or
+ * heap is touched. Also: application types pass through a runner, the pool keeps warm spares and
+ * refuses past its queue, and {@link FunctionIsolation#BY_TRUST} picks the runner for chains from
+ * unauthenticated peers only.
+ */
+public class IsolatedJavaFunctionTest {
+    /** An application type, registered with the node: it must pass through a runner. */
+    public record Order(String sku, int qty) {
+    }
+
+    static final Duration WALL = Duration.ofSeconds(2);
+    static Cluster cluster;
+    static RpccServer isolated;
+    /** One runner, no spare, no queue: a second invocation while one runs is refused. */
+    static RpccServer narrow;
+    static RpccClient client;
+    static RpccClient bystander;
+
+    @BeforeAll
+    static void start() {
+        cluster = new Cluster(TypeRegistry.of(Order.class));
+        isolated = cluster.server("isolated", b -> b
+                .sandbox(new SandboxLimits(Duration.ofMillis(300), 32L << 20, WALL))
+                .functionIsolation(FunctionIsolation.PROCESS)
+                .functionRunners(3, 2, 8, 96)
+                .service("echo", p -> p));
+        narrow = cluster.server("narrow", b -> b
+                .sandbox(new SandboxLimits(Duration.ofMillis(300), 32L << 20, WALL))
+                .functionIsolation(FunctionIsolation.PROCESS)
+                .functionRunners(1, 0, 0, 64)
+                .service("echo", p -> p));
+        client = cluster.client(b -> b.timeout(Duration.ofSeconds(90)));
+        bystander = cluster.client(b -> b.timeout(Duration.ofSeconds(90)));
+        // the first invocation starts the pool (and compiles in a cold runner)
+        assertEquals("x0,x1,x2", bystander.runChain("isolated", "echo", "x", FINE, ChainState.empty()).value());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        cluster.close();
+    }
+
+    static final ChainingFunctionSource FINE = ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            import java.util.*;
+            public class Fine implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    List<String> parts = new ArrayList<>();
+                    for (int i = 0; i < 3; i++) parts.add(result + "" + i);
+                    return NextHop.end(String.join(",", parts));
+                }
+            }
+            """);
+
+    static final ChainingFunctionSource DOUBLE = ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            import io.rpcc.server.IsolatedJavaFunctionTest.Order;
+            public class Double implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    ChainContext.current().console().println("in a runner");
+                    Order o = (Order) result;
+                    return NextHop.end(new Order(o.sku() + state.get("tag"), o.qty() * 2));
+                }
+            }
+            """);
+
+    static ChainingFunctionSource attack(String name, String body) {
+        return ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                import java.util.*;
+                public class %s implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) throws Exception {
+                        %s
+                    }
+                }
+                """.formatted(name, body));
+    }
+
+    /** A quadratic search inside one intrinsic (no safepoint poll): stalled a JVM for minutes in-process. */
+    static final ChainingFunctionSource QUADRATIC_INDEX_OF = attack("Quadratic", """
+            String text = "a".repeat(4 << 20);
+            String pattern = "a".repeat(256 << 10) + "b";
+            return NextHop.end(text.indexOf(pattern));
+            """);
+    /** A JDK loop that runs no function code and never ends. */
+    static final ChainingFunctionSource ENDLESS_STREAM = attack("Endless", """
+            return NextHop.end(java.util.stream.Stream.iterate(0L, java.util.function.UnaryOperator.identity())
+                    .limit(Long.MAX_VALUE).count());
+            """);
+    /** One JDK call that allocates far past the budget (and the runner's heap). */
+    static final ChainingFunctionSource JOIN_BLOW_UP = attack("Join", """
+            String s = "x".repeat(4 << 20);
+            List<String> parts = new ArrayList<>();
+            for (int i = 0; i < 64; i++) parts.add(s);
+            return NextHop.end(String.join(",", parts).length());
+            """);
+    static final ChainingFunctionSource TO_STRING_BLOW_UP = attack("Str", """
+            String s = "y".repeat(4 << 20);
+            List<String> parts = new ArrayList<>();
+            for (int i = 0; i < 64; i++) parts.add(s);
+            return NextHop.end(parts.toString().length());
+            """);
+
+    static final ChainingFunctionSource JOINING_BLOW_UP = attack("Joining", """
+            String s = "j".repeat(4 << 20);
+            List<String> parts = new ArrayList<>();
+            for (int i = 0; i < 64; i++) parts.add(s);
+            return NextHop.end(parts.stream().collect(java.util.stream.Collectors.joining()).length());
+            """);
+    /** Hundreds of millions of elements collected by one JDK call, no function code in the loop. */
+    static final ChainingFunctionSource TO_LIST_BLOW_UP = attack("ToList", """
+            return NextHop.end(java.util.stream.Stream.iterate("x", java.util.function.UnaryOperator.identity())
+                    .limit(400_000_000L).toList().size());
+            """);
+
+    @Test
+    void applicationTypesPassThroughARunner() {
+        var r = client.runChain("isolated", "echo", new Order("A-1", 21), DOUBLE, ChainState.of("tag", "!"));
+        assertEquals(new Order("A-1!", 42), r.value());
+        assertTrue(r.console().stream().anyMatch(l -> l.text().equals("in a runner")), r.console().toString());
+    }
+
+    @Test
+    void attacksFailTypedWhileOtherChainsGoOnAndTheServerIsUntouched() throws Exception {
+        int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+        long killedBefore = isolated.functionRunners().stats().killed();
+        AtomicBoolean attacking = new AtomicBoolean(true);
+        AtomicInteger served = new AtomicInteger();
+        List<Throwable> bystanderFailures = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CompletableFuture<Void> others = CompletableFuture.runAsync(() -> {
+                for (int i = 0; attacking.get() && i < 10_000; i++) {
+                    try {
+                        assertEquals("b0,b1,b2", bystander.runChain("isolated", "echo", "b", FINE, ChainState.empty()).value());
+                        served.incrementAndGet();
+                    } catch (Throwable t) {
+                        synchronized (bystanderFailures) {
+                            bystanderFailures.add(t);
+                        }
+                    }
+                }
+            }, pool);
+            for (ChainingFunctionSource attack : List.of(QUADRATIC_INDEX_OF, ENDLESS_STREAM, JOIN_BLOW_UP,
+                    TO_STRING_BLOW_UP, JOINING_BLOW_UP, TO_LIST_BLOW_UP)) {
+                long start = System.nanoTime();
+                ChainException e = assertThrows(ChainException.class,
+                        () -> client.runChain("isolated", "echo", "x", attack, ChainState.empty()));
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                SandboxViolationException v = assertInstanceOf(SandboxViolationException.class, e, e.toString());
+                assertTrue(v.rule().matches("wall-time|cpu-time|memory"), v.rule() + ": " + v.getMessage());
+                assertEquals("isolated", v.host(), v.getMessage());
+                // generous: the wall time, the kill's grace, a cold runner's compilation on a busy machine
+                assertTrue(tookMillis < 45_000, "took " + tookMillis + " ms: " + v.getMessage());
+            }
+            attacking.set(false);
+            others.get(120, TimeUnit.SECONDS);
+        } finally {
+            attacking.set(false);
+            pool.shutdownNow();
+        }
+        assertTrue(bystanderFailures.isEmpty(), "other chains failed during the attacks: " + bystanderFailures);
+        assertTrue(served.get() > 0, "no other chain completed during the attacks");
+        FunctionRunnerPool runners = isolated.functionRunners();
+        assertTrue(runners.stats().killed() >= killedBefore + 6, "every attacked runner is killed: " + runners.stats());
+        // and is gone: this JVM's child processes are the pools' runners, at most runners + spares each
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (ProcessHandle.current().descendants().count() > 6 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(ProcessHandle.current().descendants().count() <= 6, "runner processes left: "
+                + ProcessHandle.current().descendants().map(h -> h.pid() + " " + h.info().command().orElse("?")).toList());
+        // the server ran none of it: no abandoned sandbox thread, no thread left over, the heap as it was
+        assertEquals(0, isolated.stats().abandonedSandboxThreads());
+        int threadsAfter = ManagementFactory.getThreadMXBean().getThreadCount();
+        assertTrue(threadsAfter <= threadsBefore + 8, "threads: " + threadsBefore + " before, " + threadsAfter + " after");
+        System.gc();
+        long usedMb = (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) >> 20;
+        assertTrue(usedMb < 512, "heap used after the attacks: " + usedMb + " MiB");
+        // and the runners are replaced: the next chain runs
+        assertEquals("z0,z1,z2", client.runChain("isolated", "echo", "z", FINE, ChainState.empty()).value());
+    }
+
+    @Test
+    void thePoolKeepsWarmSpares() throws Exception {
+        FunctionRunnerPool runners = isolated.functionRunners();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (runners.idlePids().size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertTrue(runners.idlePids().size() >= 2, "idle runners: " + runners.stats());
+        for (long pid : runners.idlePids()) {
+            assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "runner " + pid);
+        }
+    }
+
+    @Test
+    void aFullQueueIsRefusedRetryably() throws Exception {
+        assertEquals("n0,n1,n2", client.runChain("narrow", "echo", "n", FINE, ChainState.empty()).value());
+        CompletableFuture<Object> busy = CompletableFuture.supplyAsync(() -> {
+            try {
+                return client.runChain("narrow", "echo", "x", ENDLESS_STREAM, ChainState.empty()).value();
+            } catch (ChainException e) {
+                return e;
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while ((narrow.functionRunners() == null || narrow.functionRunners().stats().running() == 0)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        ChainingFunctionException refused = assertThrows(ChainingFunctionException.class,
+                () -> bystander.runChain("narrow", "echo", "n", FINE, ChainState.empty()));
+        assertTrue(refused.isRetryable(), refused.getMessage());
+        assertTrue(refused.getMessage().contains("function runners busy"), refused.getMessage());
+        assertInstanceOf(SandboxViolationException.class, busy.get(90, TimeUnit.SECONDS));
+        assertTrue(narrow.functionRunners().stats().refused() >= 1);
+        assertEquals("n0,n1,n2", client.runChain("narrow", "echo", "n", FINE, ChainState.empty()).value());
+    }
+
+    @Test
+    void byTrustRunsUnauthenticatedChainsInRunnersAndMutualTlsOnesInProcess() throws Exception {
+        try (Cluster tls = new Cluster(Cluster.Security.MUTUAL_TLS); Cluster plain = new Cluster()) {
+            RpccServer trusted = tls.server("trusting", b -> b.functionIsolation(FunctionIsolation.BY_TRUST)
+                    .service("echo", p -> p));
+            RpccServer wary = plain.server("wary", b -> b.functionIsolation(FunctionIsolation.BY_TRUST)
+                    .functionRunners(1, 0, 4, 64).service("echo", p -> p));
+            assertEquals("t0,t1,t2", tls.client().runChain("trusting", "echo", "t", FINE, ChainState.empty()).value());
+            assertNull(trusted.functionRunners(), "a chain from an mTLS-authenticated peer runs in-process");
+            assertEquals("w0,w1,w2", plain.client(b -> b.timeout(Duration.ofSeconds(90)))
+                    .runChain("wary", "echo", "w", FINE, ChainState.empty()).value());
+            assertNotNull(wary.functionRunners(), "a chain from an unauthenticated peer runs in a runner");
+            assertTrue(wary.functionRunners().stats().started() >= 1);
+        }
+    }
+}
