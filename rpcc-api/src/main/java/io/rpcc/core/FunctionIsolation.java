@@ -14,9 +14,12 @@ package io.rpcc.core;
  *       runner that overruns its wall time or heap is killed and replaced; nothing it does can stall
  *       the node's JVM or another chain's function. Costs a round trip to the runner and the
  *       (de)serialization of the function's state, result and next hop.</li>
- *   <li>{@link #BY_TRUST}: per chain, from who sent it: a chain whose hop came from a peer that
- *       mutual TLS authenticated (or that started at this node) runs {@link #IN_PROCESS}, any other
- *       in a {@link #PROCESS} runner. The default.</li>
+ *   <li>{@link #BY_TRUST}: per chain, from who started it: at the {@link IsolationLevel} the server's
+ *       chain policy chose for the hop ({@link ChainContext#isolation()}): {@link IsolationLevel#IN_PROCESS}
+ *       runs {@link #IN_PROCESS}, {@link IsolationLevel#ISOLATED} in a {@link #PROCESS} runner. The
+ *       default policy chooses in-process for a chain whose originator is verified (its signature,
+ *       between nodes that mutual TLS authenticates) and isolated for any other, so in plaintext
+ *       every chain's Java functions run in runners.</li>
  * </ul>
  */
 public enum FunctionIsolation {
@@ -24,19 +27,18 @@ public enum FunctionIsolation {
     IN_PROCESS,
     /** In a function-runner process of the node's pool. */
     PROCESS,
-    /** In the node's JVM for chains from mTLS-authenticated peers, in a runner process for any other. */
+    /** As the server's chain policy chose for the hop: in the node's JVM or in a runner process. */
     BY_TRUST;
 
     /**
-     * The isolation for a chain whose hop came from {@code peer} (as the transport names peers:
-     * {@code "node:<name>"} for one that mutual TLS authenticated, {@code "local"} for this node's own):
+     * Where a hop's Java functions run when the server's chain policy chose {@code level} for it:
      * never {@link #BY_TRUST}.
      */
-    public FunctionIsolation forPeer(String peer) {
+    public FunctionIsolation forLevel(IsolationLevel level) {
         if (this != BY_TRUST) {
             return this;
         }
-        return peer != null && (peer.startsWith("node:") || peer.equals("local")) ? IN_PROCESS : PROCESS;
+        return level == IsolationLevel.IN_PROCESS ? IN_PROCESS : PROCESS;
     }
 
     /** The isolation named {@code text}: {@code in-process}, {@code process} or {@code by-trust} (any case). */

@@ -6,21 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** Which isolation a chain gets from the node's setting and the peer its hop came from. */
+/** Where a chain's Java functions run, from the node's setting and the level its server's chain policy chose. */
 class FunctionIsolationTest {
     @Test
-    void byTrustTrustsOnlyAuthenticatedPeersAndTheNodeItself() {
-        assertEquals(FunctionIsolation.IN_PROCESS, FunctionIsolation.BY_TRUST.forPeer("node:pricing"));
-        assertEquals(FunctionIsolation.IN_PROCESS, FunctionIsolation.BY_TRUST.forPeer("local"));
-        assertEquals(FunctionIsolation.PROCESS, FunctionIsolation.BY_TRUST.forPeer("address:10.1.2.3"));
-        assertEquals(FunctionIsolation.PROCESS, FunctionIsolation.BY_TRUST.forPeer(null));
+    void byTrustFollowsThePolicysLevel() {
+        assertEquals(FunctionIsolation.IN_PROCESS, FunctionIsolation.BY_TRUST.forLevel(IsolationLevel.IN_PROCESS));
+        assertEquals(FunctionIsolation.PROCESS, FunctionIsolation.BY_TRUST.forLevel(IsolationLevel.ISOLATED));
     }
 
     @Test
-    void theOtherSettingsAreThemselvesForEveryPeer() {
-        for (String peer : new String[] {"node:a", "local", "address:127.0.0.1"}) {
-            assertEquals(FunctionIsolation.PROCESS, FunctionIsolation.PROCESS.forPeer(peer));
-            assertEquals(FunctionIsolation.IN_PROCESS, FunctionIsolation.IN_PROCESS.forPeer(peer));
+    void theOtherSettingsAreThemselvesWhateverThePolicyChose() {
+        for (IsolationLevel level : IsolationLevel.values()) {
+            assertEquals(FunctionIsolation.PROCESS, FunctionIsolation.PROCESS.forLevel(level));
+            assertEquals(FunctionIsolation.IN_PROCESS, FunctionIsolation.IN_PROCESS.forLevel(level));
         }
     }
 

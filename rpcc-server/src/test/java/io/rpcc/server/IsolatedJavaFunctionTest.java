@@ -13,6 +13,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionIsolation;
+import io.rpcc.core.IsolationLevel;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.SandboxViolationException;
 import io.rpcc.core.TypeRegistry;
@@ -268,6 +269,26 @@ public class IsolatedJavaFunctionTest {
                     .runChain("wary", "echo", "w", FINE, ChainState.empty()).value());
             assertNotNull(wary.functionRunners(), "a chain from an unauthenticated peer runs in a runner");
             assertTrue(wary.functionRunners().stats().started() >= 1);
+        }
+    }
+
+    @Test
+    void byTrustRunsWhereTheChainPolicyChose() throws Exception {
+        try (Cluster tls = new Cluster(Cluster.Security.MUTUAL_TLS); Cluster plain = new Cluster()) {
+            // a verified originator the policy still isolates, and an unverified one it trusts
+            RpccServer isolating = tls.server("isolating", b -> b.functionIsolation(FunctionIsolation.BY_TRUST)
+                    .functionRunners(1, 0, 4, 64)
+                    .policy((service, caller) -> ChainPolicy.Decision.allow(IsolationLevel.ISOLATED))
+                    .service("echo", p -> p));
+            RpccServer trusting = plain.server("trusting", b -> b.functionIsolation(FunctionIsolation.BY_TRUST)
+                    .policy((service, caller) -> ChainPolicy.Decision.allow(IsolationLevel.IN_PROCESS))
+                    .service("echo", p -> p));
+            assertEquals("i0,i1,i2", tls.client(b -> b.timeout(Duration.ofSeconds(90)))
+                    .runChain("isolating", "echo", "i", FINE, ChainState.empty()).value());
+            assertNotNull(isolating.functionRunners(), "the policy chose ISOLATED: the function ran in a runner");
+            assertTrue(isolating.functionRunners().stats().started() >= 1);
+            assertEquals("p0,p1,p2", plain.client().runChain("trusting", "echo", "p", FINE, ChainState.empty()).value());
+            assertNull(trusting.functionRunners(), "the policy chose IN_PROCESS: no runner was needed");
         }
     }
 }

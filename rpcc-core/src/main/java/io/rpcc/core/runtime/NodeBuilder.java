@@ -323,8 +323,9 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     /**
      * Where the node runs Java chaining functions ({@link FunctionIsolation}): in its JVM
      * ({@code IN_PROCESS}, the default of an embedded node), in function-runner processes
-     * ({@code PROCESS}), or by who sent the chain ({@code BY_TRUST}: in-process for peers that mutual
-     * TLS authenticated, in runner processes for any other; the default of a standalone node). A node
+     * ({@code PROCESS}), or by who started the chain ({@code BY_TRUST}: as the server's chain policy
+     * chose for the hop, by default in-process for a verified originator and in runner processes for
+     * any other; the default of a standalone node). A node
      * without a sandbox ({@link #withoutSandbox()}) runs every function in-process.
      */
     public B functionIsolation(FunctionIsolation isolation) {

@@ -70,7 +70,7 @@ final class HopChaining {
                     control.remainingNanos(System.nanoTime()), h.returnStack()), hop, r.state(),
                     hop.context(node.name(), "chaining"));
         }
-        FunctionRuntime.Loaded loaded = node.functions().load(cf, hop.running().peer());
+        FunctionRuntime.Loaded loaded = node.functions().load(cf, hop.running().peer(), hop.running().asker().isolation());
         long cfStart = System.nanoTime();
         NextHop next;
         HopContext cfContext = hop.context(node.name(), "chaining");

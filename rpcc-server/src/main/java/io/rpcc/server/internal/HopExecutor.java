@@ -159,7 +159,7 @@ public final class HopExecutor implements RequestHandler {
     private void start(ChainRequest request, HopKind kind, long arrivedNanos, String peer) {
         ChainCaller caller = request.caller() != null ? request.caller()
                 : new ChainCaller(request.header().origin(), false, peer, null);
-        IsolationLevel isolation = IsolationLevel.IN_PROCESS;
+        IsolationLevel isolation;
         if (kind == HopKind.SERVICE && services.contains(request.header().serviceFunction())) {
             try {
                 isolation = policy.admit(request.header(), caller);
@@ -167,6 +167,8 @@ public final class HopExecutor implements RequestHandler {
                 node.executor().execute(() -> refuse(request.header(), denied));
                 return;
             }
+        } else { // the engine's own hops (returns, merges, proxied hops) run their chain's functions too
+            isolation = policy.isolationOf(request.header(), caller);
         }
         HopOutcomes.Outcome claim = kind == HopKind.SERVICE && services.contains(request.header().serviceFunction())
                 ? outcomes.claim(request, arrivedNanos, peer) : null;

@@ -55,4 +55,19 @@ final class HopPolicy {
                 + h.serviceFunction() + "': " + decision.reason() + ". Call it from an originator the policy allows,"
                 + " or change the policy of '" + nodeName + "'");
     }
+
+    /**
+     * The isolation level of a hop the policy does not admit or refuse (one of the engine's own:
+     * a return, a merge, a proxied hop), which still runs its chain's chaining functions: what the
+     * policy chooses for {@code caller} and the hop's name, and {@link IsolationLevel#ISOLATED} if it
+     * would deny it or fails (such a hop is never refused here).
+     */
+    IsolationLevel isolationOf(ChainHeader h, ChainCaller caller) {
+        try {
+            ChainPolicy.Decision decision = policy.decide(h.serviceFunction(), caller);
+            return decision != null && decision.allowed() ? decision.isolation() : IsolationLevel.ISOLATED;
+        } catch (RuntimeException e) {
+            return IsolationLevel.ISOLATED;
+        }
+    }
 }

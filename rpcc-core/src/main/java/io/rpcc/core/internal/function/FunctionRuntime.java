@@ -5,6 +5,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionIsolation;
+import io.rpcc.core.IsolationLevel;
 import io.rpcc.core.FunctionLanguage;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.Refusal;
@@ -50,7 +51,8 @@ import java.util.function.UnaryOperator;
  * the queue to the other peers; sources over {@code maxSourceChars} are refused before anything reads them.
  *
  * <p>Java functions run in the node's JVM or in its function-runner processes, per chain, as the
- * node's {@link FunctionIsolation} and the peer that sent the hop say ({@link #isolationFor}): a
+ * node's {@link FunctionIsolation} and the isolation level the server's chain policy chose for the
+ * hop say ({@link #isolationFor}): a
  * function to run in a runner is not compiled here at all, only cached as a {@link RunnerFunction}
  * (under its own key); the runners, a {@link FunctionRunnerPool}, compile it.
  */
@@ -211,9 +213,12 @@ public final class FunctionRuntime {
                 new Isolation(mode, pool, isolation.types(), isolation.limits(), isolation.classLoader()));
     }
 
-    /** Where this runtime runs the Java functions of a chain whose hop came from {@code peer}: never {@code BY_TRUST}. */
-    public FunctionIsolation isolationFor(String peer) {
-        return isolation.limits() == null ? FunctionIsolation.IN_PROCESS : isolation.mode().forPeer(peer);
+    /**
+     * Where this runtime runs the Java functions of a hop the server's chain policy gave {@code level}:
+     * never {@code BY_TRUST}.
+     */
+    public FunctionIsolation isolationFor(IsolationLevel level) {
+        return isolation.limits() == null ? FunctionIsolation.IN_PROCESS : isolation.mode().forLevel(level);
     }
 
     /** The node's function runners, or {@code null} if none has been needed yet. */
@@ -291,15 +296,16 @@ public final class FunctionRuntime {
 
     /** Loads {@code source}, compiling it on a cache miss (a compilation of this node's own). */
     public Loaded load(ChainingFunctionSource source) {
-        return load(source, NodeTransport.LOCAL_PEER);
+        return load(source, NodeTransport.LOCAL_PEER, IsolationLevel.IN_PROCESS);
     }
 
     /**
-     * Loads {@code source} for a chain that {@code peer} sent, compiling it on a cache miss within
+     * Loads {@code source} for a chain that {@code peer} sent, to run as {@code level} says (a
+     * runner process or this JVM, see {@link #isolationFor}), compiling it on a cache miss within
      * that peer's share of the compile queue.
      */
-    public Loaded load(ChainingFunctionSource source, String peer) {
-        boolean isolated = source.language() == FunctionLanguage.JAVA && isolationFor(peer) == FunctionIsolation.PROCESS;
+    public Loaded load(ChainingFunctionSource source, String peer, IsolationLevel level) {
+        boolean isolated = source.language() == FunctionLanguage.JAVA && isolationFor(level) == FunctionIsolation.PROCESS;
         String key = isolated ? "runner:" + source.id() : source.id();
         long start = System.nanoTime();
         CompletableFuture<CompiledFunction> entry;
