@@ -56,23 +56,25 @@ final class ChainCallers {
         if (credentials == null) {
             return new ChainCaller(h.origin(), false, previous, creator);
         }
-        String peer = transport.authenticatedPeer(from);
-        prove(h, "originator", h.originator(), h.credential(), h.returnStack().isEmpty(), previous, peer, from == null);
+        Sender sender = new Sender(previous, transport.authenticatedPeer(from), from == null);
+        prove(h, "originator", h.originator(), h.credential(), h.returnStack().isEmpty(), sender);
         if (sub != null) {
-            prove(h, "sub-chain creator", sub.node(), sub.creatorCredential(), true, previous, peer, from == null);
+            prove(h, "sub-chain creator", sub.node(), sub.creatorCredential(), true, sender);
         }
         return new ChainCaller(h.origin(), true, previous, creator);
     }
 
     /**
      * Throws unless {@code credential} proves that {@code signer} started the chain (or sub-chain) of
-     * {@code h}, or the request comes from {@code signer} itself ({@code peer}, its TLS name; or this
-     * node, {@code local}).
+     * {@code h}, or {@code sender} is {@code signer} itself (its TLS name, or this node).
      *
      * @param outermost whether {@code h} may be the signer's first hop (no sub-chain opened since)
      */
     private void prove(ChainHeader h, String role, NodeAddress signer, @Nullable ChainCredential credential,
-                       boolean outermost, String previous, @Nullable String peer, boolean local) {
+                       boolean outermost, Sender sender) {
+        String previous = sender.previous();
+        String peer = sender.peer();
+        boolean local = sender.local();
         if (signer.node().equals(peer) || (local && signer.node().equals(nodeName))) {
             return; // its TLS certificate (or this node itself) is the proof: what it claims is its own claim
         }
@@ -94,6 +96,13 @@ final class ChainCallers {
                 + " ('" + h.serviceFunction() + "', sent by " + previous + "): " + why + ". Start the chain from a node"
                 + " whose TLS certificate this node trusts and names the originator; a node on the way may shorten the"
                 + " chain's deadline and hop limit, never widen them");
+    }
+
+    /**
+     * Who sent a request: the previous hop as {@code NodeTransport.peerOf} names it, the node name
+     * mutual TLS authenticated for its connection ({@code null}: none), and whether it was made here.
+     */
+    private record Sender(String previous, @Nullable String peer, boolean local) {
     }
 
     /** The return point of the innermost sub-chain of {@code stack}, or {@code null}. */
