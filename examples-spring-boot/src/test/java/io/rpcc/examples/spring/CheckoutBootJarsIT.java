@@ -44,7 +44,10 @@ class CheckoutBootJarsIT {
         int catalog = freePort();
         int http = freePort();
         launch("shipping", "--rpcc.server.port=" + shipping);
-        launch("catalog", "--rpcc.server.port=" + catalog, "--rpcc.peers.shipping=127.0.0.1:" + shipping);
+        // the catalog runs the Checkout function in function-runner processes (catalog.properties); its pool says
+        // when it runs one
+        launch("catalog", "--rpcc.server.port=" + catalog, "--rpcc.peers.shipping=127.0.0.1:" + shipping,
+                "--logging.level.io.rpcc.core.internal.function.FunctionRunnerPool=debug");
         // the first chain compiles the function at catalog and at shipping: give a loaded machine time
         launch("checkout", "--server.port=" + http, "--rpcc.peers.catalog=127.0.0.1:" + catalog,
                 "--rpcc.client.timeout=60s");
@@ -131,9 +134,42 @@ class CheckoutBootJarsIT {
         List<String[]> events = events(response.body());
         assertThat(events).as(response.body() + logs()).extracting(e -> e[0])
                 .containsExactly("reply", "reply", "result");
-        assertThat(events.get(0)[1]).isEqualTo("{\"orderId\":\"o-1\",\"step\":\"priced\",\"totalCents\":9998}");
-        assertThat(events.get(1)[1]).isEqualTo("{\"orderId\":\"o-1\",\"step\":\"shipped\",\"totalCents\":9998}");
+        // replies from two servers arrive on two connections, in either order (docs/guides/multi-return.md)
+        assertThat(List.of(events.get(0)[1], events.get(1)[1])).containsExactlyInAnyOrder(
+                "{\"orderId\":\"o-1\",\"step\":\"priced\",\"totalCents\":9998}",
+                "{\"orderId\":\"o-1\",\"step\":\"shipped\",\"totalCents\":9998}");
         assertThat(events.get(2)[1]).isEqualTo("{\"orderId\":\"o-1\",\"totalCents\":9998,\"carrier\":\"road\",\"days\":2}");
+    }
+
+    /**
+     * The catalog's server runs the Checkout function, which takes the catalog's {@code PricedOrder} and
+     * sends a {@code Quote} and the next hop back, in a function-runner process it started from its own
+     * Boot jar (Boot's PropertiesLauncher running rpcc's runner main class over the jar's nested classes
+     * and libraries).
+     */
+    @Test
+    void theCatalogRunsTheCheckoutFunctionInARunnerStartedFromItsBootJar() throws Exception {
+        HttpResponse<String> response = get("/checkout/o-3?sku=MOUSE-7&quantity=3&country=US");
+        List<String[]> events = events(response.body());
+        assertThat(events).as(response.body() + logs()).extracting(e -> e[0]).containsExactly("reply", "reply", "result");
+        // the quotes come from two servers on two connections, in either order (the catalog's from its runner)
+        assertThat(List.of(events.get(0)[1], events.get(1)[1])).containsExactlyInAnyOrder(
+                "{\"orderId\":\"o-3\",\"step\":\"priced\",\"totalCents\":5997}",
+                "{\"orderId\":\"o-3\",\"step\":\"shipped\",\"totalCents\":5997}");
+        assertThat(events.get(2)[1]).isEqualTo("{\"orderId\":\"o-3\",\"totalCents\":5997,\"carrier\":\"air\",\"days\":5}");
+        String catalog = Files.readString(LOGS.resolve("catalog.log"), StandardCharsets.UTF_8);
+        assertThat(catalog).as(logs())
+                .contains("node 'catalog': Java chaining functions run in function-runner processes")
+                .contains("runner main class org.springframework.boot.loader.launch.PropertiesLauncher")
+                .containsPattern("node 'catalog': chaining function \\([^)]*\\) ran in function runner pid \\d+");
+        // its runners: child processes of the catalog's JVM, Boot's launcher told to run rpcc's runner over the jar
+        assertThat(APPS.get("catalog").descendants()
+                .map(p -> p.info().arguments().map(a -> String.join(" ", a)).orElse("")))
+                .as(logs()).anySatisfy(args -> assertThat(args)
+                        .contains("-Dloader.main=io.rpcc.core.internal.function.FunctionRunnerMain")
+                        .contains("-catalog.jar").contains("PropertiesLauncher"));
+        assertThat(Files.readString(LOGS.resolve("shipping.log"), StandardCharsets.UTF_8))
+                .doesNotContain("function-runner processes"); // shipping runs it in its own JVM (the default)
     }
 
     @Test

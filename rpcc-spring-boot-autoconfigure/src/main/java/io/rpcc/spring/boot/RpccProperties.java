@@ -1,5 +1,6 @@
 package io.rpcc.spring.boot;
 
+import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.OutboundPolicy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -320,6 +321,8 @@ public class RpccProperties {
 
         private final Repository repository = new Repository();
 
+        private final Functions functions = new Functions();
+
         public @Nullable String getName() {
             return name;
         }
@@ -362,6 +365,96 @@ public class RpccProperties {
 
         public Repository getRepository() {
             return repository;
+        }
+
+        public Functions getFunctions() {
+            return functions;
+        }
+    }
+
+    /** How the application's server runs chaining functions. */
+    public static class Functions {
+
+        private final JavaFunctions java = new JavaFunctions();
+
+        public JavaFunctions getJava() {
+            return java;
+        }
+    }
+
+    /**
+     * Where the application's server runs Java chaining functions: in its JVM or in function-runner
+     * processes (small JVMs the server starts from its own class path, inside a Boot jar through
+     * Boot's launcher), and how many of those.
+     */
+    public static class JavaFunctions {
+
+        /**
+         * Where the server runs Java chaining functions: IN_PROCESS (in its JVM, in the bytecode
+         * sandbox), PROCESS (in function-runner processes, each with its own heap and operating-system
+         * limits) or BY_TRUST (as the server's chain policy chose for the hop: by default in-process
+         * for a verified originator, in a runner for any other). Written in-process, process or by-trust too.
+         */
+        private FunctionIsolation isolation = FunctionIsolation.IN_PROCESS;
+
+        /**
+         * The most Java functions that run in runner processes at once, each in a runner of its own.
+         */
+        private int runners = 2;
+
+        /**
+         * Idle runners kept started, so that a function does not wait for a JVM to start.
+         */
+        private int spareRunners = 2;
+
+        /**
+         * The most functions that wait for a runner; more are refused with a retryable failure.
+         */
+        private int runnerQueue = 32;
+
+        /**
+         * Each runner's heap (-Xmx), at least 16MB.
+         */
+        private DataSize runnerHeap = DataSize.ofMegabytes(96);
+
+        public FunctionIsolation getIsolation() {
+            return isolation;
+        }
+
+        public void setIsolation(FunctionIsolation isolation) {
+            this.isolation = isolation;
+        }
+
+        public int getRunners() {
+            return runners;
+        }
+
+        public void setRunners(int runners) {
+            this.runners = runners;
+        }
+
+        public int getSpareRunners() {
+            return spareRunners;
+        }
+
+        public void setSpareRunners(int spareRunners) {
+            this.spareRunners = spareRunners;
+        }
+
+        public int getRunnerQueue() {
+            return runnerQueue;
+        }
+
+        public void setRunnerQueue(int runnerQueue) {
+            this.runnerQueue = runnerQueue;
+        }
+
+        public DataSize getRunnerHeap() {
+            return runnerHeap;
+        }
+
+        public void setRunnerHeap(DataSize runnerHeap) {
+            this.runnerHeap = runnerHeap;
         }
     }
 

@@ -57,9 +57,12 @@ public final class FunctionRunnerMain {
         int maxSourceChars = setup.readVarInt(true);
         int n = setup.readVarInt(true);
         TypeRegistry.Builder types = TypeRegistry.builder();
-        ClassLoader loader = ClassLoader.getSystemClassLoader();
+        // the loader that loaded this class: the system class loader, or inside a Spring Boot jar Boot's
+        // launched class loader, which alone sees the jar's BOOT-INF/classes and BOOT-INF/lib
+        ClassLoader loader = FunctionRunnerMain.class.getClassLoader();
         for (int i = 0; i < n; i++) {
-            register(types, Class.forName(setup.readString(), false, loader), setup.readVarInt(true), setup.readString());
+            register(types, Class.forName(setup.readString(), false, loader), setup.readVarInt(true), setup.readString(),
+                    loader);
         }
         TypeRegistry registry = types.build();
         Serialization serialization = new Serialization(registry);
@@ -90,7 +93,8 @@ public final class FunctionRunnerMain {
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void register(TypeRegistry.Builder types, Class<?> type, int id, String serializer) throws Exception {
+    private static void register(TypeRegistry.Builder types, Class<?> type, int id, String serializer, ClassLoader loader)
+            throws Exception {
         if (serializer == null) {
             if (id == TypeRegistry.nameDerivedId(type)) {
                 types.register(type);
@@ -99,7 +103,7 @@ public final class FunctionRunnerMain {
             }
             return;
         }
-        var ctor = Class.forName(serializer, false, ClassLoader.getSystemClassLoader()).getDeclaredConstructor();
+        var ctor = Class.forName(serializer, false, loader).getDeclaredConstructor();
         ctor.setAccessible(true);
         Serializer s = (Serializer) ctor.newInstance();
         if (id == TypeRegistry.nameDerivedId(type)) {

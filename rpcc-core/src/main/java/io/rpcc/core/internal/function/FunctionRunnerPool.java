@@ -30,6 +30,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A node's pool of function-runner processes ({@link FunctionRunnerMain}): the Java chaining
@@ -45,6 +47,7 @@ import java.util.function.Consumer;
  */
 @io.rpcc.core.spi.EngineSpi
 public final class FunctionRunnerPool implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(FunctionRunnerPool.class);
     /** How long a runner may take to start. */
     static final long START_TIMEOUT_MILLIS = 60_000;
     /** Time allowed past the sandbox's wall time for the round trip. */
@@ -83,6 +86,8 @@ public final class FunctionRunnerPool implements AutoCloseable {
     private final AtomicLong refused = new AtomicLong();
     private final ScheduledExecutorService timer;
     private volatile boolean closed;
+    /** Whether the last start of a spare failed (its warning is logged once until a runner starts). */
+    private volatile boolean startFailing;
 
     /**
      * A pool for node {@code node}, whose runners load the node's classes (its class path, and
@@ -95,13 +100,17 @@ public final class FunctionRunnerPool implements AutoCloseable {
         this.limits = limits;
         this.serialization = new Serialization(types);
         this.slots = new Semaphore(settings.runners());
-        this.command = command(settings, classPath(loader), launcher(loader));
+        List<String> launcher = launcher(loader);
+        this.command = command(settings, classPath(loader), launcher);
         this.setup = setup(types, limits, maxSourceChars);
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "rpcc-function-runners-" + node);
             t.setDaemon(true);
             return t;
         });
+        log.info("node '{}': Java chaining functions run in function-runner processes: at most {} at once, {} spare(s)"
+                + " kept started, {} waiting, {} MiB heaps; runner main class {}", node, settings.runners(),
+                settings.spares(), settings.maxQueued(), settings.heapMegabytes(), launcher.getLast());
         fill();
     }
 
@@ -129,6 +138,8 @@ public final class FunctionRunnerPool implements AutoCloseable {
                 throw died(runner, source, timeout);
             }
             RunnerProtocol.Response response = serialization.withKryo(k -> RunnerProtocol.readResponse(k, new Input(answer)));
+            log.debug("node '{}': chaining function ({}) ran in function runner pid {}", node,
+                    FunctionRuntime.shortId(source), runner.pid());
             response.console().forEach(console);
             response.replies().forEach(preturn);
             if (response.retire() || runner.wasKilled() || closed) {
@@ -221,14 +232,17 @@ public final class FunctionRunnerPool implements AutoCloseable {
         try {
             return start();
         } catch (IOException e) {
+            log.warn("node '{}': a function runner did not start: {}", node, details(e));
             throw TransientFailure.of(new HopFailure(ChainErrorCode.CHAINING_FUNCTION_FAILED, "node '" + node
-                    + "' could not start a function runner: " + e.getMessage(), e));
+                    + "' could not start a function runner: " + e.getMessage() + " (the node's log says more)"));
         }
     }
 
     private RunnerProcess start() throws IOException {
         RunnerProcess r = RunnerProcess.start(command, setup, START_TIMEOUT_MILLIS, timer);
-        started.incrementAndGet();
+        long n = started.incrementAndGet();
+        startFailing = false;
+        log.debug("node '{}': function runner pid {} started ({} so far)", node, r.pid(), n);
         return r;
     }
 
@@ -248,12 +262,23 @@ public final class FunctionRunnerPool implements AutoCloseable {
                         idle.addLast(r);
                     }
                 } catch (IOException e) {
-                    // counted as not started; the next invocation starts one itself, and reports why not
+                    // the next invocation starts one itself, and reports why not; said once until one starts
+                    if (!startFailing) {
+                        startFailing = true;
+                        log.warn("node '{}': a spare function runner did not start: {}", node, details(e));
+                    }
                 } finally {
                     starting.decrementAndGet();
                 }
             });
         }
+    }
+
+    /** Why a runner did not start, for the node's log: the reason, the runner's last error output, its command. */
+    private String details(IOException e) {
+        String errors = e instanceof RunnerProcess.StartFailure f ? f.errorOutput() : "";
+        return e.getMessage() + (errors.isEmpty() ? "" : "; its standard error ended with: " + errors)
+                + "; its command: " + String.join(" ", command);
     }
 
     private boolean startingOneMore() {

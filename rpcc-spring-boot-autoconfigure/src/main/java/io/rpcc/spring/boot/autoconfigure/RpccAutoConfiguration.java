@@ -149,6 +149,19 @@ public class RpccAutoConfiguration {
         ifSet(node.getOutboundPolicy(), builder::outboundPolicy);
     }
 
+    /** Where the server runs Java chaining functions, and its runner pool's sizes (rpcc.server.functions.java.*). */
+    private static void applyJavaFunctions(RpccServer.Builder builder, RpccProperties.JavaFunctions java) {
+        builder.functionIsolation(java.getIsolation());
+        try {
+            builder.functionRunners(java.getRunners(), java.getSpareRunners(), java.getRunnerQueue(),
+                    Math.toIntExact(java.getRunnerHeap().toMegabytes()));
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new IllegalStateException("rpcc.server.functions.java.runners, .spare-runners, .runner-queue or"
+                    + " .runner-heap is out of range (" + e.getMessage() + "): set at least 1 runner, no negative"
+                    + " spare runners or queue, and a runner heap of at least 16MB");
+        }
+    }
+
     /** The application's server, unless {@code rpcc.server.enabled=false}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBooleanProperty(name = "rpcc.server.enabled", matchIfMissing = true)
@@ -172,6 +185,7 @@ public class RpccAutoConfiguration {
             ifSet(settings.getReplyWriteTimeout(), builder::replyWriteTimeout);
             ifSet(settings.getFunctionCacheSize(), builder::functionCacheSize);
             ifSet(settings.getMaxQueuedCompiles(), builder::maxQueuedCompiles);
+            applyJavaFunctions(builder, settings.getFunctions().getJava());
             RpccProperties.Repository repository = settings.getRepository();
             if (repository.isEnabled()) {
                 builder.repository(repository.getDirectory() != null

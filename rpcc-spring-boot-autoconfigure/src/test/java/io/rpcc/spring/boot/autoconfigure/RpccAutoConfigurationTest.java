@@ -3,8 +3,12 @@ package io.rpcc.spring.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.TypeRegistry;
@@ -19,11 +23,17 @@ import io.rpcc.spring.boot.autoconfigure.TestServices.Inventory;
 import io.rpcc.spring.boot.autoconfigure.TestServices.Order;
 import io.rpcc.spring.boot.autoconfigure.TestServices.PoliteGreeter;
 import io.rpcc.spring.boot.autoconfigure.TestServices.ShoutAspect;
+import io.rpcc.spring.boot.autoconfigure.scan.Quote;
 import io.rpcc.spring.boot.health.RpccClientHealthIndicator;
 import io.rpcc.spring.boot.health.RpccServerHealthIndicator;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.support.AopUtils;
@@ -118,6 +128,81 @@ class RpccAutoConfigurationTest {
                     assertThat(context.getBean("rpccServerLifecycle", RpccNodeLifecycle.class).grace())
                             .isEqualTo(Duration.ofSeconds(2));
                 });
+    }
+
+    /** A Java chaining function that wraps the stock count in an application type ({@code scan.Quote}). */
+    private static final ChainingFunctionSource QUOTE = ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            import io.rpcc.spring.boot.autoconfigure.scan.Quote;
+            public class ToQuote implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    return NextHop.end(new Quote(state.get("sku", String.class), ((Integer) result).longValue()));
+                }
+            }
+            """);
+
+    @Test
+    void javaFunctionPropertiesRunFunctionsInRunnerProcesses() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.types=" + Order.class.getName() + "," + Quote.class.getName(),
+                        "rpcc.server.functions.java.isolation=process", "rpcc.server.functions.java.runners=1",
+                        "rpcc.server.functions.java.spare-runners=1", "rpcc.server.functions.java.runner-queue=4",
+                        "rpcc.server.functions.java.runner-heap=64MB")
+                .withUserConfiguration(PlainServices.class).run(context -> {
+                    RpccProperties.JavaFunctions java = context.getBean(RpccProperties.class).getServer().getFunctions()
+                            .getJava();
+                    assertThat(java.getIsolation()).isEqualTo(FunctionIsolation.PROCESS);
+                    assertThat(java.getRunnerHeap().toMegabytes()).isEqualTo(64);
+                    ChainResult result = context.getBean(RpccClient.class).runChain(ChainCall.to("s1", "stock")
+                            .params(new Order("abc", 4)).chainingFunction(QUOTE).state(ChainState.of("sku", "abc")));
+                    assertThat(result.value()).isEqualTo(new Quote("abc", 12));
+                    // the server's runner pool: runner JVMs, children of this one, with the heap the property set
+                    assertThat(runnerArguments()).isNotEmpty().allSatisfy(args -> assertThat(args).contains("-Xmx64m"));
+                });
+    }
+
+    @Test
+    void javaFunctionsRunInProcessByDefault() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.types=" + Order.class.getName() + "," + Quote.class.getName())
+                .withUserConfiguration(PlainServices.class).run(context -> {
+                    RpccProperties.JavaFunctions java = context.getBean(RpccProperties.class).getServer().getFunctions()
+                            .getJava();
+                    assertThat(java.getIsolation()).isEqualTo(FunctionIsolation.IN_PROCESS);
+                    assertThat(List.of(java.getRunners(), java.getSpareRunners(), java.getRunnerQueue()))
+                            .containsExactly(2, 2, 32);
+                    assertThat(java.getRunnerHeap().toMegabytes()).isEqualTo(96);
+                    ChainResult result = context.getBean(RpccClient.class).runChain(ChainCall.to("s1", "stock")
+                            .params(new Order("abc", 4)).chainingFunction(QUOTE).state(ChainState.of("sku", "abc")));
+                    assertThat(result.value()).isEqualTo(new Quote("abc", 12));
+                    assertThat(runnerArguments()).isEmpty();
+                });
+    }
+
+    @Test
+    void aRunnerPoolOutOfRangeNamesTheProperties() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.server.functions.java.isolation=by-trust",
+                        "rpcc.server.functions.java.runner-heap=8MB")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("rpcc.server.functions.java.runners").hasMessageContaining("heap=8 MiB")
+                        .hasMessageContaining("at least 16MB"));
+    }
+
+    /** The command lines of this JVM's function-runner children (a server's runner pool). */
+    private static List<String> runnerArguments() {
+        return ProcessHandle.current().children().map(RpccAutoConfigurationTest::commandLine)
+                .filter(args -> args.contains("io.rpcc.core.internal.function.FunctionRunnerMain")).toList();
+    }
+
+    /**
+     * The command line of {@code process}: from /proc where there is one (ProcessHandle.Info has no
+     * arguments for a command line as long as this test JVM's class path), else from ProcessHandle.Info.
+     */
+    private static String commandLine(ProcessHandle process) {
+        Path proc = Path.of("/proc", Long.toString(process.pid()), "cmdline");
+        try {
+            return new String(Files.readAllBytes(proc), StandardCharsets.UTF_8).replace('\0', ' ');
+        } catch (IOException e) {
+            return process.info().arguments().map(a -> String.join(" ", a)).orElse("");
+        }
     }
 
     @Test
