@@ -31,6 +31,8 @@ import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ReturnPoint;
+import io.rpcc.core.internal.wire.ChainCredential;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainIdentity;
 import io.rpcc.core.internal.wire.ChainKey;
@@ -503,6 +505,16 @@ class WireFuzzTest {
         messages.add(new ChainErrorFrame(9, SECRET, ChainErrorCode.HOP_UNREACHABLE, new ChainFailure("n", "m", "h", 2,
                 List.of("a", "h"), List.of("d"), List.of(new ConsoleLine(1, "a", "s", "t")), List.of()),
                 Credit.ONE.half()));
+        // a chain's credential (header field 21) and a sub-chain creator's (in its return point): fixed
+        // bytes, not a real signature, so that the seeds are the same on every run
+        ChainCredential credential = new ChainCredential(1_700_000_000_000L, 2000,
+                new ChainCredential.FirstHop(1, "s1", "lookup"), new byte[] {1, 2, 3, 4, 5, 6, 7, 8},
+                List.of(new byte[] {0x30, 0x03, 0x02, 0x01, 0x01}, new byte[] {0x30, 0x00}));
+        ChainHeader signed = header().withCredential(credential);
+        messages.add(new ChainRequest(signed, "p", ChainState.empty(), null));
+        messages.add(new ChainRequest(signed.with(signed.chainingFunction(), List.of(new ReturnPoint(
+                new NodeAddress("creator", "127.0.0.2", 4001), 9, true).withCreatorCredential(credential))), "p",
+                ChainState.empty(), null));
         messages.add(new QuietFrame(4, SECRET, Credit.ONE.half().half().half()));
         messages.add(new CancelFrame(5, SECRET, "client-1", 1_500_000_000L));
         return messages.stream().map(WireFuzzTest::body);
