@@ -73,6 +73,14 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final Duration DEFAULT_WRITE_STALL_TIMEOUT = Duration.ofSeconds(30);
     /** Default longest node name a peer may give (in HELLO or as a chain's originator): 255 characters. */
     public static final int DEFAULT_MAX_NODE_NAME_LENGTH = 255;
+    /** Default of {@link #functionRunners}: Java functions running in runner processes at once, 2. */
+    public static final int DEFAULT_FUNCTION_RUNNERS = RunnerPoolSettings.DEFAULT.runners();
+    /** Default of {@link #functionRunners}: idle runner processes kept started, 2. */
+    public static final int DEFAULT_SPARE_FUNCTION_RUNNERS = RunnerPoolSettings.DEFAULT.spares();
+    /** Default of {@link #functionRunners}: Java functions that may wait for a runner, 32. */
+    public static final int DEFAULT_FUNCTION_RUNNER_QUEUE = RunnerPoolSettings.DEFAULT.maxQueued();
+    /** Default of {@link #functionRunners}: each runner's heap, 96 MiB. */
+    public static final int DEFAULT_FUNCTION_RUNNER_HEAP_MEGABYTES = RunnerPoolSettings.DEFAULT.heapMegabytes();
     /** Default deepest nesting of a value: 128 levels (a list of lists of strings has 3). */
     public static final int DEFAULT_MAX_VALUE_DEPTH = Serialization.DEFAULT_MAX_DEPTH;
     /** Default of {@link #deadlineNetworkAllowance}: 1 ms per crossing. */

@@ -2,6 +2,7 @@ package io.rpcc.spring.boot;
 
 import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.OutboundPolicy;
+import io.rpcc.core.runtime.NodeBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -400,22 +401,22 @@ public class RpccProperties {
         /**
          * The most Java functions that run in runner processes at once, each in a runner of its own.
          */
-        private int runners = 2;
+        private int runners = NodeBuilder.DEFAULT_FUNCTION_RUNNERS;
 
         /**
          * Idle runners kept started, so that a function does not wait for a JVM to start.
          */
-        private int spareRunners = 2;
+        private int spareRunners = NodeBuilder.DEFAULT_SPARE_FUNCTION_RUNNERS;
 
         /**
          * The most functions that wait for a runner; more are refused with a retryable failure.
          */
-        private int runnerQueue = 32;
+        private int runnerQueue = NodeBuilder.DEFAULT_FUNCTION_RUNNER_QUEUE;
 
         /**
          * Each runner's heap (-Xmx), at least 16MB.
          */
-        private DataSize runnerHeap = DataSize.ofMegabytes(96);
+        private DataSize runnerHeap = DataSize.ofMegabytes(NodeBuilder.DEFAULT_FUNCTION_RUNNER_HEAP_MEGABYTES);
 
         public FunctionIsolation getIsolation() {
             return isolation;
