@@ -57,7 +57,9 @@ public enum Refusal {
     WRITE_QUEUE_FULL,
     /**
      * A RESULT, ERROR, REPLY or QUIET frame whose chain secret did not match a live chain's, or for
-     * a chain id this node never issued: dropped.
+     * a chain id this node never issued: dropped. Also a CANCEL whose secret does not match its
+     * chain's, or one of a chain never seen here from a peer that already has the most such
+     * cancels remembered ({@code 1,024}; it is still remembered, in place of that peer's oldest).
      */
     FORGED_FRAME,
     /**
@@ -102,7 +104,7 @@ public enum Refusal {
      * more than {@code NodeBuilder.maxBadFramesPerConnection} at once, an allowance that grows back by
      * {@code NodeBuilder.badFrameRefillPerMinute} a minute (each frame also counted by its own kind:
      * {@link #MALFORMED_FRAME}, {@link #CLASS_NAME}, {@link #VALUE_TOO_DEEP}, {@link #INVALID_ORIGIN},
-     * {@link #FORGED_FRAME}; and PINGs dropped because more than two waited for their answers, which
+     * {@link #FORGED_FRAME}, {@link #UNVOUCHED_ADDRESS}; and PINGs dropped because more than two waited for their answers, which
      * are counted only here): closed, and nothing more it sent was decoded. A peer that keeps sending
      * junk pays with its connection, and junk does not keep a connection from its idle timeout either.
      */
@@ -117,7 +119,8 @@ public enum Refusal {
     /**
      * A REQUEST that named, as its originator, reply-to node or a return point, an address this node
      * would have to connect to but that nothing vouches for ({@link OutboundPolicy#VOUCHED}): refused
-     * before its hop ran, with a {@link HopRejectedException} sent back on the connection it arrived on.
+     * before its hop ran, with a {@link HopRejectedException} sent back on the connection it arrived on,
+     * and held against that connection's allowance of refused frames ({@link #TOO_MANY_BAD_FRAMES}).
      */
     UNVOUCHED_ADDRESS,
     /**

@@ -31,6 +31,7 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.testing.RawPeer;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;

@@ -12,6 +12,7 @@ import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.PingFrame;
+import io.rpcc.core.testing.RawPeer;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -13,6 +13,7 @@ import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.PingFrame;
 import io.rpcc.core.testing.HostResources;
+import io.rpcc.core.testing.RawPeer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

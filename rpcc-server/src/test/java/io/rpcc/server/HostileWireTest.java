@@ -26,6 +26,7 @@ import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.testing.HostResources;
+import io.rpcc.core.testing.RawPeer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -23,6 +23,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.testing.RawPeer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

@@ -17,6 +17,7 @@ import io.rpcc.core.NodeTls;
 import io.rpcc.core.PeerAuthenticationException;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.testing.RawPeer;
 import io.rpcc.core.testing.TestPki;
 import java.net.InetSocketAddress;
 import java.time.Duration;

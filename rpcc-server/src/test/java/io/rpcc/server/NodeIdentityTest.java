@@ -8,6 +8,7 @@ import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.testing.RawPeer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

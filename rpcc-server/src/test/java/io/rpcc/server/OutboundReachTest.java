@@ -29,6 +29,7 @@ import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.testing.HostResources;
+import io.rpcc.core.testing.RawPeer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;

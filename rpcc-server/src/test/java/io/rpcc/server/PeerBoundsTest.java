@@ -16,6 +16,7 @@ import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.testing.RawPeer;
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.time.Duration;

@@ -17,6 +17,7 @@ import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.FrameType;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.VersionRange;
+import io.rpcc.core.testing.RawPeer;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.net.InetAddress;

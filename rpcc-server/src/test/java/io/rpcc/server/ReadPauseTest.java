@@ -12,6 +12,7 @@ import io.rpcc.core.ChainResult;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.testing.HostResources;
+import io.rpcc.core.testing.RawPeer;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -12,6 +12,7 @@ import io.rpcc.core.Refusal;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.testing.RawPeer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -94,8 +94,15 @@ final class ChainTrails {
      * @param budgetNanos what is left of the chain's budget, for the notice sent on
      * @param others the other nodes the chain was sent on to from here, before {@code next} (the
      *     branches of a split and its merge host), to pass the notice on to too
+     * @param overShare the cancel was of a chain never seen here, from a peer that already had its
+     *     most such cancels remembered: it took the place of that peer's oldest (a flood of made-up
+     *     cancels; held against the connection)
      */
-    public record Cancelled(String next, List<HopControl> hops, long budgetNanos, Set<String> others) {
+    public record Cancelled(String next, List<HopControl> hops, long budgetNanos, Set<String> others,
+                            boolean overShare) {
+        Cancelled(String next, List<HopControl> hops, long budgetNanos, Set<String> others) {
+            this(next, hops, budgetNanos, others, false);
+        }
     }
 
     /**
@@ -118,18 +125,21 @@ final class ChainTrails {
             return all.get(key);
         }
 
-        void put(Key key, Trail t, String peer) {
+        /** Keeps {@code t}; true if that forgot an older one of {@code peer}'s, over its own bound. */
+        boolean put(Key key, Trail t, String peer) {
             remove(key);
             t.peer = peer;
             all.put(key, t);
             LinkedHashMap<Key, Trail> mine = byPeer.computeIfAbsent(peer, p -> new LinkedHashMap<>());
             mine.put(key, t);
-            if (mine.size() > maxPerPeer) {
+            boolean overOwn = mine.size() > maxPerPeer;
+            if (overOwn) {
                 forgetEldest(mine);
             }
             while (all.size() > maxTotal) {
                 forgetEldest(largest());
             }
+            return overOwn;
         }
 
         void remove(Key key) {
@@ -326,8 +336,8 @@ final class ChainTrails {
             e = new Trail(secret, nowNanos);
             e.extend(nowNanos, budgetNanos, graceNanos);
             e.cancelled = true;
-            unknownCancels.put(key, e, peer);
-            return new Cancelled(null, List.of(), budgetNanos, Set.of());
+            boolean overShare = unknownCancels.put(key, e, peer);
+            return new Cancelled(null, List.of(), budgetNanos, Set.of(), overShare);
         }
         if (!e.secret.matches(secret)) {
             return null;

@@ -284,7 +284,7 @@ public final class HopExecutor implements RequestHandler {
             node.passCancel(other, new CancelFrame(cancel.chainId(), cancel.secret(), cancel.origin(),
                     decisions.budgetForNext(c.budgetNanos())));
         }
-        return true;
+        return !c.overShare(); // over its share of made-up chains' cancels: held against its connection
     }
 
     @Override

@@ -119,6 +119,21 @@ final class OutboundVouching {
     }
 
     /**
+     * The first address {@code h} names that is not vouched for without asking the resolver (see
+     * {@link #vouchedAtOnce}), for a request refused without the look-up.
+     */
+    NodeAddress firstUnvouchedAtOnce(ChainHeader h, Channel from) {
+        InetAddress remote = remoteIp(from);
+        List<NodeAddress> named = named(h);
+        for (NodeAddress a : named) {
+            if (remote == null || !vouchedByAddress(a, remote)) {
+                return a;
+            }
+        }
+        return named.getFirst();
+    }
+
+    /**
      * Whether {@code host}, a host name (not an IP literal), resolves to {@code remote}: a node that
      * advertises its host name (a container's, say) and connects from its address. At most
      * {@link #MAX_HOST_LOOKUPS} run at once (the JVM caches their answers); past that, not vouched.

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.chain;
 
 import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.Refusal;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,13 +27,22 @@ import org.slf4j.LoggerFactory;
  * would have to connect to that nothing vouches for ({@link OutboundVouching}): then, before its hop
  * runs, a {@link ChainErrorCode#HOP_REJECTED} error goes back on the connection the REQUEST arrived
  * on (never to the address it names), counted as {@link Refusal#UNVOUCHED_ADDRESS} and warned about
- * at most once per remote address every 10 s. An admitted REQUEST then has its caller checked
+ * at most once per remote address every 10 s, and held against the connection's allowance of bad
+ * frames (a peer that keeps naming such addresses is cut off). An admitted REQUEST then has its caller checked
  * ({@link ChainCallers}: at a TLS node, the originator's credential), refused with
- * {@link ChainErrorCode#PERMISSION_DENIED} if it cannot prove its originator. A REQUEST whose vouching needs the resolver is checked
- * on the node's executor (a resolver may block), the others on the event loop.
+ * {@link ChainErrorCode#PERMISSION_DENIED} if it cannot prove its originator. A REQUEST whose
+ * vouching needs the resolver is checked on the node's executor (a resolver may block), at most
+ * {@link #MAX_CHECKING_PER_CONNECTION} of a connection at once; the others on the event loop.
  */
 final class RequestAdmission {
     private static final Logger log = LoggerFactory.getLogger(RequestAdmission.class);
+    /**
+     * The most REQUESTs of one connection whose addresses are being checked with the resolver at
+     * once; more are refused as unvouched without a look-up (a peer flooding requests that name
+     * addresses nobody vouches for cannot queue unbounded work on the executor).
+     */
+    static final int MAX_CHECKING_PER_CONNECTION = 16;
+    private static final AttributeKey<AtomicInteger> CHECKING = AttributeKey.valueOf("rpcc.requestsBeingVouchedFor");
 
     private final String nodeName;
     private final BooleanSupplier running;
@@ -64,12 +75,26 @@ final class RequestAdmission {
             take(request, arrivedNanos, from, requests);
             return;
         }
+        AtomicInteger checking = from.attr(CHECKING).setIfAbsent(new AtomicInteger());
+        if (checking == null) {
+            checking = from.attr(CHECKING).get();
+        }
+        if (checking.incrementAndGet() > MAX_CHECKING_PER_CONNECTION) {
+            checking.decrementAndGet();
+            refuse(h, from, vouching.firstUnvouchedAtOnce(h, from)); // unvouched at once: no more resolver look-ups for this peer now
+            return;
+        }
+        AtomicInteger counter = checking;
         executor.execute(() -> {
-            NodeAddress unvouched = vouching.unvouched(h, from);
-            if (unvouched == null) {
-                take(request, arrivedNanos, from, requests);
-            } else {
-                refuse(h, from, unvouched);
+            try {
+                NodeAddress unvouched = vouching.unvouched(h, from);
+                if (unvouched == null) {
+                    take(request, arrivedNanos, from, requests);
+                } else {
+                    refuse(h, from, unvouched);
+                }
+            } finally {
+                counter.decrementAndGet();
             }
         });
     }
@@ -93,7 +118,7 @@ final class RequestAdmission {
     }
 
     private void refuse(ChainHeader h, Channel from, NodeAddress unvouched) {
-        transport.refusals().count(Refusal.UNVOUCHED_ADDRESS);
+        transport.refusals().countFrame(Refusal.UNVOUCHED_ADDRESS, from);
         String message = "node '" + nodeName + "' refused hop " + h.hop() + " ('" + h.serviceFunction() + "') before it"
                 + " ran: the request names node '" + unvouched.node() + "' at " + unvouched.host() + ":" + unvouched.port()
                 + " to send to, which nothing vouches for (not known to this node's name resolver, not the address the"

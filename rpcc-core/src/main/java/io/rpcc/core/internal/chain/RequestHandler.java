@@ -47,7 +47,9 @@ public interface RequestHandler {
 
     /**
      * A cancel of a chain arrived (on an event loop): stops the chain's hops here and sends the
-     * notice on where this node sent the chain; {@code false} if it is forged (not the chain's secret).
+     * notice on where this node sent the chain; {@code false} if it is forged (not the chain's secret),
+     * or, for a chain never seen here, over the sender's share of such cancels: either is held against
+     * the connection it came on.
      */
     boolean cancel(CancelFrame cancel);
 

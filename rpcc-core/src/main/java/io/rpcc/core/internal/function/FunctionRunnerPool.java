@@ -25,7 +25,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -38,12 +37,14 @@ import org.slf4j.LoggerFactory;
  * functions of chains the node does not trust run there ({@link io.rpcc.core.FunctionIsolation}),
  * each invocation alone in a runner JVM with a small heap ({@code -XX:+ExitOnOutOfMemoryError}), one
  * CPU, and, where {@code /bin/sh} has {@code ulimit}, operating-system limits on its CPU time and
- * address space. The node kills a runner whose answer has not come by the invocation's deadline (the
+ * address space, at a lower CPU priority than the node ({@code nice}). The node kills a runner
+ * whose answer has not come by the invocation's deadline (the
  * sandbox's wall time, plus a compile allowance the first time a runner meets a function) and one
  * the sandbox inside it gave up on; killed or dead runners are replaced. Idle runners are kept
  * started ({@code spares}) so that invocations do not wait for a JVM to start; at most
  * {@code runners} invocations run at once and at most {@code maxQueued} wait, more are refused with
- * a retryable failure.
+ * a retryable failure. Runners and queue are shared fairly between the parties that ask
+ * ({@link RunnerShares}): one party never holds every runner, nor more than a quarter of the queue.
  */
 @io.rpcc.core.spi.EngineSpi
 public final class FunctionRunnerPool implements AutoCloseable {
@@ -56,6 +57,8 @@ public final class FunctionRunnerPool implements AutoCloseable {
     static final long COMPILE_ALLOWANCE_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** A runner that has used this much CPU time is retired (its OS limit is twice as much). */
     static final Duration RETIRE_AFTER_CPU = Duration.ofMinutes(5);
+    /** How much lower than the node's the runners' CPU priority is ({@code nice -n}). */
+    static final int RUNNER_NICENESS = 10;
     /** Exit code of a runner that ran out of heap ({@code -XX:+ExitOnOutOfMemoryError}). */
     static final int EXIT_OUT_OF_MEMORY = 3;
 
@@ -78,8 +81,7 @@ public final class FunctionRunnerPool implements AutoCloseable {
     private final byte[] setup;
     private final String node;
     private final ConcurrentLinkedDeque<RunnerProcess> idle = new ConcurrentLinkedDeque<>();
-    private final Semaphore slots;
-    private final AtomicInteger waiting = new AtomicInteger();
+    private final RunnerShares shares;
     private final AtomicInteger starting = new AtomicInteger();
     private final AtomicLong started = new AtomicLong();
     private final AtomicLong killed = new AtomicLong();
@@ -99,7 +101,7 @@ public final class FunctionRunnerPool implements AutoCloseable {
         this.settings = settings;
         this.limits = limits;
         this.serialization = new Serialization(types);
-        this.slots = new Semaphore(settings.runners());
+        this.shares = new RunnerShares(settings.runners(), settings.maxQueued());
         List<String> launcher = launcher(loader);
         this.command = command(settings, classPath(loader), launcher);
         this.setup = setup(types, limits, maxSourceChars);
@@ -117,15 +119,15 @@ public final class FunctionRunnerPool implements AutoCloseable {
     /**
      * Runs the function {@code source} (its full text) in a runner on {@code state} and
      * {@code result}, handing what it wrote to its console and its partial replies to
-     * {@code console} and {@code preturn}.
+     * {@code console} and {@code preturn}; {@code party} is who asks (see {@link RunnerShares}).
      *
      * @throws HopFailure what the function threw, its sandbox violation, a runner killed at its
      *     deadline or dead of its heap (a sandbox violation), or a full queue (retryable)
      */
-    NextHop invoke(ChainingFunctionSource source, RunnerProtocol.Where where, ChainState state, Object result,
+    NextHop invoke(ChainingFunctionSource source, String party, RunnerProtocol.Where where, ChainState state, Object result,
                           Consumer<String> console, Consumer<Object> preturn) {
         byte[] request = encode(source, where, state, result);
-        acquire(source);
+        acquire(source, party);
         RunnerProcess runner = null;
         try {
             runner = take();
@@ -164,7 +166,7 @@ public final class FunctionRunnerPool implements AutoCloseable {
             if (runner != null) {
                 discard(runner);
             }
-            slots.release();
+            shares.release(party);
             fill();
         }
     }
@@ -188,36 +190,30 @@ public final class FunctionRunnerPool implements AutoCloseable {
         return out.toBytes();
     }
 
-    /** Takes a slot to run in, waiting in the bounded queue if there is none. */
-    private void acquire(ChainingFunctionSource source) {
+    /** Takes a slot to run in for {@code party}, waiting in the bounded queue if there is none. */
+    private void acquire(ChainingFunctionSource source, String party) {
         if (closed) {
             throw new HopFailure(ChainErrorCode.NODE_CLOSED, "node '" + node + "' is closed");
         }
-        if (slots.tryAcquire()) {
-            return;
-        }
-        if (waiting.incrementAndGet() > settings.maxQueued()) {
-            waiting.decrementAndGet();
-            throw full(source);
-        }
+        RunnerShares.Outcome outcome;
         try {
-            if (!slots.tryAcquire(limits.wallTime().toNanos() + GRACE_NANOS, TimeUnit.NANOSECONDS)) {
-                throw full(source);
-            }
+            outcome = shares.acquire(party, limits.wallTime().toNanos() + GRACE_NANOS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new HopFailure(ChainErrorCode.CANCELLED, "interrupted while waiting for a function runner");
-        } finally {
-            waiting.decrementAndGet();
+        }
+        if (outcome != RunnerShares.Outcome.GRANTED) {
+            throw full(source, party);
         }
     }
 
-    private HopFailure full(ChainingFunctionSource source) {
+    private HopFailure full(ChainingFunctionSource source, String party) {
         refused.incrementAndGet();
         return TransientFailure.of(ChainErrorCode.CHAINING_FUNCTION_FAILED, "chaining function ("
-                + FunctionRuntime.shortId(source) + ") was not run: node '" + node + "' has all its " + settings.runners()
-                + " function runners busy and " + settings.maxQueued() + " invocations waiting (its limits:"
-                + " rpcc.functions.java.runners and rpcc.functions.java.runner-queue); retry later");
+                + FunctionRuntime.shortId(source) + ") was not run: node '" + node + "' has its " + settings.runners()
+                + " function runners busy, and " + settings.maxQueued() + " invocations waiting or " + shares.perPartyQueued()
+                + " of " + party + "'s (its share of the queue; the limits: rpcc.functions.java.runners and"
+                + " rpcc.functions.java.runner-queue); retry later");
     }
 
     /** An idle, live runner, or a new one. */
@@ -314,7 +310,7 @@ public final class FunctionRunnerPool implements AutoCloseable {
 
     /** Counters. */
     public Stats stats() {
-        return new Stats(started.get(), killed.get(), idle.size(), settings.runners() - slots.availablePermits(),
+        return new Stats(started.get(), killed.get(), idle.size(), shares.inUse(),
                 refused.get());
     }
 
@@ -408,8 +404,11 @@ public final class FunctionRunnerPool implements AutoCloseable {
         }
         long cpuSeconds = RETIRE_AFTER_CPU.toSeconds() * 2;
         long addressKb = (settings.heapMegabytes() + 2048L) * 1024;
+        // at a lower CPU priority than the node (nice, where there is one): a function that spins, or a
+        // runner starting, takes the CPU the node's own threads leave
         List<String> wrapped = new ArrayList<>(List.of(sh.toString(), "-c",
-                "ulimit -t " + cpuSeconds + " && ulimit -v " + addressKb + " && exec \"$0\" \"$@\""));
+                "ulimit -t " + cpuSeconds + " && ulimit -v " + addressKb + " && { command -v nice >/dev/null 2>&1"
+                        + " && exec nice -n " + RUNNER_NICENESS + " \"$0\" \"$@\"; exec \"$0\" \"$@\"; }"));
         wrapped.addAll(jvm);
         return wrapped;
     }

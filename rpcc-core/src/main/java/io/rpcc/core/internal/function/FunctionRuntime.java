@@ -11,6 +11,7 @@ import io.rpcc.core.NextHop;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.SandboxLimits;
+import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -294,6 +295,13 @@ public final class FunctionRuntime {
         FunctionResources.release();
     }
 
+    /**
+     * The ids of rpcc's own chaining functions ({@link StaticRoute#CHAINING_FUNCTION}): an id is a
+     * digest of the text, so whoever sends one sends rpcc's code, and it runs in this JVM (its
+     * sandbox still applies) at any isolation level.
+     */
+    private static final Set<String> BUILT_IN = Set.of(StaticRoute.CHAINING_FUNCTION.id());
+
     /** Loads {@code source}, compiling it on a cache miss (a compilation of this node's own). */
     public Loaded load(ChainingFunctionSource source) {
         return load(source, NodeTransport.LOCAL_PEER, IsolationLevel.IN_PROCESS);
@@ -305,7 +313,8 @@ public final class FunctionRuntime {
      * that peer's share of the compile queue.
      */
     public Loaded load(ChainingFunctionSource source, String peer, IsolationLevel level) {
-        boolean isolated = source.language() == FunctionLanguage.JAVA && isolationFor(level) == FunctionIsolation.PROCESS;
+        boolean isolated = source.language() == FunctionLanguage.JAVA && isolationFor(level) == FunctionIsolation.PROCESS
+                && !BUILT_IN.contains(source.id());
         String key = isolated ? "runner:" + source.id() : source.id();
         long start = System.nanoTime();
         CompletableFuture<CompiledFunction> entry;

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.function;
 
+import io.rpcc.core.ChainCaller;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
@@ -32,7 +33,7 @@ final class RunnerFunction implements CompiledFunction {
         ChainContext context = ChainContext.currentOrNull();
         RunnerProtocol.Where where = context == null ? new RunnerProtocol.Where("", "", 0, "")
                 : new RunnerProtocol.Where(context.chainId(), context.originator(), context.hop(), context.node());
-        return pool.get().invoke(source, where, state, result,
+        return pool.get().invoke(source, party(context), where, state, result,
                 line -> {
                     if (context != null) {
                         context.console().println(line);
@@ -43,5 +44,18 @@ final class RunnerFunction implements CompiledFunction {
                         context.preturn(reply);
                     }
                 });
+    }
+
+    /**
+     * Who asks for the runner, for its fair share ({@link RunnerShares}): the originator if verified,
+     * else the peer that sent the hop (in plaintext, its IP address: an originator's name is only a
+     * claim), or {@code "local"}.
+     */
+    static String party(ChainContext context) {
+        if (context == null) {
+            return "local";
+        }
+        ChainCaller caller = context.caller();
+        return caller.originatorVerified() ? "originator:" + caller.originator() : caller.previousHop();
     }
 }

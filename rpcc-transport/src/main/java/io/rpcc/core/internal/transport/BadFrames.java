@@ -8,8 +8,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The frames one connection sent that the node refused without closing the connection, held
  * against an allowance that refills: malformed frames, frames refused as {@link Refusal#CLASS_NAME},
- * {@link Refusal#VALUE_TOO_DEEP}, {@link Refusal#INVALID_ORIGIN} or {@link Refusal#FORGED_FRAME}
- * ({@link #isBadFrame}), and PINGs dropped unanswered because the peer sent them faster than it read
+ * {@link Refusal#VALUE_TOO_DEEP}, {@link Refusal#INVALID_ORIGIN}, {@link Refusal#FORGED_FRAME} or
+ * {@link Refusal#UNVOUCHED_ADDRESS} ({@link #isBadFrame}), and PINGs dropped unanswered because the peer sent them faster than it read
  * their answers ({@link PingAnswers}). Whatever refuses such a frame tells its connection here
  * ({@link Refusals#countFrame}, {@link ConnectionRefusals#refuse}).
  *
@@ -63,7 +63,7 @@ final class BadFrames {
     /** Whether a refusal of kind {@code kind} is of one frame that leaves its connection open: a bad frame. */
     static boolean isBadFrame(Refusal kind) {
         return switch (kind) {
-            case MALFORMED_FRAME, CLASS_NAME, VALUE_TOO_DEEP, INVALID_ORIGIN, FORGED_FRAME -> true;
+            case MALFORMED_FRAME, CLASS_NAME, VALUE_TOO_DEEP, INVALID_ORIGIN, FORGED_FRAME, UNVOUCHED_ADDRESS -> true;
             default -> false;
         };
     }

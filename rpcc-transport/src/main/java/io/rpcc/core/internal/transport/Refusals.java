@@ -28,7 +28,7 @@ public final class Refusals {
     /**
      * Counts one refusal of kind {@code refusal} of a frame read from connection {@code from}
      * ({@code null}: none): if it is one of the kinds a connection is allowed only so many of
-     * (malformed, a class name, too deep, an invalid origin, forged), it is also held against
+     * (malformed, a class name, too deep, an invalid origin, forged, naming an unvouched address), it is also held against
      * {@code from}'s allowance, past which the connection is closed
      * ({@link Refusal#TOO_MANY_BAD_FRAMES}). Call it where the frame is refused, with the connection
      * it came on.

@@ -1,4 +1,4 @@
-package io.rpcc.server;
+package io.rpcc.core.testing;
 
 import com.esotericsoftware.kryo.io.Output;
 import io.netty.buffer.ByteBuf;
@@ -41,28 +41,28 @@ import java.util.List;
  * A hostile peer: speaks the rpcc protocol over a socket (plain or TLS), with frames built by rpcc's
  * own encoder or by hand, and reads what the node answers.
  */
-final class RawPeer implements AutoCloseable {
-    static final int MAX = 1 << 20;
-    static final WireFormat WIRE = new WireFormat(new Serialization(TypeRegistry.empty(), 100_000, r -> { }));
+public final class RawPeer implements AutoCloseable {
+    public static final int MAX = 1 << 20;
+    public static final WireFormat WIRE = new WireFormat(new Serialization(TypeRegistry.empty(), 100_000, r -> { }));
 
-    final String name;
-    final Socket socket;
+    public final String name;
+    public final Socket socket;
     /**
      * Where this peer listens, as an originator must: a node sends results, errors and replies only
      * over a connection it opens itself, to the address in the chain's header.
      */
-    final ServerSocket listener;
+    public final ServerSocket listener;
     private final OutputStream out;
     private final DataInputStream in;
     private Socket back;
     private DataInputStream backIn;
 
-    RawPeer(String name, InetSocketAddress node) throws IOException {
+    public RawPeer(String name, InetSocketAddress node) throws IOException {
         this(name, node, null);
     }
 
     /** Connects to {@code node}, from {@code localAddress} if not null. */
-    RawPeer(String name, InetSocketAddress node, InetAddress localAddress) throws IOException {
+    public RawPeer(String name, InetSocketAddress node, InetAddress localAddress) throws IOException {
         this(name, connect(node, localAddress, 0));
     }
 
@@ -70,12 +70,12 @@ final class RawPeer implements AutoCloseable {
      * Connects to {@code node} with a socket receive buffer of {@code receiveBuffer} bytes, set before
      * it connects (a peer that means not to read keeps the node's bytes in the node).
      */
-    RawPeer(String name, InetSocketAddress node, int receiveBuffer) throws IOException {
+    public RawPeer(String name, InetSocketAddress node, int receiveBuffer) throws IOException {
         this(name, connect(node, null, receiveBuffer));
     }
 
     /** A peer on an open {@code socket} (plain or TLS) that will claim names of its choosing. */
-    RawPeer(Socket socket) throws IOException {
+    public RawPeer(Socket socket) throws IOException {
         this(null, socket);
     }
 
@@ -102,7 +102,7 @@ final class RawPeer implements AutoCloseable {
         return socket;
     }
 
-    static byte[] bytes(Object message) {
+    public static byte[] bytes(Object message) {
         ByteBuf buf = WIRE.encode(message, MAX);
         try {
             return ByteBufUtil.getBytes(buf);
@@ -111,7 +111,7 @@ final class RawPeer implements AutoCloseable {
         }
     }
 
-    RawPeer send(byte[]... frames) throws IOException {
+    public RawPeer send(byte[]... frames) throws IOException {
         for (byte[] f : frames) {
             out.write(f);
         }
@@ -120,17 +120,17 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** Sends a HELLO claiming to be {@code node}, listening at {@code host:port}. */
-    RawPeer hello(String node, String host, int port) throws IOException {
+    public RawPeer hello(String node, String host, int port) throws IOException {
         return send(bytes(new Hello(node, host, port, MAX)));
     }
 
     /** Sends a HELLO of this peer announcing protocol {@code versions}. */
-    RawPeer hello(VersionRange versions) throws IOException {
+    public RawPeer hello(VersionRange versions) throws IOException {
         return send(bytes(new Hello(versions, name, host(), listenPort(), MAX)));
     }
 
     /** A HELLO in the layout of protocol version 2 (version byte 2, no version range), as rpcc 2 sent it. */
-    static byte[] helloOfVersion2(String node, String host, int port) {
+    public static byte[] helloOfVersion2(String node, String host, int port) {
         Output out = new Output(256);
         out.writeInt(0);
         out.writeByte(2);
@@ -149,12 +149,12 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** The next frame the node sends on this peer's connection, decoded. */
-    Object readFrame() throws IOException {
+    public Object readFrame() throws IOException {
         return readFrom(in);
     }
 
     /** Reads and decodes one frame from {@code from}. */
-    static Object readFrame(DataInputStream from) throws IOException {
+    public static Object readFrame(DataInputStream from) throws IOException {
         return readFrom(from);
     }
 
@@ -162,7 +162,7 @@ final class RawPeer implements AutoCloseable {
      * The type of the next frame, read within {@code millis}: {@code null} if none came in time,
      * {@code "closed"} if the node closed the connection.
      */
-    String nextFrame(int millis) throws IOException {
+    public String nextFrame(int millis) throws IOException {
         socket.setSoTimeout(millis);
         try {
             int length = in.readInt();
@@ -183,12 +183,12 @@ final class RawPeer implements AutoCloseable {
         }
     }
 
-    RawPeer hello() throws IOException {
+    public RawPeer hello() throws IOException {
         return send(bytes(new Hello(name, host(), listenPort(), MAX)));
     }
 
     /** The host this peer advertises: the address it connects from (where it listens). */
-    String host() {
+    public String host() {
         return socket.getLocalAddress().getHostAddress();
     }
 
@@ -200,7 +200,7 @@ final class RawPeer implements AutoCloseable {
      * The connection the node opened back to this peer's listener, after the HELLO exchange on it;
      * waits for the node to dial.
      */
-    RawPeer backChannel() throws IOException {
+    public RawPeer backChannel() throws IOException {
         if (back == null) {
             listener.setSoTimeout(10_000);
             back = listener.accept();
@@ -220,7 +220,7 @@ final class RawPeer implements AutoCloseable {
      * Starts reading (and discarding) everything the node sends on its connection back, on a thread of
      * its own that ends when the connection does; for a peer that did not read until now.
      */
-    Thread drainBackChannel() throws IOException {
+    public Thread drainBackChannel() throws IOException {
         backChannel();
         return Thread.ofPlatform().daemon().name("raw-peer-drain").start(() -> {
             byte[] sink = new byte[64 * 1024];
@@ -236,13 +236,13 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** The next frame the node sends on its connection back to this peer (see {@link #backChannel}), decoded. */
-    Object readBackFrame() throws IOException {
+    public Object readBackFrame() throws IOException {
         backChannel();
         return readFrom(backIn);
     }
 
     /** Sends HELLO and reads the node's HELLO. */
-    RawPeer handshake() throws IOException {
+    public RawPeer handshake() throws IOException {
         hello();
         Object answer = readFrom(in);
         if (!(answer instanceof Hello)) {
@@ -252,26 +252,26 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** A REQUEST for {@code function} with {@code params}, whose originator is this peer. */
-    ChainRequest request(long id, String function, Object params) {
+    public ChainRequest request(long id, String function, Object params) {
         return request(id, function, params, Credit.ONE);
     }
 
     /** A REQUEST for {@code function} with {@code params} carrying {@code credit}, whose originator is this peer. */
-    ChainRequest request(long id, String function, Object params, Credit credit) {
+    public ChainRequest request(long id, String function, Object params, Credit credit) {
         return new ChainRequest(header(id, function, host(), listenPort(), credit), params, ChainState.empty(),
                 null);
     }
 
-    ChainHeader header(long id, String function, String originHost, int originPort) {
+    public ChainHeader header(long id, String function, String originHost, int originPort) {
         return header(id, function, originHost, originPort, Credit.ONE);
     }
 
-    ChainHeader header(long id, String function, String originHost, int originPort, Credit credit) {
+    public ChainHeader header(long id, String function, String originHost, int originPort, Credit credit) {
         return header(id, function, new NodeAddress(name, originHost, originPort), credit);
     }
 
     /** A REQUEST for {@code function} whose originator (where its result goes) is {@code origin}. */
-    ChainRequest requestFrom(NodeAddress origin, long id, String function, Object params) {
+    public ChainRequest requestFrom(NodeAddress origin, long id, String function, Object params) {
         return new ChainRequest(header(id, function, origin, Credit.ONE), params, ChainState.empty(), null);
     }
 
@@ -284,7 +284,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** A valid REQUEST frame whose params and state (the last two bytes, 0 0) are replaced by {@code tail}. */
-    byte[] requestEndingWith(long id, String function, byte[] tail) {
+    public byte[] requestEndingWith(long id, String function, byte[] tail) {
         byte[] valid = bytes(request(id, function, null));
         byte[] hostile = Arrays.copyOf(valid, valid.length - 2 + tail.length);
         System.arraycopy(tail, 0, hostile, valid.length - 2, tail.length);
@@ -297,7 +297,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** The next frame the node sends this peer as an originator (on its connection back), decoded. */
-    Object read() throws IOException {
+    public Object read() throws IOException {
         backChannel();
         return readFrom(backIn);
     }
@@ -310,7 +310,7 @@ final class RawPeer implements AutoCloseable {
     }
 
     /** Whether the node closes the connection within {@code millis} (frames before the end are skipped). */
-    boolean closedWithin(long millis) throws IOException {
+    public boolean closedWithin(long millis) throws IOException {
         Socket socket = back != null ? back : this.socket;
         DataInputStream in = back != null ? backIn : this.in;
         socket.setSoTimeout((int) millis);
