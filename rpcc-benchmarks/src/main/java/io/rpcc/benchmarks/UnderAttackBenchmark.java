@@ -1,6 +1,5 @@
 package io.rpcc.benchmarks;
 
-import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
@@ -10,21 +9,12 @@ import io.rpcc.core.Refusal;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.StaticRoute;
-import io.rpcc.core.internal.wire.CancelFrame;
-import io.rpcc.core.internal.wire.ChainSecret;
-import io.rpcc.core.internal.wire.FrameType;
-import io.rpcc.core.internal.wire.NodeAddress;
-import io.rpcc.core.internal.wire.PingFrame;
-import io.rpcc.core.testing.RawPeer;
 import io.rpcc.server.RpccServer;
-import io.rpcc.server.ServerStats;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,13 +24,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 /**
  * What a hostile peer or a hostile chaining function costs everyone else: a bystander client's
@@ -55,8 +42,10 @@ import java.util.function.Supplier;
  * processes ({@link FunctionIsolation#BY_TRUST}, plaintext: every peer). The bystander runs one
  * operation at a time, in turn: a plain call to {@code target}, a two-hop chain
  * {@code target → next}, and a call to {@code target} with a small cached Java chaining function.
- * The attackers run in this JVM, as raw sockets speaking rpcc's protocol or as a normal client; they
- * reconnect whenever the node cuts them off. {@code docs/benchmarks.md} says what each attack does.
+ * Each attack runs in a process of its own at the lowest CPU priority ({@link Attacker},
+ * {@link AttackerProcess}), standing in for another machine: on the same cores at the same priority
+ * it would measure its own CPU use rather than the node's defences. {@code docs/benchmarks.md} says
+ * what each attack does.
  */
 public final class UnderAttackBenchmark {
     static final String USAGE = """
@@ -73,22 +62,13 @@ public final class UnderAttackBenchmark {
             """;
 
     /** Every attack, in the report's order; {@code none} is the baseline. */
-    static final List<String> ATTACKS = List.of("none", "ping-flood", "junk-frames", "forged-cancels",
-            "unvouched-requests", "dead-next-hops", "hostile-java", "compile-flood");
+    static final List<String> ATTACKS = Stream.concat(Stream.of("none"), Attacker.ATTACKS.stream()).toList();
 
     /** The bystander's operations, in the report's order. */
     static final List<String> OPERATIONS = List.of("call", "chain", "java");
 
     /** Latencies recorded per operation and window (more are counted, not recorded). */
     private static final int LATENCY_CAPACITY = 1 << 18;
-
-    /**
-     * Where the raw attackers connect from, and where the attacking client listens (and so connects
-     * from): loopback addresses other than the nodes' 127.0.0.1, so that the node sees other hosts,
-     * which nothing vouches for.
-     */
-    static final String RAW_ATTACKER_HOST = "127.0.0.2";
-    static final String MALLORY_HOST = "127.0.0.3";
 
     /** The node's wall-time limit for a chaining function: a hostile one holds a runner this long. */
     static final Duration WALL_TIME = Duration.ofSeconds(1);
@@ -121,16 +101,23 @@ public final class UnderAttackBenchmark {
         try (Setup setup = new Setup()) {
             Report report = new Report(options);
             // warm the bystander's paths (JIT, connections, the runner pool, the cached function)
-            setup.bystander(options.initialWarmupSeconds, null);
+            setup.bystander(options.initialWarmupSeconds);
             for (int round = 1; round <= options.rounds; round++) {
                 for (String attack : options.attacks) {
-                    try (Attack a = setup.attack(attack)) {
+                    Map<Refusal, Long> refusedBefore = setup.target.stats().refusals();
+                    AttackerProcess attacker = attack.equals("none") ? null : setup.attacker(attack);
+                    Window w;
+                    AttackerProcess.Report did;
+                    try {
                         sleep(options.warmupSeconds);
-                        Window w = setup.bystander(options.seconds, a);
-                        report.add(attack, round, w, a.describe(setup.target.stats()));
-                        if (progress != null) {
-                            progress.printf(Locale.ROOT, "round %d %-19s %s | %s%n", round, attack, w.summary(), a.describe(setup.target.stats()));
-                        }
+                        w = setup.bystander(options.seconds);
+                    } finally {
+                        did = attacker == null ? null : attacker.stop();
+                    }
+                    String what = did == null ? "" : did.text() + "; " + refusals(refusedBefore, setup.target.stats().refusals());
+                    report.add(attack, round, w, did, what);
+                    if (progress != null) {
+                        progress.printf(Locale.ROOT, "round %d %-19s %s | %s%n", round, attack, w.summary(), what);
                     }
                     setup.settle();
                 }
@@ -142,12 +129,21 @@ public final class UnderAttackBenchmark {
         }
     }
 
+    /** The node's refusals between {@code before} and {@code after}, by kind, those that happened. */
+    static String refusals(Map<Refusal, Long> before, Map<Refusal, Long> after) {
+        StringBuilder s = new StringBuilder();
+        for (Map.Entry<Refusal, Long> e : after.entrySet()) {
+            long n = e.getValue() - before.getOrDefault(e.getKey(), 0L);
+            if (n > 0) {
+                s.append(s.isEmpty() ? "the node refused " : ", ").append(String.format(Locale.ROOT, "%,d %s", n, e.getKey()));
+            }
+        }
+        return s.isEmpty() ? "the node refused nothing" : s.toString();
+    }
+
     private static void sleep(double seconds) throws InterruptedException {
         Thread.sleep((long) (seconds * 1000));
     }
-
-    /** A well-framed frame of a type no version of rpcc has: malformed. */
-    static final byte[] JUNK = {0, 0, 0, 2, FrameType.PROTOCOL_VERSION, 99};
 
     /** A small chaining function, cached at the node after its first use. */
     static final ChainingFunctionSource BYSTANDER_FUNCTION = ChainingFunctionSource.java("""
@@ -159,35 +155,6 @@ public final class UnderAttackBenchmark {
             }
             """);
 
-    /** Java functions that run until killed, or allocate past any heap, from inside one JDK call. */
-    static final List<ChainingFunctionSource> HOSTILE_FUNCTIONS = List.of(
-            hostile("Quadratic", """
-                    String text = "a".repeat(4 << 20);
-                    return NextHop.end(text.indexOf("a".repeat(256 << 10) + "b"));
-                    """),
-            hostile("Endless", """
-                    return NextHop.end(java.util.stream.Stream.iterate(0L, java.util.function.UnaryOperator.identity())
-                            .limit(Long.MAX_VALUE).count());
-                    """),
-            hostile("Join", """
-                    String s = "x".repeat(4 << 20);
-                    List<String> parts = new ArrayList<>();
-                    for (int i = 0; i < 64; i++) parts.add(s);
-                    return NextHop.end(String.join(",", parts).length());
-                    """));
-
-    private static ChainingFunctionSource hostile(String name, String body) {
-        return ChainingFunctionSource.java("""
-                import io.rpcc.core.*;
-                import java.util.*;
-                public class %s implements ChainingFunction {
-                    public NextHop apply(ChainState state, Object result) throws Exception {
-                        %s
-                    }
-                }
-                """.formatted(name, body));
-    }
-
     /** The nodes, the bystander and the attackers' resources. */
     static final class Setup implements AutoCloseable {
         final StaticNameResolver names = new StaticNameResolver();
@@ -195,12 +162,9 @@ public final class UnderAttackBenchmark {
         final RpccServer target;
         final RpccServer next;
         final RpccClient bystander;
-        /** A normal client, for the attacks that need only chains: dead next hops and hostile functions. */
-        final RpccClient mallory;
         /** Accepts connections (into its backlog) and never answers: a next hop that is dead but reachable. */
         final ServerSocket blackHole;
         final StaticRoute twoHops = StaticRoute.of(StaticRoute.hop("target", "echo"), StaticRoute.hop("next", "echo"));
-        final StaticRoute toDeadHop = StaticRoute.of(StaticRoute.hop("target", "echo"), StaticRoute.hop("dead", "echo"));
 
         Setup() throws IOException {
             SandboxLimits limits = new SandboxLimits(SandboxLimits.DEFAULT.cpuTime(), SandboxLimits.DEFAULT.allocatedBytes(), WALL_TIME);
@@ -213,8 +177,6 @@ public final class UnderAttackBenchmark {
             names.register("dead", new InetSocketAddress(InetAddress.getLoopbackAddress(), blackHole.getLocalPort()));
             bystander = closing(RpccClient.builder().name("bystander").resolver(names).timeout(Duration.ofSeconds(30))
                     .build().start());
-            mallory = closing(RpccClient.builder().name("mallory").listen(MALLORY_HOST, 0).resolver(names)
-                    .timeout(Duration.ofSeconds(60)).build().start());
         }
 
         private <T extends AutoCloseable> T closing(T c) {
@@ -223,7 +185,7 @@ public final class UnderAttackBenchmark {
         }
 
         /** The bystander's operations, one at a time in turn, for {@code seconds}; checks each result. */
-        Window bystander(double seconds, Attack during) {
+        Window bystander(double seconds) {
             Window w = new Window();
             long end = System.nanoTime() + (long) (seconds * 1e9);
             long n = 0;
@@ -245,37 +207,10 @@ public final class UnderAttackBenchmark {
             }
         }
 
-        /** Starts attack {@code name}; what the node refuses from now on is the attack's. */
-        Attack attack(String name) {
-            ServerStats before = target.stats();
-            Attack a = start(name);
-            a.remember(before);
-            return a;
-        }
-
-        private Attack start(String name) {
-            InetSocketAddress at = target.address();
-            return switch (name) {
-                case "none" -> new Attack.None();
-                case "ping-flood" -> new Flood("PINGs", at, RawPeer.bytes(new PingFrame(false, 42)), 4096, 2);
-                case "junk-frames" -> new Flood("junk frames", at, JUNK, 8192, 2);
-                case "forged-cancels" -> new ForgedCancels(at);
-                case "unvouched-requests" -> new UnvouchedRequests(at);
-                case "dead-next-hops" -> new Chains("chains to a dead next hop", 32,
-                        () -> mallory.startChain(ChainCall.along(toDeadHop, "x").timeout(Duration.ofSeconds(60))));
-                case "hostile-java" -> {
-                    AtomicLong i = new AtomicLong();
-                    yield new Chains("hostile Java functions", 4, () -> mallory.startChain("target", "echo", "x",
-                            HOSTILE_FUNCTIONS.get((int) (i.getAndIncrement() % HOSTILE_FUNCTIONS.size())), ChainState.empty()));
-                }
-                case "compile-flood" -> {
-                    AtomicLong i = new AtomicLong(System.nanoTime());
-                    yield new Chains("functions never seen before", 8, () -> mallory.startChain("target", "echo", "x",
-                            ChainingFunctionSource.java(BYSTANDER_FUNCTION.source().replace("\"!\"", "\"" + i.getAndIncrement() + "\"")),
-                            ChainState.empty()));
-                }
-                default -> throw new IllegalArgumentException("unknown attack " + name);
-            };
+        /** Starts an attacker process running attack {@code name} on {@code target}. */
+        AttackerProcess attacker(String name) throws IOException {
+            return AttackerProcess.start(name, target.address(),
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), blackHole.getLocalPort()));
         }
 
         @Override
@@ -283,286 +218,6 @@ public final class UnderAttackBenchmark {
             for (AutoCloseable c : closeables.reversed()) {
                 c.close();
             }
-        }
-    }
-
-    static byte[] repeat(byte[] frame, int times) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(frame.length * times);
-        for (int i = 0; i < times; i++) {
-            out.writeBytes(frame);
-        }
-        return out.toByteArray();
-    }
-
-    /** An attack, running on threads of its own from construction until {@link #close}. */
-    abstract static class Attack implements AutoCloseable {
-        final AtomicLong sent = new AtomicLong();
-        final AtomicLong connections = new AtomicLong();
-        final AtomicLong cutOff = new AtomicLong();
-        final Map<Refusal, Long> refusedBefore = new ConcurrentHashMap<>();
-        volatile boolean over;
-
-        /** What the attacker did and what the node did about it, so far. */
-        abstract String describe(ServerStats now);
-
-        /** Refusals of the node since the attack began, by kind, those that happened. */
-        String refusals(ServerStats now) {
-            StringBuilder s = new StringBuilder();
-            for (Map.Entry<Refusal, Long> e : now.refusals().entrySet()) {
-                long n = e.getValue() - refusedBefore.getOrDefault(e.getKey(), 0L);
-                if (n > 0) {
-                    s.append(s.isEmpty() ? "" : ", ").append(String.format(Locale.ROOT, "%,d %s", n, e.getKey()));
-                }
-            }
-            return s.isEmpty() ? "none refused" : s.toString();
-        }
-
-        void remember(ServerStats before) {
-            refusedBefore.putAll(before.refusals());
-        }
-
-        @Override
-        public void close() throws Exception {
-            over = true;
-        }
-
-        static final class None extends Attack {
-            @Override
-            String describe(ServerStats now) {
-                return "";
-            }
-        }
-    }
-
-    /** Attackers on raw sockets: each connects, says HELLO and sends its frames; cut off, it connects again. */
-    abstract static class RawAttack extends Attack {
-        final InetSocketAddress node;
-        final List<Thread> threads = new ArrayList<>();
-        final List<RawPeer> peers = new ArrayList<>();
-
-        RawAttack(InetSocketAddress node) {
-            this.node = node;
-        }
-
-        void start(int threadCount) {
-            for (int t = 0; t < threadCount; t++) {
-                threads.add(Thread.ofPlatform().daemon().name("attacker-" + t).start(this::attack));
-            }
-        }
-
-        private void attack() {
-            while (!over) {
-                try (RawPeer p = new RawPeer("attacker", node, InetAddress.getByName(RAW_ATTACKER_HOST))) {
-                    synchronized (peers) {
-                        if (over) {
-                            return;
-                        }
-                        peers.add(p);
-                    }
-                    connections.incrementAndGet();
-                    try {
-                        onConnection(p);
-                    } catch (IOException e) {
-                        if (!over) {
-                            cutOff.incrementAndGet();
-                        }
-                    } finally {
-                        synchronized (peers) {
-                            peers.remove(p);
-                        }
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // refused at connect or at the handshake: again, after a moment
-                    try {
-                        Thread.sleep(10);
-                    } catch (InterruptedException ie) {
-                        return;
-                    }
-                }
-            }
-        }
-
-        /** Sends on {@code p} until the node cuts it off (an {@link IOException}) or the attack is over. */
-        abstract void onConnection(RawPeer p) throws IOException;
-
-        @Override
-        String describe(ServerStats now) {
-            return String.format(Locale.ROOT, "%,d %s sent on %,d connections, %,d cut off; %s", sent.get(), what(),
-                    connections.get(), cutOff.get(), refusals(now));
-        }
-
-        abstract String what();
-
-        @Override
-        public void close() throws Exception {
-            super.close();
-            synchronized (peers) {
-                for (RawPeer p : peers) {
-                    p.socket.close(); // unblocks a write the node no longer reads
-                }
-            }
-            for (Thread t : threads) {
-                t.join(10_000);
-            }
-        }
-    }
-
-    /** Frames sent as fast as the node reads them, never reading what it answers. */
-    static final class Flood extends RawAttack {
-        final String what;
-        final byte[] batch;
-        final int framesPerBatch;
-
-        Flood(String what, InetSocketAddress node, byte[] frame, int framesPerBatch, int threads) {
-            super(node);
-            this.what = what;
-            this.batch = repeat(frame, framesPerBatch);
-            this.framesPerBatch = framesPerBatch;
-            start(threads);
-        }
-
-        @Override
-        void onConnection(RawPeer p) throws IOException {
-            p.handshake();
-            while (!over) {
-                p.send(batch);
-                sent.addAndGet(framesPerBatch);
-            }
-        }
-
-        @Override
-        String what() {
-            return what;
-        }
-    }
-
-    /** CANCELs for chains that do not exist, with made-up secrets and originators. */
-    static final class ForgedCancels extends RawAttack {
-        /** Distinct CANCELs, encoded once (the attacker spends its CPU on sending, not on encoding). */
-        static final int DISTINCT = 20_000;
-        private final byte[] batch;
-
-        ForgedCancels(InetSocketAddress node) {
-            super(node);
-            Random random = new Random(26);
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            for (int i = 0; i < DISTINCT; i++) {
-                out.writeBytes(RawPeer.bytes(new CancelFrame(random.nextLong(), ChainSecret.random(),
-                        "origin-" + random.nextInt(1000), TimeUnit.MINUTES.toNanos(10))));
-            }
-            batch = out.toByteArray();
-            start(1);
-        }
-
-        @Override
-        void onConnection(RawPeer p) throws IOException {
-            p.handshake();
-            while (!over) {
-                p.send(batch);
-                sent.addAndGet(DISTINCT);
-            }
-        }
-
-        @Override
-        String what() {
-            return "forged CANCELs";
-        }
-    }
-
-    /**
-     * REQUESTs whose originator is an address nobody vouched for (a host of 10.0.0.0/8 at a random
-     * port): were the node to dial each, it would open a connection per request. The attacker reads
-     * what the node answers, so that it is not cut off for not reading.
-     */
-    static final class UnvouchedRequests extends RawAttack {
-        static final int DISTINCT = 2_000;
-        private final Random random = new Random(27);
-
-        UnvouchedRequests(InetSocketAddress node) {
-            super(node);
-            start(1);
-        }
-
-        @Override
-        void onConnection(RawPeer p) throws IOException {
-            p.handshake();
-            Thread reader = Thread.ofPlatform().daemon().start(() -> {
-                try {
-                    String frame;
-                    while ((frame = p.nextFrame(60_000)) != null && !frame.equals("closed")) {
-                        // discarded
-                    }
-                } catch (IOException e) {
-                    // closed
-                }
-            });
-            try {
-                // distinct requests, encoded once per connection (the attacker spends its CPU on sending)
-                ByteArrayOutputStream out = new ByteArrayOutputStream();
-                for (int i = 0; i < DISTINCT; i++) {
-                    NodeAddress victim = new NodeAddress("victim", "10." + random.nextInt(256) + "." + random.nextInt(256)
-                            + "." + (1 + random.nextInt(254)), 1024 + random.nextInt(60_000));
-                    out.writeBytes(RawPeer.bytes(p.requestFrom(victim, random.nextLong(), "echo", "x")));
-                }
-                byte[] batch = out.toByteArray();
-                while (!over) {
-                    p.send(batch);
-                    sent.addAndGet(DISTINCT);
-                }
-            } finally {
-                reader.interrupt();
-            }
-        }
-
-        @Override
-        String what() {
-            return "unvouched REQUESTs";
-        }
-    }
-
-    /** A normal client keeping {@code inFlight} chains going: each that ends starts the next. */
-    static final class Chains extends Attack {
-        final String what;
-        final Semaphore slots;
-        final Thread thread;
-        final AtomicLong failed = new AtomicLong();
-        final Map<String, Long> failures = new ConcurrentHashMap<>();
-
-        Chains(String what, int inFlight, Supplier<CompletableFuture<?>> chain) {
-            this.what = what;
-            this.slots = new Semaphore(inFlight);
-            this.thread = Thread.ofPlatform().daemon().name("attacker-chains").start(() -> {
-                while (!over) {
-                    try {
-                        if (!slots.tryAcquire(100, TimeUnit.MILLISECONDS)) {
-                            continue;
-                        }
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                    sent.incrementAndGet();
-                    chain.get().whenComplete((r, e) -> {
-                        if (e != null) {
-                            failed.incrementAndGet();
-                            Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-                            failures.merge(cause.getClass().getSimpleName(), 1L, Long::sum);
-                        }
-                        slots.release();
-                    });
-                }
-            });
-        }
-
-        @Override
-        String describe(ServerStats now) {
-            return String.format(Locale.ROOT, "%,d %s started, %,d failed %s; %s", sent.get(), what, failed.get(), failures,
-                    refusals(now));
-        }
-
-        @Override
-        public void close() throws Exception {
-            super.close();
-            thread.join(10_000);
         }
     }
 
@@ -627,14 +282,19 @@ public final class UnderAttackBenchmark {
         /** attack → round → window. */
         final Map<String, Map<Integer, Window>> windows = new LinkedHashMap<>();
         final Map<String, String> attackers = new LinkedHashMap<>();
+        /** attack → what its attacker did, per round. */
+        final Map<String, List<AttackerProcess.Report>> did = new LinkedHashMap<>();
 
         Report(Options options) {
             this.options = options;
         }
 
-        void add(String attack, int round, Window w, String attacker) {
+        void add(String attack, int round, Window w, AttackerProcess.Report attacker, String what) {
             windows.computeIfAbsent(attack, a -> new LinkedHashMap<>()).put(round, w);
-            attackers.put(attack, attacker);
+            attackers.put(attack, what);
+            if (attacker != null) {
+                did.computeIfAbsent(attack, a -> new ArrayList<>()).add(attacker);
+            }
         }
 
         List<String> errors() {

@@ -33,7 +33,8 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  * generates ({@code META-INF/BenchmarkList}), so a new one is covered without being named here;
  * each runs in this JVM (no fork), with every combination of its {@code @Param} values, no warm-up
  * and one short measurement. {@link ThroughputBenchmark}, a runner rather than a JMH benchmark, runs
- * its whole matrix once with tiny durations. Nothing about the timings is asserted.
+ * its whole matrix once with tiny durations, and {@link UnderAttackBenchmark} every attack once. Nothing
+ * about the timings is asserted.
  */
 class BenchmarksSmokeTest {
     /** How long the one measured iteration of a time-based benchmark lasts. */
@@ -80,6 +81,34 @@ class BenchmarksSmokeTest {
                     + " target/surefire-reports/*-output.txt): " + e.getMessage(), e);
         }
         assertFalse(results.isEmpty(), () -> benchmark + " produced no result");
+    }
+
+    /**
+     * Every attack of the under-attack runner, once, briefly, each from its own attacker process: the
+     * bystander's every operation must end with the right result, every attacker must have sent
+     * something (its process started, attacked and reported), and the raw attackers, which send
+     * nothing but what the node refuses, must have been cut off at least once.
+     */
+    @Test
+    void underAttackRunnerRunsOnce(@TempDir Path dir) throws Exception {
+        Path csv = dir.resolve("attacks.csv");
+        UnderAttackBenchmark.Options options = UnderAttackBenchmark.Options.parse("--rounds", "1", "--seconds", "0.3",
+                "--warmup", "0.5", "--initial-warmup", "1", "--csv", csv.toString(), "--label", "smoke");
+        UnderAttackBenchmark.Report report = UnderAttackBenchmark.run(options, System.out);
+        assertEquals(List.of(), report.errors());
+        assertEquals(UnderAttackBenchmark.ATTACKS, List.copyOf(report.windows.keySet()));
+        for (String attack : Attacker.ATTACKS) {
+            AttackerProcess.Report did = report.did.get(attack).getFirst();
+            assertTrue(did.sent() > 0, () -> attack + " sent nothing: " + did);
+            if (List.of("ping-flood", "junk-frames").contains(attack)) {
+                assertTrue(did.cutOff() > 0, () -> attack + " was never cut off: " + did);
+            }
+        }
+        List<String> rows = Files.readAllLines(csv);
+        assertEquals("build,round,attack,operation,ops,p50_us,p99_us", rows.get(0));
+        assertEquals(UnderAttackBenchmark.ATTACKS.size() * UnderAttackBenchmark.OPERATIONS.size() + 1, rows.size(),
+                () -> String.join("\n", rows));
+        assertTrue(report.markdown().contains("| hostile-java |"), report::markdown);
     }
 
     /**
