@@ -130,7 +130,7 @@ public final class FunctionRunnerPool implements AutoCloseable {
         acquire(source, party);
         RunnerProcess runner = null;
         try {
-            runner = take();
+            runner = take(source.id());
             boolean compiled = runner.compiledBefore(source.id());
             long timeout = limits.wallTime().toNanos() + GRACE_NANOS + (compiled ? 0 : COMPILE_ALLOWANCE_NANOS);
             byte[] answer;
@@ -216,8 +216,17 @@ public final class FunctionRunnerPool implements AutoCloseable {
                 + " rpcc.functions.java.runner-queue); retry later");
     }
 
-    /** An idle, live runner, or a new one. */
-    private RunnerProcess take() {
+    /**
+     * An idle, live runner that has compiled function {@code id} if there is one (so a function stays
+     * with the runners that know it, and a runner killed and replaced costs a compilation only to the
+     * functions that ran there), else another idle one, else a new one.
+     */
+    private RunnerProcess take(String id) {
+        for (RunnerProcess r : idle) {
+            if (r.hasCompiled(id) && r.isAlive() && idle.remove(r)) {
+                return r;
+            }
+        }
         RunnerProcess r;
         while ((r = idle.pollFirst()) != null) {
             if (r.isAlive()) {

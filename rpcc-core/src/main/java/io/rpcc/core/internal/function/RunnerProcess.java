@@ -8,9 +8,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +27,7 @@ final class RunnerProcess {
     /** The end of what the runner wrote to its standard error (read all along, so that the pipe never fills). */
     private final ErrorTail errors;
     /** The functions (ids) this runner has compiled: their invocations need no compile allowance. */
-    private final Set<String> compiled = new HashSet<>();
+    private final Set<String> compiled = ConcurrentHashMap.newKeySet();
     private volatile boolean killed;
 
     private RunnerProcess(Process process) {
@@ -152,6 +152,11 @@ final class RunnerProcess {
         } finally {
             deadline.cancel(false);
         }
+    }
+
+    /** Whether this runner has compiled function {@code id} (without recording anything). */
+    boolean hasCompiled(String id) {
+        return compiled.contains(id);
     }
 
     /** Whether this runner has compiled function {@code id}; records that it will have. */
