@@ -119,6 +119,9 @@ final class RequestAdmission {
 
     private void refuse(ChainHeader h, Channel from, NodeAddress unvouched) {
         transport.refusals().countFrame(Refusal.UNVOUCHED_ADDRESS, from);
+        if (!from.isActive()) {
+            return; // cut off (by this refusal or before it, with requests of its last read still coming): no one to tell
+        }
         String message = "node '" + nodeName + "' refused hop " + h.hop() + " ('" + h.serviceFunction() + "') before it"
                 + " ran: the request names node '" + unvouched.node() + "' at " + unvouched.host() + ":" + unvouched.port()
                 + " to send to, which nothing vouches for (not known to this node's name resolver, not the address the"

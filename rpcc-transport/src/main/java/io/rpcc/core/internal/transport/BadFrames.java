@@ -36,7 +36,7 @@ final class BadFrames {
     private double allowance;
     private long lastNanos;
     private long count;
-    private boolean cutOff;
+    private volatile boolean cutOff;
 
     private BadFrames(Channel ch, int burst, int refillPerMinute, ConnectionRefusals refusals) {
         this.ch = ch;
@@ -66,6 +66,15 @@ final class BadFrames {
             case MALFORMED_FRAME, CLASS_NAME, VALUE_TOO_DEEP, INVALID_ORIGIN, FORGED_FRAME, UNVOUCHED_ADDRESS -> true;
             default -> false;
         };
+    }
+
+    /**
+     * Whether {@code ch} has been cut off for its bad frames: its decoder reads nothing more, even
+     * before the close (asked for from another thread, say) reaches its event loop.
+     */
+    static boolean isCutOff(Channel ch) {
+        BadFrames bad = of(ch);
+        return bad != null && bad.cutOff;
     }
 
     /** Bad frames counted so far, over the connection's lifetime. */
