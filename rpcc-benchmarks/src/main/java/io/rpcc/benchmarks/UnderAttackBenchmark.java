@@ -55,7 +55,7 @@ public final class UnderAttackBenchmark {
               --rounds N           rounds over all attacks, default 3 (the report: median of rounds)
               --seconds S          measured seconds per attack and round, default 3
               --warmup S           seconds an attack runs before the bystander is measured, default 1
-              --initial-warmup S   seconds of the bystander's operations before the first round, default 5
+              --initial-warmup S   seconds of the bystander's operations before the first round, default 10
               --csv FILE           also write one row per attack, operation and round
               --label TEXT         the build column of the CSV rows, default "run"
               --quiet              no progress lines on stderr
@@ -374,7 +374,7 @@ public final class UnderAttackBenchmark {
         int rounds = 3;
         double seconds = 3;
         double warmupSeconds = 1;
-        double initialWarmupSeconds = 5;
+        double initialWarmupSeconds = 10;
         Path csv;
         String label = "run";
         boolean quiet;
