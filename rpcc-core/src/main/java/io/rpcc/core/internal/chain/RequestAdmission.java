@@ -1,7 +1,6 @@
 package io.rpcc.core.internal.chain;
 
 import io.netty.channel.Channel;
-import io.netty.util.AttributeKey;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.Refusal;
@@ -16,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,18 +29,12 @@ import org.slf4j.LoggerFactory;
  * frames (a peer that keeps naming such addresses is cut off). An admitted REQUEST then has its caller checked
  * ({@link ChainCallers}: at a TLS node, the originator's credential), refused with
  * {@link ChainErrorCode#PERMISSION_DENIED} if it cannot prove its originator. A REQUEST whose
- * vouching needs the resolver is checked on the node's executor (a resolver may block), at most
- * {@link #MAX_CHECKING_PER_CONNECTION} of a connection at once; the others on the event loop.
+ * vouching needs the resolver is checked on the node's executor (a resolver may block), a bounded
+ * number of a connection at once and in turn ({@link ConnectionVouching}, which also remembers what a
+ * connection's checks vouched for); the others on the event loop.
  */
 final class RequestAdmission {
     private static final Logger log = LoggerFactory.getLogger(RequestAdmission.class);
-    /**
-     * The most REQUESTs of one connection whose addresses are being checked with the resolver at
-     * once; more are refused as unvouched without a look-up (a peer flooding requests that name
-     * addresses nobody vouches for cannot queue unbounded work on the executor).
-     */
-    static final int MAX_CHECKING_PER_CONNECTION = 16;
-    private static final AttributeKey<AtomicInteger> CHECKING = AttributeKey.valueOf("rpcc.requestsBeingVouchedFor");
 
     private final String nodeName;
     private final BooleanSupplier running;
@@ -75,28 +67,35 @@ final class RequestAdmission {
             take(request, arrivedNanos, from, requests);
             return;
         }
-        AtomicInteger checking = from.attr(CHECKING).setIfAbsent(new AtomicInteger());
-        if (checking == null) {
-            checking = from.attr(CHECKING).get();
-        }
-        if (checking.incrementAndGet() > MAX_CHECKING_PER_CONNECTION) {
-            checking.decrementAndGet();
-            refuse(h, from, vouching.firstUnvouchedAtOnce(h, from)); // unvouched at once: no more resolver look-ups for this peer now
+        ConnectionVouching connection = ConnectionVouching.of(from);
+        if (connection.vouchedBefore(h)) {
+            take(request, arrivedNanos, from, requests);
             return;
         }
-        AtomicInteger counter = checking;
-        executor.execute(() -> {
+        Runnable check = () -> {
             try {
+                if (!from.isActive()) {
+                    return; // closed while it waited: no one to take it from or tell
+                }
+                if (connection.vouchedBefore(h)) { // vouched for while it waited
+                    take(request, arrivedNanos, from, requests);
+                    return;
+                }
                 NodeAddress unvouched = vouching.unvouched(h, from);
                 if (unvouched == null) {
+                    connection.vouchedFor(h);
                     take(request, arrivedNanos, from, requests);
                 } else {
                     refuse(h, from, unvouched);
                 }
             } finally {
-                counter.decrementAndGet();
+                connection.finished(executor::execute);
             }
-        });
+        };
+        if (!connection.submit(check, executor::execute)) {
+            // more than a connection may have waiting for look-ups: unvouched at once
+            refuse(h, from, vouching.firstUnvouchedAtOnce(h, from));
+        }
     }
 
     private void take(ChainRequest request, long arrivedNanos, Channel from, RequestHandler requests) {
