@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * allowance is for the connection's lifetime.
  *
  * <p>Thread-safe (bad frames are refused on the connection's event loop, and its lock is then never
- * contended).
+ * contended, but for REQUESTs refused as unvouched after a look-up on the node's executor).
  */
 final class BadFrames {
     private static final AttributeKey<BadFrames> KEY = AttributeKey.valueOf("rpcc.badFrames");
@@ -36,7 +36,8 @@ final class BadFrames {
     private double allowance;
     private long lastNanos;
     private long count;
-    private boolean cutOff;
+    /** Set once the connection ran out of its allowance; read by the decoder (on the event loop). */
+    private volatile boolean cutOff;
 
     private BadFrames(Channel ch, int burst, int refillPerMinute, ConnectionRefusals refusals) {
         this.ch = ch;
@@ -58,6 +59,16 @@ final class BadFrames {
     /** {@code ch}'s allowance, or {@code null} for a channel not set up by the node (or none). */
     static BadFrames of(Channel ch) {
         return ch == null ? null : ch.attr(KEY).get();
+    }
+
+    /**
+     * Whether connection {@code ch} ran out of its allowance: its close may still be on its way (a frame
+     * refused off the event loop, an unvouched REQUEST checked on the executor, closes it from there),
+     * and the decoder reads nothing more it sent meanwhile.
+     */
+    static boolean cutOff(Channel ch) {
+        BadFrames bad = of(ch);
+        return bad != null && bad.cutOff;
     }
 
     /** Whether a refusal of kind {@code kind} is of one frame that leaves its connection open: a bad frame. */

@@ -71,7 +71,8 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
-        if (stopped || !ctx.channel().isActive()) { // (closed: what it sent after, in the same read too, costs nothing)
+        // (closed, or cut off and its close on its way: what it sent after, in the same read too, costs nothing)
+        if (stopped || !ctx.channel().isActive() || BadFrames.cutOff(ctx.channel())) {
             in.skipBytes(in.readableBytes());
             return null;
         }
