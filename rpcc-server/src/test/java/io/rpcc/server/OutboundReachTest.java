@@ -9,6 +9,7 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.HopUnreachableException;
@@ -47,6 +48,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -312,6 +314,47 @@ class OutboundReachTest {
             assertEquals(0, ran.get(), "the hop did not run");
             assertEquals(1, strict.stats().refused(Refusal.UNVOUCHED_ADDRESS));
             assertEquals(1, client.call("open", "echo", "x").join().value());
+        }
+    }
+
+    /**
+     * A client the resolver does not know, that advertises a host name resolving to the address it
+     * connects from (a container's, say: vouched for by a look-up on the executor for each REQUEST),
+     * starts 300 chains at once on its one connection: every one runs, none is refused as unvouched,
+     * and the connection is not cut off.
+     *
+     * <p>Fails since RequestAdmission checks at most 16 REQUESTs of a connection at once on the executor
+     * and refuses the others as unvouched without a look-up (each held against the connection as a bad
+     * frame): measured, 25 of the 300 refused with HopRejectedException; with slower look-ups (real DNS)
+     * or a bigger burst, more than 64 and the honest client's connection is cut off. Left for the
+     * integrator to decide the fix (e.g. remember a host name vouched for on the connection, or pause
+     * reading the connection while 16 are checked instead of refusing).
+     */
+    @Disabled("a known regression of the per-connection bound on REQUESTs being vouched for (commit 9736ed7): see above")
+    @Test
+    void aBurstFromAClientVouchedForByItsHostNameIsNotRefused() throws Exception {
+        String name = InetAddress.getLoopbackAddress().getHostName(); // "localhost": resolves to 127.0.0.1
+        try (Cluster cluster = new Cluster()) {
+            RpccServer s = cluster.server("s", b -> b.service("echo", p -> p));
+            RpccClient client = cluster.client(b -> b.listen(new InetSocketAddress("0.0.0.0", 0)).advertisedHost(name)
+                    .timeout(Duration.ofSeconds(60)));
+            assertEquals("warm", client.call("s", "echo", "warm").join().value());
+            List<CompletableFuture<ChainResult>> burst = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                burst.add(client.call("s", "echo", i));
+            }
+            List<String> failed = new ArrayList<>();
+            for (int i = 0; i < burst.size(); i++) {
+                try {
+                    assertEquals(i, burst.get(i).join().value());
+                } catch (CompletionException e) {
+                    failed.add(i + ": " + unwrap(e));
+                }
+            }
+            assertEquals(List.of(), failed.subList(0, Math.min(3, failed.size())), failed.size() + " of 300 failed; "
+                    + s.stats());
+            assertEquals(0, s.stats().refused(Refusal.UNVOUCHED_ADDRESS), s.stats().toString());
+            assertEquals(0, s.stats().refused(Refusal.TOO_MANY_BAD_FRAMES), s.stats().toString());
         }
     }
 
