@@ -446,6 +446,104 @@ class HostileWireBudgetTest {
         assertTrue(seen[0] > 0, "normal chains completed during the flood");
     }
 
+    /** An address no resolver knows and nothing vouches for, that a REQUEST names as its originator. */
+    private static NodeAddress unvouched(long n) {
+        return new NodeAddress("victim-" + n, "10.1.2.3", 7000 + (int) (n % 1000));
+    }
+
+    /** {@code count} REQUESTs from {@code p}, numbered from {@code first}, each naming an address nothing vouches for. */
+    private static byte[] unvouchedRequests(RawPeer p, long first, int count) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (long n = first; n < first + count; n++) {
+            out.writeBytes(RawPeer.bytes(p.requestFrom(unvouched(n), n, "echo", n)));
+        }
+        return out.toByteArray();
+    }
+
+    /**
+     * A peer on 127.0.0.2 (no address the resolver gave: nothing vouches for what it names) sends 1,000
+     * REQUESTs at once, each naming as its originator an address nothing vouches for: each is refused
+     * on its connection (a HOP_REJECTED error) and counted {@link Refusal#UNVOUCHED_ADDRESS}, and held
+     * against the connection, which is cut off after the allowance of bad frames (64 by default),
+     * counted {@link Refusal#TOO_MANY_BAD_FRAMES}. Then two such peers flood for 4 s, connecting again
+     * whenever cut off: every connection is cut off, and a normal client's chains through the same node
+     * keep completing.
+     */
+    @Test
+    void aPeerThatKeepsNamingUnvouchedAddressesIsCutOffAndOtherChainsGoOn() throws Exception {
+        InetAddress attacker = InetAddress.getByName("127.0.0.2");
+        long cutOff = server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES);
+        long unvouchedBefore = server.stats().refused(Refusal.UNVOUCHED_ADDRESS);
+        int errors = 0;
+        try (RawPeer p = new RawPeer("mallory", server.address(), attacker)) {
+            p.handshake();
+            try {
+                p.send(unvouchedRequests(p, 1, 1_000));
+            } catch (IOException closedWhileSending) {
+                // cut off before it had written them all
+            }
+            String next;
+            while ("ERROR".equals(next = p.nextFrame(10_000))) {
+                errors++;
+            }
+            assertEquals("closed", next, "cut off after " + errors + " refusals");
+        }
+        awaitCount(() -> server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES), cutOff + 1);
+        long refused = server.stats().refused(Refusal.UNVOUCHED_ADDRESS) - unvouchedBefore;
+        System.out.printf("1,000 unvouched REQUESTs on one connection: %d refused (%d errors read) before it was cut off%n",
+                refused, errors);
+        // each REQUEST past the allowance is refused at once and cuts the connection off, or one being vouched
+        // for on the executor (16 at most) does; from then on nothing it sent is decoded, though the close
+        // may still be on its way to the event loop
+        int most = 64 + 1 + 16;
+        assertTrue(refused > 64 && refused <= most, "refused past the allowance of 64, and then no more: " + refused);
+        // (how many of the errors the attacker reads before the end varies: closed with its REQUESTs unread,
+        // the connection is reset, and what the node wrote last may be lost)
+        assertTrue(errors <= most, "errors read: " + errors);
+
+        long cutOffBefore = server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES);
+        AtomicBoolean over = new AtomicBoolean();
+        AtomicLong connections = new AtomicLong();
+        AtomicLong closed = new AtomicLong();
+        AtomicLong next = new AtomicLong(10_000);
+        List<Thread> attackers = new ArrayList<>();
+        for (int a = 0; a < 2; a++) {
+            attackers.add(Thread.ofPlatform().daemon().start(() -> {
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(4);
+                while (System.nanoTime() < end) {
+                    try (RawPeer p = new RawPeer("mallory", server.address(), attacker)) {
+                        p.handshake();
+                        connections.incrementAndGet();
+                        try {
+                            for (int i = 0; i < 20; i++) {
+                                p.send(unvouchedRequests(p, next.getAndAdd(500), 500));
+                            }
+                            if (p.closedWithin(5_000)) {
+                                closed.incrementAndGet();
+                            }
+                        } catch (IOException e) {
+                            closed.incrementAndGet();
+                        }
+                    } catch (IOException | RuntimeException e) {
+                        // refused at connect: again
+                    }
+                }
+            }));
+        }
+        setWhenAllEnd(attackers, over);
+        long[] seen = chainsDuring("budget", over, 20_000);
+        for (Thread t : attackers) {
+            t.join(10_000);
+        }
+        System.out.printf("unvouched-REQUEST flood: %d connections, %d cut off; %,d refused as unvouched; %,d chains "
+                + "meanwhile (slowest %d ms)%n", connections.get(), closed.get(),
+                server.stats().refused(Refusal.UNVOUCHED_ADDRESS) - unvouchedBefore, seen[0], seen[3]);
+        assertTrue(connections.get() > 0);
+        assertEquals(connections.get(), closed.get(), "every flooding connection is cut off");
+        awaitCount(() -> server.stats().refused(Refusal.TOO_MANY_BAD_FRAMES), cutOffBefore + connections.get());
+        assertTrue(seen[0] > 0, "normal chains completed during the flood");
+    }
+
     /** Sets {@code over} once every one of {@code attackers} has ended (on a thread of its own). */
     private static void setWhenAllEnd(List<Thread> attackers, AtomicBoolean over) {
         Thread.ofPlatform().daemon().start(() -> {

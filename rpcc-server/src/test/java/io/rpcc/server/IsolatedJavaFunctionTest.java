@@ -7,8 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainException;
+import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionException;
 import io.rpcc.core.ChainingFunctionSource;
@@ -16,6 +18,7 @@ import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.IsolationLevel;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.SandboxViolationException;
+import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRunnerPool;
 import java.lang.management.ManagementFactory;
@@ -23,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -254,6 +258,81 @@ public class IsolatedJavaFunctionTest {
         assertInstanceOf(SandboxViolationException.class, busy.get(90, TimeUnit.SECONDS));
         assertTrue(narrow.functionRunners().stats().refused() >= 1);
         assertEquals("n0,n1,n2", client.runChain("narrow", "echo", "n", FINE, ChainState.empty()).value());
+    }
+
+    /**
+     * Another party (a client on 127.0.0.2: plaintext, so the server tells parties apart by the address
+     * a chain came from) starts five functions that run to their wall time (60 s here) on a server of 3
+     * runners and a queue of 8: two of them run, two wait (its quarter of the queue), the fifth is
+     * refused at once, retryably. Meanwhile this client's chain gets the runner left and completes while
+     * the other party's functions are all still running.
+     */
+    @Test
+    void anotherPartysEndlessFunctionsLeaveThisClientARunner() throws Exception {
+        Duration longWall = Duration.ofSeconds(60);
+        try (Cluster shared = new Cluster()) {
+            RpccServer server = shared.server("shared", b -> b
+                    .sandbox(new SandboxLimits(Duration.ofMillis(300), 32L << 20, longWall))
+                    .functionIsolation(FunctionIsolation.PROCESS)
+                    .functionRunners(3, 2, 8, 96)
+                    .service("echo", p -> p));
+            RpccClient alice = shared.client(b -> b.timeout(Duration.ofSeconds(90)));
+            RpccClient mallory = shared.client(b -> b.listen("127.0.0.2", 0).timeout(Duration.ofSeconds(120)));
+            assertEquals("w0,w1,w2", alice.runChain("shared", "echo", "w", FINE, ChainState.empty()).value());
+
+            List<CompletableFuture<ChainResult>> hostile = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                hostile.add(mallory.startChain("shared", "echo", "m", ENDLESS_STREAM, ChainState.empty()));
+            }
+            // one of the five is over its share of the runners and of the queue: refused at once
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (hostile.stream().noneMatch(CompletableFuture::isDone) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            List<CompletableFuture<ChainResult>> ended = hostile.stream().filter(CompletableFuture::isDone).toList();
+            assertEquals(1, ended.size(), "one of the other party's five was refused");
+            ExecutionException refused = assertThrows(ExecutionException.class, () -> ended.getFirst().get());
+            ChainingFunctionException full = assertInstanceOf(ChainingFunctionException.class, refused.getCause(),
+                    refused.getCause().toString());
+            assertTrue(full.isRetryable(), full.getMessage());
+            assertTrue(full.getMessage().contains("address:127.0.0.2"), "names the party: " + full.getMessage());
+            while (server.functionRunners().stats().running() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(2, server.functionRunners().stats().running(), "the other party holds two runners");
+
+            long start = System.nanoTime();
+            assertEquals("a0,a1,a2", alice.runChain("shared", "echo", "a", FINE, ChainState.empty()).value());
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(hostile.stream().filter(f -> f != ended.getFirst()).noneMatch(CompletableFuture::isDone),
+                    "this client's chain completed while the other party's four functions still ran or waited");
+            assertTrue(tookMillis < longWall.toMillis(), "took " + tookMillis + " ms");
+            assertEquals(2, server.functionRunners().stats().running(), server.functionRunners().stats().toString());
+        }
+    }
+
+    /**
+     * rpcc's own static-route function runs in the server's JVM at any isolation level: a static route
+     * through two servers that run every Java function in a runner (one runner each, no spare, so none
+     * starts until an invocation needs it) starts no runner at either.
+     */
+    @Test
+    void aStaticRouteThroughProcessIsolatedServersUsesNoRunner() throws Exception {
+        RpccServer first = cluster.server("route-1", b -> b.functionIsolation(FunctionIsolation.PROCESS)
+                .functionRunners(1, 0, 4, 64).service("echo", p -> p + ">1"));
+        RpccServer second = cluster.server("route-2", b -> b.functionIsolation(FunctionIsolation.PROCESS)
+                .functionRunners(1, 0, 4, 64).service("echo", p -> p + ">2"));
+        ChainResult r = client.runChain(ChainCall.along(StaticRoute.of(StaticRoute.hop("route-1", "echo"),
+                StaticRoute.hop("route-2", "echo"), StaticRoute.hop("route-1", "echo")), "s"));
+        assertEquals("s>1>2>1", r.value());
+        for (RpccServer s : List.of(first, second)) {
+            FunctionRunnerPool.Stats stats = s.functionRunners().stats();
+            assertEquals(0, stats.started(), "no runner was started: " + stats);
+            assertEquals(0, stats.running(), stats.toString());
+        }
+        // a function of the client's own at the same server does run in a runner (on echo's result)
+        assertEquals("f>20,f>21,f>22", client.runChain("route-2", "echo", "f", FINE, ChainState.empty()).value());
+        assertTrue(second.functionRunners().stats().started() >= 1, second.functionRunners().stats().toString());
     }
 
     @Test

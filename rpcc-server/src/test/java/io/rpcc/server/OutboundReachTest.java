@@ -9,6 +9,7 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.HopUnreachableException;
@@ -88,18 +89,21 @@ class OutboundReachTest {
      * (i) 20,000 REQUESTs name distinct addresses nothing vouches for, as originator, as reply-to or
      * in the return stack, some of them a listening trap: the server connects to none (the trap is
      * never dialled), its file descriptors stay where they were, the attacker gets a typed refusal
-     * for each on its own connection, and an honest client's chains complete all along.
+     * for each on its own connection, and an honest client's chains complete all along. Each refusal
+     * is also held against the attacker's connection (a bad frame): here the server allows more than
+     * the flood, so that all 20,000 are refused on one connection; under the default allowance the
+     * attacker is cut off after a few dozen ({@code HostileWireBudgetTest}).
      */
     @Test
     void requestsNamingUnvouchedAddressesAreRefusedOnTheirConnectionAndNothingIsDialled() throws Exception {
         try (Cluster cluster = new Cluster();
              ServerSocket trap = new ServerSocket(0, 50, loopback(2))) {
-            RpccServer s = cluster.server("s", b -> b.service("echo", p -> p));
+            int flood = 20_000;
+            RpccServer s = cluster.server("s", b -> b.service("echo", p -> p).maxBadFramesPerConnection(flood + 1));
             RpccClient client = cluster.client();
             assertEquals("warm", client.call("s", "echo", "warm").join().value());
             HostResources baseline = HostResources.now();
             NodeAddress trapped = new NodeAddress("trap", "127.0.0.2", trap.getLocalPort());
-            int flood = 20_000;
             AtomicBoolean attacking = new AtomicBoolean(true);
             AtomicInteger honest = new AtomicInteger();
             CompletableFuture<Void> honestChains = CompletableFuture.runAsync(() -> {
@@ -144,6 +148,7 @@ class OutboundReachTest {
             honestChains.get(30, TimeUnit.SECONDS);
             assertTrue(honest.get() > 0, "the honest client's chains ran during the attack");
             assertEquals(flood, s.stats().refused(Refusal.UNVOUCHED_ADDRESS), s.stats().toString());
+            assertEquals(0, s.stats().refused(Refusal.TOO_MANY_BAD_FRAMES), "within the allowance: " + s.stats());
             assertTrue(s.outboundConnections()[0] <= 1, "the server's only connection is the one to the honest client: "
                     + s.outboundConnections()[0]);
             trap.setSoTimeout(300);
@@ -308,6 +313,40 @@ class OutboundReachTest {
             assertEquals(0, ran.get(), "the hop did not run");
             assertEquals(1, strict.stats().refused(Refusal.UNVOUCHED_ADDRESS));
             assertEquals(1, client.call("open", "echo", "x").join().value());
+        }
+    }
+
+    /**
+     * A client the resolver does not know, that advertises a host name resolving to the address it
+     * connects from (a container's, say: vouched for by a look-up on the executor for each REQUEST),
+     * starts 300 chains at once on its one connection: every one runs, none is refused as unvouched,
+     * and the connection is not cut off: the REQUESTs past the 16 being looked up wait their turn, and
+     * once a look-up vouched for the client's address the rest are taken without one.
+     */
+    @Test
+    void aBurstFromAClientVouchedForByItsHostNameIsNotRefused() throws Exception {
+        String name = InetAddress.getLoopbackAddress().getHostName(); // "localhost": resolves to 127.0.0.1
+        try (Cluster cluster = new Cluster()) {
+            RpccServer s = cluster.server("s", b -> b.service("echo", p -> p));
+            RpccClient client = cluster.client(b -> b.listen(new InetSocketAddress("0.0.0.0", 0)).advertisedHost(name)
+                    .timeout(Duration.ofSeconds(60)));
+            assertEquals("warm", client.call("s", "echo", "warm").join().value());
+            List<CompletableFuture<ChainResult>> burst = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                burst.add(client.call("s", "echo", i));
+            }
+            List<String> failed = new ArrayList<>();
+            for (int i = 0; i < burst.size(); i++) {
+                try {
+                    assertEquals(i, burst.get(i).join().value());
+                } catch (CompletionException e) {
+                    failed.add(i + ": " + unwrap(e));
+                }
+            }
+            assertEquals(List.of(), failed.subList(0, Math.min(3, failed.size())), failed.size() + " of 300 failed; "
+                    + s.stats());
+            assertEquals(0, s.stats().refused(Refusal.UNVOUCHED_ADDRESS), s.stats().toString());
+            assertEquals(0, s.stats().refused(Refusal.TOO_MANY_BAD_FRAMES), s.stats().toString());
         }
     }
 

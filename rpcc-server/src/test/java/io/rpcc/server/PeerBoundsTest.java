@@ -13,11 +13,13 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.testing.RawPeer;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,12 +77,16 @@ class PeerBoundsTest {
     }
 
     /**
-     * 70,000 cancels for chains that never passed through {@code a}, with made-up ids, origins and
-     * secrets, sent while a real chain runs through {@code a} to {@code b}: its trail at {@code a}
-     * survives, and the client's cancel still reaches and stops its hop at {@code b}.
+     * Cancels for chains that never passed through {@code a}, with made-up ids, origins and secrets,
+     * sent as fast as a raw socket can while a real chain runs through {@code a} to {@code b}: past
+     * its share of remembered marks ({@link #UNKNOWN_CANCELS_PER_PEER}) each one is held against the
+     * flooder's connection ({@link Refusal#FORGED_FRAME}), which is cut off
+     * ({@link Refusal#TOO_MANY_BAD_FRAMES}); a new connection from the same address is cut off
+     * sooner, its share being full already. The real chain's trail at {@code a} survives all of it,
+     * and the client's cancel still reaches and stops its hop at {@code b}.
      */
     @Test
-    void aFloodOfCancelsForMadeUpChainsDoesNotEvictARealChainsTrail() throws Exception {
+    void aFloodOfCancelsForMadeUpChainsIsCutOffAndDoesNotEvictARealChainsTrail() throws Exception {
         CountDownLatch entered = new CountDownLatch(1);
         CountDownLatch interrupted = new CountDownLatch(1);
         try (Cluster cluster = new Cluster()) {
@@ -99,22 +105,23 @@ class PeerBoundsTest {
                     StaticRoute.hop("a", "pass"), StaticRoute.hop("b", "hold")), "x").timeout(Duration.ofSeconds(60)));
             assertTrue(entered.await(20, TimeUnit.SECONDS), "the chain reached b");
 
-            int flood = 70_000;
-            try (RawPeer mallory = new RawPeer("mallory", a.address(), ATTACKER)) {
-                mallory.hello();
-                Random random = new Random(26);
-                for (int sent = 0; sent < flood; ) {
-                    ByteArrayOutputStream batch = new ByteArrayOutputStream();
-                    for (int i = 0; i < 5_000; i++, sent++) {
-                        batch.writeBytes(RawPeer.bytes(new CancelFrame(random.nextLong(), ChainSecret.random(),
-                                "origin-" + random.nextInt(1000), TimeUnit.MINUTES.toNanos(10))));
-                    }
-                    mallory.send(batch.toByteArray());
-                }
-                long expected = flood - UNKNOWN_CANCELS_PER_PEER;
-                eventually(() -> a.forgottenCancels() >= expected, () -> "the flood was read: " + a.forgottenCancels()
-                        + " cancels of made-up chains forgotten");
-            }
+            int allowance = NodeBuilder.DEFAULT_MAX_BAD_FRAMES_PER_CONNECTION;
+            Random random = new Random(26);
+            // the first connection: its share of marks, then its allowance of refused cancels
+            floodCancelsUntilCutOff(a, random, 70_000);
+            eventually(() -> a.stats().refused(Refusal.TOO_MANY_BAD_FRAMES) >= 1,
+                    () -> "the flooder was cut off: " + a.stats());
+            assertTrue(a.stats().refused(Refusal.FORGED_FRAME) >= allowance,
+                    "the cancels over its share were counted: " + a.stats());
+            assertTrue(a.forgottenCancels() >= allowance, "over its share, its oldest marks went: " + a.forgottenCancels());
+
+            // again from the same address: the share is the peer's, not the connection's
+            long forgedBefore = a.stats().refused(Refusal.FORGED_FRAME);
+            floodCancelsUntilCutOff(a, random, 70_000);
+            eventually(() -> a.stats().refused(Refusal.TOO_MANY_BAD_FRAMES) >= 2,
+                    () -> "the flooder's second connection was cut off: " + a.stats());
+            assertTrue(a.stats().refused(Refusal.FORGED_FRAME) >= forgedBefore + allowance, a.stats().toString());
+
             assertTrue(a.trackedChains() <= 1 + UNKNOWN_CANCELS_PER_PEER,
                     "a holds the real trail and at most the attacker's share of marks: " + a.trackedChains());
             assertEquals(0, a.forgottenTrails(), "no trail was forgotten for the flood");
@@ -122,6 +129,33 @@ class PeerBoundsTest {
             assertTrue(chain.cancel(true));
             assertTrue(interrupted.await(10, TimeUnit.SECONDS), "the client's cancel reached the hop at b through a");
         }
+    }
+
+    /**
+     * Sends made-up cancels to {@code node} from {@link #ATTACKER} on a new connection, in batches, until
+     * the node closes it (a write fails, or it is seen closed) or {@code most} are sent; returns how many
+     * were written before that.
+     */
+    private static int floodCancelsUntilCutOff(RpccServer node, Random random, int most) throws Exception {
+        int sent = 0;
+        try (RawPeer mallory = new RawPeer("mallory", node.address(), ATTACKER)) {
+            mallory.hello();
+            try {
+                while (sent < most) {
+                    ByteArrayOutputStream batch = new ByteArrayOutputStream();
+                    for (int i = 0; i < 500; i++) {
+                        batch.writeBytes(RawPeer.bytes(new CancelFrame(random.nextLong(), ChainSecret.random(),
+                                "origin-" + random.nextInt(1000), TimeUnit.MINUTES.toNanos(10))));
+                    }
+                    mallory.send(batch.toByteArray());
+                    sent += 500;
+                }
+            } catch (IOException closedByTheNode) {
+                return sent;
+            }
+            assertTrue(mallory.closedWithin(20_000), "the node closed the flooder's connection after " + sent + " cancels");
+        }
+        return sent;
     }
 
     /**

@@ -139,6 +139,36 @@ class ChainTrailsTest {
                 "a request after its cancel is still refused");
     }
 
+    /**
+     * A cancel of a chain never seen here is remembered; one past its peer's share is remembered too
+     * (in place of that peer's oldest) but marked over the share, for the node to hold against the
+     * connection it came on. Another peer's, a repeated one and a real chain's are not.
+     */
+    @Test
+    void aCancelOfAnUnknownChainPastItsPeersShareIsMarkedOverShare() {
+        long now = System.nanoTime();
+        for (int i = 0; i < ChainTrails.MAX_UNKNOWN_CANCELS_PER_PEER; i++) {
+            assertFalse(trails.cancel(new CancelFrame(20_000 + i, ChainSecret.random(), "made-up", 60 * SECOND), now,
+                    "address:10.0.0.2").overShare(), "within the share: " + i);
+        }
+        ChainSecret again = ChainSecret.random();
+        ChainTrails.Cancelled over = trails.cancel(new CancelFrame(30_000, again, "made-up", 60 * SECOND), now,
+                "address:10.0.0.2");
+        assertTrue(over.overShare(), "the first past the share");
+        assertEquals(1, trails.forgottenCancels(), "it took the place of the peer's oldest");
+        assertTrue(trails.cancel(new CancelFrame(30_001, ChainSecret.random(), "made-up", 60 * SECOND), now,
+                "address:10.0.0.2").overShare(), "and the next");
+        assertFalse(trails.cancel(new CancelFrame(40_000, ChainSecret.random(), "made-up", 60 * SECOND), now,
+                "address:10.0.0.3").overShare(), "another peer's own share is empty");
+        assertFalse(trails.cancel(new CancelFrame(30_000, again, "made-up", SECOND), now, "address:10.0.0.2").overShare(),
+                "the same cancel again: already remembered, nothing new kept");
+
+        trails.arrive(header(7, secret, 60 * SECOND), now, "address:10.0.0.2");
+        ChainTrails.Cancelled real = trails.cancel(new CancelFrame(7, secret, "client", SECOND), now, "address:10.0.0.2");
+        assertFalse(real.overShare(), "a chain seen here");
+        assertEquals(1, real.hops().size());
+    }
+
     @Test
     void cancellingInterruptsOnlyTheThreadsWorkingForTheHop() throws Exception {
         HopControl hop = new HopControl(System.nanoTime(), ChainHeader.NO_DEADLINE);

@@ -21,6 +21,8 @@ import java.util.concurrent.TimeUnit;
  * in time.
  */
 final class RunnerProcess {
+    /** How long {@link #exitCode} waits for a runner that closed its output to end. */
+    static final long EXIT_WAIT_SECONDS = 10;
     private final Process process;
     private final DataOutputStream out;
     private final DataInputStream in;
@@ -178,10 +180,14 @@ final class RunnerProcess {
         return process.pid();
     }
 
-    /** The exit code, waiting up to a second for the process to end; -1 if it has not. */
+    /**
+     * The exit code, waiting up to {@link #EXIT_WAIT_SECONDS} for the process to end; -1 if it has not.
+     * (A runner that ran out of heap has closed its output and is exiting, but a JVM tearing down a full
+     * heap at a low CPU priority on a busy machine can take more than a second to do it.)
+     */
     int exitCode() {
         try {
-            return process.waitFor(1, TimeUnit.SECONDS) ? process.exitValue() : -1;
+            return process.waitFor(EXIT_WAIT_SECONDS, TimeUnit.SECONDS) ? process.exitValue() : -1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return -1;

@@ -69,6 +69,23 @@ final class RunnerShares {
     }
 
     /**
+     * What the shares are now, all read at one moment: the slots in use, the slots held and the
+     * invocations waiting by party, and all invocations waiting. For checks and diagnostics.
+     */
+    record Snapshot(int inUse, Map<String, Integer> running, Map<String, Integer> queued, int waiting) {
+    }
+
+    /** The shares now (see {@link Snapshot}). */
+    Snapshot snapshot() {
+        lock.lock();
+        try {
+            return new Snapshot(inUse, Map.copyOf(running), Map.copyOf(queuedByParty), queue.size());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * Takes a slot for {@code party}: at once if one is free and the party is within its share, else
      * after waiting at most {@code timeoutNanos} in the queue, unless the queue or the party's share
      * of it is full.
@@ -91,6 +108,11 @@ final class RunnerShares {
                 while (!w.granted && left > 0) {
                     left = w.signal.awaitNanos(left);
                 }
+            } catch (InterruptedException e) {
+                if (w.granted) { // handed a slot as it was interrupted: the caller will not use it, so hand it on
+                    release(party);
+                }
+                throw e;
             } finally {
                 if (!w.granted) { // timed out or interrupted: leave the queue
                     queue.remove(w);

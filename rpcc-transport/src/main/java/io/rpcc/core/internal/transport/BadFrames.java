@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * allowance is for the connection's lifetime.
  *
  * <p>Thread-safe (bad frames are refused on the connection's event loop, and its lock is then never
- * contended).
+ * contended, but for REQUESTs refused as unvouched after a look-up on the node's executor).
  */
 final class BadFrames {
     private static final AttributeKey<BadFrames> KEY = AttributeKey.valueOf("rpcc.badFrames");
@@ -36,6 +36,7 @@ final class BadFrames {
     private double allowance;
     private long lastNanos;
     private long count;
+    /** Set once the connection ran out of its allowance; read by the decoder (on the event loop). */
     private volatile boolean cutOff;
 
     private BadFrames(Channel ch, int burst, int refillPerMinute, ConnectionRefusals refusals) {
@@ -60,21 +61,22 @@ final class BadFrames {
         return ch == null ? null : ch.attr(KEY).get();
     }
 
+    /**
+     * Whether connection {@code ch} ran out of its allowance: its close may still be on its way (a frame
+     * refused off the event loop, an unvouched REQUEST checked on the executor, closes it from there),
+     * and the decoder reads nothing more it sent meanwhile.
+     */
+    static boolean cutOff(Channel ch) {
+        BadFrames bad = of(ch);
+        return bad != null && bad.cutOff;
+    }
+
     /** Whether a refusal of kind {@code kind} is of one frame that leaves its connection open: a bad frame. */
     static boolean isBadFrame(Refusal kind) {
         return switch (kind) {
             case MALFORMED_FRAME, CLASS_NAME, VALUE_TOO_DEEP, INVALID_ORIGIN, FORGED_FRAME, UNVOUCHED_ADDRESS -> true;
             default -> false;
         };
-    }
-
-    /**
-     * Whether {@code ch} has been cut off for its bad frames: its decoder reads nothing more, even
-     * before the close (asked for from another thread, say) reaches its event loop.
-     */
-    static boolean isCutOff(Channel ch) {
-        BadFrames bad = of(ch);
-        return bad != null && bad.cutOff;
     }
 
     /** Bad frames counted so far, over the connection's lifetime. */

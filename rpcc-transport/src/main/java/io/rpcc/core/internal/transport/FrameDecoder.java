@@ -71,9 +71,8 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
 
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
-        // closed, or cut off for its bad frames (by another thread, its close still on its way): what it sent
-        // after, in the same read too, costs nothing
-        if (stopped || !ctx.channel().isActive() || BadFrames.isCutOff(ctx.channel())) {
+        // (closed, or cut off and its close on its way: what it sent after, in the same read too, costs nothing)
+        if (stopped || !ctx.channel().isActive() || BadFrames.cutOff(ctx.channel())) {
             in.skipBytes(in.readableBytes());
             return null;
         }
