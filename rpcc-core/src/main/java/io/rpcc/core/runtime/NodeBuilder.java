@@ -552,8 +552,10 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     /**
      * How many frames a connection may have refused in a burst without being closed (default 64):
      * malformed frames, frames refused as {@link Refusal#CLASS_NAME}, {@link Refusal#VALUE_TOO_DEEP},
-     * {@link Refusal#INVALID_ORIGIN} or {@link Refusal#FORGED_FRAME} when they arrive, and PINGs
-     * dropped because the peer sent them faster than it read their answers. Each takes one of the
+     * {@link Refusal#INVALID_ORIGIN} or {@link Refusal#FORGED_FRAME} when they arrive (a CANCEL of a
+     * chain never seen here past its peer's 1,024 remembered ones included), REQUESTs refused as
+     * {@link Refusal#UNVOUCHED_ADDRESS}, and PINGs dropped because the peer sent them faster than it
+     * read their answers. Each takes one of the
      * connection's allowance, which grows back by {@link #badFrameRefillPerMinute} a minute up to this
      * number; a refused frame when none is left closes the connection, counted as
      * {@link Refusal#TOO_MANY_BAD_FRAMES}, and nothing more it sent is decoded. So a peer that keeps
