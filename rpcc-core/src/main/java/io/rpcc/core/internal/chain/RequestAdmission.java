@@ -74,8 +74,8 @@ final class RequestAdmission {
         }
         Runnable check = () -> {
             try {
-                if (!from.isActive()) {
-                    return; // closed while it waited: no one to take it from or tell
+                if (!from.isActive() || transport.refusals().cutOff(from)) {
+                    return; // closed or cut off while it waited: no one to take it from or tell
                 }
                 if (connection.vouchedBefore(h)) { // vouched for while it waited
                     take(request, arrivedNanos, from, requests);

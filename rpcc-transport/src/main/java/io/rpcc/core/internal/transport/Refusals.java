@@ -49,6 +49,14 @@ public final class Refusals {
         }
     }
 
+    /**
+     * Whether connection {@code from} ran out of its allowance of refused frames: it is being closed,
+     * and what it sent that still waits is better dropped than refused again.
+     */
+    public boolean cutOff(Channel from) {
+        return from != null && BadFrames.cutOff(from);
+    }
+
     /** How many refusals of kind {@code refusal} so far. */
     public long get(Refusal refusal) {
         return counters[refusal.ordinal()].sum();
