@@ -406,6 +406,7 @@ public final class Node implements AutoCloseable {
             throw alreadyStarted();
         }
         functions.open();
+        functions.warmUpInBackground(); // javac and GraalJS, off the critical path: the first chain pays neither
         timer.open();
         s.sweep().start();
         try {
