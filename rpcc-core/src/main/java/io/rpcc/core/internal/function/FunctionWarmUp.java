@@ -11,9 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Warms the function compilers of a starting node off its critical path: a daemon thread compiles a
- * trivial Java function (javac's classes load and get JIT-compiled, about half a second of CPU in a
- * fresh JVM) and compiles and runs a trivial JavaScript function (GraalJS's engine and locale data,
+ * Warms the function compilers of a starting node off its critical path: a daemon thread compiles
+ * {@value #JAVA_COMPILES} trivial Java functions and runs the last (javac's classes load and get
+ * JIT-compiled, a second or two of CPU in a fresh JVM) and compiles and runs a trivial JavaScript function (GraalJS's engine and locale data,
  * a second or so), so that the first chain that needs either does not pay for it.
  *
  * <ul>
@@ -33,13 +33,15 @@ final class FunctionWarmUp {
 
     static final String JAVA_SOURCE = """
             import io.rpcc.core.*;
-            /** rpcc's warm-up at node start: compiled once, never run. */
+            /** rpcc's warm-up at node start: never run. */
             public class WarmUp implements ChainingFunction {
                 public NextHop apply(ChainState state, Object result) {
                     return NextHop.end(result);
                 }
             }
             """;
+    /** How many Java functions the warm-up compiles (javac's JIT warms over several). */
+    static final int JAVA_COMPILES = 4;
     static final String JS_SOURCE = "// rpcc's warm-up at node start\n(state, result) => rpcc.end(result)";
 
     private final Thread thread;
@@ -86,8 +88,16 @@ final class FunctionWarmUp {
         long start = System.nanoTime();
         try {
             FunctionCompiler java = compilers.get(FunctionLanguage.JAVA);
-            if (java != null && !stopped) {
-                step("Java", () -> java.compile(ChainingFunctionSource.java(JAVA_SOURCE)));
+            // javac's JIT needs a few compilations; the last function also runs (the sandbox's runtime classes)
+            for (int i = 0; i < JAVA_COMPILES && java != null && !stopped; i++) {
+                String source = JAVA_SOURCE.replace("never run", "variant " + i);
+                boolean last = i == JAVA_COMPILES - 1;
+                step("Java", () -> {
+                    CompiledFunction f = java.compile(ChainingFunctionSource.java(source));
+                    if (last) {
+                        f.invoke(ChainState.empty(), "warm");
+                    }
+                });
             }
             FunctionCompiler js = compilers.get(FunctionLanguage.JS);
             if (js != null && !stopped) {

@@ -96,7 +96,7 @@ class FunctionWarmUpTest {
         assertTrue(second.awaitEnd(10_000));
         assertTrue(second.done());
         assertEquals(List.of("compile", "invoke"), js.events);
-        assertTrue(java.events.contains("compile"));
+        assertEquals(FunctionWarmUp.JAVA_COMPILES, java.events.stream().filter("compile"::equals).count());
         assertNull(FunctionWarmUp.start(compilers), "warmed: a later node warms nothing");
     }
 
