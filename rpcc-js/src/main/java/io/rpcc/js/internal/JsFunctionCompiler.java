@@ -80,8 +80,8 @@ final class JsFunctionCompiler implements FunctionCompiler {
             Map.entry("Worker", "threads"), Map.entry("SharedArrayBuffer", "threads"), Map.entry("Atomics", "threads"),
             Map.entry("setTimeout", "threads"), Map.entry("setInterval", "threads"));
 
-    /** Idle reused contexts kept per compiler (each holds a realm of a few megabytes). */
-    static final int MAX_IDLE_REALMS = 8;
+    /** Reused contexts per compiler, at most (each holds a realm of a few megabytes). */
+    static final int MAX_REALMS = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
 
     private final SandboxLimits limits;
     private final Source prologue;
@@ -154,7 +154,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 })();
                 """.formatted(maxSplit), "rpcc-prologue.js").buildLiteral();
         Source guards = prologue;
-        this.realms = reuseContexts ? new JsRealmPool(MAX_IDLE_REALMS,
+        this.realms = reuseContexts ? new JsRealmPool(MAX_REALMS,
                 () -> new JsRealm(newContext(engine(), limits, true), guards, TRIPWIRES)) : null;
     }
 
@@ -286,7 +286,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
                             : null);
                 } finally {
                     if (claimed.compareAndSet(false, true)) {
-                        realm.close(); // the task never started
+                        realms.discard(realm); // the task never started
                     }
                 }
             }
