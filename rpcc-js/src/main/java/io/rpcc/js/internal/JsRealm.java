@@ -71,6 +71,23 @@ final class JsRealm {
                 add(getPrototypeOf((function* () {})()));
                 add(getPrototypeOf((async function* () {})()));
                 add((function () { 'use strict'; return getOwnPropertyDescriptor(arguments, 'callee').get; })());
+                // prototypes that only objects made by built-ins lead to (where this GraalJS has them)
+                const seeds = [
+                    () => getPrototypeOf([].values().map(x => x)),
+                    () => getPrototypeOf(Iterator.from({ next() { return { done: true }; } })),
+                    () => getPrototypeOf(new Intl.Segmenter().segment('a')),
+                    () => getPrototypeOf(new Intl.Segmenter().segment('a')[Symbol.iterator]()),
+                    () => getPrototypeOf(new Intl.Segmenter().segment('a').containing(0)),
+                    () => getPrototypeOf(new DisposableStack()),
+                    () => getPrototypeOf(new AsyncDisposableStack()),
+                ];
+                for (const seed of seeds) {
+                    try {
+                        add(seed());
+                    } catch (e) {
+                        // not in this GraalJS
+                    }
+                }
                 while (todo.length > 0) {
                     const o = todo.pop();
                     addMembers(o);

@@ -149,6 +149,34 @@ class JsContextReuseTest {
                 """));
     }
 
+    /** Intrinsics that no global leads to, only objects that built-ins make: frozen where they exist. */
+    @Test
+    void intrinsicsReachedOnlyThroughBuiltInObjectsAreFrozen() throws Exception {
+        assertEquals("", run("""
+                (s, r) => {
+                    const seeds = {
+                        arrayIterator: () => Object.getPrototypeOf([].values()),
+                        iteratorHelper: () => Object.getPrototypeOf([].values().map(x => x)),
+                        wrapForValidIterator: () => Object.getPrototypeOf(Iterator.from({ next() { return { done: true } } })),
+                        segments: () => Object.getPrototypeOf(new Intl.Segmenter().segment('a')),
+                        segmentIterator: () => Object.getPrototypeOf(new Intl.Segmenter().segment('a')[Symbol.iterator]()),
+                        regExpStringIterator: () => Object.getPrototypeOf('a'.matchAll(/a/g)),
+                        generator: () => Object.getPrototypeOf(Object.getPrototypeOf((function* () {})())),
+                        asyncGenerator: () => Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})())),
+                        throwTypeError: () => Object.getOwnPropertyDescriptor(
+                            (function () { 'use strict'; return arguments })(), 'callee').get,
+                    };
+                    const open = [];
+                    for (const [name, seed] of Object.entries(seeds)) {
+                        let o;
+                        try { o = seed() } catch (e) { continue } // not in this GraalJS
+                        if (!Object.isFrozen(o)) open.push(name);
+                    }
+                    return rpcc.end(open.join(','));
+                }
+                """));
+    }
+
     @Test
     void manyInvocationsRetireRealmsAndStillRun() throws Exception {
         for (int i = 0; i < JsRealm.MAX_USES + 50; i++) {
