@@ -34,10 +34,13 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code jsFirstEvalCold}: creating the GraalJS engine and running a new script once, in a
  *       fresh JVM; {@code jsFirstEvalWarm}: a new script on a warm engine;</li>
  *   <li>{@code invoke*}: one invocation of a cached function: Java in the sandbox, Java without it,
- *       and JavaScript (a fresh context per invocation, in the sandbox).</li>
+ *       and JavaScript in the sandbox: a fresh context per invocation (the default), and a reused,
+ *       locked-down context ({@code -Drpcc.js.reuseContexts=true}).</li>
  * </ul>
  */
 public class FunctionRuntimeBenchmark {
+    /** {@code JsFunctionCompilerProvider.REUSE_CONTEXTS} (rpcc-js's internal package is not exported). */
+    static final String REUSE_CONTEXTS = "rpcc.js.reuseContexts";
     private static final AtomicLong UNIQUE = new AtomicLong();
 
     /** A Java chaining function of about {@code kb} kilobytes, made unique by {@code salt}. */
@@ -177,9 +180,11 @@ public class FunctionRuntimeBenchmark {
     public static class Invoke {
         FunctionRuntime sandboxed;
         FunctionRuntime unrestricted;
+        FunctionRuntime reusingContexts;
         CompiledFunction javaInSandbox;
         CompiledFunction javaUnrestricted;
         CompiledFunction javascript;
+        CompiledFunction javascriptReused;
         final ChainState state = ChainState.of("n", 0);
 
         @Setup(Level.Trial)
@@ -189,12 +194,20 @@ public class FunctionRuntimeBenchmark {
             javaInSandbox = sandboxed.load(javaSource(0.6, 1)).function();
             javaUnrestricted = unrestricted.load(javaSource(0.6, 1)).function();
             javascript = sandboxed.load(jsSource(1)).function();
+            System.setProperty(REUSE_CONTEXTS, "true"); // read when a runtime's compilers are made
+            try {
+                reusingContexts = runtime(true);
+            } finally {
+                System.clearProperty(REUSE_CONTEXTS);
+            }
+            javascriptReused = reusingContexts.load(jsSource(1)).function();
         }
 
         @TearDown(Level.Trial)
         public void tearDown() {
             sandboxed.close();
             unrestricted.close();
+            reusingContexts.close();
         }
     }
 
@@ -226,5 +239,15 @@ public class FunctionRuntimeBenchmark {
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public Object invokeJavaScript(Invoke i) throws Exception {
         return i.sandboxed.invoke(i.javascript, i.state, "r");
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @Fork(1)
+    @Warmup(iterations = 3, time = 2)
+    @Measurement(iterations = 5, time = 2)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public Object invokeJavaScriptReusedContext(Invoke i) throws Exception {
+        return i.reusingContexts.invoke(i.javascriptReused, i.state, "r");
     }
 }

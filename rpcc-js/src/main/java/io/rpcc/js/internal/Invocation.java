@@ -50,6 +50,24 @@ final class Invocation {
         throw new CancellationException("cancelled before the guest code started");
     }
 
+    /**
+     * The guest code ended: a later {@link #cancel} closes nothing (the context may run the next
+     * invocation by then).
+     *
+     * @return whether the context is still whole: false if the watcher cancelled this invocation
+     */
+    boolean detach() {
+        synchronized (this) {
+            context = null;
+            return !cancelled;
+        }
+    }
+
+    /** Whether a refusal was recorded (even one the function caught). */
+    boolean refusedAny() {
+        return refused.get() != null;
+    }
+
     /** Cancels the guest code from the watcher's thread, without waiting for it to stop. */
     void cancel() {
         Context cx;

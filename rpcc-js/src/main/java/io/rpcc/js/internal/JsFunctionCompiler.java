@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.EnvironmentAccess;
@@ -79,10 +80,23 @@ final class JsFunctionCompiler implements FunctionCompiler {
             Map.entry("Worker", "threads"), Map.entry("SharedArrayBuffer", "threads"), Map.entry("Atomics", "threads"),
             Map.entry("setTimeout", "threads"), Map.entry("setInterval", "threads"));
 
+    /** Reused contexts per compiler, at most (each holds a realm of a few megabytes). */
+    static final int MAX_REALMS = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+
     private final SandboxLimits limits;
     private final Source prologue;
+    /** The reused contexts, or null: a fresh context per invocation (the default). */
+    private final JsRealmPool realms;
 
     JsFunctionCompiler(SandboxLimits limits) {
+        this(limits, false);
+    }
+
+    /**
+     * A compiler under {@code limits} (null: no sandbox); {@code reuseContexts}: invocations run in
+     * reused, locked-down contexts ({@link JsRealm}) instead of a fresh context each.
+     */
+    JsFunctionCompiler(SandboxLimits limits, boolean reuseContexts) {
         this.limits = limits;
         long maxSplit = limits == null ? Integer.MAX_VALUE : Math.max(1024, limits.allocatedBytes() / 64);
         // split makes one string per piece in a single built-in call, out of the watcher's reach. On a
@@ -139,6 +153,9 @@ final class JsFunctionCompiler implements FunctionCompiler {
                         configurable: true});
                 })();
                 """.formatted(maxSplit), "rpcc-prologue.js").buildLiteral();
+        Source guards = prologue;
+        this.realms = reuseContexts ? new JsRealmPool(MAX_REALMS,
+                () -> new JsRealm(newContext(engine(), limits, true), guards, TRIPWIRES)) : null;
     }
 
     static Engine engine() {
@@ -154,7 +171,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
                             .build();
                     // Loading the language and its locale data costs a second or two of CPU once per JVM:
                     // not the budget of the first function that happens to use them.
-                    try (Context warm = newContext(e, null)) {
+                    try (Context warm = newContext(e, null, false)) {
                         warm.eval("js", "new Intl.DateTimeFormat().format(0) + new Intl.NumberFormat().format(0)");
                     }
                     log.info("GraalJS loaded for JavaScript chaining functions; on a stock JDK it runs in its "
@@ -166,7 +183,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
         return e;
     }
 
-    private static Context newContext(Engine engine, SandboxLimits limits) {
+    private static Context newContext(Engine engine, SandboxLimits limits, boolean reused) {
         Context.Builder b = Context.newBuilder("js")
                 .engine(engine)
                 .allowHostAccess(HostAccess.NONE)
@@ -193,6 +210,9 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 .option("js.atomics", "false")
                 .option("js.timezone", "UTC")
                 .option("js.locale", "en-US");
+        if (reused) {
+            b.option("js.regexp-static-result", "false"); // RegExp.$1 & co.: state that every match leaves behind
+        }
         if (limits != null) {
             long bytes = limits.allocatedBytes();
             b.option("js.string-length-limit", String.valueOf(clamp(bytes / 2, 1 << 16, 1_073_741_799)))
@@ -224,7 +244,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
         Invocation parse = new Invocation(limits);
         try {
             monitored(parse, () -> {
-                try (Context cx = newContext(e, limits)) {
+                try (Context cx = newContext(e, limits, false)) {
                     parse.attach(cx);
                     cx.parse(js);
                 }
@@ -254,9 +274,70 @@ final class JsFunctionCompiler implements FunctionCompiler {
             @Override
             public NextHop invoke(ChainState state, Object result) throws Exception {
                 Invocation invocation = new Invocation(limits);
-                return monitored(invocation, () -> run(e, js, state, result, invocation));
+                if (realms == null) {
+                    return monitored(invocation, () -> run(e, js, state, result, invocation));
+                }
+                // made (if need be) outside the function's budget: locking a realm down is rpcc's work
+                JsRealm realm = realms.take();
+                AtomicBoolean claimed = new AtomicBoolean();
+                try {
+                    return monitored(invocation, () -> claimed.compareAndSet(false, true)
+                            ? runReused(realm, source, state, result, invocation)
+                            : null);
+                } finally {
+                    if (claimed.compareAndSet(false, true)) {
+                        realms.discard(realm); // the task never started
+                    }
+                }
             }
         };
+    }
+
+    @Override
+    public void close() {
+        if (realms != null) {
+            realms.clear();
+        }
+    }
+
+    private NextHop runReused(JsRealm realm, ChainingFunctionSource source, ChainState state, Object result,
+                              Invocation invocation) {
+        boolean clean = false;
+        try {
+            invocation.attach(realm.context());
+            realm.bind(invocation, ChainContext.currentOrNull());
+            Value fn = realm.freshFunction(source.id(), source.source());
+            clean = true; // from here on, what fails is the function's (a plain error leaves the realm whole)
+            return call(fn, state, result, invocation);
+        } catch (PolyglotException x) {
+            clean = x.isGuestException() && !x.isInternalError() && !x.isCancelled() && !x.isResourceExhausted()
+                    && !x.isExit() && !x.isInterrupted() && !x.isHostException();
+            invocation.throwIfRefused();
+            RuntimeException failure = translate(x);
+            clean &= !(failure instanceof FunctionFailure f && f.code() == io.rpcc.core.ChainErrorCode.SANDBOX_VIOLATION);
+            throw failure;
+        } finally {
+            boolean whole = invocation.detach();
+            realms.giveBack(realm, clean && whole && !invocation.refusedAny());
+        }
+    }
+
+    /** Calls the function {@code fn} of an invocation and turns what it returned into the next hop. */
+    private static NextHop call(Value fn, ChainState state, Object result, Invocation invocation) {
+        if (!fn.canExecute()) {
+            throw FunctionFailure.compile("a JavaScript chaining function must evaluate "
+                    + "to a function (state, result) => nextHop, got " + FunctionText.bounded(fn.toString()));
+        }
+        Value out = fn.execute(JsValues.toGuest(state, invocation), JsValues.toGuest(result, invocation));
+        invocation.throwIfRefused();
+        if (out.isProxyObject() && out.asProxyObject() instanceof RpccGlobal.HopView hop) {
+            return hop.hop();
+        }
+        if (out.isNull()) {
+            return null; // reported as "returned null" by the runtime
+        }
+        throw new IllegalArgumentException("a JavaScript chaining function must return rpcc.call(...), "
+                + "rpcc.callThenEnd(...) or rpcc.end(...), got " + FunctionText.bounded(out.toString()));
     }
 
     /** Runs {@code task} within the limits (if any), cancelled through {@code invocation}. */
@@ -272,27 +353,13 @@ final class JsFunctionCompiler implements FunctionCompiler {
 
     private NextHop run(Engine e, Source js, ChainState state, Object result, Invocation invocation) {
         ChainContext ctx = ChainContext.currentOrNull(); // null outside a chain (benchmarks, tests)
-        try (Context cx = newContext(e, limits)) {
+        try (Context cx = newContext(e, limits, false)) {
             invocation.attach(cx);
             cx.eval(prologue);
             Value bindings = cx.getBindings("js");
             TRIPWIRES.forEach((name, rule) -> bindings.putMember(name, new Tripwire(name, rule, invocation)));
             bindings.putMember("rpcc", new RpccGlobal(ctx, invocation));
-            Value fn = cx.eval(js);
-            if (!fn.canExecute()) {
-                throw FunctionFailure.compile("a JavaScript chaining function must evaluate "
-                        + "to a function (state, result) => nextHop, got " + FunctionText.bounded(fn.toString()));
-            }
-            Value out = fn.execute(JsValues.toGuest(state, invocation), JsValues.toGuest(result, invocation));
-            invocation.throwIfRefused();
-            if (out.isProxyObject() && out.asProxyObject() instanceof RpccGlobal.HopView hop) {
-                return hop.hop();
-            }
-            if (out.isNull()) {
-                return null; // reported as "returned null" by the runtime
-            }
-            throw new IllegalArgumentException("a JavaScript chaining function must return rpcc.call(...), "
-                    + "rpcc.callThenEnd(...) or rpcc.end(...), got " + FunctionText.bounded(out.toString()));
+            return call(cx.eval(js), state, result, invocation);
         } catch (PolyglotException x) {
             invocation.throwIfRefused();
             throw translate(x);

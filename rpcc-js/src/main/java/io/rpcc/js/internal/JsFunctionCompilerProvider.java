@@ -7,6 +7,13 @@ import io.rpcc.core.spi.FunctionCompilerProvider;
 
 /** Registers JavaScript chaining functions with every node that has this module on its class path. */
 public final class JsFunctionCompilerProvider implements FunctionCompilerProvider {
+    /**
+     * The JVM system property that turns on reused JavaScript contexts ({@code true}; default
+     * {@code false}: a fresh context per invocation). See {@link JsRealm} for what a reused context
+     * locks down, and docs/guides/security-and-sandbox.md for what changes for functions.
+     */
+    public static final String REUSE_CONTEXTS = "rpcc.js.reuseContexts";
+
     @Override
     public FunctionLanguage language() {
         return FunctionLanguage.JS;
@@ -14,6 +21,6 @@ public final class JsFunctionCompilerProvider implements FunctionCompilerProvide
 
     @Override
     public FunctionCompiler create(CompilerSettings settings) {
-        return new JsFunctionCompiler(settings.sandbox());
+        return new JsFunctionCompiler(settings.sandbox(), Boolean.getBoolean(REUSE_CONTEXTS));
     }
 }

@@ -2,6 +2,7 @@ package io.rpcc.js.internal;
 
 import io.rpcc.core.spi.FunctionText;
 import io.rpcc.core.spi.SandboxViolation;
+import java.util.function.Supplier;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
 import org.graalvm.polyglot.proxy.ProxyInstantiable;
@@ -15,16 +16,22 @@ import org.graalvm.polyglot.proxy.ProxyObject;
 final class Tripwire implements ProxyObject, ProxyExecutable, ProxyInstantiable {
     private final String name;
     private final String rule;
-    private final Invocation invocation;
+    private final Supplier<Invocation> invocation;
 
+    /** A stand-in that records its use in {@code invocation}. */
     Tripwire(String name, String rule, Invocation invocation) {
+        this(name, rule, () -> invocation);
+    }
+
+    /** A stand-in of a reused context: its use is recorded in the invocation running at the time. */
+    Tripwire(String name, String rule, Supplier<Invocation> invocation) {
         this.name = name;
         this.rule = rule;
         this.invocation = invocation;
     }
 
     private SandboxViolation trip(String what) {
-        return invocation.refuse(rule, "chaining function used " + FunctionText.bounded(what)
+        return invocation.get().refuse(rule, "chaining function used " + FunctionText.bounded(what)
                 + ", which the JavaScript sandbox does not provide");
     }
 

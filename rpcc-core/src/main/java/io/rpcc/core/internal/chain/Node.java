@@ -406,6 +406,9 @@ public final class Node implements AutoCloseable {
             throw alreadyStarted();
         }
         functions.open();
+        if (!(serverSide instanceof RefusingRequestHandler)) { // a node that runs hops (not a plain client)
+            functions.warmUpInBackground(); // javac and GraalJS, off the critical path: the first chain pays neither
+        }
         timer.open();
         s.sweep().start();
         try {

@@ -114,6 +114,8 @@ public final class FunctionRuntime {
     /** The node's function runners, started on the first invocation that needs one (null until then). */
     private FunctionRunnerPool runners;
     private boolean closed;
+    /** The warm-up this runtime started (null: none, or another node of the JVM did it). */
+    private FunctionWarmUp warmUp;
 
     /** What a node gives its runtime: its refusal counters, its fetcher of referenced functions, its name. */
     private record InNode(Refusals refusals, UnaryOperator<ChainingFunctionSource> fetcher, String node) {
@@ -281,12 +283,44 @@ public final class FunctionRuntime {
         return this;
     }
 
+    /**
+     * Warms this runtime's compilers (javac, GraalJS) on a background daemon thread, once per JVM, so
+     * the first chain that needs one does not pay for loading it; returns at once, and never fails
+     * (see {@link FunctionWarmUp}). {@link #close()} stops it.
+     */
+    public FunctionRuntime warmUpInBackground() {
+        synchronized (this) {
+            if (closed || warmUp != null) {
+                return this;
+            }
+            warmUp = FunctionWarmUp.start(compilers);
+        }
+        return this;
+    }
+
+    /**
+     * Waits up to {@code millis} for the warm-up this runtime started to end (for tests and
+     * benchmarks); true if it ended, or there was none.
+     */
+    public boolean awaitWarmUp(long millis) throws InterruptedException {
+        FunctionWarmUp w;
+        synchronized (this) {
+            w = warmUp;
+        }
+        return w == null || w.awaitEnd(millis);
+    }
+
     /** Gives up the hold {@link #open()} took (the node closed); the JVM's last one stops the threads. */
     public void close() {
         FunctionRunnerPool pool;
+        FunctionWarmUp w;
         synchronized (this) {
             closed = true;
             pool = runners;
+            w = warmUp;
+        }
+        if (w != null) {
+            w.stop();
         }
         if (pool != null) {
             pool.close();

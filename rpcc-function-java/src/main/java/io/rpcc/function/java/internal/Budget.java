@@ -8,7 +8,8 @@ import io.rpcc.core.spi.WallClock;
  * Instrumented chaining-function code calls {@link #tick()} at every method entry and backward
  * jump, and {@link #array(int, int)} before allocating an array or asking the JDK for a sized
  * buffer. Every 16 ticks the budget compares the thread's allocated bytes and the elapsed time with
- * the limits, every 1024 ticks its CPU time; over a limit, it throws a {@link SandboxViolation},
+ * the limits, every 1024 ticks its CPU time (read only once the invocation has run for a
+ * millisecond, see {@link #cpuOver}); over a limit, it throws a {@link SandboxViolation},
  * and keeps throwing it at every later check. Public only because instrumented classes live in
  * other class loaders.
  */
@@ -43,7 +44,28 @@ public final class Budget {
     private final long maxCpuNanos;
     private final long maxWallNanos;
     private final long startAllocated;
-    private final long startCpu;
+    /** When the invocation started on this thread ({@link System#nanoTime()}). */
+    private final long startNanos;
+    /** The CPU-time baseline (null: not read yet): see {@link #cpuOver}. */
+    private volatile CpuBase cpuBase;
+
+    /**
+     * The thread's CPU time {@code cpu} read when the invocation had used at most {@code bound} ns
+     * of it ({@code cpu < 0}: the JVM does not measure CPU time).
+     */
+    private record CpuBase(long cpu, long bound) {
+    }
+
+    private static final java.lang.invoke.VarHandle CPU_BASE;
+
+    static {
+        try {
+            CPU_BASE = java.lang.invoke.MethodHandles.lookup().findVarHandle(Budget.class, "cpuBase", CpuBase.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final WallClock clock;
     private final Thread thread;
     private long ticks;
@@ -61,7 +83,7 @@ public final class Budget {
         this.maxCpuNanos = limits.cpuTime().toNanos();
         this.maxWallNanos = limits.wallTime().toNanos();
         this.startAllocated = MX.getCurrentThreadAllocatedBytes();
-        this.startCpu = MX.getCurrentThreadCpuTime();
+        this.startNanos = System.nanoTime();
         this.clock = clock;
         this.thread = Thread.currentThread();
     }
@@ -106,11 +128,64 @@ public final class Budget {
                     + " bytes, over the limit of " + maxAllocatedBytes));
         } else if (clock.elapsed(System.nanoTime()) > maxWallNanos) {
             violate(wallTimeViolation());
-        } else if (cpu && startCpu >= 0 && MX.getCurrentThreadCpuTime() - startCpu > maxCpuNanos) {
+        } else if (cpu && cpuOver()) {
             violate(new SandboxViolation("cpu-time", "chaining function used more than "
                     + maxCpuNanos / 1_000_000 + " ms of CPU time"));
         }
     }
+
+    /**
+     * Whether the invocation has used more CPU time than its limit. A thread uses at most as much
+     * CPU time as the time that passes while it runs (less its waits for the chain's reader), so an
+     * invocation that has run for less than {@value #CPU_FREE_NANOS} ns (almost every one) cannot be
+     * over any limit above that, and its CPU time is not read at all: the JVM's CPU-time read is a
+     * system call, the dearest part of a short invocation. The first read (at a check past that
+     * time, or by the {@link SandboxWatchdog} within its period) takes a baseline and counts all the
+     * time run until then as CPU time used: it can only overcount (by the time before the baseline
+     * that the thread did not run), never undercount.
+     */
+    private boolean cpuOver() {
+        CpuBase base = cpuBase;
+        if (base == null) {
+            long bound = cpuBound(System.nanoTime());
+            if (bound < CPU_FREE_NANOS && maxCpuNanos >= CPU_FREE_NANOS) {
+                return false;
+            }
+            CPU_BASE.compareAndSet(this, null, new CpuBase(MX.getCurrentThreadCpuTime(), bound));
+            base = cpuBase;
+        }
+        if (base.cpu() < 0) {
+            return false; // not measurable: the wall-time limit still holds
+        }
+        return MX.getCurrentThreadCpuTime() - base.cpu() + base.bound() > maxCpuNanos;
+    }
+
+    /**
+     * The most CPU time the invocation can have used by {@code nowNanos}: the time since it started
+     * on this thread, less the time it waited in {@code preturn} for its chain's reader.
+     */
+    private long cpuBound(long nowNanos) {
+        return clock.elapsed(nowNanos) - (startNanos - clock.started());
+    }
+
+    /**
+     * Takes the CPU-time baseline from the watchdog's thread, if the invocation's own checks have
+     * not ({@code threadCpu}: its thread's CPU time read just now), so that an invocation stuck in
+     * one JDK call from its start is measured from early on too.
+     */
+    void baseCpu(long threadCpu, long nowNanos) {
+        if (cpuBase == null) {
+            CPU_BASE.compareAndSet(this, null, new CpuBase(threadCpu, Math.max(cpuBound(nowNanos), 0)));
+        }
+    }
+
+    /** Whether the CPU-time baseline has been taken. */
+    boolean cpuBased() {
+        return cpuBase != null;
+    }
+
+    /** How long an invocation runs before its CPU time is read (see {@link #cpuOver}). */
+    static final long CPU_FREE_NANOS = 1_000_000;
 
     static void enter(Budget b) {
         CURRENT.set(b);

@@ -27,6 +27,8 @@ final class SandboxWatchdog {
     static final long GRACE_MS = 50;
 
     private static final Set<Invocation> RUNNING = ConcurrentHashMap.newKeySet();
+    private static final com.sun.management.ThreadMXBean MX =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
     /** The thread running {@link #watch}, and whether it is parked because nothing runs. */
     private static volatile Thread watcher;
     private static volatile boolean idle;
@@ -129,6 +131,9 @@ final class SandboxWatchdog {
                 Thread.sleep(PERIOD_MS);
                 long now = System.nanoTime();
                 for (Invocation inv : RUNNING) {
+                    if (!inv.budget.cpuBased()) { // measured from here on, if its own checks have not started to
+                        inv.budget.baseCpu(MX.getThreadCpuTime(inv.budget.thread().threadId()), System.nanoTime());
+                    }
                     long late = now - inv.budget.deadline(now);
                     if (late > 0) {
                         inv.budget.violate(inv.budget.wallTimeViolation());

@@ -1,0 +1,79 @@
+package io.rpcc.benchmarks;
+
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.StaticNameResolver;
+import io.rpcc.server.RpccServer;
+import java.util.Arrays;
+
+/**
+ * The first chain of a fresh JVM, with a chaining function in {@code java} or {@code js}, against
+ * the same chain warm: one server and one client started in this JVM, the first chain's latency,
+ * then the median of 50 more with new states (the function cached), and one chain with another new
+ * function (a cache miss in a warm JVM: what the first chain cannot beat). With {@code idle} the chain
+ * comes a while after the node started (once its background warm-up of javac and GraalJS is over,
+ * or after 20 s), as a node that is not hit in its first second sees it; without it, at once.
+ *
+ * <pre>
+ * java -cp rpcc-benchmarks.jar io.rpcc.benchmarks.FirstChainLatency java|js [idle]
+ * </pre>
+ *
+ * Each run is one fresh JVM: run it a few times and compare (a single-shot measurement, not JMH's).
+ */
+public final class FirstChainLatency {
+    private FirstChainLatency() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean js = args.length > 0 && args[0].equals("js");
+        boolean idle = args.length > 1 && args[1].equals("idle");
+        ChainingFunctionSource f = function(js, "first");
+        StaticNameResolver names = new StaticNameResolver();
+        try (RpccServer server = RpccServer.builder("first").resolver(names).service("echo", p -> p).build().start();
+             RpccClient client = RpccClient.builder().resolver(names).build().start()) {
+            names.register("first", server.address());
+            client.call("first", "echo", "connect").join(); // the connection is not what is measured
+            if (idle) {
+                long until = System.nanoTime() + 20_000_000_000L;
+                while (warmUpRunning() && System.nanoTime() < until) {
+                    Thread.sleep(10);
+                }
+            }
+            long t0 = System.nanoTime();
+            client.runChain("first", "echo", "x", f, ChainState.empty());
+            long first = System.nanoTime() - t0;
+            long[] warm = new long[50];
+            for (int i = 0; i < warm.length; i++) {
+                long t = System.nanoTime();
+                client.runChain("first", "echo", "x", f, ChainState.of("i", i));
+                warm[i] = System.nanoTime() - t;
+            }
+            Arrays.sort(warm);
+            long t1 = System.nanoTime();
+            client.runChain("first", "echo", "x", function(js, "another"), ChainState.empty());
+            long anotherNew = System.nanoTime() - t1;
+            System.out.printf("%s%s: first chain %.1f ms, warm chain (median of 50) %.2f ms, ratio %.1f; "
+                    + "a chain with another new function, now %.1f ms%n", js ? "js" : "java", idle ? " idle" : "",
+                    first / 1e6, warm[25] / 1e6, (double) first / warm[25], anotherNew / 1e6);
+        }
+    }
+
+    /** A trivial function in Java or JavaScript, made distinct by {@code salt}. */
+    private static ChainingFunctionSource function(boolean js, String salt) {
+        return js ? ChainingFunctionSource.javascript("// " + salt + "\n(state, result) => rpcc.end(result + '!')")
+                : ChainingFunctionSource.java("""
+                        import io.rpcc.core.*;
+                        /** %s */
+                        public class First implements ChainingFunction {
+                            public NextHop apply(ChainState state, Object result) {
+                                return NextHop.end(result + "!");
+                            }
+                        }
+                        """.formatted(salt));
+    }
+
+    private static boolean warmUpRunning() {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("rpcc-function-warm-up"));
+    }
+}

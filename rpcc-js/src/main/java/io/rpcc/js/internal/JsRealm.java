@@ -1,0 +1,257 @@
+package io.rpcc.js.internal;
+
+import io.rpcc.core.ChainContext;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.graalvm.polyglot.Context;
+import org.graalvm.polyglot.Source;
+import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyObject;
+
+/**
+ * A GraalJS context that runs many invocations, one at a time, with nothing of one seen by the
+ * next (opt-in, see {@link JsFunctionCompilerProvider#REUSE_CONTEXTS}). Its realm is locked down once, when it is made:
+ *
+ * <ul>
+ *   <li>every intrinsic reachable from the global object (constructors, prototypes, their
+ *       functions and accessors, the iterator, generator and async-function prototypes) is frozen,
+ *       then the global object itself, so no invocation can stash a value in a global or a built-in;</li>
+ *   <li>the stand-ins ({@link Tripwire}) and the {@code rpcc} object are installed once and report
+ *       to the invocation running at the time ({@link #bind}); outside an invocation there is none;</li>
+ *   <li>legacy {@code RegExp.$1}-style statics (which every match updates) are off, and
+ *       {@code FinalizationRegistry}, whose callbacks would run in a later invocation, is a stand-in;</li>
+ *   <li>a function never runs as a script (whose top-level {@code let}/{@code const} would land in
+ *       the realm's global scope): its source is the body of a factory made with the (frozen)
+ *       {@code Function} constructor, {@code return (source)}, and each invocation calls the factory
+ *       for a fresh closure; a source with statements (not one expression) is evaluated by a direct
+ *       {@code eval} inside a fresh function call instead, which keeps its declarations local.</li>
+ * </ul>
+ *
+ * What is left shared is inert: the {@code Symbol.for} registry (a registered symbol carries no
+ * value) and the engine's caches. Promise jobs run before {@code execute} returns. A realm is
+ * retired after {@value #MAX_USES} invocations (bounding what accumulates, such as registered
+ * symbols), and discarded after any invocation that did not end cleanly (see {@link JsRealmPool}).
+ */
+final class JsRealm {
+    /** Invocations after which a realm is retired. */
+    static final int MAX_USES = 1_000;
+    /** Factories kept per realm (one per function). */
+    private static final int MAX_FACTORIES = 64;
+
+    private static final Source HARDEN = Source.newBuilder("js", """
+            (() => {
+                'use strict';
+                const {freeze, getPrototypeOf, getOwnPropertyDescriptor} = Object, ownKeys = Reflect.ownKeys;
+                const seen = new Set([globalThis]), todo = [];
+                const add = v => {
+                    if (((typeof v === 'object' && v !== null) || typeof v === 'function') && !seen.has(v)) {
+                        seen.add(v);
+                        todo.push(v);
+                    }
+                };
+                const addMembers = o => {
+                    for (const k of ownKeys(o)) {
+                        const d = getOwnPropertyDescriptor(o, k);
+                        add(d.value);
+                        add(d.get);
+                        add(d.set);
+                    }
+                    add(getPrototypeOf(o));
+                };
+                addMembers(globalThis);
+                add(getPrototypeOf(function* () {}));
+                add(getPrototypeOf(async function () {}));
+                add(getPrototypeOf(async function* () {}));
+                add(getPrototypeOf([][Symbol.iterator]()));
+                add(getPrototypeOf(new Map()[Symbol.iterator]()));
+                add(getPrototypeOf(new Set()[Symbol.iterator]()));
+                add(getPrototypeOf(''[Symbol.iterator]()));
+                add(getPrototypeOf('a'.matchAll(/a/g)));
+                add(getPrototypeOf(Int8Array));
+                add(getPrototypeOf((function* () {})()));
+                add(getPrototypeOf((async function* () {})()));
+                add((function () { 'use strict'; return getOwnPropertyDescriptor(arguments, 'callee').get; })());
+                // prototypes that only objects made by built-ins lead to (where this GraalJS has them)
+                const seeds = [
+                    () => getPrototypeOf([].values().map(x => x)),
+                    () => getPrototypeOf(Iterator.from({ next() { return { done: true }; } })),
+                    () => getPrototypeOf(new Intl.Segmenter().segment('a')),
+                    () => getPrototypeOf(new Intl.Segmenter().segment('a')[Symbol.iterator]()),
+                    () => getPrototypeOf(new Intl.Segmenter().segment('a').containing(0)),
+                    () => getPrototypeOf(new DisposableStack()),
+                    () => getPrototypeOf(new AsyncDisposableStack()),
+                ];
+                for (const seed of seeds) {
+                    try {
+                        add(seed());
+                    } catch (e) {
+                        // not in this GraalJS
+                    }
+                }
+                while (todo.length > 0) {
+                    const o = todo.pop();
+                    addMembers(o);
+                    freeze(o);
+                }
+            })();
+            """, "rpcc-harden.js").buildLiteral();
+
+    private static final Source FREEZE_GLOBAL = Source.newBuilder("js", "Object.freeze(globalThis)",
+            "rpcc-freeze-global.js").buildLiteral();
+
+    /**
+     * Makes a function's factory from its source: {@code return (source)} as the body of a new
+     * function (whatever the source holds stays inside that body), or, for a source that is not one
+     * expression, a function that evaluates it with a direct {@code eval} in a fresh scope per call.
+     */
+    private static final Source FACTORY_MAKER = Source.newBuilder("js", """
+            (() => {
+                'use strict';
+                const F = Function;
+                return (source, trimmed) => {
+                    try {
+                        return F('return (\\n' + source + '\\n)');
+                    } catch (e) {
+                        // not one expression
+                    }
+                    try {
+                        return F('return (\\n' + trimmed + '\\n)');
+                    } catch (e) {
+                        // statements
+                    }
+                    const evaluate = F('source', 'return eval(source)');
+                    return () => evaluate(source);
+                };
+            })()
+            """, "rpcc-factory.js").buildLiteral();
+
+    private final Context context;
+    private final Value factoryMaker;
+    private final Map<String, Value> factories = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Value> eldest) {
+            return size() > MAX_FACTORIES;
+        }
+    };
+    private Invocation invocation;
+    private RpccGlobal rpcc;
+    private int uses;
+
+    /**
+     * Makes and locks down a realm in {@code context} (a fresh one), after {@code prologue} (the
+     * guards of built-ins) has run in it.
+     */
+    JsRealm(Context context, Source prologue, Map<String, String> tripwires) {
+        this.context = context;
+        context.eval(prologue);
+        context.eval(HARDEN);
+        Value bindings = context.getBindings("js");
+        tripwires.forEach((name, rule) -> bindings.putMember(name, new Tripwire(name, rule, this::current)));
+        bindings.putMember("FinalizationRegistry", new Tripwire("FinalizationRegistry", "threads", this::current));
+        bindings.putMember("rpcc", new CurrentRpcc());
+        context.eval(FREEZE_GLOBAL);
+        this.factoryMaker = context.eval(FACTORY_MAKER);
+    }
+
+    Context context() {
+        return context;
+    }
+
+    /** Makes {@code inv} (in the chain {@code ctx}, or none) the invocation that runs next. */
+    void bind(Invocation inv, ChainContext ctx) {
+        this.invocation = inv;
+        this.rpcc = new RpccGlobal(ctx, inv);
+        uses++;
+    }
+
+    /** The invocation ended: nothing of it stays reachable from the realm. */
+    void unbind() {
+        this.invocation = null;
+        this.rpcc = null;
+    }
+
+    /** Whether this realm has run its share of invocations and is to be retired. */
+    boolean worn() {
+        return uses >= MAX_USES;
+    }
+
+    /**
+     * A fresh closure of the function {@code key} whose source is {@code source}: its factory (made
+     * once per realm) called once more.
+     */
+    Value freshFunction(String key, String source) {
+        Value factory = factories.get(key);
+        if (factory == null) {
+            factory = factoryMaker.execute(source, trimmed(source));
+            factories.put(key, factory);
+        }
+        return factory.execute();
+    }
+
+    /** {@code source} without trailing white space and semicolons ({@code f => x;} is one expression too). */
+    private static String trimmed(String source) {
+        int end = source.length();
+        while (end > 0 && (Character.isWhitespace(source.charAt(end - 1)) || source.charAt(end - 1) == ';')) {
+            end--;
+        }
+        return source.substring(0, end);
+    }
+
+    private Invocation current() {
+        Invocation inv = invocation;
+        if (inv == null) {
+            throw new IllegalStateException("no invocation is running in this JavaScript context");
+        }
+        return inv;
+    }
+
+    /** The {@code rpcc} global of a reused realm: the running invocation's {@link RpccGlobal}. */
+    private final class CurrentRpcc implements ProxyObject {
+        private RpccGlobal target() {
+            RpccGlobal g = rpcc;
+            if (g == null) {
+                throw new IllegalStateException("no invocation is running in this JavaScript context");
+            }
+            return g;
+        }
+
+        @Override
+        public Object getMember(String key) {
+            return target().getMember(key);
+        }
+
+        @Override
+        public Object getMemberKeys() {
+            return target().getMemberKeys();
+        }
+
+        @Override
+        public boolean hasMember(String key) {
+            return target().hasMember(key);
+        }
+
+        @Override
+        public void putMember(String key, Value value) {
+            target().putMember(key, value);
+        }
+
+        @Override
+        public boolean removeMember(String key) {
+            return target().removeMember(key);
+        }
+    }
+
+    /** Closes the context (a retired or damaged realm). */
+    void close() {
+        try {
+            context.close(true);
+        } catch (RuntimeException e) {
+            // closed already (cancelled by the watcher)
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JsRealm[uses=" + uses + ", factories=" + factories.size() + "]";
+    }
+}

@@ -1,0 +1,187 @@
+package io.rpcc.js.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.NextHop;
+import io.rpcc.core.SandboxLimits;
+import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.spi.FunctionFailure;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reused JavaScript contexts ({@link JsRealm}): for each channel through which one invocation
+ * could leave state for another (globals, built-ins and their prototypes, the {@code Symbol.for}
+ * registry, top-level declarations, regular-expression statics, promise jobs, finalization
+ * callbacks, the {@code rpcc} object), a writer runs, then a reader of the same and of another
+ * function, in one realm (the pool holds one idle realm between the calls). Realms whose
+ * invocation broke a rule or was cancelled are discarded, and the next invocation runs normally.
+ */
+class JsContextReuseTest {
+    static FunctionRuntime held; // holds the sandbox threads, as a started node does
+    static JsFunctionCompiler compiler;
+
+    @BeforeAll
+    static void start() {
+        held = FunctionRuntime.forNode(TypeRegistry.empty(), SandboxLimits.DEFAULT, 1).open();
+        compiler = new JsFunctionCompiler(SandboxLimits.DEFAULT, true);
+    }
+
+    @AfterAll
+    static void stop() {
+        compiler.close();
+        held.close();
+    }
+
+    static Object run(String source) throws Exception {
+        NextHop hop = compiler.compile(ChainingFunctionSource.javascript(source)).invoke(ChainState.empty(), "r");
+        return assertInstanceOf(NextHop.End.class, hop).result();
+    }
+
+    /** {@code write} runs (whatever it does, its result is ignored), then {@code read} sees nothing of it. */
+    static void noTrace(String write, String read, Object expected) throws Exception {
+        try {
+            run(write);
+        } catch (FunctionFailure expectedRefusal) {
+            // a refused write is fine too: nothing of it may stay
+        }
+        assertEquals(expected, run(read), () -> "after " + write);
+        // and the same reader as another function (another factory in the same realm)
+        assertEquals(expected, run("/* another function */ " + read), () -> "after " + write);
+    }
+
+    @Test
+    void aGlobalDoesNotOutliveItsInvocation() throws Exception {
+        noTrace("(s, r) => { globalThis.stash = 1; stash2 = 2; var stash3 = 3; return rpcc.end(1) }",
+                "(s, r) => rpcc.end(typeof stash + typeof stash2 + typeof stash3 + typeof globalThis.stash)",
+                "undefinedundefinedundefinedundefined");
+    }
+
+    @Test
+    void aChangedBuiltInDoesNotReachTheNextInvocation() throws Exception {
+        noTrace("""
+                (s, r) => {
+                    try { String.prototype.split = () => ['poisoned'] } catch (e) { }
+                    try { Array.prototype.join = () => 'poisoned' } catch (e) { }
+                    try { Object.defineProperty(Object.prototype, 'then', { get() { for (;;) { } } }) } catch (e) { }
+                    try { Object.prototype.stash = 1 } catch (e) { }
+                    try { Math.stash = 1 } catch (e) { }
+                    try { Object.setPrototypeOf(Array.prototype, { stash: 1 }) } catch (e) { }
+                    try { delete Array.prototype.map } catch (e) { }
+                    try { Object.getPrototypeOf(function* () {}).stash = 1 } catch (e) { }
+                    return rpcc.end(1)
+                }
+                """, """
+                (s, r) => rpcc.end([({}).then, ({}).stash, Math.stash, [].stash, typeof [].map,
+                    Object.getPrototypeOf(function* () {}).stash, 'a-b'.split('-').join('+')].join(','))
+                """, ",,,,function,,a+b");
+    }
+
+    @Test
+    void theSymbolRegistryCarriesNoValue() throws Exception {
+        noTrace("(s, r) => { try { Object[Symbol.for('stash')] = 1 } catch (e) { } return rpcc.end(1) }",
+                "(s, r) => rpcc.end(String(Object[Symbol.for('stash')]))", "undefined");
+    }
+
+    @Test
+    void topLevelDeclarationsAreFreshEachInvocation() throws Exception {
+        String counter = "let count = 0;\nfunction bump() { return ++count }\n(s, r) => rpcc.end(bump() + bump());";
+        assertEquals(3, ((Number) run(counter)).intValue()); // 1 + 2, each time
+        assertEquals(3, ((Number) run(counter)).intValue()); // 1 + 2, each time
+        assertEquals("undefined", run("(s, r) => rpcc.end(typeof count + '')"));
+    }
+
+    @Test
+    void regularExpressionStaticsAreNotKept() throws Exception {
+        noTrace("(s, r) => rpcc.end(/(secret)/.exec('a secret')[1])",
+                "(s, r) => rpcc.end(String(RegExp.$1 === undefined ? '' : RegExp.$1) + String(RegExp.lastMatch || ''))", "");
+    }
+
+    @Test
+    void promiseJobsEndWithTheirInvocation() throws Exception {
+        noTrace("""
+                (s, r) => {
+                    Promise.resolve().then(() => { try { globalThis.late = 1 } catch (e) { } });
+                    new Promise(() => { }); // never settled
+                    (async () => { await null; try { Object.prototype.late = 1 } catch (e) { } })();
+                    return rpcc.end(1)
+                }
+                """, "(s, r) => rpcc.end(typeof late + typeof ({}).late)", "undefinedundefined");
+    }
+
+    @Test
+    void finalizationCallbacksAreRefused() {
+        FunctionFailure f = assertThrows(FunctionFailure.class,
+                () -> run("(s, r) => { new FinalizationRegistry(() => { }); return rpcc.end(1) }"));
+        assertEquals(ChainErrorCode.SANDBOX_VIOLATION, f.code());
+    }
+
+    @Test
+    void theRpccObjectCannotBeChangedAndIsTheRunningInvocations() throws Exception {
+        noTrace("(s, r) => { try { rpcc.stash = 1 } catch (e) { } return rpcc.end(1) }",
+                "(s, r) => rpcc.end(typeof rpcc.stash + ' ' + Object.keys(rpcc).join(','))",
+                "undefined call,callThenEnd,end,preturn,console,node,hop,split");
+    }
+
+    @Test
+    void aCancelledOrFailedInvocationLeavesTheNextOneWhole() throws Exception {
+        FunctionFailure cpu = assertThrows(FunctionFailure.class, () -> run("(s, r) => { for (;;) { } }"));
+        assertEquals(ChainErrorCode.SANDBOX_VIOLATION, cpu.code());
+        assertThrows(FunctionFailure.class, () -> run("(s, r) => { throw new Error('plain') }"));
+        assertThrows(FunctionFailure.class, () -> run("(s, r) => { Java.type('java.lang.System') }"));
+        assertThrows(FunctionFailure.class, () -> run("(s, r) => { const f = () => f(); f() }"));
+        assertEquals("r ok", run("(s, r) => rpcc.end(r + ' ok')"));
+    }
+
+    @Test
+    void frozenIntrinsicsAreFrozen() throws Exception {
+        assertEquals("true true true true", run("""
+                (s, r) => rpcc.end([Object.isFrozen(globalThis), Object.isFrozen(Object.prototype),
+                    Object.isFrozen(Object.getPrototypeOf(async function () {})), Object.isFrozen(Intl)].join(' '))
+                """));
+    }
+
+    /** Intrinsics that no global leads to, only objects that built-ins make: frozen where they exist. */
+    @Test
+    void intrinsicsReachedOnlyThroughBuiltInObjectsAreFrozen() throws Exception {
+        assertEquals("", run("""
+                (s, r) => {
+                    const seeds = {
+                        arrayIterator: () => Object.getPrototypeOf([].values()),
+                        iteratorHelper: () => Object.getPrototypeOf([].values().map(x => x)),
+                        wrapForValidIterator: () => Object.getPrototypeOf(Iterator.from({ next() { return { done: true } } })),
+                        segments: () => Object.getPrototypeOf(new Intl.Segmenter().segment('a')),
+                        segmentIterator: () => Object.getPrototypeOf(new Intl.Segmenter().segment('a')[Symbol.iterator]()),
+                        regExpStringIterator: () => Object.getPrototypeOf('a'.matchAll(/a/g)),
+                        generator: () => Object.getPrototypeOf(Object.getPrototypeOf((function* () {})())),
+                        asyncGenerator: () => Object.getPrototypeOf(Object.getPrototypeOf((async function* () {})())),
+                        throwTypeError: () => Object.getOwnPropertyDescriptor(
+                            (function () { 'use strict'; return arguments })(), 'callee').get,
+                    };
+                    const open = [];
+                    for (const [name, seed] of Object.entries(seeds)) {
+                        let o;
+                        try { o = seed() } catch (e) { continue } // not in this GraalJS
+                        if (!Object.isFrozen(o)) open.push(name);
+                    }
+                    return rpcc.end(open.join(','));
+                }
+                """));
+    }
+
+    @Test
+    void manyInvocationsRetireRealmsAndStillRun() throws Exception {
+        for (int i = 0; i < JsRealm.MAX_USES + 50; i++) {
+            assertEquals(1, ((Number) run("(s, r) => rpcc.end(1);")).intValue());
+        }
+        assertTrue(true);
+    }
+}
