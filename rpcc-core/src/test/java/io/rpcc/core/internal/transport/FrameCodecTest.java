@@ -407,6 +407,53 @@ class FrameCodecTest {
      * every sample frame, and corrupt and truncated versions of each, decode from a direct buffer
      * exactly as from the heap (the same message or the same refusal).
      */
+    /**
+     * Names and chaining functions a decoding thread read before are handed out again (not decoded
+     * anew): what a request decodes to is the same whatever was read before it, from the heap or a
+     * direct buffer, for names and texts that differ only in one character, their last, or their length.
+     */
+    @Test
+    void namesAndChainingFunctionsReadAgainDecodeAsReadAnew() {
+        List<String> names = List.of("s1", "s2", "s1x", "t1", "ab", "ba", "node-" + "x".repeat(58), "node-" + "x".repeat(59),
+                "node-" + "x".repeat(60), "ñode", "é", "");
+        List<String> texts = List.of("public class F { /* é */ }", "public class F { /* è */ }", "public class G { /* é */ }",
+                "public class F { /* é */ } ", "public class F {}", "x".repeat(20_000) + "é");
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
+                String text = texts.get((i + round) % texts.size());
+                List<String> path = List.of(name, names.get((i + 1) % names.size()), name);
+                ChainHeader h = new ChainHeader(new ChainIdentity(7, SECRET, new NodeAddress(name, "127.0.0.1", 4000), 1),
+                        new ChainSoFar(4, path, List.of(new ConsoleLine(1, name, "chaining", "hi")),
+                                List.of(new HopTiming(1, name, name + "f", 1, 2, 3, 4, name)), Metadata.empty()), "svc-" + name,
+                        ChainingFunctionSource.java(text), Credit.ONE,
+                        new ReturnRoute(new NodeAddress("other", name, 4001), List.of(), BranchId.root()),
+                        new ChainLimits(2000, ChainHeader.NO_DEADLINE, HeartbeatBudget.NONE));
+                ByteBuf frame = wire.encode(new ChainRequest(h, "p", ChainState.empty(), null), 1 << 20);
+                byte[] body = new byte[frame.readableBytes() - 4];
+                frame.getBytes(4, body);
+                frame.release();
+                for (boolean direct : new boolean[] {false, true}) {
+                    ByteBuf in = direct ? Unpooled.directBuffer(body.length).writeBytes(body) : Unpooled.wrappedBuffer(body);
+                    try {
+                        ChainHeader got = ((ChainRequest) wire.decode(in)).header();
+                        String where = "round " + round + ", name '" + name + "', direct " + direct;
+                        assertEquals(path, got.path(), where);
+                        assertEquals(h.timings(), got.timings(), where);
+                        assertEquals(h.console(), got.console(), where);
+                        assertEquals(h.originator(), got.originator(), where);
+                        assertEquals(h.replyTo(), got.replyTo(), where);
+                        assertEquals("svc-" + name, got.serviceFunction(), where);
+                        assertEquals(text, got.chainingFunction().source(), where);
+                        assertEquals(h.chainingFunction().id(), got.chainingFunction().id(), where);
+                    } finally {
+                        in.release();
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void framesDecodeFromDirectBuffersAsFromTheHeap() {
         Random random = new Random(11);

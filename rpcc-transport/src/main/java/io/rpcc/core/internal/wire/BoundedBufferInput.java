@@ -3,6 +3,7 @@ package io.rpcc.core.internal.wire;
 import com.esotericsoftware.kryo.io.KryoBufferUnderflowException;
 import com.esotericsoftware.kryo.io.ByteBufferInput;
 import java.nio.ByteBuffer;
+import java.util.function.IntUnaryOperator;
 
 /**
  * {@link BoundedInput} over a {@link ByteBuffer} (a frame in a direct buffer, read in place): a
@@ -10,8 +11,29 @@ import java.nio.ByteBuffer;
  */
 final class BoundedBufferInput extends ByteBufferInput {
 
+    /** Reads a byte of the frame at an absolute position (made once: a string read makes no lambda). */
+    private final IntUnaryOperator at = p -> byteBuffer.get(p);
+
     BoundedBufferInput(ByteBuffer frame) {
         super(frame);
+    }
+
+    /** The frame's byte at an absolute position (for {@link RecentFunctions}). */
+    IntUnaryOperator bytes() {
+        return at;
+    }
+
+    /** {@link #readString()}, for a name rpcc reads in its own headers (see {@link RecentNames}). */
+    String readName() {
+        String kept = RecentNames.lookUp(position, limit, at);
+        if (kept != null) {
+            setPosition(position + kept.length()); // (a ByteBufferInput keeps its buffer's position in step)
+            return kept;
+        }
+        int start = position;
+        String name = readString();
+        RecentNames.keep(name, start, limit, at);
+        return name;
     }
 
     /**
@@ -29,13 +51,13 @@ final class BoundedBufferInput extends ByteBufferInput {
 
     @Override
     public String readString() {
-        BoundedInput.checkStringLength(position, limit, byteBuffer::get);
+        BoundedInput.checkStringLength(position, limit, at);
         return super.readString();
     }
 
     @Override
     public StringBuilder readStringBuilder() {
-        BoundedInput.checkStringLength(position, limit, byteBuffer::get);
+        BoundedInput.checkStringLength(position, limit, at);
         return super.readStringBuilder();
     }
 }

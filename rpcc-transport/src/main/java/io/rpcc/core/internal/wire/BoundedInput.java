@@ -13,8 +13,29 @@ import java.util.function.IntUnaryOperator;
  */
 final class BoundedInput extends Input {
 
+    /** Reads a byte of the frame at an absolute position (made once: a string read makes no lambda). */
+    private final IntUnaryOperator at = p -> buffer[p];
+
     BoundedInput(byte[] buffer, int offset, int count) {
         super(buffer, offset, count);
+    }
+
+    /** The frame's byte at an absolute position (for {@link RecentFunctions}). */
+    IntUnaryOperator bytes() {
+        return at;
+    }
+
+    /** {@link #readString()}, for a name rpcc reads in its own headers (see {@link RecentNames}). */
+    String readName() {
+        String kept = RecentNames.lookUp(position, limit, at);
+        if (kept != null) {
+            setPosition(position + kept.length()); // (a ByteBufferInput keeps its buffer's position in step)
+            return kept;
+        }
+        int start = position;
+        String name = readString();
+        RecentNames.keep(name, start, limit, at);
+        return name;
     }
 
     /**
@@ -43,7 +64,7 @@ final class BoundedInput extends Input {
     }
 
     private void checkStringLength() {
-        checkStringLength(position, limit, p -> buffer[p]);
+        checkStringLength(position, limit, at);
     }
 
     /**
