@@ -23,19 +23,6 @@ final class BoundedBufferInput extends ByteBufferInput {
         return at;
     }
 
-    /** {@link #readString()}, for a name rpcc reads in its own headers (see {@link RecentNames}). */
-    String readName() {
-        String kept = RecentNames.lookUp(position, limit, at);
-        if (kept != null) {
-            setPosition(position + kept.length()); // (a ByteBufferInput keeps its buffer's position in step)
-            return kept;
-        }
-        int start = position;
-        String name = readString();
-        RecentNames.keep(name, start, limit, at);
-        return name;
-    }
-
     /**
      * The frame is all there is (no stream behind it): too few bytes left is an underflow, whatever
      * the size of the array or buffer the frame sits in.
@@ -52,7 +39,15 @@ final class BoundedBufferInput extends ByteBufferInput {
     @Override
     public String readString() {
         BoundedInput.checkStringLength(position, limit, at);
-        return super.readString();
+        String kept = RecentNames.lookUp(position, limit, at);
+        if (kept != null) {
+            setPosition(position + kept.length()); // (a ByteBufferInput keeps its buffer's position in step)
+            return kept;
+        }
+        int start = position;
+        String read = super.readString();
+        RecentNames.keep(read, start, limit, at);
+        return read;
     }
 
     @Override

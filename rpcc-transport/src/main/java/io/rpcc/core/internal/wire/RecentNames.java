@@ -1,19 +1,21 @@
 package io.rpcc.core.internal.wire;
 
-import com.esotericsoftware.kryo.io.Input;
 import java.util.function.IntUnaryOperator;
 
 /**
- * The short names a decoding thread read lately (node names, hosts, service functions), to hand out
- * again instead of a new string each time the same name is read: a chain's header repeats the
- * same few names in its path and timings at every hop, and a hop that only forwards would otherwise
- * allocate a string for each of them. Only rpcc's own header fields are read through it, never user
- * values: a string's identity is shared only between rpcc's own records.
+ * The short strings a decoding thread read lately, to hand out again instead of a new string each
+ * time the same one is read: a chain's header repeats the same few names (nodes, hosts, service
+ * functions) in its path and timings at every hop, a static route's state carries its servers and
+ * functions at every hop, and a hop that only forwards would otherwise allocate a string for each of
+ * them. Every string a frame's input reads (rpcc's fields and Kryo's user values alike) goes through
+ * it; strings are immutable, so a string handed out twice is the same value either way (only its
+ * identity is shared, as with interned literals).
  *
- * <p>A name is looked up by its bytes as Kryo wrote them (an ASCII string of 2 to
- * {@link #MAX_CHARS} characters, its last byte flagged); anything else (longer, non-ASCII, null or
- * empty) is read as usual. The table is per thread (the event loops decode frames), fixed in size, a
- * newer name taking the slot of an older one: it never grows, whatever a peer sends.
+ * <p>A string is looked up by its bytes as Kryo wrote them (an ASCII string of 2 to
+ * {@link #MAX_CHARS} characters, its last byte flagged), so a hit is exactly the string a decode
+ * would give; anything else (longer, non-ASCII, null, empty, one character) is read as usual. The
+ * table is per thread (the event loops decode frames), fixed in size, a newer string taking the slot
+ * of an older one: it never grows, whatever a peer sends.
  */
 final class RecentNames {
     /** The longest name kept. */
@@ -23,18 +25,6 @@ final class RecentNames {
     private static final ThreadLocal<String[]> TABLES = ThreadLocal.withInitial(() -> new String[SLOTS]);
 
     private RecentNames() {
-    }
-
-    /**
-     * The string at {@code in}'s position, as {@link Input#readString()} reads it: a name read lately
-     * on this thread if it is one, else the string read.
-     */
-    static String read(Input in) {
-        return switch (in) {
-            case BoundedBufferInput b -> b.readName();
-            case BoundedInput b -> b.readName();
-            default -> in.readString();
-        };
     }
 
     /**

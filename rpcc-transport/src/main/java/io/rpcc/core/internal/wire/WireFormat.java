@@ -673,8 +673,8 @@ public final class WireFormat {
     private ChainRequest readRequest(Kryo kryo, Input in) {
         long chainId = in.readVarLong(true);
         ChainSecret secret = readSecret(in);
-        String origin = RecentNames.read(in);
-        String originHost = RecentNames.read(in);
+        String origin = in.readString();
+        String originHost = in.readString();
         int originPort = in.readVarInt(true);
         NodeAddress originator = new NodeAddress(origin, originHost, originPort);
         int hop = in.readVarInt(true);
@@ -682,7 +682,7 @@ public final class WireFormat {
         List<String> path = readStrings(in);
         List<ConsoleLine> console = readConsole(in);
         List<HopTiming> timings = readTimings(in);
-        String serviceFunction = RecentNames.read(in);
+        String serviceFunction = in.readString();
         ChainingFunctionSource chainingFunction = readFunction(in);
         Credit credit = readRequestCredit(in);
         NodeAddress replyTo = readReplyTo(in, originator);
@@ -788,7 +788,7 @@ public final class WireFormat {
     }
 
     private static NodeAddress readAddress(Input in) {
-        return new NodeAddress(RecentNames.read(in), RecentNames.read(in), in.readVarInt(true));
+        return new NodeAddress(in.readString(), in.readString(), in.readVarInt(true));
     }
 
     private static Metadata readMetadata(Input in) {
@@ -926,7 +926,7 @@ public final class WireFormat {
         int n = count(in);
         List<String> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            out.add(RecentNames.read(in));
+            out.add(in.readString());
         }
         return out;
     }
@@ -935,7 +935,7 @@ public final class WireFormat {
         int n = count(in);
         List<ConsoleLine> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            out.add(new ConsoleLine(in.readVarInt(true), RecentNames.read(in), RecentNames.read(in), in.readString()));
+            out.add(new ConsoleLine(in.readVarInt(true), in.readString(), in.readString(), in.readString()));
         }
         return out;
     }
@@ -944,8 +944,8 @@ public final class WireFormat {
         int n = count(in);
         List<HopTiming> out = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            out.add(new HopTiming(in.readVarInt(true), RecentNames.read(in), RecentNames.read(in), in.readVarLong(true),
-                    in.readVarLong(true), in.readVarLong(true), in.readVarLong(true), RecentNames.read(in)));
+            out.add(new HopTiming(in.readVarInt(true), in.readString(), in.readString(), in.readVarLong(true),
+                    in.readVarLong(true), in.readVarLong(true), in.readVarLong(true), in.readString()));
         }
         return out;
     }
