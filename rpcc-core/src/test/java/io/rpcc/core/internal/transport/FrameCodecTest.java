@@ -454,6 +454,56 @@ class FrameCodecTest {
         }
     }
 
+    /**
+     * Hop timings pass through a hop as the bytes they came in (CarriedTimings): a hop that appends
+     * its own and sends them on, and one that removes the last, send exactly the timings it would
+     * have sent had it decoded them all, and the originator reads them as they were recorded.
+     */
+    @Test
+    void timingsCarriedUndecodedThroughHopsArriveAsRecorded() {
+        List<HopTiming> recorded = new ArrayList<>();
+        String[] hosts = {"s1", "ñode-2", "x".repeat(300), "", "a"};
+        for (int i = 1; i <= 40; i++) {
+            recorded.add(new HopTiming(i, hosts[i % hosts.length], "f" + i, i * 1000L, -i, Long.MAX_VALUE - i, 0,
+                    i % 3 == 0 ? "client" : hosts[i % hosts.length]));
+        }
+        List<HopTiming> sent = List.of();
+        for (int hop = 0; hop < recorded.size(); hop++) {
+            for (boolean direct : new boolean[] {false, true}) {
+                ChainHeader h = header("f").onward(new ChainSoFar(hop + 1, List.of(), List.of(), sent, Metadata.empty()),
+                        "f", ChainingFunctionSource.NONE, Credit.ONE, 5);
+                ByteBuf frame = wire.encode(new ChainRequest(h, null, ChainState.empty(), null), 1 << 20);
+                byte[] body = new byte[frame.readableBytes() - 4];
+                frame.getBytes(4, body);
+                frame.release();
+                ByteBuf in = direct ? Unpooled.directBuffer(body.length).writeBytes(body) : Unpooled.wrappedBuffer(body);
+                List<HopTiming> got;
+                try {
+                    got = ((ChainRequest) wire.decode(in)).header().timings();
+                } finally {
+                    in.release();
+                }
+                assertEquals(recorded.subList(0, hop), got, "hop " + hop + ", direct " + direct);
+                if (direct) {
+                    List<HopTiming> next = io.rpcc.core.internal.wire.CarriedTimings.continuing(got);
+                    next.add(recorded.get(hop));
+                    sent = next;
+                }
+            }
+        }
+        List<HopTiming> proxied = io.rpcc.core.internal.wire.CarriedTimings.continuing(sent);
+        assertEquals(recorded.getLast(), proxied.removeLast(), "a change other than an append decodes them first");
+        assertEquals(recorded.subList(0, recorded.size() - 1), proxied);
+        ByteBuf frame = wire.encode(new ChainResultFrame(new ChainKey(42, SECRET), List.of("a"), List.of(), proxied, "v",
+                Credit.ONE, null), 1 << 20);
+        try {
+            ChainResultFrame result = (ChainResultFrame) wire.decode(frame.skipBytes(4));
+            assertEquals(recorded.subList(0, recorded.size() - 1), result.timings());
+        } finally {
+            frame.release();
+        }
+    }
+
     @Test
     void framesDecodeFromDirectBuffersAsFromTheHeap() {
         Random random = new Random(11);
