@@ -55,6 +55,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -502,6 +503,91 @@ class FrameCodecTest {
         } finally {
             frame.release();
         }
+    }
+
+    /**
+     * A REQUEST whose header holds a string of negative length (its length varint decodes to -1, a
+     * char count of -2; found by WireFuzzTest): refused as malformed, saying the same from the heap
+     * and from a direct buffer, however often it is read (not Kryo's index error, which named the size
+     * of its char buffer, a size that depended on whether the names before it were read anew).
+     */
+    @Test
+    void aStringOfNegativeLengthIsRefusedTheSameFromHeapAndDirectBuffers() throws java.io.IOException {
+        byte[] body;
+        try (var in = getClass().getResourceAsStream("WireFuzzTestInputs/frameBody/negative-string-length-in-request-header")) {
+            body = in.readAllBytes();
+        }
+        assertRefusedAlike(body, "corrupt string length -2");
+    }
+
+    /**
+     * Strings Kryo would misread are refused, the same from the heap and a direct buffer, wherever
+     * they are (a name in the header, a hop timing kept undecoded): a negative or overlong length,
+     * a byte that starts no UTF-8 character (Kryo would leave that char as whatever its buffer held
+     * before, another string's), characters that run past the frame.
+     */
+    @Test
+    void stringsKryoWouldMisreadAreRefusedTheSameFromHeapAndDirectBuffers() {
+        String marker = "\u00fc"; // Kryo: 0x82 (UTF-8 form, 1 char) 0xC3 0xBC
+        byte[] utf8 = {(byte) 0x82, (byte) 0xC3, (byte) 0xBC};
+        ChainHeader inHost = header("f").onward(new ChainSoFar(3, List.of("a-long-node-name-read-first", "b"), List.of(),
+                List.of(new HopTiming(1, "a-long-node-name-read-first", "f", 1, 2, 3, 4, "a")), Metadata.empty()), marker,
+                ChainingFunctionSource.NONE, Credit.ONE, 5);
+        ChainHeader inTiming = header("f").onward(new ChainSoFar(3, List.of("a-long-node-name-read-first", "b"), List.of(),
+                List.of(new HopTiming(1, marker, "f", 1, 2, 3, 4, "a")), Metadata.empty()), "f",
+                ChainingFunctionSource.NONE, Credit.ONE, 5);
+        Map<String, byte[]> corruptions = new LinkedHashMap<>();
+        corruptions.put("corrupt string length -2", new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF});
+        corruptions.put("corrupt string length -1073741825", new byte[] {(byte) 0xC0, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x18});
+        corruptions.put("corrupt string length 8128", new byte[] {(byte) 0xC1, 0x7F});
+        corruptions.put("starts with byte 0x85", new byte[] {(byte) 0x82, (byte) 0x85});
+        corruptions.put("starts with byte 0xf0", new byte[] {(byte) 0x82, (byte) 0xF0, (byte) 0x80, (byte) 0x80, (byte) 0x80});
+        for (ChainHeader h : List.of(inHost, inTiming)) {
+            byte[] body = body(new ChainRequest(h, null, ChainState.empty(), null));
+            int at = indexOf(body, utf8);
+            assertTrue(at > 0, "marker in the frame");
+            corruptions.forEach((reason, bytes) -> {
+                byte[] corrupt = new byte[body.length - utf8.length + bytes.length];
+                System.arraycopy(body, 0, corrupt, 0, at);
+                System.arraycopy(bytes, 0, corrupt, at, bytes.length);
+                System.arraycopy(body, at + utf8.length, corrupt, at + bytes.length, body.length - at - utf8.length);
+                assertRefusedAlike(corrupt, reason);
+            });
+            // a string whose characters run past the frame
+            byte[] cut = java.util.Arrays.copyOf(body, at + 3);
+            cut[at] = (byte) 0x83; // two characters: the frame ends after the first
+            assertRefusedAlike(cut, "characters run past the end of the frame");
+        }
+    }
+
+    private byte[] body(Object message) {
+        ByteBuf frame = wire.encode(message, 1 << 20);
+        try {
+            byte[] body = new byte[frame.readableBytes() - 4];
+            frame.getBytes(4, body);
+            return body;
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** Decodes {@code body} twice from the heap and twice from a direct buffer: refused as malformed, alike. */
+    private void assertRefusedAlike(byte[] body, String reason) {
+        List<String> said = new ArrayList<>();
+        for (int round = 0; round < 2; round++) {
+            for (boolean direct : new boolean[] {false, true}) {
+                ByteBuf in = direct ? Unpooled.directBuffer(body.length).writeBytes(body) : Unpooled.wrappedBuffer(body);
+                try {
+                    HopFailure refused = assertThrows(HopFailure.class, () -> wire.decode(in), "direct " + direct);
+                    assertEquals(ChainErrorCode.MALFORMED_FRAME, refused.code(), refused::toString);
+                    said.add(refused.getMessage());
+                } finally {
+                    in.release();
+                }
+            }
+        }
+        assertEquals(java.util.Collections.nCopies(4, said.getFirst()), said);
+        assertTrue(said.getFirst().contains(reason), () -> "expected '" + reason + "' in: " + said.getFirst());
     }
 
     @Test

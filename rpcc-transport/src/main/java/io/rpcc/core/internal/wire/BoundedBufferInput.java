@@ -7,7 +7,7 @@ import java.util.function.IntUnaryOperator;
 
 /**
  * {@link BoundedInput} over a {@link ByteBuffer} (a frame in a direct buffer, read in place): a
- * Kryo input that refuses string lengths the frame cannot hold.
+ * Kryo input that refuses string lengths the frame cannot hold and strings Kryo would misread.
  */
 final class BoundedBufferInput extends ByteBufferInput {
 
@@ -38,7 +38,7 @@ final class BoundedBufferInput extends ByteBufferInput {
 
     @Override
     public String readString() {
-        BoundedInput.checkStringLength(position, limit, at);
+        KryoStrings.checkLengthPrefixed(position, limit, at);
         String kept = RecentNames.lookUp(position, limit, at);
         if (kept != null) {
             setPosition(position + kept.length()); // (a ByteBufferInput keeps its buffer's position in step)
@@ -52,7 +52,7 @@ final class BoundedBufferInput extends ByteBufferInput {
 
     @Override
     public StringBuilder readStringBuilder() {
-        BoundedInput.checkStringLength(position, limit, at);
+        KryoStrings.checkLengthPrefixed(position, limit, at);
         return super.readStringBuilder();
     }
 }

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.wire;
 
+import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import io.rpcc.core.ChainErrorCode;
@@ -98,62 +99,16 @@ public final class CarriedTimings extends AbstractList<HopTiming> implements Ran
         }
     }
 
-    /** Moves past a Kryo string (as Kryo's {@code readString} would read it) without making it. */
+    /**
+     * Moves past a Kryo string (as Kryo's {@code readString} would read it) without making it: one
+     * Kryo would misread, or that runs past the frame, is malformed ({@link KryoStrings}).
+     */
     private static void skipString(Input in, IntUnaryOperator at) {
-        int p = in.position();
-        int limit = in.limit();
-        if (p >= limit) {
-            throw malformed();
+        try {
+            in.setPosition(KryoStrings.end(in.position(), in.limit(), at));
+        } catch (KryoException e) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt hop timings: " + e.getMessage());
         }
-        int b = at.applyAsInt(p++);
-        if ((b & 0x80) == 0) { // ASCII: up to the byte with its high bit set
-            while (true) {
-                if (p >= limit) {
-                    throw malformed();
-                }
-                if ((at.applyAsInt(p++) & 0x80) != 0) {
-                    break;
-                }
-            }
-            in.setPosition(p);
-            return;
-        }
-        int count = b & 0x3F;
-        if ((b & 0x40) != 0) {
-            for (int shift = 6; ; shift += 7) {
-                if (p >= limit || shift > 27) {
-                    throw malformed();
-                }
-                b = at.applyAsInt(p++);
-                count |= (b & 0x7F) << shift;
-                if ((b & 0x80) == 0) {
-                    break;
-                }
-            }
-        }
-        int chars = count - 1; // -1: null, 0: empty
-        if (chars < -1 || chars > limit - p) {
-            throw malformed();
-        }
-        for (int i = 0; i < chars; i++) {
-            if (p >= limit) {
-                throw malformed();
-            }
-            int lead = (at.applyAsInt(p) & 0xFF) >> 4;
-            int size = lead <= 7 ? 1 : lead == 12 || lead == 13 ? 2 : lead == 14 ? 3 : 0;
-            if (size == 0) {
-                throw malformed();
-            }
-            p += size;
-        }
-        if (p > limit) {
-            throw malformed();
-        }
-        in.setPosition(p);
-    }
-
-    private static HopFailure malformed() {
-        return new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt hop timings");
     }
 
     private List<HopTiming> received() {
