@@ -20,12 +20,12 @@ import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.InvocationAbandoned;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.CarriedTimings;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -200,7 +200,7 @@ public final class HopExecutor implements RequestHandler {
                     // neither a proxy nor a return nor a merge is a hop of its own
                     List<String> path = kind.isHopOfItsOwn() ? node.pathThrough(h) : h.path();
                     run(new HopState(kind, h, path, new CopyOnWriteArrayList<>(h.console()),
-                            new ArrayList<>(h.timings()), hop, decorators.watch(kind)), request, arrivedNanos, claim);
+                            CarriedTimings.continuing(h.timings()), hop, decorators.watch(kind)), request, arrivedNanos, claim);
                 } finally {
                     // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
                     if (claim != null) {
@@ -418,7 +418,7 @@ public final class HopExecutor implements RequestHandler {
             ChainHeader h = from.header();
             ChainHeader nh = h.onward(new ChainSoFar(h.hop(), from.path(), from.consoleNow(), from.timings(), h.metadata()), HopKind.RETURN.wireName(), ChainingFunctionSource.NONE, h.credit(), composed.back().budgetNanos());
             HopState back = new HopState(HopKind.RETURN, nh, nh.path(), new CopyOnWriteArrayList<>(nh.console()),
-                    new ArrayList<>(nh.timings()), from.running(), decorators.watch(HopKind.RETURN));
+                    CarriedTimings.continuing(nh.timings()), from.running(), decorators.watch(HopKind.RETURN));
             composed = runGuarded(back, new ChainRequest(nh, composed.back().result(), ChainState.empty(), null),
                     System.nanoTime(), null, h.serviceFunction());
         }

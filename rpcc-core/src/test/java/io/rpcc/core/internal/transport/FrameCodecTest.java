@@ -55,6 +55,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -407,6 +408,188 @@ class FrameCodecTest {
      * every sample frame, and corrupt and truncated versions of each, decode from a direct buffer
      * exactly as from the heap (the same message or the same refusal).
      */
+    /**
+     * Names and chaining functions a decoding thread read before are handed out again (not decoded
+     * anew): what a request decodes to is the same whatever was read before it, from the heap or a
+     * direct buffer, for names and texts that differ only in one character, their last, or their length.
+     */
+    @Test
+    void namesAndChainingFunctionsReadAgainDecodeAsReadAnew() {
+        List<String> names = List.of("s1", "s2", "s1x", "t1", "ab", "ba", "node-" + "x".repeat(58), "node-" + "x".repeat(59),
+                "node-" + "x".repeat(60), "ñode", "é", "");
+        List<String> texts = List.of("public class F { /* é */ }", "public class F { /* è */ }", "public class G { /* é */ }",
+                "public class F { /* é */ } ", "public class F {}", "x".repeat(20_000) + "é");
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < names.size(); i++) {
+                String name = names.get(i);
+                String text = texts.get((i + round) % texts.size());
+                List<String> path = List.of(name, names.get((i + 1) % names.size()), name);
+                ChainHeader h = new ChainHeader(new ChainIdentity(7, SECRET, new NodeAddress(name, "127.0.0.1", 4000), 1),
+                        new ChainSoFar(4, path, List.of(new ConsoleLine(1, name, "chaining", "hi")),
+                                List.of(new HopTiming(1, name, name + "f", 1, 2, 3, 4, name)), Metadata.empty()), "svc-" + name,
+                        ChainingFunctionSource.java(text), Credit.ONE,
+                        new ReturnRoute(new NodeAddress("other", name, 4001), List.of(), BranchId.root()),
+                        new ChainLimits(2000, ChainHeader.NO_DEADLINE, HeartbeatBudget.NONE));
+                ByteBuf frame = wire.encode(new ChainRequest(h, "p", ChainState.empty(), null), 1 << 20);
+                byte[] body = new byte[frame.readableBytes() - 4];
+                frame.getBytes(4, body);
+                frame.release();
+                for (boolean direct : new boolean[] {false, true}) {
+                    ByteBuf in = direct ? Unpooled.directBuffer(body.length).writeBytes(body) : Unpooled.wrappedBuffer(body);
+                    try {
+                        ChainHeader got = ((ChainRequest) wire.decode(in)).header();
+                        String where = "round " + round + ", name '" + name + "', direct " + direct;
+                        assertEquals(path, got.path(), where);
+                        assertEquals(h.timings(), got.timings(), where);
+                        assertEquals(h.console(), got.console(), where);
+                        assertEquals(h.originator(), got.originator(), where);
+                        assertEquals(h.replyTo(), got.replyTo(), where);
+                        assertEquals("svc-" + name, got.serviceFunction(), where);
+                        assertEquals(text, got.chainingFunction().source(), where);
+                        assertEquals(h.chainingFunction().id(), got.chainingFunction().id(), where);
+                    } finally {
+                        in.release();
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Hop timings pass through a hop as the bytes they came in (CarriedTimings): a hop that appends
+     * its own and sends them on, and one that removes the last, send exactly the timings it would
+     * have sent had it decoded them all, and the originator reads them as they were recorded.
+     */
+    @Test
+    void timingsCarriedUndecodedThroughHopsArriveAsRecorded() {
+        List<HopTiming> recorded = new ArrayList<>();
+        String[] hosts = {"s1", "ñode-2", "x".repeat(300), "", "a"};
+        for (int i = 1; i <= 40; i++) {
+            recorded.add(new HopTiming(i, hosts[i % hosts.length], "f" + i, i * 1000L, -i, Long.MAX_VALUE - i, 0,
+                    i % 3 == 0 ? "client" : hosts[i % hosts.length]));
+        }
+        List<HopTiming> sent = List.of();
+        for (int hop = 0; hop < recorded.size(); hop++) {
+            for (boolean direct : new boolean[] {false, true}) {
+                ChainHeader h = header("f").onward(new ChainSoFar(hop + 1, List.of(), List.of(), sent, Metadata.empty()),
+                        "f", ChainingFunctionSource.NONE, Credit.ONE, 5);
+                ByteBuf frame = wire.encode(new ChainRequest(h, null, ChainState.empty(), null), 1 << 20);
+                byte[] body = new byte[frame.readableBytes() - 4];
+                frame.getBytes(4, body);
+                frame.release();
+                ByteBuf in = direct ? Unpooled.directBuffer(body.length).writeBytes(body) : Unpooled.wrappedBuffer(body);
+                List<HopTiming> got;
+                try {
+                    got = ((ChainRequest) wire.decode(in)).header().timings();
+                } finally {
+                    in.release();
+                }
+                assertEquals(recorded.subList(0, hop), got, "hop " + hop + ", direct " + direct);
+                if (direct) {
+                    List<HopTiming> next = io.rpcc.core.internal.wire.CarriedTimings.continuing(got);
+                    next.add(recorded.get(hop));
+                    sent = next;
+                }
+            }
+        }
+        List<HopTiming> proxied = io.rpcc.core.internal.wire.CarriedTimings.continuing(sent);
+        assertEquals(recorded.getLast(), proxied.removeLast(), "a change other than an append decodes them first");
+        assertEquals(recorded.subList(0, recorded.size() - 1), proxied);
+        ByteBuf frame = wire.encode(new ChainResultFrame(new ChainKey(42, SECRET), List.of("a"), List.of(), proxied, "v",
+                Credit.ONE, null), 1 << 20);
+        try {
+            ChainResultFrame result = (ChainResultFrame) wire.decode(frame.skipBytes(4));
+            assertEquals(recorded.subList(0, recorded.size() - 1), result.timings());
+        } finally {
+            frame.release();
+        }
+    }
+
+    /**
+     * A REQUEST whose header holds a string of negative length (its length varint decodes to -1, a
+     * char count of -2; found by WireFuzzTest): refused as malformed, saying the same from the heap
+     * and from a direct buffer, however often it is read (not Kryo's index error, which named the size
+     * of its char buffer, a size that depended on whether the names before it were read anew).
+     */
+    @Test
+    void aStringOfNegativeLengthIsRefusedTheSameFromHeapAndDirectBuffers() throws java.io.IOException {
+        byte[] body;
+        try (var in = getClass().getResourceAsStream("WireFuzzTestInputs/frameBody/negative-string-length-in-request-header")) {
+            body = in.readAllBytes();
+        }
+        assertRefusedAlike(body, "corrupt string length -2");
+    }
+
+    /**
+     * Strings Kryo would misread are refused, the same from the heap and a direct buffer, wherever
+     * they are (a name in the header, a hop timing kept undecoded): a negative or overlong length,
+     * a byte that starts no UTF-8 character (Kryo would leave that char as whatever its buffer held
+     * before, another string's), characters that run past the frame.
+     */
+    @Test
+    void stringsKryoWouldMisreadAreRefusedTheSameFromHeapAndDirectBuffers() {
+        String marker = "\u00fc"; // Kryo: 0x82 (UTF-8 form, 1 char) 0xC3 0xBC
+        byte[] utf8 = {(byte) 0x82, (byte) 0xC3, (byte) 0xBC};
+        ChainHeader inHost = header("f").onward(new ChainSoFar(3, List.of("a-long-node-name-read-first", "b"), List.of(),
+                List.of(new HopTiming(1, "a-long-node-name-read-first", "f", 1, 2, 3, 4, "a")), Metadata.empty()), marker,
+                ChainingFunctionSource.NONE, Credit.ONE, 5);
+        ChainHeader inTiming = header("f").onward(new ChainSoFar(3, List.of("a-long-node-name-read-first", "b"), List.of(),
+                List.of(new HopTiming(1, marker, "f", 1, 2, 3, 4, "a")), Metadata.empty()), "f",
+                ChainingFunctionSource.NONE, Credit.ONE, 5);
+        Map<String, byte[]> corruptions = new LinkedHashMap<>();
+        corruptions.put("corrupt string length -2", new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF});
+        corruptions.put("corrupt string length -1073741825", new byte[] {(byte) 0xC0, (byte) 0x80, (byte) 0x80, (byte) 0x80, 0x18});
+        corruptions.put("corrupt string length 8128", new byte[] {(byte) 0xC1, 0x7F});
+        corruptions.put("starts with byte 0x85", new byte[] {(byte) 0x82, (byte) 0x85});
+        corruptions.put("starts with byte 0xf0", new byte[] {(byte) 0x82, (byte) 0xF0, (byte) 0x80, (byte) 0x80, (byte) 0x80});
+        for (ChainHeader h : List.of(inHost, inTiming)) {
+            byte[] body = body(new ChainRequest(h, null, ChainState.empty(), null));
+            int at = indexOf(body, utf8);
+            assertTrue(at > 0, "marker in the frame");
+            corruptions.forEach((reason, bytes) -> {
+                byte[] corrupt = new byte[body.length - utf8.length + bytes.length];
+                System.arraycopy(body, 0, corrupt, 0, at);
+                System.arraycopy(bytes, 0, corrupt, at, bytes.length);
+                System.arraycopy(body, at + utf8.length, corrupt, at + bytes.length, body.length - at - utf8.length);
+                assertRefusedAlike(corrupt, reason);
+            });
+            // a string whose characters run past the frame
+            byte[] cut = java.util.Arrays.copyOf(body, at + 3);
+            cut[at] = (byte) 0x83; // two characters: the frame ends after the first
+            assertRefusedAlike(cut, "characters run past the end of the frame");
+        }
+    }
+
+    private byte[] body(Object message) {
+        ByteBuf frame = wire.encode(message, 1 << 20);
+        try {
+            byte[] body = new byte[frame.readableBytes() - 4];
+            frame.getBytes(4, body);
+            return body;
+        } finally {
+            frame.release();
+        }
+    }
+
+    /** Decodes {@code body} twice from the heap and twice from a direct buffer: refused as malformed, alike. */
+    private void assertRefusedAlike(byte[] body, String reason) {
+        List<String> said = new ArrayList<>();
+        for (int round = 0; round < 2; round++) {
+            for (boolean direct : new boolean[] {false, true}) {
+                ByteBuf in = direct ? Unpooled.directBuffer(body.length).writeBytes(body) : Unpooled.wrappedBuffer(body);
+                try {
+                    HopFailure refused = assertThrows(HopFailure.class, () -> wire.decode(in), "direct " + direct);
+                    assertEquals(ChainErrorCode.MALFORMED_FRAME, refused.code(), refused::toString);
+                    said.add(refused.getMessage());
+                } finally {
+                    in.release();
+                }
+            }
+        }
+        assertEquals(java.util.Collections.nCopies(4, said.getFirst()), said);
+        assertTrue(said.getFirst().contains(reason), () -> "expected '" + reason + "' in: " + said.getFirst());
+    }
+
     @Test
     void framesDecodeFromDirectBuffersAsFromTheHeap() {
         Random random = new Random(11);

@@ -61,7 +61,7 @@ final class OutputCheck {
         Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         while (!todo.isEmpty()) {
             Object o = todo.removeLast();
-            if (o == null || !seen.add(o)) {
+            if (o == null || isLeaf(o) || !seen.add(o)) {
                 continue;
             }
             Class<?> type = o.getClass();
@@ -74,9 +74,13 @@ final class OutputCheck {
                         + element.getName() + "; results, parameters and state must be of JDK or registered types");
             }
             if (o instanceof Object[] array) {
-                Collections.addAll(todo, array);
+                for (Object item : array) {
+                    addUnlessLeaf(todo, item);
+                }
             } else if (o instanceof Collection<?> c) {
-                todo.addAll(c);
+                for (Object item : c) { // (a JDK collection: its class was checked above)
+                    addUnlessLeaf(todo, item);
+                }
             } else if (o instanceof Map<?, ?> m) {
                 for (Map.Entry<?, ?> e : m.entrySet()) {
                     todo.add(e.getKey());
@@ -96,5 +100,20 @@ final class OutputCheck {
             }
         }
         return next;
+    }
+
+    /**
+     * Whether {@code o} is a value of a final JDK class that holds no other object (a string, a boxed
+     * number or boolean): never a class of the function's loader, nothing to walk into, so it needs
+     * no place in the identity set (a static route's state is mostly strings).
+     */
+    private static boolean isLeaf(Object o) {
+        return o instanceof String || o instanceof Integer || o instanceof Long || o instanceof Boolean;
+    }
+
+    private static void addUnlessLeaf(ArrayList<Object> todo, Object item) {
+        if (item != null && !isLeaf(item)) {
+            todo.add(item);
+        }
     }
 }

@@ -3,15 +3,24 @@ package io.rpcc.core.internal.wire;
 import com.esotericsoftware.kryo.io.KryoBufferUnderflowException;
 import com.esotericsoftware.kryo.io.ByteBufferInput;
 import java.nio.ByteBuffer;
+import java.util.function.IntUnaryOperator;
 
 /**
  * {@link BoundedInput} over a {@link ByteBuffer} (a frame in a direct buffer, read in place): a
- * Kryo input that refuses string lengths the frame cannot hold.
+ * Kryo input that refuses string lengths the frame cannot hold and strings Kryo would misread.
  */
 final class BoundedBufferInput extends ByteBufferInput {
 
+    /** Reads a byte of the frame at an absolute position (made once: a string read makes no lambda). */
+    private final IntUnaryOperator at = p -> byteBuffer.get(p);
+
     BoundedBufferInput(ByteBuffer frame) {
         super(frame);
+    }
+
+    /** The frame's byte at an absolute position (for {@link RecentFunctions}). */
+    IntUnaryOperator bytes() {
+        return at;
     }
 
     /**
@@ -29,13 +38,21 @@ final class BoundedBufferInput extends ByteBufferInput {
 
     @Override
     public String readString() {
-        BoundedInput.checkStringLength(position, limit, byteBuffer::get);
-        return super.readString();
+        KryoStrings.checkLengthPrefixed(position, limit, at);
+        String kept = RecentNames.lookUp(position, limit, at);
+        if (kept != null) {
+            setPosition(position + kept.length()); // (a ByteBufferInput keeps its buffer's position in step)
+            return kept;
+        }
+        int start = position;
+        String read = super.readString();
+        RecentNames.keep(read, start, limit, at);
+        return read;
     }
 
     @Override
     public StringBuilder readStringBuilder() {
-        BoundedInput.checkStringLength(position, limit, byteBuffer::get);
+        KryoStrings.checkLengthPrefixed(position, limit, at);
         return super.readStringBuilder();
     }
 }

@@ -523,17 +523,25 @@ public final class WireFormat {
     }
 
     private static void writeTimings(Output out, List<HopTiming> timings) {
+        if (timings instanceof CarriedTimings carried) { // the received ones as they came
+            carried.write(out, WireFormat::writeTiming);
+            return;
+        }
         out.writeVarInt(timings.size(), true);
         for (HopTiming t : timings) {
-            out.writeVarInt(t.hop(), true);
-            out.writeString(t.host());
-            out.writeString(t.serviceFunction());
-            out.writeVarLong(t.queueNanos(), true);
-            out.writeVarLong(t.serviceNanos(), true);
-            out.writeVarLong(t.compileNanos(), true);
-            out.writeVarLong(t.chainingNanos(), true);
-            out.writeString(t.chainingHost());
+            writeTiming(out, t);
         }
+    }
+
+    private static void writeTiming(Output out, HopTiming t) {
+        out.writeVarInt(t.hop(), true);
+        out.writeString(t.host());
+        out.writeString(t.serviceFunction());
+        out.writeVarLong(t.queueNanos(), true);
+        out.writeVarLong(t.serviceNanos(), true);
+        out.writeVarLong(t.compileNanos(), true);
+        out.writeVarLong(t.chainingNanos(), true);
+        out.writeString(t.chainingHost());
     }
 
     private static void writeState(Kryo kryo, Output out, ChainState state) {
@@ -919,7 +927,7 @@ public final class WireFormat {
                 throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt chaining-function reference: " + e.getMessage());
             }
         }
-        return ChainingFunctionSource.of(languages[lang - 1], in.readString());
+        return RecentFunctions.read(in, languages[lang - 1]);
     }
 
     private static List<String> readStrings(Input in) {
@@ -940,14 +948,9 @@ public final class WireFormat {
         return out;
     }
 
+    /** The hop timings, kept as they arrived until something reads them ({@link CarriedTimings}). */
     private static List<HopTiming> readTimings(Input in) {
-        int n = count(in);
-        List<HopTiming> out = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            out.add(new HopTiming(in.readVarInt(true), in.readString(), in.readString(), in.readVarLong(true),
-                    in.readVarLong(true), in.readVarLong(true), in.readVarLong(true), in.readString()));
-        }
-        return out;
+        return CarriedTimings.read(in, count(in));
     }
 
     private static ChainState readState(Kryo kryo, Input in) {
