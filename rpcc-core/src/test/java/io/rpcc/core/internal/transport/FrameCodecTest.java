@@ -33,6 +33,7 @@ import io.rpcc.core.internal.wire.ChainSoFar;
 import io.rpcc.core.internal.wire.ChainIdentity;
 import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.internal.wire.ChainLimits;
 import io.rpcc.core.internal.wire.HeartbeatBudget;
@@ -518,6 +519,26 @@ class FrameCodecTest {
             body = in.readAllBytes();
         }
         assertRefusedAlike(body, "corrupt string length -2");
+    }
+
+    /**
+     * A sub-chain's failure carried as bytes (a RETURN_FAILURE request's params, from a peer) is read
+     * with the same string checks as a frame: a string of negative length is refused as malformed,
+     * naming the corruption, not passed to Kryo.
+     */
+    @Test
+    void aCarriedSubChainFailureWithACorruptStringIsRefusedAsMalformed() {
+        byte[] valid = WireFormat.encodeFailure(new LocatedFailure(ChainErrorCode.SERVICE_FUNCTION_FAILED, new ChainFailure(
+                "java.lang.IllegalStateException", "boom", "s1", 2, List.of("c", "s1"), List.of(), List.of(), List.of())));
+        assertEquals("boom", WireFormat.decodeFailure(valid).failure().message());
+        // after the code (one byte), an exception name whose length 0xFF 0xFF 0xFF 0xFF 0xFF reads as -2 characters
+        byte[] hostile = new byte[valid.length + 5];
+        hostile[0] = valid[0];
+        java.util.Arrays.fill(hostile, 1, 6, (byte) 0xFF);
+        System.arraycopy(valid, 1, hostile, 6, valid.length - 1);
+        HopFailure refused = assertThrows(HopFailure.class, () -> WireFormat.decodeFailure(hostile));
+        assertEquals(ChainErrorCode.MALFORMED_FRAME, refused.code());
+        assertTrue(refused.getMessage().contains("corrupt string length -2"), refused.getMessage());
     }
 
     /**

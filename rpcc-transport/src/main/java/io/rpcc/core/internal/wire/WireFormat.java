@@ -1027,7 +1027,8 @@ public final class WireFormat {
      */
     public static LocatedFailure decodeFailure(byte[] bytes) {
         try {
-            Input in = new Input(bytes);
+            // a peer's bytes (a RETURN_FAILURE request's params): read with the same checks as a frame
+            Input in = new BoundedInput(bytes, 0, bytes.length);
             LocatedFailure f = new LocatedFailure(ChainErrorCode.forNumber(in.readVarInt(true)), readFailure(in));
             checkFullyRead(in, "sub-chain failure");
             return f;
