@@ -93,9 +93,9 @@ final class Attacker {
 
     static Attack start(String name, InetSocketAddress target, RpccClient mallory) {
         return switch (name) {
-            case "ping-flood" -> new Flood("PINGs", target, RawPeer.bytes(new PingFrame(false, 42)), 4096, 2);
-            case "junk-frames" -> new Flood("junk frames", target, JUNK, 8192, 2);
-            case "forged-cancels" -> new ForgedCancels(target);
+            case "ping-flood" -> new Flood("PINGs", target, repeat(RawPeer.bytes(new PingFrame(false, 42)), 4096), 4096, 2);
+            case "junk-frames" -> new Flood("junk frames", target, repeat(JUNK, 8192), 8192, 2);
+            case "forged-cancels" -> new Flood("forged CANCELs", target, forgedCancels(), FORGED_CANCELS, 1);
             case "unvouched-requests" -> new UnvouchedRequests(target);
             case "dead-next-hops" -> new Chains("chains to a dead next hop", 32, () -> mallory.startChain(ChainCall.along(
                     StaticRoute.of(StaticRoute.hop("target", "echo"), StaticRoute.hop("dead", "echo")), "x")
@@ -251,10 +251,11 @@ final class Attacker {
         final byte[] batch;
         final int framesPerBatch;
 
-        Flood(String what, InetSocketAddress node, byte[] frame, int framesPerBatch, int threads) {
+        /** {@code threads} attackers sending {@code batch}, {@code framesPerBatch} frames of {@code what}, over and over. */
+        Flood(String what, InetSocketAddress node, byte[] batch, int framesPerBatch, int threads) {
             super(node);
             this.what = what;
-            this.batch = repeat(frame, framesPerBatch);
+            this.batch = batch;
             this.framesPerBatch = framesPerBatch;
             start(threads);
         }
@@ -274,37 +275,18 @@ final class Attacker {
         }
     }
 
-    /** CANCELs for chains that do not exist, with made-up secrets and originators. */
-    static final class ForgedCancels extends RawAttack {
-        /** Distinct CANCELs, encoded once (the attacker spends its CPU on sending, not on encoding). */
-        static final int DISTINCT = 20_000;
-        private final byte[] batch;
+    /** Distinct CANCELs in one batch, encoded once (the attacker spends its CPU on sending, not on encoding). */
+    static final int FORGED_CANCELS = 20_000;
 
-        ForgedCancels(InetSocketAddress node) {
-            super(node);
-            Random random = new Random(26);
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            for (int i = 0; i < DISTINCT; i++) {
-                out.writeBytes(RawPeer.bytes(new CancelFrame(random.nextLong(), ChainSecret.random(),
-                        "origin-" + random.nextInt(1000), TimeUnit.MINUTES.toNanos(10))));
-            }
-            batch = out.toByteArray();
-            start(1);
+    /** CANCELs for chains that do not exist, with made-up secrets and originators, one after another. */
+    static byte[] forgedCancels() {
+        Random random = new Random(26);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < FORGED_CANCELS; i++) {
+            out.writeBytes(RawPeer.bytes(new CancelFrame(random.nextLong(), ChainSecret.random(),
+                    "origin-" + random.nextInt(1000), TimeUnit.MINUTES.toNanos(10))));
         }
-
-        @Override
-        void onConnection(RawPeer p) throws IOException {
-            p.handshake();
-            while (!over) {
-                p.send(batch);
-                sent.addAndGet(DISTINCT);
-            }
-        }
-
-        @Override
-        String what() {
-            return "forged CANCELs";
-        }
+        return out.toByteArray();
     }
 
     /**

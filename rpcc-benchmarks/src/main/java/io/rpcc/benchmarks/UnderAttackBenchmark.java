@@ -263,7 +263,7 @@ public final class UnderAttackBenchmark {
             }
             long[] sorted = Arrays.copyOf(latencies.get(op), n);
             Arrays.sort(sorted);
-            return sorted[Math.min(n - 1, (int) Math.ceil(q * n) - 1 < 0 ? 0 : (int) Math.ceil(q * n) - 1)] / 1e3;
+            return sorted[Math.clamp((long) Math.ceil(q * n) - 1, 0, n - 1)] / 1e3;
         }
 
         String summary() {
