@@ -45,9 +45,9 @@ def throughput(directory):
             rows[cell][which].append(row)
             if row['error']:
                 errors.append(f'{which} round {rnd} {cell}: {row["error"]}')
-    print('| variant | conns | in flight | old ops/s | new ops/s | new ÷ old | per round | old alloc/op | new alloc/op'
-          ' | alloc new ÷ old | old p50 / p99 | new p50 / p99 |')
-    print('| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |')
+    print('| variant | conns | in flight | old ops/s | new ops/s | new ÷ old | per round | CPU/op old / new | CPU new ÷ old'
+          ' | old alloc/op | new alloc/op | alloc new ÷ old | old p50 / p99 | new p50 / p99 |')
+    print('| --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for cell in order:
         old, new = rows[cell]['old'], rows[cell]['new']
         if not old or not new:
@@ -61,8 +61,12 @@ def throughput(directory):
 
         oo, no = med(old, 'ops_per_s'), med(new, 'ops_per_s')
         ob, nb = med(old, 'bytes_per_op'), med(new, 'bytes_per_op')
+        # CPU time per operation (the whole process): runs before the column existed have none
+        oc = med(old, 'cpu_us_per_op') if all(r.get('cpu_us_per_op') for r in old) else float('nan')
+        nc = med(new, 'cpu_us_per_op') if all(r.get('cpu_us_per_op') for r in new) else float('nan')
         print(f'| {cell[0]} | {cell[1]} | {cell[2]} | {fmt_ops(oo)} | {fmt_ops(no)} | {no / oo:.2f} | '
-              f'{ratios(per_round(old, "ops_per_s"), per_round(new, "ops_per_s"))} | {fmt_bytes(ob)} | {fmt_bytes(nb)} | '
+              f'{ratios(per_round(old, "ops_per_s"), per_round(new, "ops_per_s"))} | {fmt_us(oc)} / {fmt_us(nc)} | '
+              f'{nc / oc:.2f} | {fmt_bytes(ob)} | {fmt_bytes(nb)} | '
               f'{nb / ob:.2f} | {fmt_us(med(old, "p50_us"))} / {fmt_us(med(old, "p99_us"))} | '
               f'{fmt_us(med(new, "p50_us"))} / {fmt_us(med(new, "p99_us"))} |')
     if errors:

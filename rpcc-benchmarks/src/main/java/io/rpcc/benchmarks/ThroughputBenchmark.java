@@ -81,6 +81,7 @@ public final class ThroughputBenchmark {
               --executor E         where rpcc servers run service functions: virtual (the default
                                    executor) or direct (the event loop; gRPC then uses directExecutor())
               --event-loops L      shared (rpcc's shared loops, the default) or perNode (one loop per node)
+              --outcome-cache C    on (the default) or off: whether servers keep hop outcomes for retried chains
               --csv FILE           also write one row per cell and round (for compare-builds.sh)
               --label TEXT         the build column of the CSV rows, default "run"
               --quiet              no progress lines on stderr
@@ -194,14 +195,19 @@ public final class ThroughputBenchmark {
     }
 
     /** What one cell measured in one round. */
-    record Measurement(long ops, double seconds, long bytes, double p50Micros, double p99Micros, long total, long errors,
-                       Throwable error) {
+    record Measurement(long ops, double seconds, long bytes, long cpuNanos, double p50Micros, double p99Micros, long total,
+                       long errors, Throwable error) {
         double opsPerSecond() {
             return seconds > 0 ? ops / seconds : 0;
         }
 
         double bytesPerOp() {
             return ops > 0 ? (double) bytes / ops : Double.NaN;
+        }
+
+        /** CPU time the whole process spent per operation, in microseconds (every thread, the JIT's and GC's too). */
+        double cpuMicrosPerOp() {
+            return ops > 0 && cpuNanos >= 0 ? cpuNanos / 1e3 / ops : Double.NaN;
         }
     }
 
@@ -220,6 +226,7 @@ public final class ThroughputBenchmark {
         awaitOps(loop, inFlight, 0);
         long ops0 = loop.completed.sum();
         long bytes0 = allocatedBytes();
+        long cpu0 = processCpuNanos();
         long t0 = System.nanoTime();
         loop.recording = true;
         sleep(seconds);
@@ -227,6 +234,7 @@ public final class ThroughputBenchmark {
         loop.recording = false;
         long t1 = System.nanoTime();
         long bytes1 = allocatedBytes();
+        long cpu1 = processCpuNanos();
         long ops1 = loop.completed.sum();
         loop.running = false;
         Throwable stuck = null;
@@ -237,7 +245,8 @@ public final class ThroughputBenchmark {
         int n = Math.min(loop.recorded.get(), latencies.length);
         Arrays.sort(latencies, 0, n);
         Throwable error = loop.error.get();
-        return new Measurement(ops1 - ops0, (t1 - t0) / 1e9, bytes1 - bytes0, percentile(latencies, n, 0.50),
+        return new Measurement(ops1 - ops0, (t1 - t0) / 1e9, bytes1 - bytes0, cpu0 < 0 || cpu1 < 0 ? -1 : cpu1 - cpu0,
+                percentile(latencies, n, 0.50),
                 percentile(latencies, n, 0.99), loop.completed.sum(), loop.errors.sum(), error != null ? error : stuck);
     }
 
@@ -264,6 +273,14 @@ public final class ThroughputBenchmark {
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    /** CPU time the process has used so far (user and system), or -1 where the JVM cannot tell. */
+    static long processCpuNanos() {
+        return OS.getProcessCpuTime();
+    }
 
     /** Bytes the JVM's threads have allocated so far (ended threads included where the JVM can). */
     static long allocatedBytes() {
@@ -389,6 +406,9 @@ public final class ThroughputBenchmark {
                                 SandboxLimits.DEFAULT.allocatedBytes(), Duration.ofSeconds(60)));
                 if (options.direct()) {
                     b.executor(Runnable::run);
+                }
+                if (options.outcomeCache.equals("off")) {
+                    b.outcomeCache(0, 0, Duration.ZERO);
                 }
                 RpccServer s = b.build().start();
                 closeables.add(s);
@@ -658,6 +678,7 @@ public final class ThroughputBenchmark {
         int payload = 64;
         String executor = "virtual";
         String eventLoops = "shared";
+        String outcomeCache = "on";
         Path csv;
         String label = "run";
         boolean quiet;
@@ -708,6 +729,7 @@ public final class ThroughputBenchmark {
                     case "--payload" -> o.payload = Integer.parseInt(value);
                     case "--executor" -> o.executor = oneOf(name, value, "virtual", "direct");
                     case "--event-loops" -> o.eventLoops = oneOf(name, value, "shared", "perNode");
+                    case "--outcome-cache" -> o.outcomeCache = oneOf(name, value, "on", "off");
                     case "--csv" -> o.csv = Path.of(value);
                     case "--label" -> o.label = value;
                     default -> throw new IllegalArgumentException("unknown option " + name);
@@ -739,8 +761,8 @@ public final class ThroughputBenchmark {
         }
 
         String describe() {
-            return String.format(Locale.ROOT, "%d rounds × %s s per cell (+%s s warm-up), payload %d B, executor %s, event loops %s",
-                    rounds, seconds, warmup, payload, executor, eventLoops);
+            return String.format(Locale.ROOT, "%d rounds × %s s per cell (+%s s warm-up), payload %d B, executor %s, event loops %s, outcome cache %s",
+                    rounds, seconds, warmup, payload, executor, eventLoops, outcomeCache);
         }
     }
 
@@ -792,15 +814,15 @@ public final class ThroughputBenchmark {
         String markdown() {
             StringBuilder sb = new StringBuilder();
             sb.append("Throughput on loopback: ").append(options.describe()).append('\n').append(environment).append("\n\n");
-            sb.append("| variant | connections | in flight | ops/s (median) | rounds: min–max | alloc/op | p50 | p99 |\n");
-            sb.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+            sb.append("| variant | connections | in flight | ops/s (median) | rounds: min–max | CPU/op | alloc/op | p50 | p99 |\n");
+            sb.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
             for (Cell c : cells) {
                 List<Measurement> ms = rounds.get(c);
                 double min = ms.stream().mapToDouble(Measurement::opsPerSecond).min().orElse(Double.NaN);
                 double max = ms.stream().mapToDouble(Measurement::opsPerSecond).max().orElse(Double.NaN);
-                sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %,.0f | %,.0f–%,.0f | %s | %s | %s |%n", c.variant,
+                sb.append(String.format(Locale.ROOT, "| %s | %d | %d | %,.0f | %,.0f–%,.0f | %s | %s | %s | %s |%n", c.variant,
                         c.connections, c.inFlight, median(c, Measurement::opsPerSecond), min, max,
-                        bytes(median(c, Measurement::bytesPerOp)), micros(median(c, Measurement::p50Micros)),
+                        micros(median(c, Measurement::cpuMicrosPerOp)), bytes(median(c, Measurement::bytesPerOp)), micros(median(c, Measurement::p50Micros)),
                         micros(median(c, Measurement::p99Micros))));
             }
             String ratios = ratios();
@@ -850,14 +872,15 @@ public final class ThroughputBenchmark {
         }
 
         String csv(String label) {
-            StringBuilder sb = new StringBuilder("build,round,variant,connections,in_flight,ops,seconds,ops_per_s,bytes_per_op,p50_us,p99_us,error\n");
+            StringBuilder sb = new StringBuilder("build,round,variant,connections,in_flight,ops,seconds,ops_per_s,bytes_per_op,p50_us,p99_us,error,cpu_us_per_op\n");
             for (Cell c : cells) {
                 List<Measurement> ms = rounds.get(c);
                 for (int r = 0; r < ms.size(); r++) {
                     Measurement m = ms.get(r);
-                    sb.append(String.format(Locale.ROOT, "%s,%d,%s,%d,%d,%d,%.3f,%.1f,%.0f,%.1f,%.1f,%s%n", label, r + 1, c.variant,
+                    sb.append(String.format(Locale.ROOT, "%s,%d,%s,%d,%d,%d,%.3f,%.1f,%.0f,%.1f,%.1f,%s,%.1f%n", label, r + 1, c.variant,
                             c.connections, c.inFlight, m.ops, m.seconds, m.opsPerSecond(), m.bytesPerOp(), m.p50Micros,
-                            m.p99Micros, m.error == null ? "" : m.errors + " " + m.error.getClass().getSimpleName()));
+                            m.p99Micros, m.error == null ? "" : m.errors + " " + m.error.getClass().getSimpleName(),
+                            m.cpuMicrosPerOp()));
                 }
             }
             return sb.toString();

@@ -8,11 +8,11 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -45,8 +45,8 @@ import java.util.function.Consumer;
  * bound the oldest entry of the peer holding the most goes first. So a peer's flood of cheap hops
  * evicts its own outcomes, never those of a peer holding fewer, which a retry of theirs still replays.
  * Expired entries are dropped when they are met or when a later hop ends here. The per-hop cost for
- * chains that are never retried: a key and an entry, one map insertion, one queue node, the
- * footprint estimate; no lock but the entry's own, taken once by its owner.
+ * chains that are never retried: a key and an entry, one map insertion, one place in a queue, the
+ * footprint estimate; the entry's own lock, taken once by its owner, and its peer's queue's.
  */
 final class HopOutcomes {
     /** What the cache keeps, and how long. */
@@ -75,9 +75,36 @@ final class HopOutcomes {
 
     /** The outcomes kept for the requests of one peer, oldest first. */
     private static final class PeerShare {
-        final ConcurrentLinkedQueue<Outcome> order = new ConcurrentLinkedQueue<>();
+        // guarded by this: an array queue under its lock (a ConcurrentLinkedQueue's remove(head) took
+        // about 10 % of a plain call's CPU here once thousands of outcomes were kept)
+        private final ArrayDeque<Outcome> order = new ArrayDeque<>();
         final AtomicInteger kept = new AtomicInteger();
         final AtomicLong bytes = new AtomicLong();
+
+        synchronized void add(Outcome o) {
+            order.addLast(o);
+        }
+
+        synchronized boolean isEmpty() {
+            return order.isEmpty();
+        }
+
+        synchronized Outcome peek() {
+            return order.peekFirst();
+        }
+
+        synchronized Outcome poll() {
+            return order.pollFirst();
+        }
+
+        /** Removes {@code head} if it is still the oldest (another thread may have taken it). */
+        synchronized boolean removeHead(Outcome head) {
+            if (order.peekFirst() != head) {
+                return false;
+            }
+            order.pollFirst();
+            return true;
+        }
     }
 
     /** One hop's replies may take at most this fraction (1/n) of the byte bound (one hop cannot empty the cache). */
@@ -335,7 +362,7 @@ final class HopOutcomes {
             PeerShare share = peers.compute(o.peer, (p, sh) -> { // (atomic with the removal of an empty share)
                 PeerShare mine = sh != null ? sh : new PeerShare();
                 o.share = mine;
-                mine.order.add(o);
+                mine.add(o);
                 mine.kept.incrementAndGet();
                 mine.bytes.addAndGet(o.bytes);
                 return mine;
@@ -406,7 +433,7 @@ final class HopOutcomes {
         for (var e : peers.entrySet()) {
             PeerShare share = e.getValue();
             dropHeads(share, nowNanos, false);
-            peers.computeIfPresent(e.getKey(), (p, sh) -> sh.order.isEmpty() ? null : sh);
+            peers.computeIfPresent(e.getKey(), (p, sh) -> sh.isEmpty() ? null : sh);
         }
         evictOver(nowNanos);
     }
@@ -426,7 +453,7 @@ final class HopOutcomes {
             boolean byBytes = keptBytes.get() > limits.maxBytes();
             PeerShare most = null;
             for (PeerShare sh : peers.values()) {
-                if (!sh.order.isEmpty() && (most == null || (byBytes ? sh.bytes.get() > most.bytes.get()
+                if (!sh.isEmpty() && (most == null || (byBytes ? sh.bytes.get() > most.bytes.get()
                         : sh.kept.get() > most.kept.get()))) {
                     most = sh;
                 }
@@ -439,7 +466,7 @@ final class HopOutcomes {
 
     /** Drops the head of {@code share} while it is gone, expired or (if {@code overShare} is checked) over the share. */
     private void dropHeads(PeerShare share, long nowNanos, boolean checkShare) {
-        for (Outcome head; (head = share.order.peek()) != null; ) {
+        for (Outcome head; (head = share.peek()) != null; ) {
             boolean gone;
             synchronized (head) {
                 gone = head.dropped;
@@ -450,7 +477,7 @@ final class HopOutcomes {
             if (!over) {
                 return;
             }
-            if (share.order.remove(head) && !gone) {
+            if (share.removeHead(head) && !gone) {
                 drop(head, true);
             }
         }
@@ -458,7 +485,7 @@ final class HopOutcomes {
 
     /** Drops the oldest live entry of {@code share}; {@code false} if it has none. */
     private boolean dropHead(PeerShare share, boolean evicted) {
-        for (Outcome head; (head = share.order.poll()) != null; ) {
+        for (Outcome head; (head = share.poll()) != null; ) {
             boolean gone;
             synchronized (head) {
                 gone = head.dropped;
