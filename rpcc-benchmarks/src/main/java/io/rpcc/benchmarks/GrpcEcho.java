@@ -60,9 +60,16 @@ final class GrpcEcho implements AutoCloseable {
         }
     }
 
-    /** A new channel to this server, which the caller shuts down. */
-    ManagedChannel newChannel() {
-        return ManagedChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+    /**
+     * A new channel to this server, which the caller shuts down; {@code direct}: responses are
+     * delivered on the transport thread ({@code directExecutor()}), else on gRPC's default executor.
+     */
+    ManagedChannel newChannel(boolean direct) {
+        ManagedChannelBuilder<?> b = ManagedChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext();
+        if (direct) {
+            b.directExecutor();
+        }
+        return b.build();
     }
 
     /** One asynchronous unary call over {@code channel}. */

@@ -78,8 +78,9 @@ public final class ThroughputBenchmark {
                                    as many operations as are in flight have ended)
               --initial-warmup S   seconds per variant (16 in flight) before the first round, default 0.5
               --payload BYTES      payload of each request (and reply), default 64
-              --executor E         where rpcc servers run service functions: virtual (the default
-                                   executor) or direct (the event loop; gRPC then uses directExecutor())
+              --executor E         where rpcc servers run service functions and clients complete results:
+                                   virtual (the default executor) or direct (the event loop; gRPC's
+                                   servers and channels then use directExecutor())
               --event-loops L      shared (rpcc's shared loops, the default) or perNode (one loop per node)
               --outcome-cache C    on (the default) or off: whether servers keep hop outcomes for retried chains
               --csv FILE           also write one row per cell and round (for compare-builds.sh)
@@ -417,8 +418,11 @@ public final class ThroughputBenchmark {
             if (rpccServers > 0) {
                 clients = new RpccClient[maxConns];
                 for (int c = 0; c < maxConns; c++) {
-                    clients[c] = RpccClient.builder().name("bench-client-" + c).resolver(names).eventLoopGroup(loops())
-                            .build().start();
+                    RpccClient.Builder cb = RpccClient.builder().name("bench-client-" + c).resolver(names).eventLoopGroup(loops());
+                    if (options.direct()) {
+                        cb.executor(Runnable::run); // results complete on the client's event loop
+                    }
+                    clients[c] = cb.build().start();
                     closeables.add(clients[c]);
                 }
             }
@@ -428,7 +432,7 @@ public final class ThroughputBenchmark {
                 grpc[i] = GrpcEcho.start(options.direct());
                 closeables.add(grpc[i]);
                 for (int c = 0; c < maxConns; c++) {
-                    grpcChannels[i][c] = grpc[i].newChannel();
+                    grpcChannels[i][c] = grpc[i].newChannel(options.direct());
                     ManagedChannel ch = grpcChannels[i][c];
                     closeables.add(() -> {
                         ch.shutdownNow();

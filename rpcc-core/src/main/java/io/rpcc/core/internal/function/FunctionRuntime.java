@@ -257,7 +257,8 @@ public final class FunctionRuntime {
      * is compiled already (a hop that must wait for a compilation waits on a virtual thread).
      */
     public boolean prefersPlatformThread(ChainingFunctionSource source) {
-        if (source == null || source.isNone() || source.isSame() || !ready.contains(source.id())) {
+        if (source == null || source.isNone() || source.isSame() || !ready.contains(source.id())
+                || StaticRouteFunction.is(source)) {
             return false;
         }
         FunctionCompiler compiler = compilers.get(source.language());
@@ -331,8 +332,8 @@ public final class FunctionRuntime {
 
     /**
      * The ids of rpcc's own chaining functions ({@link StaticRoute#CHAINING_FUNCTION}): an id is a
-     * digest of the text, so whoever sends one sends rpcc's code, and it runs in this JVM (its
-     * sandbox still applies) at any isolation level.
+     * digest of the text, so whoever sends one sends rpcc's code, and it runs in this JVM at any
+     * isolation level, as the engine's plain Java ({@link StaticRouteFunction}).
      */
     private static final Set<String> BUILT_IN = Set.of(StaticRoute.CHAINING_FUNCTION.id());
 
@@ -364,6 +365,11 @@ public final class FunctionRuntime {
         if (mine) {
             misses.incrementAndGet();
             try {
+                if (StaticRouteFunction.is(source)) { // rpcc's own code: plain Java, nothing to compile
+                    entry.complete(new StaticRouteFunction(source));
+                    ready.add(key);
+                    return new Loaded(entry.join(), System.nanoTime() - start);
+                }
                 FunctionCompiler compiler = compilers.get(source.language());
                 if (compiler == null) {
                     throw new HopFailure(ChainErrorCode.CHAINING_FUNCTION_COMPILE, "this node cannot run "
