@@ -5,9 +5,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.EventExecutor;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.net.InetSocketAddress;
@@ -46,7 +48,7 @@ final class Dialer {
             return;
         }
         Bootstrap b = new Bootstrap()
-                .group(loops)
+                .group(loopOfCaller(loops))
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
@@ -66,6 +68,21 @@ final class Dialer {
             Channel ch = f.channel();
             handshakes.opened(ch, dial);
         });
+    }
+
+    /**
+     * The event loop of {@code loops} that runs this code, if one does (a hop run on the loop that
+     * read its request, sending on): the new connection lives on it, so what that loop sends over
+     * it is written at once, not handed to another loop and woken there; else {@code loops}, whose
+     * next loop takes it.
+     */
+    private static EventLoopGroup loopOfCaller(EventLoopGroup loops) {
+        for (EventExecutor e : loops) {
+            if (e.inEventLoop() && e instanceof EventLoop loop) {
+                return loop;
+            }
+        }
+        return loops;
     }
 
     /**
