@@ -6,11 +6,12 @@ import java.util.Map;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyExecutable;
 import org.graalvm.polyglot.proxy.ProxyObject;
 
 /**
  * A GraalJS context that runs many invocations, one at a time, with nothing of one seen by the
- * next (opt-in, see {@link JsFunctionCompilerProvider#REUSE_CONTEXTS}). Its realm is locked down once, when it is made:
+ * next (the default; {@link JsFunctionCompilerProvider#REUSE_CONTEXTS} turns it off). Its realm is locked down once, when it is made:
  *
  * <ul>
  *   <li>every intrinsic reachable from the global object (constructors, prototypes, their
@@ -96,6 +97,19 @@ final class JsRealm {
             })();
             """, "rpcc-harden.js").buildLiteral();
 
+    /**
+     * Replaces {@code Math.random} (whose generator a realm would share across its invocations, a
+     * channel: one could learn or predict another's draws) with draws from the running invocation's
+     * own generator ({@link Invocation#random}).
+     */
+    private static final Source RANDOM = Source.newBuilder("js", """
+            (draw) => {
+                'use strict';
+                const random = {random() { return draw(); }}.random;
+                Object.defineProperty(Math, 'random', {value: random, writable: true, configurable: true});
+            }
+            """, "rpcc-random.js").buildLiteral();
+
     private static final Source FREEZE_GLOBAL = Source.newBuilder("js", "Object.freeze(globalThis)",
             "rpcc-freeze-global.js").buildLiteral();
 
@@ -144,6 +158,7 @@ final class JsRealm {
     JsRealm(Context context, Source prologue, Map<String, String> tripwires) {
         this.context = context;
         context.eval(prologue);
+        context.eval(RANDOM).execute((ProxyExecutable) args -> current().random());
         context.eval(HARDEN);
         Value bindings = context.getBindings("js");
         tripwires.forEach((name, rule) -> bindings.putMember(name, new Tripwire(name, rule, this::current)));
