@@ -98,6 +98,11 @@ final class JsFunctionCompiler implements FunctionCompiler {
      * reused, locked-down contexts ({@link JsRealm}) instead of a fresh context each.
      */
     JsFunctionCompiler(SandboxLimits limits, boolean reuseContexts) {
+        this(limits, reuseContexts, JsRealm.MAX_USES);
+    }
+
+    /** As above, with reused contexts retired after {@code maxUses} invocations each. */
+    JsFunctionCompiler(SandboxLimits limits, boolean reuseContexts, int maxUses) {
         this.limits = limits;
         long maxSplit = limits == null ? Integer.MAX_VALUE : Math.max(1024, limits.allocatedBytes() / 64);
         // split makes one string per piece in a single built-in call, out of the watcher's reach. On a
@@ -156,7 +161,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 """.formatted(maxSplit), "rpcc-prologue.js").buildLiteral();
         Source guards = prologue;
         this.realms = reuseContexts ? new JsRealmPool(MAX_REALMS,
-                () -> new JsRealm(newContext(engine(), limits, true), guards, TRIPWIRES)) : null;
+                () -> new JsRealm(newContext(engine(), limits, true), guards, TRIPWIRES, maxUses)) : null;
     }
 
     static Engine engine() {
@@ -244,7 +249,9 @@ final class JsFunctionCompiler implements FunctionCompiler {
         Engine e = engine();
         Invocation parse = new Invocation(limits);
         try {
-            monitored(parse, null, () -> {
+            // on a watched thread of its own: a parser on hostile input reaches no safepoint for long, and the
+            // compile is abandoned at its limit rather than waited for
+            handedOff(parse, () -> {
                 try (Context cx = newContext(e, limits, false)) {
                     parse.attach(cx);
                     cx.parse(js);
@@ -375,6 +382,17 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 return MonitoredExecution.run(task, limits, invocation::cancel);
             }
             return JsWatchdog.run(invocation, limits, onAbandon, task);
+        } catch (RuntimeException x) {
+            throw x;
+        } catch (Exception x) {
+            throw new IllegalStateException(x);
+        }
+    }
+
+    /** Runs {@code task} within the limits (if any) on one of rpcc's sandbox threads, abandoned if it does not stop. */
+    private <T> T handedOff(Invocation invocation, Callable<T> task) {
+        try {
+            return limits == null ? task.call() : MonitoredExecution.run(task, limits, invocation::cancel);
         } catch (RuntimeException x) {
             throw x;
         } catch (Exception x) {

@@ -21,12 +21,11 @@ import java.util.function.Consumer;
  * runs): over its wall-time limit, or its thread's CPU time or allocation over theirs, it records
  * the violation and cancels the invocation ({@link Invocation#cancel}: {@code Context.close(true)},
  * which GraalJS delivers at the guest's next safepoint). The invocation's own thread checks once
- * more when the guest returns: its allocation (a cheap read of its own counter) and its wall time;
- * its CPU time only if it ran for over {@value #CPU_FREE_NANOS} ns, since a thread uses no more CPU
- * time than the time that passes: the dear part of a short invocation, the CPU-time system call,
- * is skipped for almost every one. The first CPU-time read (by the watchdog, once an invocation has
- * run for that long) counts all the time run before it as CPU time: it may overcount, never
- * undercount.
+ * more when the guest returns: its allocation (a cheap read of its own counter) and its wall time.
+ * The thread's CPU time is read when the invocation starts (one system call), and again only once
+ * the invocation has run for longer than the CPU-time limit, since a thread uses no more CPU time
+ * than the time that passes. (Counting the time before a later first read as CPU time instead would
+ * save that call, but fail an invocation whose thread a loaded machine left waiting for the limit.)
  *
  * <p>An invocation whose guest does not stop within {@value #GRACE_MS} ms of its cancellation (a
  * long built-in call reaches no safepoint) is abandoned if its hop gave a hook: the hop fails at
@@ -36,8 +35,6 @@ import java.util.function.Consumer;
 final class JsWatchdog {
     static final long PERIOD_MS = 5;
     static final long GRACE_MS = 1_000;
-    /** How long an invocation runs before its CPU time is read. */
-    static final long CPU_FREE_NANOS = 1_000_000;
 
     private static final com.sun.management.ThreadMXBean MX =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
@@ -61,10 +58,9 @@ final class JsWatchdog {
         final Thread thread = Thread.currentThread();
         final long startNanos = System.nanoTime();
         final long startAllocated = MX.getCurrentThreadAllocatedBytes();
+        final long startCpu = MX.getCurrentThreadCpuTime();
         final Consumer<FunctionFailure> onAbandon;
         final AtomicInteger state = new AtomicInteger(RUNNING);
-        /** CPU-time baseline (thread CPU time, and the time run before it), taken by the watchdog. */
-        volatile long[] cpuBase;
         volatile SandboxViolation violation;
         volatile long violatedAt;
 
@@ -161,22 +157,11 @@ final class JsWatchdog {
             return new SandboxViolation("memory", "chaining function allocated " + allocated + " bytes, over the limit of "
                     + limits.allocatedBytes());
         }
-        long bound = w.cpuBound(now);
-        if (!own && w.cpuBase == null && bound > CPU_FREE_NANOS) {
-            w.cpuBase = new long[] {MX.getThreadCpuTime(w.thread.threadId()), bound};
-        }
         long maxCpu = limits.cpuTime().toNanos();
-        if (bound <= maxCpu) {
-            return null; // it cannot have used more CPU time than the time that passed
+        if (w.cpuBound(now) <= maxCpu || w.startCpu < 0) {
+            return null; // it cannot have used more CPU time than the time that passed (or it is not measured)
         }
-        long[] base = w.cpuBase;
-        long cpu;
-        if (base == null) {
-            cpu = bound; // never measured: count all its time as CPU time
-        } else {
-            long now0 = own ? MX.getCurrentThreadCpuTime() : MX.getThreadCpuTime(w.thread.threadId());
-            cpu = base[0] < 0 || now0 < 0 ? 0 : now0 - base[0] + base[1];
-        }
+        long cpu = (own ? MX.getCurrentThreadCpuTime() : MX.getThreadCpuTime(w.thread.threadId())) - w.startCpu;
         if (cpu > maxCpu) {
             return new SandboxViolation("cpu-time", "chaining function used more than " + limits.cpuTime().toMillis()
                     + " ms of CPU time");

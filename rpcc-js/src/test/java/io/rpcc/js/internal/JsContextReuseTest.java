@@ -13,6 +13,7 @@ import io.rpcc.core.NextHop;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.spi.CompiledFunction;
 import io.rpcc.core.spi.FunctionFailure;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -91,6 +92,23 @@ class JsContextReuseTest {
     void theSymbolRegistryCarriesNoValue() throws Exception {
         noTrace("(s, r) => { try { Object[Symbol.for('stash')] = 1 } catch (e) { } return rpcc.end(1) }",
                 "(s, r) => rpcc.end(String(Object[Symbol.for('stash')]))", "undefined");
+    }
+
+    @Test
+    void theSymbolRegistryIsEachInvocationsOwn() throws Exception {
+        assertEquals("true a undefined true", run("""
+                (s, r) => rpcc.end([Symbol.for('a') === Symbol.for('a'), Symbol.keyFor(Symbol.for('a')),
+                    String(Symbol.keyFor(Symbol('a'))), Symbol.for('a') !== Symbol('a')].join(' '))
+                """));
+        // a registered key is not there any more for the next invocation (nor kept by the realm)
+        noTrace("(s, r) => { Symbol.for('only-mine'); return rpcc.end(1) }", """
+                (s, r) => {
+                    const mine = Symbol.for('only-mine');
+                    return rpcc.end(String(Symbol.keyFor(mine)) + ' ' + (Symbol.for('only-mine') === mine))
+                }
+                """, "only-mine true");
+        FunctionFailure notASymbol = assertThrows(FunctionFailure.class, () -> run("(s, r) => rpcc.end(Symbol.keyFor('a'))"));
+        assertTrue(notASymbol.getMessage().contains("TypeError"), notASymbol.getMessage());
     }
 
     @Test
@@ -181,10 +199,17 @@ class JsContextReuseTest {
 
     @Test
     void manyInvocationsRetireRealmsAndStillRun() throws Exception {
-        for (int i = 0; i < JsRealm.MAX_USES + 50; i++) {
-            assertEquals(1, ((Number) run("(s, r) => rpcc.end(1);")).intValue());
+        JsFunctionCompiler retiring = new JsFunctionCompiler(SandboxLimits.DEFAULT, true, 100);
+        try {
+            CompiledFunction f = retiring.compile(ChainingFunctionSource.javascript(
+                    "(s, r) => rpcc.end(String(Symbol.for('k') === Symbol.for('k')))"));
+            for (int i = 0; i < 250; i++) {
+                assertEquals("true", assertInstanceOf(NextHop.End.class, f.invoke(ChainState.empty(), "r")).result());
+            }
+            assertEquals(3, retiring.realms().made(), "a realm per 100 invocations");
+        } finally {
+            retiring.close();
         }
-        assertTrue(true);
     }
 
     @Test
