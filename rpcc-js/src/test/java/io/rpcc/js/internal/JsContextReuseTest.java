@@ -313,4 +313,23 @@ class JsContextReuseTest {
             own.close();
         }
     }
+
+    @Test
+    void anInvocationOnAVirtualThreadIsHandedOffAndWatchedAllTheSame() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<Object> ok = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> stopped = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                ok.set(run("(s, r) => rpcc.end(r + ' ok')"));
+                run("(s, r) => { for (;;) { } }");
+            } catch (Throwable t) {
+                stopped.set(t);
+            }
+        }).join();
+        assertEquals("r ok", ok.get());
+        FunctionFailure f = assertInstanceOf(FunctionFailure.class, stopped.get());
+        assertEquals(ChainErrorCode.SANDBOX_VIOLATION, f.code());
+        assertTrue(f.getMessage().contains("cpu-time"), f.getMessage());
+        assertEquals("r ok", run("(s, r) => rpcc.end(r + ' ok')")); // and on this platform thread, a whole realm
+    }
 }
