@@ -18,9 +18,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Chains through a server whose JavaScript contexts are reused ({@code -Drpcc.js.reuseContexts=true},
- * set for the server this class starts): what one chain's function leaves behind (globals, built-ins,
- * top-level declarations, regular-expression statics, promise jobs) is not seen by another chain's,
+ * Chains through a server whose JavaScript contexts are reused (the default; {@code -Drpcc.js.reuseContexts=true}
+ * is set for the server this class starts all the same): what one chain's function leaves behind (globals, built-ins,
+ * top-level declarations, regular-expression statics, promise jobs, the Symbol registry, WeakRefs, the
+ * {@code rpcc} object, {@code Math.random}) is not seen by another chain's,
  * also when many chains of both kinds run at once; a chain stopped at its CPU limit leaves the next
  * one whole. (Each channel in detail: {@code io.rpcc.js.internal.JsContextReuseTest}.)
  */
@@ -36,6 +37,9 @@ class JsReusedContextChainTest {
                 try { globalThis.secret = secret } catch (e) { }
                 try { Object.prototype.secret = secret } catch (e) { }
                 try { Array.prototype.join = () => secret } catch (e) { }
+                try { Symbol.prototype.secret = secret } catch (e) { }
+                try { WeakRef.prototype.secret = new WeakRef({ secret }) } catch (e) { }
+                try { Math.random = () => 0.25 } catch (e) { }
                 /(kept)/.exec('a ' + secret);
                 Promise.resolve().then(() => { try { String.prototype.secret = secret } catch (e) { } });
                 return rpcc.end('written');
@@ -43,9 +47,10 @@ class JsReusedContextChainTest {
             """);
     static final ChainingFunctionSource READER = ChainingFunctionSource.javascript("""
             (state, result) => rpcc.end([typeof secret, ({}).secret, ''.secret, [1, 2].join('+'),
-                RegExp.$1 || ''].join(','))
+                RegExp.$1 || '', Symbol.for('secret').secret, typeof WeakRef.prototype.secret, typeof rpcc.secret,
+                Math.random() === 0.25].join(','))
             """);
-    static final String NOTHING = "undefined,,,1+2,";
+    static final String NOTHING = "undefined,,,1+2,,,undefined,undefined,false";
 
     @BeforeAll
     static void start() {

@@ -280,14 +280,20 @@ class JsSandboxHolesTest {
     void changedBuiltInsAndGlobalsDoNotReachTheNextFunction() {
         ChainingFunctionSource poison = ChainingFunctionSource.javascript("""
                 (state, result) => {
-                    String.prototype.split = () => ['poisoned'];
-                    Array.prototype.join = () => 'poisoned';
-                    Object.defineProperty(Object.prototype, 'then', { get() { for (;;) { } } });
-                    globalThis.rpccShadow = 1;
-                    return rpcc.end(typeof rpccShadow);
+                    const refused = [];
+                    const attempt = (what, change) => { try { change() } catch (e) { refused.push(what) } };
+                    attempt('split', () => { String.prototype.split = () => ['poisoned'] });
+                    attempt('join', () => { Array.prototype.join = () => 'poisoned' });
+                    attempt('then', () => Object.defineProperty(Object.prototype, 'then', { get() { for (;;) { } } }));
+                    attempt('global', () => { globalThis.rpccShadow = 1 });
+                    return rpcc.end(typeof rpccShadow + ' ' + refused.join(','));
                 }
                 """);
-        assertEquals("number", client.runChain("vault", "echo", "x", poison, ChainState.empty()).value());
+        // Contexts are reused (the default): their built-ins and global object are frozen, so each change
+        // is refused where it is made (a sloppy-mode assignment is ignored, defineProperty throws) rather
+        // than undone afterwards. With -Drpcc.js.reuseContexts=false each function gets a fresh context
+        // instead, and this one would see its own changes ("number "). Either way, the next one sees none.
+        assertEquals("undefined then", client.runChain("vault", "echo", "x", poison, ChainState.empty()).value());
         ChainingFunctionSource check = ChainingFunctionSource.javascript(
                 "(state, result) => rpcc.end(typeof rpccShadow + ' ' + ({}).then + ' ' + 'a-b'.split('-').join('+'))");
         assertEquals("undefined undefined a+b", client.runChain("vault", "echo", "x", check, ChainState.empty()).value());

@@ -3,6 +3,8 @@ package io.rpcc.js.internal;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.spi.SandboxViolation;
 import io.rpcc.core.spi.FunctionFailure;
+import java.security.SecureRandom;
+import java.util.SplittableRandom;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.graalvm.polyglot.Context;
@@ -28,6 +30,9 @@ final class Invocation {
     private Context context;
     private boolean cancelled;
     private long elements;
+    /** This invocation's own generator for {@code Math.random()} in a reused realm, made on first use. */
+    private SplittableRandom random;
+    private static final SecureRandom SEEDS = new SecureRandom();
 
     /** An invocation under {@code limits} ({@code null}: not sandboxed). */
     Invocation(SandboxLimits limits) {
@@ -61,6 +66,17 @@ final class Invocation {
             context = null;
             return !cancelled;
         }
+    }
+
+    /**
+     * A draw for {@code Math.random()} in a reused realm: from a generator of this invocation's own,
+     * seeded from a {@link SecureRandom}, so no invocation learns or steers another's draws.
+     */
+    double random() {
+        if (random == null) {
+            random = new SplittableRandom(SEEDS.nextLong());
+        }
+        return random.nextDouble();
     }
 
     /** Whether a refusal was recorded (even one the function caught). */

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Engine;
 import org.graalvm.polyglot.EnvironmentAccess;
@@ -97,6 +98,11 @@ final class JsFunctionCompiler implements FunctionCompiler {
      * reused, locked-down contexts ({@link JsRealm}) instead of a fresh context each.
      */
     JsFunctionCompiler(SandboxLimits limits, boolean reuseContexts) {
+        this(limits, reuseContexts, JsRealm.MAX_USES);
+    }
+
+    /** As above, with reused contexts retired after {@code maxUses} invocations each. */
+    JsFunctionCompiler(SandboxLimits limits, boolean reuseContexts, int maxUses) {
         this.limits = limits;
         long maxSplit = limits == null ? Integer.MAX_VALUE : Math.max(1024, limits.allocatedBytes() / 64);
         // split makes one string per piece in a single built-in call, out of the watcher's reach. On a
@@ -155,7 +161,7 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 """.formatted(maxSplit), "rpcc-prologue.js").buildLiteral();
         Source guards = prologue;
         this.realms = reuseContexts ? new JsRealmPool(MAX_REALMS,
-                () -> new JsRealm(newContext(engine(), limits, true), guards, TRIPWIRES)) : null;
+                () -> new JsRealm(newContext(engine(), limits, true), guards, TRIPWIRES, maxUses)) : null;
     }
 
     static Engine engine() {
@@ -243,7 +249,9 @@ final class JsFunctionCompiler implements FunctionCompiler {
         Engine e = engine();
         Invocation parse = new Invocation(limits);
         try {
-            monitored(parse, () -> {
+            // on a watched thread of its own: a parser on hostile input reaches no safepoint for long, and the
+            // compile is abandoned at its limit rather than waited for
+            handedOff(parse, () -> {
                 try (Context cx = newContext(e, limits, false)) {
                     parse.attach(cx);
                     cx.parse(js);
@@ -273,15 +281,20 @@ final class JsFunctionCompiler implements FunctionCompiler {
 
             @Override
             public NextHop invoke(ChainState state, Object result) throws Exception {
+                return invoke(state, result, null);
+            }
+
+            @Override
+            public NextHop invoke(ChainState state, Object result, Consumer<FunctionFailure> onAbandon) throws Exception {
                 Invocation invocation = new Invocation(limits);
                 if (realms == null) {
-                    return monitored(invocation, () -> run(e, js, state, result, invocation));
+                    return monitored(invocation, onAbandon, () -> run(e, js, state, result, invocation));
                 }
                 // made (if need be) outside the function's budget: locking a realm down is rpcc's work
                 JsRealm realm = realms.take();
                 AtomicBoolean claimed = new AtomicBoolean();
                 try {
-                    return monitored(invocation, () -> claimed.compareAndSet(false, true)
+                    return monitored(invocation, onAbandon, () -> claimed.compareAndSet(false, true)
                             ? runReused(realm, source, state, result, invocation)
                             : null);
                 } finally {
@@ -291,6 +304,20 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 }
             }
         };
+    }
+
+    /**
+     * Under limits, yes: an invocation on a platform thread is watched where it runs ({@link JsWatchdog}),
+     * while one on a virtual thread moves to a platform thread and back.
+     */
+    @Override
+    public boolean prefersPlatformThread() {
+        return limits != null;
+    }
+
+    /** The reused contexts, or null (a fresh context per invocation). */
+    JsRealmPool realms() {
+        return realms;
     }
 
     @Override
@@ -340,8 +367,30 @@ final class JsFunctionCompiler implements FunctionCompiler {
                 + "rpcc.callThenEnd(...) or rpcc.end(...), got " + FunctionText.bounded(out.toString()));
     }
 
-    /** Runs {@code task} within the limits (if any), cancelled through {@code invocation}. */
-    private <T> T monitored(Invocation invocation, Callable<T> task) {
+    /**
+     * Runs {@code task} within the limits (if any), cancelled through {@code invocation}: on the
+     * current thread, watched by {@link JsWatchdog}, if it is a platform thread (the JVM measures CPU
+     * time and allocation only for those); handed to one of rpcc's sandbox threads otherwise.
+     * {@code onAbandon} (may be null) fails the hop if the guest does not stop when cancelled.
+     */
+    private <T> T monitored(Invocation invocation, Consumer<FunctionFailure> onAbandon, Callable<T> task) {
+        try {
+            if (limits == null) {
+                return task.call();
+            }
+            if (Thread.currentThread().isVirtual()) {
+                return MonitoredExecution.run(task, limits, invocation::cancel);
+            }
+            return JsWatchdog.run(invocation, limits, onAbandon, task);
+        } catch (RuntimeException x) {
+            throw x;
+        } catch (Exception x) {
+            throw new IllegalStateException(x);
+        }
+    }
+
+    /** Runs {@code task} within the limits (if any) on one of rpcc's sandbox threads, abandoned if it does not stop. */
+    private <T> T handedOff(Invocation invocation, Callable<T> task) {
         try {
             return limits == null ? task.call() : MonitoredExecution.run(task, limits, invocation::cancel);
         } catch (RuntimeException x) {

@@ -8,9 +8,10 @@ import io.rpcc.core.spi.FunctionCompilerProvider;
 /** Registers JavaScript chaining functions with every node that has this module on its class path. */
 public final class JsFunctionCompilerProvider implements FunctionCompilerProvider {
     /**
-     * The JVM system property that turns on reused JavaScript contexts ({@code true}; default
-     * {@code false}: a fresh context per invocation). See {@link JsRealm} for what a reused context
-     * locks down, and docs/guides/security-and-sandbox.md for what changes for functions.
+     * The JVM system property that turns reused JavaScript contexts off ({@code false}: a fresh
+     * context per invocation, 1–4 ms each; default {@code true}: reused, locked-down contexts). See
+     * {@link JsRealm} for what a reused context locks down, and docs/guides/security-and-sandbox.md
+     * for what changes for functions.
      */
     public static final String REUSE_CONTEXTS = "rpcc.js.reuseContexts";
 
@@ -21,6 +22,6 @@ public final class JsFunctionCompilerProvider implements FunctionCompilerProvide
 
     @Override
     public FunctionCompiler create(CompilerSettings settings) {
-        return new JsFunctionCompiler(settings.sandbox(), Boolean.getBoolean(REUSE_CONTEXTS));
+        return new JsFunctionCompiler(settings.sandbox(), !"false".equalsIgnoreCase(System.getProperty(REUSE_CONTEXTS, "true").trim()));
     }
 }

@@ -6,11 +6,12 @@ import java.util.Map;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyExecutable;
 import org.graalvm.polyglot.proxy.ProxyObject;
 
 /**
  * A GraalJS context that runs many invocations, one at a time, with nothing of one seen by the
- * next (opt-in, see {@link JsFunctionCompilerProvider#REUSE_CONTEXTS}). Its realm is locked down once, when it is made:
+ * next (the default; {@link JsFunctionCompilerProvider#REUSE_CONTEXTS} turns it off). Its realm is locked down once, when it is made:
  *
  * <ul>
  *   <li>every intrinsic reachable from the global object (constructors, prototypes, their
@@ -27,14 +28,17 @@ import org.graalvm.polyglot.proxy.ProxyObject;
  *       {@code eval} inside a fresh function call instead, which keeps its declarations local.</li>
  * </ul>
  *
- * What is left shared is inert: the {@code Symbol.for} registry (a registered symbol carries no
- * value) and the engine's caches. Promise jobs run before {@code execute} returns. A realm is
- * retired after {@value #MAX_USES} invocations (bounding what accumulates, such as registered
- * symbols), and discarded after any invocation that did not end cleanly (see {@link JsRealmPool}).
+ * {@code Math.random} draws from the running invocation's own generator, and the {@code Symbol.for}
+ * registry is the running invocation's own (see {@link #SYMBOLS}); what is left shared is the
+ * engine's caches. Promise jobs run before {@code execute} returns. A realm is retired after
+ * {@value #MAX_USES} invocations (bounding what the engine keeps per realm, such as shapes and
+ * caches; locking a new one down costs tens of milliseconds, so the bound is set high enough that
+ * this is a fraction of a microsecond per invocation), and discarded after any invocation that did
+ * not end cleanly (see {@link JsRealmPool}).
  */
 final class JsRealm {
-    /** Invocations after which a realm is retired. */
-    static final int MAX_USES = 1_000;
+    /** Invocations after which a realm is retired (unless a compiler made for tests says otherwise). */
+    static final int MAX_USES = 50_000;
     /** Factories kept per realm (one per function). */
     private static final int MAX_FACTORIES = 64;
 
@@ -96,6 +100,64 @@ final class JsRealm {
             })();
             """, "rpcc-harden.js").buildLiteral();
 
+    /**
+     * Replaces {@code Math.random} (whose generator a realm would share across its invocations, a
+     * channel: one could learn or predict another's draws) with draws from the running invocation's
+     * own generator ({@link Invocation#random}).
+     */
+    private static final Source RANDOM = Source.newBuilder("js", """
+            (draw) => {
+                'use strict';
+                const random = {random() { return draw(); }}.random;
+                Object.defineProperty(Math, 'random', {value: random, writable: true, configurable: true});
+            }
+            """, "rpcc-random.js").buildLiteral();
+
+    /**
+     * Replaces the realm's {@code Symbol.for} registry (which would keep every key any invocation
+     * registered, for the realm's life) with one per invocation: {@code Symbol.for} and
+     * {@code Symbol.keyFor} behave as usual within an invocation, and the next one starts with an
+     * empty registry ({@code epoch()} tells invocations apart). The symbols are ordinary ones, so
+     * unlike registered symbols they may also be WeakMap keys.
+     */
+    private static final Source SYMBOLS = Source.newBuilder("js", """
+            (epoch) => {
+                'use strict';
+                const MapC = Map, get = Map.prototype.get, set = Map.prototype.set, apply = Reflect.apply, Sym = Symbol;
+                let at = -1, byKey = null, byValue = null;
+                const current = () => {
+                    const e = epoch();
+                    if (e !== at) {
+                        at = e;
+                        byKey = new MapC();
+                        byValue = new MapC();
+                    }
+                };
+                const registry = {
+                    for(key) {
+                        const k = `${key}`;
+                        current();
+                        let s = apply(get, byKey, [k]);
+                        if (s === undefined) {
+                            s = Sym(k);
+                            apply(set, byKey, [k, s]);
+                            apply(set, byValue, [s, k]);
+                        }
+                        return s;
+                    },
+                    keyFor(sym) {
+                        if (typeof sym !== 'symbol') {
+                            throw new TypeError('Symbol.keyFor: not a symbol');
+                        }
+                        current();
+                        return apply(get, byValue, [sym]);
+                    }
+                };
+                Object.defineProperty(Sym, 'for', {value: registry.for, writable: true, configurable: true});
+                Object.defineProperty(Sym, 'keyFor', {value: registry.keyFor, writable: true, configurable: true});
+            }
+            """, "rpcc-symbols.js").buildLiteral();
+
     private static final Source FREEZE_GLOBAL = Source.newBuilder("js", "Object.freeze(globalThis)",
             "rpcc-freeze-global.js").buildLiteral();
 
@@ -135,15 +197,19 @@ final class JsRealm {
     };
     private Invocation invocation;
     private RpccGlobal rpcc;
+    private final int maxUses;
     private int uses;
 
     /**
      * Makes and locks down a realm in {@code context} (a fresh one), after {@code prologue} (the
-     * guards of built-ins) has run in it.
+     * guards of built-ins) has run in it, to be retired after {@code maxUses} invocations.
      */
-    JsRealm(Context context, Source prologue, Map<String, String> tripwires) {
+    JsRealm(Context context, Source prologue, Map<String, String> tripwires, int maxUses) {
         this.context = context;
+        this.maxUses = maxUses;
         context.eval(prologue);
+        context.eval(RANDOM).execute((ProxyExecutable) args -> current().random());
+        context.eval(SYMBOLS).execute((ProxyExecutable) args -> uses);
         context.eval(HARDEN);
         Value bindings = context.getBindings("js");
         tripwires.forEach((name, rule) -> bindings.putMember(name, new Tripwire(name, rule, this::current)));
@@ -172,7 +238,7 @@ final class JsRealm {
 
     /** Whether this realm has run its share of invocations and is to be retired. */
     boolean worn() {
-        return uses >= MAX_USES;
+        return uses >= maxUses;
     }
 
     /**

@@ -22,6 +22,7 @@ final class JsRealmPool {
     private final ArrayBlockingQueue<JsRealm> idle;
     private final Semaphore live;
     private final Supplier<JsRealm> maker;
+    private final java.util.concurrent.atomic.AtomicLong made = new java.util.concurrent.atomic.AtomicLong();
 
     JsRealmPool(int capacity, Supplier<JsRealm> maker) {
         this.idle = new ArrayBlockingQueue<>(capacity);
@@ -38,6 +39,7 @@ final class JsRealmPool {
             }
             if (live.tryAcquire()) {
                 try {
+                    made.incrementAndGet();
                     return maker.get();
                 } catch (RuntimeException | Error e) {
                     live.release();
@@ -49,6 +51,11 @@ final class JsRealmPool {
                 return r;
             }
         }
+    }
+
+    /** How many realms this pool has made (for tests: a discarded realm is replaced by a new one). */
+    long made() {
+        return made.get();
     }
 
     /** Gives {@code realm} back after an invocation; {@code clean}: it ended as above. */

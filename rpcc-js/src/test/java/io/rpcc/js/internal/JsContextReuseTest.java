@@ -2,6 +2,7 @@ package io.rpcc.js.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +13,9 @@ import io.rpcc.core.NextHop;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.spi.CompiledFunction;
 import io.rpcc.core.spi.FunctionFailure;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -89,6 +92,23 @@ class JsContextReuseTest {
     void theSymbolRegistryCarriesNoValue() throws Exception {
         noTrace("(s, r) => { try { Object[Symbol.for('stash')] = 1 } catch (e) { } return rpcc.end(1) }",
                 "(s, r) => rpcc.end(String(Object[Symbol.for('stash')]))", "undefined");
+    }
+
+    @Test
+    void theSymbolRegistryIsEachInvocationsOwn() throws Exception {
+        assertEquals("true a undefined true", run("""
+                (s, r) => rpcc.end([Symbol.for('a') === Symbol.for('a'), Symbol.keyFor(Symbol.for('a')),
+                    String(Symbol.keyFor(Symbol('a'))), Symbol.for('a') !== Symbol('a')].join(' '))
+                """));
+        // a registered key is not there any more for the next invocation (nor kept by the realm)
+        noTrace("(s, r) => { Symbol.for('only-mine'); return rpcc.end(1) }", """
+                (s, r) => {
+                    const mine = Symbol.for('only-mine');
+                    return rpcc.end(String(Symbol.keyFor(mine)) + ' ' + (Symbol.for('only-mine') === mine))
+                }
+                """, "only-mine true");
+        FunctionFailure notASymbol = assertThrows(FunctionFailure.class, () -> run("(s, r) => rpcc.end(Symbol.keyFor('a'))"));
+        assertTrue(notASymbol.getMessage().contains("TypeError"), notASymbol.getMessage());
     }
 
     @Test
@@ -179,9 +199,137 @@ class JsContextReuseTest {
 
     @Test
     void manyInvocationsRetireRealmsAndStillRun() throws Exception {
-        for (int i = 0; i < JsRealm.MAX_USES + 50; i++) {
-            assertEquals(1, ((Number) run("(s, r) => rpcc.end(1);")).intValue());
+        JsFunctionCompiler retiring = new JsFunctionCompiler(SandboxLimits.DEFAULT, true, 100);
+        try {
+            CompiledFunction f = retiring.compile(ChainingFunctionSource.javascript(
+                    "(s, r) => rpcc.end(String(Symbol.for('k') === Symbol.for('k')))"));
+            for (int i = 0; i < 250; i++) {
+                assertEquals("true", assertInstanceOf(NextHop.End.class, f.invoke(ChainState.empty(), "r")).result());
+            }
+            assertEquals(3, retiring.realms().made(), "a realm per 100 invocations");
+        } finally {
+            retiring.close();
         }
-        assertTrue(true);
+    }
+
+    @Test
+    void mathRandomIsEachInvocationsOwn() throws Exception {
+        // GraalJS's Math.random keeps its generator in the realm: one invocation could read another's
+        // draws off it, or predict them. A reused realm draws from the running invocation's own generator.
+        String draw = "(s, r) => rpcc.end([Math.random(), Math.random(), Math.random(), Math.random()].join(','))";
+        Object first = run(draw);
+        Object second = run(draw);
+        assertNotEquals(first, second);
+        for (Object draws : List.of(first, second)) {
+            for (String d : ((String) draws).split(",")) {
+                double v = Double.parseDouble(d);
+                assertTrue(v >= 0 && v < 1, d);
+            }
+        }
+        assertEquals("false", run("(s, r) => rpcc.end(String(Math.random.toString().includes('native code')))"));
+        noTrace("(s, r) => { try { Math.random = () => 0.5 } catch (e) { } return rpcc.end(1) }",
+                "(s, r) => rpcc.end(String(Math.random() !== 0.5 && Math.random() !== Math.random()))", "true");
+        Invocation a = new Invocation(SandboxLimits.DEFAULT);
+        Invocation b = new Invocation(SandboxLimits.DEFAULT);
+        assertNotEquals(a.random(), b.random()); // seeded apart
+    }
+
+    @Test
+    void weakRefsCarryNothingToTheNextInvocation() throws Exception {
+        noTrace("""
+                (s, r) => {
+                    const kept = new WeakRef({ secret: 1 });
+                    try { globalThis.kept = kept } catch (e) { }
+                    try { WeakRef.prototype.kept = kept } catch (e) { }
+                    try { Object.prototype.kept = kept } catch (e) { }
+                    return rpcc.end(1)
+                }
+                """, "(s, r) => rpcc.end(typeof kept + typeof WeakRef.prototype.kept + typeof ({}).kept)",
+                "undefinedundefinedundefined");
+    }
+
+    @Test
+    void timersAreRefusedAndPendingJobsDoNotOutliveTheInvocation() throws Exception {
+        for (String timer : List.of("setTimeout", "setInterval")) {
+            FunctionFailure f = assertThrows(FunctionFailure.class,
+                    () -> run("(s, r) => { " + timer + "(() => { globalThis.late = 1 }, 0); return rpcc.end(1) }"));
+            assertEquals(ChainErrorCode.SANDBOX_VIOLATION, f.code());
+        }
+        noTrace("""
+                (s, r) => {
+                    let release;
+                    const gate = new Promise(resolve => { release = resolve });
+                    (async () => { await gate; try { Object.prototype.late = 1 } catch (e) { } })();
+                    try { Promise.prototype.release = release } catch (e) { }
+                    return rpcc.end(1)
+                }
+                """, """
+                (s, r) => {
+                    if (typeof Promise.prototype.release === 'function') Promise.prototype.release();
+                    return rpcc.end(typeof Promise.prototype.release + typeof ({}).late)
+                }
+                """, "undefinedundefined");
+    }
+
+    @Test
+    void theRpccObjectOfAFinishedInvocationIsNotReachable() throws Exception {
+        noTrace("""
+                (s, r) => {
+                    const mine = rpcc;
+                    try { Object.prototype.mine = () => mine.end('stale') } catch (e) { }
+                    try { globalThis.mine = mine } catch (e) { }
+                    return rpcc.end(1)
+                }
+                """, "(s, r) => rpcc.end(typeof ({}).mine + typeof mine)", "undefinedundefined");
+    }
+
+    @Test
+    void aRealmThatHitALimitOrBrokeARuleIsNeverReused() throws Exception {
+        JsFunctionCompiler own = new JsFunctionCompiler(SandboxLimits.DEFAULT, true);
+        try {
+            JsRealmPool pool = own.realms();
+            String plain = "(s, r) => rpcc.end(r + ' ok')";
+            NextHop.End done = assertInstanceOf(NextHop.End.class,
+                    own.compile(ChainingFunctionSource.javascript(plain)).invoke(ChainState.empty(), "r"));
+            assertEquals("r ok", done.result());
+            long made = pool.made();
+            own.compile(ChainingFunctionSource.javascript(plain)).invoke(ChainState.empty(), "r");
+            assertEquals(made, pool.made(), "a clean invocation gives its realm back");
+            List<String> breaking = List.of(
+                    "(s, r) => { for (;;) { } }", // cpu-time
+                    "(s, r) => { const a = []; for (;;) { a.push({ n: a.length, s: 'x' + a.length }) } }", // memory
+                    "(s, r) => { try { Java.type('java.lang.System') } catch (e) { } return rpcc.end(1) }", // caught rule
+                    "(s, r) => { const f = () => f(); return f() }"); // stack depth
+            for (String bad : breaking) {
+                assertThrows(FunctionFailure.class,
+                        () -> own.compile(ChainingFunctionSource.javascript(bad)).invoke(ChainState.empty(), "r"), bad);
+                long before = pool.made();
+                done = assertInstanceOf(NextHop.End.class,
+                        own.compile(ChainingFunctionSource.javascript(plain)).invoke(ChainState.empty(), "r"));
+                assertEquals("r ok", done.result());
+                assertEquals(before + 1, pool.made(), () -> "the realm that ran " + bad + " was not discarded");
+            }
+        } finally {
+            own.close();
+        }
+    }
+
+    @Test
+    void anInvocationOnAVirtualThreadIsHandedOffAndWatchedAllTheSame() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<Object> ok = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<Throwable> stopped = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                ok.set(run("(s, r) => rpcc.end(r + ' ok')"));
+                run("(s, r) => { for (;;) { } }");
+            } catch (Throwable t) {
+                stopped.set(t);
+            }
+        }).join();
+        assertEquals("r ok", ok.get());
+        FunctionFailure f = assertInstanceOf(FunctionFailure.class, stopped.get());
+        assertEquals(ChainErrorCode.SANDBOX_VIOLATION, f.code());
+        assertTrue(f.getMessage().contains("cpu-time"), f.getMessage());
+        assertEquals("r ok", run("(s, r) => rpcc.end(r + ' ok')")); // and on this platform thread, a whole realm
     }
 }
