@@ -104,8 +104,9 @@ final class KnownFunctionPrecompile {
                     return;
                 }
                 failed++;
-                log.warn("node '{}': chaining function {} ({}) known at start did not compile; the first chain that"
-                        + " names it gets the error: {}", node, FunctionRuntime.shortId(f), f.language(), e.getMessage());
+                log.warn("node '{}': chaining function {} ({}) known at start could not be compiled; the first chain"
+                        + " that names it gets the error (or, if its repository did not answer, fetches it again): {}",
+                        node, FunctionRuntime.shortId(f), f.language(), e.getMessage());
             }
         }
         if (stopped) {
