@@ -10,13 +10,15 @@ import java.util.Arrays;
 /**
  * The first chain of a fresh JVM, with a chaining function in {@code java} or {@code js}, against
  * the same chain warm: one server and one client started in this JVM, the first chain's latency,
- * then the median of 50 more with new states (the function cached), and one chain with another new
+ * then the median (and 90th percentile) of 50 more with new states (the function cached), and one chain with another new
  * function (a cache miss in a warm JVM: what the first chain cannot beat). With {@code idle} the chain
- * comes a while after the node started (once its background warm-up of javac and GraalJS is over,
- * or after 20 s), as a node that is not hit in its first second sees it; without it, at once.
+ * comes a while after the node started (once its background warm-ups of javac, GraalJS and the chain path are over,
+ * or after 20 s), as a node that is not hit in its first second sees it; without it, at once. With
+ * {@code known}, as {@code idle}, and the function is one the server knows at start
+ * ({@code precompileFunctions}): compiled by the node in the background, so the first chain finds it cached.
  *
  * <pre>
- * java -cp rpcc-benchmarks.jar io.rpcc.benchmarks.FirstChainLatency java|js [idle]
+ * java -cp rpcc-benchmarks.jar io.rpcc.benchmarks.FirstChainLatency java|js [idle|known]
  * </pre>
  *
  * Each run is one fresh JVM: run it a few times and compare (a single-shot measurement, not JMH's).
@@ -27,10 +29,15 @@ public final class FirstChainLatency {
 
     public static void main(String[] args) throws Exception {
         boolean js = args.length > 0 && args[0].equals("js");
-        boolean idle = args.length > 1 && args[1].equals("idle");
+        boolean idle = args.length > 1 && (args[1].equals("idle") || args[1].equals("known"));
+        boolean known = args.length > 1 && args[1].equals("known");
         ChainingFunctionSource f = function(js, "first");
         StaticNameResolver names = new StaticNameResolver();
-        try (RpccServer server = RpccServer.builder("first").resolver(names).service("echo", p -> p).build().start();
+        RpccServer.Builder builder = RpccServer.builder("first").resolver(names).service("echo", p -> p);
+        if (known) {
+            builder.precompileFunctions(f); // as a node whose services' chaining functions are known at start
+        }
+        try (RpccServer server = builder.build().start();
              RpccClient client = RpccClient.builder().resolver(names).build().start()) {
             names.register("first", server.address());
             client.call("first", "echo", "connect").join(); // the connection is not what is measured
@@ -53,9 +60,12 @@ public final class FirstChainLatency {
             long t1 = System.nanoTime();
             client.runChain("first", "echo", "x", function(js, "another"), ChainState.empty());
             long anotherNew = System.nanoTime() - t1;
-            System.out.printf("%s%s: first chain %.1f ms, warm chain (median of 50) %.2f ms, ratio %.1f; "
-                    + "a chain with another new function, now %.1f ms%n", js ? "js" : "java", idle ? " idle" : "",
-                    first / 1e6, warm[25] / 1e6, (double) first / warm[25], anotherNew / 1e6);
+            System.out.printf("%s%s: first chain %.1f ms, warm chain (median of 50) %.2f ms (p90 %.2f ms), ratio %.1f; "
+                    + "a chain with another new function, now %.1f ms%n", js ? "js" : "java", known ? " known" : idle ? " idle" : "",
+                    first / 1e6, warm[25] / 1e6, warm[45] / 1e6, (double) first / warm[25], anotherNew / 1e6);
+            if (known && server.stats().functionCacheMisses() != 2) {
+                System.out.println("(the known function was not compiled at start: " + server.stats() + ")");
+            }
         }
     }
 
@@ -74,6 +84,7 @@ public final class FirstChainLatency {
     }
 
     private static boolean warmUpRunning() {
-        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("rpcc-function-warm-up"));
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals("rpcc-function-warm-up")
+                || t.getName().startsWith("rpcc-function-precompile-") || t.getName().equals("rpcc-chain-warm-up"));
     }
 }

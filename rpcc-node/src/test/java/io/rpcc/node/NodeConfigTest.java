@@ -246,4 +246,22 @@ class NodeConfigTest {
         assertTrue(unknown.getMessage().contains("unknown key rpcc.repository.enable (in " + typo + ")")
                 && unknown.getMessage().contains("did you mean rpcc.repository.enabled?"), unknown.getMessage());
     }
+
+    @Test
+    void theFunctionsKnownAtStartAreTheJavaAndJavaScriptFilesOfTheirDirectory() throws Exception {
+        assertTrue(config().knownFunctions().isEmpty());
+        Path functions = java.nio.file.Files.createDirectory(dir.resolve("known"));
+        java.nio.file.Files.writeString(functions.resolve("a.java"), "public class A {}");
+        java.nio.file.Files.writeString(functions.resolve("b.js"), "(state, result) => rpcc.end(result)");
+        java.nio.file.Files.writeString(functions.resolve("notes.txt"), "not a function");
+        NodeConfig c = config("rpcc.functions.precompile.directory", functions.toString());
+        assertEquals(List.of(io.rpcc.core.FunctionLanguage.JAVA, io.rpcc.core.FunctionLanguage.JS),
+                c.knownFunctions().stream().map(io.rpcc.core.ChainingFunctionSource::language).toList());
+        assertEquals("public class A {}", c.knownFunctions().get(0).source());
+
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> config("rpcc.functions.precompile.directory", dir.resolve("missing").toString()));
+        assertTrue(e.getMessage().contains("rpcc.functions.precompile.directory"), e.getMessage());
+        assertThrows(ConfigException.class, () -> config("rpcc.functions.precompile.budget", "0"));
+    }
 }

@@ -55,6 +55,8 @@ public final class RpccServer implements AutoCloseable {
     private final HopExecutor hops;
     private final Set<String> services;
     private volatile InetSocketAddress address;
+    /** The JVM's warm-up of the chain path, if this server started it. */
+    private volatile ChainPathWarmUp chainPathWarmUp;
 
     private RpccServer(Node node, HopExecutor hops, Set<String> services) {
         this.node = node;
@@ -75,7 +77,13 @@ public final class RpccServer implements AutoCloseable {
      */
     public RpccServer start() {
         address = node.start(hops);
+        chainPathWarmUp = ChainPathWarmUp.startOnce(this); // in the background, once per JVM
         return this;
+    }
+
+    /** The node under this server (for rpcc's own warm-up). */
+    Node node() {
+        return node;
     }
 
     /** The server's name. */
@@ -209,7 +217,15 @@ public final class RpccServer implements AutoCloseable {
      */
     @Override
     public void close() {
+        stopWarmUp();
         node.close();
+    }
+
+    private void stopWarmUp() {
+        ChainPathWarmUp w = chainPathWarmUp;
+        if (w != null) {
+            w.stop();
+        }
     }
 
     /**
@@ -219,6 +235,7 @@ public final class RpccServer implements AutoCloseable {
      * included); then the server {@link #close()}s.
      */
     public void shutdown(Duration grace) {
+        stopWarmUp();
         node.shutdown(Objects.requireNonNull(grace, "grace"));
     }
 

@@ -2,6 +2,7 @@ package io.rpcc.core.runtime;
 
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionCompileException;
+import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FlowControlException;
 import io.rpcc.core.MalformedFrameException;
 import io.rpcc.core.NameResolver;
@@ -28,6 +29,9 @@ import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.Serialization;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -45,6 +49,10 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public static final int DEFAULT_MAX_FRAME_SIZE = 16 * 1024 * 1024;
     /** Default hop limit (paper section 6). */
     public static final int DEFAULT_MAX_HOPS = 2000;
+    /** The default bound of how many known chaining functions a node compiles at start ({@link #precompileBudget}). */
+    public static final int DEFAULT_MAX_PRECOMPILED_FUNCTIONS = 64;
+    /** The default time after start past which a node starts no compilation of a known function ({@link #precompileBudget}). */
+    public static final Duration DEFAULT_PRECOMPILE_BUDGET = Duration.ofSeconds(60);
     /** Default limit of inbound connections a node holds at once. */
     public static final int DEFAULT_MAX_INBOUND_CONNECTIONS = 1024;
     /** Default limit of inbound connections a node holds at once from one IP address. */
@@ -107,6 +115,9 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private SandboxLimits sandbox = SandboxLimits.DEFAULT;
     private ClassLoader functionClassLoader;
     private int functionCacheSize = 256;
+    private final List<ChainingFunctionSource> knownFunctions = new ArrayList<>();
+    private int maxPrecompiledFunctions = DEFAULT_MAX_PRECOMPILED_FUNCTIONS;
+    private Duration precompileBudget = DEFAULT_PRECOMPILE_BUDGET;
     private FunctionIsolation functionIsolation = FunctionIsolation.IN_PROCESS;
     private RunnerPoolSettings functionRunners = RunnerPoolSettings.DEFAULT;
     private NodeTls tls;
@@ -394,6 +405,44 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
             throw new IllegalArgumentException("functionCacheSize must be positive, got " + functions);
         }
         this.functionCacheSize = functions;
+        return self();
+    }
+
+    /**
+     * Chaining functions this node knows before any chain names them (those of the services it hosts,
+     * say): the started node compiles them into its function cache on a low-priority background
+     * thread, so the first chain that names one finds it compiled instead of waiting for javac or
+     * GraalJS. {@code start()} does not wait for it, and a function that does not compile does not fail
+     * the node: it is logged, and the first chain naming it gets the compile error, as without this.
+     * A {@linkplain ChainingFunctionSource#reference reference} is fetched from its
+     * repository at start (only those listed here: nothing else is prefetched). Bounded by
+     * {@link #precompileBudget}. Adds to what earlier calls gave.
+     */
+    public B precompileFunctions(Collection<ChainingFunctionSource> functions) {
+        for (ChainingFunctionSource f : Objects.requireNonNull(functions, "functions")) {
+            knownFunctions.add(Objects.requireNonNull(f, "a function to precompile"));
+        }
+        return self();
+    }
+
+    /** As {@link #precompileFunctions(Collection)}. */
+    public B precompileFunctions(ChainingFunctionSource... functions) {
+        return precompileFunctions(List.of(functions));
+    }
+
+    /**
+     * The bounds of compiling {@linkplain #precompileFunctions known functions} at start: at most
+     * {@code maxFunctions} of them (default {@value #DEFAULT_MAX_PRECOMPILED_FUNCTIONS}, and never more
+     * than {@link #functionCacheSize}), and none started once {@code budget} has passed since the node
+     * started (default 60 s); the rest are compiled by the first chain that names each.
+     */
+    public B precompileBudget(int maxFunctions, Duration budget) {
+        this.maxPrecompiledFunctions = positive(maxFunctions, "maxFunctions");
+        Objects.requireNonNull(budget, "budget");
+        if (budget.isNegative() || budget.isZero()) {
+            throw new IllegalArgumentException("the precompile budget must be positive, got " + budget);
+        }
+        this.precompileBudget = budget;
         return self();
     }
 
@@ -715,7 +764,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 new Node.ChainRules(maxHops, replyWriteTimeout, deadlineNetworkAllowance, heartbeatNetworkAllowance),
                 types, new HopThreads(ex, executor != null ? ExecutorOwner.USER : ExecutorOwner.RPCC),
                 FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
-                maxQueuedCompiles, functionClassLoaderOrDefault()).isolated(functionIsolation, functionRunners),
+                maxQueuedCompiles, functionClassLoaderOrDefault()).isolated(functionIsolation, functionRunners)
+                        .knowing(knownFunctions, Math.min(maxPrecompiledFunctions, functionCacheSize), precompileBudget),
                 sourceFetcher);
     }
 }

@@ -2,6 +2,7 @@ package io.rpcc.node.internal;
 
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.OutboundPolicy;
+import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.server.AllowListPolicy;
@@ -66,6 +67,9 @@ public final class NodeConfig {
     private final int spareFunctionRunners;
     private final int functionRunnerQueue;
     private final int functionRunnerHeapMegabytes;
+    private final List<ChainingFunctionSource> knownFunctions;
+    private final int maxPrecompiledFunctions;
+    private final Duration precompileBudget;
     private final Duration connectTimeout;
     private final Duration handshakeTimeout;
     private final Duration idleTimeout;
@@ -166,6 +170,10 @@ public final class NodeConfig {
         spareFunctionRunners = values.integer(ConfigKey.FUNCTIONS_JAVA_SPARE_RUNNERS, 0, 1024);
         functionRunnerQueue = values.integer(ConfigKey.FUNCTIONS_JAVA_RUNNER_QUEUE, 0, Integer.MAX_VALUE);
         functionRunnerHeapMegabytes = (int) (values.bytes(ConfigKey.FUNCTIONS_JAVA_RUNNER_HEAP, 16L << 20, 64L << 30) >> 20);
+        String precompile = values.text(ConfigKey.FUNCTIONS_PRECOMPILE_DIRECTORY);
+        knownFunctions = precompile == null ? List.of() : KnownFunctionFiles.read(values, Path.of(precompile));
+        maxPrecompiledFunctions = values.integer(ConfigKey.FUNCTIONS_PRECOMPILE_MAX_FUNCTIONS, 1, Integer.MAX_VALUE);
+        precompileBudget = values.duration(ConfigKey.FUNCTIONS_PRECOMPILE_BUDGET, false);
         connectTimeout = values.duration(ConfigKey.CONNECT_TIMEOUT, false);
         handshakeTimeout = values.duration(ConfigKey.HANDSHAKE_TIMEOUT, false);
         idleTimeout = values.duration(ConfigKey.IDLE_TIMEOUT, true);
@@ -248,6 +256,7 @@ public final class NodeConfig {
                 .maxNodeNameLength(maxNodeNameLength).maxValueDepth(maxValueDepth)
                 .functionCacheSize(functionCacheSize).maxFunctionSourceChars(maxFunctionSourceChars)
                 .maxQueuedCompiles(maxQueuedCompiles)
+                .precompileFunctions(knownFunctions).precompileBudget(maxPrecompiledFunctions, precompileBudget)
                 .functionIsolation(functionIsolation)
                 .functionRunners(functionRunners, spareFunctionRunners, functionRunnerQueue, functionRunnerHeapMegabytes)
                 .connectTimeout(connectTimeout).handshakeTimeout(handshakeTimeout).idleTimeout(idleTimeout)
@@ -294,6 +303,11 @@ public final class NodeConfig {
     /** {@code rpcc.peers}, as the node's name resolver. */
     public PeerResolver peers() {
         return peers;
+    }
+
+    /** The chaining functions of {@code rpcc.functions.precompile.directory} (none if it is not set). */
+    public List<ChainingFunctionSource> knownFunctions() {
+        return knownFunctions;
     }
 
     /** {@code rpcc.repository.directory} if {@code rpcc.repository.enabled}, else {@code null}. */

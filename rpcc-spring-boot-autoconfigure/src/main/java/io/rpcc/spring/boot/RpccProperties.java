@@ -378,8 +378,55 @@ public class RpccProperties {
 
         private final JavaFunctions java = new JavaFunctions();
 
+        private final Precompile precompile = new Precompile();
+
+        public Precompile getPrecompile() {
+            return precompile;
+        }
+
         public JavaFunctions getJava() {
             return java;
+        }
+    }
+
+    /**
+     * The chaining functions the application's server knows at start: its ChainingFunctionSource beans,
+     * compiled into its function cache in the background after it started (the context does not wait),
+     * so that the first chain naming one finds it compiled.
+     */
+    public static class Precompile {
+
+        /** Whether the server compiles the application's ChainingFunctionSource beans at start. */
+        private boolean beans = true;
+
+        /** At most this many are compiled at start (never more than the function cache holds). Default: rpcc's (64). */
+        private @Nullable Integer maxFunctions;
+
+        /** None is started once this long has passed since the server started. Default: rpcc's (60s). */
+        private @Nullable Duration budget;
+
+        public boolean isBeans() {
+            return beans;
+        }
+
+        public void setBeans(boolean beans) {
+            this.beans = beans;
+        }
+
+        public @Nullable Integer getMaxFunctions() {
+            return maxFunctions;
+        }
+
+        public void setMaxFunctions(@Nullable Integer maxFunctions) {
+            this.maxFunctions = maxFunctions;
+        }
+
+        public @Nullable Duration getBudget() {
+            return budget;
+        }
+
+        public void setBudget(@Nullable Duration budget) {
+            this.budget = budget;
         }
     }
 

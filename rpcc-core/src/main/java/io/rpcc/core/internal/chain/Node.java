@@ -406,17 +406,21 @@ public final class Node implements AutoCloseable {
             throw alreadyStarted();
         }
         functions.open();
-        if (!(serverSide instanceof RefusingRequestHandler)) { // a node that runs hops (not a plain client)
-            functions.warmUpInBackground(); // javac and GraalJS, off the critical path: the first chain pays neither
-        }
         timer.open();
         s.sweep().start();
+        InetSocketAddress address;
         try {
-            return transport.start(dispatch);
+            address = transport.start(dispatch);
         } catch (RuntimeException e) {
             close();
             throw e;
         }
+        if (!(serverSide instanceof RefusingRequestHandler)) { // a node that runs hops (not a plain client)
+            // javac and GraalJS, and the functions the node knows, off the critical path: the first chain pays
+            // neither (after the transport started: fetching a known function's source needs it)
+            functions.warmUpInBackground();
+        }
+        return address;
     }
 
     private IllegalStateException alreadyStarted() {

@@ -24,6 +24,7 @@ import io.rpcc.core.spi.FunctionFailure;
 import io.rpcc.core.spi.FunctionText;
 import io.rpcc.core.spi.InvocationAbandoned;
 import io.rpcc.core.spi.SandboxViolation;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Set;
 import java.util.LinkedHashMap;
@@ -116,6 +117,10 @@ public final class FunctionRuntime {
     private boolean closed;
     /** The warm-up this runtime started (null: none, or another node of the JVM did it). */
     private FunctionWarmUp warmUp;
+    /** The functions the node knows before any chain names them (set once, right after construction). */
+    private KnownFunctionPrecompile.KnownFunctions known = KnownFunctionPrecompile.KnownFunctions.NONE;
+    /** The compilation of {@link #known} this runtime started (null: none). */
+    private KnownFunctionPrecompile precompile;
 
     /** What a node gives its runtime: its refusal counters, its fetcher of referenced functions, its name. */
     private record InNode(Refusals refusals, UnaryOperator<ChainingFunctionSource> fetcher, String node) {
@@ -211,9 +216,24 @@ public final class FunctionRuntime {
      * ({@code limits} null) every function runs in-process.
      */
     public FunctionRuntime isolated(FunctionIsolation mode, RunnerPoolSettings pool) {
-        return new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles, abandonedSandboxThreads,
-                new InNode(refusals, fetcher, node),
+        FunctionRuntime r = new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles,
+                abandonedSandboxThreads, new InNode(refusals, fetcher, node),
                 new Isolation(mode, pool, isolation.types(), isolation.limits(), isolation.classLoader()));
+        r.known = known;
+        return r;
+    }
+
+    /**
+     * This runtime, compiling {@code functions} (the chaining functions its node knows before any chain
+     * names them; a reference is fetched from its repository) into its cache in the background when
+     * {@link #warmUpInBackground()} runs: at most {@code maxFunctions} of them, none started after
+     * {@code budget} (see {@link KnownFunctionPrecompile}).
+     */
+    public FunctionRuntime knowing(List<ChainingFunctionSource> functions, int maxFunctions, Duration budget) {
+        FunctionRuntime r = new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles,
+                abandonedSandboxThreads, new InNode(refusals, fetcher, node), isolation);
+        r.known = new KnownFunctionPrecompile.KnownFunctions(functions, maxFunctions, budget);
+        return r;
     }
 
     /**
@@ -247,8 +267,10 @@ public final class FunctionRuntime {
      * with {@code fetcher} (the node asks the repository named in the reference).
      */
     public FunctionRuntime inNode(String node, Refusals refusals, UnaryOperator<ChainingFunctionSource> fetcher) {
-        return new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles,
+        FunctionRuntime r = new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles,
                 abandonedSandboxThreads, new InNode(refusals, fetcher, node), isolation);
+        r.known = known;
+        return r;
     }
 
     /**
@@ -286,39 +308,52 @@ public final class FunctionRuntime {
 
     /**
      * Warms this runtime's compilers (javac, GraalJS) on a background daemon thread, once per JVM, so
-     * the first chain that needs one does not pay for loading it; returns at once, and never fails
-     * (see {@link FunctionWarmUp}). {@link #close()} stops it.
+     * the first chain that needs one does not pay for loading it (see {@link FunctionWarmUp}), and
+     * compiles the functions its node knows at start ({@link #knowing}) into its cache on another
+     * (see {@link KnownFunctionPrecompile}); returns at once, and never fails. {@link #close()} stops both.
      */
     public FunctionRuntime warmUpInBackground() {
         synchronized (this) {
-            if (closed || warmUp != null) {
+            if (closed || warmUp != null || precompile != null) {
                 return this;
             }
+            precompile = KnownFunctionPrecompile.start(node, known,
+                    f -> load(f, NodeTransport.LOCAL_PEER, IsolationLevel.IN_PROCESS));
             warmUp = FunctionWarmUp.start(compilers);
         }
         return this;
     }
 
     /**
-     * Waits up to {@code millis} for the warm-up this runtime started to end (for tests and
-     * benchmarks); true if it ended, or there was none.
+     * Waits up to {@code millis} for the warm-up and the compilation of known functions this runtime
+     * started to end (for tests and benchmarks); true if they ended, or there was none.
      */
     public boolean awaitWarmUp(long millis) throws InterruptedException {
         FunctionWarmUp w;
+        KnownFunctionPrecompile p;
         synchronized (this) {
             w = warmUp;
+            p = precompile;
         }
-        return w == null || w.awaitEnd(millis);
+        long end = System.nanoTime() + millis * 1_000_000;
+        boolean precompiled = p == null || p.awaitEnd(millis);
+        long left = Math.max(1, (end - System.nanoTime()) / 1_000_000);
+        return precompiled && (w == null || w.awaitEnd(left));
     }
 
     /** Gives up the hold {@link #open()} took (the node closed); the JVM's last one stops the threads. */
     public void close() {
         FunctionRunnerPool pool;
         FunctionWarmUp w;
+        KnownFunctionPrecompile p;
         synchronized (this) {
             closed = true;
             pool = runners;
             w = warmUp;
+            p = precompile;
+        }
+        if (p != null) {
+            p.stop();
         }
         if (w != null) {
             w.stop();

@@ -4,6 +4,7 @@ import io.micrometer.observation.ObservationRegistry;
 import io.rpcc.client.ChainDecorator;
 import io.rpcc.client.ClientInterceptor;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.RpccType;
@@ -162,6 +163,27 @@ public class RpccAutoConfiguration {
         }
     }
 
+    /**
+     * The chaining functions the server knows at start (rpcc.server.functions.precompile.*): the
+     * application's {@link ChainingFunctionSource} beans, compiled in the background after it started.
+     */
+    private static void applyPrecompile(RpccServer.Builder builder, RpccProperties.Precompile precompile,
+                                        ConfigurableListableBeanFactory beanFactory) {
+        if (precompile.isBeans()) {
+            builder.precompileFunctions(beanFactory.getBeanProvider(ChainingFunctionSource.class).orderedStream().toList());
+        }
+        if (precompile.getMaxFunctions() != null || precompile.getBudget() != null) {
+            try {
+                builder.precompileBudget(precompile.getMaxFunctions() != null ? precompile.getMaxFunctions()
+                        : NodeBuilder.DEFAULT_MAX_PRECOMPILED_FUNCTIONS, precompile.getBudget() != null
+                        ? precompile.getBudget() : NodeBuilder.DEFAULT_PRECOMPILE_BUDGET);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException("rpcc.server.functions.precompile.max-functions or .budget is out of"
+                        + " range (" + e.getMessage() + "): set at least 1 function and a positive budget");
+            }
+        }
+    }
+
     /** The application's server, unless {@code rpcc.server.enabled=false}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBooleanProperty(name = "rpcc.server.enabled", matchIfMissing = true)
@@ -186,6 +208,7 @@ public class RpccAutoConfiguration {
             ifSet(settings.getFunctionCacheSize(), builder::functionCacheSize);
             ifSet(settings.getMaxQueuedCompiles(), builder::maxQueuedCompiles);
             applyJavaFunctions(builder, settings.getFunctions().getJava());
+            applyPrecompile(builder, settings.getFunctions().getPrecompile(), beanFactory);
             RpccProperties.Repository repository = settings.getRepository();
             if (repository.isEnabled()) {
                 builder.repository(repository.getDirectory() != null

@@ -186,6 +186,39 @@ class RpccAutoConfigurationTest {
                         .hasMessageContaining("at least 16MB"));
     }
 
+    /** The application's chaining function, as a bean: the server compiles it at start. */
+    @Configuration(proxyBeanMethods = false)
+    static class KnownFunction {
+        @Bean
+        ChainingFunctionSource quote() {
+            return QUOTE;
+        }
+    }
+
+    @Test
+    void chainingFunctionBeansAreCompiledAtStartBeforeAnyChain() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.types=" + Order.class.getName() + "," + Quote.class.getName())
+                .withUserConfiguration(PlainServices.class, KnownFunction.class).run(context -> {
+                    RpccServer server = context.getBean(RpccServer.class);
+                    long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+                    while (server.stats().functionCacheMisses() < 1 && System.nanoTime() < end) {
+                        Thread.sleep(20);
+                    }
+                    assertThat(server.stats().functionCacheMisses()).isEqualTo(1);
+                    ChainResult result = context.getBean(RpccClient.class).runChain(ChainCall.to("s1", "stock")
+                            .params(new Order("abc", 4)).chainingFunction(QUOTE).state(ChainState.of("sku", "abc")));
+                    assertThat(result.value()).isEqualTo(new Quote("abc", 12));
+                    assertThat(server.stats().functionCacheMisses()).as("the chain found it compiled").isEqualTo(1);
+                });
+    }
+
+    @Test
+    void aPrecompileBudgetOutOfRangeNamesTheProperties() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.server.functions.precompile.max-functions=0")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("rpcc.server.functions.precompile.max-functions"));
+    }
+
     /** The command lines of this JVM's function-runner children (a server's runner pool). */
     private static List<String> runnerArguments() {
         return ProcessHandle.current().children().map(RpccAutoConfigurationTest::commandLine)

@@ -1,0 +1,38 @@
+package io.rpcc.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.rpcc.core.StaticNameResolver;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JVM's warm-up of the chain path at a server's start leaves no trace on the application's
+ * server: its chains run between rpcc's own throwaway nodes, which are gone when it ends. (Once per
+ * JVM: if an earlier test's server started it, this checks the same on a server that did not.)
+ */
+class ChainPathWarmUpTest {
+    static boolean warmUpRunning() {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive()
+                && (t.getName().equals("rpcc-chain-warm-up") || t.getName().startsWith("rpcc-function-")));
+    }
+
+    @Test
+    void theWarmUpRunsBesideTheServerAndLeavesItsCountersAndThreadsAlone() throws Exception {
+        try (RpccServer server = RpccServer.builder("app").resolver(new StaticNameResolver()).service("echo", p -> p)
+                .build().start()) {
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (warmUpRunning()) {
+                assertTrue(System.nanoTime() < end, "the warm-ups did not end in 90 s");
+                Thread.sleep(20);
+            }
+            ServerStats stats = server.stats();
+            assertEquals(0, stats.framesReceived(), stats::toString);
+            assertEquals(0, stats.functionCacheMisses() + stats.functionCacheHits(), stats::toString);
+            assertEquals(0, stats.connectionsOpen(), stats::toString);
+            assertTrue(Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.isAlive()
+                    && t.getName().contains("rpcc-warm-up-")), "the throwaway nodes closed");
+        }
+    }
+}
