@@ -23,6 +23,10 @@ import org.slf4j.LoggerFactory;
  * compiler warm-up and compilation of known functions ended, it runs up to {@value #CHAINS} short
  * chains between two throwaway nodes of its own on loopback, and closes them.
  *
+ * <p>Opt-in, with the system property {@value #ENABLED_PROPERTY}{@code =true}: it starts two nodes of
+ * its own (loopback ports, threads) for a few seconds after the first server starts, which an
+ * application that counts its threads or ports may not expect.
+ *
  * <ul>
  *   <li>Invisible: the throwaway nodes are not the application's (no counters, outcome cache,
  *       interceptors, decorators, policy or services of its are involved); their function is rpcc's
@@ -36,6 +40,8 @@ final class ChainPathWarmUp {
     private static final Logger log = LoggerFactory.getLogger(ChainPathWarmUp.class);
     /** Whether this JVM's chain path is warmed (or being warmed). */
     private static final AtomicBoolean STARTED = new AtomicBoolean();
+    /** The system property that turns it on ({@code true}); off by default. */
+    static final String ENABLED_PROPERTY = "rpcc.warmUp.chainPath";
     /** How many chains it runs at most. */
     static final int CHAINS = 40;
     /** No chain starts after this long. */
@@ -63,12 +69,12 @@ final class ChainPathWarmUp {
 
     /**
      * Starts warming the chain path in the background after {@code server}'s function warm-up, unless
-     * this JVM did it already.
+     * it is off ({@value #ENABLED_PROPERTY}) or this JVM did it already.
      *
      * @return the warm-up to {@link #stop()} with the server, or {@code null} if there is none
      */
     static ChainPathWarmUp startOnce(RpccServer server) {
-        if (!STARTED.compareAndSet(false, true)) {
+        if (!Boolean.getBoolean(ENABLED_PROPERTY) || !STARTED.compareAndSet(false, true)) {
             return null;
         }
         ChainPathWarmUp w = new ChainPathWarmUp(server);
