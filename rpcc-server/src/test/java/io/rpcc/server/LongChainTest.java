@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopPath;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.ServiceFunctionException;
@@ -15,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,6 +33,27 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class LongChainTest {
     static final String[] SERVERS = {"s1", "s2", "s3"};
+    /** Walks "left" hops between s1 and s2, then (if "split") splits two ways, each branch walking "branch" hops. */
+    static final ChainingFunctionSource WALK_THEN_SPLIT = ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            import java.util.List;
+            public class WalkThenSplit implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    int left = state.get("left", Integer.class);
+                    if (left > 0) {
+                        return NextHop.call(left % 2 == 0 ? "s1" : "s2", "count", result, state.with("left", left - 1));
+                    }
+                    if (state.contains("branch")) {
+                        int branch = state.get("branch", Integer.class);
+                        return NextHop.split(List.of(
+                                NextHop.call("s3", "count", 1, ChainState.of("left", branch)),
+                                NextHop.call("s3", "count", 2, ChainState.of("left", branch))));
+                    }
+                    return NextHop.end(result);
+                }
+            }
+            """);
+    static final AtomicInteger counted = new AtomicInteger();
     static Cluster cluster;
     static RpccClient client;
 
@@ -39,6 +63,10 @@ class LongChainTest {
         for (String name : SERVERS) {
             cluster.server(name, b -> b
                     .service("echo", p -> p)
+                    .service("count", p -> {
+                        counted.incrementAndGet();
+                        return p;
+                    })
                     .service("boom", p -> {
                         throw new IllegalStateException("boom at the end of a long chain");
                     }));
@@ -72,7 +100,8 @@ class LongChainTest {
         assertEquals(hops - 2 * HopPath.KEPT_AT_EACH_END, HopPath.elided(path.get(HopPath.KEPT_AT_EACH_END)));
         assertEquals(SERVERS[hops % SERVERS.length], path.getLast(), "the last hop is named");
         List<HopTiming> timings = r.timings();
-        assertEquals(HopPath.MAX_TIMINGS, timings.size());
+        assertEquals(HopPath.MAX_TIMINGS, timings.size(), () -> "interactive " + r.interactive() + ", elapsed " + r.elapsed() + ": " + timings.stream().map(t -> t.hop() + "@" + t.host() + ":"
+                + t.serviceFunction()).toList().toString());
         assertEquals(1, timings.getFirst().hop());
         assertEquals(HopPath.KEPT_AT_EACH_END, timings.get(HopPath.KEPT_AT_EACH_END - 1).hop());
         assertEquals(hops - HopPath.KEPT_AT_EACH_END + 1, timings.get(HopPath.KEPT_AT_EACH_END).hop());
@@ -96,5 +125,27 @@ class LongChainTest {
         assertTrue(e.getMessage().contains("(" + (hops - 10) + " more)"), "the message counts the hops it leaves out: "
                 + e.getMessage());
         assertEquals(hops - 1, e.timings().getLast().hop(), "the timings up to the hop before it");
+    }
+
+    @Test
+    void aSplitOfALongChainCountsEveryHopOfItsBranchesInItsBoundedPath() {
+        for (boolean interactive : new boolean[] {false, true}) {
+            // short: the path is not bounded, and names one server per service function run
+            counted.set(0);
+            ChainResult shortChain = client.runChain(ChainCall.to("s1", "count").params(0).chainingFunction(WALK_THEN_SPLIT)
+                    .state(ChainState.of("left", 3, "branch", 2)).interactive(interactive));
+            assertEquals(counted.get(), shortChain.path().size(), shortChain.path().toString());
+            // long before the split and in its branches: bounded, and still counting every one
+            counted.set(0);
+            ChainResult longChain = client.runChain(ChainCall.to("s1", "count").params(0).chainingFunction(WALK_THEN_SPLIT)
+                    .state(ChainState.of("left", 40, "branch", 40)).interactive(interactive));
+            assertEquals(1 + 40 + 2 * 41, counted.get());
+            assertEquals(counted.get(), HopPath.visited(longChain.path()), "interactive " + interactive + ": "
+                    + longChain.path());
+            assertTrue(longChain.path().size() <= HopPath.MAX_ENTRIES, longChain.path().toString());
+            assertEquals("s2", longChain.path().getLast(), "a branch's last hop (left 1: s2)");
+            assertEquals("s1", longChain.path().getFirst());
+            assertTrue(longChain.timings().size() <= HopPath.MAX_TIMINGS, longChain.timings().toString());
+        }
     }
 }

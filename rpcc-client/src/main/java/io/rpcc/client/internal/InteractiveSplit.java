@@ -21,6 +21,7 @@ import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.CarriedTimings;
 import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
@@ -131,7 +132,7 @@ final class InteractiveSplit {
             if (run.error() == null) {
                 merged.addAll(HopPath.after(run.result().path(), visitedAtSplit));
                 console.addAll(tail(run.result().console(), consoleAtSplit.size()));
-                timings.addAll(tail(run.result().timings(), timingsAtSplit.size()));
+                timings.addAll(CarriedTimings.since(run.result().timings(), timingsAtSplit));
                 last = Math.max(last, run.result().timings().getLast().hop());
                 unused += Math.max(0, (long) run.maxHops() - run.result().timings().getLast().hop());
                 outcomes.add(BranchOutcome.success(i + 1, on, run.result().value()));
@@ -140,7 +141,7 @@ final class InteractiveSplit {
                 ChainException e = named(run.error(), on, n);
                 merged.addAll(HopPath.after(e.path(), visitedAtSplit));
                 console.addAll(tail(e.console(), consoleAtSplit.size()));
-                timings.addAll(tail(e.timings(), timingsAtSplit.size()));
+                timings.addAll(CarriedTimings.since(e.timings(), timingsAtSplit));
                 last = Math.max(last, e.hop());
                 unused += Math.max(0, (long) run.maxHops() - e.hop());
                 outcomes.add(BranchOutcome.failure(i + 1, on, e));

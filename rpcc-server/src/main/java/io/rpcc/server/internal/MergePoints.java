@@ -288,7 +288,6 @@ final class MergePoints {
         ChainHeader open = m.open.header();
         long visitedAtOpen = HopPath.visited(open.path());
         int prefixConsole = open.console().size();
-        int prefixTimings = open.timings().size();
         List<String> path = new ArrayList<>(open.path());
         List<ConsoleLine> console = new ArrayList<>(open.console());
         List<HopTiming> timings = new ArrayList<>(open.timings());
@@ -303,7 +302,7 @@ final class MergePoints {
             unused += Math.max(0, (long) b.maxHops() - b.hop());
             path.addAll(HopPath.after(b.path(), visitedAtOpen));
             console.addAll(tail(b.console(), prefixConsole));
-            timings.addAll(sinceOpening(b.timings(), open.timings(), prefixTimings));
+            timings.addAll(CarriedTimings.since(b.timings(), open.timings()));
             ChainFailure failure = null;
             ChainErrorCode code = null;
             if (HopKind.of(b.serviceFunction()) == HopKind.BRANCH_FAILURE) {
@@ -446,25 +445,6 @@ final class MergePoints {
 
     private static <T> List<T> tail(List<T> list, int from) {
         return list.subList(Math.min(from, list.size()), list.size());
-    }
-
-    /**
-     * The timings a branch added to those of its opening: those after the opening's, or, if the
-     * branch's list no longer starts with them (it dropped some to stay bounded: {@link CarriedTimings}),
-     * those of hops after the opening's last.
-     */
-    private static List<HopTiming> sinceOpening(List<HopTiming> branch, List<HopTiming> opening, int prefix) {
-        if (branch.size() >= prefix && branch.subList(0, prefix).equals(opening)) {
-            return tail(branch, prefix);
-        }
-        int after = opening.isEmpty() ? 0 : opening.getLast().hop();
-        List<HopTiming> out = new ArrayList<>();
-        for (HopTiming t : branch) {
-            if (t.hop() > after) {
-                out.add(t);
-            }
-        }
-        return out;
     }
 
     private static List<String> strings(Object o) {

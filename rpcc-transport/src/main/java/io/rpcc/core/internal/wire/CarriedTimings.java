@@ -91,6 +91,26 @@ public final class CarriedTimings extends AbstractList<HopTiming> implements Ran
     }
 
     /**
+     * The timings {@code later} holds after those of {@code earlier}, a list it went on from (a split's
+     * opening and one of its branches): those after {@code earlier}'s if {@code later} still starts with
+     * them, else (it dropped some to stay bounded) those of hops after {@code earlier}'s last.
+     */
+    public static List<HopTiming> since(List<HopTiming> later, List<HopTiming> earlier) {
+        int prefix = earlier.size();
+        if (later.size() >= prefix && later.subList(0, prefix).equals(earlier)) {
+            return later.subList(prefix, later.size());
+        }
+        int after = earlier.isEmpty() ? 0 : earlier.getLast().hop();
+        List<HopTiming> out = new ArrayList<>();
+        for (HopTiming t : later) {
+            if (t.hop() > after) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    /**
      * Reads {@code n} timings at {@code in}'s position, checking their layout (a string longer than
      * the frame, a byte no UTF-8 character starts with, a frame that ends among them are malformed),
      * and keeps their bytes.
@@ -228,8 +248,13 @@ public final class CarriedTimings extends AbstractList<HopTiming> implements Ran
         return true;
     }
 
+    /** At the end, an append ({@link #add(HopTiming)}, bounded); elsewhere, an insertion. */
     @Override
     public void add(int index, HopTiming timing) {
+        if (index == size()) {
+            add(timing);
+            return;
+        }
         materialize();
         modCount++;
         added.add(index, timing);
