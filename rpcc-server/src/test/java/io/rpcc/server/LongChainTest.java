@@ -11,6 +11,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopPath;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticRoute;
 import java.time.Duration;
@@ -61,7 +62,11 @@ class LongChainTest {
     static void start() {
         cluster = new Cluster();
         for (String name : SERVERS) {
+            // a generous sandbox: on a loaded machine the route's chaining function, run hundreds of times
+            // while the JIT warms up, can pass the default 300 ms of CPU time in one invocation
             cluster.server(name, b -> b
+                    .sandbox(new SandboxLimits(Duration.ofSeconds(30), SandboxLimits.DEFAULT.allocatedBytes(),
+                            Duration.ofSeconds(60)))
                     .service("echo", p -> p)
                     .service("count", p -> {
                         counted.incrementAndGet();

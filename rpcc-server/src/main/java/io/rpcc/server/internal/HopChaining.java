@@ -12,7 +12,6 @@ import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.wire.CarriedTimings;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.HopFailure;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
