@@ -52,7 +52,8 @@ public class ChainException extends RuntimeException {
         if (path.size() <= 12) {
             return String.join(" → ", path);
         }
-        return String.join(" → ", path.subList(0, 5)) + " → … (" + (path.size() - 10) + " more) → "
+        return String.join(" → ", path.subList(0, 5)) + " → … (" + HopPath.visited(path.subList(5, path.size() - 5))
+                + " more) → "
                 + String.join(" → ", path.subList(path.size() - 5, path.size()));
     }
 
@@ -123,7 +124,11 @@ public class ChainException extends RuntimeException {
         return failure.hop();
     }
 
-    /** The servers traversed so far, in order, up to and including the one that failed. */
+    /**
+     * The servers traversed so far, in order, up to and including the one that failed; a long chain's
+     * path is bounded, one entry standing for the servers left out between its first and last ones
+     * ({@link HopPath}).
+     */
     public List<String> path() {
         return failure.path();
     }

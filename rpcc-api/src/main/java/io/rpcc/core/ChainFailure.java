@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * @param host the node where the failure happened
  * @param hop the index of the hop that failed (1 is the first server; 0 means the originator
  *     failed before the first hop left)
- * @param path the servers the chain traversed, in order, up to and including {@code host}
+ * @param path the servers the chain traversed, in order, up to and including {@code host}; bounded
+ *     for a long chain ({@link HopPath})
  * @param details extra lines, such as the remote stack trace
  * @param console the virtual console up to the failure
  * @param timings the hop timings up to the failure

@@ -17,9 +17,11 @@ import org.jspecify.annotations.Nullable;
  *
  * @param value the chain's result
  * @param originator the node that started the chain
- * @param path the servers the chain traversed, in order
+ * @param path the servers the chain traversed, in order; a long chain's path is bounded, one entry
+ *     standing for the servers left out between its first and last ones ({@link HopPath})
  * @param console the virtual console: every line written by service and chaining functions
- * @param timings per-hop timings, in hop order
+ * @param timings per-hop timings, in hop order; a long chain's are those of its first and last hops
+ *     ({@link HopPath#MAX_TIMINGS})
  * @param elapsed from the start of the chain to the arrival of its result, at the originator
  * @param interactive whether the chain ran in interactive mode (chaining functions at the client)
  * @param replies the partial replies ({@code preturn}) of every hop, in arrival order; empty when
@@ -45,9 +47,9 @@ public record ChainResult(@Nullable Object value, String originator, List<String
         return type.cast(value);
     }
 
-    /** The number of hops the chain took. */
+    /** The number of hops the chain took (its path's servers, elided ones included: {@link HopPath#visited}). */
     public int hops() {
-        return path.size();
+        return (int) Math.min(Integer.MAX_VALUE, HopPath.visited(path));
     }
 
     /** The timings aggregated per host and against the elapsed time. */

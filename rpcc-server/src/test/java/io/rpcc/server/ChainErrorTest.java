@@ -20,6 +20,7 @@ import io.rpcc.core.ChainingFunctionException;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FrameTooLargeException;
 import io.rpcc.core.HopLimitExceededException;
+import io.rpcc.core.HopPath;
 import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.SandboxViolationException;
 import io.rpcc.core.ServiceFunctionException;
@@ -368,7 +369,11 @@ class ChainErrorTest {
         HopLimitExceededException defaultLimit = fails(HopLimitExceededException.class, () -> client.runChain(
                 ChainCall.to("s1", "echo").params("x").chainingFunction(pingPong).timeout(Duration.ofSeconds(60))));
         assertEquals(2000, defaultLimit.hop());
-        assertEquals(2000, defaultLimit.path().size());
+        // the path is bounded (HopPath): its first and last 16 servers, one entry counting the 1,968 between
+        assertEquals(HopPath.MAX_ENTRIES, defaultLimit.path().size());
+        assertEquals(2000, HopPath.visited(defaultLimit.path()));
+        assertEquals("… 1968 hops …", defaultLimit.path().get(16));
+        assertEquals("s2", defaultLimit.path().getLast());
         assertEquals("s2", defaultLimit.host());
 
         HopLimitExceededException interactive = fails(HopLimitExceededException.class, () -> client.runChain(

@@ -5,6 +5,7 @@ import io.rpcc.core.BrokenChainException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopPath;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.ChainStart;
@@ -241,7 +242,8 @@ public final class ChainLauncher {
     /** The result in {@code frame}; throws if its value could not be decoded. */
     ChainResult toResult(ChainResultFrame frame, long elapsedNanos, boolean interactive) {
         if (frame.decodeError() != null) {
-            throw failure(frame.decodeError(), frame.path().isEmpty() ? "" : frame.path().getLast(), frame.path().size(),
+            throw failure(frame.decodeError(), frame.path().isEmpty() ? "" : frame.path().getLast(),
+                    (int) HopPath.visited(frame.path()),
                     frame.path(), frame.console(), frame.timings());
         }
         return new ChainResult(frame.value(), node.name(), frame.path(), frame.console(), frame.timings(),

@@ -22,6 +22,7 @@ import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.CarriedTimings;
 import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.LocatedFailure;
@@ -228,7 +229,7 @@ public final class InteractiveChain {
         long deadlineNanos = startNanos + timeout.toNanos();
         List<String> path = at.path();
         List<ConsoleLine> console = new CopyOnWriteArrayList<>(firstConsole);
-        List<HopTiming> timings = new ArrayList<>(firstTimings);
+        List<HopTiming> timings = CarriedTimings.continuing(firstTimings); // bounded, as a chain carries them
         List<CompletableFuture<Void>> finishes = new ArrayList<>();
         LocalWork local = new LocalWork(); // its one unit is the driver's own, released at the end
         ReplyWindow window = sink.window(); // one window for every step: the bound holds across them

@@ -3,6 +3,7 @@ package io.rpcc.client.internal;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.BranchOutcome;
 import io.rpcc.core.ChainException;
+import io.rpcc.core.HopPath;
 import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
@@ -20,6 +21,7 @@ import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.CarriedTimings;
 import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
@@ -117,6 +119,7 @@ final class InteractiveSplit {
             }
         }
         List<String> merged = new ArrayList<>(path);
+        long visitedAtSplit = HopPath.visited(path);
         List<BranchOutcome> outcomes = new ArrayList<>(n);
         List<Object> values = new ArrayList<>(n);
         ChainException firstFailure = null;
@@ -127,18 +130,18 @@ final class InteractiveSplit {
             finishes.add(run.finished());
             BranchId on = branch.child(i + 1, n);
             if (run.error() == null) {
-                merged.addAll(tail(run.result().path(), path.size()));
+                merged.addAll(HopPath.after(run.result().path(), visitedAtSplit));
                 console.addAll(tail(run.result().console(), consoleAtSplit.size()));
-                timings.addAll(tail(run.result().timings(), timingsAtSplit.size()));
+                timings.addAll(CarriedTimings.since(run.result().timings(), timingsAtSplit));
                 last = Math.max(last, run.result().timings().getLast().hop());
                 unused += Math.max(0, (long) run.maxHops() - run.result().timings().getLast().hop());
                 outcomes.add(BranchOutcome.success(i + 1, on, run.result().value()));
                 values.add(run.result().value());
             } else {
                 ChainException e = named(run.error(), on, n);
-                merged.addAll(tail(e.path(), path.size()));
+                merged.addAll(HopPath.after(e.path(), visitedAtSplit));
                 console.addAll(tail(e.console(), consoleAtSplit.size()));
-                timings.addAll(tail(e.timings(), timingsAtSplit.size()));
+                timings.addAll(CarriedTimings.since(e.timings(), timingsAtSplit));
                 last = Math.max(last, e.hop());
                 unused += Math.max(0, (long) run.maxHops() - e.hop());
                 outcomes.add(BranchOutcome.failure(i + 1, on, e));
@@ -147,6 +150,7 @@ final class InteractiveSplit {
                 }
             }
         }
+        merged = new ArrayList<>(HopPath.bounded(merged));
         int maxHops = NextHopDecision.mergedLimit(last, unused);
         HopTiming timing = new HopTiming(last, node.name(), "rpcc.merge", System.nanoTime() - start, 0, 0, 0,
                 node.name());

@@ -9,9 +9,9 @@ import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RethrownBranchFailure;
 import io.rpcc.core.internal.function.FunctionRuntime;
+import io.rpcc.core.internal.wire.CarriedTimings;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.HopFailure;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -84,7 +84,7 @@ final class HopChaining {
                             hop.replies().handOver(h.credit());
                             return;
                         }
-                        List<HopTiming> at = new ArrayList<>(h.timings());
+                        List<HopTiming> at = CarriedTimings.continuing(h.timings());
                         if (proxied || merging) {
                             at.removeLast();
                         }

@@ -7,10 +7,12 @@ import io.rpcc.core.ChainFailure;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopPath;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.internal.chain.NextHopDecision;
+import io.rpcc.core.internal.wire.CarriedTimings;
 import io.rpcc.core.internal.wire.ChainErrors;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
@@ -284,9 +286,8 @@ final class MergePoints {
     /** The merge of the complete split {@code m}; {@code last} is the request that completed it. */
     private Arrival merged(Merge m, ChainHeader last, long nowNanos) {
         ChainHeader open = m.open.header();
-        int prefixPath = open.path().size();
+        long visitedAtOpen = HopPath.visited(open.path());
         int prefixConsole = open.console().size();
-        int prefixTimings = open.timings().size();
         List<String> path = new ArrayList<>(open.path());
         List<ConsoleLine> console = new ArrayList<>(open.console());
         List<HopTiming> timings = new ArrayList<>(open.timings());
@@ -299,9 +300,9 @@ final class MergePoints {
             ChainHeader b = r.header();
             hop = Math.max(hop, b.hop());
             unused += Math.max(0, (long) b.maxHops() - b.hop());
-            path.addAll(tail(b.path(), prefixPath));
+            path.addAll(HopPath.after(b.path(), visitedAtOpen));
             console.addAll(tail(b.console(), prefixConsole));
-            timings.addAll(tail(b.timings(), prefixTimings));
+            timings.addAll(CarriedTimings.since(b.timings(), open.timings()));
             ChainFailure failure = null;
             ChainErrorCode code = null;
             if (HopKind.of(b.serviceFunction()) == HopKind.BRANCH_FAILURE) {
@@ -331,7 +332,8 @@ final class MergePoints {
         List<ReturnPoint> below = open.returnStack().subList(0, open.returnStack().size() - 1);
         timings.add(new HopTiming(hop, nodeName, HopKind.BRANCH_OUTCOME.wireName(), nowNanos - m.startNanos, 0, 0, 0,
                 nodeName));
-        ChainHeader merged = NextHopDecision.withMaxHops(open.onward(new ChainSoFar(hop, path, console, timings, open.metadata()), HopKind.MERGED.wireName(), mergeFunction, m.credit, last.budgetNanos()).with(mergeFunction, below), NextHopDecision.mergedLimit(hop, unused));
+        ChainHeader merged = NextHopDecision.withMaxHops(open.onward(new ChainSoFar(hop, HopPath.bounded(path), console,
+                CarriedTimings.bounded(timings), open.metadata()), HopKind.MERGED.wireName(), mergeFunction, m.credit, last.budgetNanos()).with(mergeFunction, below), NextHopDecision.mergedLimit(hop, unused));
         if (last.heartbeat().isOn()) { // the parent branch resumes: its first heartbeat is due at once
             merged = merged.withHeartbeat(new HeartbeatBudget(last.heartbeat().intervalNanos(), 0));
         }

@@ -6,6 +6,7 @@ import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
+import io.rpcc.core.HopPath;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.ChainState;
@@ -41,7 +42,6 @@ import io.rpcc.core.spi.EngineSpi;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -534,12 +534,9 @@ public final class Node implements AutoCloseable {
         return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
     }
 
-    /** The path of {@code h} with this node appended. */
+    /** The path of {@code h} with this node appended, bounded ({@link HopPath#through}). */
     public List<String> pathThrough(ChainHeader h) {
-        List<String> path = new ArrayList<>(h.path().size() + 1);
-        path.addAll(h.path());
-        path.add(name());
-        return path;
+        return HopPath.through(h.path(), name());
     }
 
     /**

@@ -3,6 +3,7 @@ package io.rpcc.core.internal.chain;
 import io.netty.channel.Channel;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
+import io.rpcc.core.HopPath;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.transport.RateLimitedWarnings;
@@ -11,7 +12,6 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -129,8 +129,7 @@ final class RequestAdmission {
                 + " or set outboundPolicy ANY on a trusted network";
         warnings.warn(from.remoteAddress(), "{} (refused: {})", message, Refusal.UNVOUCHED_ADDRESS);
         HopFailure why = new HopFailure(ChainErrorCode.HOP_REJECTED, message);
-        List<String> path = new ArrayList<>(h.path());
-        path.add(nodeName);
+        List<String> path = HopPath.through(h.path(), nodeName);
         ChainFailure failure = new ChainFailure(why.exceptionName(), message, nodeName, h.hop(), path, List.of(),
                 List.of(), List.of());
         transport.send(from, new ChainErrorFrame(h.chainId(), h.attemptSecret(), ChainErrorCode.HOP_REJECTED, failure,

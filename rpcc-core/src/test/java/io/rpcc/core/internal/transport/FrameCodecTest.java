@@ -21,6 +21,7 @@ import io.rpcc.core.FailureFields;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ConsoleLine;
+import io.rpcc.core.HopPath;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.Refusal;
@@ -485,7 +486,8 @@ class FrameCodecTest {
                 } finally {
                     in.release();
                 }
-                assertEquals(recorded.subList(0, hop), got, "hop " + hop + ", direct " + direct);
+                assertEquals(io.rpcc.core.internal.wire.CarriedTimings.bounded(recorded.subList(0, hop)), got,
+                        "hop " + hop + ", direct " + direct);
                 if (direct) {
                     List<HopTiming> next = io.rpcc.core.internal.wire.CarriedTimings.continuing(got);
                     next.add(recorded.get(hop));
@@ -495,15 +497,73 @@ class FrameCodecTest {
         }
         List<HopTiming> proxied = io.rpcc.core.internal.wire.CarriedTimings.continuing(sent);
         assertEquals(recorded.getLast(), proxied.removeLast(), "a change other than an append decodes them first");
-        assertEquals(recorded.subList(0, recorded.size() - 1), proxied);
+        // the 40 hops' timings were bounded to the first 16 and the last 16: 1-16 and 25-40, less the last
+        List<HopTiming> expected = new ArrayList<>(recorded.subList(0, 16));
+        expected.addAll(recorded.subList(24, 39));
+        assertEquals(expected, proxied);
         ByteBuf frame = wire.encode(new ChainResultFrame(new ChainKey(42, SECRET), List.of("a"), List.of(), proxied, "v",
                 Credit.ONE, null), 1 << 20);
         try {
             ChainResultFrame result = (ChainResultFrame) wire.decode(frame.skipBytes(4));
-            assertEquals(recorded.subList(0, recorded.size() - 1), result.timings());
+            assertEquals(expected, result.timings());
         } finally {
             frame.release();
         }
+    }
+
+    /**
+     * What a chain carries per hop visited is bounded (issue 27): a 1,000-hop chain, each hop
+     * decoding the request, appending its node to the path and its timing to the timings as a server
+     * does, and encoding the next request, sends a request at hop 1,000 no larger than the one at hop
+     * 40 (but for the digits of the elided count). The path keeps its first and last 16 servers and
+     * says how many it left out; the timings those of the first and last 16 hops.
+     */
+    @Test
+    void aThousandHopChainsRequestsStopGrowingOnceItsPathIsBounded() {
+        String[] nodes = {"s1", "s2", "s3"};
+        ChainHeader h = header("echo").onward(new ChainSoFar(1, List.of(), List.of(), List.of(), Metadata.empty()),
+                "echo", ChainingFunctionSource.NONE, Credit.ONE, ChainHeader.NO_DEADLINE);
+        int hops = 1000;
+        int[] size = new int[hops + 1];
+        ChainHeader last = null;
+        for (int hop = 1; hop <= hops; hop++) {
+            ByteBuf frame = wire.encode(new ChainRequest(h, "payload", ChainState.empty(), null), 1 << 20);
+            size[hop] = frame.readableBytes();
+            ChainHeader got;
+            try {
+                got = ((ChainRequest) wire.decode(frame.skipBytes(4))).header();
+            } finally {
+                frame.release();
+            }
+            assertEquals(hop, got.hop());
+            String here = nodes[hop % nodes.length];
+            List<String> path = HopPath.through(got.path(), here);
+            List<HopTiming> timings = io.rpcc.core.internal.wire.CarriedTimings.continuing(got.timings());
+            timings.add(new HopTiming(hop, here, "echo", 1000, 2000, 0, 3000, here));
+            last = got.onward(new ChainSoFar(hop, path, got.console(), timings, got.metadata()), "echo",
+                    ChainingFunctionSource.NONE, got.credit(), ChainHeader.NO_DEADLINE);
+            h = got.onward(new ChainSoFar(hop + 1, path, got.console(), timings, got.metadata()), "echo",
+                    ChainingFunctionSource.NONE, got.credit(), ChainHeader.NO_DEADLINE);
+        }
+        assertTrue(size[40] > size[2] + 500, "the path and timings grow up to their bound: " + size[2] + " → " + size[40]);
+        // past 127, a hop number takes a second byte (the header's, each carried timing's): that is all
+        assertTrue(size[hops] <= size[40] + 1 + HopPath.MAX_TIMINGS / 2 + 2, "hop 40: " + size[40] + " bytes, hop "
+                + hops + ": " + size[hops]);
+        for (int hop = 200; hop <= hops; hop++) {
+            assertTrue(size[hop] <= size[200] + 1, "hop " + hop + ": " + size[hop] + " bytes, hop 200: " + size[200]);
+        }
+        List<String> path = last.path();
+        assertEquals(HopPath.MAX_ENTRIES, path.size());
+        assertEquals(hops, HopPath.visited(path));
+        assertEquals("… " + (hops - 32) + " hops …", path.get(16));
+        assertEquals(List.of("s2", "s3", "s1"), path.subList(0, 3));
+        assertEquals(nodes[hops % nodes.length], path.getLast());
+        List<HopTiming> timings = last.timings();
+        assertEquals(HopPath.MAX_TIMINGS, timings.size());
+        assertEquals(1, timings.getFirst().hop());
+        assertEquals(16, timings.get(15).hop());
+        assertEquals(hops - 15, timings.get(16).hop());
+        assertEquals(hops, timings.getLast().hop());
     }
 
     /**
