@@ -758,7 +758,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 new WireLimits.OutboundConnectionLimits(maxOutboundConnections, maxDialsInProgress));
         NodeTransport.Config transport = new NodeTransport.Config(new NodeTransport.LocalEndpoint(name, bind, advertisedHost),
                 maxFrameSize, connectTimeout, tls, limits, connections,
-                new NodeTransport.NettyHooks(eventLoopGroup, pipelineCustomizer));
+                new NodeTransport.NettyHooks(eventLoopGroup, pipelineCustomizer, executor != null));
         return new Node.Settings(transport, new Node.Routing(resolver, ejectAfterFailures, firstEjection,
                 outboundPolicy),
                 new Node.ChainRules(maxHops, replyWriteTimeout, deadlineNetworkAllowance, heartbeatNetworkAllowance),

@@ -119,7 +119,7 @@ class QueuedFrameFootprintTest {
                 new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), "127.0.0.1"), 1 << 20, Duration.ofSeconds(5),
                 null, limits, new ConnectionPolicy(Duration.ZERO, Duration.ofSeconds(5), Duration.ofMillis(100),
                 Duration.ofSeconds(5)), new NodeTransport.NettyHooks(null,
-                p -> p.channel().config().setOption(ChannelOption.SO_SNDBUF, 8 * 1024)));
+                p -> p.channel().config().setOption(ChannelOption.SO_SNDBUF, 8 * 1024), false));
         NodeTransport transport = new NodeTransport(config, WIRE, new Refusals());
         List<Socket> accepted = new ArrayList<>();
         ResourceLeakDetector.Level leakDetection = ResourceLeakDetector.getLevel();

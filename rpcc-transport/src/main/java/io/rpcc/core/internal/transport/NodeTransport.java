@@ -125,8 +125,12 @@ public final class NodeTransport implements AutoCloseable {
      * @param group the event loops, or {@code null} for the group shared by the JVM's nodes (the
      *     caller's own group is never shut down by the transport)
      * @param pipelineCustomizer what the user adds to every connection's pipeline, after rpcc's handlers
+     * @param dialOnCallerLoop whether a connection opened from one of the event loops lives on that
+     *     loop (a node whose executor is the user's: its hops may run on the loop that read them, and
+     *     then send on without a hand-off to another loop); else the group's next loop takes it
      */
-    public record NettyHooks(EventLoopGroup group, Consumer<ChannelPipeline> pipelineCustomizer) {
+    public record NettyHooks(EventLoopGroup group, Consumer<ChannelPipeline> pipelineCustomizer,
+                             boolean dialOnCallerLoop) {
     }
 
     private final Config config;
