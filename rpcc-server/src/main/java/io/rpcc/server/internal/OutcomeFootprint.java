@@ -4,6 +4,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
 import java.util.Collection;
 import java.util.Iterator;
@@ -35,7 +36,9 @@ final class OutcomeFootprint {
                 for (int i = 0; i < components.length; i++) {
                     var accessor = components[i].getAccessor();
                     accessor.setAccessible(true);
-                    handles[i] = MethodHandles.lookup().unreflect(accessor);
+                    // (Object)Object, called with invokeExact: no type adaptation per call
+                    handles[i] = MethodHandles.lookup().unreflect(accessor)
+                            .asType(MethodType.methodType(Object.class, Object.class));
                 }
                 return handles;
             } catch (ReflectiveOperationException | RuntimeException e) {
@@ -111,7 +114,7 @@ final class OutcomeFootprint {
         long sum = HEADER + (long) REFERENCE * components.length;
         for (MethodHandle component : components) {
             try {
-                sum += of(component.invoke(r), depth + 1);
+                sum += of((Object) component.invokeExact((Object) r), depth + 1);
             } catch (Throwable e) {
                 return sum + OPAQUE; // an accessor that throws: count what is known
             }
