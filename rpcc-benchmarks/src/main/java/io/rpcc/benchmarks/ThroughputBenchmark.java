@@ -76,7 +76,9 @@ public final class ThroughputBenchmark {
                                    operations as are in flight have ended in the window)
               --warmup S           unmeasured seconds before each cell's window, default 0.25 (longer until
                                    as many operations as are in flight have ended)
-              --initial-warmup S   seconds per variant (16 in flight) before the first round, default 0.5
+              --initial-warmup S   seconds per variant (16 in flight) before the first round, default 10
+                                   (the JIT takes 20-30 s on 2 cores to settle rpcc's path: shorter
+                                   warm-ups measure compilation, rounds getting faster as they go)
               --payload BYTES      payload of each request (and reply), default 64
               --executor E         where rpcc servers run service functions and clients complete results:
                                    virtual (the default executor) or direct (the event loop; gRPC's
@@ -678,7 +680,7 @@ public final class ThroughputBenchmark {
         int rounds = 3;
         double seconds = 1;
         double warmup = 0.25;
-        double initialWarmup = 0.5;
+        double initialWarmup = 10;
         int payload = 64;
         String executor = "virtual";
         String eventLoops = "shared";
