@@ -169,9 +169,9 @@ class ChainDecoratorTest {
         AtomicReference<ReplySet<?>> holder = new AtomicReference<>();
         RpccClient c = cluster.client(b -> b.decorator(recorder).decorator(start -> ChainDecorator.Decoration.of(
                 start.call(), (r, f) -> doneWhenTold.set(holder.get().isDone()))));
-        lateReply.countDown();
         ReplySet<String> set = c.startChainWithReplies(call(id, "replies", null).interactive(true), String.class);
         holder.set(set);
+        lateReply.countDown(); // (after the set is held: the set cannot end before the decorator can look at it)
         set.whenDone().get(10, TimeUnit.SECONDS);
         assertTrue(doneWhenTold.get(), "told before the set ended");
         assertOutcome(onlyOutcome(id), ChainDecorator.Mode.WITH_REPLIES, true, "done");

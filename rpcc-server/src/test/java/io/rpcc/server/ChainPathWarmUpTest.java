@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class ChainPathWarmUpTest {
     static boolean warmUpRunning() {
         return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive()
-                && (t.getName().equals("rpcc-chain-warm-up") || t.getName().startsWith("rpcc-function-")));
+                && (t.getName().equals("rpcc-chain-warm-up") || t.getName().equals("rpcc-function-warm-up")
+                || t.getName().equals("rpcc-function-precompile-app")));
     }
 
     @Test
