@@ -48,7 +48,7 @@ final class JsRealm {
     private static final int MAX_FACTORIES = 64;
 
     private static final Source HARDEN = Source.newBuilder("js", """
-            (hostSeeds) => {
+            (hostSeeds, hostThrower) => {
                 'use strict';
                 const {freeze, getPrototypeOf, getOwnPropertyDescriptor} = Object, ownKeys = Reflect.ownKeys;
                 const seen = new Set([globalThis]), todo = [];
@@ -84,6 +84,12 @@ final class JsRealm {
                 // result a function is handed: reachable from no global, yet shared by the realm
                 for (let i = 0; i < hostSeeds.length; i++) {
                     add(getPrototypeOf(hostSeeds[i]));
+                }
+                // and the prototype of a host exception a function catches (rpcc.end's refusals)
+                try {
+                    hostThrower();
+                } catch (e) {
+                    add(getPrototypeOf(e));
                 }
                 // prototypes that only objects made by built-ins lead to (where this GraalJS has them)
                 const seeds = [
@@ -226,7 +232,9 @@ final class JsRealm {
         context.eval(prologue);
         context.eval(RANDOM).execute((ProxyExecutable) args -> current().random());
         context.eval(SYMBOLS).execute((ProxyExecutable) args -> uses);
-        context.eval(HARDEN).execute(ProxyArray.fromArray(hostSeeds()));
+        context.eval(HARDEN).execute(ProxyArray.fromArray(hostSeeds()), (ProxyExecutable) args -> {
+            throw new IllegalArgumentException("a host exception, for its prototype");
+        });
         Value bindings = context.getBindings("js");
         tripwires.forEach((name, rule) -> bindings.putMember(name, new Tripwire(name, rule, this::current)));
         bindings.putMember("FinalizationRegistry", new Tripwire("FinalizationRegistry", "threads", this::current));

@@ -334,4 +334,23 @@ class JsReuseAttackTest {
                 }
                 """);
     }
+
+    @Test
+    void theErrorsThatRpccsFunctionsThrowKeepNoState() throws Exception {
+        counterIsFresh("""
+                (s, r) => {
+                    const out = [];
+                    for (const bad of [() => rpcc.call(), () => rpcc.end(), () => rpcc.split(1), () => rpcc.console()]) {
+                        try { bad() } catch (e) {
+                            try { e.n = 1 } catch (x) { }
+                            const p = e !== null && typeof e === 'object' ? Object.getPrototypeOf(e) : null;
+                            if (p === null) { out.push('null'); continue }
+                            try { p.n = (p.n || 0) + 1 } catch (x) { }
+                            out.push(String(p.n));
+                        }
+                    }
+                    return rpcc.end(out.join(','))
+                }
+                """);
+    }
 }
