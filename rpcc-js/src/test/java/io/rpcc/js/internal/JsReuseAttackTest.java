@@ -353,4 +353,96 @@ class JsReuseAttackTest {
                 }
                 """);
     }
+
+    /**
+     * A sweep rather than one trick: marks every object it can reach without calling anything
+     * (own properties' values and accessors, prototypes) from the global object, the values it is
+     * handed, the factory, and objects that built-ins make, and reports any that a previous
+     * invocation marked already (an object shared by invocations that is not frozen).
+     */
+    @Test
+    void noObjectReachableFromAnInvocationIsSharedAndWritable() throws Exception {
+        String sweep = """
+                (s, r) => {
+                    const skip = new Set(['Java', 'Packages', 'java', 'javax', 'JavaImporter', 'importClass',
+                        'importPackage', 'Polyglot', 'Graal', 'load', 'loadWithNewGlobal', 'print', 'printErr', 'read',
+                        'readFully', 'readbuffer', 'readline', 'quit', 'exit', 'require', 'process', 'Worker',
+                        'SharedArrayBuffer', 'Atomics', 'setTimeout', 'setInterval', 'FinalizationRegistry']);
+                    const seen = new Set(), todo = [], shared = [];
+                    const add = (v, path) => {
+                        if (((typeof v === 'object' && v !== null) || typeof v === 'function') && !seen.has(v)) {
+                            seen.add(v);
+                            todo.push([v, path]);
+                        }
+                    };
+                    add(globalThis, 'globalThis'); add(s, 's'); add(r, 'r'); add(rpcc.end, 'rpcc.end');
+                    add(rpcc.call, 'rpcc.call'); add(rpcc.split, 'rpcc.split');
+                    try { rpcc.call() } catch (e) { add(e, 'hostError') }
+                    try { add(arguments.callee, 'factory') } catch (e) { } // the factory's arguments
+                    const made = {
+                        arrayIter: () => [].values(), mapIter: () => new Map().entries(), setIter: () => new Set().values(),
+                        strIter: () => ''[Symbol.iterator](), matchAll: () => 'a'.matchAll(/a/g),
+                        gen: () => (function* () {})(), agen: () => (async function* () {})(),
+                        promise: () => Promise.resolve(), withResolvers: () => Promise.withResolvers(),
+                        revocable: () => Proxy.revocable({}, {}), segments: () => new Intl.Segmenter().segment('ab'),
+                        segIter: () => new Intl.Segmenter().segment('ab')[Symbol.iterator](),
+                        collator: () => new Intl.Collator(), nf: () => new Intl.NumberFormat(), dtf: () => new Intl.DateTimeFormat(),
+                        plural: () => new Intl.PluralRules(), rtf: () => new Intl.RelativeTimeFormat(), list: () => new Intl.ListFormat(),
+                        locale: () => new Intl.Locale('en'), display: () => new Intl.DisplayNames('en', { type: 'region' }),
+                        regexpExec: () => /(?<a>a)/d.exec('a'), template: () => (x => x)`t`,
+                        args: function () { return arguments }, bound: () => (() => 1).bind(null),
+                        weakref: () => new WeakRef({}), dataview: () => new DataView(new ArrayBuffer(1)),
+                        typed: () => new Float64Array(1), date: () => new Date(0), error: () => new TypeError('x'),
+                        agg: () => new AggregateError([]), iterFrom: () => Iterator.from({ next() { return { done: true } } }),
+                        helper: () => [].values().map(x => x), dispose: () => new DisposableStack(),
+                        asyncFn: () => (async () => {}), genFn: () => (function* () {}), cls: () => class {},
+                    };
+                    for (const k of Object.keys(made)) {
+                        try { add(made[k](), k) } catch (e) { }
+                    }
+                    let budget = 200000;
+                    while (todo.length > 0 && budget-- > 0) {
+                        const [o, path] = todo.pop();
+                        if (!Object.isFrozen(o)) {
+                            let had = false;
+                            try { had = Object.prototype.hasOwnProperty.call(o, 'rpccSweepMark') } catch (e) { }
+                            if (had) shared.push(path);
+                            try { Object.defineProperty(o, 'rpccSweepMark', { value: 1 }) } catch (e) { }
+                        }
+                        let keys = [];
+                        try { keys = Reflect.ownKeys(o) } catch (e) { }
+                        for (const k of keys) {
+                            if (o === globalThis && skip.has(k)) continue;
+                            let d;
+                            try { d = Object.getOwnPropertyDescriptor(o, k) } catch (e) { continue }
+                            if (!d) continue;
+                            const name = path + '.' + String(k);
+                            add(d.value, name); add(d.get, name + '<get>'); add(d.set, name + '<set>');
+                        }
+                        try { add(Object.getPrototypeOf(o), path + '.__proto__') } catch (e) { }
+                    }
+                    return rpcc.end(shared.sort().join(' ') + (todo.length ? ' (budget ran out)' : ''))
+                }
+                """;
+        // the sweep walks every built-in: more than the default budget on a cold engine
+        JsFunctionCompiler roomy = new JsFunctionCompiler(new SandboxLimits(java.time.Duration.ofSeconds(30),
+                4L << 30, java.time.Duration.ofSeconds(60)), true);
+        try {
+            java.util.function.Function<String, Object> runRoomy = src -> {
+                try {
+                    return assertInstanceOf(NextHop.End.class,
+                            roomy.compile(ChainingFunctionSource.javascript(src)).invoke(ChainState.empty(), "r")).result();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            };
+            runRoomy.apply(sweep);
+            long made = roomy.realms().made();
+            assertEquals("", runRoomy.apply(sweep));
+            assertEquals("", runRoomy.apply("/* another function */ " + sweep));
+            assertEquals(made, roomy.realms().made(), "the sweeps ran in one realm");
+        } finally {
+            roomy.close();
+        }
+    }
 }
