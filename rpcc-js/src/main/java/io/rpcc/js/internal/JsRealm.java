@@ -21,7 +21,9 @@ import org.graalvm.polyglot.proxy.ProxyObject;
  * <ul>
  *   <li>every intrinsic reachable from the global object (constructors, prototypes, their
  *       functions and accessors, the iterator, generator and async-function prototypes) is frozen,
- *       then the global object itself, so no invocation can stash a value in a global or a built-in;</li>
+ *       then the global object itself, so no invocation can stash a value in a global or a built-in;
+ *       so are the prototypes the engine gives host values and host exceptions ({@link #hostSeeds}),
+ *       and each function's factory (which the guest reaches as {@code arguments.callee});</li>
  *   <li>the stand-ins ({@link Tripwire}) and the {@code rpcc} object are installed once and report
  *       to the invocation running at the time ({@link #bind}); outside an invocation there is none;</li>
  *   <li>legacy {@code RegExp.$1}-style statics (which every match updates) are off, and
