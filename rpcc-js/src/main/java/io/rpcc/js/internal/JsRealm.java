@@ -6,7 +6,12 @@ import java.util.Map;
 import org.graalvm.polyglot.Context;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
+import org.graalvm.polyglot.proxy.ProxyArray;
 import org.graalvm.polyglot.proxy.ProxyExecutable;
+import org.graalvm.polyglot.proxy.ProxyHashMap;
+import org.graalvm.polyglot.proxy.ProxyInstant;
+import org.graalvm.polyglot.proxy.ProxyIterable;
+import org.graalvm.polyglot.proxy.ProxyIterator;
 import org.graalvm.polyglot.proxy.ProxyObject;
 
 /**
@@ -16,7 +21,9 @@ import org.graalvm.polyglot.proxy.ProxyObject;
  * <ul>
  *   <li>every intrinsic reachable from the global object (constructors, prototypes, their
  *       functions and accessors, the iterator, generator and async-function prototypes) is frozen,
- *       then the global object itself, so no invocation can stash a value in a global or a built-in;</li>
+ *       then the global object itself, so no invocation can stash a value in a global or a built-in;
+ *       so are the prototypes the engine gives host values and host exceptions ({@link #hostSeeds}),
+ *       and each function's factory (which the guest reaches as {@code arguments.callee});</li>
  *   <li>the stand-ins ({@link Tripwire}) and the {@code rpcc} object are installed once and report
  *       to the invocation running at the time ({@link #bind}); outside an invocation there is none;</li>
  *   <li>legacy {@code RegExp.$1}-style statics (which every match updates) are off, and
@@ -43,7 +50,7 @@ final class JsRealm {
     private static final int MAX_FACTORIES = 64;
 
     private static final Source HARDEN = Source.newBuilder("js", """
-            (() => {
+            (hostSeeds, hostThrower) => {
                 'use strict';
                 const {freeze, getPrototypeOf, getOwnPropertyDescriptor} = Object, ownKeys = Reflect.ownKeys;
                 const seen = new Set([globalThis]), todo = [];
@@ -75,6 +82,17 @@ final class JsRealm {
                 add(getPrototypeOf((function* () {})()));
                 add(getPrototypeOf((async function* () {})()));
                 add((function () { 'use strict'; return getOwnPropertyDescriptor(arguments, 'callee').get; })());
+                // the prototypes the engine gives host (foreign) values, such as the state and
+                // result a function is handed: reachable from no global, yet shared by the realm
+                for (let i = 0; i < hostSeeds.length; i++) {
+                    add(getPrototypeOf(hostSeeds[i]));
+                }
+                // and the prototype of a host exception a function catches (rpcc.end's refusals)
+                try {
+                    hostThrower();
+                } catch (e) {
+                    add(getPrototypeOf(e));
+                }
                 // prototypes that only objects made by built-ins lead to (where this GraalJS has them)
                 const seeds = [
                     () => getPrototypeOf([].values().map(x => x)),
@@ -97,7 +115,7 @@ final class JsRealm {
                     addMembers(o);
                     freeze(o);
                 }
-            })();
+            }
             """, "rpcc-harden.js").buildLiteral();
 
     /**
@@ -169,20 +187,26 @@ final class JsRealm {
     private static final Source FACTORY_MAKER = Source.newBuilder("js", """
             (() => {
                 'use strict';
-                const F = Function;
+                const F = Function, freeze = Object.freeze;
+                // the guest reaches the factory (and the evaluator) as arguments.callee, and its
+                // prototype object through it: frozen, they carry nothing to the next invocation
+                const sealed = f => {
+                    freeze(f.prototype);
+                    return freeze(f);
+                };
                 return (source, trimmed) => {
                     try {
-                        return F('return (\\n' + source + '\\n)');
+                        return sealed(F('return (\\n' + source + '\\n)'));
                     } catch (e) {
                         // not one expression
                     }
                     try {
-                        return F('return (\\n' + trimmed + '\\n)');
+                        return sealed(F('return (\\n' + trimmed + '\\n)'));
                     } catch (e) {
                         // statements
                     }
-                    const evaluate = F('source', 'return eval(source)');
-                    return () => evaluate(source);
+                    const evaluate = sealed(F('source', 'return eval(source)'));
+                    return freeze(() => evaluate(source));
                 };
             })()
             """, "rpcc-factory.js").buildLiteral();
@@ -210,13 +234,35 @@ final class JsRealm {
         context.eval(prologue);
         context.eval(RANDOM).execute((ProxyExecutable) args -> current().random());
         context.eval(SYMBOLS).execute((ProxyExecutable) args -> uses);
-        context.eval(HARDEN);
+        context.eval(HARDEN).execute(ProxyArray.fromArray(hostSeeds()), (ProxyExecutable) args -> {
+            throw new IllegalArgumentException("a host exception, for its prototype");
+        });
         Value bindings = context.getBindings("js");
         tripwires.forEach((name, rule) -> bindings.putMember(name, new Tripwire(name, rule, this::current)));
         bindings.putMember("FinalizationRegistry", new Tripwire("FinalizationRegistry", "threads", this::current));
         bindings.putMember("rpcc", new CurrentRpcc());
         context.eval(FREEZE_GLOBAL);
         this.factoryMaker = context.eval(FACTORY_MAKER);
+    }
+
+    /**
+     * Host values of every kind that guest code is handed (an object, an array, a function, a
+     * stand-in that is all three, and the other kinds the polyglot API has), whose prototypes
+     * {@link #HARDEN} freezes too.
+     */
+    private Object[] hostSeeds() {
+        return new Object[] {
+            ProxyObject.fromMap(new java.util.HashMap<>()),
+            ProxyArray.fromArray(),
+            (ProxyExecutable) args -> null,
+            new Tripwire("seed", "host-access", this::current),
+            ProxyHashMap.from(new java.util.HashMap<>()),
+            (ProxyIterable) () -> ProxyIterator.from(java.util.Collections.emptyIterator()),
+            ProxyIterator.from(java.util.Collections.emptyIterator()),
+            ProxyInstant.from(java.time.Instant.EPOCH),
+            new Object(),
+            java.util.List.of(),
+        };
     }
 
     Context context() {
