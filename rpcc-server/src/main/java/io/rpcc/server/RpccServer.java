@@ -13,6 +13,7 @@ import io.rpcc.repository.ChainingFunctionRepository;
 import io.rpcc.repository.internal.RepositoryClient;
 import io.rpcc.repository.internal.RepositoryEndpoint;
 import io.rpcc.repository.internal.RepositoryProtocol;
+import io.rpcc.server.internal.ChainPathWarmUp;
 import io.rpcc.server.internal.HopExecutor;
 import io.rpcc.server.internal.HopSettings;
 import java.lang.reflect.InvocationTargetException;
@@ -77,13 +78,8 @@ public final class RpccServer implements AutoCloseable {
      */
     public RpccServer start() {
         address = node.start(hops);
-        chainPathWarmUp = ChainPathWarmUp.startOnce(this); // in the background, once per JVM
+        chainPathWarmUp = ChainPathWarmUp.startOnce(node, s -> s.node); // in the background, once per JVM
         return this;
-    }
-
-    /** The node under this server (for rpcc's own warm-up). */
-    Node node() {
-        return node;
     }
 
     /** The server's name. */

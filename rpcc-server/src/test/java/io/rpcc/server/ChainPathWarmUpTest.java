@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.core.StaticNameResolver;
+import io.rpcc.server.internal.ChainPathWarmUp;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 

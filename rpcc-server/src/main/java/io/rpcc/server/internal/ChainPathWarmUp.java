@@ -1,4 +1,4 @@
-package io.rpcc.server;
+package io.rpcc.server.internal;
 
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
@@ -8,10 +8,13 @@ import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.HeartbeatPolicy;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.server.RpccServer;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,12 +39,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Stopped with the server that started it ({@link #stop()}): no further chain starts.</li>
  * </ul>
  */
-final class ChainPathWarmUp {
+public final class ChainPathWarmUp {
     private static final Logger log = LoggerFactory.getLogger(ChainPathWarmUp.class);
     /** Whether this JVM's chain path is warmed (or being warmed). */
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     /** The system property that turns it on ({@code true}); off by default. */
-    static final String ENABLED_PROPERTY = "rpcc.warmUp.chainPath";
+    public static final String ENABLED_PROPERTY = "rpcc.warmUp.chainPath";
     /** How many chains it runs at most. */
     static final int CHAINS = 40;
     /** No chain starts after this long. */
@@ -62,41 +65,42 @@ final class ChainPathWarmUp {
     private final Thread thread;
     private volatile boolean stopped;
 
-    private ChainPathWarmUp(RpccServer server) {
-        this.thread = Thread.ofPlatform().daemon().name("rpcc-chain-warm-up").unstarted(() -> run(server));
+    private ChainPathWarmUp(Node node, Function<RpccServer, Node> nodeOf) {
+        this.thread = Thread.ofPlatform().daemon().name("rpcc-chain-warm-up").unstarted(() -> run(node, nodeOf));
         this.thread.setPriority(Thread.MIN_PRIORITY);
     }
 
     /**
-     * Starts warming the chain path in the background after {@code server}'s function warm-up, unless
+     * Starts warming the chain path in the background after {@code node}'s function warm-up (the
+     * throwaway servers' nodes reached through {@code nodeOf}), unless
      * it is off ({@value #ENABLED_PROPERTY}) or this JVM did it already.
      *
      * @return the warm-up to {@link #stop()} with the server, or {@code null} if there is none
      */
-    static ChainPathWarmUp startOnce(RpccServer server) {
+    public static ChainPathWarmUp startOnce(Node node, Function<RpccServer, Node> nodeOf) {
         if (!Boolean.getBoolean(ENABLED_PROPERTY) || !STARTED.compareAndSet(false, true)) {
             return null;
         }
-        ChainPathWarmUp w = new ChainPathWarmUp(server);
+        ChainPathWarmUp w = new ChainPathWarmUp(node, nodeOf);
         w.thread.start();
         return w;
     }
 
     /** The server closed: no further chain starts. */
-    void stop() {
+    public void stop() {
         stopped = true;
         thread.interrupt();
     }
 
     /** Waits up to {@code millis} for the warm-up to end (for tests and benchmarks). */
-    boolean awaitEnd(long millis) throws InterruptedException {
+    public boolean awaitEnd(long millis) throws InterruptedException {
         thread.join(millis);
         return !thread.isAlive();
     }
 
-    private void run(RpccServer server) {
+    private void run(Node node, Function<RpccServer, Node> nodeOf) {
         try {
-            server.node().functions().awaitWarmUp(AWAIT_FUNCTIONS_MILLIS);
+            node.functions().awaitWarmUp(AWAIT_FUNCTIONS_MILLIS);
         } catch (InterruptedException e) {
             return;
         }
@@ -116,7 +120,7 @@ final class ChainPathWarmUp {
             for (; ran < CHAINS && !stopped && System.nanoTime() - end < 0; ran++) {
                 ChainStart chain = new ChainStart(new NextHop.Call(host.name(), "echo", "warm-up " + ran, FUNCTION,
                         ChainState.of("i", ran)), Metadata.empty(), 4, BUDGET, null, HeartbeatPolicy.OFF);
-                ChainOriginator.Pending p = origin.node().launch(chain, (value, hop, at, bytes) -> { });
+                ChainOriginator.Pending p = nodeOf.apply(origin).launch(chain, (value, hop, at, bytes) -> { });
                 p.outcome().get(BUDGET.toMillis(), TimeUnit.MILLISECONDS);
             }
             log.debug("warmed the chain path with {} chains in {} ms", ran, (System.nanoTime() - start) / 1_000_000);
