@@ -11,13 +11,9 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.SandboxLimits;
-import io.rpcc.core.TypeRegistry;
-import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.spi.CompiledFunction;
 import io.rpcc.core.spi.FunctionFailure;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,27 +24,7 @@ import org.junit.jupiter.api.Test;
  * function, in one realm (the pool holds one idle realm between the calls). Realms whose
  * invocation broke a rule or was cancelled are discarded, and the next invocation runs normally.
  */
-class JsContextReuseTest {
-    static FunctionRuntime held; // holds the sandbox threads, as a started node does
-    static JsFunctionCompiler compiler;
-
-    @BeforeAll
-    static void start() {
-        held = FunctionRuntime.forNode(TypeRegistry.empty(), SandboxLimits.DEFAULT, 1).open();
-        compiler = new JsFunctionCompiler(SandboxLimits.DEFAULT, true);
-    }
-
-    @AfterAll
-    static void stop() {
-        compiler.close();
-        held.close();
-    }
-
-    static Object run(String source) throws Exception {
-        NextHop hop = compiler.compile(ChainingFunctionSource.javascript(source)).invoke(ChainState.empty(), "r");
-        return assertInstanceOf(NextHop.End.class, hop).result();
-    }
-
+class JsContextReuseTest extends ReusedRealmTests {
     /** {@code write} runs (whatever it does, its result is ignored), then {@code read} sees nothing of it. */
     static void noTrace(String write, String read, Object expected) throws Exception {
         try {

@@ -10,41 +10,17 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.SandboxLimits;
-import io.rpcc.core.TypeRegistry;
-import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.spi.FunctionFailure;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
  * Adversarial review of reused JavaScript contexts (issue 27): each test runs the same attacker
  * twice (or a writer then a reader) in one realm and checks the second run sees nothing of the first.
  */
-class JsReuseAttackTest {
-    static FunctionRuntime held;
-    static JsFunctionCompiler compiler;
-
-    @BeforeAll
-    static void start() {
-        held = FunctionRuntime.forNode(TypeRegistry.empty(), SandboxLimits.DEFAULT, 1).open();
-        compiler = new JsFunctionCompiler(SandboxLimits.DEFAULT, true);
-    }
-
-    @AfterAll
-    static void stop() {
-        compiler.close();
-        held.close();
-    }
-
-    static Object run(String source) throws Exception {
-        NextHop hop = compiler.compile(ChainingFunctionSource.javascript(source)).invoke(ChainState.empty(), "r");
-        return assertInstanceOf(NextHop.End.class, hop).result();
-    }
-
+class JsReuseAttackTest extends ReusedRealmTests {
     static Object runOrRefused(String source) throws Exception {
         try {
             return run(source);
