@@ -683,7 +683,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * up, and must not block. Calling this again adds another customizer, run after the earlier ones.
      *
      * <p>rpcc's handlers are named {@code "tls"} (with {@link #tls}: bytes on the wire), {@code "flush"}
-     * (one flush for the frames written in one turn of the event loop), {@code "health"}
+     * (a burst of frames goes out in flushes of 1, 2, 4, ... frames, at most 64), {@code "health"}
      * (PINGs and the {@link #idleTimeout}), {@code "frames"} (bytes into rpcc frames) and {@code "rpcc"}
      * (frames to chains). Put handlers that look at traffic before {@code "frames"}:
      * {@code pipeline.addBefore("frames", "bytes", counter)} sees every frame's bytes, in and out, as

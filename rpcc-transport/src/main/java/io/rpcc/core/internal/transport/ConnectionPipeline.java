@@ -1,7 +1,6 @@
 package io.rpcc.core.internal.transport;
 
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.util.concurrent.atomic.AtomicLong;
@@ -11,7 +10,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Sets up every connection of a node, inbound or outbound, with rpcc's handlers in order:
- * {@code "tls"} (with TLS), {@code "flush"} (one flush per turn of the event loop),
+ * {@code "tls"} (with TLS), {@code "flush"} (flushes in bursts that grow: {@link RampingFlushHandler}),
  * {@code "health"} ({@link ConnectionHealth}: PINGs to a quiet peer, idle connections let go),
  * {@code "frames"} ({@link FrameDecoder}) and {@code "rpcc"} ({@link FrameHandler}); then what the
  * user adds. The connection is tracked by the {@link TransportLifecycle} until it closes.
@@ -66,9 +65,10 @@ final class ConnectionPipeline {
                 () -> refusals.refuse(ch, Refusal.IDLE_TIMEOUT, "no frame either way (other than PINGs) for "
                         + config.limits().idleTimeout().toMillis() + " ms", true));
         ch.attr(ConnectionAttributes.HEALTH).set(health);
-        // one flush for the frames written in one turn of the event loop (while reading: at the end
-        // of the read), not one system call per frame; a frame written when idle goes out at once
-        ch.pipeline().addLast("flush", new FlushConsolidationHandler(FLUSH_AFTER_FRAMES, true));
+        // a burst of frames (those written while a read is handled, or handed to the loop together)
+        // goes out in flushes of 1, 2, 4, ... frames: the peer starts on the first at once, and a
+        // burst of n costs about log2(n) system calls, not n
+        ch.pipeline().addLast("flush", new RampingFlushHandler(FLUSH_AFTER_FRAMES));
         ch.pipeline().addLast("health", health);
         ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize(), config.limits(), partialFrameBytes));
         ch.pipeline().addLast("rpcc", handlers.apply(dial));
