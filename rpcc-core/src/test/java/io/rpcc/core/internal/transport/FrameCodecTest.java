@@ -412,15 +412,18 @@ class FrameCodecTest {
      */
     /**
      * Names and chaining functions a decoding thread read before are handed out again (not decoded
-     * anew): what a request decodes to is the same whatever was read before it, from the heap or a
-     * direct buffer, for names and texts that differ only in one character, their last, or their length.
+     * anew), and chaining functions written before are written again from their kept bytes: what a
+     * request decodes to is the same whatever was read or written before it, from the heap or a direct
+     * buffer, for names and texts that differ only in one character, their last, or their length.
      */
     @Test
     void namesAndChainingFunctionsReadAgainDecodeAsReadAnew() {
         List<String> names = List.of("s1", "s2", "s1x", "t1", "ab", "ba", "node-" + "x".repeat(58), "node-" + "x".repeat(59),
                 "node-" + "x".repeat(60), "ñode", "é", "");
         List<String> texts = List.of("public class F { /* é */ }", "public class F { /* è */ }", "public class G { /* é */ }",
-                "public class F { /* é */ } ", "public class F {}", "x".repeat(20_000) + "é");
+                "public class F { /* é */ } ", "public class F {}", "x".repeat(20_000) + "é",
+                "public class H { " + "y".repeat(100) + " /* é */ }", "public class H { " + "y".repeat(100) + " /* è */ }",
+                "public class H { " + "y".repeat(101) + " /* é */ }", "public class H { " + "y".repeat(100) + " /* e */ }");
         for (int round = 0; round < 3; round++) {
             for (int i = 0; i < names.size(); i++) {
                 String name = names.get(i);

@@ -3,6 +3,7 @@ package io.rpcc.core.internal.wire;
 import com.esotericsoftware.kryo.io.Input;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionLanguage;
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.function.IntUnaryOperator;
 
@@ -37,16 +38,22 @@ final class RecentFunctions {
             default -> null;
         };
         int start = in.position();
-        int end = at == null ? -1 : end(start, in.limit(), at);
-        if (end < 0 || end - start > MAX_BYTES) {
+        int limit = in.limit();
+        long prefix = at == null ? -1 : prefix(start, limit, at);
+        if (prefix < 0) {
             return ChainingFunctionSource.of(language, in.readString());
         }
         Kept[] table = TABLES.get();
-        int slot = slot(start, end, at);
+        int slot = slot((int) prefix, (int) (prefix >>> 32), at);
         Kept kept = table[slot];
-        if (kept != null && kept.language() == language && same(kept.encoded(), start, end, at)) {
-            in.setPosition(end);
+        if (kept != null && kept.language() == language && same(in, start, kept.encoded())) {
+            // the bytes a decode of kept.source() read, from the length prefix to the last character
+            in.setPosition(start + kept.encoded().length);
             return kept.source();
+        }
+        int end = end(start, limit, at);
+        if (end < 0 || end - start > MAX_BYTES) {
+            return ChainingFunctionSource.of(language, in.readString());
         }
         ChainingFunctionSource source = ChainingFunctionSource.of(language, in.readString());
         if (in.position() == end) {
@@ -60,11 +67,12 @@ final class RecentFunctions {
     }
 
     /**
-     * Where the Kryo string at {@code position} ends (the index after its last byte) if it is in
-     * Kryo's length-prefixed form, not null or empty, and whole before {@code limit}; else -1 (it is
-     * read as usual).
+     * The length prefix of the Kryo string at {@code position}, if it is in Kryo's length-prefixed
+     * form, not null or empty, of at most {@link #MAX_BYTES} characters whose bytes (at least one a
+     * character) fit before {@code limit}: the number of characters in the high half, the index
+     * after the prefix in the low half; else -1.
      */
-    private static int end(int position, int limit, IntUnaryOperator at) {
+    private static long prefix(int position, int limit, IntUnaryOperator at) {
         int p = position;
         if (p >= limit) {
             return -1;
@@ -87,9 +95,24 @@ final class RecentFunctions {
             }
         }
         int chars = count - 1;
-        if (chars < 1 || chars > MAX_BYTES) {
+        if (chars < 1 || chars > MAX_BYTES || chars > limit - p) {
             return -1;
         }
+        return (long) chars << 32 | p;
+    }
+
+    /**
+     * Where the Kryo string at {@code position} ends (the index after its last byte) if it is in
+     * Kryo's length-prefixed form, not null or empty, and whole before {@code limit}; else -1 (it is
+     * read as usual).
+     */
+    private static int end(int position, int limit, IntUnaryOperator at) {
+        long prefix = prefix(position, limit, at);
+        if (prefix < 0) {
+            return -1;
+        }
+        int p = (int) prefix;
+        int chars = (int) (prefix >>> 32);
         for (int i = 0; i < chars; i++) {
             if (p >= limit || p - position > MAX_BYTES) {
                 return -1;
@@ -104,21 +127,27 @@ final class RecentFunctions {
         return p <= limit ? p : -1;
     }
 
-    private static boolean same(byte[] encoded, int start, int end, IntUnaryOperator at) {
-        if (encoded.length != end - start) {
+    /** Whether {@code in}'s bytes from {@code start} on begin with {@code encoded} (compared in bulk). */
+    private static boolean same(Input in, int start, byte[] encoded) {
+        int n = encoded.length;
+        if (n > in.limit() - start) {
             return false;
         }
-        for (int i = 0; i < encoded.length; i++) {
-            if (encoded[i] != (byte) at.applyAsInt(start + i)) {
-                return false;
-            }
-        }
-        return true;
+        return switch (in) {
+            case BoundedBufferInput b -> b.getByteBuffer().slice(start, n).mismatch(ByteBuffer.wrap(encoded)) < 0;
+            case BoundedInput b -> Arrays.equals(b.getBuffer(), start, start + n, encoded, 0, n);
+            default -> false;
+        };
     }
 
-    private static int slot(int start, int end, IntUnaryOperator at) {
-        int h = end - start;
-        for (int p = start; p < end; p += Math.max(1, (end - start) / 64)) { // a sample of the bytes
+    /**
+     * The slot of a text of {@code chars} characters whose bytes begin at {@code from}: a sample of
+     * its first {@code chars} bytes (all within the text, whatever its characters' sizes).
+     */
+    private static int slot(int from, int chars, IntUnaryOperator at) {
+        int h = chars;
+        int step = Math.max(1, chars / 64);
+        for (int p = from; p < from + chars; p += step) {
             h = 31 * h + at.applyAsInt(p);
         }
         return (h ^ (h >>> 8) ^ (h >>> 16)) & (SLOTS - 1);

@@ -499,7 +499,7 @@ public final class WireFormat {
             return;
         }
         out.writeByte(1 + f.language().ordinal());
-        out.writeString(f.source());
+        EncodedFunctions.write(out, f.source()); // (the same text at every hop: its bytes kept)
     }
 
     /** Flag on the function's language byte: the function travels as id + repository, not as source. */
