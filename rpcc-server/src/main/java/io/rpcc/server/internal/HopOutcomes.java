@@ -10,6 +10,7 @@ import io.rpcc.core.internal.wire.HopFailure;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -243,8 +244,12 @@ final class HopOutcomes {
     private final Set<String> idempotent;
     private final Consumer<ChainRequest> again;
     private final ConcurrentHashMap<Key, Outcome> entries = new ConcurrentHashMap<>();
-    /** The keys of the kept outcomes of each chain, for {@link #forgetChain} (a cancelled chain is never replayed). */
-    private final ConcurrentHashMap<ChainRef, Set<Key>> byChain = new ConcurrentHashMap<>();
+    /**
+     * The keys of the kept outcomes of each chain, for {@link #forgetChain} (a cancelled chain is never
+     * replayed): its one {@link Key} (most chains run one hop here), else a {@code HashSet<Key>} of
+     * them, changed only inside the map's atomic updates of its entry.
+     */
+    private final ConcurrentHashMap<ChainRef, Object> byChain = new ConcurrentHashMap<>();
     /** The kept outcomes, by the peer that sent their requests. */
     private final ConcurrentHashMap<String, PeerShare> peers = new ConcurrentHashMap<>();
     private final AtomicInteger kept = new AtomicInteger();
@@ -369,7 +374,7 @@ final class HopOutcomes {
             });
             kept.incrementAndGet();
             keptBytes.addAndGet(o.bytes);
-            byChain.computeIfAbsent(o.key.chain(), c -> ConcurrentHashMap.newKeySet(2)).add(o.key);
+            byChain.merge(o.key.chain(), o.key, HopOutcomes::withKey);
             evict(nowNanos, share);
         } else {
             entries.remove(o.key, o);
@@ -385,11 +390,11 @@ final class HopOutcomes {
      * {@link #ended(Outcome, long, boolean)}).
      */
     void forgetChain(String origin, long chainId) {
-        Set<Key> keys = byChain.remove(new ChainRef(origin, chainId));
+        Object keys = byChain.remove(new ChainRef(origin, chainId));
         if (keys == null) {
             return;
         }
-        for (Key k : keys) {
+        for (Key k : keysOf(keys)) {
             Outcome o = entries.get(k);
             if (o != null) {
                 drop(o, false);
@@ -419,13 +424,44 @@ final class HopOutcomes {
             share.bytes.addAndGet(-o.bytes);
         }
         entries.remove(o.key, o);
-        byChain.computeIfPresent(o.key.chain(), (c, keys) -> {
-            keys.remove(o.key);
-            return keys.isEmpty() ? null : keys;
-        });
+        byChain.computeIfPresent(o.key.chain(), (c, keys) -> withoutKey(keys, o.key));
         if (evicted) {
             evictions.incrementAndGet();
         }
+    }
+
+    /** A chain's keys in {@link #byChain} ({@code keys}) with {@code key} added (inside the map's update of the entry). */
+    private static Object withKey(Object keys, Object key) {
+        if (keys instanceof Key one) {
+            if (one.equals(key)) {
+                return one;
+            }
+            Set<Key> set = new HashSet<>(4);
+            set.add(one);
+            set.add((Key) key);
+            return set;
+        }
+        @SuppressWarnings("unchecked")
+        Set<Key> set = (Set<Key>) keys;
+        set.add((Key) key);
+        return set;
+    }
+
+    /** A chain's keys in {@link #byChain} without {@code key} ({@code null}: none left), inside the map's update. */
+    private static Object withoutKey(Object keys, Key key) {
+        if (keys instanceof Key one) {
+            return one.equals(key) ? null : one;
+        }
+        @SuppressWarnings("unchecked")
+        Set<Key> set = (Set<Key>) keys;
+        set.remove(key);
+        return set.isEmpty() ? null : set;
+    }
+
+    /** A chain's keys, removed from {@link #byChain} (no update changes them any more). */
+    @SuppressWarnings("unchecked")
+    private static Set<Key> keysOf(Object keys) {
+        return keys instanceof Key one ? Set.of(one) : (Set<Key>) keys;
     }
 
     /** Drops the expired entries now (the node's periodic sweep: memory comes back without new traffic). */
