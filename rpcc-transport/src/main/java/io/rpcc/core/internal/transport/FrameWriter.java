@@ -48,27 +48,35 @@ final class FrameWriter {
 
     /** See {@link NodeTransport#send(Channel, Object)}. */
     CompletableFuture<Void> send(Channel ch, Object message) {
+        Hello peer = ConnectionAttributes.peer(ch); // (looked up once for both)
         ByteBuf frame;
         try {
-            frame = encode(ch, message);
+            frame = encode(ch, message, peer);
         } catch (HopFailure e) {
             return CompletableFuture.failedFuture(e);
         }
-        return write(ch, frame);
+        return write(ch, frame, peer);
     }
 
     /** See {@link NodeTransport#encode}. */
     ByteBuf encode(Channel ch, Object message) {
-        Hello peer = ConnectionAttributes.peer(ch);
+        return encode(ch, message, ConnectionAttributes.peer(ch));
+    }
+
+    private ByteBuf encode(Channel ch, Object message, Hello peer) {
         int limit = peer == null ? config.maxFrameSize() : Math.min(config.maxFrameSize(), peer.maxFrameSize());
         return wire.encode(message, limit, ch.alloc());
     }
 
     /** See {@link NodeTransport#write}. */
     CompletableFuture<Void> write(Channel ch, ByteBuf frame) {
-        Hello peer = ConnectionAttributes.peer(ch);
+        return write(ch, frame, ConnectionAttributes.peer(ch));
+    }
+
+    private CompletableFuture<Void> write(Channel ch, ByteBuf frame, Hello peer) {
         long cost = WriteBudget.cost(frame);
-        String refused = take(ch, cost);
+        WriteBudget.Held held = budget.held(ch); // (looked up once for the take and the give)
+        String refused = take(ch, held, cost);
         if (refused != null) {
             frame.release();
             return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection to '"
@@ -78,7 +86,7 @@ final class FrameWriter {
         CompletableFuture<Void> written = new CompletableFuture<>();
         // flushed once for the frames written in the same turn of the event loop (the "flush" handler)
         WriteQueue.writeAndFlush(ch, frame).addListener((ChannelFutureListener) f -> {
-            budget.give(ch, cost);
+            budget.give(held, cost);
             pauses.drained(ch);
             if (f.isSuccess()) {
                 written.complete(null);
@@ -103,23 +111,24 @@ final class FrameWriter {
     ChannelFuture writeOwn(Channel ch, Object message) {
         ByteBuf frame = wire.encode(message, config.maxFrameSize(), ch.alloc());
         long cost = WriteBudget.cost(frame);
-        String refused = take(ch, cost);
+        WriteBudget.Held held = budget.held(ch);
+        String refused = take(ch, held, cost);
         if (refused != null) {
             frame.release();
             return ch.newFailedFuture(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection closed: " + refused));
         }
         ChannelFuture f = WriteQueue.writeAndFlush(ch, frame);
-        f.addListener(done -> budget.give(ch, cost));
+        f.addListener(done -> budget.give(held, cost));
         return f;
     }
 
     /**
-     * Takes {@code cost} bytes of the write budgets for a frame on {@code ch}: {@code null} if taken,
+     * Takes {@code cost} bytes of the write budgets for a frame on {@code ch} (which holds {@code held}): {@code null} if taken,
      * else why not ({@code ch} was closed and counted as {@link Refusal#WRITE_QUEUE_FULL}). Above three
      * quarters of the node's budget, the connection holding the most is closed.
      */
-    private String take(Channel ch, long cost) {
-        WriteBudget.Outcome outcome = budget.take(ch, cost);
+    private String take(Channel ch, WriteBudget.Held held, long cost) {
+        WriteBudget.Outcome outcome = budget.take(held, cost);
         WriteBudget.Held shed = budget.shed();
         if (shed != null && (shed.ch != ch || outcome == WriteBudget.Outcome.TAKEN)) {
             refusals.refuse(shed.ch, Refusal.WRITE_QUEUE_FULL, "the node's connections hold " + budget.total()

@@ -77,9 +77,11 @@ final class WriteBudget {
         return frame.readableBytes() + FRAME_OVERHEAD;
     }
 
-    /** Takes {@code cost} bytes of {@code ch}'s budget and the node's, unless that passes either bound. */
-    Outcome take(Channel ch, long cost) {
-        Held h = held(ch);
+    /**
+     * Takes {@code cost} bytes of the budget of the connection that holds {@code h} ({@link #held}) and
+     * the node's, unless that passes either bound.
+     */
+    Outcome take(Held h, long cost) {
         long mine = h.addAndGet(cost);
         if (mine > perConnection) {
             h.addAndGet(-cost);
@@ -96,9 +98,9 @@ final class WriteBudget {
         return Outcome.TAKEN;
     }
 
-    /** Gives back {@code cost} bytes a frame on {@code ch} took: its write ended. */
-    void give(Channel ch, long cost) {
-        held(ch).addAndGet(-cost);
+    /** Gives back {@code cost} bytes a frame on the connection that holds {@code h} took: its write ended. */
+    void give(Held h, long cost) {
+        h.addAndGet(-cost);
         total.addAndGet(-cost);
     }
 
@@ -148,7 +150,8 @@ final class WriteBudget {
         return peakConnection.get();
     }
 
-    private Held held(Channel ch) {
+    /** What {@code ch} holds (the same for the connection's life: a writer looks it up once a frame). */
+    Held held(Channel ch) {
         Held h = ch.attr(HELD).get();
         if (h == null) {
             Held fresh = new Held(ch);
