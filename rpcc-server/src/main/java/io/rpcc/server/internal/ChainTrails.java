@@ -127,9 +127,11 @@ final class ChainTrails {
 
         /** Keeps {@code t}; true if that forgot an older one of {@code peer}'s, over its own bound. */
         boolean put(Key key, Trail t, String peer) {
-            remove(key);
+            Trail old = all.put(key, t); // (one look-up: most keys are new)
+            if (old != null) {
+                forgetInPeer(key, old.peer);
+            }
             t.peer = peer;
-            all.put(key, t);
             LinkedHashMap<Key, Trail> mine = byPeer.computeIfAbsent(peer, p -> new LinkedHashMap<>());
             mine.put(key, t);
             boolean overOwn = mine.size() > maxPerPeer;
@@ -145,11 +147,15 @@ final class ChainTrails {
         void remove(Key key) {
             Trail t = all.remove(key);
             if (t != null) {
-                LinkedHashMap<Key, Trail> of = byPeer.get(t.peer);
-                of.remove(key);
-                if (of.isEmpty()) {
-                    byPeer.remove(t.peer);
-                }
+                forgetInPeer(key, t.peer);
+            }
+        }
+
+        private void forgetInPeer(Key key, String peer) {
+            LinkedHashMap<Key, Trail> of = byPeer.get(peer);
+            of.remove(key);
+            if (of.isEmpty()) {
+                byPeer.remove(peer);
             }
         }
 

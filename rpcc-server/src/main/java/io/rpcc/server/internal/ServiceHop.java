@@ -69,7 +69,6 @@ final class ServiceHop {
         ChainHeader h = hop.header();
         HopControl control = hop.control();
         HopReplies replies = hop.replies();
-        String chainId = hop.chainId();
         ServiceFunction sf = services.get(h.serviceFunction());
         if (sf == null) {
             throw new HopFailure(ChainErrorCode.UNKNOWN_SERVICE_FUNCTION, "server '" + nodeName
@@ -83,7 +82,7 @@ final class ServiceHop {
         HopContext sfContext = new HopContext(hop.location(nodeName), sfConsole, replies, h.metadata(), control);
         ServiceFunction unlessCancelled = params -> {
             if (control.isCancelled()) { // marked cancelled here since the hop was taken up: the function never starts
-                throw new HopFailure(ChainErrorCode.CANCELLED, "chain " + chainId + " was cancelled before service function '"
+                throw new HopFailure(ChainErrorCode.CANCELLED, "chain " + hop.chainId() + " was cancelled before service function '"
                         + h.serviceFunction() + "' started at '" + nodeName + "'");
             }
             return sf.apply(params);
