@@ -124,7 +124,7 @@ public final class ChainLauncher {
             return attempts.cancel("its future was cancelled");
         });
         attempts.last().thenCompose(p -> whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
-                arrival.arrivedNanos() - attempts.startNanos(), false).withReplies(collected)).whenComplete((r, e) -> {
+                arrival.arrivedNanos() - attempts.startNanos(), false, collected)).whenComplete((r, e) -> {
                     Throwable cause = e == null ? null : Node.unwrap(e);
                     if (cause instanceof BrokenChainException broken && !out.isDone()) {
                         CompletableFuture<ChainResult> d = onBroken.handle(p, broken, start.withTimeout(
@@ -241,13 +241,18 @@ public final class ChainLauncher {
 
     /** The result in {@code frame}; throws if its value could not be decoded. */
     ChainResult toResult(ChainResultFrame frame, long elapsedNanos, boolean interactive) {
+        return toResult(frame, elapsedNanos, interactive, List.of());
+    }
+
+    /** The result in {@code frame}, with the partial replies {@code replies} (made once, not made again with them). */
+    private ChainResult toResult(ChainResultFrame frame, long elapsedNanos, boolean interactive, List<Object> replies) {
         if (frame.decodeError() != null) {
             throw failure(frame.decodeError(), frame.path().isEmpty() ? "" : frame.path().getLast(),
                     (int) HopPath.visited(frame.path()),
                     frame.path(), frame.console(), frame.timings());
         }
         return new ChainResult(frame.value(), node.name(), frame.path(), frame.console(), frame.timings(),
-                Duration.ofNanos(elapsedNanos), interactive, List.of());
+                Duration.ofNanos(elapsedNanos), interactive, replies);
     }
 
     /** The public exception for {@code f}, which happened at {@code host} on hop {@code hop}. */
