@@ -71,6 +71,11 @@ final class BadFrames {
         return bad != null && bad.cutOff;
     }
 
+    /** Whether this connection ran out of its allowance (see {@link #cutOff(Channel)}). */
+    boolean isCutOff() {
+        return cutOff;
+    }
+
     /** Whether a refusal of kind {@code kind} is of one frame that leaves its connection open: a bad frame. */
     static boolean isBadFrame(Refusal kind) {
         return switch (kind) {

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -57,6 +58,8 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     private long readNanos;
     private long frameStartNanos;
     private ScheduledFuture<?> slowFrameCheck;
+    /** The connection's bad-frame allowance, looked up once (it is set before this decoder is added). */
+    private BadFrames badFrames;
 
     /**
      * A decoder for one connection of a node whose largest frame is {@code maxFrameSize}, counting
@@ -69,10 +72,23 @@ final class FrameDecoder extends LengthFieldBasedFrameDecoder {
         this.partialBytes = partialBytes;
     }
 
+    /** {@link BadFrames#cutOff(Channel)}, its allowance looked up on the first frame only. */
+    private boolean cutOff(Channel ch) {
+        BadFrames bad = badFrames;
+        if (bad == null) {
+            bad = BadFrames.of(ch);
+            if (bad == null) {
+                return false;
+            }
+            badFrames = bad;
+        }
+        return bad.isCutOff();
+    }
+
     @Override
     protected Object decode(ChannelHandlerContext ctx, ByteBuf in) throws Exception {
         // (closed, or cut off and its close on its way: what it sent after, in the same read too, costs nothing)
-        if (stopped || !ctx.channel().isActive() || BadFrames.cutOff(ctx.channel())) {
+        if (stopped || !ctx.channel().isActive() || cutOff(ctx.channel())) {
             in.skipBytes(in.readableBytes());
             return null;
         }
