@@ -151,7 +151,10 @@ class FaultInjectionTest {
     @Test // (bounded without a @Timeout, which would cut a soak short: every chain is waited for 60 s at most)
     void fiveHundredChainsUnderRandomFaults() throws Exception {
         HostResources baseline = HostResources.now();
-        SplittableRandom random = new SplittableRandom(1414);
+        // the faults' and cancels' choices and times; their interleaving with the chains is the machine's
+        long seed = Long.getLong("rpcc.faults.seed", System.nanoTime());
+        System.out.println("fault injection: seed " + seed + " (-Drpcc.faults.seed=" + seed + " repeats its choices)");
+        SplittableRandom random = new SplittableRandom(seed);
         Map<Kind, AtomicInteger> succeeded = new EnumMap<>(Kind.class);
         Map<Kind, AtomicInteger> failed = new EnumMap<>(Kind.class);
         for (Kind k : Kind.values()) {
@@ -287,7 +290,7 @@ class FaultInjectionTest {
                                     ? results.get(k).handle((r, x) -> String.valueOf(x)).join() : "succeeded") + ")";
                         }
                         if (set != null) {
-                            assertEquals(0, set.arrivedAfterEnd(), tag + ": a reply after the end");
+                            assertEquals(0, set.arrivedAfterEnd(), tag + ": a reply after the end (seed " + seed + ")");
                             Set<String> distinct = new HashSet<>(replies);
                             // each reply once: a hop replayed or run again sends its replies again, numbered as
                             // before, and the client drops those it delivered

@@ -86,6 +86,8 @@ public final class ChainOriginator {
         private final ReplyWindow window;
         private final long budgetNanos;
         private Credit recovered = Credit.ZERO; // guarded by this
+        /** Taken out of the table ({@link ChainOriginator#end}): nothing more is delivered to its sink. Guarded by this. */
+        private boolean ended;
         private volatile ChainException failedAfterResult;
         private volatile ChainLiveness liveness;
         private volatile boolean expired;
@@ -361,7 +363,7 @@ public final class ChainOriginator {
      * late. {@code false} if it had ended.
      */
     public boolean supersede(Pending p) {
-        if (!pending.remove(p.id(), p)) {
+        if (!end(p)) {
             return false;
         }
         p.finished().complete(null);
@@ -369,14 +371,14 @@ public final class ChainOriginator {
     }
 
     private void fail(Pending p, ChainException why) {
-        if (pending.remove(p.id(), p)) {
+        if (end(p)) {
             p.outcome().completeExceptionally(why);
             p.finished().completeExceptionally(why);
         }
     }
 
     private void timeOut(Pending p, Duration timeout) {
-        if (pending.remove(p.id(), p)) {
+        if (end(p)) {
             ChainException e = LocatedFailure.detected(ChainErrorCode.TIMEOUT,
                     (p.outcome().isDone() ? "result arrived but not every partial reply within "
                             : "no result within ") + timeout.toMillis() + " ms", nodeName, 0, List.of()).toException();
@@ -390,7 +392,7 @@ public final class ChainOriginator {
      * arrives for it later is a late frame. Returns {@code false} if it had already ended.
      */
     public boolean cancel(Pending p, String why) {
-        if (!pending.remove(p.id(), p)) {
+        if (!end(p)) {
             return false;
         }
         ChainException e = LocatedFailure.detected(ChainErrorCode.CANCELLED,
@@ -443,24 +445,30 @@ public final class ChainOriginator {
         if (p == null) {
             return;
         }
-        ChainLiveness l = p.liveness;
-        if (l != null) {
-            l.replied(frame.branch(), frame.hop(), frame.host(), System.nanoTime());
+        synchronized (p) { // not while the chain ends on another thread (a cancel, a timeout): see end(p)
+            if (p.ended) { // it ended after live() found it: this reply was still on its way, and is late
+                lateFrames.incrementAndGet();
+                return;
+            }
+            ChainLiveness l = p.liveness;
+            if (l != null) {
+                l.replied(frame.branch(), frame.hop(), frame.host(), System.nanoTime());
+            }
+            p.window.arrived(frame.chainId(), frame.stream(), from, frame.size());
+            if (frame.decodeError() != null) {
+                p.window.consumed(frame.size());
+                HopFailure f = frame.decodeError();
+                p.outcome().completeExceptionally(f.located(nodeName, frame.hop(), List.of()).toException());
+                return;
+            }
+            if (!p.delivered.firstTime(frame.branch(), frame.hop(), frame.host(), frame.seq())) {
+                // sent again by a hop replayed (or run again) for a later attempt of the chain: delivered before
+                p.window.consumed(frame.size());
+                repliesSentAgain.incrementAndGet();
+                return;
+            }
+            p.sink().onReply(frame.value(), frame.hop(), frame.host(), frame.size());
         }
-        p.window.arrived(frame.chainId(), frame.stream(), from, frame.size());
-        if (frame.decodeError() != null) {
-            p.window.consumed(frame.size());
-            HopFailure f = frame.decodeError();
-            p.outcome().completeExceptionally(f.located(nodeName, frame.hop(), List.of()).toException());
-            return;
-        }
-        if (!p.delivered.firstTime(frame.branch(), frame.hop(), frame.host(), frame.seq())) {
-            // sent again by a hop replayed (or run again) for a later attempt of the chain: delivered before
-            p.window.consumed(frame.size());
-            repliesSentAgain.incrementAndGet();
-            return;
-        }
-        p.sink().onReply(frame.value(), frame.hop(), frame.host(), frame.size());
     }
 
     /**
@@ -540,7 +548,7 @@ public final class ChainOriginator {
                 continue;
             }
             ChainLiveness.Silence silence = l.silent(nowNanos, p.outcome().isDone());
-            if (silence != null && pending.remove(p.id(), p)) {
+            if (silence != null && end(p)) {
                 broken.incrementAndGet();
                 BrokenChainException e = brokenChain(p, silence, l.brokenAfterNanos());
                 p.outcome().completeExceptionally(e);
@@ -609,8 +617,27 @@ public final class ChainOriginator {
         return null;
     }
 
+    /**
+     * Takes chain {@code p} out of the table, if it is still there: the one way a chain ends, however it
+     * ends (its credit home, a cancel, a timeout, a deadline, a break, the node closing). Under
+     * {@code p}'s lock, so that a reply that {@link #onReply} is delivering on an event loop is either
+     * in the sink before the chain ends, or dropped as late: never delivered after the end, when a
+     * cancel or a timeout on another thread ends the chain while its replies are still arriving.
+     *
+     * @return whether this call ended it
+     */
+    private boolean end(Pending p) {
+        synchronized (p) {
+            if (!pending.remove(p.id(), p)) {
+                return false;
+            }
+            p.ended = true;
+            return true;
+        }
+    }
+
     private void recover(Pending p, Credit credit) {
-        if (p.recover(credit) && pending.remove(p.id(), p)) {
+        if (p.recover(credit) && end(p)) {
             ChainException late = p.failedAfterResult;
             if (late == null) {
                 p.finished().complete(null);
@@ -625,8 +652,8 @@ public final class ChainOriginator {
      * credit left this node, so the chain is finished at once.
      */
     public void failLocally(long id, HopFailure f) {
-        Pending p = pending.remove(id);
-        if (p == null) {
+        Pending p = pending.get(id);
+        if (p == null || !end(p)) {
             return;
         }
         p.outcome().completeExceptionally(f.located(nodeName, 0, List.of()).toException());
@@ -638,8 +665,8 @@ public final class ChainOriginator {
      * (after {@code path}) found here before the hop was sent.
      */
     public void failLocally(long id, HopFailure f, int hop, String host, List<String> path) {
-        Pending p = pending.remove(id);
-        if (p == null) {
+        Pending p = pending.get(id);
+        if (p == null || !end(p)) {
             return;
         }
         List<String> through = new java.util.ArrayList<>(path);
