@@ -106,13 +106,19 @@ class RampingFlushHandlerTest {
         ch.finishAndReleaseAll();
     }
 
-    @Test
-    void nothingHeldIsLeftBehindByAClose() {
-        Flushes flushes = new Flushes();
+    /** A channel outside a read that sent "first" at once and holds "held" (the burst's second frame). */
+    private static EmbeddedChannel holdingOneFrame(Flushes flushes) {
         EmbeddedChannel ch = channel(flushes, 64);
         ch.pipeline().writeAndFlush("first");
         ch.pipeline().writeAndFlush("held");
         assertEquals(List.of("first"), flushes.sent);
+        return ch;
+    }
+
+    @Test
+    void nothingHeldIsLeftBehindByAClose() {
+        Flushes flushes = new Flushes();
+        EmbeddedChannel ch = holdingOneFrame(flushes);
 
         ch.pipeline().close();
         assertEquals(List.of("first", "held"), flushes.sent, "a close flushes what was held");
@@ -122,10 +128,7 @@ class RampingFlushHandlerTest {
     @Test
     void aConnectionTurningUnwritableFlushesWhatItHolds() {
         Flushes flushes = new Flushes();
-        EmbeddedChannel ch = channel(flushes, 64);
-        ch.pipeline().writeAndFlush("first");
-        ch.pipeline().writeAndFlush("held");
-        assertEquals(List.of("first"), flushes.sent);
+        EmbeddedChannel ch = holdingOneFrame(flushes);
 
         ch.pipeline().fireChannelWritabilityChanged(); // as the channel does when it turns unwritable
         assertEquals(List.of("first"), flushes.sent, "still writable: held on");

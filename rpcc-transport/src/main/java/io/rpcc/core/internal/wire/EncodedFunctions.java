@@ -43,7 +43,7 @@ final class EncodedFunctions {
             Output encoder = new Output(text.length() + 8, -1);
             encoder.writeString(text);
             if (encoder.position() > RecentFunctions.MAX_BYTES) {
-                out.writeString(text);
+                out.writeBytes(encoder.getBuffer(), 0, encoder.position()); // too long to keep; not encoded again
                 return;
             }
             kept = new Kept(text, encoder.toBytes());
