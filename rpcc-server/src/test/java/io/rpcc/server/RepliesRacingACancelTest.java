@@ -7,6 +7,8 @@ import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.StaticRoute;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +17,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,6 +46,20 @@ class RepliesRacingACancelTest {
         }
         return p;
     }
+
+    /** At the client, in interactive mode: replies {@code state.n} numbers, then ends the chain. */
+    private static final ChainingFunctionSource REPLY_N = ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            public class ReplyN implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    int n = state.get("n", Integer.class);
+                    for (int i = 0; i < n; i++) {
+                        ChainContext.current().preturn(i);
+                    }
+                    return NextHop.end("done");
+                }
+            }
+            """);
 
     @Test
     void aReplyRacingACancelIsDroppedNeverDeliveredAfterTheEnd() throws Exception {
@@ -79,6 +96,52 @@ class RepliesRacingACancelTest {
                     + client.stats().lateFrames() + " late frames, " + afterEnd + " delivered after their set ended");
             assertEquals(0, afterEnd, "replies delivered into a set that had ended (seed " + seed + ")");
             assertTrue(received > 0, "the hops replied before the cancels");
+        } finally {
+            cancels.shutdownNow();
+        }
+    }
+
+    /**
+     * The same race at the client, in interactive mode: the chaining function runs there and its
+     * replies go into the set from its own thread while the cancel ends the set from another.
+     */
+    @Test
+    void anInteractiveChainsLocalReplyRacingACancelIsNeverDeliveredAfterTheEnd() throws Exception {
+        long seed = Long.getLong("rpcc.repliesRacingACancel.seed", System.nanoTime());
+        System.out.println("RepliesRacingACancelTest (interactive) seed " + seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        ScheduledExecutorService cancels = Executors.newScheduledThreadPool(2);
+        try (Cluster cluster = new Cluster()) {
+            cluster.server("s1", b -> b.service("echo", p -> p));
+            RpccClient client = cluster.client();
+            int afterEnd = 0;
+            int received = 0;
+            for (int from = 0; from < CHAINS / 5; from += AT_ONCE) {
+                List<ReplySet<Integer>> sets = new ArrayList<>();
+                for (int i = from; i < Math.min(CHAINS / 5, from + AT_ONCE); i++) {
+                    ReplySet<Integer> set = client.startChainWithReplies(ChainCall.to("s1", "echo").params("c" + i)
+                            .chainingFunction(REPLY_N).state(ChainState.of("n", 100_000)).interactive(true)
+                            .timeout(Duration.ofSeconds(20)), Integer.class);
+                    sets.add(set);
+                    long after = random.nextInt(2_000);
+                    Thread.ofVirtual().start(() -> { // at a random moment after its first reply
+                        while (set.received() == 0 && !set.isDone()) {
+                            LockSupport.parkNanos(50_000);
+                        }
+                        LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(after));
+                        set.cancel();
+                    });
+                }
+                for (ReplySet<Integer> set : sets) {
+                    set.whenDone().get(30, TimeUnit.SECONDS);
+                    afterEnd += set.arrivedAfterEnd();
+                    received += set.received();
+                }
+            }
+            System.out.println("RepliesRacingACancelTest (interactive): " + CHAINS / 5 + " chains, " + received
+                    + " replies received, " + afterEnd + " delivered after their set ended");
+            assertEquals(0, afterEnd, "replies delivered into a set that had ended (seed " + seed + ")");
+            assertTrue(received > 0, "the functions replied before the cancels");
         } finally {
             cancels.shutdownNow();
         }

@@ -91,6 +91,16 @@ public final class InteractiveChain {
             }
         }
 
+        /**
+         * Runs {@code delivery} (a reply of hop {@code hop} handed to the chain's set) unless the chain
+         * was cancelled, when it throws as {@link #check}: under the lock {@link #cancel} takes, so
+         * that a reply is in the set before the cancel ends it, or not delivered at all.
+         */
+        synchronized void deliver(int hop, Runnable delivery) {
+            check(hop);
+            delivery.run();
+        }
+
         /** Cancels the chain; returns the exception it ends with. */
         ChainException cancel(String why) {
             ChainOriginator.Pending p;

@@ -69,7 +69,7 @@ final class LocalReplies implements Replies {
                         + "the reply set has not been read for " + writeTimeout.toMillis() + " ms (its buffer is full)",
                         host, hop, List.of()).toException();
             }
-            sink.onReply(reply, hop, host, 0);
+            cancellation.deliver(hop, () -> sink.onReply(reply, hop, host, 0)); // not after a cancel ended the set
         } finally {
             lower();
         }
