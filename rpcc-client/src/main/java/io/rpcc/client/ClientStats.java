@@ -8,7 +8,8 @@ import java.util.Map;
  *
  * @param connectionsOpen open connections
  * @param chainsInFlight chains started and not yet ended
- * @param lateFrames frames that arrived for chains that had already ended (timed out)
+ * @param lateFrames frames that arrived for chains that had already ended (cancelled, timed out, past their
+ *     deadline, broken), or that arrived while the chain was ending: dropped, never delivered
  * @param refusals what the client refused (frames, connections), by kind; kinds never seen are absent
  * @param retries chains sent again by a {@link RetryPolicy}
  * @param retransmissions chains sent again in all: by a retry policy or by {@code RpccClient.retransmit}
