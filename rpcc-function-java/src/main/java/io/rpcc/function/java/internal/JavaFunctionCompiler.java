@@ -15,7 +15,6 @@ import io.rpcc.core.spi.LoaderClassPath;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Modifier;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -30,7 +29,6 @@ import javax.tools.JavaCompiler;
 import javax.tools.JavaFileManager;
 import javax.tools.JavaFileObject;
 import javax.tools.SimpleJavaFileObject;
-import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
 /**
@@ -46,7 +44,6 @@ import javax.tools.ToolProvider;
 public final class JavaFunctionCompiler implements FunctionCompiler {
 
     private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
-    private static final List<String> OPTIONS = List.of("--release", "21", "-proc:none", "-g", "-implicit:none");
     /** The packages whose classes a function's own would shadow: rpcc-core's and this module's (the sandbox's). */
     private static final List<String> RPCC_OWN = List.of(ChainingFunction.class.getPackageName() + ".",
             JavaFunctionCompiler.class.getPackageName().substring(0,
@@ -106,15 +103,13 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         Map<String, byte[]> classes = new ConcurrentHashMap<>();
         boolean ok;
-        // one file manager per compilation; idle ones (warm: they cache the platform classes) are kept by JavaResources
-        StandardJavaFileManager fileManager = JavaResources.idleFileManager();
-        if (fileManager == null) {
-            fileManager = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
-        }
+        // one file manager per compilation; idle ones (warm, serving the platform classes from the ct.sym
+        // JavaResources holds open) are kept by JavaResources
+        ReleaseFileManager fileManager = JavaResources.fileManager(JAVAC);
         try {
             JavaFileManager memory = new LoaderFileManager(fileManager, classPath, classes);
             JavaFileObject unit = new SourceObject(className, source.source());
-            ok = JAVAC.getTask(null, memory, diagnostics, OPTIONS, null, List.of(unit)).call();
+            ok = JAVAC.getTask(null, memory, diagnostics, fileManager.options(), null, List.of(unit)).call();
         } finally {
             JavaResources.release(fileManager);
         }

@@ -3,15 +3,17 @@ package io.rpcc.function.java.internal;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import javax.tools.StandardJavaFileManager;
+import javax.tools.JavaCompiler;
 
 /**
  * What Java chaining functions need besides the node's shared threads, shared by the nodes of a
- * JVM: the sandbox's watchdog thread and javac's idle file managers (warm: they cache the platform
- * classes, but each holds the class path's jar files open). Owned by the nodes together: each
- * {@link JavaFunctionCompiler} takes a hold when its node starts and gives it up when the node
- * closes; the last one to close stops the watchdog and closes the file managers, and the next hold
- * starts them again. So a JVM whose nodes are all closed holds none of them.
+ * JVM: the sandbox's watchdog thread, Java 21's platform classes ({@link PlatformClasses}: the JDK's
+ * {@code ct.sym}, opened by the first compilation) and javac's idle file managers
+ * ({@link ReleaseFileManager}: warm, they cache what they have read). Owned by the nodes together:
+ * each {@link JavaFunctionCompiler} takes a hold when its node starts and gives it up when the node
+ * closes; the last one to close stops the watchdog and closes the file managers and the platform
+ * classes (once no compilation uses them), and the next hold starts them again. So a JVM whose nodes
+ * are all closed holds none of them.
  */
 final class JavaResources {
     /** Idle javac file managers kept at most. */
@@ -22,7 +24,9 @@ final class JavaResources {
     private static int holds; // guarded by LOCK
 
     private final Thread watchdog;
-    private final Deque<StandardJavaFileManager> idleFileManagers = new ArrayDeque<>(); // guarded by this
+    private final Deque<ReleaseFileManager> idleFileManagers = new ArrayDeque<>(); // guarded by this
+    private PlatformClasses platform; // guarded by this; null until the first compilation, or if this JDK has none
+    private boolean platformOpened; // guarded by this
     private boolean stopped; // guarded by this
 
     private JavaResources() {
@@ -54,29 +58,51 @@ final class JavaResources {
         stopping.stop();
     }
 
-    /** An idle javac file manager, or {@code null} (make a new one). */
-    static StandardJavaFileManager idleFileManager() {
+    /**
+     * A file manager for one compilation, to give back with {@link #release(ReleaseFileManager)}: an
+     * idle one, or a new one on the platform classes (opened now if this is the first compilation
+     * since a node took a hold). With no node holding them, a new one for javac's {@code --release}
+     * (it reads {@code ct.sym} afresh, the slow way).
+     */
+    static ReleaseFileManager fileManager(JavaCompiler javac) {
         JavaResources r;
         synchronized (LOCK) {
             r = current;
         }
-        if (r == null) {
-            return null;
+        PlatformClasses served = null;
+        if (r != null) {
+            synchronized (r) {
+                ReleaseFileManager idle = r.idleFileManagers.poll();
+                if (idle != null) {
+                    return idle;
+                }
+                if (!r.stopped) {
+                    if (!r.platformOpened) {
+                        r.platformOpened = true;
+                        r.platform = PlatformClasses.open(ReleaseFileManager.RELEASE);
+                    }
+                    if (r.platform != null && r.platform.retain()) {
+                        served = r.platform;
+                    }
+                }
+            }
         }
-        synchronized (r) {
-            return r.idleFileManagers.poll();
-        }
+        return ReleaseFileManager.create(javac, served);
     }
 
-    /** Keeps {@code fileManager} for the next compilation, or closes it if enough are kept or nobody holds them. */
-    static void release(StandardJavaFileManager fileManager) {
+    /**
+     * Keeps {@code fileManager} for the next compilation, or closes it if enough are kept, nobody
+     * holds them, or it serves other platform classes than the current ones.
+     */
+    static void release(ReleaseFileManager fileManager) {
         JavaResources r;
         synchronized (LOCK) {
             r = current;
         }
         if (r != null) {
             synchronized (r) {
-                if (!r.stopped && r.idleFileManagers.size() < IDLE_FILE_MANAGERS) {
+                if (!r.stopped && r.idleFileManagers.size() < IDLE_FILE_MANAGERS && r.platformOpened
+                        && fileManager.platform() == r.platform) {
                     r.idleFileManagers.push(fileManager);
                     return;
                 }
@@ -85,7 +111,7 @@ final class JavaResources {
         close(fileManager);
     }
 
-    private static void close(StandardJavaFileManager fileManager) {
+    private static void close(ReleaseFileManager fileManager) {
         try {
             fileManager.close();
         } catch (IOException e) {
@@ -99,6 +125,10 @@ final class JavaResources {
             stopped = true;
             idleFileManagers.forEach(JavaResources::close);
             idleFileManagers.clear();
+            if (platform != null) {
+                platform.release(); // closes ct.sym once the file managers still compiling are closed too
+                platform = null;
+            }
         }
     }
 }

@@ -16,19 +16,18 @@ import javax.tools.FileObject;
 import javax.tools.ForwardingJavaFileManager;
 import javax.tools.JavaFileObject;
 import javax.tools.SimpleJavaFileObject;
-import javax.tools.StandardJavaFileManager;
 import javax.tools.StandardLocation;
 
 /**
- * The file manager of one compilation of a chaining function: the JDK's classes from javac's own
- * file manager ({@code --release}), the class path from a {@link LoaderClassPath} (the classes the
+ * The file manager of one compilation of a chaining function: the JDK's classes as Java 21's API
+ * from a {@link ReleaseFileManager}, the class path from a {@link LoaderClassPath} (the classes the
  * node's function class loader sees), and the output in memory.
  */
-final class LoaderFileManager extends ForwardingJavaFileManager<StandardJavaFileManager> {
+final class LoaderFileManager extends ForwardingJavaFileManager<ReleaseFileManager> {
     private final LoaderClassPath classPath;
     private final Map<String, byte[]> output;
 
-    LoaderFileManager(StandardJavaFileManager jdk, LoaderClassPath classPath, Map<String, byte[]> output) {
+    LoaderFileManager(ReleaseFileManager jdk, LoaderClassPath classPath, Map<String, byte[]> output) {
         super(jdk);
         this.classPath = classPath;
         this.output = output;

@@ -1,0 +1,113 @@
+package io.rpcc.function.java.internal;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The platform API of one Java release (21 for chaining functions) as javac's {@code --release}
+ * reads it: the signature files of that release's sections of the JDK's {@code lib/ct.sym}, module
+ * by module. javac's {@code --release} opens {@code ct.sym} (a zip of some 20,000 entries) afresh
+ * for every compilation, which is about a third of a warm compile; this opens it once and serves
+ * every compilation from it ({@link ReleaseFileManager} sets the modules up in a file manager
+ * exactly as javac's own {@code JDKPlatformProvider} does).
+ *
+ * <p>Thread-safe: read only once open (the zip file system serves concurrent reads). Closed when the
+ * last of its holders lets go: {@link JavaResources} while some node holds it, and each file
+ * manager made from it, so a compilation still running when the last node closes finishes first.
+ */
+final class PlatformClasses {
+    private final FileSystem ctSym;
+    private final Map<String, List<Path>> modules;
+    private int holds = 1; // guarded by this; the opener's
+
+    private PlatformClasses(FileSystem ctSym, Map<String, List<Path>> modules) {
+        this.ctSym = ctSym;
+        this.modules = modules;
+    }
+
+    /**
+     * Release {@code release}'s platform classes from the running JDK's {@code ct.sym}, held once by
+     * the caller; or {@code null} if this JDK has no {@code ct.sym} or none for that release (then
+     * javac's own {@code --release} must serve it).
+     */
+    static PlatformClasses open(int release) {
+        Path file = Path.of(System.getProperty("java.home"), "lib", "ct.sym");
+        if (!Files.isRegularFile(file)) {
+            return null;
+        }
+        // javac names a release's sections by the release in base 36 (21: "L"): a section serves each release named in it
+        String version = Integer.toString(release, Character.MAX_RADIX).toUpperCase(Locale.ROOT);
+        FileSystem fs = null;
+        try {
+            fs = FileSystems.newFileSystem(file, (ClassLoader) null);
+            Map<String, List<Path>> modules = new HashMap<>();
+            Path root = fs.getRootDirectories().iterator().next();
+            try (DirectoryStream<Path> sections = Files.newDirectoryStream(root)) {
+                for (Path section : sections) {
+                    String name = section.getFileName().toString();
+                    if (!name.contains(version) || name.contains("-")) {
+                        continue;
+                    }
+                    try (DirectoryStream<Path> inSection = Files.newDirectoryStream(section)) {
+                        for (Path module : inSection) {
+                            String moduleName = module.getFileName().toString();
+                            modules.computeIfAbsent(moduleName, m -> new ArrayList<>()).add(module);
+                        }
+                    }
+                }
+            }
+            if (!modules.containsKey("java.base")) {
+                fs.close();
+                return null;
+            }
+            modules.replaceAll((m, paths) -> List.copyOf(paths));
+            return new PlatformClasses(fs, Map.copyOf(modules));
+        } catch (IOException | RuntimeException e) {
+            if (fs != null) {
+                try {
+                    fs.close();
+                } catch (IOException ignored) {
+                    // nothing more to free
+                }
+            }
+            return null; // javac's --release reads it its own way
+        }
+    }
+
+    /** The release's modules, each with its directories in {@code ct.sym}. */
+    Map<String, List<Path>> modules() {
+        return modules;
+    }
+
+    /** Takes a hold; {@code false} if it is closed already (the caller must then not use it). */
+    synchronized boolean retain() {
+        if (holds == 0) {
+            return false;
+        }
+        holds++;
+        return true;
+    }
+
+    /** Gives up a hold; the last one closes {@code ct.sym}. */
+    void release() {
+        synchronized (this) {
+            if (holds == 0 || --holds > 0) {
+                return;
+            }
+        }
+        try {
+            ctSym.close();
+        } catch (IOException e) {
+            // nothing more to free
+        }
+    }
+}
