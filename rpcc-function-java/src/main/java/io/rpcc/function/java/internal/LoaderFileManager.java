@@ -24,6 +24,9 @@ import javax.tools.StandardLocation;
  * node's function class loader sees), and the output in memory.
  */
 final class LoaderFileManager extends ForwardingJavaFileManager<ReleaseFileManager> {
+    /** Sees the JDK's own classes only (no parent but the boot loader), and so no plug-in or processor. */
+    private static final ClassLoader NO_PLUG_INS = new ClassLoader("rpcc-no-javac-plug-ins", null) { };
+
     private final LoaderClassPath classPath;
     private final Map<String, byte[]> output;
 
@@ -31,6 +34,17 @@ final class LoaderFileManager extends ForwardingJavaFileManager<ReleaseFileManag
         super(jdk);
         this.classPath = classPath;
         this.output = output;
+    }
+
+    /**
+     * The class loader javac looks for plug-ins and annotation processors with (in every
+     * compilation, {@code -proc:none} or not): one that finds none. javac's own would be a new loader
+     * over the JVM's whole class path, searched each time; and nothing of the application's is to run
+     * inside a function's compilation.
+     */
+    @Override
+    public ClassLoader getClassLoader(Location location) {
+        return NO_PLUG_INS;
     }
 
     @Override

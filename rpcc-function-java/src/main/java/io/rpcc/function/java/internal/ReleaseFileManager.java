@@ -10,7 +10,9 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.tools.ForwardingJavaFileManager;
 import javax.tools.ForwardingJavaFileObject;
 import javax.tools.JavaCompiler;
@@ -42,6 +44,13 @@ final class ReleaseFileManager extends ForwardingJavaFileManager<StandardJavaFil
     /** The system modules' locations (identity: javac's module locations do not define equality). */
     private final Set<Location> platformLocations;
     private final List<String> options;
+    /**
+     * What the platform locations list and hold, kept for the next compilations: they never change,
+     * and javac asks again in every compilation (each module's {@code module-info}, every package
+     * it resolves names in).
+     */
+    private final Map<Listing, List<JavaFileObject>> listed = new ConcurrentHashMap<>();
+    private final Map<Listing, Optional<JavaFileObject>> found = new ConcurrentHashMap<>();
 
     private ReleaseFileManager(StandardJavaFileManager standard, PlatformClasses platform, Set<Location> platformLocations) {
         super(standard);
@@ -98,6 +107,11 @@ final class ReleaseFileManager extends ForwardingJavaFileManager<StandardJavaFil
         if (!platformLocations.contains(location) || !kinds.contains(JavaFileObject.Kind.CLASS)) {
             return super.list(location, packageName, kinds, recurse);
         }
+        Listing key = new Listing(location, packageName, Set.copyOf(kinds), recurse);
+        List<JavaFileObject> known = listed.get(key);
+        if (known != null) {
+            return known;
+        }
         Set<JavaFileObject.Kind> withSignatures = EnumSet.copyOf(kinds);
         withSignatures.add(JavaFileObject.Kind.OTHER);
         List<JavaFileObject> out = new ArrayList<>();
@@ -108,20 +122,27 @@ final class ReleaseFileManager extends ForwardingJavaFileManager<StandardJavaFil
                 out.add(file);
             }
         }
-        return out;
+        List<JavaFileObject> files = List.copyOf(out);
+        listed.put(key, files);
+        return files;
     }
 
     @Override
     public JavaFileObject getJavaFileForInput(Location location, String className, JavaFileObject.Kind kind)
             throws IOException {
-        if (kind == JavaFileObject.Kind.CLASS && platformLocations.contains(location)) {
-            JavaFileObject signature = (JavaFileObject) super.getFileForInput(location, "",
-                    className.replace('.', '/') + SIGNATURE);
-            if (signature != null) {
-                return new SignatureFile(signature);
-            }
+        if (!platformLocations.contains(location)) {
+            return super.getJavaFileForInput(location, className, kind);
         }
-        return super.getJavaFileForInput(location, className, kind);
+        Listing key = new Listing(location, className, Set.of(kind), false);
+        Optional<JavaFileObject> known = found.get(key);
+        if (known == null) {
+            JavaFileObject signature = kind != JavaFileObject.Kind.CLASS ? null
+                    : (JavaFileObject) super.getFileForInput(location, "", className.replace('.', '/') + SIGNATURE);
+            known = Optional.ofNullable(signature == null ? super.getJavaFileForInput(location, className, kind)
+                    : new SignatureFile(signature));
+            found.put(key, known);
+        }
+        return known.orElse(null);
     }
 
     @Override
@@ -139,6 +160,10 @@ final class ReleaseFileManager extends ForwardingJavaFileManager<StandardJavaFil
                 platform.release();
             }
         }
+    }
+
+    /** A question to a platform location: what is in a package, or where a class is. */
+    private record Listing(Location location, String name, Set<JavaFileObject.Kind> kinds, boolean recurse) {
     }
 
     /** A {@code .sig} file of {@code ct.sym}: a class file (javac reads it as one) under another extension. */
