@@ -112,7 +112,10 @@ class KnownFunctionPrecompileTest {
         // the reference comes first: its fetch is held, so the node's precompile is held while start() returns
         RpccServer server = start(RpccServer.builder("s1").resolver(names).service("echo", p -> p)
                 .precompileFunctions(ChainingFunctionSource.reference(stored.id(), "repo"), BROKEN, inline));
-        assertEquals(0, server.stats().functionCacheMisses(), "start() did not wait for the known functions");
+        // start() returned while the reference's fetch is held (had it waited, it would be waiting still): at most
+        // the reference has begun to load (a miss counts when a load begins); the two after it wait behind it
+        assertTrue(server.stats().functionCacheMisses() <= 1, () -> "start() did not wait for the known functions: "
+                + server.stats());
 
         store.release.countDown();
         await(server, s -> s.functionCacheMisses() == 3);
