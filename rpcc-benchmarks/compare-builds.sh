@@ -75,8 +75,8 @@ if [ "$mode" = throughput ]; then
   # the same source compiled against each build: a class that moved package between them (NodeBuilder
   # did) keeps the source compatible but not the binary
   mkdir -p "$out/runner-old" "$out/runner-new"
-  "$java_home/bin/javac" -nowarn --release 21 -cp "$old_jar" -d "$out/runner-old" "$src/ThroughputBenchmark.java" "$src/GrpcEcho.java"
-  "$java_home/bin/javac" -nowarn --release 21 -cp "$new_jar" -d "$out/runner-new" "$src/ThroughputBenchmark.java" "$src/GrpcEcho.java"
+  "$java_home/bin/javac" -nowarn --release 21 -cp "$old_jar" -d "$out/runner-old" "$src/ThroughputBenchmark.java" "$src/GrpcEcho.java" "$src/BenchTransport.java"
+  "$java_home/bin/javac" -nowarn --release 21 -cp "$new_jar" -d "$out/runner-new" "$src/ThroughputBenchmark.java" "$src/GrpcEcho.java" "$src/BenchTransport.java"
   for round in $(seq 1 "$rounds"); do
     if [ $((round % 2)) -eq 1 ]; then order="old new"; else order="new old"; fi
     for which in $order; do

@@ -11,11 +11,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.rpcc.client.ChainCall;
@@ -85,6 +81,9 @@ public final class ThroughputBenchmark {
                                    servers and channels then use directExecutor())
               --event-loops L      shared (rpcc's shared loops, the default) or perNode (one loop per node)
               --outcome-cache C    on (the default) or off: whether servers keep hop outcomes for retried chains
+              --transport T        default (rpcc's nodes as their builder has it; the echo and per-node
+                                   loops on NIO), nio or epoll (rpcc's nodes, the echo and per-node loops
+                                   all on that transport); gRPC takes epoll where it loads, whatever this says
               --csv FILE           also write one row per cell and round (for compare-builds.sh)
               --label TEXT         the build column of the CSV rows, default "run"
               --quiet              no progress lines on stderr
@@ -404,7 +403,7 @@ public final class ThroughputBenchmark {
                 servers[i] = "s" + (i + 1);
                 // the default sandbox, but a long wall-time limit: with thousands of hops in flight on a busy
                 // machine the route's chaining function can wait past the default 2 s and fail its chain
-                RpccServer.Builder b = RpccServer.builder(servers[i]).resolver(names).eventLoopGroup(loops())
+                RpccServer.Builder b = options.transport.apply(RpccServer.builder(servers[i])).resolver(names).eventLoopGroup(loops())
                         .service("echo", p -> p).sandbox(new SandboxLimits(SandboxLimits.DEFAULT.cpuTime(),
                                 SandboxLimits.DEFAULT.allocatedBytes(), Duration.ofSeconds(60)));
                 if (options.direct()) {
@@ -420,7 +419,7 @@ public final class ThroughputBenchmark {
             if (rpccServers > 0) {
                 clients = new RpccClient[maxConns];
                 for (int c = 0; c < maxConns; c++) {
-                    RpccClient.Builder cb = RpccClient.builder().name("bench-client-" + c).resolver(names).eventLoopGroup(loops());
+                    RpccClient.Builder cb = options.transport.apply(RpccClient.builder()).name("bench-client-" + c).resolver(names).eventLoopGroup(loops());
                     if (options.direct()) {
                         cb.executor(Runnable::run); // results complete on the client's event loop
                     }
@@ -445,7 +444,7 @@ public final class ThroughputBenchmark {
             for (String v : options.variants) {
                 Variant variant = switch (v) {
                     case "netty" -> {
-                        netty = new NettyEcho(maxConns, payloadBytes);
+                        netty = new NettyEcho(maxConns, payloadBytes, options.transport);
                         closeables.add(netty);
                         yield netty::call;
                     }
@@ -558,7 +557,7 @@ public final class ThroughputBenchmark {
             if (!options.eventLoops.equals("perNode")) {
                 return null;
             }
-            EventLoopGroup own = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+            EventLoopGroup own = options.transport.newGroup(1);
             ownLoops.add(own);
             return own;
         }
@@ -582,15 +581,17 @@ public final class ThroughputBenchmark {
      * Each side has one event loop of its own.
      */
     static final class NettyEcho implements AutoCloseable {
-        private final EventLoopGroup serverLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        private final EventLoopGroup clientLoop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        private final EventLoopGroup serverLoop;
+        private final EventLoopGroup clientLoop;
         private final byte[] payload;
         private final Channel server;
         private final Channel[] channels;
 
-        NettyEcho(int connections, byte[] payload) {
+        NettyEcho(int connections, byte[] payload, BenchTransport transport) {
             this.payload = payload;
-            server = new ServerBootstrap().group(serverLoop).channel(NioServerSocketChannel.class)
+            this.serverLoop = transport.newGroup(1);
+            this.clientLoop = transport.newGroup(1);
+            server = new ServerBootstrap().group(serverLoop).channel(transport.serverChannel())
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
@@ -606,7 +607,7 @@ public final class ThroughputBenchmark {
                     }).bind("127.0.0.1", 0).syncUninterruptibly().channel();
             channels = new Channel[connections];
             for (int c = 0; c < connections; c++) {
-                channels[c] = new Bootstrap().group(clientLoop).channel(NioSocketChannel.class)
+                channels[c] = new Bootstrap().group(clientLoop).channel(transport.channel())
                         .option(ChannelOption.TCP_NODELAY, true)
                         .handler(new ChannelInitializer<SocketChannel>() {
                             @Override
@@ -685,6 +686,7 @@ public final class ThroughputBenchmark {
         String executor = "virtual";
         String eventLoops = "shared";
         String outcomeCache = "on";
+        BenchTransport transport = BenchTransport.DEFAULT;
         Path csv;
         String label = "run";
         boolean quiet;
@@ -736,6 +738,7 @@ public final class ThroughputBenchmark {
                     case "--executor" -> o.executor = oneOf(name, value, "virtual", "direct");
                     case "--event-loops" -> o.eventLoops = oneOf(name, value, "shared", "perNode");
                     case "--outcome-cache" -> o.outcomeCache = oneOf(name, value, "on", "off");
+                    case "--transport" -> o.transport = BenchTransport.parse(oneOf(name, value, "default", "nio", "epoll"));
                     case "--csv" -> o.csv = Path.of(value);
                     case "--label" -> o.label = value;
                     default -> throw new IllegalArgumentException("unknown option " + name);
@@ -767,8 +770,9 @@ public final class ThroughputBenchmark {
         }
 
         String describe() {
-            return String.format(Locale.ROOT, "%d rounds × %s s per cell (+%s s warm-up), payload %d B, executor %s, event loops %s, outcome cache %s",
-                    rounds, seconds, warmup, payload, executor, eventLoops, outcomeCache);
+            return String.format(Locale.ROOT, "%d rounds × %s s per cell (+%s s warm-up), payload %d B, executor %s, event loops %s, "
+                    + "outcome cache %s, transport %s (gRPC: %s)", rounds, seconds, warmup, payload, executor, eventLoops,
+                    outcomeCache, transport.name().toLowerCase(Locale.ROOT), BenchTransport.grpc());
         }
     }
 

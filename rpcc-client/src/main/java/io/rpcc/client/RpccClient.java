@@ -18,6 +18,7 @@ import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.RepositoryUnavailableException;
+import io.rpcc.core.SocketTransport;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
@@ -469,6 +470,14 @@ public final class RpccClient implements AutoCloseable {
     /** Chains this client declared broken because their heartbeats stopped (see {@link Heartbeats}), the steps of a diagnosis included. */
     public long brokenChains() {
         return node.originator().brokenChains();
+    }
+
+    /**
+     * The socket transport this client's connections run on: {@link SocketTransport#EPOLL}
+     * or {@link SocketTransport#NIO} (what {@code NodeBuilder.transport} chose).
+     */
+    public SocketTransport transport() {
+        return node.transport().socketTransport();
     }
 
     /** Counters of this client's transport and chains, for monitoring and tests. */

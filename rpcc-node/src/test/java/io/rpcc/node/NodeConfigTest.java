@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.OutboundPolicy;
+import io.rpcc.core.SocketTransport;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.node.internal.ConfigException;
 import io.rpcc.node.internal.ConfigKey;
@@ -197,6 +198,18 @@ class NodeConfigTest {
         ConfigException e = assertThrows(ConfigException.class, () -> config("rpcc.limits.outbound-policy", "open"));
         assertEquals("rpcc.limits.outbound-policy", e.key());
         assertThrows(ConfigException.class, () -> config("rpcc.limits.max-dials-in-progress", "0"));
+    }
+
+    @Test
+    void theTransportIsParsed() {
+        assertEquals(SocketTransport.AUTO, config().transport());
+        assertEquals(NodeBuilder.DEFAULT_TRANSPORT, config().transport());
+        assertEquals(SocketTransport.EPOLL, config("rpcc.transport", "epoll").transport());
+        assertEquals(SocketTransport.NIO, config("rpcc.transport", " NIO ").transport());
+        assertEquals(SocketTransport.AUTO, config("rpcc.transport", "Auto").transport());
+        ConfigException e = assertThrows(ConfigException.class, () -> config("rpcc.transport", "io_uring"));
+        assertEquals("rpcc.transport", e.key());
+        assertTrue(e.getMessage().contains("epoll") && e.getMessage().contains("nio"), e.getMessage());
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.SocketTransport;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.UnstableApi;
 import io.rpcc.core.internal.chain.BuilderAccess;
@@ -98,6 +99,14 @@ public final class RpccServer implements AutoCloseable {
             throw new IllegalStateException("server '" + name() + "' is not started");
         }
         return address;
+    }
+
+    /**
+     * The socket transport this server's connections run on: {@link SocketTransport#EPOLL}
+     * or {@link SocketTransport#NIO} (what {@code NodeBuilder.transport} chose).
+     */
+    public SocketTransport transport() {
+        return node.transport().socketTransport();
     }
 
     /** Counters of this server's transport and chaining-function cache, for monitoring and tests. */

@@ -11,6 +11,7 @@ import io.rpcc.core.OutboundPolicy;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.SandboxLimits;
+import io.rpcc.core.SocketTransport;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.UnstableApi;
@@ -96,6 +97,9 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     /** Default of {@link #heartbeatNetworkAllowance}: 200 ms per crossing (paper 3.9). */
     public static final Duration DEFAULT_HEARTBEAT_NETWORK_ALLOWANCE = Duration.ofMillis(200);
 
+    /** Default of {@link #transport}: {@link SocketTransport#AUTO}, epoll where it is available, NIO elsewhere. */
+    public static final SocketTransport DEFAULT_TRANSPORT = SocketTransport.AUTO;
+
     static {
         BuilderAccess.register(NodeBuilder::settings, (builder, fetcher) -> builder.sourceFetcher = fetcher);
     }
@@ -107,6 +111,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private int maxFrameSize = DEFAULT_MAX_FRAME_SIZE;
     private Duration connectTimeout = Duration.ofSeconds(5);
     private EventLoopGroup eventLoopGroup;
+    private SocketTransport socketTransport = DEFAULT_TRANSPORT;
     private NameResolver resolver = new StaticNameResolver();
     private TypeRegistry types = TypeRegistry.empty();
     private Executor executor;
@@ -232,9 +237,28 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return self();
     }
 
-    /** Netty event loops to use (default: a group shared by all nodes in the JVM). Not shut down by the node. */
+    /**
+     * Netty event loops to use (default: a group shared by all nodes in the JVM that run on the same
+     * {@link #transport}). Not shut down by the node. The node's connections are of the group's kind:
+     * a {@code MultiThreadIoEventLoopGroup} of {@code NioIoHandler} or {@code EpollIoHandler}.
+     */
     public B eventLoopGroup(@Nullable EventLoopGroup group) {
         this.eventLoopGroup = group;
+        return self();
+    }
+
+    /**
+     * Which socket transport the node's connections and event loops use (default
+     * {@link #DEFAULT_TRANSPORT}): {@link SocketTransport#AUTO} takes Linux's native epoll where it is
+     * available and loads, NIO elsewhere, and never fails the node's start;
+     * {@link SocketTransport#EPOLL} fails the start, saying why, where epoll is unavailable;
+     * {@link SocketTransport#NIO} is the JDK's transport. With an {@link #eventLoopGroup} of the
+     * user's, the node runs on the group's kind: {@code AUTO} follows it, and the other kind fails the
+     * start. Nodes of either transport talk to each other; which one a node runs is reported by
+     * {@code RpccServer.transport()} and {@code RpccClient.transport()}.
+     */
+    public B transport(SocketTransport transport) {
+        this.socketTransport = Objects.requireNonNull(transport, "transport");
         return self();
     }
 
@@ -758,7 +782,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 new WireLimits.OutboundConnectionLimits(maxOutboundConnections, maxDialsInProgress));
         NodeTransport.Config transport = new NodeTransport.Config(new NodeTransport.LocalEndpoint(name, bind, advertisedHost),
                 maxFrameSize, connectTimeout, tls, limits, connections,
-                new NodeTransport.NettyHooks(eventLoopGroup, pipelineCustomizer, executor != null));
+                new NodeTransport.NettyHooks(eventLoopGroup, pipelineCustomizer, executor != null, socketTransport));
         return new Node.Settings(transport, new Node.Routing(resolver, ejectAfterFailures, firstEjection,
                 outboundPolicy),
                 new Node.ChainRules(maxHops, replyWriteTimeout, deadlineNetworkAllowance, heartbeatNetworkAllowance),

@@ -5,6 +5,7 @@ import io.rpcc.core.OutboundPolicy;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.SandboxLimits;
+import io.rpcc.core.SocketTransport;
 import io.rpcc.server.AllowListPolicy;
 import io.rpcc.server.RpccServer;
 import java.net.InetAddress;
@@ -52,6 +53,7 @@ public final class NodeConfig {
     private final int maxOutboundConnections;
     private final int maxDialsInProgress;
     private final OutboundPolicy outboundPolicy;
+    private final SocketTransport transport;
     private final long maxPartialFrameBytes;
     private final long maxQueuedWriteBytes;
     private final long maxTotalQueuedWriteBytes;
@@ -99,6 +101,14 @@ public final class NodeConfig {
         port = values.integer(ConfigKey.PORT, 0, 65_535);
         String advertised = values.text(ConfigKey.ADVERTISED_HOST);
         advertisedHost = advertised != null ? advertised : defaultAdvertisedHost(bindAddress);
+        String transportName = values.required(ConfigKey.TRANSPORT, "auto, epoll or nio").trim().toLowerCase(Locale.ROOT);
+        transport = switch (transportName) {
+            case "auto" -> SocketTransport.AUTO;
+            case "epoll" -> SocketTransport.EPOLL;
+            case "nio" -> SocketTransport.NIO;
+            default -> throw values.invalid(ConfigKey.TRANSPORT, "auto (Linux's native epoll where it loads, NIO "
+                    + "elsewhere), epoll (fail to start without it) or nio");
+        };
         peers = PeerResolver.parse(values);
         repositoryDirectory = values.bool(ConfigKey.REPOSITORY_ENABLED)
                 ? Path.of(values.required(ConfigKey.REPOSITORY_DIRECTORY, "the directory of the repository's store"))
@@ -249,7 +259,7 @@ public final class NodeConfig {
                 .maxFrameSize(maxFrameSize).maxHops(maxHops)
                 .maxInboundConnections(maxInboundConnections).maxInboundConnectionsPerAddress(maxInboundConnectionsPerAddress)
                 .maxOutboundConnections(maxOutboundConnections).maxDialsInProgress(maxDialsInProgress)
-                .outboundPolicy(outboundPolicy)
+                .outboundPolicy(outboundPolicy).transport(transport)
                 .maxPartialFrameBytes(maxPartialFrameBytes).maxQueuedWriteBytes(maxQueuedWriteBytes)
                 .maxTotalQueuedWriteBytes(maxTotalQueuedWriteBytes).maxBadFramesPerConnection(maxBadFramesPerConnection)
                 .badFrameRefillPerMinute(badFrameRefillPerMinute)
@@ -353,6 +363,11 @@ public final class NodeConfig {
     /** {@code rpcc.limits.max-frame-size}. */
     public int maxFrameSize() {
         return maxFrameSize;
+    }
+
+    /** {@code rpcc.transport}. */
+    public SocketTransport transport() {
+        return transport;
     }
 
     /** {@code rpcc.limits.outbound-policy}. */

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -57,8 +58,9 @@ public final class StandaloneNode {
             RpccServer server = builder.build().start();
             int port = server.address().getPort();
             config.peers().registerSelf(config.name(), new InetSocketAddress(config.advertisedHost(), port));
-            log.info("rpcc node '{}' listens on {}; services from {} ({}); service modules and classes: {}; "
+            log.info("rpcc node '{}' listens on {} (transport {}); services from {} ({}); service modules and classes: {}; "
                     + "repository: {}; peers: {}", config.name(), server.address(),
+                    server.transport().name().toLowerCase(Locale.ROOT),
                     config.servicesPath().toAbsolutePath(), services.jars().isEmpty() ? "no jars" : services.jars(),
                     registered, repository == null ? "no" : repository.toAbsolutePath(), config.peers());
             StandaloneNode node = new StandaloneNode(config, out, health, services, server);

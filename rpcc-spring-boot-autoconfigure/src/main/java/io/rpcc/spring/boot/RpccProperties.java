@@ -2,6 +2,7 @@ package io.rpcc.spring.boot;
 
 import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.OutboundPolicy;
+import io.rpcc.core.SocketTransport;
 import io.rpcc.core.runtime.NodeBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -177,6 +178,13 @@ public class RpccProperties {
          */
         private @Nullable OutboundPolicy outboundPolicy;
 
+        /**
+         * The socket transport of the node's connections: AUTO (Linux's native epoll where it is
+         * available and loads, NIO elsewhere; never fails the start), EPOLL (the start fails, saying
+         * why, where epoll is unavailable) or NIO. Default: AUTO.
+         */
+        private @Nullable SocketTransport transport;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -287,6 +295,14 @@ public class RpccProperties {
 
         public void setOutboundPolicy(@Nullable OutboundPolicy outboundPolicy) {
             this.outboundPolicy = outboundPolicy;
+        }
+
+        public @Nullable SocketTransport getTransport() {
+            return transport;
+        }
+
+        public void setTransport(@Nullable SocketTransport transport) {
+            this.transport = transport;
         }
     }
 

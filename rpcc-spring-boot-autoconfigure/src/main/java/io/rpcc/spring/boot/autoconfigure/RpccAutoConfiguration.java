@@ -148,6 +148,7 @@ public class RpccAutoConfiguration {
         ifSet(node.getMaxOutboundConnections(), builder::maxOutboundConnections);
         ifSet(node.getMaxDialsInProgress(), builder::maxDialsInProgress);
         ifSet(node.getOutboundPolicy(), builder::outboundPolicy);
+        ifSet(node.getTransport(), builder::transport);
     }
 
     /** Where the server runs Java chaining functions, and its runner pool's sizes (rpcc.server.functions.java.*). */

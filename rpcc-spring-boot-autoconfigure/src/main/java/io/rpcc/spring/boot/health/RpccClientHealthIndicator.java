@@ -76,6 +76,7 @@ public final class RpccClientHealthIndicator implements HealthIndicator {
             details.put(probe.getKey(), state);
         }
         return (allReachable ? Health.up() : Health.down()).withDetail("name", client.name())
+                .withDetail("transport", client.transport().name())
                 .withDetail("peers", details).build();
     }
 

@@ -41,6 +41,7 @@ public final class RpccServerHealthIndicator implements HealthIndicator {
         return Health.up()
                 .withDetail("name", server.name())
                 .withDetail("address", server.address().toString())
+                .withDetail("transport", server.transport().name())
                 .withDetail("connectionsOpen", stats.connectionsOpen())
                 .withDetail("framesReceived", stats.framesReceived())
                 .withDetail("malformedFrames", stats.malformedFrames())

@@ -11,6 +11,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.SocketTransport;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.server.RpccServer;
 import io.rpcc.spring.boot.RpccClientCustomizer;
@@ -175,6 +176,24 @@ class RpccAutoConfigurationTest {
                     assertThat(result.value()).isEqualTo(new Quote("abc", 12));
                     assertThat(runnerArguments()).isEmpty();
                 });
+    }
+
+    @Test
+    void theTransportPropertiesChooseEachNodesSocketTransport() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.server.transport=nio").run(context -> {
+            assertThat(context.getBean(RpccServer.class).transport()).isEqualTo(SocketTransport.NIO);
+            assertThat(context.getBean(RpccServerHealthIndicator.class).health().getDetails())
+                    .containsEntry("transport", "NIO");
+        });
+        runner.withPropertyValues("rpcc.server.name=s1").run(context -> assertThat(context.getBean(RpccServer.class)
+                .transport()).isIn(SocketTransport.EPOLL, SocketTransport.NIO)); // AUTO: never fails, says which
+        if (io.netty.channel.epoll.Epoll.isAvailable()) {
+            runner.withPropertyValues("rpcc.server.name=s1", "rpcc.server.transport=epoll", "rpcc.client.transport=nio")
+                    .run(context -> {
+                        assertThat(context.getBean(RpccServer.class).transport()).isEqualTo(SocketTransport.EPOLL);
+                        assertThat(context.getBean(RpccClient.class).transport()).isEqualTo(SocketTransport.NIO);
+                    });
+        }
     }
 
     @Test

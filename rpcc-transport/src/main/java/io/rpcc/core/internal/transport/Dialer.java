@@ -8,7 +8,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.EventExecutor;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -21,13 +20,16 @@ import java.net.InetSocketAddress;
  */
 final class Dialer {
     private final NodeTransport.Config config;
+    private final SocketFamily sockets;
     private final TransportLifecycle lifecycle;
     private final ConnectionPipeline pipeline;
     private final Handshakes handshakes;
 
-    /** Dials for a node set up by {@code config}. */
-    Dialer(NodeTransport.Config config, TransportLifecycle lifecycle, ConnectionPipeline pipeline, Handshakes handshakes) {
+    /** Dials for a node set up by {@code config}, with the channels of {@code sockets} (its event loops' kind). */
+    Dialer(NodeTransport.Config config, SocketFamily sockets, TransportLifecycle lifecycle, ConnectionPipeline pipeline,
+           Handshakes handshakes) {
         this.config = config;
+        this.sockets = sockets;
         this.lifecycle = lifecycle;
         this.pipeline = pipeline;
         this.handshakes = handshakes;
@@ -49,7 +51,7 @@ final class Dialer {
         }
         Bootstrap b = new Bootstrap()
                 .group(config.netty().dialOnCallerLoop() ? loopOfCaller(loops) : loops)
-                .channel(NioSocketChannel.class)
+                .channel(sockets.channel())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) config.connectTimeout().toMillis())
                 .handler(new ChannelInitializer<SocketChannel>() {

@@ -8,14 +8,13 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.NodeTls;
 import io.rpcc.core.Refusal;
+import io.rpcc.core.SocketTransport;
 import io.rpcc.core.internal.lifecycle.SharedResource;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -60,13 +59,13 @@ public final class NodeTransport implements AutoCloseable {
     /** The peer of what this node makes itself (no connection): see {@link #peerOf}. */
     public static final String LOCAL_PEER = "local";
     /**
-     * The event loops of the nodes that were not given their own: one group for every such node of
-     * the JVM, created when the first of them starts and shut down when the last of them closes.
+     * The event loops of the nodes that were not given their own and run on NIO: one group for every
+     * such node of the JVM, created when the first of them starts and shut down when the last of
+     * them closes.
      */
-    private static final SharedResource<EventLoopGroup> SHARED_GROUP = new SharedResource<>("rpcc's shared event loops",
-            () -> new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
-                    new DefaultThreadFactory("rpcc-io", true), NioIoHandler.newFactory()),
-            g -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS));
+    private static final SharedResource<EventLoopGroup> SHARED_NIO_GROUP = sharedGroup("NIO", () -> SocketFamily.NIO);
+    /** As {@link #SHARED_NIO_GROUP}, for the nodes that run on epoll. */
+    private static final SharedResource<EventLoopGroup> SHARED_EPOLL_GROUP = sharedGroup("epoll", SocketFamily::epoll);
 
     /**
      * How a node's transport is set up.
@@ -128,12 +127,25 @@ public final class NodeTransport implements AutoCloseable {
      * @param dialOnCallerLoop whether a connection opened from one of the event loops lives on that
      *     loop (a node whose executor is the user's: its hops may run on the loop that read them, and
      *     then send on without a hand-off to another loop); else the group's next loop takes it
+     * @param transport the socket transport asked for ({@link TransportSelection}); with a group of
+     *     the user's, its kind or {@link SocketTransport#AUTO}
      */
     public record NettyHooks(EventLoopGroup group, Consumer<ChannelPipeline> pipelineCustomizer,
-                             boolean dialOnCallerLoop) {
+                             boolean dialOnCallerLoop, SocketTransport transport) {
+
+        /** Hooks with the transport left to {@link SocketTransport#AUTO}. */
+        public NettyHooks(EventLoopGroup group, Consumer<ChannelPipeline> pipelineCustomizer, boolean dialOnCallerLoop) {
+            this(group, pipelineCustomizer, dialOnCallerLoop, SocketTransport.AUTO);
+        }
+
+        /** Checks the transport is given. */
+        public NettyHooks {
+            java.util.Objects.requireNonNull(transport, "transport");
+        }
     }
 
     private final Config config;
+    private final SocketFamily sockets;
     private final WireFormat wire;
     private final Refusals refusals;
     private final TransportLifecycle lifecycle = new TransportLifecycle();
@@ -148,9 +160,14 @@ public final class NodeTransport implements AutoCloseable {
     private final ChainCredentials credentials;
     private volatile Channel serverChannel;
 
-    /** A transport, not yet listening, counting what it refuses in {@code refusals}. */
+    /**
+     * A transport, not yet listening, counting what it refuses in {@code refusals}.
+     *
+     * @throws IllegalStateException if the socket transport asked for cannot be had ({@link TransportSelection})
+     */
     public NodeTransport(Config config, WireFormat wire, Refusals refusals) {
         this.config = config;
+        this.sockets = TransportSelection.select(config.nodeName(), config.netty().transport(), config.group());
         this.wire = wire;
         this.refusals = refusals;
         TlsContexts tls = config.tls() == null ? null : TlsContexts.forNode(config.nodeName(), config.tls());
@@ -165,7 +182,7 @@ public final class NodeTransport implements AutoCloseable {
                 dial -> new FrameHandler(dial, frames, handshakes, authentication, writer, table));
         this.acceptor = new InboundAcceptor(config, refused, pipeline);
         this.outbound = new OutboundBounds(config.nodeName(), config.limits().outbound(), refused);
-        this.connections = new PeerConnections(config, table, new Dialer(config, lifecycle, pipeline, handshakes),
+        this.connections = new PeerConnections(config, table, new Dialer(config, sockets, lifecycle, pipeline, handshakes),
                 lifecycle, outbound);
         this.credentials = config.tls() == null ? null
                 : new ChainCredentials(config.tls(), ChainCredentials.DEFAULT_CLOCK_SKEW);
@@ -185,11 +202,11 @@ public final class NodeTransport implements AutoCloseable {
      */
     public InetSocketAddress start(InboundListener listener) {
         frames.deliverTo(listener);
-        EventLoopGroup group = config.group() != null ? config.group() : SHARED_GROUP.acquire();
+        EventLoopGroup group = config.group() != null ? config.group() : sharedGroup().acquire();
         lifecycle.started(group);
         ServerBootstrap b = new ServerBootstrap()
                 .group(group)
-                .channel(NioServerSocketChannel.class)
+                .channel(sockets.serverChannel())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
@@ -224,6 +241,11 @@ public final class NodeTransport implements AutoCloseable {
     /** The node's name. */
     public String nodeName() {
         return config.nodeName();
+    }
+
+    /** The socket transport the node runs on: {@link SocketTransport#EPOLL} or {@link SocketTransport#NIO}. */
+    public SocketTransport socketTransport() {
+        return sockets.kind();
     }
 
     /** The host other nodes use to reach this node. */
@@ -411,7 +433,18 @@ public final class NodeTransport implements AutoCloseable {
         lifecycle.closeConnections();
         table.clear();
         if (loops != null && config.group() == null) {
-            SHARED_GROUP.release();
+            sharedGroup().release();
         }
+    }
+
+    private SharedResource<EventLoopGroup> sharedGroup() {
+        return sockets.kind() == SocketTransport.EPOLL ? SHARED_EPOLL_GROUP : SHARED_NIO_GROUP;
+    }
+
+    private static SharedResource<EventLoopGroup> sharedGroup(String kind, java.util.function.Supplier<SocketFamily> family) {
+        return new SharedResource<>("rpcc's shared " + kind + " event loops",
+                () -> new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
+                        new DefaultThreadFactory("rpcc-io", true), family.get().handlers().get()),
+                g -> g.shutdownGracefully(0, 2, TimeUnit.SECONDS));
     }
 }
