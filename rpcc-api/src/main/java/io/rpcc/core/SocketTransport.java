@@ -11,7 +11,7 @@ package io.rpcc.core;
  */
 public enum SocketTransport {
     /**
-     * The default: epoll where it is available (Linux on x86-64 with glibc, whose native library
+     * Epoll where it is available (Linux on x86-64 with glibc, whose native library
      * rpcc ships, and loads), NIO elsewhere or when the native library does not load (another
      * operating system or processor, a musl libc, a temporary directory the library cannot be
      * unpacked to). Never fails a node's start; why epoll was not taken is logged once per JVM.
@@ -22,6 +22,9 @@ public enum SocketTransport {
      * is not available.
      */
     EPOLL,
-    /** The JDK's NIO transport, available everywhere. */
+    /**
+     * The JDK's NIO transport, available everywhere: the default (epoll was not measurably faster for
+     * rpcc's calls and chains on loopback; see docs/benchmarks.md).
+     */
     NIO
 }

@@ -127,14 +127,28 @@ public final class ThroughputBenchmark {
 
     /** Runs the matrix {@code options} select; progress on {@code progress} unless null. */
     static Report run(Options options, PrintStream progress) throws Exception {
-        try (Setup setup = new Setup(options)) {
-            setup.start();
+        // one set of nodes per transport, side by side in this JVM; gRPC (its own transport) only in the first, its
+        // cells without a transport in their names
+        Map<String, Setup> setups = new LinkedHashMap<>();
+        try (AutoCloseable closeAll = () -> closeAll(setups.values())) {
+            for (BenchTransport t : options.transports) {
+                List<String> variants = setups.isEmpty() ? options.variants
+                        : options.variants.stream().filter(v -> !v.startsWith("grpc")).toList();
+                Setup setup = new Setup(options, t, variants);
+                setups.put(options.suffix(t), setup);
+                setup.start();
+            }
             List<Cell> cells = new ArrayList<>();
             for (String v : options.variants) {
-                for (int conns : options.connections) {
-                    for (int inFlight : options.inFlight) {
-                        if (inFlight >= conns) {
-                            cells.add(new Cell(v, conns, inFlight));
+                for (Map.Entry<String, Setup> e : setups.entrySet()) {
+                    if (!e.getValue().variants.containsKey(v)) {
+                        continue;
+                    }
+                    for (int conns : options.connections) {
+                        for (int inFlight : options.inFlight) {
+                            if (inFlight >= conns) {
+                                cells.add(new Cell(v.startsWith("grpc") ? v : v + e.getKey(), conns, inFlight));
+                            }
                         }
                     }
                 }
@@ -144,10 +158,12 @@ public final class ThroughputBenchmark {
                 progress.println(report.environment);
             }
             for (String v : options.variants) {
-                if (options.initialWarmup > 0) {
-                    Measurement m = measure(setup.variant(v), 1, 16, options.initialWarmup, 0, setup.latencies);
-                    if (m.error != null) {
-                        report.error(v + " (initial warm-up), " + m.errors + " failed", m.error);
+                for (Setup setup : setups.values()) {
+                    if (options.initialWarmup > 0 && setup.variants.containsKey(v)) {
+                        Measurement m = measure(setup.variant(v), 1, 16, options.initialWarmup, 0, setup.latencies);
+                        if (m.error != null) {
+                            report.error(v + " (initial warm-up), " + m.errors + " failed", m.error);
+                        }
                     }
                 }
             }
@@ -157,8 +173,10 @@ public final class ThroughputBenchmark {
                     java.util.Collections.reverse(order); // alternate, so no variant always follows the same one
                 }
                 for (Cell cell : order) {
-                    Measurement m = measure(setup.variant(cell.variant), cell.connections, cell.inFlight, options.warmup,
-                            options.seconds, setup.latencies);
+                    int at = cell.variant.indexOf('@');
+                    Setup setup = at < 0 ? setups.values().iterator().next() : setups.get(cell.variant.substring(at));
+                    Measurement m = measure(setup.variant(at < 0 ? cell.variant : cell.variant.substring(0, at)),
+                            cell.connections, cell.inFlight, options.warmup, options.seconds, setup.latencies);
                     report.add(cell, round, m);
                     if (m.error != null) {
                         report.error(cell + " round " + round + ", " + m.errors + " failed", m.error);
@@ -174,6 +192,12 @@ public final class ThroughputBenchmark {
                 Files.writeString(options.csv, report.csv(options.label));
             }
             return report;
+        }
+    }
+
+    private static void closeAll(Iterable<Setup> setups) {
+        for (Setup s : setups) {
+            s.close();
         }
     }
 
@@ -376,8 +400,13 @@ public final class ThroughputBenchmark {
         ManagedChannel[][] grpcChannels;
         NettyEcho netty;
 
-        Setup(Options options) {
+        final BenchTransport transport;
+        final List<String> variantNames;
+
+        Setup(Options options, BenchTransport transport, List<String> variantNames) {
             this.options = options;
+            this.transport = transport;
+            this.variantNames = variantNames;
             this.payload = "x".repeat(options.payload);
             this.payloadBytes = payload.getBytes(StandardCharsets.UTF_8);
         }
@@ -390,7 +419,7 @@ public final class ThroughputBenchmark {
             int maxConns = options.connections.stream().mapToInt(Integer::intValue).max().orElse(1);
             int rpccServers = 0;
             int grpcServers = 0;
-            for (String v : options.variants) {
+            for (String v : variantNames) {
                 int servers = v.endsWith("100") || v.endsWith("5") ? 5 : v.endsWith("2") ? 2 : 1;
                 if (v.startsWith("grpc")) {
                     grpcServers = Math.max(grpcServers, servers);
@@ -403,7 +432,7 @@ public final class ThroughputBenchmark {
                 servers[i] = "s" + (i + 1);
                 // the default sandbox, but a long wall-time limit: with thousands of hops in flight on a busy
                 // machine the route's chaining function can wait past the default 2 s and fail its chain
-                RpccServer.Builder b = options.transport.apply(RpccServer.builder(servers[i])).resolver(names).eventLoopGroup(loops())
+                RpccServer.Builder b = transport.apply(RpccServer.builder(servers[i])).resolver(names).eventLoopGroup(loops())
                         .service("echo", p -> p).sandbox(new SandboxLimits(SandboxLimits.DEFAULT.cpuTime(),
                                 SandboxLimits.DEFAULT.allocatedBytes(), Duration.ofSeconds(60)));
                 if (options.direct()) {
@@ -419,7 +448,7 @@ public final class ThroughputBenchmark {
             if (rpccServers > 0) {
                 clients = new RpccClient[maxConns];
                 for (int c = 0; c < maxConns; c++) {
-                    RpccClient.Builder cb = options.transport.apply(RpccClient.builder()).name("bench-client-" + c).resolver(names).eventLoopGroup(loops());
+                    RpccClient.Builder cb = transport.apply(RpccClient.builder()).name("bench-client-" + c).resolver(names).eventLoopGroup(loops());
                     if (options.direct()) {
                         cb.executor(Runnable::run); // results complete on the client's event loop
                     }
@@ -441,10 +470,10 @@ public final class ThroughputBenchmark {
                     });
                 }
             }
-            for (String v : options.variants) {
+            for (String v : variantNames) {
                 Variant variant = switch (v) {
                     case "netty" -> {
-                        netty = new NettyEcho(maxConns, payloadBytes, options.transport);
+                        netty = new NettyEcho(maxConns, payloadBytes, transport);
                         closeables.add(netty);
                         yield netty::call;
                     }
@@ -470,7 +499,7 @@ public final class ThroughputBenchmark {
                 variants.put(v, variant);
             }
             // connect every client and channel, compile the route's chaining function, check each result once
-            for (String v : options.variants) {
+            for (String v : variantNames) {
                 for (int c = 0; c < maxConns; c++) {
                     CountDownLatch one = new CountDownLatch(1);
                     AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -557,7 +586,7 @@ public final class ThroughputBenchmark {
             if (!options.eventLoops.equals("perNode")) {
                 return null;
             }
-            EventLoopGroup own = options.transport.newGroup(1);
+            EventLoopGroup own = transport.newGroup(1);
             ownLoops.add(own);
             return own;
         }
@@ -686,7 +715,7 @@ public final class ThroughputBenchmark {
         String executor = "virtual";
         String eventLoops = "shared";
         String outcomeCache = "on";
-        BenchTransport transport = BenchTransport.DEFAULT;
+        List<BenchTransport> transports = List.of(BenchTransport.DEFAULT);
         Path csv;
         String label = "run";
         boolean quiet;
@@ -694,6 +723,11 @@ public final class ThroughputBenchmark {
 
         boolean direct() {
             return executor.equals("direct");
+        }
+
+        /** What the cells of transport {@code t} add to their variant's name: "@nio", "@epoll"; "" with one transport. */
+        String suffix(BenchTransport t) {
+            return transports.size() == 1 ? "" : "@" + t.name().toLowerCase(Locale.ROOT);
         }
 
         static Options parse(String... args) {
@@ -738,7 +772,13 @@ public final class ThroughputBenchmark {
                     case "--executor" -> o.executor = oneOf(name, value, "virtual", "direct");
                     case "--event-loops" -> o.eventLoops = oneOf(name, value, "shared", "perNode");
                     case "--outcome-cache" -> o.outcomeCache = oneOf(name, value, "on", "off");
-                    case "--transport" -> o.transport = BenchTransport.parse(oneOf(name, value, "default", "nio", "epoll"));
+                    case "--transport" -> {
+                        List<BenchTransport> list = new ArrayList<>();
+                        for (String t : value.split(",")) {
+                            list.add(BenchTransport.parse(oneOf(name, t.trim(), "default", "nio", "epoll")));
+                        }
+                        o.transports = List.copyOf(list);
+                    }
                     case "--csv" -> o.csv = Path.of(value);
                     case "--label" -> o.label = value;
                     default -> throw new IllegalArgumentException("unknown option " + name);
@@ -772,7 +812,7 @@ public final class ThroughputBenchmark {
         String describe() {
             return String.format(Locale.ROOT, "%d rounds × %s s per cell (+%s s warm-up), payload %d B, executor %s, event loops %s, "
                     + "outcome cache %s, transport %s (gRPC: %s)", rounds, seconds, warmup, payload, executor, eventLoops,
-                    outcomeCache, transport.name().toLowerCase(Locale.ROOT), BenchTransport.grpc());
+                    outcomeCache, transports.stream().map(t -> t.name().toLowerCase(Locale.ROOT)).toList(), BenchTransport.grpc());
         }
     }
 
@@ -849,28 +889,46 @@ public final class ThroughputBenchmark {
 
         private String ratios() {
             StringBuilder sb = new StringBuilder();
-            for (int n : options.inFlight) {
-                ratio(sb, "plain ops/s ÷ netty ops/s", n, "plain", "netty", Measurement::opsPerSecond, 1, 1);
-                ratio(sb, "plain ops/s ÷ grpc ops/s", n, "plain", "grpc", Measurement::opsPerSecond, 1, 1);
-                ratio(sb, "chain2 ops/s ÷ seq2 ops/s", n, "chain2", "seq2", Measurement::opsPerSecond, 1, 1);
-                ratio(sb, "chain5 ops/s ÷ seq5 ops/s", n, "chain5", "seq5", Measurement::opsPerSecond, 1, 1);
-                ratio(sb, "chain2 ops/s ÷ grpc2 ops/s", n, "chain2", "grpc2", Measurement::opsPerSecond, 1, 1);
-                // per-hop time is 1 / (ops/s × hops): the 100-hop chain's over the 2-hop chain's
-                ratio(sb, "per-hop time, chain100 ÷ chain2 (from ops/s)", n, "chain2", "chain100", Measurement::opsPerSecond, 1.0 / 2, 1.0 / 100);
+            for (BenchTransport t : options.transports) {
+                ratios(sb, options.suffix(t));
             }
-            if (options.inFlight.contains(1)) {
-                ratio(sb, "chain2 p50 ÷ seq2 p50", 1, "chain2", "seq2", Measurement::p50Micros, 1, 1);
-                ratio(sb, "chain5 p50 ÷ seq5 p50", 1, "chain5", "seq5", Measurement::p50Micros, 1, 1);
-                ratio(sb, "per-hop p50, chain100 ÷ chain2", 1, "chain100", "chain2", Measurement::p50Micros, 100, 2);
+            if (options.transports.size() > 1) { // each transport against the first
+                String first = options.suffix(options.transports.get(0));
+                for (BenchTransport t : options.transports.subList(1, options.transports.size())) {
+                    for (String v : options.variants) {
+                        for (int n : options.inFlight) {
+                            ratio(sb, v + options.suffix(t) + " ops/s ÷ " + v + first + " ops/s", n, v + options.suffix(t),
+                                    v + first, Measurement::opsPerSecond, 1, 1);
+                        }
+                    }
+                }
             }
             return sb.toString();
+        }
+
+        /** Issue 27's ratios among the cells whose variants end in {@code suffix} (gRPC's: without one). */
+        private void ratios(StringBuilder sb, String suffix) {
+            for (int n : options.inFlight) {
+                ratio(sb, "plain ops/s ÷ netty ops/s" + suffix, n, "plain" + suffix, "netty" + suffix, Measurement::opsPerSecond, 1, 1);
+                ratio(sb, "plain ops/s ÷ grpc ops/s" + suffix, n, "plain" + suffix, "grpc" + suffix, Measurement::opsPerSecond, 1, 1);
+                ratio(sb, "chain2 ops/s ÷ seq2 ops/s" + suffix, n, "chain2" + suffix, "seq2" + suffix, Measurement::opsPerSecond, 1, 1);
+                ratio(sb, "chain5 ops/s ÷ seq5 ops/s" + suffix, n, "chain5" + suffix, "seq5" + suffix, Measurement::opsPerSecond, 1, 1);
+                ratio(sb, "chain2 ops/s ÷ grpc2 ops/s" + suffix, n, "chain2" + suffix, "grpc2" + suffix, Measurement::opsPerSecond, 1, 1);
+                // per-hop time is 1 / (ops/s × hops): the 100-hop chain's over the 2-hop chain's
+                ratio(sb, "per-hop time, chain100 ÷ chain2 (from ops/s)" + suffix, n, "chain2" + suffix, "chain100" + suffix, Measurement::opsPerSecond, 1.0 / 2, 1.0 / 100);
+            }
+            if (options.inFlight.contains(1)) {
+                ratio(sb, "chain2 p50 ÷ seq2 p50" + suffix, 1, "chain2" + suffix, "seq2" + suffix, Measurement::p50Micros, 1, 1);
+                ratio(sb, "chain5 p50 ÷ seq5 p50" + suffix, 1, "chain5" + suffix, "seq5" + suffix, Measurement::p50Micros, 1, 1);
+                ratio(sb, "per-hop p50, chain100 ÷ chain2" + suffix, 1, "chain100" + suffix, "chain2" + suffix, Measurement::p50Micros, 100, 2);
+            }
         }
 
         /** (a's median / aScale) ÷ (b's median / bScale), on one connection at {@code n} in flight. */
         private void ratio(StringBuilder sb, String name, int n, String a, String b, Function<Measurement, Double> f,
                 double aScale, double bScale) {
             Cell ca = new Cell(a, 1, n);
-            Cell cb = new Cell(b, 1, n);
+            Cell cb = rounds.containsKey(new Cell(b, 1, n)) ? new Cell(b, 1, n) : new Cell(b.replaceFirst("@.*", ""), 1, n);
             if (!rounds.containsKey(ca) || !rounds.containsKey(cb)) {
                 return;
             }

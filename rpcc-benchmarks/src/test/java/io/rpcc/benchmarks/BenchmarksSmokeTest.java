@@ -135,4 +135,22 @@ class BenchmarksSmokeTest {
         assertEquals(report.cells.size() + 1, rows.size(), () -> String.join("\n", rows));
         assertTrue(report.markdown().contains("| chain100 | 2 | 4 |"), report::markdown);
     }
+
+    /**
+     * The runner with two transports side by side: each rpcc variant and the echo once per transport
+     * (named {@code plain@nio}, {@code plain@epoll}), gRPC once, and the ratio of each transport to the first.
+     */
+    @Test
+    void throughputRunnerComparesTransportsSideBySide() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(io.netty.channel.epoll.Epoll.isAvailable(), "epoll is not available");
+        ThroughputBenchmark.Options options = ThroughputBenchmark.Options.parse("--rounds", "1", "--seconds", "0.05",
+                "--warmup", "0", "--initial-warmup", "0", "--in-flight", "1", "--connections", "1",
+                "--variants", "netty,plain,chain2,grpc", "--transport", "nio,epoll", "--executor", "direct");
+        ThroughputBenchmark.Report report = ThroughputBenchmark.run(options, System.out);
+        assertEquals(List.of(), report.errors());
+        assertEquals(7, report.cells.size(), () -> "cells: " + report.cells);
+        String md = report.markdown();
+        assertTrue(md.contains("| plain@epoll | 1 | 1 |") && md.contains("| netty@nio | 1 | 1 |") && md.contains("| grpc | 1 | 1 |"), md);
+        assertTrue(md.contains("plain@epoll ops/s ÷ plain@nio ops/s"), md);
+    }
 }

@@ -202,7 +202,7 @@ class NodeConfigTest {
 
     @Test
     void theTransportIsParsed() {
-        assertEquals(SocketTransport.AUTO, config().transport());
+        assertEquals(SocketTransport.NIO, config().transport());
         assertEquals(NodeBuilder.DEFAULT_TRANSPORT, config().transport());
         assertEquals(SocketTransport.EPOLL, config("rpcc.transport", "epoll").transport());
         assertEquals(SocketTransport.NIO, config("rpcc.transport", " NIO ").transport());

@@ -98,12 +98,14 @@ class SocketTransportTest {
     @Test
     void autoTakesEpollWhereItLoadsAndSaysSo() throws Exception {
         try (Cluster cluster = new Cluster()) {
-            RpccServer auto = cluster.server("s1", b -> b.service("echo", p -> p));
+            RpccServer byDefault = cluster.server("s0", b -> b.service("echo", p -> p));
+            assertEquals(SocketTransport.NIO, byDefault.transport(), "NIO unless asked otherwise");
+            RpccServer auto = cluster.server("s1", b -> b.transport(SocketTransport.AUTO).service("echo", p -> p));
             SocketTransport expected = Epoll.isAvailable() && !Boolean.getBoolean(NO_NATIVE)
                     ? SocketTransport.EPOLL : SocketTransport.NIO;
             System.out.println("transport AUTO runs on " + auto.transport());
             assertEquals(expected, auto.transport());
-            RpccClient client = cluster.client();
+            RpccClient client = cluster.client(b -> b.transport(SocketTransport.AUTO));
             assertEquals(expected, client.transport());
             assertEquals("x", client.runChain(ChainCall.along(StaticRoute.of(StaticRoute.hop("s1", "echo")), "x")).value());
         }
@@ -115,12 +117,12 @@ class SocketTransportTest {
         EventLoopGroup epoll = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
         EventLoopGroup nio = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         try (Cluster cluster = new Cluster()) {
-            RpccServer onEpoll = cluster.server("s1", b -> b.eventLoopGroup(epoll).service("echo", p -> p));
+            RpccServer onEpoll = cluster.server("s1", b -> b.eventLoopGroup(epoll).service("echo", p -> p)); // unset: follows
             RpccServer onNio = cluster.server("s2", b -> b.eventLoopGroup(nio).transport(SocketTransport.NIO)
                     .service("echo", p -> p));
             assertEquals(SocketTransport.EPOLL, onEpoll.transport());
             assertEquals(SocketTransport.NIO, onNio.transport());
-            RpccClient client = cluster.client(b -> b.eventLoopGroup(nio));
+            RpccClient client = cluster.client(b -> b.eventLoopGroup(nio).transport(SocketTransport.AUTO));
             assertEquals(SocketTransport.NIO, client.transport());
             ChainResult r = client.runChain(ChainCall.along(
                     StaticRoute.of(StaticRoute.hop("s1", "echo"), StaticRoute.hop("s2", "echo"), StaticRoute.hop("s1", "echo")), "y"));
@@ -147,7 +149,7 @@ class SocketTransportTest {
             assertTrue(e.getMessage().contains("node 's1'") && e.getMessage().contains("epoll is not available here")
                     && e.getMessage().contains(NO_NATIVE) && e.getMessage().contains("AUTO"), e.getMessage());
 
-            RpccServer auto = cluster.server("s2", b -> b.service("echo", p -> p));
+            RpccServer auto = cluster.server("s2", b -> b.transport(SocketTransport.AUTO).service("echo", p -> p));
             assertEquals(SocketTransport.NIO, auto.transport());
             RpccClient client = cluster.client(b -> b.transport(SocketTransport.AUTO));
             assertEquals(SocketTransport.NIO, client.transport());

@@ -15,7 +15,7 @@ public enum ConfigKey {
     BIND("rpcc.bind", "0.0.0.0"),
     PORT("rpcc.port", "7300"),
     ADVERTISED_HOST("rpcc.advertised-host", null),
-    TRANSPORT("rpcc.transport", "auto"),
+    TRANSPORT("rpcc.transport", "nio"),
     PEERS("rpcc.peers", ""),
     REPOSITORY_ENABLED("rpcc.repository.enabled", "false"),
     REPOSITORY_DIRECTORY("rpcc.repository.directory", "functions"),

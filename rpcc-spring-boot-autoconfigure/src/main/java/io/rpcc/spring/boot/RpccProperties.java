@@ -179,9 +179,9 @@ public class RpccProperties {
         private @Nullable OutboundPolicy outboundPolicy;
 
         /**
-         * The socket transport of the node's connections: AUTO (Linux's native epoll where it is
-         * available and loads, NIO elsewhere; never fails the start), EPOLL (the start fails, saying
-         * why, where epoll is unavailable) or NIO. Default: AUTO.
+         * The socket transport of the node's connections: NIO, AUTO (Linux's native epoll where it is
+         * available and loads, NIO elsewhere; never fails the start) or EPOLL (the start fails, saying
+         * why, where epoll is unavailable). Default: NIO.
          */
         private @Nullable SocketTransport transport;
 

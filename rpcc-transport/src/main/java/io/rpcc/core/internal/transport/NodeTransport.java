@@ -219,9 +219,10 @@ public final class NodeTransport implements AutoCloseable {
             ch = b.bind(config.bind()).syncUninterruptibly().channel();
         } catch (Exception e) { // Netty rethrows the bind's IOException (a BindException, say) unchecked
             close();
+            Exception failure = bindFailure(e);
             throw new IllegalStateException("node '" + config.nodeName() + "' cannot listen on " + config.bind() + ": "
-                    + e + (e instanceof java.net.BindException ? " (another process, or a connection, holds that "
-                    + "port: choose another port, or 0 for any free one)" : ""), e);
+                    + failure + (failure instanceof java.net.BindException ? " (another process, or a connection, "
+                    + "holds that port: choose another port, or 0 for any free one)" : ""), e);
         }
         serverChannel = ch;
         InetSocketAddress bound = (InetSocketAddress) ch.localAddress();
@@ -236,6 +237,21 @@ public final class NodeTransport implements AutoCloseable {
         }
         handshakes.listening(new Hello(config.nodeName(), host, bound.getPort(), config.maxFrameSize()));
         return bound;
+    }
+
+    /**
+     * What a failed bind says, the same on both transports: NIO fails with a {@link java.net.BindException},
+     * epoll with Netty's native {@code IOException} ("bind(..) failed: Address already in use"), here
+     * turned into a {@code BindException} of that message.
+     */
+    private static Exception bindFailure(Exception e) {
+        if (e instanceof io.netty.channel.unix.Errors.NativeIoException n && n.getMessage() != null
+                && n.getMessage().startsWith("bind(")) {
+            java.net.BindException b = new java.net.BindException(n.getMessage());
+            b.initCause(n);
+            return b;
+        }
+        return e;
     }
 
     /** The node's name. */
