@@ -24,10 +24,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A node's network endpoint: it listens, and keeps one multiplexed connection per peer node and
@@ -133,14 +135,17 @@ public final class NodeTransport implements AutoCloseable {
     public record NettyHooks(EventLoopGroup group, Consumer<ChannelPipeline> pipelineCustomizer,
                              boolean dialOnCallerLoop, SocketTransport transport) {
 
-        /** Hooks with the transport left to {@link SocketTransport#AUTO}. */
+        /**
+         * Hooks on NIO (as before a transport could be chosen), or on the kind of {@code group} if one
+         * is given ({@link SocketTransport#AUTO} follows it).
+         */
         public NettyHooks(EventLoopGroup group, Consumer<ChannelPipeline> pipelineCustomizer, boolean dialOnCallerLoop) {
-            this(group, pipelineCustomizer, dialOnCallerLoop, SocketTransport.AUTO);
+            this(group, pipelineCustomizer, dialOnCallerLoop, group != null ? SocketTransport.AUTO : SocketTransport.NIO);
         }
 
         /** Checks the transport is given. */
         public NettyHooks {
-            java.util.Objects.requireNonNull(transport, "transport");
+            Objects.requireNonNull(transport, "transport");
         }
     }
 
@@ -457,7 +462,7 @@ public final class NodeTransport implements AutoCloseable {
         return sockets.kind() == SocketTransport.EPOLL ? SHARED_EPOLL_GROUP : SHARED_NIO_GROUP;
     }
 
-    private static SharedResource<EventLoopGroup> sharedGroup(String kind, java.util.function.Supplier<SocketFamily> family) {
+    private static SharedResource<EventLoopGroup> sharedGroup(String kind, Supplier<SocketFamily> family) {
         return new SharedResource<>("rpcc's shared " + kind + " event loops",
                 () -> new MultiThreadIoEventLoopGroup(Math.max(2, Runtime.getRuntime().availableProcessors()),
                         new DefaultThreadFactory("rpcc-io", true), family.get().handlers().get()),
