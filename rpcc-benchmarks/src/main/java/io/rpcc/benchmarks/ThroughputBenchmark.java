@@ -81,9 +81,12 @@ public final class ThroughputBenchmark {
                                    servers and channels then use directExecutor())
               --event-loops L      shared (rpcc's shared loops, the default) or perNode (one loop per node)
               --outcome-cache C    on (the default) or off: whether servers keep hop outcomes for retried chains
-              --transport T        default (rpcc's nodes as their builder has it; the echo and per-node
+              --transport LIST     default (rpcc's nodes as their builder has it; the echo and per-node
                                    loops on NIO), nio or epoll (rpcc's nodes, the echo and per-node loops
-                                   all on that transport); gRPC takes epoll where it loads, whatever this says
+                                   all on that transport); a list (nio,epoll) runs each rpcc variant and the
+                                   echo once per transport side by side in this JVM ("plain@epoll"), with
+                                   each transport's ratio to the first; gRPC runs once, on the epoll of its
+                                   own shaded Netty where that loads, whatever this says
               --csv FILE           also write one row per cell and round (for compare-builds.sh)
               --label TEXT         the build column of the CSV rows, default "run"
               --quiet              no progress lines on stderr
