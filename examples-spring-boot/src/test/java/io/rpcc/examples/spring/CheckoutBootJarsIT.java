@@ -43,7 +43,9 @@ class CheckoutBootJarsIT {
         int shipping = freePort();
         int catalog = freePort();
         int http = freePort();
-        launch("shipping", "--rpcc.server.port=" + shipping);
+        // shipping on Netty's native epoll (its library loaded from inside the Boot jar), the others on NIO:
+        // the chain crosses both
+        launch("shipping", "--rpcc.server.port=" + shipping, "--rpcc.server.transport=epoll");
         // the catalog runs the Checkout function in function-runner processes (catalog.properties); its pool says
         // when it runs one
         launch("catalog", "--rpcc.server.port=" + catalog, "--rpcc.peers.shipping=127.0.0.1:" + shipping,
@@ -51,7 +53,7 @@ class CheckoutBootJarsIT {
         // the first chain compiles the function at catalog and at shipping: give a loaded machine time
         launch("checkout", "--server.port=" + http, "--rpcc.peers.catalog=127.0.0.1:" + catalog,
                 "--rpcc.client.timeout=60s");
-        awaitLog("shipping", "rpcc server 'shipping' started on");
+        awaitLog("shipping", "transport epoll), services:");
         awaitLog("catalog", "rpcc server 'catalog' started on");
         awaitLog("checkout", "Started CheckoutApplication");
         web = "http://127.0.0.1:" + http;

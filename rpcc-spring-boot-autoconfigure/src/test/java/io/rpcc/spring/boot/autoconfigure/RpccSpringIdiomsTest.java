@@ -149,9 +149,9 @@ class RpccSpringIdiomsTest {
                     RpccServer server = context.getBean(RpccServer.class);
                     assertThat(server.services()).contains("stock", "ping");
                     assertThat(output).contains("rpcc server 's1' started on " + server.address()
-                                    + " (reached at 127.0.0.1:" + server.address().getPort() + "), services: [")
+                                    + " (reached at 127.0.0.1:" + server.address().getPort() + ", transport nio), services: [")
                             .contains("stock").contains("rpcc client 'c1' started on " + context.getBean(RpccClient.class).address()
-                                    + ", peers: {elsewhere=127.0.0.1:" + peerPort + "}")
+                                    + " (transport nio), peers: {elsewhere=127.0.0.1:" + peerPort + "}")
                             .doesNotContain("stopped after");
                 });
         assertThat(output).contains("rpcc server 's1' stopping: running hops get up to 1000 ms")
