@@ -1,5 +1,7 @@
 package com.acme.svc;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.rpcc.client.RpccClient;
 import io.rpcc.testcontainers.RpccNodeContainer;
 import java.time.Duration;
@@ -26,7 +28,7 @@ class NodeContainersServiceJarIT {
     @Container
     static final RpccNodeContainer a = node("node-a");
     @Container
-    static final RpccNodeContainer b = node("node-b");
+    static final RpccNodeContainer b = node("node-b").withNodeProperty("rpcc.transport", "epoll"); // a and c: NIO
     @Container
     static final RpccNodeContainer c = node("node-c");
     static RpccClient client;
@@ -61,5 +63,7 @@ class NodeContainersServiceJarIT {
     @Test
     void aChainingFunctionUsingTheServiceJarsTypesRunsAcrossThreeContainersWithPartialReplies() {
         Checkouts.runAndCheck(client, "node-a", "node-b", "node-c");
+        assertTrue(b.getLogs().contains("(transport epoll)"), "node-b runs on epoll in its container");
+        assertTrue(a.getLogs().contains("(transport nio)"), "node-a runs on NIO");
     }
 }

@@ -50,6 +50,7 @@ class StandaloneNodeServiceJarIT {
             assertEquals(0, a.terminate(Duration.ofSeconds(30)), a.output());
             assertEquals(0, b.terminate(Duration.ofSeconds(30)), b.output());
             assertTrue(a.stdout().contains("rpcc node 'a' stopped"), a.output());
+            assertTrue(b.output().contains("(transport epoll)"), b.output());
         }
     }
 
@@ -59,7 +60,9 @@ class StandaloneNodeServiceJarIT {
         Files.copy(Checkouts.serviceJar(), services.resolve("acme-orders.jar"), StandardCopyOption.REPLACE_EXISTING);
         return Map.of("RPCC_NAME", name, "RPCC_BIND", "127.0.0.1", "RPCC_PORT", Integer.toString(port),
                 "RPCC_HEALTH_PORT", "0", "RPCC_PEERS", peers, "RPCC_SERVICES_PATH", services.toString(),
-                "RPCC_SERVICES_CLASSES", OrderDesk.class.getName(), "RPCC_SHUTDOWN_GRACE", "2s");
+                "RPCC_SERVICES_CLASSES", OrderDesk.class.getName(), "RPCC_SHUTDOWN_GRACE", "2s",
+                // b on Netty's native epoll, a on NIO: the chain crosses both
+                "RPCC_TRANSPORT", name.equals("b") ? "epoll" : "nio");
     }
 
     private static int freePort() throws IOException {
