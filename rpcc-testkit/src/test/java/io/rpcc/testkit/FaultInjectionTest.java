@@ -151,8 +151,9 @@ class FaultInjectionTest {
     @Test // (bounded without a @Timeout, which would cut a soak short: every chain is waited for 60 s at most)
     void fiveHundredChainsUnderRandomFaults() throws Exception {
         HostResources baseline = HostResources.now();
-        // the faults' and cancels' choices and times; their interleaving with the chains is the machine's
-        long seed = Long.getLong("rpcc.faults.seed", System.nanoTime());
+        // the faults' and cancels' choices and times (their interleaving with the chains is the machine's): a fixed
+        // seed in the build; other seeds (-Drpcc.faults.seed) explore other faults
+        long seed = Long.getLong("rpcc.faults.seed", 1414);
         System.out.println("fault injection: seed " + seed + " (-Drpcc.faults.seed=" + seed + " repeats its choices)");
         SplittableRandom random = new SplittableRandom(seed);
         Map<Kind, AtomicInteger> succeeded = new EnumMap<>(Kind.class);
