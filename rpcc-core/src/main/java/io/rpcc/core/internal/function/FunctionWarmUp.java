@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  *       next node that starts.</li>
  *   <li>It never fails the node: a compiler that is absent (its module is not on the class path) is
  *       skipped, and whatever a warm-up throws is logged at debug level only.</li>
- *   <li>It stops with the node ({@link #stop()}): the thread is interrupted and starts no further
- *       step; a step already under way (one compilation) finishes on the daemon thread.</li>
+ *   <li>It stops with the node ({@link #stop()}): it starts no further step; a step already under
+ *       way (one compilation) finishes on the daemon thread. The thread is never interrupted: javac
+ *       reads the JDK's platform classes through a file channel that an interrupt closes, for every
+ *       compilation in the JVM that shares it.</li>
  * </ul>
  */
 final class FunctionWarmUp {
@@ -78,10 +80,12 @@ final class FunctionWarmUp {
         return !thread.isAlive();
     }
 
-    /** The node closed: no further step starts; a warm-up cut short is left to the next node. */
+    /**
+     * The node closed: no further step starts (the one under way finishes; it is not interrupted, see
+     * above); a warm-up cut short is left to the next node.
+     */
     void stop() {
         stopped = true;
-        thread.interrupt();
     }
 
     private void run(Map<FunctionLanguage, FunctionCompiler> compilers) {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The warm-up at node start: it runs in the background (the caller does not wait for a slow
  * compiler), warms every language present, survives a compiler that throws, happens once per JVM,
- * and a warm-up stopped before it finished is left to the next node. (Stand-in compilers record what
+ * and a warm-up stopped before it finished (never interrupted) is left to the next node. (Stand-in compilers record what
  * they are asked; the real ones are warmed in every node test.)
  */
 class FunctionWarmUpTest {
@@ -90,6 +90,8 @@ class FunctionWarmUpTest {
         assertTrue(!first.done(), "a stopped warm-up did not finish");
         assertEquals(List.of(), js.events, "no step starts after the stop");
         assertTrue(java.events.stream().filter("compile"::equals).count() <= 1, "at most the step under way finished");
+        assertTrue(!java.events.contains("interrupted"), "the step under way was not interrupted (an interrupt while javac"
+                + " reads ct.sym closes it for every compilation in the JVM)");
         java.events.clear();
 
         // the next node warms again, every language, in spite of the Java compiler's failure

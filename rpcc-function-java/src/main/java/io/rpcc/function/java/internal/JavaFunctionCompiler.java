@@ -100,22 +100,15 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                     + "compiler (javax.tools); run it on a JDK to use Java chaining functions");
         }
         String className = className(source.source());
-        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        Map<String, byte[]> classes = new ConcurrentHashMap<>();
-        boolean ok;
-        // one file manager per compilation; idle ones (warm, serving the platform classes from the ct.sym
-        // JavaResources holds open) are kept by JavaResources
-        ReleaseFileManager fileManager = JavaResources.fileManager(JAVAC);
-        try {
-            JavaFileManager memory = new LoaderFileManager(fileManager, classPath, classes);
-            JavaFileObject unit = new SourceObject(className, source.source());
-            ok = JAVAC.getTask(null, memory, diagnostics, fileManager.options(), null, List.of(unit)).call();
-        } finally {
-            JavaResources.release(fileManager);
+        JavaFileObject unit = new SourceObject(className, source.source());
+        Javac run = Javac.run(classPath, unit);
+        if (run.brokenPlatform()) {
+            run = Javac.run(classPath, unit); // on the platform classes opened afresh
         }
-        if (!ok) {
+        Map<String, byte[]> classes = run.classes();
+        if (!run.ok()) {
             List<ChainingFunctionCompileException.Diagnostic> errors = new ArrayList<>();
-            for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
+            for (Diagnostic<? extends JavaFileObject> d : run.diagnostics().getDiagnostics()) {
                 if (d.getKind() == Diagnostic.Kind.ERROR) {
                     errors.add(new ChainingFunctionCompileException.Diagnostic(Math.max(0, d.getLineNumber()),
                             Math.max(0, d.getColumnNumber()), d.getMessage(Locale.ROOT)));
@@ -381,6 +374,37 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                 throw new ClassNotFoundException(name);
             }
             return defineClass(name, bytes, 0, bytes.length);
+        }
+    }
+
+    /**
+     * One javac run: whether it compiled, its diagnostics and classes, and whether it failed because
+     * the platform classes it read broke under it ({@link PlatformClasses#readable()}: some thread was
+     * interrupted while reading {@code ct.sym}); then {@link JavaResources} has dropped them and a
+     * second run opens them afresh.
+     */
+    private record Javac(boolean ok, DiagnosticCollector<JavaFileObject> diagnostics, Map<String, byte[]> classes,
+                         boolean brokenPlatform) {
+        static Javac run(LoaderClassPath classPath, JavaFileObject unit) {
+            DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+            Map<String, byte[]> classes = new ConcurrentHashMap<>();
+            // one file manager per compilation; idle ones (warm, serving the platform classes from the
+            // ct.sym JavaResources holds open) are kept by JavaResources
+            ReleaseFileManager fileManager = JavaResources.fileManager(JAVAC);
+            PlatformClasses platform = fileManager.platform();
+            boolean ok;
+            boolean broken;
+            try {
+                JavaFileManager memory = new LoaderFileManager(fileManager, classPath, classes);
+                ok = JAVAC.getTask(null, memory, diagnostics, fileManager.options(), null, List.of(unit)).call();
+                broken = !ok && platform != null && !platform.readable(); // checked while the file manager holds it
+            } finally {
+                JavaResources.release(fileManager);
+            }
+            if (broken) {
+                JavaResources.discard(platform);
+            }
+            return new Javac(ok, diagnostics, classes, broken);
         }
     }
 }

@@ -111,6 +111,36 @@ final class JavaResources {
         close(fileManager);
     }
 
+    /**
+     * {@code broken} can no longer be read (see {@link PlatformClasses#readable()}): if it is still
+     * the current platform classes, drops them with the idle file managers serving them, so that the
+     * next compilation opens {@code ct.sym} afresh.
+     */
+    static void discard(PlatformClasses broken) {
+        JavaResources r;
+        synchronized (LOCK) {
+            r = current;
+        }
+        if (r == null) {
+            return;
+        }
+        synchronized (r) {
+            if (r.platform != broken) {
+                return; // dropped already
+            }
+            r.idleFileManagers.removeIf(idle -> {
+                if (idle.platform() == broken) {
+                    close(idle);
+                    return true;
+                }
+                return false;
+            });
+            r.platform = null;
+            r.platformOpened = false;
+        }
+        broken.release(); // JavaResources' own hold; the file managers still compiling hold theirs
+    }
+
     private static void close(ReleaseFileManager fileManager) {
         try {
             fileManager.close();

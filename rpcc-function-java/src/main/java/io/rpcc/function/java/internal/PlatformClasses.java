@@ -1,6 +1,7 @@
 package io.rpcc.function.java.internal;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystem;
 import java.nio.file.FileSystems;
@@ -20,18 +21,25 @@ import java.util.Map;
  * every compilation from it ({@link ReleaseFileManager} sets the modules up in a file manager
  * exactly as javac's own {@code JDKPlatformProvider} does).
  *
- * <p>Thread-safe: read only once open (the zip file system serves concurrent reads). Closed when the
+ * <p>Thread-safe: read only once open (the zip file system serves concurrent reads). But a thread
+ * interrupted while it reads closes the zip's file channel for every reader (an interruptible
+ * channel): then {@link #readable()} turns false and {@link JavaResources} opens it afresh. Closed when the
  * last of its holders lets go: {@link JavaResources} while some node holds it, and each file
  * manager made from it, so a compilation still running when the last node closes finishes first.
  */
 final class PlatformClasses {
+    /** A module's descriptor in {@code ct.sym}. */
+    private static final String MODULE_DESCRIPTOR = "module-info.sig";
     private final FileSystem ctSym;
     private final Map<String, List<Path>> modules;
+    /** A small entry that {@link #readable()} reads: {@code java.base}'s module descriptor. */
+    private final Path probe;
     private int holds = 1; // guarded by this; the opener's
 
-    private PlatformClasses(FileSystem ctSym, Map<String, List<Path>> modules) {
+    private PlatformClasses(FileSystem ctSym, Map<String, List<Path>> modules, Path probe) {
         this.ctSym = ctSym;
         this.modules = modules;
+        this.probe = probe;
     }
 
     /**
@@ -65,12 +73,14 @@ final class PlatformClasses {
                     }
                 }
             }
-            if (!modules.containsKey("java.base")) {
+            Path probe = modules.getOrDefault("java.base", List.of()).stream().map(d -> d.resolve(MODULE_DESCRIPTOR))
+                    .filter(Files::isRegularFile).findFirst().orElse(null);
+            if (probe == null) {
                 fs.close();
                 return null;
             }
             modules.replaceAll((m, paths) -> List.copyOf(paths));
-            return new PlatformClasses(fs, Map.copyOf(modules));
+            return new PlatformClasses(fs, Map.copyOf(modules), probe);
         } catch (IOException | RuntimeException e) {
             if (fs != null) {
                 try {
@@ -86,6 +96,18 @@ final class PlatformClasses {
     /** The release's modules, each with its directories in {@code ct.sym}. */
     Map<String, List<Path>> modules() {
         return modules;
+    }
+
+    /**
+     * Whether it can still be read: {@code false} once a thread interrupted during a read has closed
+     * the zip's channel (every read fails from then on). One small read, a few microseconds.
+     */
+    boolean readable() {
+        try (InputStream in = Files.newInputStream(probe)) {
+            return in.read() >= 0;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     /** Takes a hold; {@code false} if it is closed already (the caller must then not use it). */

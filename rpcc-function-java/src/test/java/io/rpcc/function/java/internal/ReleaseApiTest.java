@@ -20,6 +20,7 @@ import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.CompiledFunction;
 import java.net.URI;
 import java.util.ArrayList;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -225,6 +226,66 @@ class ReleaseApiTest {
         assertEquals(20, d.column(), d.toString());
         assertTrue(d.message().contains("undefinedHere"), d.toString());
         assertTrue(e.getMessage().contains("9:20: cannot find symbol"), e.getMessage());
+    }
+
+    @Test
+    void aThreadInterruptedWhileReadingTheClassesBreaksNoLaterCompilation() throws Exception {
+        JavaFunctionCompiler compiler = new JavaFunctionCompiler(getClass().getClassLoader(), List.of(), null, null);
+        compiler.open();
+        try {
+            assertEquals(1, run(compiler, 1), "compiles before");
+            ReleaseFileManager idle = JavaResources.fileManager(JAVAC);
+            PlatformClasses platform = idle.platform();
+            JavaResources.release(idle);
+            assumeTrue(platform != null, "this JDK has no ct.sym for release 21: javac's --release serves it");
+            assertTrue(platform.readable());
+            // what a node's close did to its warm-up thread: an interrupt during a read of ct.sym closes
+            // the zip's channel for every reader (an interruptible FileChannel)
+            Thread reader = new Thread(() -> {
+                Thread.currentThread().interrupt();
+                try {
+                    for (List<Path> dirs : platform.modules().values()) {
+                        for (Path dir : dirs) {
+                            try (var files = java.nio.file.Files.list(dir)) {
+                                for (Path file : (Iterable<Path>) files::iterator) {
+                                    if (java.nio.file.Files.isRegularFile(file)) {
+                                        java.nio.file.Files.readAllBytes(file);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                } catch (java.io.IOException expected) {
+                    // java.nio.channels.ClosedByInterruptException
+                }
+            });
+            reader.start();
+            reader.join();
+            assertFalse(platform.readable(), "the interrupt closed ct.sym's channel");
+            // the next compilation notices, opens ct.sym afresh and compiles; and the ones after it
+            assertEquals(2, run(compiler, 2));
+            assertEquals(3, run(compiler, 3));
+            ReleaseFileManager fresh = JavaResources.fileManager(JAVAC);
+            try {
+                assertTrue(fresh.platform() != platform && fresh.platform() != null && fresh.platform().readable());
+            } finally {
+                JavaResources.release(fresh);
+            }
+        } finally {
+            compiler.close();
+        }
+    }
+
+    private static Object run(JavaFunctionCompiler compiler, int n) throws Exception {
+        CompiledFunction f = compiler.compile(ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class Plain%d implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        return NextHop.end(java.util.List.of(%d).get(0));
+                    }
+                }
+                """.formatted(n, n)));
+        return ((NextHop.End) f.invoke(ChainState.empty(), null)).result();
     }
 
     @Test
