@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainCancelledException;
+import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
-import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.ChainTimeoutException;
+import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.StaticRoute;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,8 +27,9 @@ import org.junit.jupiter.api.Test;
  * A cancel (or a timeout) ends a reply set on another thread than the event loops on which its
  * replies are still arriving: whatever was on its way when the set ended is dropped as late, and
  * none is delivered into the ended set. Thousands of 2-hop chains whose hops flood replies from two
- * threads each, cancelled at random moments, or (a third of them) given a timeout of a few
- * milliseconds (the seed is printed; {@code -Drpcc.repliesRacingACancel.seed} replays the times).
+ * threads each: a third cancelled at a random moment within 20 ms of their start, a third at a
+ * random moment within 2 ms of their first reply (so that replies are in flight however loaded the
+ * machine), a third given a timeout of a few milliseconds (the seed is printed; {@code -Drpcc.repliesRacingACancel.seed} replays the times).
  */
 class RepliesRacingACancelTest {
     private static final int CHAINS = Integer.getInteger("rpcc.repliesRacingACancel.chains", 3000);
@@ -46,20 +50,6 @@ class RepliesRacingACancelTest {
         }
         return p;
     }
-
-    /** At the client, in interactive mode: replies {@code state.n} numbers, then ends the chain. */
-    private static final ChainingFunctionSource REPLY_N = ChainingFunctionSource.java("""
-            import io.rpcc.core.*;
-            public class ReplyN implements ChainingFunction {
-                public NextHop apply(ChainState state, Object result) {
-                    int n = state.get("n", Integer.class);
-                    for (int i = 0; i < n; i++) {
-                        ChainContext.current().preturn(i);
-                    }
-                    return NextHop.end("done");
-                }
-            }
-            """);
 
     @Test
     void aReplyRacingACancelIsDroppedNeverDeliveredAfterTheEnd() throws Exception {
@@ -82,12 +72,15 @@ class RepliesRacingACancelTest {
                             .timeout(timesOut ? Duration.ofMillis(1 + random.nextInt(20)) : Duration.ofSeconds(20)),
                             String.class);
                     sets.add(set);
-                    if (!timesOut) {
+                    if (i % 3 == 0) {
                         cancels.schedule(set::cancel, random.nextInt(20_000), TimeUnit.MICROSECONDS);
+                    } else if (i % 3 == 1) { // at a random moment after its first reply, whatever the machine's load
+                        cancelAfterFirstReply(set, random.nextInt(2_000));
                     }
                 }
                 for (ReplySet<String> set : sets) {
                     set.whenDone().get(30, TimeUnit.SECONDS);
+                    endedByCancelOrTimeout(set);
                     afterEnd += set.arrivedAfterEnd();
                     received += set.received();
                 }
@@ -120,20 +113,14 @@ class RepliesRacingACancelTest {
                 List<ReplySet<Integer>> sets = new ArrayList<>();
                 for (int i = from; i < Math.min(CHAINS / 5, from + AT_ONCE); i++) {
                     ReplySet<Integer> set = client.startChainWithReplies(ChainCall.to("s1", "echo").params("c" + i)
-                            .chainingFunction(REPLY_N).state(ChainState.of("n", 100_000)).interactive(true)
+                            .chainingFunction(ChainingFunctionPreturnTest.REPLY_N).state(ChainState.of("n", 100_000)).interactive(true)
                             .timeout(Duration.ofSeconds(20)), Integer.class);
                     sets.add(set);
-                    long after = random.nextInt(2_000);
-                    Thread.ofVirtual().start(() -> { // at a random moment after its first reply
-                        while (set.received() == 0 && !set.isDone()) {
-                            LockSupport.parkNanos(50_000);
-                        }
-                        LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(after));
-                        set.cancel();
-                    });
+                    cancelAfterFirstReply(set, random.nextInt(2_000));
                 }
                 for (ReplySet<Integer> set : sets) {
                     set.whenDone().get(30, TimeUnit.SECONDS);
+                    endedByCancelOrTimeout(set);
                     afterEnd += set.arrivedAfterEnd();
                     received += set.received();
                 }
@@ -144,6 +131,30 @@ class RepliesRacingACancelTest {
             assertTrue(received > 0, "the functions replied before the cancels");
         } finally {
             cancels.shutdownNow();
+        }
+    }
+
+    /** Cancels {@code set} {@code micros} after its first reply arrived (or once it ended, if none does). */
+    private static void cancelAfterFirstReply(ReplySet<?> set, long micros) {
+        Thread.ofVirtual().start(() -> {
+            while (set.received() == 0 && !set.isDone()) {
+                LockSupport.parkNanos(50_000);
+            }
+            LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(micros));
+            set.cancel();
+        });
+    }
+
+    /**
+     * A set ended by its cancel, its timeout (at the client, or a hop that would start past the
+     * deadline) or its end: any other error fails the test, with that error (a cancelled interactive
+     * chain once ended with its chaining function's failure, the preturn the cancel stopped).
+     */
+    private static void endedByCancelOrTimeout(ReplySet<?> set) {
+        ChainException e = set.error();
+        if (e != null && !(e instanceof ChainCancelledException) && !(e instanceof ChainTimeoutException)
+                && !(e instanceof DeadlineExceededException)) {
+            throw new AssertionError("a chain ended by neither its cancel nor its timeout: " + e, e);
         }
     }
 }

@@ -101,6 +101,11 @@ public final class InteractiveChain {
             delivery.run();
         }
 
+        /** {@code failure}, or the chain's {@link ChainCancelledException} (at its hop) if it was cancelled. */
+        synchronized ChainException cancelledOr(ChainException failure) {
+            return cancelled && failure.code() != ChainErrorCode.CANCELLED ? exception(Math.max(0, failure.hop())) : failure;
+        }
+
         /** Cancels the chain; returns the exception it ends with. */
         ChainException cancel(String why) {
             ChainOriginator.Pending p;
@@ -346,7 +351,9 @@ public final class InteractiveChain {
                 }
             }
         } catch (ChainException e) {
-            return finish(null, e, finishes, local, maxHops);
+            // cancelled: whatever failed since (a chaining function whose preturn threw, a step's
+            // outcome) failed because of the cancel, which is what the chain ends with
+            return finish(null, cancellation.cancelledOr(e), finishes, local, maxHops);
         }
     }
 
