@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * What the originator knows of whether one of its chains is alive (paper 3.9, 3.10): the branches
@@ -86,6 +87,8 @@ public final class ChainLiveness {
     private volatile long lastAnyNanos;
     /** The hop last heard from (any frame naming one), for the fallback rule's message. */
     private volatile HopKey lastHeard;
+    /** When the chain was sent (nothing heard of it yet while {@link #lastAnyNanos} is this). */
+    private final long sentNanos;
 
     /**
      * A chain started at {@code nowNanos} on {@code branch}, whose first hop {@code hop} went to
@@ -95,8 +98,26 @@ public final class ChainLiveness {
         this.brokenAfterNanos = brokenAfterNanos;
         this.lastFrameNanos = nowNanos;
         this.lastAnyNanos = nowNanos;
+        this.sentNanos = nowNanos;
         this.lastHeard = new HopKey(branch, hop - 1, server);
         expected.put(branch, new Expected(nowNanos, hop - 1, server, false));
+    }
+
+    /**
+     * Where the chain was last heard of, as of {@code nowNanos}, for the message of a chain that
+     * timed out: how long ago anything of it arrived and the last hop that replied or heartbeat
+     * (a chain heard of lately was alive but slow; one never heard of was lost on its way).
+     */
+    public String lastHeardOf(long nowNanos) {
+        HopKey k = lastHeard;
+        long any = lastAnyNanos;
+        long ago = TimeUnit.NANOSECONDS.toMillis(nowNanos - any);
+        if (any == sentNanos) {
+            return "nothing of it arrived since it was sent to '" + k.host() + "' for hop " + (k.hop() + 1) + ", " + ago
+                    + " ms ago";
+        }
+        return "the last of its frames arrived " + ago + " ms before the end; the last hop heard from: hop " + k.hop()
+                + " on '" + k.host() + "'";
     }
 
     /** The broken-after time. */

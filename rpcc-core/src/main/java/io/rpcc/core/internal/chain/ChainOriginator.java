@@ -379,9 +379,14 @@ public final class ChainOriginator {
 
     private void timeOut(Pending p, Duration timeout) {
         if (end(p)) {
+            ChainLiveness l = p.liveness;
+            // with heartbeats on, where it was last heard of: alive but slow, or lost on its way
+            String heard = l == null ? "" : "; " + l.lastHeardOf(System.nanoTime());
             ChainException e = LocatedFailure.detected(ChainErrorCode.TIMEOUT,
                     (p.outcome().isDone() ? "result arrived but not every partial reply within "
-                            : "no result within ") + timeout.toMillis() + " ms", nodeName, 0, List.of()).toException();
+                            : "no result within ") + timeout.toMillis() + " ms" + (p.attempt() > 1 ? " (attempt "
+                            + p.attempt() + ", sent again after the earlier ones failed, within what was left of the"
+                            + " call's timeout)" : "") + heard, nodeName, 0, List.of()).toException();
             p.outcome().completeExceptionally(e);
             p.finished().completeExceptionally(e);
         }

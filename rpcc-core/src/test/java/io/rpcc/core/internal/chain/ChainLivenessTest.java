@@ -140,4 +140,13 @@ class ChainLivenessTest {
         l.replied(BranchId.root(), 2, "s2", 9 * S); // a reply of the holder is a sign of its life
         assertNull(l.silent(10 * S, false));
     }
+
+    @Test
+    void aTimeoutSaysWhereTheChainWasLastHeardOf() {
+        ChainLiveness l = new ChainLiveness(BranchId.root(), 1, "s1", 6 * S, 0);
+        assertEquals("nothing of it arrived since it was sent to 's1' for hop 1, 2000 ms ago", l.lastHeardOf(2 * S));
+        l.heartbeat(beat(2, BranchId.root()), 3 * S);
+        assertEquals("the last of its frames arrived 1500 ms before the end; the last hop heard from: hop 2 on 'n2'",
+                l.lastHeardOf(3 * S + 1500 * S / 1000));
+    }
 }
