@@ -5,15 +5,15 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.spi.CompiledFunction;
-import java.util.List;
 
 /**
  * {@link StaticRoute#CHAINING_FUNCTION}, rpcc's own chaining function that walks every static route,
  * as plain Java of the engine rather than compiled from its text: a node that receives its text
  * (whose id is a digest of it, so the sender sent exactly rpcc's code) runs this, with no compiler,
- * no sandbox and no platform thread. It does what the text does, step for step, in constant time:
- * the route and the index come from the chain state, which a peer wrote, so a state of the wrong
- * shape fails the hop (as the compiled text would) with {@code CHAINING_FUNCTION_FAILED}.
+ * no sandbox and no platform thread. It does what the text does, {@link StaticRoute#next}, in
+ * constant time whatever the route's length. The route and the index come from the chain state,
+ * which a peer wrote, so a state of the wrong shape fails the hop (as the compiled text would) with
+ * {@code CHAINING_FUNCTION_FAILED}.
  */
 final class StaticRouteFunction implements CompiledFunction {
     private final ChainingFunctionSource source;
@@ -34,13 +34,6 @@ final class StaticRouteFunction implements CompiledFunction {
 
     @Override
     public NextHop invoke(ChainState state, Object result) {
-        List<?> servers = (List<?>) state.get(StaticRoute.SERVERS);
-        List<?> functions = (List<?>) state.get(StaticRoute.FUNCTIONS);
-        int next = state.get(StaticRoute.NEXT, Integer.class);
-        if (next >= servers.size()) {
-            return NextHop.end(result);
-        }
-        return NextHop.call((String) servers.get(next), (String) functions.get(next), result,
-                state.with(StaticRoute.NEXT, next + 1));
+        return StaticRoute.next(state, result);
     }
 }

@@ -3,6 +3,7 @@ package io.rpcc.core.internal.function;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,14 +15,15 @@ import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.wire.HopFailure;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
  * The static routes' chaining function runs as the engine's plain Java: a node without
  * rpcc-function-java (these tests have none on the class path) walks a route, compiles nothing, needs
- * no platform thread, and fails a state of the wrong shape (a peer wrote it) with
- * {@code CHAINING_FUNCTION_FAILED}, as the compiled text would.
+ * no platform thread, passes the route on as it came, and fails a state of the wrong shape (a peer
+ * wrote it) with {@code CHAINING_FUNCTION_FAILED}, as the compiled text would.
  */
 class StaticRouteFunctionTest {
     private static final StaticRoute ROUTE = StaticRoute.of(StaticRoute.hop("s1", "a"), StaticRoute.hop("s2", "b"),
@@ -40,8 +42,38 @@ class StaticRouteFunctionTest {
             assertEquals("b", call.serviceFunction());
             assertEquals("r1", call.params());
             assertEquals(2, call.state().get(StaticRoute.NEXT, Integer.class));
+            assertSame(ROUTE.initialState().get(StaticRoute.ROUTE).getClass(), byte[].class);
+            NextHop third = rt.invoke(f, call.state(), "r2");
+            assertSame(call.state().get(StaticRoute.ROUTE), assertInstanceOf(NextHop.Call.class, third).state()
+                    .get(StaticRoute.ROUTE), "the route is passed on as it came, not decoded and encoded again");
             NextHop last = rt.invoke(f, call.state().with(StaticRoute.NEXT, 3), "r3");
             assertEquals(NextHop.end("r3"), last);
+        } finally {
+            rt.close();
+        }
+    }
+
+    @Test
+    void aLongRouteSharesEntriesAndKeepsAnyName() {
+        FunctionRuntime rt = FunctionRuntime.forNode(TypeRegistry.empty(), SandboxLimits.DEFAULT, 4).open();
+        try {
+            var f = rt.load(StaticRoute.CHAINING_FUNCTION).function();
+            List<StaticRoute.Hop> hops = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                hops.add(StaticRoute.hop(i % 7 == 6 ? "nœud-é\uD83D\uDE00" : "s" + i % 3, i % 2 == 0 ? "echo" : ""));
+            }
+            ChainState state = StaticRoute.of(hops).initialState();
+            byte[] route = (byte[]) state.get(StaticRoute.ROUTE);
+            int entries = 3 * 2 + 1 * 2; // s0..s2 × echo/"" and the odd name × echo/""
+            assertTrue(route.length <= 5 + 4 * 300 + entries * (8 + 2 * 20), "hops of the same pair share an entry: "
+                    + route.length + " bytes");
+            for (int i = 1; i < 300; i++) {
+                NextHop.Call call = assertInstanceOf(NextHop.Call.class, rt.invoke(f, state, i));
+                assertEquals(hops.get(i).server(), call.server());
+                assertEquals(hops.get(i).serviceFunction(), call.serviceFunction());
+                state = call.state();
+            }
+            assertEquals(NextHop.end("done"), rt.invoke(f, state, "done"));
         } finally {
             rt.close();
         }
@@ -52,13 +84,25 @@ class StaticRouteFunctionTest {
         FunctionRuntime rt = FunctionRuntime.forNode(TypeRegistry.empty(), SandboxLimits.DEFAULT, 4).open();
         try {
             var f = rt.load(StaticRoute.CHAINING_FUNCTION).function();
+            byte[] good = (byte[]) ROUTE.initialState().get(StaticRoute.ROUTE);
+            int second = java.nio.ByteBuffer.wrap(good).getInt(5 + 4); // the entry of hop 1, the one read next
             List<ChainState> hostile = List.of(
                     ChainState.empty(), // no route at all
-                    ChainState.of(StaticRoute.SERVERS, "s1", StaticRoute.FUNCTIONS, List.of("a"), StaticRoute.NEXT, 0),
-                    ChainState.of(StaticRoute.SERVERS, List.of("s1"), StaticRoute.FUNCTIONS, List.of("a"), StaticRoute.NEXT, "0"),
-                    ChainState.of(StaticRoute.SERVERS, List.of("s1", "s2"), StaticRoute.FUNCTIONS, List.of("a"), StaticRoute.NEXT, 1),
-                    ChainState.of(StaticRoute.SERVERS, List.of("s1", "s2"), StaticRoute.FUNCTIONS, List.of("a", "b"), StaticRoute.NEXT, -1),
-                    ChainState.of(StaticRoute.SERVERS, List.of(7, 8), StaticRoute.FUNCTIONS, List.of("a", "b"), StaticRoute.NEXT, 1));
+                    route(List.of("s1", "s2"), 1), // the old layout: lists of names
+                    route("s1", 1),
+                    ChainState.of(StaticRoute.ROUTE, good, StaticRoute.NEXT, "1"),
+                    route(good, -1),
+                    route(new byte[0], 1),
+                    route(new byte[] {1, 0, 0, 0}, 1), // shorter than its header
+                    route(with(good, 0, 2), 1), // a layout this build does not know
+                    route(with(good, 4, 0), 1), // no hops
+                    route(withInt(good, 1, Integer.MAX_VALUE), 1), // more hops than offsets
+                    route(withInt(good, 1, 0x4000_0001), 1), // 5 + 4 × hops overflows
+                    route(withInt(good, 5 + 4, good.length - 3), 1), // an offset past the end
+                    route(withInt(good, 5 + 4, -8), 1), // a negative offset
+                    route(withInt(good, second, Integer.MAX_VALUE), 1), // a server name longer than the array
+                    route(withInt(good, second, -1), 1), // a negative length
+                    route(java.util.Arrays.copyOf(good, good.length - 1), 2)); // the last name cut short
             for (ChainState s : hostile) {
                 HopFailure e = assertThrows(HopFailure.class, () -> rt.invoke(f, s, "r"), s::toString);
                 assertEquals(ChainErrorCode.CHAINING_FUNCTION_FAILED, e.code(), s::toString);
@@ -66,6 +110,22 @@ class StaticRouteFunctionTest {
         } finally {
             rt.close();
         }
+    }
+
+    private static ChainState route(Object route, Object next) {
+        return ChainState.of(StaticRoute.ROUTE, route, StaticRoute.NEXT, next);
+    }
+
+    private static byte[] with(byte[] b, int at, int value) {
+        byte[] copy = b.clone();
+        copy[at] = (byte) value;
+        return copy;
+    }
+
+    private static byte[] withInt(byte[] b, int at, int value) {
+        byte[] copy = b.clone();
+        java.nio.ByteBuffer.wrap(copy).putInt(at, value);
+        return copy;
     }
 
     @Test

@@ -57,6 +57,29 @@ class FunctionRuntimeTest {
                 """.formatted(n));
     }
 
+    /**
+     * The static routes' chaining function text compiles and walks a route in the sandbox too (a copy
+     * of it, one character longer, is not rpcc's own and so is compiled): what a node that does not
+     * recognise the text would run.
+     */
+    @Test
+    void theStaticRoutesTextWalksARouteInTheSandbox() {
+        FunctionRuntime rt = runtime(16);
+        ChainingFunctionSource copy = ChainingFunctionSource.java(io.rpcc.core.StaticRoute.CHAINING_FUNCTION.source() + " ");
+        CompiledFunction f = rt.load(copy).function();
+        assertTrue(!(f.getClass().getSimpleName().equals("StaticRouteFunction")), "compiled, not the engine's: " + f);
+        io.rpcc.core.StaticRoute route = io.rpcc.core.StaticRoute.of(io.rpcc.core.StaticRoute.hop("s1", "a"),
+                io.rpcc.core.StaticRoute.hop("s2", "b"), io.rpcc.core.StaticRoute.hop("s1", "a"));
+        NextHop.Call second = (NextHop.Call) rt.invoke(f, route.initialState(), "r1");
+        assertEquals(List.of("s2", "b", "r1"), List.of(second.server(), second.serviceFunction(), second.params()));
+        NextHop.Call third = (NextHop.Call) rt.invoke(f, second.state(), "r2");
+        assertEquals(List.of("s1", "a"), List.of(third.server(), third.serviceFunction()));
+        assertEquals(NextHop.end("r3"), rt.invoke(f, third.state(), "r3"));
+        HopFailure bad = assertThrows(HopFailure.class, () -> rt.invoke(f, ChainState.of(io.rpcc.core.StaticRoute.ROUTE,
+                new byte[] {1, 0, 0, 0, 9}, io.rpcc.core.StaticRoute.NEXT, 1), "r"));
+        assertEquals(ChainErrorCode.CHAINING_FUNCTION_FAILED, bad.code());
+    }
+
     @Test
     void compilesOnceAndServesTheCacheAfterwards() {
         FunctionRuntime rt = runtime(16);
