@@ -113,8 +113,9 @@ public final class StaticRoute {
 
     private static IllegalArgumentException malformed(String what) {
         return new IllegalArgumentException("the chain state's static route (" + ROUTE + ") is malformed: " + what
-                + "; StaticRoute never writes one so: the chain's originator or a hop before this one sent a state "
-                + "of its own with the static routes' chaining function");
+                + ". StaticRoute never writes such a route: the chain's originator or an earlier hop sent a state of "
+                + "its own with the static routes' chaining function; start a static route with "
+                + "ChainCall.along(route, params)");
     }
 
     /**
