@@ -21,8 +21,9 @@ import org.jspecify.annotations.Nullable;
  * ChainResult r = client.startChain(route, "/photos/cat.jpg").join();
  * }</pre>
  *
- * <p>All routes share one generic chaining function ({@link #CHAINING_FUNCTION}), which is
- * compiled once per server; the route itself travels in the chain state.
+ * <p>All routes share one generic chaining function ({@link #CHAINING_FUNCTION}), which every node
+ * runs as its own code ({@link #next}); the route itself travels in the chain state ({@link #ROUTE}),
+ * one array that each hop passes on as it came.
  */
 public final class StaticRoute {
     /**
