@@ -69,8 +69,10 @@ final class BytecodeSandbox {
      */
     Map<String, byte[]> transform(String functionName, Map<String, byte[]> classes, String source) {
         Map<String, OwnClass> own = new HashMap<>();
+        Map<String, ClassReader> readers = new HashMap<>(); // each class file parsed once for both passes
         for (Map.Entry<String, byte[]> e : classes.entrySet()) {
             ClassReader reader = new ClassReader(e.getValue());
+            readers.put(e.getKey(), reader);
             Set<String> methods = new HashSet<>();
             reader.accept(new ClassVisitor(Opcodes.ASM9) {
                 @Override
@@ -84,8 +86,8 @@ final class BytecodeSandbox {
                     List.of(reader.getInterfaces()), methods));
         }
         Map<String, byte[]> out = new HashMap<>();
-        for (Map.Entry<String, byte[]> e : classes.entrySet()) {
-            ClassReader reader = new ClassReader(e.getValue());
+        for (Map.Entry<String, ClassReader> e : readers.entrySet()) {
+            ClassReader reader = e.getValue();
             ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
             reader.accept(new Verifier(functionName, own, source, new Instrumenter(writer, own.keySet())), 0);
             out.put(e.getKey(), writer.toByteArray());

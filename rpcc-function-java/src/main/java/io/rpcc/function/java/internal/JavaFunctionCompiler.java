@@ -12,6 +12,7 @@ import io.rpcc.core.spi.FunctionCompiler;
 import io.rpcc.core.spi.FunctionFailure;
 import io.rpcc.core.spi.FunctionText;
 import io.rpcc.core.spi.LoaderClassPath;
+import java.io.Writer;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Modifier;
 import java.net.URI;
@@ -51,6 +52,8 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
 
     private final ClassLoader parent;
     private final LoaderClassPath classPath;
+    /** The class path's files, listed and read once for all of this compiler's compilations. */
+    private final ClassPathFiles classPathFiles;
     private final BytecodeSandbox sandbox;
     private final Sandbox runner;
 
@@ -63,6 +66,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
     JavaFunctionCompiler(ClassLoader parent, Iterable<Class<?>> known, BytecodeSandbox sandbox, Sandbox runner) {
         this.parent = parent;
         this.classPath = new LoaderClassPath(parent, known);
+        this.classPathFiles = new ClassPathFiles(classPath);
         this.sandbox = sandbox;
         this.runner = runner;
     }
@@ -101,9 +105,11 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         }
         String className = className(source.source());
         JavaFileObject unit = new SourceObject(className, source.source());
-        Javac run = Javac.run(classPath, unit);
-        if (run.brokenPlatform()) {
-            run = Javac.run(classPath, unit); // on the platform classes opened afresh
+        Javac run = javac(unit, false);
+        if (!run.ok()) {
+            // again, to say where: with a diagnostic listener javac keeps every tree's end position
+            // (a few per cent of each compilation), so only a compilation that failed pays for it
+            run = javac(unit, true);
         }
         Map<String, byte[]> classes = run.classes();
         if (!run.ok()) {
@@ -121,6 +127,15 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         }
         refuseShadowsOfRpcc(source, classes.keySet());
         return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes, source.source()));
+    }
+
+    /** Runs javac once, or twice if the platform classes broke under the first run. */
+    private Javac javac(JavaFileObject unit, boolean diagnostics) {
+        Javac run = Javac.run(classPathFiles, unit, diagnostics);
+        if (run.brokenPlatform()) {
+            run = Javac.run(classPathFiles, unit, diagnostics); // on the platform classes opened afresh
+        }
+        return run;
     }
 
     /**
@@ -385,7 +400,8 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
      */
     private record Javac(boolean ok, DiagnosticCollector<JavaFileObject> diagnostics, Map<String, byte[]> classes,
                          boolean brokenPlatform) {
-        static Javac run(LoaderClassPath classPath, JavaFileObject unit) {
+        /** A run whose diagnostics are collected if {@code collect}, else dropped (and then none are listed). */
+        static Javac run(ClassPathFiles classPath, JavaFileObject unit, boolean collect) {
             DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
             Map<String, byte[]> classes = new ConcurrentHashMap<>();
             // one file manager per compilation; idle ones (warm, serving the platform classes from the
@@ -396,7 +412,8 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             boolean broken;
             try {
                 JavaFileManager memory = new LoaderFileManager(fileManager, classPath, classes);
-                ok = JAVAC.getTask(null, memory, diagnostics, fileManager.options(), null, List.of(unit)).call();
+                ok = JAVAC.getTask(collect ? null : Writer.nullWriter(), memory, collect ? diagnostics : null,
+                        fileManager.options(), null, List.of(unit)).call();
                 broken = !ok && platform != null && !platform.readable(); // checked while the file manager holds it
             } finally {
                 JavaResources.release(fileManager);

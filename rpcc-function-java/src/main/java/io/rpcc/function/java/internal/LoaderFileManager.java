@@ -1,17 +1,13 @@
 package io.rpcc.function.java.internal;
 
-import io.rpcc.core.spi.LoaderClassPath;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import javax.lang.model.element.Modifier;
-import javax.lang.model.element.NestingKind;
 import javax.tools.FileObject;
 import javax.tools.ForwardingJavaFileManager;
 import javax.tools.JavaFileObject;
@@ -20,17 +16,17 @@ import javax.tools.StandardLocation;
 
 /**
  * The file manager of one compilation of a chaining function: the JDK's classes as Java 21's API
- * from a {@link ReleaseFileManager}, the class path from a {@link LoaderClassPath} (the classes the
- * node's function class loader sees), and the output in memory.
+ * from a {@link ReleaseFileManager}, the class path from a {@link ClassPathFiles} (the classes the
+ * node's function class loader sees, listed and read once per compiler), and the output in memory.
  */
 final class LoaderFileManager extends ForwardingJavaFileManager<ReleaseFileManager> {
     /** Sees the JDK's own classes only (no parent but the boot loader), and so no plug-in or processor. */
     private static final ClassLoader NO_PLUG_INS = new ClassLoader("rpcc-no-javac-plug-ins", null) { };
 
-    private final LoaderClassPath classPath;
+    private final ClassPathFiles classPath;
     private final Map<String, byte[]> output;
 
-    LoaderFileManager(ReleaseFileManager jdk, LoaderClassPath classPath, Map<String, byte[]> output) {
+    LoaderFileManager(ReleaseFileManager jdk, ClassPathFiles classPath, Map<String, byte[]> output) {
         super(jdk);
         this.classPath = classPath;
         this.output = output;
@@ -61,18 +57,14 @@ final class LoaderFileManager extends ForwardingJavaFileManager<ReleaseFileManag
         if (!kinds.contains(JavaFileObject.Kind.CLASS)) {
             return List.of(); // no sources on the class path: a function is one file
         }
-        List<JavaFileObject> out = new ArrayList<>();
-        for (String resource : classPath.classes(packageName)) {
-            out.add(new LoadedClass(resource));
+        if (!recurse) {
+            return classPath.list(packageName);
         }
-        if (recurse) {
-            String prefix = packageName + ".";
-            for (String pkg : classPath.packages()) {
-                if (pkg.startsWith(prefix)) {
-                    for (String resource : classPath.classes(pkg)) {
-                        out.add(new LoadedClass(resource));
-                    }
-                }
+        List<JavaFileObject> out = new ArrayList<>(classPath.list(packageName));
+        String prefix = packageName + ".";
+        for (String pkg : classPath.classPath().packages()) {
+            if (pkg.startsWith(prefix)) {
+                out.addAll(classPath.list(pkg));
             }
         }
         return out;
@@ -80,15 +72,13 @@ final class LoaderFileManager extends ForwardingJavaFileManager<ReleaseFileManag
 
     @Override
     public String inferBinaryName(Location location, JavaFileObject file) {
-        if (file instanceof LoadedClass c) {
-            return c.binaryName;
-        }
-        return super.inferBinaryName(location, file);
+        String name = ClassPathFiles.binaryName(file);
+        return name != null ? name : super.inferBinaryName(location, file);
     }
 
     @Override
     public boolean isSameFile(FileObject a, FileObject b) {
-        if (a instanceof LoadedClass || b instanceof LoadedClass) {
+        if (ClassPathFiles.binaryName(a) != null || ClassPathFiles.binaryName(b) != null) {
             return a.equals(b);
         }
         return super.isSameFile(a, b);
@@ -109,55 +99,5 @@ final class LoaderFileManager extends ForwardingJavaFileManager<ReleaseFileManag
                 };
             }
         };
-    }
-
-    /** A class file on the function class loader's class path. */
-    private final class LoadedClass extends SimpleJavaFileObject {
-        private final String resource;
-        private final String binaryName;
-
-        LoadedClass(String resource) {
-            super(uri(resource), Kind.CLASS);
-            this.resource = resource;
-            this.binaryName = resource.substring(0, resource.length() - Kind.CLASS.extension.length()).replace('/', '.');
-        }
-
-        private static URI uri(String resource) {
-            try {
-                return new URI("rpcc-class-path", null, "/" + resource, null);
-            } catch (java.net.URISyntaxException e) {
-                throw new IllegalArgumentException("not a class file name: " + resource, e);
-            }
-        }
-
-        @Override
-        public InputStream openInputStream() throws IOException {
-            return classPath.open(resource);
-        }
-
-        @Override
-        public String getName() {
-            return resource;
-        }
-
-        @Override
-        public NestingKind getNestingKind() {
-            return null;
-        }
-
-        @Override
-        public Modifier getAccessLevel() {
-            return null;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof LoadedClass other && other.resource.equals(resource);
-        }
-
-        @Override
-        public int hashCode() {
-            return resource.hashCode();
-        }
     }
 }

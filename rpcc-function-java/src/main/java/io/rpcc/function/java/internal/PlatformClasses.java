@@ -12,6 +12,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.tools.JavaFileObject;
 
 /**
  * The platform API of one Java release (21 for chaining functions) as javac's {@code --release}
@@ -35,6 +38,15 @@ final class PlatformClasses {
     /** A small entry that {@link #readable()} reads: {@code java.base}'s module descriptor. */
     private final Path probe;
     private int holds = 1; // guarded by this; the opener's
+    /**
+     * The signature files read so far, by URI: they never change while {@code ct.sym} is open, and
+     * every compilation reads again those it uses (javac's symbol table is new in each one), each
+     * an inflation from the zip. At most {@link #MAX_CACHED_BYTES} are kept; beyond, reads go to the zip.
+     */
+    private final Map<String, byte[]> contents = new ConcurrentHashMap<>();
+    private final AtomicLong cachedBytes = new AtomicLong();
+    /** Bytes of signature files kept at most: a warm node reads a few hundred files, a few MB. */
+    static final long MAX_CACHED_BYTES = 32L << 20;
 
     private PlatformClasses(FileSystem ctSym, Map<String, List<Path>> modules, Path probe) {
         this.ctSym = ctSym;
@@ -108,6 +120,31 @@ final class PlatformClasses {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /**
+     * The contents of {@code file}, one of this {@code ct.sym}'s signature files known by {@code uri}:
+     * read from the zip the first time, from memory after (unless {@link #MAX_CACHED_BYTES} are kept).
+     */
+    byte[] contents(String uri, JavaFileObject file) throws IOException {
+        byte[] known = contents.get(uri);
+        if (known != null) {
+            return known;
+        }
+        byte[] read;
+        try (InputStream in = file.openInputStream()) {
+            read = in.readAllBytes();
+        }
+        if (cachedBytes.addAndGet(read.length) <= MAX_CACHED_BYTES) {
+            byte[] raced = contents.putIfAbsent(uri, read);
+            if (raced != null) {
+                cachedBytes.addAndGet(-read.length);
+                return raced;
+            }
+        } else {
+            cachedBytes.addAndGet(-read.length);
+        }
+        return read;
     }
 
     /** Takes a hold; {@code false} if it is closed already (the caller must then not use it). */

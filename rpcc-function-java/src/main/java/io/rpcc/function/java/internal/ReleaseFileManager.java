@@ -1,6 +1,8 @@
 package io.rpcc.function.java.internal;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,8 +38,12 @@ import javax.tools.StandardLocation;
 final class ReleaseFileManager extends ForwardingJavaFileManager<StandardJavaFileManager> {
     /** The Java release whose platform API functions compile against. */
     static final int RELEASE = 21;
-    /** Options for every compilation: no annotation processing, full debug information, no other class compiled. */
-    private static final List<String> COMMON_OPTIONS = List.of("-proc:none", "-g", "-implicit:none");
+    /**
+     * Options for every compilation: no annotation processing; of the debug information, the source
+     * file and line numbers (a function's stack traces name both), not the local variables' table
+     * nobody reads; no other class compiled.
+     */
+    private static final List<String> COMMON_OPTIONS = List.of("-proc:none", "-g:source,lines", "-implicit:none");
     private static final String SIGNATURE = ".sig";
 
     private final PlatformClasses platform;
@@ -147,7 +153,8 @@ final class ReleaseFileManager extends ForwardingJavaFileManager<StandardJavaFil
 
     @Override
     public String inferBinaryName(Location location, JavaFileObject file) {
-        return super.inferBinaryName(location, file instanceof SignatureFile s ? s.signature() : file);
+        // asked for every file of every listing, in every compilation: a signature file remembers it
+        return file instanceof SignatureFile s ? s.binaryName(location) : super.inferBinaryName(location, file);
     }
 
     /** Closes javac's file manager and gives up its hold on the platform classes. */
@@ -166,14 +173,17 @@ final class ReleaseFileManager extends ForwardingJavaFileManager<StandardJavaFil
     private record Listing(Location location, String name, Set<JavaFileObject.Kind> kinds, boolean recurse) {
     }
 
-    /** A {@code .sig} file of {@code ct.sym}: a class file (javac reads it as one) under another extension. */
-    private static final class SignatureFile extends ForwardingJavaFileObject<JavaFileObject> {
+    /**
+     * A {@code .sig} file of {@code ct.sym}: a class file (javac reads it as one) under another
+     * extension. Kept with the listings, it remembers its binary name, and its contents are read
+     * from the zip once ({@link PlatformClasses#contents}).
+     */
+    private final class SignatureFile extends ForwardingJavaFileObject<JavaFileObject> {
+        private volatile String uri;
+        private volatile String binaryName;
+
         SignatureFile(JavaFileObject signature) {
             super(signature);
-        }
-
-        JavaFileObject signature() {
-            return fileObject;
         }
 
         @Override
@@ -184,6 +194,25 @@ final class ReleaseFileManager extends ForwardingJavaFileManager<StandardJavaFil
         @Override
         public boolean isNameCompatible(String simpleName, Kind kind) {
             return super.isNameCompatible(simpleName + SIGNATURE, Kind.OTHER);
+        }
+
+        @Override
+        public InputStream openInputStream() throws IOException {
+            String key = uri;
+            if (key == null) {
+                key = fileObject.toUri().toString();
+                uri = key;
+            }
+            return new ByteArrayInputStream(platform.contents(key, fileObject));
+        }
+
+        String binaryName(Location location) {
+            String name = binaryName;
+            if (name == null) {
+                name = ReleaseFileManager.super.inferBinaryName(location, fileObject);
+                binaryName = name;
+            }
+            return name;
         }
     }
 }

@@ -262,9 +262,11 @@ class ReleaseApiTest {
             reader.start();
             reader.join();
             assertFalse(platform.readable(), "the interrupt closed ct.sym's channel");
-            // the next compilation notices, opens ct.sym afresh and compiles; and the ones after it
+            // the next compilations compile: from the signature files read before (kept in memory)
             assertEquals(2, run(compiler, 2));
             assertEquals(3, run(compiler, 3));
+            // one that needs a file not read before notices, opens ct.sym afresh and compiles
+            assertEquals(0, run(compiler, 4, "new java.util.concurrent.Phaser(0).getRegisteredParties()"));
             ReleaseFileManager fresh = JavaResources.fileManager(JAVAC);
             try {
                 assertTrue(fresh.platform() != platform && fresh.platform() != null && fresh.platform().readable());
@@ -277,14 +279,18 @@ class ReleaseApiTest {
     }
 
     private static Object run(JavaFunctionCompiler compiler, int n) throws Exception {
+        return run(compiler, n, "java.util.List.of(" + n + ").get(0)");
+    }
+
+    private static Object run(JavaFunctionCompiler compiler, int n, String result) throws Exception {
         CompiledFunction f = compiler.compile(ChainingFunctionSource.java("""
                 import io.rpcc.core.*;
                 public class Plain%d implements ChainingFunction {
                     public NextHop apply(ChainState state, Object result) {
-                        return NextHop.end(java.util.List.of(%d).get(0));
+                        return NextHop.end(%s);
                     }
                 }
-                """.formatted(n, n)));
+                """.formatted(n, result)));
         return ((NextHop.End) f.invoke(ChainState.empty(), null)).result();
     }
 
