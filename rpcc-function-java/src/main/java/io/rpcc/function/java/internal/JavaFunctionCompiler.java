@@ -12,7 +12,6 @@ import io.rpcc.core.spi.FunctionCompiler;
 import io.rpcc.core.spi.FunctionFailure;
 import io.rpcc.core.spi.FunctionText;
 import io.rpcc.core.spi.LoaderClassPath;
-import java.io.Writer;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Modifier;
 import java.net.URI;
@@ -105,11 +104,9 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         }
         String className = className(source.source());
         JavaFileObject unit = new SourceObject(className, source.source());
-        Javac run = javac(unit, false);
-        if (!run.ok()) {
-            // again, to say where: with a diagnostic listener javac keeps every tree's end position
-            // (a few per cent of each compilation), so only a compilation that failed pays for it
-            run = javac(unit, true);
+        Javac run = Javac.run(classPathFiles, unit);
+        if (run.brokenPlatform()) {
+            run = Javac.run(classPathFiles, unit); // on the platform classes opened afresh
         }
         Map<String, byte[]> classes = run.classes();
         if (!run.ok()) {
@@ -127,15 +124,6 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         }
         refuseShadowsOfRpcc(source, classes.keySet());
         return load(source, className, sandbox == null ? classes : sandbox.transform(className, classes, source.source()));
-    }
-
-    /** Runs javac once, or twice if the platform classes broke under the first run. */
-    private Javac javac(JavaFileObject unit, boolean diagnostics) {
-        Javac run = Javac.run(classPathFiles, unit, diagnostics);
-        if (run.brokenPlatform()) {
-            run = Javac.run(classPathFiles, unit, diagnostics); // on the platform classes opened afresh
-        }
-        return run;
     }
 
     /**
@@ -344,14 +332,20 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         }
     }
 
-    /** Defines one function's classes; dropped (and its classes unloaded) when the function is evicted. */
+    /**
+     * Defines one function's classes; dropped (and its classes unloaded) when the function is
+     * evicted. It keeps a class file only until it has defined the class (the compiler initializes
+     * them all at once), not for as long as the function stays cached.
+     */
     private static final class FunctionClassLoader extends ClassLoader {
         private static final String BUDGET = Budget.class.getName();
-        private final Map<String, byte[]> classes;
+        private final Set<String> names;
+        private final Map<String, byte[]> undefined;
 
         FunctionClassLoader(ClassLoader parent, Map<String, byte[]> classes) {
             super("rpcc-chaining-function", parent);
-            this.classes = classes;
+            this.names = Set.copyOf(classes.keySet());
+            this.undefined = new ConcurrentHashMap<>(classes);
         }
 
         /**
@@ -367,7 +361,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                 // node's function class loader would find: it must see rpcc-core, not this module
                 return Budget.class;
             }
-            if (!classes.containsKey(name)) {
+            if (!names.contains(name)) {
                 return super.loadClass(name, resolve);
             }
             synchronized (getClassLoadingLock(name)) {
@@ -384,11 +378,13 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
 
         @Override
         protected Class<?> findClass(String name) throws ClassNotFoundException {
-            byte[] bytes = classes.get(name);
+            byte[] bytes = undefined.get(name);
             if (bytes == null) {
                 throw new ClassNotFoundException(name);
             }
-            return defineClass(name, bytes, 0, bytes.length);
+            Class<?> c = defineClass(name, bytes, 0, bytes.length); // may fail: then the bytes stay, to fail alike again
+            undefined.remove(name);
+            return c;
         }
     }
 
@@ -400,8 +396,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
      */
     private record Javac(boolean ok, DiagnosticCollector<JavaFileObject> diagnostics, Map<String, byte[]> classes,
                          boolean brokenPlatform) {
-        /** A run whose diagnostics are collected if {@code collect}, else dropped (and then none are listed). */
-        static Javac run(ClassPathFiles classPath, JavaFileObject unit, boolean collect) {
+        static Javac run(ClassPathFiles classPath, JavaFileObject unit) {
             DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
             Map<String, byte[]> classes = new ConcurrentHashMap<>();
             // one file manager per compilation; idle ones (warm, serving the platform classes from the
@@ -412,8 +407,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             boolean broken;
             try {
                 JavaFileManager memory = new LoaderFileManager(fileManager, classPath, classes);
-                ok = JAVAC.getTask(collect ? null : Writer.nullWriter(), memory, collect ? diagnostics : null,
-                        fileManager.options(), null, List.of(unit)).call();
+                ok = JAVAC.getTask(null, memory, diagnostics, fileManager.options(), null, List.of(unit)).call();
                 broken = !ok && platform != null && !platform.readable(); // checked while the file manager holds it
             } finally {
                 JavaResources.release(fileManager);
