@@ -26,8 +26,8 @@ import javax.tools.SimpleJavaFileObject;
  * read each time.
  */
 final class ClassPathFiles {
-    /** Bytes of class files kept at most. */
-    static final long MAX_CACHED_BYTES = 16L << 20;
+    /** Bytes of class files kept at most, per compiler (per node). */
+    static final long MAX_CACHED_BYTES = 8L << 20;
 
     private final LoaderClassPath classPath;
     /** Package → its class files; only packages with classes (javac also asks for many without). */

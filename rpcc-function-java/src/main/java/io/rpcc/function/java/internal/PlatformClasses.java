@@ -45,8 +45,11 @@ final class PlatformClasses {
      */
     private final Map<String, byte[]> contents = new ConcurrentHashMap<>();
     private final AtomicLong cachedBytes = new AtomicLong();
-    /** Bytes of signature files kept at most: a warm node reads a few hundred files, a few MB. */
-    static final long MAX_CACHED_BYTES = 32L << 20;
+    /**
+     * Bytes of signature files kept at most: a warm node reads a few hundred files, a few MB; functions
+     * that reach into many more of the platform's classes (a hostile peer's, say) cost the JVM no more.
+     */
+    static final long MAX_CACHED_BYTES = 8L << 20;
 
     private PlatformClasses(FileSystem ctSym, Map<String, List<Path>> modules, Path probe) {
         this.ctSym = ctSym;
