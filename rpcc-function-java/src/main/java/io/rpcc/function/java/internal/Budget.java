@@ -140,9 +140,14 @@ public final class Budget {
      * invocation that has run for less than {@value #CPU_FREE_NANOS} ns (almost every one) cannot be
      * over any limit above that, and its CPU time is not read at all: the JVM's CPU-time read is a
      * system call, the dearest part of a short invocation. The first read (at a check past that
-     * time, or by the {@link SandboxWatchdog} within its period) takes a baseline and counts all the
-     * time run until then as CPU time used: it can only overcount (by the time before the baseline
-     * that the thread did not run), never undercount.
+     * time, or by the {@link SandboxWatchdog} within its period) takes a baseline and counts the
+     * time run until then as CPU time used, at most {@link #MAX_UNMEASURED_NANOS}: the watchdog
+     * takes it within {@value SandboxWatchdog#PERIOD_MS} ms unless the whole JVM stalled (a
+     * garbage-collection pause, the process descheduled on a loaded machine), and the time of a
+     * stall, when the invocation's thread did not run either, must not count as its CPU time (it made
+     * functions on loaded nodes fail their CPU limit having used next to none). So it overcounts by
+     * at most that cap, and undercounts only CPU time used before a baseline the watchdog was kept
+     * from taking for longer than the cap; the wall-time limit bounds that too.
      */
     private boolean cpuOver() {
         CpuBase base = cpuBase;
@@ -151,7 +156,8 @@ public final class Budget {
             if (bound < CPU_FREE_NANOS && maxCpuNanos >= CPU_FREE_NANOS) {
                 return false;
             }
-            CPU_BASE.compareAndSet(this, null, new CpuBase(MX.getCurrentThreadCpuTime(), bound));
+            CPU_BASE.compareAndSet(this, null, new CpuBase(MX.getCurrentThreadCpuTime(),
+                    Math.min(bound, MAX_UNMEASURED_NANOS)));
             base = cpuBase;
         }
         if (base.cpu() < 0) {
@@ -175,7 +181,8 @@ public final class Budget {
      */
     void baseCpu(long threadCpu, long nowNanos) {
         if (cpuBase == null) {
-            CPU_BASE.compareAndSet(this, null, new CpuBase(threadCpu, Math.max(cpuBound(nowNanos), 0)));
+            CPU_BASE.compareAndSet(this, null, new CpuBase(threadCpu,
+                    Math.min(Math.max(cpuBound(nowNanos), 0), MAX_UNMEASURED_NANOS)));
         }
     }
 
@@ -186,6 +193,12 @@ public final class Budget {
 
     /** How long an invocation runs before its CPU time is read (see {@link #cpuOver}). */
     static final long CPU_FREE_NANOS = 1_000_000;
+
+    /**
+     * The most time before the CPU-time baseline that counts as CPU time used (see {@link #cpuOver}):
+     * five watchdog periods.
+     */
+    static final long MAX_UNMEASURED_NANOS = 5 * SandboxWatchdog.PERIOD_MS * 1_000_000;
 
     static void enter(Budget b) {
         CURRENT.set(b);
