@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.channel.Channel;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
@@ -12,6 +13,8 @@ import io.rpcc.core.ChainContext;
 import io.rpcc.core.FlowControlException;
 import io.rpcc.core.ServiceFunctionException;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
@@ -28,6 +31,9 @@ class ReplyFlowControlTest {
     static Cluster cluster;
     static RpccClient client;
     static final AtomicReference<Throwable> producerFailure = new AtomicReference<>();
+    static final Set<Channel> cutConnections = ConcurrentHashMap.newKeySet();
+    static final AtomicReference<Throwable> cutFailure = new AtomicReference<>();
+    static volatile long cutFailedAtNanos;
 
     @BeforeAll
     static void start() {
@@ -50,6 +56,22 @@ class ReplyFlowControlTest {
                         }
                     } catch (RuntimeException e) {
                         producerFailure.set(e);
+                        throw e;
+                    }
+                    return n;
+                }));
+        cluster.server("cut", b -> b
+                .replyWriteTimeout(Duration.ofSeconds(60))
+                .pipelineCustomizer(p -> cutConnections.add(p.channel()))
+                .service("flood", p -> {
+                    int n = (Integer) p;
+                    try {
+                        for (int i = 0; i < n; i++) {
+                            ChainContext.current().preturn(i + ":" + PAYLOAD);
+                        }
+                    } catch (RuntimeException e) {
+                        cutFailedAtNanos = System.nanoTime();
+                        cutFailure.set(e);
                         throw e;
                     }
                     return n;
@@ -112,5 +134,36 @@ class ReplyFlowControlTest {
         String message = producerFailure.get().getMessage();
         assertTrue(message.contains("hop 1 at 'impatient'") && message.contains("has not read partial replies for 300 ms"),
                 message);
+    }
+
+    @Test
+    void aProducerWaitingForRoomStopsSoonAfterItsConnectionToTheOriginatorCloses() throws Exception {
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("cut", "flood").params(1_000_000)
+                .timeout(Duration.ofSeconds(90)), String.class);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (replies.maxBuffered() < BUFFER && System.nanoTime() < until) {
+            Thread.sleep(10); // read nothing: the buffer fills and the producer waits for room
+        }
+        assertEquals(BUFFER, replies.maxBuffered(), "the buffer filled up");
+        Thread.sleep(200); // the producer has asked for room and waits
+        long closedAt = System.nanoTime();
+        cutConnections.forEach(Channel::close); // the grant it waits for would come on one of these
+
+        until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (cutFailure.get() == null && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        // Before the wait for room watched the connection, the producer waited out its reply write
+        // timeout (60 s here) for a grant that could no longer come, its chain alive all along.
+        assertInstanceOf(RuntimeException.class, cutFailure.get(), "preturn gave up soon after the close");
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(cutFailedAtNanos - closedAt);
+        assertTrue(waitedMs < 10_000, "preturn gave up " + waitedMs + " ms after the connection closed");
+        String message = cutFailure.get().getMessage();
+        assertTrue(message.contains("closed while hop 1 at 'cut' waited"), message);
+        while (replies.hasMore()) {
+            replies.next();
+        }
+        assertTrue(replies.isPartial());
+        assertFalse(replies.timedOut(), "the chain ended with the hop's failure, not its timeout");
     }
 }

@@ -415,8 +415,10 @@ final class HopReplies implements Replies {
                 // the cancel wakes the wait (control.whenCancelled in window()), since the thread may be one it
                 // does not interrupt (a captured or pushed context, a chaining function); the time waited for
                 // the reader is not a sandboxed chaining function's own (WallClock)
+                // the wait also ends soon after the connection closes: the grant would have come on it
                 try (var waiting = WallClock.waitingForReader(writeTimeout)) {
-                    got = w.acquire(size, writeTimeout, control::isCancelled, (r, b, want) -> ask(ch, r, b, want), send);
+                    got = w.acquire(size, writeTimeout, () -> control.isCancelled() || !ch.isActive(),
+                            (r, b, want) -> ask(ch, r, b, want), send);
                 }
             }
         } catch (InterruptedException e) {
@@ -430,6 +432,11 @@ final class HopReplies implements Replies {
         if (!got && abandoned) {
             throw failure(ChainErrorCode.NODE_CLOSED, "server '" + node.name() + "' was closed while hop " + header.hop()
                     + " waited to send a partial reply");
+        }
+        if (!got && !ch.isActive()) {
+            throw failure(ChainErrorCode.HOP_UNREACHABLE, "the connection to the originator '" + header.replyTo().node()
+                    + "' closed while hop " + header.hop() + " at '" + node.name() + "' waited for room to send it a "
+                    + "partial reply");
         }
         if (!got) {
             throw failure(ChainErrorCode.FLOW_CONTROL, "hop " + header.hop() + " at '" + node.name() + "' could not send "

@@ -267,13 +267,17 @@ final class ReplyRelay {
             }
             SendWindow w = out.computeIfAbsent(stream,
                     k -> streams.open(creator.chainId(), outSecret, hop, stream.host()));
-            written = w.acquire(frame.readableBytes(), writeTimeout, (r, b, want) -> ask(ch, stream, r, b, want),
+            written = w.acquire(frame.readableBytes(), writeTimeout, () -> cancelled || !ch.isActive(),
+                    (r, b, want) -> ask(ch, stream, r, b, want),
                     () -> node.transport().write(ch, frame).whenComplete((v, e) -> {
                         if (e != null) {
                             lost("a partial reply of hop " + hop + " was not sent on: " + Node.unwrap(e));
                         }
                     }));
-            if (!written) {
+            if (!written && !cancelled && !ch.isActive()) {
+                lost("the connection to '" + creator.replyTo().node() + "' closed while a reply of hop " + hop
+                        + " waited for room: the reply is dropped");
+            } else if (!written) {
                 lost("no room in the reply window of '" + creator.replyTo().node() + "' for "
                         + writeTimeout.toMillis() + " ms: a reply of hop " + hop + " is dropped");
             }

@@ -19,6 +19,9 @@ final class SendWindow {
         void ask(int replies, long bytes, long wantBytes);
     }
 
+    /** The longest a thread waits for room before it checks again whether it should give up. */
+    static final Duration GIVE_UP_CHECK = Duration.ofMillis(100);
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition granted = lock.newCondition();
     private long replies;
@@ -46,11 +49,14 @@ final class SendWindow {
      * {@link #acquire(long, Duration, Asker, Runnable)}, giving up (false) as soon as {@code giveUp}
      * is true when there is no room: it is checked under this window's lock before each wait, so a
      * {@link #wake()} after it becomes true ends the wait at once (the hop's cancel does that: the
-     * waiting thread may be one that the cancel does not interrupt).
+     * waiting thread may be one that the cancel does not interrupt), and at least every
+     * {@link #GIVE_UP_CHECK} while waiting (so that a condition nothing wakes the window for, such as
+     * the connection the grant would come on closing, ends the wait soon too).
      */
     boolean acquire(long size, Duration timeout, BooleanSupplier giveUp, Asker asker, Runnable send)
             throws InterruptedException {
-        long left = timeout.toNanos();
+        long timeoutNanos = timeout.toNanos();
+        long deadline = System.nanoTime() + timeoutNanos;
         lock.lock();
         try {
             while (replies < 1 || bytes < size) {
@@ -65,10 +71,11 @@ final class SendWindow {
                     asked = size;
                     asker.ask(giveReplies, giveBytes, size); // encodes and queues a small frame: does not block
                 }
+                long left = timeoutNanos <= 0 ? 0 : deadline - System.nanoTime();
                 if (left <= 0) {
                     return false;
                 }
-                left = granted.awaitNanos(left);
+                granted.awaitNanos(Math.min(left, GIVE_UP_CHECK.toNanos()));
             }
             replies--;
             bytes -= size;
