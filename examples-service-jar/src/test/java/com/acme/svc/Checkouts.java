@@ -9,6 +9,7 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,6 +55,25 @@ final class Checkouts {
                         new Progress("A-17", "quoted 2250 cents", pricing),
                         new Progress("A-17", "reserved", stock)).sorted(order).toList(),
                 received.stream().sorted(order).toList());
+    }
+
+    /**
+     * Runs the static route {@code order} at {@code first} then {@code price} at {@code pricing} (no
+     * chaining function of the application's: the route's own steers it), and checks the quote, the
+     * path and the two partial replies {@code price} sends with the application's {@code Progress}.
+     */
+    static void runStaticRouteAndCheck(RpccClient client, String first, String pricing) {
+        StaticRoute route = StaticRoute.of(StaticRoute.hop(first, "order"), StaticRoute.hop(pricing, "price"));
+        ReplySet<Progress> replies = client.startChainWithReplies(ChainCall.along(route, "B-9"), Progress.class);
+
+        List<Progress> received = replies.stream().toList();
+        ChainResult result = replies.result().join();
+
+        assertEquals(new Quote("B-9", 3 * 150 + 2 * 900, pricing), result.value());
+        assertEquals(List.of(first, pricing), result.path());
+        assertFalse(replies.isPartial(), "the reply set ended complete");
+        assertEquals(List.of(new Progress("B-9", "priced pen", pricing), new Progress("B-9", "priced ink", pricing)),
+                received, "one hop's replies arrive in the order it sent them");
     }
 
     /** The service jar the build packaged (target/acme-orders.jar). */

@@ -66,4 +66,9 @@ class NodeContainersServiceJarIT {
         assertTrue(b.getLogs().contains("(transport epoll)"), "node-b runs on epoll in its container");
         assertTrue(a.getLogs().contains("(transport nio)"), "node-a runs on NIO");
     }
+
+    @Test
+    void aStaticRouteRunsAcrossTwoContainersWithTheServiceJarsTypes() {
+        Checkouts.runStaticRouteAndCheck(client, "node-c", "node-b");
+    }
 }

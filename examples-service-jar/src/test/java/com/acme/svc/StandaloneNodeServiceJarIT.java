@@ -43,6 +43,7 @@ class StandaloneNodeServiceJarIT {
             try (RpccClient client = RpccClient.builder().resolver(names).types(Checkouts.types())
                     .timeout(Duration.ofSeconds(60)).build().start()) {
                 Checkouts.runAndCheck(client, "a", "b", "a");
+                Checkouts.runStaticRouteAndCheck(client, "a", "b");
             } catch (RuntimeException | AssertionError e) {
                 throw new AssertionError(e + "\n" + a.output() + "\n" + b.output(), e);
             }
