@@ -18,7 +18,7 @@ import io.rpcc.core.FrameTooLargeException;
 import io.rpcc.core.HopLimitExceededException;
 import io.rpcc.core.HopPath;
 import io.rpcc.core.StaticRoute;
-import java.nio.ByteBuffer;
+import io.rpcc.core.testing.MalformedRoutes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -139,16 +139,7 @@ class StaticRouteTest {
     @Test
     void aMalformedRouteFailsItsHopWithATypedErrorAndTheNodesKeepServing() {
         byte[] good = (byte[]) route(4).initialState().get(StaticRoute.ROUTE);
-        int second = ByteBuffer.wrap(good).getInt(5 + 4); // the entry of hop 1, the one s1 reads next
-        List<byte[]> hostile = List.of(
-                new byte[0],
-                new byte[] {1, 0, 0, 0, 9},
-                with(good, 0, 7), // a layout no one knows
-                withInt(good, 1, Integer.MAX_VALUE), // more hops than it has offsets for
-                withInt(good, 5 + 4, good.length), // an offset past its end
-                withInt(good, 5 + 4, -1), // a negative offset
-                withInt(good, second, Integer.MAX_VALUE), // a name longer than the array
-                withInt(good, second, -5)); // a negative length
+        List<byte[]> hostile = MalformedRoutes.of(good);
         for (byte[] route : hostile) {
             ChainingFunctionException e = assertThrows(ChainingFunctionException.class, () -> client.runChain(
                     ChainCall.to("s1", "echo").params("x").chainingFunction(StaticRoute.CHAINING_FUNCTION)
@@ -171,17 +162,5 @@ class StaticRouteTest {
         assertThrows(FrameTooLargeException.class, () -> client.runChain(ChainCall.to("s1", "echo").params("x")
                 .chainingFunction(StaticRoute.CHAINING_FUNCTION).state(ChainState.of(StaticRoute.ROUTE, huge,
                         StaticRoute.NEXT, 1))));
-    }
-
-    private static byte[] with(byte[] b, int at, int value) {
-        byte[] copy = b.clone();
-        copy[at] = (byte) value;
-        return copy;
-    }
-
-    private static byte[] withInt(byte[] b, int at, int value) {
-        byte[] copy = b.clone();
-        ByteBuffer.wrap(copy).putInt(at, value);
-        return copy;
     }
 }

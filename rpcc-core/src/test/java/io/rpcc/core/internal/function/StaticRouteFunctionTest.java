@@ -15,6 +15,7 @@ import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.testing.MalformedRoutes;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -85,24 +86,14 @@ class StaticRouteFunctionTest {
         try {
             var f = rt.load(StaticRoute.CHAINING_FUNCTION).function();
             byte[] good = (byte[]) ROUTE.initialState().get(StaticRoute.ROUTE);
-            int second = java.nio.ByteBuffer.wrap(good).getInt(5 + 4); // the entry of hop 1, the one read next
-            List<ChainState> hostile = List.of(
+            List<ChainState> hostile = new ArrayList<>(List.of(
                     ChainState.empty(), // no route at all
                     route(List.of("s1", "s2"), 1), // the old layout: lists of names
                     route("s1", 1),
                     ChainState.of(StaticRoute.ROUTE, good, StaticRoute.NEXT, "1"),
                     route(good, -1),
-                    route(new byte[0], 1),
-                    route(new byte[] {1, 0, 0, 0}, 1), // shorter than its header
-                    route(with(good, 0, 2), 1), // a layout this build does not know
-                    route(with(good, 4, 0), 1), // no hops
-                    route(withInt(good, 1, Integer.MAX_VALUE), 1), // more hops than offsets
-                    route(withInt(good, 1, 0x4000_0001), 1), // 5 + 4 × hops overflows
-                    route(withInt(good, 5 + 4, good.length - 3), 1), // an offset past the end
-                    route(withInt(good, 5 + 4, -8), 1), // a negative offset
-                    route(withInt(good, second, Integer.MAX_VALUE), 1), // a server name longer than the array
-                    route(withInt(good, second, -1), 1), // a negative length
-                    route(java.util.Arrays.copyOf(good, good.length - 1), 2)); // the last name cut short
+                    route(MalformedRoutes.cutShort(good), 2))); // the last name cut short
+            MalformedRoutes.of(good).forEach(r -> hostile.add(route(r, 1)));
             for (ChainState s : hostile) {
                 HopFailure e = assertThrows(HopFailure.class, () -> rt.invoke(f, s, "r"), s::toString);
                 assertEquals(ChainErrorCode.CHAINING_FUNCTION_FAILED, e.code(), s::toString);
@@ -114,18 +105,6 @@ class StaticRouteFunctionTest {
 
     private static ChainState route(Object route, Object next) {
         return ChainState.of(StaticRoute.ROUTE, route, StaticRoute.NEXT, next);
-    }
-
-    private static byte[] with(byte[] b, int at, int value) {
-        byte[] copy = b.clone();
-        copy[at] = (byte) value;
-        return copy;
-    }
-
-    private static byte[] withInt(byte[] b, int at, int value) {
-        byte[] copy = b.clone();
-        java.nio.ByteBuffer.wrap(copy).putInt(at, value);
-        return copy;
     }
 
     @Test
