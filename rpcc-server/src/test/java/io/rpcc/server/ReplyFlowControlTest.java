@@ -12,7 +12,10 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.FlowControlException;
 import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.SubChain;
+import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +37,7 @@ class ReplyFlowControlTest {
     static final Set<Channel> cutConnections = ConcurrentHashMap.newKeySet();
     static final AtomicReference<Throwable> cutFailure = new AtomicReference<>();
     static volatile long cutFailedAtNanos;
+    static final Set<Channel> relayConnections = ConcurrentHashMap.newKeySet();
 
     @BeforeAll
     static void start() {
@@ -76,6 +80,9 @@ class ReplyFlowControlTest {
                     }
                     return n;
                 }));
+        cluster.server("relay", b -> b
+                .pipelineCustomizer(p -> relayConnections.add(p.channel()))
+                .service("start", p -> SubChain.to("producer", "flood").params(p))); // its replies pass through here
         client = cluster.client(b -> b.replyBufferSize(BUFFER));
     }
 
@@ -165,5 +172,41 @@ class ReplyFlowControlTest {
         }
         assertTrue(replies.isPartial());
         assertFalse(replies.timedOut(), "the chain ended with the hop's failure, not its timeout");
+    }
+
+    @Test
+    void aCreatorPassingOnRepliesAsksForRoomAfreshOnTheNextConnection() throws Exception {
+        int sent = 3_000;
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("relay", "start").params(sent)
+                .timeout(Duration.ofSeconds(90)), String.class);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (replies.maxBuffered() < BUFFER && System.nanoTime() < until) {
+            Thread.sleep(10); // read nothing: the relay at 'relay' waits for room, the producer fills the relay
+        }
+        assertEquals(BUFFER, replies.maxBuffered(), "the buffer filled up");
+        Thread.sleep(300);
+        // the relay's connection to the client (it dials the client's address): its requests for room
+        // went out on it, and the grants would come back on it; 'producer' keeps its connections
+        int clientPort = client.address().getPort();
+        List<Channel> toClient = relayConnections.stream().filter(ch -> ch.remoteAddress() instanceof InetSocketAddress a
+                && a.getPort() == clientPort).toList();
+        assertFalse(toClient.isEmpty(), "the relay's connection to the client");
+        long closedAt = System.nanoTime();
+        toClient.forEach(Channel::close);
+        int read = 0;
+        while (replies.hasMore()) {
+            replies.next();
+            read++;
+        }
+        long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closedAt);
+        // Before the relay forgot the streams of a closed connection, the first reply it passed on over the
+        // next connection waited out the reply write timeout (30 s), then the next, and so on: it did not
+        // ask there for the room it had asked for on the closed one.
+        assertTrue(tookMs < 20_000, "the chain ended " + tookMs + " ms after the close, " + read + " replies read");
+        assertFalse(replies.timedOut());
+        assertEquals(sent, replies.result().join().value());
+        // lost: the reply the relay waited to pass on, and any on their way on the closed connection (at
+        // most what the client had granted, the buffer's size)
+        assertTrue(read >= sent - 2 * BUFFER, read + " of " + sent + " replies read");
     }
 }

@@ -353,6 +353,22 @@ final class ReplyRelay {
             // unreachable: the caller counts what is lost
         }
         channel = null;
+        forgetStreams();
         return null;
+    }
+
+    /**
+     * Closes the outgoing streams (the connection they asked for room on is gone): the room they held
+     * and the grant they may wait for were on it. A stream of the same reply stream opened on the next
+     * connection asks for room afresh, rather than wait out the reply write timeout for an answer to a
+     * request that went out on the closed one.
+     */
+    private void forgetStreams() {
+        for (var e : out.entrySet()) {
+            ReplyStream s = e.getKey();
+            streams.release(creator.chainId(), outSecret, s.hop(), s.host(), e.getValue(), (replies, bytes, want) -> {
+            });
+        }
+        out.clear();
     }
 }
