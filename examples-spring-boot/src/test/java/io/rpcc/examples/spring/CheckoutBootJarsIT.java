@@ -174,6 +174,18 @@ class CheckoutBootJarsIT {
                 .doesNotContain("function-runner processes"); // shipping runs it in its own JVM (the default)
     }
 
+    /**
+     * The express endpoint runs a static route, catalog then shipping, with the application's types; the
+     * catalog, which runs Java chaining functions in runner processes, runs the route's step in its own
+     * JVM (it is rpcc's code, not a function to compile or isolate).
+     */
+    @Test
+    void theExpressEndpointRunsAStaticRouteAcrossTheBootJars() throws Exception {
+        HttpResponse<String> response = get("/express/o-4?sku=KB-42&quantity=1&country=US");
+        assertThat(response.statusCode()).as(response.body() + logs()).isEqualTo(200);
+        assertThat(response.body()).as(logs()).isEqualTo("{\"orderId\":\"o-4\",\"totalCents\":4999,\"carrier\":\"air\",\"days\":5}");
+    }
+
     @Test
     void aFailingHopEndsTheStreamWithAnErrorEventNamingTheApplication() throws Exception {
         List<String[]> events = events(get("/checkout/o-2?sku=NOPE").body());

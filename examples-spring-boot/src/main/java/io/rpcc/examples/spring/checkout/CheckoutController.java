@@ -1,6 +1,7 @@
 package io.rpcc.examples.spring.checkout;
 
 import io.rpcc.examples.spring.model.Order;
+import io.rpcc.examples.spring.model.Shipment;
 import io.rpcc.spring.boot.web.RpccSse;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -40,5 +41,16 @@ public class CheckoutController {
                                @RequestParam(defaultValue = "1") int quantity,
                                @RequestParam(defaultValue = "FR") String country) {
         return RpccSse.emitter(checkout.start(new Order(id, sku, quantity, country)));
+    }
+
+    /**
+     * Checks order {@code id} out along the express route (a static route: catalog, then shipping) and
+     * answers the {@code Shipment} as JSON: {@code GET /express/o-1?sku=KB-42&quantity=2&country=FR}.
+     */
+    @GetMapping("/express/{id}")
+    public Shipment express(@PathVariable String id, @RequestParam String sku,
+                            @RequestParam(defaultValue = "1") int quantity,
+                            @RequestParam(defaultValue = "FR") String country) {
+        return checkout.express(new Order(id, sku, quantity, country));
     }
 }

@@ -5,6 +5,7 @@ import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.client.ReplySet;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.StaticRoute;
 import io.rpcc.examples.spring.model.Order;
 import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
@@ -31,6 +32,20 @@ public class CheckoutService {
     /** The chain that checks {@code order} out. */
     static ChainCall chain(Order order) {
         return ChainCall.to("catalog", "price").params(order).chainingFunction(CHECKOUT);
+    }
+
+    /**
+     * The express route: the catalog's {@code price}, then shipping's {@code ship} on what it returns, as a
+     * static route. No chaining function of the application's runs: each server reads the next hop from
+     * the route in the chain's state (rpcc's own step, neither compiled nor sandboxed), and there are no
+     * partial replies.
+     */
+    static final StaticRoute EXPRESS = StaticRoute.of(StaticRoute.hop("catalog", "price"),
+            StaticRoute.hop("shipping", "ship"));
+
+    /** Prices and ships {@code order} along the {@link #EXPRESS} route. */
+    public Shipment express(Order order) {
+        return rpcc.runChain(ChainCall.along(EXPRESS, order)).value(Shipment.class);
     }
 
     /** Prices and ships {@code order} (its progress replies are in the result's {@code replies()}, unused here). */
