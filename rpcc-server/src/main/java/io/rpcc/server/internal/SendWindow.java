@@ -56,7 +56,7 @@ final class SendWindow {
     boolean acquire(long size, Duration timeout, BooleanSupplier giveUp, Asker asker, Runnable send)
             throws InterruptedException {
         long timeoutNanos = timeout.toNanos();
-        long deadline = System.nanoTime() + timeoutNanos;
+        long deadline = 0; // set when a wait first starts (a reply that finds room reads no clock)
         lock.lock();
         try {
             while (replies < 1 || bytes < size) {
@@ -70,6 +70,9 @@ final class SendWindow {
                     bytes = 0;
                     asked = size;
                     asker.ask(giveReplies, giveBytes, size); // encodes and queues a small frame: does not block
+                }
+                if (timeoutNanos > 0 && deadline == 0) {
+                    deadline = System.nanoTime() + timeoutNanos | 1; // (never 0)
                 }
                 long left = timeoutNanos <= 0 ? 0 : deadline - System.nanoTime();
                 if (left <= 0) {
