@@ -434,6 +434,12 @@ public final class RpccServer implements AutoCloseable {
             return this;
         }
 
+        /** The default policy isolates the functions of unverified chains; one of the server's own may not. */
+        @Override
+        protected boolean isolatesUnverifiedChains() {
+            return policy == ChainPolicy.ALLOW_ALL;
+        }
+
         /**
          * Whether the sub-chains this server's service functions start are composed with their parent
          * chains (paper 3.4, Fig. 5c; on by default): the node where a sub-chain ends runs the parent's

@@ -351,6 +351,30 @@ public class IsolatedJavaFunctionTest {
         }
     }
 
+    /**
+     * In plaintext under the default policy every chain's Java functions run in runners, so a
+     * {@code BY_TRUST} node starts its spares with the node, as a {@code PROCESS} node does: the first
+     * chain finds one warm rather than wait for a JVM to start. (With mutual TLS, or a policy of the
+     * server's own, the pool waits for the first function that needs it: the tests above and below.)
+     */
+    @Test
+    void byTrustInPlaintextStartsItsRunnersWithTheNode() throws Exception {
+        try (Cluster plain = new Cluster()) {
+            RpccServer eager = plain.server("eager", b -> b.functionIsolation(FunctionIsolation.BY_TRUST)
+                    .functionRunners(1, 1, 4, 64).service("echo", p -> p));
+            assertNotNull(eager.functionRunners(), "the pool started with the node, before any chain");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (eager.functionRunners().stats().idle() < 1 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            FunctionRunnerPool.Stats before = eager.functionRunners().stats();
+            assertEquals(1, before.idle(), "its spare started and warmed with no chain asking: " + before);
+            assertEquals(1, before.started(), before.toString());
+            assertEquals("e0,e1,e2", plain.client(b -> b.timeout(Duration.ofSeconds(90)))
+                    .runChain("eager", "echo", "e", FINE, ChainState.empty()).value());
+        }
+    }
+
     @Test
     void byTrustRunsWhereTheChainPolicyChose() throws Exception {
         try (Cluster tls = new Cluster(Cluster.Security.MUTUAL_TLS); Cluster plain = new Cluster()) {

@@ -381,8 +381,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
 
     /**
      * Sizes the node's pool of function-runner processes (used by {@link #functionIsolation}
-     * {@code PROCESS}, started with the node, and {@code BY_TRUST}, started with the first function that
-     * needs one): at most
+     * {@code PROCESS}, started with the node, and {@code BY_TRUST}, started with the node in plaintext
+     * under the default chain policy, else with the first function that needs one): at most
      * {@code runners} invocations run at once, each in a runner JVM of its own with a heap of
      * {@code heapMegabytes} MiB; {@code spares} idle runners are kept started; at most
      * {@code queue} invocations wait for a runner, more are refused with a retryable failure.
@@ -760,6 +760,16 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
         return value;
     }
 
+    /**
+     * Whether this node's chain policy runs the functions of a chain whose originator is not verified
+     * in runner processes, as the default policy does (a server with a policy of its own may choose
+     * otherwise: then a {@code BY_TRUST} node in plaintext starts its runner pool with the first function
+     * that needs it, not with the node).
+     */
+    protected boolean isolatesUnverifiedChains() {
+        return true;
+    }
+
     /** The configured hop limit. */
     protected int maxHops() {
         return maxHops;
@@ -792,7 +802,9 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                 new Node.ChainRules(maxHops, replyWriteTimeout, deadlineNetworkAllowance, heartbeatNetworkAllowance),
                 types, new HopThreads(ex, executor != null ? ExecutorOwner.USER : ExecutorOwner.RPCC),
                 FunctionRuntime.forNode(types, sandbox, functionCacheSize, maxFunctionSourceChars,
-                maxQueuedCompiles, functionClassLoaderOrDefault()).isolated(functionIsolation, functionRunners)
+                maxQueuedCompiles, functionClassLoaderOrDefault()).isolated(functionIsolation, functionRunners,
+                        functionIsolation == FunctionIsolation.PROCESS
+                                || functionIsolation == FunctionIsolation.BY_TRUST && tls == null && isolatesUnverifiedChains())
                         .knowing(knownFunctions, Math.min(maxPrecompiledFunctions, functionCacheSize), precompileBudget),
                 sourceFetcher);
     }

@@ -135,8 +135,9 @@ public final class FunctionRuntime {
      * @param limits the sandbox's limits (null: no sandbox, and every function runs in-process)
      * @param classLoader the node's function class loader
      */
+    /** Where Java functions run; {@code startRunners}: the runner pool starts with the runtime, not on first use. */
     private record Isolation(FunctionIsolation mode, RunnerPoolSettings pool, TypeRegistry types, SandboxLimits limits,
-                             ClassLoader classLoader) {
+                             ClassLoader classLoader, boolean startRunners) {
     }
 
     /** A fetcher for a runtime that cannot fetch referenced functions (it fails them). */
@@ -207,7 +208,7 @@ public final class FunctionRuntime {
         }
         return new FunctionRuntime(maxCached, compilers, maxSourceChars, maxQueuedCompiles,
                 () -> compilers.stream().mapToInt(FunctionCompiler::abandonedThreads).sum(),
-                new Isolation(FunctionIsolation.IN_PROCESS, RunnerPoolSettings.DEFAULT, types, limits, classLoader));
+                new Isolation(FunctionIsolation.IN_PROCESS, RunnerPoolSettings.DEFAULT, types, limits, classLoader, false));
     }
 
     /**
@@ -216,9 +217,19 @@ public final class FunctionRuntime {
      * ({@code limits} null) every function runs in-process.
      */
     public FunctionRuntime isolated(FunctionIsolation mode, RunnerPoolSettings pool) {
+        return isolated(mode, pool, mode == FunctionIsolation.PROCESS);
+    }
+
+    /**
+     * {@link #isolated(FunctionIsolation, RunnerPoolSettings)}; if {@code startRunners}, the runner
+     * pool starts with the runtime ({@link #open()}), its spares warming while the node starts, rather
+     * than with the first function that needs a runner: for a node whose every Java function will run
+     * in one (as {@code PROCESS}, or {@code BY_TRUST} where no originator can be verified).
+     */
+    public FunctionRuntime isolated(FunctionIsolation mode, RunnerPoolSettings pool, boolean startRunners) {
         FunctionRuntime r = new FunctionRuntime(maxCached, compilers.values(), maxSourceChars, maxQueuedCompiles,
                 abandonedSandboxThreads, new InNode(refusals, fetcher, node),
-                new Isolation(mode, pool, isolation.types(), isolation.limits(), isolation.classLoader()));
+                new Isolation(mode, pool, isolation.types(), isolation.limits(), isolation.classLoader(), startRunners));
         r.known = known;
         return r;
     }
@@ -299,7 +310,7 @@ public final class FunctionRuntime {
     public FunctionRuntime open() {
         FunctionResources.acquire();
         compilers.values().forEach(FunctionCompiler::open);
-        if (isolation.mode() == FunctionIsolation.PROCESS && isolation.limits() != null
+        if (isolation.startRunners() && isolation.mode() != FunctionIsolation.IN_PROCESS && isolation.limits() != null
                 && compilers.containsKey(FunctionLanguage.JAVA)) {
             runners(); // every Java function runs in a runner: start the spares now, not with the first chain
         }
