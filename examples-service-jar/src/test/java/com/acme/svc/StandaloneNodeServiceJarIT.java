@@ -36,6 +36,9 @@ class StandaloneNodeServiceJarIT {
              NodeProcess b = NodeProcess.start("b", work.resolve("b"), env("b", portB, peers))) {
             assertEquals("rpcc node 'a' ready at 127.0.0.1:" + portA, a.awaitLine("rpcc node 'a' ready", START));
             assertEquals("rpcc node 'b' ready at 127.0.0.1:" + portB, b.awaitLine("rpcc node 'b' ready", START));
+            // ready once warm: in plaintext (by-trust) its Java functions run in runners, started with the node
+            assertTrue(a.output().contains("rpcc node 'a' warmed its chaining-function compilers and function runners in"),
+                    a.output());
 
             StaticNameResolver names = new StaticNameResolver()
                     .register("a", new InetSocketAddress("127.0.0.1", portA))

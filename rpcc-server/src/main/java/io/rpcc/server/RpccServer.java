@@ -83,6 +83,19 @@ public final class RpccServer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Waits, at most {@code timeout}, for what this server warms in the background after {@link #start()}:
+     * its chaining-function compilers (javac, GraalJS; once per JVM), the functions it knows at start
+     * (precompiled), and the spare function runners of a pool it starts with the node (see
+     * {@link Builder#functionIsolation}). Chains are served meanwhile; the first ones pay what is not warm
+     * yet. A node can wait for this before it reports itself ready, as the standalone node does.
+     *
+     * @return true if all of it is warm, false if the timeout came first (or a runner failed to start)
+     */
+    public boolean awaitWarmUp(Duration timeout) throws InterruptedException {
+        return node.functions().awaitWarmUp(Math.max(0, timeout.toMillis()));
+    }
+
     /** The server's name. */
     public String name() {
         return node.name();
@@ -434,10 +447,13 @@ public final class RpccServer implements AutoCloseable {
             return this;
         }
 
-        /** The default policy isolates the functions of unverified chains; one of the server's own may not. */
+        /**
+         * The default policy and {@link AllowListPolicy} (the standalone node's) isolate the functions of
+         * unverified chains; one of the server's own may not.
+         */
         @Override
         protected boolean isolatesUnverifiedChains() {
-            return policy == ChainPolicy.ALLOW_ALL;
+            return policy == ChainPolicy.ALLOW_ALL || policy instanceof AllowListPolicy;
         }
 
         /**

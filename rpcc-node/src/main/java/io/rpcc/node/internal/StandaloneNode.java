@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,11 +16,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running standalone node: its health endpoint, its service jars and its server. {@link #start}
- * brings them up in that order (so {@code /ready} answers 503 while the node starts) and prints the
- * ready line; {@link #stop} drains the server and prints the stopped line.
+ * brings them up in that order (so {@code /ready} answers 503 while the node starts), waits for its
+ * compilers and spare function runners to be warm (at most {@link #WARM_UP_WAIT}) and prints the ready
+ * line; {@link #stop} drains the server and prints the stopped line.
  */
 public final class StandaloneNode {
     private static final Logger log = LoggerFactory.getLogger(StandaloneNode.class);
+    /** The longest a starting node waits for its compilers and spare function runners to be warm before it is ready. */
+    static final Duration WARM_UP_WAIT = Duration.ofSeconds(30);
 
     private final NodeConfig config;
     private final PrintStream out;
@@ -35,6 +39,26 @@ public final class StandaloneNode {
         this.health = health;
         this.services = services;
         this.server = server;
+    }
+
+    /**
+     * Waits (at most {@link #WARM_UP_WAIT}) for the node's chaining-function compilers and spare
+     * function runners to be warm before it says it is ready, so that traffic sent to it once {@code /ready}
+     * answers 200 finds it serving at its normal latency. Chains are served meanwhile.
+     */
+    private static void awaitWarmUp(String name, RpccServer server) {
+        long start = System.nanoTime();
+        try {
+            if (server.awaitWarmUp(WARM_UP_WAIT)) {
+                log.info("rpcc node '{}' warmed its chaining-function compilers and function runners in {} ms", name,
+                        (System.nanoTime() - start) / 1_000_000);
+            } else {
+                log.warn("rpcc node '{}': its chaining-function compilers or function runners were not warm within {} s;"
+                        + " ready anyway (the first chains pay for the rest)", name, WARM_UP_WAIT.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -64,6 +88,7 @@ public final class StandaloneNode {
                     config.servicesPath().toAbsolutePath(), services.jars().isEmpty() ? "no jars" : services.jars(),
                     registered, repository == null ? "no" : repository.toAbsolutePath(), config.peers());
             StandaloneNode node = new StandaloneNode(config, out, health, services, server);
+            awaitWarmUp(config.name(), server);
             if (health != null) {
                 health.ready(true);
             }

@@ -317,6 +317,22 @@ public final class FunctionRunnerPool implements AutoCloseable {
                 + exit + ") before it answered; the runner was replaced");
     }
 
+    /**
+     * Waits up to {@code millis} for the pool's spares to be started and warm (idle), as when it has
+     * just started; true if they are, false on the timeout, or at once if starting one failed (the
+     * first invocation that needs one reports why) or the pool closed.
+     */
+    boolean awaitSpares(long millis) throws InterruptedException {
+        long end = System.nanoTime() + millis * 1_000_000;
+        while (idle.size() < settings.spares()) {
+            if (startFailing || closed || System.nanoTime() - end >= 0) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
+    }
+
     /** Counters. */
     public Stats stats() {
         return new Stats(started.get(), killed.get(), idle.size(), shares.inUse(),

@@ -337,19 +337,22 @@ public final class FunctionRuntime {
 
     /**
      * Waits up to {@code millis} for the warm-up and the compilation of known functions this runtime
-     * started to end (for tests and benchmarks); true if they ended, or there was none.
+     * started to end, and for the spare runners of a pool it started with the node to be started and
+     * warm; true if they are, or there was none.
      */
     public boolean awaitWarmUp(long millis) throws InterruptedException {
         FunctionWarmUp w;
         KnownFunctionPrecompile p;
+        FunctionRunnerPool r;
         synchronized (this) {
             w = warmUp;
             p = precompile;
+            r = runners;
         }
         long end = System.nanoTime() + millis * 1_000_000;
         boolean precompiled = p == null || p.awaitEnd(millis);
-        long left = Math.max(1, (end - System.nanoTime()) / 1_000_000);
-        return precompiled && (w == null || w.awaitEnd(left));
+        boolean warmed = w == null || w.awaitEnd(Math.max(1, (end - System.nanoTime()) / 1_000_000));
+        return precompiled && warmed && (r == null || r.awaitSpares(Math.max(1, (end - System.nanoTime()) / 1_000_000)));
     }
 
     /** Gives up the hold {@link #open()} took (the node closed); the JVM's last one stops the threads. */
