@@ -363,10 +363,7 @@ public class IsolatedJavaFunctionTest {
             RpccServer eager = plain.server("eager", b -> b.functionIsolation(FunctionIsolation.BY_TRUST)
                     .functionRunners(1, 1, 4, 64).service("echo", p -> p));
             assertNotNull(eager.functionRunners(), "the pool started with the node, before any chain");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (eager.functionRunners().stats().idle() < 1 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            assertTrue(eager.awaitWarmUp(Duration.ofSeconds(60)), "compilers and the spare warm");
             FunctionRunnerPool.Stats before = eager.functionRunners().stats();
             assertEquals(1, before.idle(), "its spare started and warmed with no chain asking: " + before);
             assertEquals(1, before.started(), before.toString());
