@@ -21,7 +21,9 @@ final class NodeReadyWaitStrategy extends AbstractWaitStrategy {
     NodeReadyWaitStrategy(String nodeName, int readyLinesBefore) {
         this.nodeName = nodeName;
         this.readyLinesBefore = readyLinesBefore;
-        withStartupTimeout(Duration.ofSeconds(60));
+        // the node is ready once warm (its compilers, and in plaintext its spare function runners: up to
+        // 30 s of its own on a loaded machine), after the JVM's start
+        withStartupTimeout(Duration.ofSeconds(120));
     }
 
     /** How many times node {@code nodeName} printed its ready line in {@code logs}. */
