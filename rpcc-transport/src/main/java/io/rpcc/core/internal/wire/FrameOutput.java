@@ -2,7 +2,6 @@ package io.rpcc.core.internal.wire;
 
 import com.esotericsoftware.kryo.io.KryoBufferOverflowException;
 import com.esotericsoftware.kryo.io.Output;
-import com.esotericsoftware.kryo.util.Pool;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.io.OutputStream;
@@ -23,12 +22,7 @@ import java.io.OutputStream;
 final class FrameOutput extends OutputStream {
     /** Bytes a frame is encoded in before it goes to the allocator's buffer. */
     static final int BUFFER_BYTES = 4096;
-    private static final Pool<FrameOutput> POOL = new Pool<>(true, false, 64) {
-        @Override
-        protected FrameOutput create() {
-            return new FrameOutput();
-        }
-    };
+    private static final SlotPool<FrameOutput> POOL = new SlotPool<>(64, FrameOutput::new);
 
     final Output out = new Output(BUFFER_BYTES, -1);
     private ByteBufAllocator alloc;

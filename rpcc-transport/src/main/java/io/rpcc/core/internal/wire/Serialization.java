@@ -4,7 +4,6 @@ import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.KryoException;
 import com.esotericsoftware.kryo.io.KryoBufferOverflowException;
 import com.esotericsoftware.kryo.util.DefaultInstantiatorStrategy;
-import com.esotericsoftware.kryo.util.Pool;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.FailureFields;
 import io.rpcc.core.Refusal;
@@ -55,7 +54,7 @@ public final class Serialization {
     private final TypeRegistry types;
     private final int maxDepth;
     private final Consumer<Refusal> refused;
-    private final Pool<Kryo> pool;
+    private final SlotPool<Kryo> pool;
 
     /** Serialization for a node that registered {@code types}, with the default nesting limit, counting nothing. */
     public Serialization(TypeRegistry types) {
@@ -70,12 +69,8 @@ public final class Serialization {
         this.types = types;
         this.maxDepth = maxDepth;
         this.refused = refused;
-        this.pool = new Pool<>(true, false, 256) {
-            @Override
-            protected Kryo create() {
-                return newKryo(types, maxDepth);
-            }
-        };
+        this.pool = new SlotPool<>(Math.max(64, 8 * Runtime.getRuntime().availableProcessors()),
+                () -> newKryo(types, maxDepth));
         pool.free(pool.obtain()); // fail fast on a bad registry
     }
 
