@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.security.SecureRandom;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The secret of a chain: 128 random bits drawn by its originator, carried in every hop request and
@@ -19,12 +20,33 @@ import java.security.SecureRandom;
 public record ChainSecret(long high, long low) {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    /** Secrets drawn at once: one draw of the strong source (a lock and a digest) per 32 chains, not per chain. */
+    private static final int BATCH = 32;
+    private static final ReentrantLock DRAWN_LOCK = new ReentrantLock(); // (not a monitor: callers may be virtual threads)
+    private static final byte[] DRAWN = new byte[16 * BATCH];
+    /** Where the next unused secret starts in {@link #DRAWN}; {@code DRAWN.length}: none left. */
+    private static int next = DRAWN.length;
 
-    /** A fresh secret: one draw of 16 bytes from the node's strong source. */
+    /**
+     * A fresh secret: 16 bytes of the JVM's strong source, drawn in batches of {@value #BATCH}
+     * secrets; each byte drawn is handed out once and wiped when taken.
+     */
     public static ChainSecret random() {
-        byte[] bits = new byte[16];
-        RANDOM.nextBytes(bits);
-        return new ChainSecret((long) LONGS.get(bits, 0), (long) LONGS.get(bits, 8));
+        DRAWN_LOCK.lock();
+        try {
+            if (next == DRAWN.length) {
+                RANDOM.nextBytes(DRAWN);
+                next = 0;
+            }
+            int at = next;
+            next += 16;
+            ChainSecret s = new ChainSecret((long) LONGS.get(DRAWN, at), (long) LONGS.get(DRAWN, at + 8));
+            LONGS.set(DRAWN, at, 0L);
+            LONGS.set(DRAWN, at + 8, 0L);
+            return s;
+        } finally {
+            DRAWN_LOCK.unlock();
+        }
     }
 
     /**
