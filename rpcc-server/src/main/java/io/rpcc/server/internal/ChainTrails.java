@@ -114,6 +114,12 @@ final class ChainTrails {
         private final int maxPerPeer;
         private final HashMap<Key, Trail> all = new HashMap<>();
         private final HashMap<String, LinkedHashMap<Key, Trail>> byPeer = new HashMap<>();
+        /**
+         * The last peer table that emptied, kept for the next peer that needs one: a peer with a few
+         * chains in flight empties its table again and again, and a new table would grow (and
+         * rehash) to the same size each time. One at most, whatever the number of peers.
+         */
+        private LinkedHashMap<Key, Trail> spare;
         private long forgotten;
 
         FairTable(int maxTotal, int maxPerPeer) {
@@ -132,7 +138,12 @@ final class ChainTrails {
                 forgetInPeer(key, old.peer);
             }
             t.peer = peer;
-            LinkedHashMap<Key, Trail> mine = byPeer.computeIfAbsent(peer, p -> new LinkedHashMap<>());
+            LinkedHashMap<Key, Trail> mine = byPeer.get(peer);
+            if (mine == null) {
+                mine = spare != null ? spare : new LinkedHashMap<>();
+                spare = null;
+                byPeer.put(peer, mine);
+            }
             mine.put(key, t);
             boolean overOwn = mine.size() > maxPerPeer;
             if (overOwn) {
@@ -156,6 +167,7 @@ final class ChainTrails {
             of.remove(key);
             if (of.isEmpty()) {
                 byPeer.remove(peer);
+                spare = of;
             }
         }
 

@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,12 +25,21 @@ import org.slf4j.LoggerFactory;
 @EngineSpi
 public final class HopRouter {
     private static final Logger log = LoggerFactory.getLogger(HopRouter.class);
+    /** The most addresses {@link #literalAddresses} keeps before it starts over. */
+    private static final int MAX_LITERAL_ADDRESSES = 1024;
 
     private final String nodeName;
     private final NameResolver resolver;
     private final NodeTransport transport;
     private final OutlierEjection ejection;
     private final ChainBudgets budgets;
+    /**
+     * The socket addresses made of the IP literals frames carry (a client's reply-to address, read
+     * for every result it gets): the same for the same literal, so made once, not parsed for every
+     * frame. Host names are not kept: each use resolves them again (the JVM's DNS cache, with its
+     * expiry).
+     */
+    private final ConcurrentHashMap<NodeAddress, InetSocketAddress> literalAddresses = new ConcurrentHashMap<>();
 
     /**
      * The router of node {@code nodeName}: names resolved by {@code resolver}, frames sent on
@@ -152,6 +162,37 @@ public final class HopRouter {
         } catch (RuntimeException e) {
             // fall back to the advertised address
         }
-        return new InetSocketAddress(to.host(), to.port());
+        InetSocketAddress kept = literalAddresses.get(to);
+        if (kept != null) {
+            return kept;
+        }
+        InetSocketAddress made = new InetSocketAddress(to.host(), to.port());
+        if (isIpLiteral(to.host()) && !made.isUnresolved()) {
+            if (literalAddresses.size() >= MAX_LITERAL_ADDRESSES) {
+                literalAddresses.clear();
+            }
+            literalAddresses.put(to, made);
+        }
+        return made;
+    }
+
+    /**
+     * Whether {@code host} is an IP address written out (IPv4's digits and dots, or IPv6's colons,
+     * which no host name has), which names the same address whenever it is read.
+     */
+    static boolean isIpLiteral(String host) {
+        if (host == null || host.isEmpty()) {
+            return false;
+        }
+        if (host.indexOf(':') >= 0) {
+            return true;
+        }
+        for (int i = 0; i < host.length(); i++) {
+            char c = host.charAt(i);
+            if ((c < '0' || c > '9') && c != '.') {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -10,12 +10,35 @@ import java.util.function.IntUnaryOperator;
  * Kryo input that refuses string lengths the frame cannot hold and strings Kryo would misread.
  */
 final class BoundedBufferInput extends ByteBufferInput {
+    /** The longest string buffer an input keeps when it goes back to the pool, in characters. */
+    private static final int MAX_KEPT_CHARS = 4096;
+    /** Inputs between frames: one per frame would be an input, its lambda and its string buffer per frame decoded. */
+    private static final SlotPool<BoundedBufferInput> POOL = new SlotPool<>(64, BoundedBufferInput::new);
+    private static final ByteBuffer NONE = ByteBuffer.allocate(0);
 
     /** Reads a byte of the frame at an absolute position (made once: a string read makes no lambda). */
     private final IntUnaryOperator at = p -> byteBuffer.get(p);
 
-    BoundedBufferInput(ByteBuffer frame) {
-        super(frame);
+    private BoundedBufferInput() {
+        super(NONE);
+    }
+
+    /** An input over {@code frame}, from the pool; give it back with {@link #recycle} once the frame is read. */
+    static BoundedBufferInput over(ByteBuffer frame) {
+        BoundedBufferInput in = POOL.obtain();
+        in.setBuffer(frame);
+        return in;
+    }
+
+    /**
+     * This input's frame has been read (what was decoded holds no part of it): the input lets go of
+     * the frame and goes back to the pool, unless a long string grew its string buffer.
+     */
+    void recycle() {
+        setBuffer(NONE);
+        if (chars.length <= MAX_KEPT_CHARS) {
+            POOL.free(this);
+        }
     }
 
     /** The frame's byte at an absolute position (for {@link RecentFunctions}). */

@@ -640,8 +640,18 @@ public final class WireFormat {
         }
         // read in place (the caller keeps the frame until this returns; what is decoded holds no part of it)
         Input in = frame.hasArray() ? new BoundedInput(frame.array(), frame.arrayOffset() + at + 2, length - 2)
-                : new BoundedBufferInput(frame.nioBuffer(at + 2, length - 2));
+                : BoundedBufferInput.over(frame.nioBuffer(at + 2, length - 2));
         frame.skipBytes(length);
+        try {
+            return decode(type, length, in);
+        } finally {
+            if (in instanceof BoundedBufferInput pooled) {
+                pooled.recycle();
+            }
+        }
+    }
+
+    private Object decode(FrameType type, int length, Input in) {
         return serialization.withKryo(kryo -> {
             Object message;
             try {
