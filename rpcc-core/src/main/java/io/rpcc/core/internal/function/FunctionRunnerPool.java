@@ -261,10 +261,13 @@ public final class FunctionRunnerPool implements AutoCloseable {
             Thread.ofPlatform().daemon().name("rpcc-function-runner-start-" + node).start(() -> {
                 try {
                     RunnerProcess r = start();
-                    if (closed) {
-                        r.close();
-                    } else {
-                        idle.addLast(r);
+                    idle.addLast(r);
+                    if (closed && idle.remove(r)) {
+                        r.close(); // the pool closed while it started (close() may have emptied idle before)
+                    }
+                } catch (RuntimeException e) {
+                    if (!closed) { // (else the pool closed under it, its timer refusing the start's wait)
+                        log.warn("node '{}': starting a spare function runner failed", node, e);
                     }
                 } catch (IOException e) {
                     // the next invocation starts one itself, and reports why not; said once until one starts

@@ -53,6 +53,9 @@ final class RunnerProcess {
             String why = r.killed ? "it was not ready within " + timeoutMillis + " ms" : exitNote(r.process);
             r.kill();
             throw new StartFailure("the function runner did not start: " + why, r.errors.text(), e);
+        } catch (RuntimeException | Error e) {
+            r.kill(); // (the pool closed under it: its timer refuses the wait) never left running
+            throw e;
         }
         return r;
     }
