@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,44 +43,17 @@ class ReplyFlowControlTest {
     @BeforeAll
     static void start() {
         cluster = new Cluster();
-        cluster.server("producer", b -> b
-                .service("flood", p -> {
-                    int n = (Integer) p;
-                    for (int i = 0; i < n; i++) {
-                        ChainContext.current().preturn(i + ":" + PAYLOAD);
-                    }
-                    return n;
-                }));
+        cluster.server("producer", b -> b.service("flood", p -> flood(p, e -> { })));
         cluster.server("impatient", b -> b
                 .replyWriteTimeout(Duration.ofMillis(300))
-                .service("flood", p -> {
-                    int n = (Integer) p;
-                    try {
-                        for (int i = 0; i < n; i++) {
-                            ChainContext.current().preturn(i + ":" + PAYLOAD);
-                        }
-                    } catch (RuntimeException e) {
-                        producerFailure.set(e);
-                        throw e;
-                    }
-                    return n;
-                }));
+                .service("flood", p -> flood(p, producerFailure::set)));
         cluster.server("cut", b -> b
                 .replyWriteTimeout(Duration.ofSeconds(60))
                 .pipelineCustomizer(p -> cutConnections.add(p.channel()))
-                .service("flood", p -> {
-                    int n = (Integer) p;
-                    try {
-                        for (int i = 0; i < n; i++) {
-                            ChainContext.current().preturn(i + ":" + PAYLOAD);
-                        }
-                    } catch (RuntimeException e) {
-                        cutFailedAtNanos = System.nanoTime();
-                        cutFailure.set(e);
-                        throw e;
-                    }
-                    return n;
-                }));
+                .service("flood", p -> flood(p, e -> {
+                    cutFailedAtNanos = System.nanoTime();
+                    cutFailure.set(e);
+                })));
         cluster.server("relay", b -> b
                 .pipelineCustomizer(p -> relayConnections.add(p.channel()))
                 .service("start", p -> SubChain.to("producer", "flood").params(p))); // its replies pass through here
@@ -89,6 +63,20 @@ class ReplyFlowControlTest {
     @AfterAll
     static void stop() throws Exception {
         cluster.close();
+    }
+
+    /** Sends {@code params} (a count) partial replies of about 1 KB, telling {@code onFailure} what a send threw. */
+    static Object flood(Object params, Consumer<RuntimeException> onFailure) {
+        int n = (Integer) params;
+        try {
+            for (int i = 0; i < n; i++) {
+                ChainContext.current().preturn(i + ":" + PAYLOAD);
+            }
+        } catch (RuntimeException e) {
+            onFailure.accept(e);
+            throw e;
+        }
+        return n;
     }
 
     @Test

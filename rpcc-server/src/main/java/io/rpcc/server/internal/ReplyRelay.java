@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The creator's side of one sub-chain whose partial replies go to its creator (paper 7.1): to the
@@ -302,19 +303,9 @@ final class ReplyRelay {
 
     /** Gives every outgoing stream's unused room back to the originator (the relay is idle). */
     private void giveBackRoom() {
-        if (out.isEmpty()) {
-            return;
+        if (!out.isEmpty()) {
+            releaseStreams(channel()); // a closed connection has already released them
         }
-        Channel ch = channel();
-        for (var e : out.entrySet()) {
-            ReplyStream s = e.getKey();
-            streams.release(creator.chainId(), outSecret, s.hop(), s.host(), e.getValue(), (replies, bytes, want) -> {
-                if (ch != null && !cancelled) {
-                    ask(ch, s, replies, bytes, 0);
-                }
-            });
-        }
-        out.clear();
     }
 
     /**
@@ -353,20 +344,24 @@ final class ReplyRelay {
             // unreachable: the caller counts what is lost
         }
         channel = null;
-        forgetStreams();
+        releaseStreams(null);
         return null;
     }
 
     /**
-     * Closes the outgoing streams (the connection they asked for room on is gone): the room they held
-     * and the grant they may wait for were on it. A stream of the same reply stream opened on the next
-     * connection asks for room afresh, rather than wait out the reply write timeout for an answer to a
-     * request that went out on the closed one.
+     * Closes the outgoing streams, giving their unused room back to the originator over {@code ch};
+     * with {@code ch} null (the connection they asked for room on is gone) nothing is sent: the room
+     * they held and the grant they may wait for were on that connection. A stream of the same reply
+     * stream opened on the next connection asks for room afresh, rather than wait out the reply
+     * write timeout for an answer to a request that went out on the closed one.
      */
-    private void forgetStreams() {
+    private void releaseStreams(@Nullable Channel ch) {
         for (var e : out.entrySet()) {
             ReplyStream s = e.getKey();
             streams.release(creator.chainId(), outSecret, s.hop(), s.host(), e.getValue(), (replies, bytes, want) -> {
+                if (ch != null && !cancelled) {
+                    ask(ch, s, replies, bytes, 0);
+                }
             });
         }
         out.clear();
