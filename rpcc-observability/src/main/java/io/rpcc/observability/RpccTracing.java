@@ -2,6 +2,9 @@ package io.rpcc.observability;
 
 import io.micrometer.observation.ObservationRegistry;
 import io.rpcc.client.RpccClient;
+import io.rpcc.observability.internal.ChainTracingDecorator;
+import io.rpcc.observability.internal.HopTracingDecorator;
+import io.rpcc.observability.internal.HopTracingInterceptor;
 import io.rpcc.server.RpccServer;
 import java.util.Objects;
 
@@ -29,14 +32,32 @@ public final class RpccTracing {
         return new RpccTracing(Objects.requireNonNull(registry, "registry"));
     }
 
-    /** Adds this tracing's decorators and interceptors to {@code builder}; returns it. */
+    /**
+     * Adds this tracing's hop decorator and server interceptor to {@code builder} (after those it has:
+     * apply it first for the hop's span to enclose what the others do); returns it. Adds nothing if
+     * the registry is {@link ObservationRegistry#NOOP}.
+     */
     public RpccServer.Builder applyTo(RpccServer.Builder builder) {
-        throw new UnsupportedOperationException("scaffolding: to be written");
+        if (!isNoop()) {
+            builder.decorator(new HopTracingDecorator(registry)).interceptor(new HopTracingInterceptor(registry));
+        }
+        return builder;
     }
 
-    /** Adds this tracing's decorator and interceptor to {@code builder}; returns it. */
+    /**
+     * Adds this tracing's chain decorator to {@code builder} (after those it has); returns it. Adds
+     * nothing if the registry is {@link ObservationRegistry#NOOP}.
+     */
     public RpccClient.Builder applyTo(RpccClient.Builder builder) {
-        throw new UnsupportedOperationException("scaffolding: to be written");
+        if (!isNoop()) {
+            builder.decorator(new ChainTracingDecorator(registry));
+        }
+        return builder;
+    }
+
+    /** Whether the registry records nothing: then {@code applyTo} adds nothing. */
+    private boolean isNoop() {
+        return registry.isNoop();
     }
 
     /** The registry observations are recorded in. */

@@ -416,7 +416,7 @@ public final class HopExecutor implements RequestHandler {
         while (composed != null) {
             HopState from = composed.from();
             ChainHeader h = from.header();
-            ChainHeader nh = h.onward(new ChainSoFar(h.hop(), from.path(), from.consoleNow(), from.timings(), h.metadata()), HopKind.RETURN.wireName(), ChainingFunctionSource.NONE, h.credit(), composed.back().budgetNanos());
+            ChainHeader nh = h.onward(new ChainSoFar(h.hop(), from.path(), from.consoleNow(), from.timings(), composed.metadata()), HopKind.RETURN.wireName(), ChainingFunctionSource.NONE, h.credit(), composed.back().budgetNanos());
             HopState back = new HopState(HopKind.RETURN, nh, nh.path(), new CopyOnWriteArrayList<>(nh.console()),
                     CarriedTimings.continuing(nh.timings()), from.running(), decorators.watch(HopKind.RETURN));
             composed = runGuarded(back, new ChainRequest(nh, composed.back().result(), ChainState.empty(), null),
