@@ -20,12 +20,27 @@ import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.BranchId;
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainState;
+import io.rpcc.core.Metadata;
+import io.rpcc.core.NextHop;
+import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.VirtualConsole;
 import io.rpcc.observability.RpccTracing;
+import io.rpcc.observability.internal.HopTracingDecorator;
+import io.rpcc.observability.internal.HopTracingInterceptor;
+import io.rpcc.server.HopDecorator;
+import io.rpcc.server.HopOutcome;
 import io.rpcc.server.RpccServer;
+import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -53,6 +68,14 @@ import org.openjdk.jmh.annotations.Warmup;
  *       service and chaining functions, and the send from s1 to s2).</li>
  * </ul>
  *
+ * and, to see what tracing itself costs without the scheduling of a loaded machine in the figure:
+ *
+ * <ul>
+ *   <li>{@code hopAlone}: on the benchmark's thread, what tracing adds to one hop that forwards: the
+ *       hop decorator's start, the service and chaining functions' interceptors, the forward's send
+ *       span, and the hop's end ({@code off}: the service function alone).</li>
+ * </ul>
+ *
  * {@link #tracing}: {@code off} (nothing applied), {@code unsampled} (applied, through Micrometer
  * Tracing's OpenTelemetry bridge with a sampler that records nothing: the trace context still
  * travels) or {@code sampled} (every span recorded by the OpenTelemetry SDK and handed, in batches,
@@ -75,6 +98,12 @@ public class TracingBenchmark {
     private RpccServer s1;
     private RpccServer s2;
     private RpccClient client;
+    private static final ServiceFunction ECHO = p -> p;
+    private final NextHop.Call forward = NextHop.callThenEnd("s2", "echo", "x");
+    private ChainContext hopContext;
+    private HopDecorator.Start hopStart;
+    private HopTracingDecorator hopDecorator;
+    private HopTracingInterceptor hopInterceptor;
     private final ChainCall plain = ChainCall.to("s1", "echo").params("x".repeat(64));
     private final ChainCall twoHops = ChainCall.along(StaticRoute.of(StaticRoute.hop("s1", "echo"),
             StaticRoute.hop("s2", "echo")), "x".repeat(64));
@@ -86,6 +115,14 @@ public class TracingBenchmark {
         s2 = server("s2", traced);
         RpccClient.Builder b = RpccClient.builder().name("bench-client").resolver(names);
         client = (traced == null ? b : traced.applyTo(b)).build().start();
+        // the trace context a hop receives: sampled or not, as the client's would say
+        hopContext = new StubContext(Metadata.empty().with("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-"
+                + "00f067aa0ba902b7-" + (tracing.equals("sampled") ? "01" : "00")));
+        hopStart = new HopDecorator.Start(HopDecorator.Kind.SERVICE, hopContext, "echo");
+        if (traced != null) {
+            hopDecorator = new HopTracingDecorator(traced.registry());
+            hopInterceptor = new HopTracingInterceptor(traced.registry());
+        }
         plainCall(); // compile the route's chaining function before measuring
         chain2Hops();
     }
@@ -145,6 +182,20 @@ public class TracingBenchmark {
     }
 
     @Benchmark
+    public Object hopAlone() throws Exception {
+        if (hopDecorator == null) {
+            return ECHO.apply(plain.params());
+        }
+        HopDecorator.Listener listener = hopDecorator.decorate(hopStart);
+        Object result = hopInterceptor.interceptService(hopContext, "echo", plain.params(), ECHO);
+        NextHop next = hopInterceptor.interceptChaining(hopContext, ChainState.empty(), result, (st, r) -> forward);
+        Metadata metadata = hopInterceptor.interceptForward(hopContext, forward, hopContext.metadata());
+        listener.afterRun();
+        listener.ended(new HopOutcome.Forwarded("s2", "echo"), null);
+        return metadata.size() + (next == forward ? 1 : 0);
+    }
+
+    @Benchmark
     public Object plainCall() {
         return client.runChain(plain).value();
     }
@@ -152,5 +203,34 @@ public class TracingBenchmark {
     @Benchmark
     public Object chain2Hops() {
         return client.runChain(twoHops).value();
+    }
+
+    /**
+     * The context of a hop that is not running anywhere: what {@code hopAlone}'s decorator and
+     * interceptor read (ids, node, metadata); the rest is not used.
+     */
+    private static final class StubContext implements ChainContext {
+        private final Metadata metadata;
+
+        StubContext(Metadata metadata) {
+            this.metadata = metadata;
+        }
+
+        @Override public String chainId() { return "bench-client#1"; }
+        @Override public String originator() { return "bench-client"; }
+        @Override public int hop() { return 1; }
+        @Override public String node() { return "s1"; }
+        @Override public VirtualConsole console() { throw new UnsupportedOperationException(); }
+        @Override public Instant deadline() { return Instant.MAX; }
+        @Override public boolean isCancelled() { return false; }
+        @Override public void preturn(Object reply) { throw new UnsupportedOperationException(); }
+        @Override public Runnable wrap(Runnable task) { return task; }
+        @Override public <V> Callable<V> wrap(Callable<V> task) { return task; }
+        @Override public Executor executor(Executor executor) { return executor; }
+        @Override public <S extends CompletionStage<?>> S track(S stage) { return stage; }
+        @Override public Thread startThread(Runnable task) { throw new UnsupportedOperationException(); }
+        @Override public Thread startVirtualThread(Runnable task) { throw new UnsupportedOperationException(); }
+        @Override public Metadata metadata() { return metadata; }
+        @Override public BranchId branch() { return BranchId.root(); }
     }
 }

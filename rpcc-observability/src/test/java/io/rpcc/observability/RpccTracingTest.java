@@ -178,6 +178,9 @@ class RpccTracingTest {
             assertEquals("n1", span.getAttributes().get(AttributeKey.stringKey(RpccObservations.ERROR_HOST)), name);
             assertEquals("1", span.getAttributes().get(AttributeKey.stringKey(RpccObservations.ERROR_HOP)), name);
         }
+        SpanData hop = spans.stream().filter(s -> s.getName().equals("rpcc hop boom")).findFirst().orElseThrow();
+        assertEquals("FAILED", hop.getAttributes().get(AttributeKey.stringKey(RpccObservations.HOP_OUTCOME)));
+        assertEquals("service", hop.getAttributes().get(AttributeKey.stringKey(RpccObservations.HOP_KIND)));
     }
 
     @Test
