@@ -32,7 +32,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>For each hop a server runs {@link #interceptService} around the service function, then
  * {@link #interceptChaining} around the chaining function, then, if the chain goes on to another
- * hop, {@link #interceptForward} just before it leaves. Interceptors run in the order they were
+ * hop, {@link #interceptForward} just before it leaves (or {@link #interceptHandBack} before a
+ * sub-chain's result goes back to its creator, or a split's opening to its merge host). Interceptors run in the order they were
  * registered, the first one outermost; {@link ChainContext#current()} is the hop's context in all
  * three. A hop that is not forwarded (its chain ends here, or a chaining proxy runs its chaining
  * function) has no forward step; at a chaining proxy, the proxy's interceptors run around the
@@ -98,5 +99,41 @@ public interface ServerInterceptor {
      */
     default Metadata interceptForward(ChainContext context, NextHop.Call next, Metadata metadata) {
         return metadata;
+    }
+
+    /**
+     * Runs just before this hop hands its chain back to be resumed rather than on to a next hop, and
+     * gives the metadata the resumed chain goes on with: the place to say where it was resumed from
+     * (e.g. a trace span, so that what runs next is that span's child). Return {@code metadata}
+     * unchanged to go on as is; throw {@link HopRejectedException} to stop the chain here (as from
+     * {@link #interceptForward}).
+     *
+     * <ul>
+     * <li>{@link HandBack#SUB_CHAIN_RESULT}: this hop ended a sub-chain; its result goes back to the
+     *     hop that started the sub-chain, whose chaining function goes on from it (there, or here for
+     *     a composed sub-chain) with this metadata, as do the hops after it.</li>
+     * <li>{@link HandBack#SPLIT_OPENING}: this hop split the chain; the split's merge, once every
+     *     branch has ended, runs at the merge host with this metadata, as do the hops after it (each
+     *     branch's first hop gets its metadata from {@link #interceptForward}).</li>
+     * </ul>
+     *
+     * <p>A sub-chain's failure going back to its creator, and a branch's outcome going to its merge
+     * host, carry the metadata this hop received, without this step.
+     *
+     * @param context the hop's context, whose {@link ChainContext#metadata()} is what this hop received
+     * @param handBack what the chain is handed back as
+     * @param metadata the metadata so far (as the previous interceptor returned it)
+     * @return the metadata the resumed chain goes on with
+     */
+    default Metadata interceptHandBack(ChainContext context, HandBack handBack, Metadata metadata) {
+        return metadata;
+    }
+
+    /** How a hop hands its chain back to be resumed ({@link #interceptHandBack}). */
+    enum HandBack {
+        /** A sub-chain ended at this hop: its result goes back to the hop that started it. */
+        SUB_CHAIN_RESULT,
+        /** This hop split the chain: the split's opening goes to its merge host, where the merge runs. */
+        SPLIT_OPENING
     }
 }

@@ -168,6 +168,83 @@ class InterceptorTest {
         assertEquals(after, seen.get("s3"), "hop 3 receives hop 2's metadata unchanged");
     }
 
+    /** Marks what each hand-back of a node carries: {@code back} = kind@node#hop. */
+    static final ServerInterceptor MARKS_HAND_BACKS = new ServerInterceptor() {
+        @Override
+        public Metadata interceptHandBack(ChainContext context, HandBack handBack, Metadata metadata) {
+            return metadata.with("back", handBack + "@" + context.node() + "#" + context.hop());
+        }
+    };
+
+    /** Records the metadata each kind of hop at a node starts with. */
+    private HopDecorator recordsStarts(String node) {
+        return start -> {
+            seen.put(node + "/" + start.kind(), start.context().metadata());
+            return HopDecorator.Listener.NONE;
+        };
+    }
+
+    static final io.rpcc.core.ChainingFunctionSource THEN_S3 = io.rpcc.core.ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            public class ThenS3 implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    return NextHop.callThenEnd("s3", "see", result);
+                }
+            }
+            """);
+
+    @Test
+    void aSubChainsResultGoesBackWithTheMetadataTheHandBackInterceptorsGive() {
+        cluster.server("s1", b -> b.interceptor(MARKS_HAND_BACKS).decorator(recordsStarts("s1"))
+                .service("returned", p -> io.rpcc.core.SubChain.to("s2", "see").params(p).composition(false))
+                .service("composed", p -> io.rpcc.core.SubChain.to("s2", "see").params(p).composition(true)));
+        cluster.server("s2", b -> b.interceptor(MARKS_HAND_BACKS).decorator(recordsStarts("s2")).service("see", p -> p));
+        server("s3");
+        RpccClient client = cluster.client();
+        assertEquals("x", client.runChain(ChainCall.to("s1", "returned").params("x").chainingFunction(THEN_S3)).value());
+        assertEquals("SUB_CHAIN_RESULT@s2#2", seen.get("s1/SUB_CHAIN_RETURN").get("back"),
+                "the parent resumes at s1 with what s2's interceptor gave");
+        assertEquals("SUB_CHAIN_RESULT@s2#2", seen.get("s3").get("back"), "and the hops after it");
+
+        seen.clear();
+        assertEquals("y", client.runChain(ChainCall.to("s1", "composed").params("y").chainingFunction(THEN_S3)).value());
+        assertEquals("SUB_CHAIN_RESULT@s2#2", seen.get("s2/SUB_CHAIN_RETURN").get("back"), "composed: resumed at s2");
+        assertEquals("SUB_CHAIN_RESULT@s2#2", seen.get("s3").get("back"));
+    }
+
+    static final io.rpcc.core.ChainingFunctionSource FORK = io.rpcc.core.ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+            import java.util.List;
+            public class Fork implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    return NextHop.split(List.of(NextHop.callThenEnd("s2", "see", result + "-2"),
+                            NextHop.callThenEnd("s3", "see", result + "-3"))).mergeAt("s3");
+                }
+            }
+            """);
+
+    @Test
+    void theMergeStartsWithTheMetadataTheSplitsHandBackGave() {
+        server("s1", MARKS_HAND_BACKS, new ServerInterceptor() {
+            @Override
+            public Metadata interceptForward(ChainContext context, NextHop.Call next, Metadata metadata) {
+                return metadata.with("branch", next.server());
+            }
+        });
+        server("s2");
+        cluster.server("s3", b -> b.decorator(recordsStarts("s3")).service("see", p -> {
+            seen.put("s3", ChainContext.current().metadata());
+            return p;
+        }));
+        assertEquals(List.of("x-2", "x-3"), cluster.client().runChain(ChainCall.to("s1", "see").params("x")
+                .chainingFunction(FORK)).value());
+        Metadata merge = seen.get("s3/MERGE");
+        assertEquals("SPLIT_OPENING@s1#1", merge.get("back"));
+        assertTrue(!merge.contains("branch"), "the opening's metadata is not a branch's: " + merge);
+        assertEquals("s3", seen.get("s3").get("branch"), "a branch's first hop gets its forward metadata");
+        assertTrue(!seen.get("s3").contains("back"), "and not the opening's");
+    }
+
     @Test
     void aForwardInterceptorCanStopTheChainNamingItsHop() {
         server("s1", new ServerInterceptor() {

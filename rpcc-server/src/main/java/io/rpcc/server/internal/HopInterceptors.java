@@ -17,7 +17,7 @@ import java.util.Objects;
 
 /**
  * A server's {@link ServerInterceptor}s around the parts of a hop: its service function, its
- * chaining function, and the metadata of the hop after it. The first interceptor is outermost; an
+ * chaining function, and the metadata of the hop after it (or of the chain it hands back). The first interceptor is outermost; an
  * interceptor's {@link HopRejectedException} rejects the hop, any other exception of it fails the
  * hop with a failure naming it.
  */
@@ -106,6 +106,25 @@ final class HopInterceptors {
             throw rejected(r);
         } catch (RuntimeException e) {
             throw failed("before forwarding to '" + call.server() + "'", e);
+        }
+        return metadata;
+    }
+
+    /** The metadata the chain resumed after {@code handBack} goes on with, as the interceptors make it. */
+    Metadata handBack(HopContext context, ServerInterceptor.HandBack handBack) {
+        Metadata metadata = context.metadata();
+        if (interceptors.isEmpty()) {
+            return metadata;
+        }
+        try (var scope = context.push()) {
+            for (ServerInterceptor interceptor : interceptors) {
+                metadata = Objects.requireNonNull(interceptor.interceptHandBack(context, handBack, metadata),
+                        "interceptHandBack returned null metadata");
+            }
+        } catch (HopRejectedException r) {
+            throw rejected(r);
+        } catch (RuntimeException e) {
+            throw failed("before handing the chain back (" + handBack + ")", e);
         }
         return metadata;
     }

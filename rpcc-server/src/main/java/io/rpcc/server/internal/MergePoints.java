@@ -159,8 +159,9 @@ final class MergePoints {
 
     /**
      * The requests that carry out {@code split} after {@code hop} (its header, path and timings so
-     * far, with {@code console}, the hop's console now): each branch's first hop, with
-     * {@code metadata.get(i)}, and the opening for {@code mergeHost} (at {@code mergeAddress});
+     * far, with {@code console}, the hop's console now): the opening for {@code mergeHost} (at
+     * {@code mergeAddress}), with {@code metadata.get(0)}, and branch {@code i}'s first hop (from 0),
+     * with {@code metadata.get(i + 1)};
      * {@code credit} is divided among them exactly.
      */
     static List<Send> split(NextHopDecision.StartSplit split, HopState hop, List<ConsoleLine> console,
@@ -181,13 +182,13 @@ final class MergePoints {
         List<ReturnPoint> stack = new ArrayList<>(h.returnStack());
         stack.add(ReturnPoint.merge(mergeHost, h.hop(), n));
         List<Send> sends = new ArrayList<>(n + 1);
-        ChainHeader open = h.onward(new ChainSoFar(h.hop(), path, console, timings, h.metadata()), HopKind.SPLIT_OPENING.wireName(), split.mergeFunction(), openShare, split.budgetNanos()).with(split.mergeFunction(), stack);
+        ChainHeader open = h.onward(new ChainSoFar(h.hop(), path, console, timings, metadata.getFirst()), HopKind.SPLIT_OPENING.wireName(), split.mergeFunction(), openShare, split.budgetNanos()).with(split.mergeFunction(), stack);
         sends.add(new Send(mergeHost.node(), mergeAddress, new ChainRequest(open, null, split.split().state(), null),
                 openShare, true));
         for (int i = 0; i < n; i++) {
             NextHop.Call call = calls.get(i);
             ChainingFunctionSource cf = split.branchFunctions().get(i);
-            ChainHeader bh = NextHopDecision.withMaxHops(h.onward(new ChainSoFar(split.hop(), path, console, timings, metadata.get(i)), call.serviceFunction(), cf, share, split.budgetNanos()).with(cf, stack).withBranch(h.branch().child(i + 1, n)), split.branchMaxHops().get(i));
+            ChainHeader bh = NextHopDecision.withMaxHops(h.onward(new ChainSoFar(split.hop(), path, console, timings, metadata.get(i + 1)), call.serviceFunction(), cf, share, split.budgetNanos()).with(cf, stack).withBranch(h.branch().child(i + 1, n)), split.branchMaxHops().get(i));
             sends.add(new Send(call.server(), null, new ChainRequest(bh, call.params(), call.state(), null), share,
                     false));
         }

@@ -21,6 +21,7 @@ import io.rpcc.core.internal.transport.ChainCredentials;
 import io.rpcc.core.internal.wire.ChainCredential;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.server.HopOutcome;
+import io.rpcc.server.ServerInterceptor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -97,10 +98,13 @@ final class NextHopSender {
             }
             case NextHopDecision.StartSubChain start -> startSubChain(start, hop, state, context);
             case NextHopDecision.ReturnToCreator back when back.to().composed() -> {
+                Metadata metadata = interceptors.handBack(context, ServerInterceptor.HandBack.SUB_CHAIN_RESULT);
                 hop.watch().went(new HopOutcome.Returned(back.to().node().node(), true));
-                return new SubChainReturn.Composed(hop, back);
+                return new SubChainReturn.Composed(hop, back, metadata);
             }
             case NextHopDecision.ReturnToCreator back -> { // to the parked hop, or a branch's outcome to its merge host
+                Metadata metadata = back.to().isMerge() ? h.metadata()
+                        : interceptors.handBack(context, ServerInterceptor.HandBack.SUB_CHAIN_RESULT);
                 List<ConsoleLine> consoleNow = hop.consoleNow();
                 Credit pass = replies.handOver(h.credit());
                 if (replies.abandoned()) {
@@ -109,7 +113,7 @@ final class NextHopSender {
                 HopKind to = back.to().isMerge() ? HopKind.BRANCH_OUTCOME : HopKind.RETURN;
                 hop.watch().went(back.to().isMerge() ? new HopOutcome.BranchEnded(back.to().node().node())
                         : new HopOutcome.Returned(back.to().node().node(), false));
-                ChainHeader nh = h.onward(new ChainSoFar(h.hop(), hop.path(), consoleNow, hop.timings(), h.metadata()), to.wireName(), ChainingFunctionSource.NONE, pass, back.budgetNanos());
+                ChainHeader nh = h.onward(new ChainSoFar(h.hop(), hop.path(), consoleNow, hop.timings(), metadata), to.wireName(), ChainingFunctionSource.NONE, pass, back.budgetNanos());
                 handOn(hop, h, back.to().node().node(), node.addressOf(back.to().node()),
                         new ChainRequest(nh, back.result(), ChainState.empty(), null), pass, () -> { });
             }
@@ -183,7 +187,8 @@ final class NextHopSender {
                             + ")"));
             mergeHost = new NodeAddress(mergeServer, at.getHostString(), at.getPort());
         }
-        List<Metadata> metadata = new ArrayList<>();
+        List<Metadata> metadata = new ArrayList<>(); // the opening's, then each branch's
+        metadata.add(interceptors.handBack(context, ServerInterceptor.HandBack.SPLIT_OPENING));
         for (NextHop.Call call : split.split().branches()) {
             metadata.add(interceptors.forward(context, call));
         }

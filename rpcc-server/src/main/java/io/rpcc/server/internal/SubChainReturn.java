@@ -3,6 +3,7 @@ package io.rpcc.server.internal;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.Metadata;
 import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
@@ -25,8 +26,9 @@ final class SubChainReturn {
      *
      * @param from the hop that ended the sub-chain
      * @param back the return, to a composed point
+     * @param metadata the metadata the parent chain goes on with (as the interceptors made it)
      */
-    record Composed(HopState from, NextHopDecision.ReturnToCreator back) {
+    record Composed(HopState from, NextHopDecision.ReturnToCreator back, Metadata metadata) {
     }
 
     private final String nodeName;
