@@ -7,9 +7,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.rpcc.client.ClientStats;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.Disconnect;
 import io.rpcc.core.Refusal;
 import io.rpcc.server.RpccServer;
 import io.rpcc.server.ServerStats;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
@@ -20,6 +23,18 @@ import java.util.function.ToLongFunction;
  * nothing. Each meter holds its node weakly, as Micrometer's function meters do.
  */
 public final class NodeMeters {
+    /**
+     * The sandbox rules counted by name ({@code rpcc.sandbox.violations}): those of the Java sandbox
+     * (docs/reference/sandbox-allow-list.md), its limits and JavaScript's; the others as {@value #OTHER_RULE}.
+     */
+    public static final List<String> SANDBOX_RULES = List.of("reflection", "method-handles", "class-loading",
+            "class-path-resources", "threads", "processes", "files", "network", "exit", "environment",
+            "system-properties", "host-information", "global-state", "native-code", "unsafe", "rpcc-api",
+            "rpcc-internals", "catch-error", "finalizer", "static-state", "output-type", "not-allowed", "cpu-time",
+            "wall-time", "memory", "stack-depth", "sandbox-capacity", "host-access");
+    /** The {@code rule} tag of violations of rules not in {@link #SANDBOX_RULES}. */
+    public static final String OTHER_RULE = "other";
+
     private NodeMeters() {
     }
 
@@ -58,6 +73,41 @@ public final class NodeMeters {
         m.counter("rpcc.failovers", "hops sent on to a later endpoint of a name", ServerStats::failovers);
         m.counter("rpcc.ejections", "times an endpoint was ejected", ServerStats::ejections);
         m.counter("rpcc.pings.sent", "PINGs sent on quiet connections", ServerStats::pingsSent);
+        disconnects(registry, server, tags, s -> s.stats().disconnects());
+        FunctionTimer.builder("rpcc.replies.flow.waits", server, s -> s.stats().replyWaits(),
+                        s -> s.stats().replyWaitNanos(), TimeUnit.NANOSECONDS)
+                .description("partial replies that waited for room in their originator's window (flow control)")
+                .tags(tags).register(registry);
+        FunctionCounter.builder("rpcc.replies.relayed.lost", server, RpccServer::relayedRepliesLost)
+                .description("partial replies of sub-chains started here that could not be passed on to the originator").tags(tags)
+                .register(registry);
+        for (String rule : SANDBOX_RULES) {
+            FunctionCounter.builder("rpcc.sandbox.violations", server, s -> s.stats().violated(rule))
+                    .description("chaining functions that broke a sandbox rule, by rule").tags(tags).tag("rule", rule)
+                    .register(registry);
+        }
+        FunctionCounter.builder("rpcc.sandbox.violations", server, s -> otherRules(s.stats().sandboxViolations()))
+                .description("chaining functions that broke a sandbox rule, by rule").tags(tags).tag("rule", OTHER_RULE)
+                .register(registry);
+    }
+
+    private static long otherRules(Map<String, Long> violations) {
+        long n = 0;
+        for (Map.Entry<String, Long> e : violations.entrySet()) {
+            if (!SANDBOX_RULES.contains(e.getKey())) {
+                n += e.getValue();
+            }
+        }
+        return n;
+    }
+
+    private static <N> void disconnects(MeterRegistry registry, N node, Tags tags,
+                                        java.util.function.Function<N, Map<Disconnect, Long>> read) {
+        for (Disconnect d : Disconnect.values()) {
+            FunctionCounter.builder("rpcc.disconnects", node, n -> read.apply(n).getOrDefault(d, 0L))
+                    .description("connections that closed, by cause").tags(tags).tag("cause", d.name())
+                    .register(registry);
+        }
     }
 
     /** Registers the meters of {@code client}'s counters in {@code registry}, tagged with its name. */
@@ -80,6 +130,16 @@ public final class NodeMeters {
         m.counter("rpcc.pings.sent", "PINGs sent on quiet connections", ClientStats::pingsSent);
         m.counter("rpcc.replies.duplicate", "partial replies of a chain sent again that had been delivered: dropped",
                 ClientStats::repliesSentAgain);
+        m.counter("rpcc.replies.received", "partial replies that arrived from servers, each counted once",
+                ClientStats::repliesReceived);
+        FunctionCounter.builder("rpcc.replies.bytes", client, c -> c.stats().replyBytesReceived())
+                .description("the bytes of the frames of those replies").baseUnit("bytes").tags(tags).register(registry);
+        FunctionCounter.builder("rpcc.chains.broken", client, RpccClient::brokenChains)
+                .description("chains found broken (a node on their way died) by heartbeats").tags(tags)
+                .register(registry);
+        FunctionCounter.builder("rpcc.heartbeats.late", client, RpccClient::lateHeartbeats)
+                .description("heartbeats that arrived for chains that had ended").tags(tags).register(registry);
+        disconnects(registry, client, tags, c -> c.stats().disconnects());
     }
 
     /** Registers function meters of one node that read one of its stats' fields. */
