@@ -104,9 +104,9 @@ class RpccTracingTest {
         assertEquals(1, spans.stream().map(SpanData::getTraceId).distinct().count(), "one trace: " + spans);
         assertEquals("""
                 rpcc chain n1 start CLIENT [rpcc.result]
-                  rpcc hop start SERVER @n1
+                  rpcc hop start SERVER @n1 [rpcc.reply]
                     rpcc send n2 sub CLIENT @n1
-                      rpcc hop sub SERVER @n2
+                      rpcc hop sub SERVER @n2 [rpcc.reply]
                         rpcc send (sub_chain_result) CLIENT @n2
                           rpcc hop (sub_chain_return) SERVER @n1
                             rpcc chaining INTERNAL @n1
@@ -116,7 +116,7 @@ class RpccTracingTest {
                               rpcc hop leaf SERVER @n2
                                 rpcc service leaf INTERNAL @n2
                             rpcc send n3 leaf CLIENT @n1
-                              rpcc hop leaf SERVER @n3
+                              rpcc hop leaf SERVER @n3 [rpcc.reply]
                                 rpcc service leaf INTERNAL @n3
                         rpcc service sub INTERNAL @n2
                     rpcc service start INTERNAL @n1

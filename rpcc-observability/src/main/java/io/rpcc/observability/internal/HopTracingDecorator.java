@@ -55,6 +55,11 @@ public final class HopTracingDecorator implements HopDecorator {
             }
 
             @Override
+            public void replied() {
+                observation.event(Observation.Event.of(RpccObservations.EVENT_REPLY));
+            }
+
+            @Override
             public void ended(HopOutcome outcome, @Nullable HopTiming timing) {
                 observation.lowCardinalityKeyValue(RpccObservations.HOP_OUTCOME, name(outcome));
                 ChainException failure = outcome.failure();
