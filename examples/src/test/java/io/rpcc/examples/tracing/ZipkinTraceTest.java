@@ -99,9 +99,9 @@ class ZipkinTraceTest {
     static final String EXPECTED_TREE = """
             place order INTERNAL @shop
               rpcc chain gateway order CLIENT @shop [rpcc.result]
-                rpcc hop order SERVER @gateway
+                rpcc hop order SERVER @gateway [rpcc.reply]
                   rpcc send inventory reserve CLIENT @gateway
-                    rpcc hop reserve SERVER @inventory
+                    rpcc hop reserve SERVER @inventory [rpcc.reply]
                       rpcc send (sub_chain_result) CLIENT @inventory
                         rpcc hop (sub_chain_return) SERVER @gateway
                           rpcc chaining INTERNAL @gateway
@@ -112,7 +112,7 @@ class ZipkinTraceTest {
                             rpcc hop stock SERVER @inventory
                               rpcc service stock INTERNAL @inventory
                           rpcc send pricing quote CLIENT @gateway
-                            rpcc hop quote SERVER @pricing
+                            rpcc hop quote SERVER @pricing [rpcc.reply]
                               rpcc service quote INTERNAL @pricing
                       rpcc service reserve INTERNAL @inventory
                   rpcc service order INTERNAL @gateway
