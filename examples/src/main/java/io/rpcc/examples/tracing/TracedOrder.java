@@ -180,7 +180,10 @@ public final class TracedOrder implements AutoCloseable {
         }
     }
 
-    /** Fails with what to do if no Zipkin server answers at {@code zipkin}. */
+    /**
+     * Fails with what to do if no Zipkin server answers at {@code zipkin} (a {@link Options.UsageException}:
+     * {@code Main} prints its message, without a stack trace, and exits with 2).
+     */
     private static void requireZipkin(String zipkin) throws InterruptedException {
         String problem;
         try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build()) {
@@ -193,7 +196,7 @@ public final class TracedOrder implements AutoCloseable {
         } catch (IOException | IllegalArgumentException e) {
             problem = e.toString();
         }
-        throw new IllegalStateException("no Zipkin server at " + zipkin + " (" + problem + "); start one with"
+        throw new Options.UsageException("no Zipkin server at " + zipkin + " (" + problem + "); start one with"
                 + " ./rpcc zipkin (port 9411) in another terminal, or give its address: --zipkin http://host:port");
     }
 }
