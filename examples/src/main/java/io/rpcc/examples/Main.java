@@ -8,6 +8,7 @@ import io.rpcc.examples.copy.ReplicatedCopy;
 import io.rpcc.examples.quickstart.Quickstart;
 import io.rpcc.examples.search.SplitSearch;
 import io.rpcc.examples.statesize.StateSize;
+import io.rpcc.examples.tracing.TracedOrder;
 import io.rpcc.examples.webmail.WebMail;
 import java.util.Arrays;
 
@@ -38,6 +39,8 @@ public final class Main {
         {"copy-load", "figure 12: copy under load"},
         {"webmail", "figure 14: web mail, rpcc chain vs rpcc RPCs vs gRPC-java"},
         {"replicated-copy", "figure 13: replicated copy, composition on vs off vs RPC"},
+        {"tracing", "a chain with a sub-chain, a split and replies traced into Zipkin (start it first: ./rpcc zipkin);"
+                + " --zipkin URL, default http://localhost:9411"},
     };
 
     private static final String FAILURE_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.rpcc.failures";
@@ -155,6 +158,7 @@ public final class Main {
             case "replicated-copy" -> ReplicatedCopy.main(rest);
             case "state-size" -> StateSize.main(rest);
             case "search" -> SplitSearch.main(rest);
+            case "tracing" -> TracedOrder.main(rest);
             case "broken-chain" -> {
                 announceExpectedFailures(quietExpectedFailures(logs));
                 BrokenChains.main(rest);
