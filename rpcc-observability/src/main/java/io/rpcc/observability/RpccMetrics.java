@@ -2,6 +2,9 @@ package io.rpcc.observability;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rpcc.client.RpccClient;
+import io.rpcc.observability.internal.ChainMeters;
+import io.rpcc.observability.internal.HopMeters;
+import io.rpcc.observability.internal.NodeMeters;
 import io.rpcc.server.RpccServer;
 import java.util.Objects;
 
@@ -15,7 +18,12 @@ import java.util.Objects;
  * RpccMetrics metrics = RpccMetrics.of(meterRegistry);
  * RpccServer server = metrics.applyTo(RpccServer.builder("inventory")).build();
  * metrics.bind(server);
+ * RpccClient client = metrics.applyTo(RpccClient.builder()).build().start();
+ * metrics.bind(client);
  * }</pre>
+ *
+ * <p>The meters, their tags and how to export them to OpenTelemetry are listed in the guide
+ * {@code docs/guides/metrics-and-logs.md}.
  */
 public final class RpccMetrics {
     private final MeterRegistry registry;
@@ -29,24 +37,41 @@ public final class RpccMetrics {
         return new RpccMetrics(Objects.requireNonNull(registry, "registry"));
     }
 
-    /** Adds the per-hop meters' decorator to {@code builder}; returns it. */
+    /**
+     * Adds the per-hop meters' decorator to {@code builder} ({@code rpcc.hop.duration} by service
+     * function, kind and outcome; {@code rpcc.hop.queue} and {@code rpcc.hop.service} by service
+     * function); returns it. Its hops are decorated in the order decorators were added.
+     */
     public RpccServer.Builder applyTo(RpccServer.Builder builder) {
-        throw new UnsupportedOperationException("scaffolding: to be written");
+        return builder.decorator(new HopMeters(registry));
     }
 
-    /** Adds the per-chain meters' decorator to {@code builder}; returns it. */
+    /**
+     * Adds the per-chain meters' decorator to {@code builder} ({@code rpcc.chains.started},
+     * {@code rpcc.chains.completed}, {@code rpcc.chains.failed} by error code,
+     * {@code rpcc.chain.duration}); returns it.
+     */
     public RpccClient.Builder applyTo(RpccClient.Builder builder) {
-        throw new UnsupportedOperationException("scaffolding: to be written");
+        return builder.decorator(new ChainMeters(registry));
     }
 
-    /** Registers meters that read {@code server}'s counters ({@link RpccServer#stats()}). */
+    /**
+     * Registers meters that read {@code server}'s counters ({@link RpccServer#stats()}) when the
+     * registry is read, tagged {@code node=<server's name>}: connections, refusals by cause, the
+     * function cache, failovers and more (see the guide's table). Call it once per server, after
+     * {@code build()}.
+     */
     public void bind(RpccServer server) {
-        throw new UnsupportedOperationException("scaffolding: to be written");
+        NodeMeters.bind(registry, Objects.requireNonNull(server, "server"));
     }
 
-    /** Registers meters that read {@code client}'s counters ({@link RpccClient#stats()}). */
+    /**
+     * Registers meters that read {@code client}'s counters ({@link RpccClient#stats()}) when the
+     * registry is read, tagged {@code node=<client's name>}: connections, chains in flight, refusals by
+     * cause, retries, failovers and more. Call it once per client, after {@code build()}.
+     */
     public void bind(RpccClient client) {
-        throw new UnsupportedOperationException("scaffolding: to be written");
+        NodeMeters.bind(registry, Objects.requireNonNull(client, "client"));
     }
 
     /** The registry meters are recorded in. */

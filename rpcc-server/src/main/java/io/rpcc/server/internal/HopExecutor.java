@@ -2,6 +2,8 @@ package io.rpcc.server.internal;
 
 import io.netty.channel.Channel;
 import io.netty.util.Timeout;
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainMdc;
 import io.rpcc.core.ChainCaller;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.IsolationLevel;
@@ -433,6 +435,8 @@ public final class HopExecutor implements RequestHandler {
     private SubChainReturn.Composed runGuarded(HopState hop, ChainRequest request, long arrivedNanos,
                                                HopOutcomes.Outcome cached, String endedAfter) {
         HopState at = hop; // a return resumes the parked hop: its chaining function, the stack popped
+        // the hop's chain in the MDC for every line logged on this thread while it runs, rpcc's own too
+        ChainContext.Scope mdc = ChainMdc.put(hop.chainId(), hop.header().hop(), hop.header().origin());
         try {
             decorators.decorate(hop); // first of all: one that throws rejects the hop
             if (hop.control().isCancelled()) {
@@ -463,6 +467,7 @@ public final class HopExecutor implements RequestHandler {
             reportFailure(at, e);
         } finally {
             at.watch().ran(at); // (the watch of a hop resumed by a return is the return's)
+            mdc.close();
         }
         return null;
     }

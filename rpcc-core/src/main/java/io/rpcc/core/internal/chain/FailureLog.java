@@ -1,6 +1,8 @@
 package io.rpcc.core.internal.chain;
 
+import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.ChainMdc;
 import io.rpcc.core.internal.transport.RateLimitedWarnings;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -15,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * {@value #LOGGER}: each hop failure once, at WARN, by the node where it happened (the originator
  * logs nothing: it hands the exception to the caller); a hop's lost partial replies once per hop;
  * reply-to nodes that cannot be reached at most once per address per 10 s. Malformed frames and
- * other refused input are logged, rate-limited, by the transport that refuses them.
+ * other refused input are logged, rate-limited, by the transport that refuses them. A hop's lines
+ * carry its chain in the MDC ({@link ChainMdc}), on whatever thread they are written.
  */
 @EngineSpi
 public final class FailureLog {
@@ -41,8 +44,10 @@ public final class FailureLog {
             return;
         }
         Throwable cause = f.code() == ChainErrorCode.INTERNAL || f.code() == ChainErrorCode.SERVICE_FUNCTION_FAILED ? f.getCause() : null;
-        log.warn("chain {}#{} failed at hop {} on '{}' (service function '{}'): {}: {}", h.origin(), h.chainId(), h.hop(),
-                node, h.serviceFunction(), f.exceptionName(), f.getMessage(), cause);
+        try (var mdc = logContext(h)) {
+            log.warn("chain {}#{} failed at hop {} on '{}' (service function '{}'): {}: {}", h.origin(), h.chainId(),
+                    h.hop(), node, h.serviceFunction(), f.exceptionName(), f.getMessage(), cause);
+        }
     }
 
     /** Logs, rate-limited, that the reply-to node of chain {@code h}, at {@code address}, cannot be reached. */
@@ -53,13 +58,25 @@ public final class FailureLog {
 
     /** Logs that a partial reply of hop {@code h.hop()} could not be sent (called once per hop). */
     public void replyLost(ChainHeader h, Throwable why) {
-        log.warn("chain {}#{}: a partial reply of hop {} on '{}' was not sent (the originator will time out): {}",
-                h.origin(), h.chainId(), h.hop(), node, why.getMessage());
+        try (var mdc = logContext(h)) {
+            log.warn("chain {}#{}: a partial reply of hop {} on '{}' was not sent (the originator will time out): {}",
+                    h.origin(), h.chainId(), h.hop(), node, why.getMessage());
+        }
     }
 
     /** Logs that the connection carrying hop {@code h.hop()}'s replies closed before its credit could follow them. */
     public void repliesUnconfirmed(ChainHeader h) {
-        log.warn("chain {}#{}: the connection carrying the replies of hop {} on '{}' closed before they were "
-                + "confirmed; the originator will time out", h.origin(), h.chainId(), h.hop(), node);
+        try (var mdc = logContext(h)) {
+            log.warn("chain {}#{}: the connection carrying the replies of hop {} on '{}' closed before they were "
+                    + "confirmed; the originator will time out", h.origin(), h.chainId(), h.hop(), node);
+        }
+    }
+
+    /**
+     * Puts hop {@code h.hop()} of chain {@code h} into the MDC ({@link ChainMdc}) for a line logged
+     * off the hop's thread (a no-op on it, where the hop's runner has put it already).
+     */
+    public static ChainContext.Scope logContext(ChainHeader h) {
+        return ChainMdc.put(h.origin() + "#" + h.chainId(), h.hop(), h.origin());
     }
 }

@@ -1,0 +1,22 @@
+package io.rpcc.observability.internal;
+
+/** The names of rpcc's meters, in one place (the table in docs/guides/metrics-and-logs.md lists them). */
+public final class MeterNames {
+    /** Chains a client started. */
+    public static final String CHAINS_STARTED = "rpcc.chains.started";
+    /** Chains that ended with their result. */
+    public static final String CHAINS_COMPLETED = "rpcc.chains.completed";
+    /** Chains that ended with an error; tag {@code code}. */
+    public static final String CHAINS_FAILED = "rpcc.chains.failed";
+    /** From a chain's start to its end at the originator; tag {@code outcome}. */
+    public static final String CHAIN_DURATION = "rpcc.chain.duration";
+    /** A hop at a server, from its start to its end; tags {@code node}, {@code function}, {@code kind}, {@code outcome}. */
+    public static final String HOP_DURATION = "rpcc.hop.duration";
+    /** A hop's request waiting at a server for its service function; tags {@code node}, {@code function}. */
+    public static final String HOP_QUEUE = "rpcc.hop.queue";
+    /** A hop's service function running; tags {@code node}, {@code function}. */
+    public static final String HOP_SERVICE = "rpcc.hop.service";
+
+    private MeterNames() {
+    }
+}

@@ -1,0 +1,174 @@
+package io.rpcc.observability;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.rpcc.client.ChainCall;
+import io.rpcc.client.ReplySet;
+import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.Refusal;
+import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.StaticNameResolver;
+import io.rpcc.core.UnknownServiceFunctionException;
+import io.rpcc.server.RpccServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * {@link RpccMetrics} on real nodes: after a known workload (chains that complete, fail with known
+ * codes and send partial replies), the meters in a {@link SimpleMeterRegistry} equal the expected
+ * counts exactly.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class MetricsWorkloadTest {
+    static final ChainingFunctionSource THEN_B = ChainingFunctionSource.java("""
+            import io.rpcc.core.*;
+
+            public class ThenB implements ChainingFunction {
+                public NextHop apply(ChainState state, Object result) {
+                    return NextHop.callThenEnd("b", "end", result);
+                }
+            }
+            """);
+
+    final MeterRegistry registry = new SimpleMeterRegistry();
+    final RpccMetrics metrics = RpccMetrics.of(registry);
+    final StaticNameResolver names = new StaticNameResolver();
+    final List<AutoCloseable> nodes = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable n : nodes.reversed()) {
+            n.close();
+        }
+    }
+
+    RpccServer server(RpccServer.Builder builder) {
+        RpccServer s = metrics.applyTo(builder.resolver(names)).build().start();
+        metrics.bind(s);
+        names.register(s.name(), s.address());
+        nodes.add(s);
+        return s;
+    }
+
+    @Test
+    void metersCountAKnownWorkloadExactly() throws Exception {
+        server(RpccServer.builder("a")
+                .service("ok", p -> {
+                    ChainContext.current().preturn("a1");
+                    ChainContext.current().preturn("a2");
+                    return p;
+                })
+                .service("boom", p -> {
+                    throw new IllegalStateException("boom");
+                }));
+        server(RpccServer.builder("b").service("end", p -> {
+            ChainContext.current().preturn("b1");
+            return p + "!";
+        }));
+        RpccClient client = metrics.applyTo(RpccClient.builder().name("c").resolver(names)
+                .timeout(Duration.ofSeconds(30))).build().start();
+        nodes.add(client);
+        metrics.bind(client);
+
+        int chains = 4;        // a.ok -> b.end, 3 replies each
+        int replies = 0;
+        for (int i = 0; i < chains; i++) {
+            ReplySet<String> set = client.startChainWithReplies(
+                    ChainCall.to("a", "ok").params("x" + i).chainingFunction(THEN_B), String.class);
+            for (String ignored : set) {
+                replies++;
+            }
+            ChainResult r = set.result().join();
+            assertEquals("x" + i + "!", r.value());
+        }
+        assertEquals(3 * chains, replies);
+        int boom = 2;
+        for (int i = 0; i < boom; i++) {
+            CompletionException e = assertThrows(CompletionException.class,
+                    () -> client.startChain(ChainCall.to("a", "boom").params("y")).join());
+            assertInstanceOf(ServiceFunctionException.class, e.getCause());
+        }
+        CompletionException unknown = assertThrows(CompletionException.class,
+                () -> client.startChain(ChainCall.to("a", "nope").params("z")).join());
+        assertInstanceOf(UnknownServiceFunctionException.class, unknown.getCause());
+
+        // client: chains by outcome and code
+        assertEquals(chains + boom + 1, count("rpcc.chains.started"));
+        assertEquals(chains, count("rpcc.chains.completed"));
+        assertEquals(boom, count("rpcc.chains.failed", "code", ChainErrorCode.SERVICE_FUNCTION_FAILED.name()));
+        assertEquals(1, count("rpcc.chains.failed", "code", ChainErrorCode.UNKNOWN_SERVICE_FUNCTION.name()));
+        assertEquals(boom + 1, sumCounters("rpcc.chains.failed"));
+        assertEquals(chains, timer("rpcc.chain.duration", "outcome", "completed").count());
+        assertEquals(boom + 1, timer("rpcc.chain.duration", "outcome", "failed").count());
+
+        // servers: hops by function, kind and outcome (told when the hop ended: wait for the last)
+        awaitCount("rpcc.hop.duration", chains, "node", "b", "function", "end", "kind", "service", "outcome", "finished");
+        awaitCount("rpcc.hop.duration", chains, "node", "a", "function", "ok", "kind", "service", "outcome", "forwarded");
+        awaitCount("rpcc.hop.duration", boom, "node", "a", "function", "boom", "kind", "service", "outcome", "failed");
+        assertEquals(chains, timer("rpcc.hop.queue", "node", "a", "function", "ok").count());
+        assertEquals(chains, timer("rpcc.hop.service", "node", "b", "function", "end").count());
+
+        // servers' own counters: the chaining function compiled once at a, then found in its cache
+        assertEquals(1, functionCount("rpcc.function.cache.misses", "node", "a"));
+        assertEquals(chains - 1, functionCount("rpcc.function.cache.hits", "node", "a"));
+        FunctionTimer compile = registry.get("rpcc.function.compile").tag("node", "a").functionTimer();
+        assertEquals(1, compile.count());
+        assertTrue(compile.totalTime(TimeUnit.NANOSECONDS) > 0, "compile time recorded");
+        assertEquals(0, functionCount("rpcc.function.cache.misses", "node", "b"));
+        for (String node : List.of("a", "b", "c")) {
+            for (Refusal r : Refusal.values()) {
+                assertEquals(0, functionCount("rpcc.refusals", "node", node, "cause", r.name()), node + " " + r);
+            }
+            assertEquals(0, functionCount("rpcc.failovers", "node", node));
+        }
+        assertEquals(0, functionCount("rpcc.retries", "node", "c"));
+        assertEquals(0, registry.get("rpcc.chains.active").tag("node", "c").gauge().value());
+        assertTrue(registry.get("rpcc.connections.open").tag("node", "a").gauge().value() >= 1);
+    }
+
+    private double count(String name, String... tags) {
+        return registry.get(name).tags(tags).counter().count();
+    }
+
+    private double sumCounters(String name) {
+        return registry.get(name).counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+
+    private double functionCount(String name, String... tags) {
+        return registry.get(name).tags(tags).functionCounter().count();
+    }
+
+    private Timer timer(String name, String... tags) {
+        return registry.get(name).tags(tags).timer();
+    }
+
+    /** Waits for a hop meter (hops are told their end after the chain's result may have reached the client). */
+    private void awaitCount(String name, long expected, String... tags) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < end) {
+            Timer t = registry.find(name).tags(tags).timer();
+            if (t != null && t.count() >= expected) {
+                break;
+            }
+            Thread.sleep(5);
+        }
+        assertEquals(expected, timer(name, tags).count(), name + " " + String.join(",", tags));
+    }
+}
