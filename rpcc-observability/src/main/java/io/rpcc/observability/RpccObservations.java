@@ -63,6 +63,8 @@ public final class RpccObservations {
     /** Key (high cardinality): how many partial replies the client received (client, reply sets). */
     public static final String REPLIES = "rpcc.replies";
 
+    /** Event: the hop sent a partial reply ({@code preturn}). */
+    public static final String EVENT_REPLY = "rpcc.reply";
     /** Event: the client cancelled the chain (or its timeout did). */
     public static final String EVENT_CANCELLED = "rpcc.cancelled";
     /** Event: the chain timed out at the client. */

@@ -14,6 +14,23 @@ import java.util.Objects;
  * Tracing's bridge to OpenTelemetry or Brave behind it), and carries the W3C trace context in the
  * chain's metadata from hop to hop.
  *
+ * <p>The API is Micrometer Observation: spans come from Micrometer Tracing's handlers registered
+ * in the registry ({@code PropagatingSenderTracingObservationHandler},
+ * {@code PropagatingReceiverTracingObservationHandler}, {@code DefaultTracingObservationHandler}),
+ * so OpenTelemetry ({@code micrometer-tracing-bridge-otel}) and Brave
+ * ({@code micrometer-tracing-bridge-brave}) both work; the handlers write and read the trace context
+ * ({@code traceparent}, {@code tracestate}) in the chain's {@link io.rpcc.core.Metadata}. A chain is
+ * one trace: a CLIENT span for the call ({@value RpccObservations#CHAIN}), a SERVER span for each
+ * hop ({@value RpccObservations#HOP}) whose parent is the span that sent the request to it, the
+ * service function ({@value RpccObservations#SERVICE}) and the chaining function
+ * ({@value RpccObservations#CHAINING}) as the hop's children, and a short CLIENT span for each
+ * request a hop sends on or hands back ({@value RpccObservations#SEND}). Names and attributes are in
+ * {@link RpccObservations}; docs/guides/tracing.md shows the tree of a chain with a sub-chain and a
+ * split.
+ *
+ * <p>Off by default: nothing is recorded unless {@code applyTo} is called, and with
+ * {@link ObservationRegistry#NOOP} it adds nothing.
+ *
  * <pre>{@code
  * RpccTracing tracing = RpccTracing.of(observationRegistry);
  * RpccServer server = tracing.applyTo(RpccServer.builder("inventory")).build();

@@ -1,10 +1,8 @@
 package io.rpcc.observability;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -106,9 +104,9 @@ class RpccTracingTest {
         assertEquals(1, spans.stream().map(SpanData::getTraceId).distinct().count(), "one trace: " + spans);
         assertEquals("""
                 rpcc chain n1 start CLIENT [rpcc.result]
-                  rpcc hop start SERVER @n1
+                  rpcc hop start SERVER @n1 [rpcc.reply]
                     rpcc send n2 sub CLIENT @n1
-                      rpcc hop sub SERVER @n2
+                      rpcc hop sub SERVER @n2 [rpcc.reply]
                         rpcc send (sub_chain_result) CLIENT @n2
                           rpcc hop (sub_chain_return) SERVER @n1
                             rpcc chaining INTERNAL @n1
@@ -118,11 +116,95 @@ class RpccTracingTest {
                               rpcc hop leaf SERVER @n2
                                 rpcc service leaf INTERNAL @n2
                             rpcc send n3 leaf CLIENT @n1
-                              rpcc hop leaf SERVER @n3
+                              rpcc hop leaf SERVER @n3 [rpcc.reply]
                                 rpcc service leaf INTERNAL @n3
                         rpcc service sub INTERNAL @n2
                     rpcc service start INTERNAL @n1
                 """, tree(spans));
+    }
+
+    @Test
+    void aTraceparentInTheCallsMetadataIsHonoured() throws Exception {
+        otel = new OtelTracing(Sampler.alwaysOn());
+        threeNodes(RpccTracing.of(otel.registry));
+        RpccClient untraced = cluster.client(b -> b);
+        String traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        String caller = "00f067aa0ba902b7";
+        untraced.runChain(ChainCall.to("n1", "see").params("x").metadata("traceparent", "00-" + traceId + "-" + caller
+                + "-01"));
+        List<SpanData> spans = awaitSpans(2);
+        assertEquals(List.of(traceId), spans.stream().map(SpanData::getTraceId).distinct().toList(),
+                "the hops join the caller's trace");
+        SpanData hop = spans.stream().filter(s -> s.getName().equals("rpcc hop see")).findFirst().orElseThrow();
+        assertEquals(caller, hop.getParentSpanId(), "the first hop is the caller's span's child");
+    }
+
+    @Test
+    void aChainStartedInsideAnObservationIsItsChild() throws Exception {
+        otel = new OtelTracing(Sampler.alwaysOn());
+        RpccTracing tracing = RpccTracing.of(otel.registry);
+        threeNodes(tracing);
+        RpccClient client = cluster.client(tracing::applyTo);
+        Observation request = Observation.start("http.request", otel.registry);
+        try (Observation.Scope ignored = request.openScope()) {
+            assertEquals("x", client.runChain(ChainCall.to("n1", "see").params("x")).value());
+        }
+        request.stop();
+        assertEquals("""
+                http.request INTERNAL
+                  rpcc chain n1 see CLIENT [rpcc.result]
+                    rpcc hop see SERVER @n1
+                      rpcc service see INTERNAL @n1
+                """, tree(awaitSpans(4)));
+    }
+
+    @Test
+    void aFailingHopsSpanHasTheErrorItsCodeAndWhere() throws Exception {
+        otel = new OtelTracing(Sampler.alwaysOn());
+        RpccTracing tracing = RpccTracing.of(otel.registry);
+        threeNodes(tracing);
+        RpccClient client = cluster.client(tracing::applyTo);
+        assertThrows(ServiceFunctionException.class, () -> client.runChain(ChainCall.to("n1", "boom").params("x")));
+        List<SpanData> spans = awaitSpans(3);
+        assertEquals("""
+                rpcc chain n1 boom CLIENT [exception] ERROR
+                  rpcc hop boom SERVER @n1 [exception] ERROR
+                    rpcc service boom INTERNAL @n1 [exception] ERROR
+                """, tree(spans));
+        for (String name : List.of("rpcc chain n1 boom", "rpcc hop boom")) {
+            SpanData span = spans.stream().filter(s -> s.getName().equals(name)).findFirst().orElseThrow();
+            assertEquals("SERVICE_FUNCTION_FAILED", span.getAttributes().get(AttributeKey.stringKey(RpccObservations.ERROR_CODE)),
+                    name);
+            assertEquals("n1", span.getAttributes().get(AttributeKey.stringKey(RpccObservations.ERROR_HOST)), name);
+            assertEquals("1", span.getAttributes().get(AttributeKey.stringKey(RpccObservations.ERROR_HOP)), name);
+        }
+        SpanData hop = spans.stream().filter(s -> s.getName().equals("rpcc hop boom")).findFirst().orElseThrow();
+        assertEquals("FAILED", hop.getAttributes().get(AttributeKey.stringKey(RpccObservations.HOP_OUTCOME)));
+        assertEquals("service", hop.getAttributes().get(AttributeKey.stringKey(RpccObservations.HOP_KIND)));
+    }
+
+    @Test
+    void anUnsampledTraceRecordsNothingAndItsChainsWork() throws Exception {
+        otel = new OtelTracing(Sampler.alwaysOff());
+        RpccTracing tracing = RpccTracing.of(otel.registry);
+        threeNodes(tracing);
+        RpccClient client = cluster.client(tracing::applyTo);
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("n1", "start").params("x")
+                .chainingFunction(FORK), String.class);
+        assertEquals(3, replies.stream().count());
+        assertEquals(List.of("x+-2", "x+-3"), replies.result().get().value());
+        Thread.sleep(500); // the hops' spans would have ended by now
+        assertEquals(List.of(), otel.exporter.getFinishedSpanItems(), "nothing recorded");
+    }
+
+    @Test
+    void withTheNoopRegistryNothingIsApplied() {
+        RpccTracing tracing = RpccTracing.of(ObservationRegistry.NOOP);
+        RpccServer.Builder b = RpccServer.builder("n1");
+        assertSame(b, tracing.applyTo(b));
+        cluster.server("n1", nb -> tracing.applyTo(nb).service("meta", p -> ChainContext.current().metadata().size()));
+        assertEquals(0, cluster.client(tracing::applyTo).runChain(ChainCall.to("n1", "meta")).value(),
+                "no trace context written");
     }
 
     /** The spans as an indented tree: name, kind, node, events (children sorted), ERROR for a failed span. */

@@ -120,6 +120,16 @@ public interface HopDecorator {
         }
 
         /**
+         * Called each time the hop sends a partial reply ({@code preturn} from its functions or from
+         * work they started through its context), once the reply's frame is handed to the transport,
+         * on the thread that sent it, before {@link #ended}: for an event on a span, a count. Must be
+         * quick and thread-safe; what it throws is logged and changes nothing. A hop that sends its
+         * first run's replies again (a replay) is not told of them.
+         */
+        default void replied() {
+        }
+
+        /**
          * Called exactly once, when the hop is done (see {@link HopDecorator}).
          *
          * @param outcome how it ended

@@ -330,6 +330,30 @@ class HopDecoratorTest {
             """);
 
     @Test
+    void eachPartialReplyIsToldBeforeTheHopEnds() throws Exception {
+        AtomicInteger replied = new AtomicInteger();
+        CompletableFuture<Integer> repliedAtEnd = new CompletableFuture<>();
+        cluster.server("s1", b -> b.decorator(start -> new HopDecorator.Listener() {
+            @Override
+            public void replied() {
+                replied.incrementAndGet();
+            }
+
+            @Override
+            public void ended(HopOutcome outcome, HopTiming timing) {
+                repliedAtEnd.complete(replied.get());
+            }
+        }).service("replies", p -> {
+            ChainContext.current().preturn("a");
+            ChainContext.current().startVirtualThread(() -> ChainContext.current().preturn("b"));
+            return p;
+        }));
+        var set = cluster.client().callWithReplies("s1", "replies", "x", String.class);
+        assertEquals(2, set.stream().count());
+        assertEquals(2, repliedAtEnd.get(20, TimeUnit.SECONDS), "both replies told, before the hop ended");
+    }
+
+    @Test
     void aSplitAndItsMerge() throws Exception {
         Recorder r1 = new Recorder();
         Recorder r2 = new Recorder();

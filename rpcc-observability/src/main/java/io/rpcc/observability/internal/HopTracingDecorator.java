@@ -55,6 +55,11 @@ public final class HopTracingDecorator implements HopDecorator {
             }
 
             @Override
+            public void replied() {
+                observation.event(Observation.Event.of(RpccObservations.EVENT_REPLY));
+            }
+
+            @Override
             public void ended(HopOutcome outcome, @Nullable HopTiming timing) {
                 observation.lowCardinalityKeyValue(RpccObservations.HOP_OUTCOME, name(outcome));
                 ChainException failure = outcome.failure();
@@ -74,6 +79,17 @@ public final class HopTracingDecorator implements HopDecorator {
 
     /** {@code FORWARDED}, {@code FINISHED}, {@code SUB_CHAIN_STARTED}, ...: the outcome's type in upper snake case. */
     static String name(HopOutcome outcome) {
-        return outcome.getClass().getSimpleName().replaceAll("([a-z])([A-Z])", "$1_$2").toUpperCase(Locale.ROOT);
+        return switch (outcome) {
+            case HopOutcome.Forwarded f -> "FORWARDED";
+            case HopOutcome.Finished f -> "FINISHED";
+            case HopOutcome.SubChainStarted s -> "SUB_CHAIN_STARTED";
+            case HopOutcome.Returned r -> "RETURNED";
+            case HopOutcome.BranchEnded b -> "BRANCH_ENDED";
+            case HopOutcome.Split s -> "SPLIT";
+            case HopOutcome.Delegated d -> "DELEGATED";
+            case HopOutcome.Failed f -> "FAILED";
+            case HopOutcome.Cancelled c -> "CANCELLED";
+            case HopOutcome.Refused r -> "REFUSED";
+        };
     }
 }

@@ -201,8 +201,10 @@ public final class HopExecutor implements RequestHandler {
                     ChainHeader h = request.header();
                     // neither a proxy nor a return nor a merge is a hop of its own
                     List<String> path = kind.isHopOfItsOwn() ? node.pathThrough(h) : h.path();
+                    HopWatch watch = decorators.watch(kind);
+                    hop.replies().tellReplies(watch);
                     run(new HopState(kind, h, path, new CopyOnWriteArrayList<>(h.console()),
-                            CarriedTimings.continuing(h.timings()), hop, decorators.watch(kind)), request, arrivedNanos, claim);
+                            CarriedTimings.continuing(h.timings()), hop, watch), request, arrivedNanos, claim);
                 } finally {
                     // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
                     if (claim != null) {
@@ -419,8 +421,10 @@ public final class HopExecutor implements RequestHandler {
             HopState from = composed.from();
             ChainHeader h = from.header();
             ChainHeader nh = h.onward(new ChainSoFar(h.hop(), from.path(), from.consoleNow(), from.timings(), composed.metadata()), HopKind.RETURN.wireName(), ChainingFunctionSource.NONE, h.credit(), composed.back().budgetNanos());
+            HopWatch watch = decorators.watch(HopKind.RETURN);
+            from.replies().tellReplies(watch);
             HopState back = new HopState(HopKind.RETURN, nh, nh.path(), new CopyOnWriteArrayList<>(nh.console()),
-                    CarriedTimings.continuing(nh.timings()), from.running(), decorators.watch(HopKind.RETURN));
+                    CarriedTimings.continuing(nh.timings()), from.running(), watch);
             composed = runGuarded(back, new ChainRequest(nh, composed.back().result(), ChainState.empty(), null),
                     System.nanoTime(), null, h.serviceFunction());
         }

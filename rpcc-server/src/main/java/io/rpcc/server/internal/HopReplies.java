@@ -237,11 +237,22 @@ final class HopReplies implements Replies {
         return unkeyed;
     }
 
+    /** Whom each reply sent is told to: the watch of the hop that runs now ({@link #tellReplies}). */
+    private volatile Runnable replied = () -> { };
+
+    /** Tells {@code watch} of each partial reply sent from now on (a composed return takes over from its hop). */
+    void tellReplies(HopWatch watch) {
+        if (watch != HopWatch.NONE) {
+            replied = watch::replied;
+        }
+    }
+
     private final Replies unkeyed = new Replies() {
         @Override
         public void preturn(Object reply) {
             startReply();
             sendReply(reply, ReplyFrame.UNKEYED, null);
+            replied.run();
         }
 
         @Override
@@ -266,6 +277,7 @@ final class HopReplies implements Replies {
         long seq = nextSeq.getAndIncrement();
         HopOutcomes.Outcome r = recording;
         sendReply(reply, seq, r != null && r.replied(seq, reply) ? r : null);
+        replied.run();
     }
 
     /** Checks that a reply may be sent now and raises the count for it (lowered once it is written, or not). */

@@ -103,6 +103,21 @@ final class HopWatch {
         }
     }
 
+    /** The hop sent a partial reply: tells the listeners, on this thread. */
+    void replied() {
+        if (off()) {
+            return;
+        }
+        for (int i = listeners.size() - 1; i >= 0; i--) {
+            try {
+                listeners.get(i).replied();
+            } catch (RuntimeException | Error e) {
+                log.warn("a hop decorator's listener {} at '{}' threw from replied(); ignored", listeners.get(i),
+                        nodeName, e);
+            }
+        }
+    }
+
     /** Waits for {@code step} (a frame the hop sent, written or failed) before the hop is done; returns it. */
     <T> CompletableFuture<T> track(CompletableFuture<T> step) {
         if (off()) {
