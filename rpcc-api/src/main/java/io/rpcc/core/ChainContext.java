@@ -34,6 +34,10 @@ import org.jspecify.annotations.Nullable;
  * it. For a pipeline of stages, pass the future you keep to {@link #track}: the chain waits for it
  * and ends partial with its error if it fails (an error handled on the way is not one). A stage
  * whose function is wrapped with {@link #wrap} reports what that function throws, handled or not.
+ *
+ * <p>Logging: wherever a context is current (the function's thread, work started through it, a
+ * {@link #push()}), the thread's SLF4J MDC carries the chain's id, the hop and the originator
+ * ({@link ChainMdc}), and gets its previous values back when the context goes.
  */
 public interface ChainContext {
 

@@ -485,7 +485,8 @@ public final class RpccClient implements AutoCloseable {
         var t = node.transport().stats();
         return new ClientStats(t.connectionsOpen(), chainsInFlight(), lateFrames(), t.refusals(), launcher.retries(),
                 node.originator().retransmissions(), node.originator().earlierAttemptFrames(), node.ejection().failovers(),
-                t.pingsSent(), node.originator().repliesSentAgain());
+                t.pingsSent(), node.originator().repliesSentAgain(), node.originator().repliesReceived(),
+                node.originator().replyBytesReceived(), node.transport().disconnects());
     }
 
     /**

@@ -2,9 +2,6 @@ package io.rpcc.observability;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rpcc.client.RpccClient;
-import io.rpcc.observability.internal.ChainMeters;
-import io.rpcc.observability.internal.HopMeters;
-import io.rpcc.observability.internal.NodeMeters;
 import io.rpcc.server.RpccServer;
 import java.util.Objects;
 

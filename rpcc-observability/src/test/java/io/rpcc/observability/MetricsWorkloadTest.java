@@ -139,8 +139,75 @@ class MetricsWorkloadTest {
             assertEquals(0, functionCount("rpcc.failovers", "node", node));
         }
         assertEquals(0, functionCount("rpcc.retries", "node", "c"));
+        assertEquals(0, functionCount("rpcc.chains.broken", "node", "c"));
+        // partial replies, as received by the client, each once
+        assertEquals(3 * chains, functionCount("rpcc.replies.received", "node", "c"));
+        assertEquals(client.stats().replyBytesReceived(), functionCount("rpcc.replies.bytes", "node", "c"));
+        assertTrue(functionCount("rpcc.replies.bytes", "node", "c") > 3 * chains, "a reply frame has bytes");
         assertEquals(0, registry.get("rpcc.chains.active").tag("node", "c").gauge().value());
         assertTrue(registry.get("rpcc.connections.open").tag("node", "a").gauge().value() >= 1);
+    }
+
+    @Test
+    void sandboxViolationsByRuleFlowControlWaitsAndDisconnectsByCause() throws Exception {
+        RpccServer a = server(RpccServer.builder("a")
+                .replyWriteTimeout(Duration.ofSeconds(30))
+                .service("flood", p -> {
+                    for (int i = 0; i < (Integer) p; i++) {
+                        ChainContext.current().preturn("r" + i);
+                    }
+                    return p;
+                }));
+        RpccClient client = metrics.applyTo(RpccClient.builder().name("c").resolver(names)
+                .replyBufferSize(2).timeout(Duration.ofSeconds(30))).build().start();
+        metrics.bind(client);
+
+        // a chaining function that starts a thread: refused by the verifier under rule "threads"
+        ChainingFunctionSource threads = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+
+                public class Spawns implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        new Thread(() -> { }).start();
+                        return NextHop.end(result);
+                    }
+                }
+                """);
+        CompletionException e = assertThrows(CompletionException.class,
+                () -> client.startChain(ChainCall.to("a", "flood").params(0).chainingFunction(threads)).join());
+        assertInstanceOf(io.rpcc.core.SandboxViolationException.class, e.getCause());
+        assertEquals(1, functionCount("rpcc.sandbox.violations", "node", "a", "rule", "threads"));
+        assertEquals(0, functionCount("rpcc.sandbox.violations", "node", "a", "rule", "other"));
+        assertEquals(1, functionCount("rpcc.refusals", "node", "a", "cause", Refusal.SANDBOX_VIOLATION.name()));
+        assertEquals(1, count("rpcc.chains.failed", "code", ChainErrorCode.SANDBOX_VIOLATION.name()));
+
+        // a reader slower than the producer: the producer's replies wait for room in the window of 2
+        int sent = 40;
+        ReplySet<String> set = client.startChainWithReplies(ChainCall.to("a", "flood").params(sent), String.class);
+        int read = 0;
+        for (String ignored : set) {
+            Thread.sleep(2);
+            read++;
+        }
+        assertEquals(sent, read);
+        FunctionTimer waits = registry.get("rpcc.replies.flow.waits").tag("node", "a").functionTimer();
+        assertTrue(waits.count() > 0, "the producer waited");
+        assertEquals(a.stats().replyWaits(), (long) waits.count());
+        assertEquals(sent, functionCount("rpcc.replies.received", "node", "c"));
+
+        // disconnects: the client closes; its connections close as NODE_CLOSED there, PEER_CLOSED at a
+        int open = (int) registry.get("rpcc.connections.open").tag("node", "c").gauge().value();
+        assertTrue(open >= 1, "the client holds a connection");
+        client.close();
+        assertEquals(open, functionCount("rpcc.disconnects", "node", "c", "cause", "NODE_CLOSED"));
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (functionCount("rpcc.disconnects", "node", "a", "cause", "PEER_CLOSED") < open && System.nanoTime() < end) {
+            Thread.sleep(5);
+        }
+        assertEquals(open, functionCount("rpcc.disconnects", "node", "a", "cause", "PEER_CLOSED"));
+        for (String cause : List.of("ERROR", "REFUSED", "HANDSHAKE_FAILED", "RECLAIMED")) {
+            assertEquals(0, functionCount("rpcc.disconnects", "node", "a", "cause", cause), cause);
+        }
     }
 
     private double count(String name, String... tags) {

@@ -130,7 +130,8 @@ public final class RpccServer implements AutoCloseable {
                 f.compileNanos(), f.fetches(), t.refusals(), f.abandonedSandboxThreads(), hops.droppedBranchOutcomes(),
                 hops.outcomeCacheHits(), hops.outcomeCacheMisses(), hops.outcomeCacheEvictions(),
                 hops.outcomeCacheAttached(), hops.outcomeCacheSize(), hops.outcomeCacheBytes(), node.ejection().failovers(),
-                node.ejection().ejections(), t.pingsSent());
+                node.ejection().ejections(), t.pingsSent(), hops.replyWaits(), hops.replyWaitNanos(),
+                node.functions().sandboxViolations(), node.transport().disconnects());
     }
 
     /**

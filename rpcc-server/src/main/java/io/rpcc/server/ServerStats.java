@@ -1,5 +1,6 @@
 package io.rpcc.server;
 
+import io.rpcc.core.Disconnect;
 import io.rpcc.core.Refusal;
 import java.util.Map;
 
@@ -36,6 +37,15 @@ import java.util.Map;
  * @param pingsSent PINGs this server sent on connections that had been quiet for its ping interval
  *     ({@code NodeBuilder.connectionHealth}); a peer that answers none is closed, counted as
  *     {@link Refusal#SILENT_PEER}
+ * @param replyWaits partial replies of hops here that found no room in their originators' windows
+ *     and waited for it (flow control: the originator reads slower than the chain produces)
+ * @param replyWaitNanos the time those replies waited, in all
+ * @param sandboxViolations chaining functions that broke a sandbox rule here (refused by the
+ *     verifier, or stopped at a limit), by the rule's name (e.g. {@code "threads"},
+ *     {@code "cpu-time"}: {@code docs/reference/sandbox-allow-list.md}); rules never broken are
+ *     absent. Together they are {@code refused(Refusal.SANDBOX_VIOLATION)}.
+ * @param disconnects this server's connections that closed, inbound and outbound, by cause; causes
+ *     never seen are absent
  */
 public record ServerStats(int connectionsOpen, long malformedFrames, long framesReceived,
                           long functionCacheHits, long functionCacheMisses, long functionCompileNanos,
@@ -43,10 +53,21 @@ public record ServerStats(int connectionsOpen, long malformedFrames, long frames
                           long droppedBranchOutcomes, long outcomeCacheHits, long outcomeCacheMisses,
                           long outcomeCacheEvictions, long outcomeCacheAttached, int outcomeCacheEntries,
                           long outcomeCacheBytes, long failovers, long ejections,
-                          long pingsSent) {
+                          long pingsSent, long replyWaits, long replyWaitNanos,
+                          Map<String, Long> sandboxViolations, Map<Disconnect, Long> disconnects) {
 
     /** How many refusals of kind {@code refusal}. */
     public long refused(Refusal refusal) {
         return refusals.getOrDefault(refusal, 0L);
+    }
+
+    /** How many connections closed for {@code cause}. */
+    public long disconnected(Disconnect cause) {
+        return disconnects.getOrDefault(cause, 0L);
+    }
+
+    /** How many chaining functions broke sandbox rule {@code rule} here. */
+    public long violated(String rule) {
+        return sandboxViolations.getOrDefault(rule, 0L);
     }
 }

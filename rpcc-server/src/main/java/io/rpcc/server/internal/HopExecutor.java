@@ -345,6 +345,19 @@ public final class HopExecutor implements RequestHandler {
         return relays.lost();
     }
 
+    /**
+     * Partial replies of hops here (and replies relayed here) that found no room in their originators'
+     * windows and waited for it (flow control).
+     */
+    public long replyWaits() {
+        return streams.replyWaits();
+    }
+
+    /** The time the replies counted in {@link #replyWaits()} waited, in all. */
+    public long replyWaitNanos() {
+        return streams.replyWaitNanos();
+    }
+
     /** Outcomes of branches of splits merging here that were dropped: stale, or matching no split. */
     public long droppedBranchOutcomes() {
         return merges.droppedOutcomes();

@@ -14,6 +14,7 @@ final class ReplyStreams {
     }
 
     private final ConcurrentMap<Key, SendWindow> streams = new ConcurrentHashMap<>();
+    private final SendWindow.Waits waits = new SendWindow.Waits();
 
     /**
      * The window of the replies of hop {@code hop} of a chain at {@code host} (this node, or, for the
@@ -24,7 +25,7 @@ final class ReplyStreams {
     SendWindow open(long chainId, ChainSecret secret, int hop, String host) {
         Key key = new Key(chainId, secret, hop, host);
         while (true) {
-            SendWindow w = streams.computeIfAbsent(key, k -> new SendWindow());
+            SendWindow w = streams.computeIfAbsent(key, k -> new SendWindow(waits));
             if (w.retain()) {
                 return w;
             }
@@ -47,6 +48,16 @@ final class ReplyStreams {
     boolean grant(long chainId, ChainSecret secret, int hop, String host, int replies, long bytes) {
         SendWindow w = streams.get(new Key(chainId, secret, hop, host));
         return w != null && w.grant(replies, bytes);
+    }
+
+    /** Replies of this node's streams that found no room in their originators' windows and waited. */
+    long replyWaits() {
+        return waits.waits();
+    }
+
+    /** The time those replies waited, in all. */
+    long replyWaitNanos() {
+        return waits.nanos();
     }
 
     /** Streams registered (for tests). */

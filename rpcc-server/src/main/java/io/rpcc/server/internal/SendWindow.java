@@ -1,6 +1,7 @@
 package io.rpcc.server.internal;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -22,6 +23,23 @@ final class SendWindow {
     /** The longest a thread waits for room before it checks again whether it should give up. */
     static final Duration GIVE_UP_CHECK = Duration.ofMillis(100);
 
+    /** Counts, for the node, the replies that waited for room and how long they waited. */
+    static final class Waits {
+        private final LongAdder waits = new LongAdder();
+        private final LongAdder nanos = new LongAdder();
+
+        /** Replies that found no room and waited (until room came, a timeout, a cancel or the stream's end). */
+        long waits() {
+            return waits.sum();
+        }
+
+        /** The time those replies waited, in all. */
+        long nanos() {
+            return nanos.sum();
+        }
+    }
+
+    private final Waits waits;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition granted = lock.newCondition();
     private long replies;
@@ -30,6 +48,16 @@ final class SendWindow {
     private boolean closed;
     /** Hops using this stream: more than one for branches of a split. */
     private int users;
+
+    /** A window whose waits are counted in {@code waits}. */
+    SendWindow(Waits waits) {
+        this.waits = waits;
+    }
+
+    /** A window whose waits are counted nowhere (for tests). */
+    SendWindow() {
+        this(new Waits());
+    }
 
     /**
      * Takes room for one reply of {@code size} bytes, asking through {@code asker} if there is none,
@@ -57,6 +85,7 @@ final class SendWindow {
             throws InterruptedException {
         long timeoutNanos = timeout.toNanos();
         long deadline = 0; // set when a wait first starts (a reply that finds room reads no clock)
+        long waitedSince = 0; // likewise
         lock.lock();
         try {
             while (replies < 1 || bytes < size) {
@@ -71,8 +100,12 @@ final class SendWindow {
                     asked = size;
                     asker.ask(giveReplies, giveBytes, size); // encodes and queues a small frame: does not block
                 }
+                if (waitedSince == 0) {
+                    waitedSince = System.nanoTime() | 1; // (never 0)
+                    waits.waits.increment();
+                }
                 if (timeoutNanos > 0 && deadline == 0) {
-                    deadline = System.nanoTime() + timeoutNanos | 1; // (never 0)
+                    deadline = waitedSince + timeoutNanos | 1; // (never 0)
                 }
                 long left = timeoutNanos <= 0 ? 0 : deadline - System.nanoTime();
                 if (left <= 0) {
@@ -86,6 +119,9 @@ final class SendWindow {
             return true;
         } finally {
             lock.unlock();
+            if (waitedSince != 0) {
+                waits.nanos.add(System.nanoTime() - waitedSince);
+            }
         }
     }
 

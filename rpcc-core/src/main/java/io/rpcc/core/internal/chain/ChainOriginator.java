@@ -202,6 +202,8 @@ public final class ChainOriginator {
     private final AtomicLong earlierAttemptFrames = new AtomicLong();
     private final AtomicLong retransmissions = new AtomicLong();
     private final AtomicLong repliesSentAgain = new AtomicLong();
+    private final AtomicLong repliesReceived = new AtomicLong();
+    private final AtomicLong replyBytesReceived = new AtomicLong();
     private final Refusals refusals;
     private final BiConsumer<Channel, Object> send;
     private final Runnable ended;
@@ -472,6 +474,8 @@ public final class ChainOriginator {
                 repliesSentAgain.incrementAndGet();
                 return;
             }
+            repliesReceived.incrementAndGet();
+            replyBytesReceived.addAndGet(frame.size());
             p.sink().onReply(frame.value(), frame.hop(), frame.host(), frame.size());
         }
     }
@@ -709,5 +713,15 @@ public final class ChainOriginator {
      */
     public long repliesSentAgain() {
         return repliesSentAgain.get();
+    }
+
+    /** Partial replies that arrived from other nodes and were delivered, each once. */
+    public long repliesReceived() {
+        return repliesReceived.get();
+    }
+
+    /** The bytes of the frames of the replies counted in {@link #repliesReceived()}. */
+    public long replyBytesReceived() {
+        return replyBytesReceived.get();
     }
 }

@@ -36,6 +36,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.UnaryOperator;
@@ -67,6 +68,11 @@ public final class FunctionRuntime {
     /** One peer's compilations may take at most this fraction (1/n, at least one) of {@code maxQueuedCompiles}. */
     public static final int PEER_COMPILE_SHARE = 2;
     /** The longest error message or stack line reported from a chaining function, in chars. */
+    /** The most sandbox rules counted by name ({@link #sandboxViolations()}); plug-ins name their own. */
+    static final int MAX_RULES = 64;
+    /** The name under which violations of other rules (or of none) are counted. */
+    static final String OTHER_RULE = "other";
+
     public static final int MAX_MESSAGE_CHARS = FunctionText.MAX_MESSAGE_CHARS;
 
     /**
@@ -96,6 +102,7 @@ public final class FunctionRuntime {
     private final Map<FunctionLanguage, FunctionCompiler> compilers = new EnumMap<>(FunctionLanguage.class);
     private final LinkedHashMap<String, CompletableFuture<CompiledFunction>> cache;
     private final AtomicLong hits = new AtomicLong();
+    private final ConcurrentHashMap<String, LongAdder> violations = new ConcurrentHashMap<>();
     private final AtomicLong misses = new AtomicLong();
     private final AtomicLong compileNanos = new AtomicLong();
 
@@ -455,7 +462,7 @@ public final class FunctionRuntime {
             return new Loaded(entry.join(), System.nanoTime() - start);
         } catch (CompletionException e) {
             if (e.getCause() instanceof HopFailure f && f.code() == ChainErrorCode.SANDBOX_VIOLATION) {
-                refusals.count(Refusal.SANDBOX_VIOLATION); // refused by the verifier
+                violated(f); // refused by the verifier
             }
             throw (RuntimeException) e.getCause();
         }
@@ -560,18 +567,19 @@ public final class FunctionRuntime {
             boolean watched = onAbandon != null && compiler != null && compiler.prefersPlatformThread();
             next = !watched ? function.invoke(state, result)
                     : function.invoke(state, result, failure -> { // only the Java sandbox's watchdog abandons invocations
-                refusals.count(Refusal.SANDBOX_VIOLATION);
-                onAbandon.accept(FunctionFailures.toHop(failure));
+                HopFailure abandoned = FunctionFailures.toHop(failure);
+                violated(abandoned);
+                onAbandon.accept(abandoned);
             });
         } catch (FunctionFailure | SandboxViolation f) {
             HopFailure e = FunctionFailures.toHop(f instanceof SandboxViolation v ? v.toFailure() : (FunctionFailure) f);
             if (e.code() == ChainErrorCode.SANDBOX_VIOLATION) {
-                refusals.count(Refusal.SANDBOX_VIOLATION);
+                violated(e);
             }
             throw e;
         } catch (HopFailure e) {
             if (e.code() == ChainErrorCode.SANDBOX_VIOLATION) {
-                refusals.count(Refusal.SANDBOX_VIOLATION);
+                violated(e);
             }
             throw e;
         } catch (InvocationAbandoned e) {
@@ -606,6 +614,35 @@ public final class FunctionRuntime {
     }
 
     /** Cache counters. */
+    /**
+     * Counts a chaining function's sandbox violation {@code f}: as a refusal, and by its rule (at most
+     * {@value #MAX_RULES} rules by name, the others as {@value #OTHER_RULE}).
+     */
+    private void violated(HopFailure f) {
+        refusals.count(Refusal.SANDBOX_VIOLATION);
+        String rule = f.fields().sandboxRule();
+        if (rule == null) {
+            rule = OTHER_RULE;
+        }
+        LongAdder n = violations.get(rule);
+        if (n == null) {
+            n = violations.size() < MAX_RULES ? violations.computeIfAbsent(rule, r -> new LongAdder())
+                    : violations.computeIfAbsent(OTHER_RULE, r -> new LongAdder());
+        }
+        n.increment();
+    }
+
+    /**
+     * Chaining functions that broke a sandbox rule (refused by the verifier, or stopped at a limit), by
+     * the rule's name ({@code SandboxViolation.rule()}, e.g. {@code "threads"}, {@code "cpu-time"}); rules
+     * never broken are absent.
+     */
+    public Map<String, Long> sandboxViolations() {
+        Map<String, Long> m = new java.util.TreeMap<>();
+        violations.forEach((rule, n) -> m.put(rule, n.sum()));
+        return m;
+    }
+
     public Stats stats() {
         synchronized (cache) {
             return new Stats(hits.get(), misses.get(), compileNanos.get(), cache.size(), fetches.get(),

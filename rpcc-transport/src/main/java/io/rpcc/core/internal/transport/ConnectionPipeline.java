@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.transport;
 
 import io.netty.channel.socket.SocketChannel;
+import io.rpcc.core.Disconnect;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.util.concurrent.atomic.AtomicLong;
@@ -76,6 +77,7 @@ final class ConnectionPipeline {
             config.pipelineCustomizer().accept(ch.pipeline());
         } catch (RuntimeException e) {
             log.warn("node '{}': the pipeline customizer failed on {}; connection closed", config.nodeName(), ch, e);
+            Disconnects.closing(ch, Disconnect.ERROR);
             ch.close();
         }
     }

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.transport;
 
 import io.netty.channel.Channel;
+import io.rpcc.core.Disconnect;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.Hello;
 import java.net.SocketAddress;
@@ -44,6 +45,7 @@ final class ConnectionRefusals {
                 h != null ? "'" + h.node() + "' at " + ch.remoteAddress() : ch.remoteAddress(), reason,
                 close ? "; connection closed" : "");
         if (close) {
+            Disconnects.closing(ch, Disconnect.REFUSED);
             ch.close();
         } else {
             refusals.againstConnection(kind, ch);

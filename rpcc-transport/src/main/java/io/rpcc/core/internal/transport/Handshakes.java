@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.util.NetUtil;
 import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.Disconnect;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -69,6 +70,7 @@ final class Handshakes {
                     + " (expected '" + dial.peer() + "') did not answer the " + (tls() ? "TLS and " : "")
                     + "rpcc handshake within " + config.connectTimeout().toMillis() + " ms"
                     + (tls() ? "; if it runs without TLS, turn TLS on there too (builder.tls(...))" : "")))) {
+                Disconnects.closing(ch, Disconnect.HANDSHAKE_FAILED);
                 ch.close();
             }
         }, config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -94,6 +96,7 @@ final class Handshakes {
             dial.handshake().completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "the node at "
                     + ch.remoteAddress() + " is '" + h.node() + "', not '" + dial.peer()
                     + "': check the name resolver"));
+            Disconnects.closing(ch, Disconnect.HANDSHAKE_FAILED);
             ch.close();
         } else {
             pauses.sendingTo(h.node(), ch);
@@ -116,6 +119,7 @@ final class Handshakes {
         String reason = VersionRange.SUPPORTED.mismatch(config.nodeName(), peer, v.versions());
         refusals.warn(ch.remoteAddress(), "node '{}' refused {} from {}: {}; connection closed", config.nodeName(),
                 Refusal.PROTOCOL_VERSION, ch.remoteAddress(), reason);
+        Disconnects.closing(ch, Disconnect.REFUSED);
         if (dial == null) {
             writer.writeOwn(ch, self).addListener(ChannelFutureListener.CLOSE);
             return;

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.transport;
 
 import io.netty.channel.socket.SocketChannel;
+import io.rpcc.core.Disconnect;
 import io.rpcc.core.Refusal;
 import java.util.concurrent.TimeUnit;
 
@@ -36,6 +37,7 @@ final class InboundAcceptor {
                             ? "already " + config.limits().maxInboundConnections() + " inbound connections"
                             : "already " + config.limits().maxInboundConnectionsPerAddress()
                             + " inbound connections from that address");
+            Disconnects.closing(ch, Disconnect.REFUSED);
             ch.close();
             return;
         }

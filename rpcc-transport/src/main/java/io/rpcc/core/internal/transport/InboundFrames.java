@@ -3,6 +3,7 @@ package io.rpcc.core.internal.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.DecoderException;
+import io.rpcc.core.Disconnect;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
@@ -126,6 +127,7 @@ final class InboundFrames {
         if (tlsFailure != null) { // counted (if refused here) by the handshake event
             ctx.channel().attr(ConnectionAttributes.TLS_FAILURE).set(tlsFailure);
             log.debug("node '{}': TLS failure on {}: {}", refusals.nodeName(), ctx.channel(), tlsFailure.toString());
+            Disconnects.closing(ctx.channel(), Disconnect.ERROR);
             ctx.close();
             return;
         }
@@ -138,6 +140,7 @@ final class InboundFrames {
         } else {
             log.warn("node '{}': unexpected error on {}", refusals.nodeName(), ctx.channel(), cause);
         }
+        Disconnects.closing(ctx.channel(), Disconnect.ERROR);
         ctx.close();
     }
 

@@ -289,6 +289,11 @@ public final class NodeTransport implements AutoCloseable {
         return refusals;
     }
 
+    /** The connections that closed so far, by cause; causes never seen are absent. */
+    public java.util.Map<io.rpcc.core.Disconnect, Long> disconnects() {
+        return lifecycle.disconnects();
+    }
+
     /** Counters. */
     public TransportStats stats() {
         WriteBudget written = writer.budget();

@@ -2,6 +2,7 @@ package io.rpcc.core.internal.transport;
 
 import io.netty.channel.Channel;
 import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.Disconnect;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.net.InetSocketAddress;
@@ -115,6 +116,7 @@ final class OutboundBounds {
             reclaimed.incrementAndGet();
             log.debug("node '{}' closes its idle connection to {} to make room for another (maxOutboundConnections {})",
                     nodeName, lru.remoteAddress(), limits.maxOutboundConnections());
+            Disconnects.closing(lru, Disconnect.RECLAIMED);
             lru.close();
         }
         return true;

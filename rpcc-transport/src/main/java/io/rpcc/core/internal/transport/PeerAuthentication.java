@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.rpcc.core.ChainErrorCode;
+import io.rpcc.core.Disconnect;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.HopFailure;
 import java.security.cert.X509Certificate;
@@ -40,6 +41,7 @@ final class PeerAuthentication {
                     + ": check the name resolver, or give '" + claimed + "' a certificate with "
                     + NodeIdentity.howToName(claimed)));
         }
+        Disconnects.closing(ch, Disconnect.REFUSED);
         ch.close();
         return false;
     }
@@ -61,6 +63,7 @@ final class PeerAuthentication {
                 refusals.warn(ch.remoteAddress(), "node '{}' refused a TLS connection from {}: {}",
                         refusals.nodeName(), ch.remoteAddress(), why);
             }
+            Disconnects.closing(ch, Disconnect.ERROR);
             ctx.close();
         } else if (dial != null) {
             String expectedPeer = dial.peer();
@@ -73,6 +76,7 @@ final class PeerAuthentication {
                         + (cert == null ? "no certificate" : "a " + NodeIdentity.describe(cert))
                         + " that does not carry the name '" + expectedPeer + "': check the name resolver, or "
                         + "give '" + expectedPeer + "' a certificate with " + NodeIdentity.howToName(expectedPeer)));
+                Disconnects.closing(ch, Disconnect.REFUSED);
                 ctx.close();
             }
         }

@@ -16,6 +16,7 @@ final class TransportLifecycle {
     private final ChannelGroup channels = new DefaultChannelGroup("rpcc", GlobalEventExecutor.INSTANCE);
     private volatile EventLoopGroup group;
     private volatile boolean closed;
+    private final Disconnects disconnects = new Disconnects(this::closed);
 
     /** The transport runs on {@code group}. */
     void started(EventLoopGroup group) {
@@ -43,10 +44,16 @@ final class TransportLifecycle {
 
     /** Holds {@code ch} until it closes, or closes it if the transport closed. */
     void track(Channel ch) {
+        disconnects.track(ch);
         channels.add(ch);
         if (closed) { // opened while the node closed: not kept
             ch.close();
         }
+    }
+
+    /** The connections that closed so far, by cause. */
+    java.util.Map<io.rpcc.core.Disconnect, Long> disconnects() {
+        return disconnects.snapshot();
     }
 
     /** The connections open now. */

@@ -1,4 +1,4 @@
-package io.rpcc.observability.internal;
+package io.rpcc.observability;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,9 +17,9 @@ import org.jspecify.annotations.Nullable;
  * failed by error code, and how long they took. The meters are made once (the failed counter once
  * per code seen), so a chain costs a few atomic additions.
  */
-public final class ChainMeters implements ChainDecorator {
+final class ChainMeters implements ChainDecorator {
     /** The tag value of a failure that is not a {@link ChainException} (e.g. a decorator that threw). */
-    public static final String NOT_A_CHAIN_ERROR = "CLIENT";
+    static final String NOT_A_CHAIN_ERROR = "CLIENT";
 
     private final MeterRegistry registry;
     private final Counter started;
@@ -30,7 +30,7 @@ public final class ChainMeters implements ChainDecorator {
     private final Map<String, Counter> failedOther = new ConcurrentHashMap<>();
 
     /** Meters in {@code registry}. */
-    public ChainMeters(MeterRegistry registry) {
+    ChainMeters(MeterRegistry registry) {
         this.registry = registry;
         started = Counter.builder(MeterNames.CHAINS_STARTED).description("chains this client started")
                 .register(registry);
