@@ -289,6 +289,33 @@ public class RpccAutoConfiguration {
         }
     }
 
+    /**
+     * The auto-configured client's node name, chosen once per context: {@code rpcc.client.name}, else
+     * {@code spring.application.name} and a random suffix, else {@code client-} and a random suffix (unique
+     * per instance: servers key chains by originator name and number, and send results to the name).
+     * {@code metricsTag} is what its meters' {@code node} tag says instead of a generated name: the
+     * application's name, stable across restarts ({@code null} if the name was set, or there is no
+     * application name).
+     */
+    record ClientName(String name, @Nullable String metricsTag) {
+        static ClientName of(RpccProperties properties, Environment environment) {
+            String set = properties.getClient().getName();
+            if (set != null) {
+                return new ClientName(set, null);
+            }
+            String application = ClientConfiguration.applicationName(environment);
+            String suffix = UUID.randomUUID().toString().substring(0, 8);
+            return application != null ? new ClientName(application + "-" + suffix, application)
+                    : new ClientName("client-" + suffix, null);
+        }
+    }
+
+    /** The auto-configured client's node name ({@link ClientName}). */
+    @Bean
+    ClientName rpccClientName(RpccProperties properties, Environment environment) {
+        return ClientName.of(properties, environment);
+    }
+
     /** The application's client, unless {@code rpcc.client.enabled=false}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBooleanProperty(name = "rpcc.client.enabled", matchIfMissing = true)
@@ -301,16 +328,11 @@ public class RpccAutoConfiguration {
                               ObjectProvider<ClientInterceptor> interceptors,
                               ObjectProvider<ChainDecorator> decorators,
                               ObjectProvider<RpccTracing> tracing, ObjectProvider<RpccMetrics> metrics,
-                              ObjectProvider<RpccClientCustomizer> customizers,
+                              ObjectProvider<RpccClientCustomizer> customizers, ClientName clientName,
                               ConfigurableListableBeanFactory beanFactory) {
             RpccProperties.Client settings = properties.getClient();
             RpccClient.Builder builder = RpccClient.builder();
-            String application = applicationName(environment);
-            // unique per instance: servers key chains by originator name and number, and send results to the name
-            String suffix = UUID.randomUUID().toString().substring(0, 8);
-            String name = settings.getName() != null ? settings.getName()
-                    : application != null ? application + "-" + suffix : "client-" + suffix;
-            builder.name(name);
+            builder.name(clientName.name());
             applyNode(builder, settings, names, nodeTypes(types, scanned, properties), beanFactory);
             ifSet(settings.getTimeout(), builder::timeout);
             ifSet(settings.getReplyBufferSize(), builder::replyBufferSize);
@@ -349,7 +371,7 @@ public class RpccAutoConfiguration {
         }
 
         /** {@code spring.application.name}, trimmed, or {@code null} if it is not set. */
-        private static @Nullable String applicationName(Environment environment) {
+        static @Nullable String applicationName(Environment environment) {
             String application = environment.getProperty("spring.application.name");
             return application == null || application.isBlank() ? null : application.trim();
         }

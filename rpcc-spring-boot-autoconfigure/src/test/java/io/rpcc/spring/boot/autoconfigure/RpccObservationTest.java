@@ -29,6 +29,9 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -211,6 +214,30 @@ class RpccObservationTest {
             assertThat(meters.getMeters()).anySatisfy(m -> assertThat(m.getId().getTag("node")).isEqualTo("s1"));
             assertThat(meters.getMeters()).anySatisfy(m -> assertThat(m.getId().getTag("node")).isEqualTo("c1"));
         });
+    }
+
+    /**
+     * With Spring Boot's metrics auto-configuration (as the actuator has it), the client's meters are tagged
+     * with the application's name, not with the client's node name, whose random suffix changes at every start.
+     */
+    @Test
+    void theClientsMetersAreTaggedWithTheApplicationsNameWhichSurvivesRestarts() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                        SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
+                        RpccAutoConfiguration.class, RpccMetricsAutoConfiguration.class))
+                .withPropertyValues("spring.application.name=checkout", "rpcc.server.name=s1")
+                .withBean(TestServices.Inventory.class)
+                .run(context -> {
+                    RpccClient client = context.getBean(RpccClient.class);
+                    assertThat(client.name()).matches("checkout-[0-9a-f]{8}");
+                    assertThat(client.call("s1", "ping", null).join().value()).isEqualTo("pong");
+                    MeterRegistry meters = context.getBean(MeterRegistry.class);
+                    assertThat(meters.find("rpcc.connections.open").tag("node", "checkout").meters()).isNotEmpty();
+                    assertThat(meters.find("rpcc.connections.open").tag("node", "s1").meters()).isNotEmpty();
+                    assertThat(meters.getMeters()).noneSatisfy(m -> assertThat(m.getId().getTag("node"))
+                            .isEqualTo(client.name()));
+                });
     }
 
     @Test
