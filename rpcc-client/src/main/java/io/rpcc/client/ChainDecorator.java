@@ -123,6 +123,18 @@ public interface ChainDecorator {
         }
 
         /**
+         * Called each time the chain is sent again by the call's {@link RetryPolicy} (idempotent
+         * retry: same chain id, the servers replay what they kept), before {@link #ended}, on the
+         * client's executor: for an event on a span, a count. Not called for a chain the application
+         * sends again itself ({@link RpccClient#retransmit}) nor in interactive mode.
+         *
+         * @param attempt the number of the attempt now sent (2 for the first retry)
+         * @param failure why the attempt before it failed (a retryable {@link ChainException})
+         */
+        default void retried(int attempt, Throwable failure) {
+        }
+
+        /**
          * Called exactly once, when the call has ended, on the thread that ended it (the client's
          * executor, the thread that cancelled, or the caller of {@code runChain}).
          *

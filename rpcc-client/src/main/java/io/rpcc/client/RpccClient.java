@@ -5,6 +5,7 @@ import io.rpcc.client.internal.BufferedReplySet;
 import io.rpcc.client.internal.ChainDiagnosis;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.DecoratedCall;
+import io.rpcc.client.internal.Retries;
 import io.rpcc.client.internal.InteractiveChain;
 import io.rpcc.client.internal.StepMode;
 import io.rpcc.client.internal.RetryTokens;
@@ -160,7 +161,7 @@ public final class RpccClient implements AutoCloseable {
         // The internal future completes on an event loop; user code continues on the executor.
         CompletableFuture<ChainResult> internal;
         try {
-            internal = launch(decorated.call());
+            internal = launch(decorated.call(), decorated::retried);
         } catch (RuntimeException | Error e) {
             decorated.afterStart();
             decorated.ended(null, e);
@@ -226,7 +227,7 @@ public final class RpccClient implements AutoCloseable {
         return call.chainingFunction(upload(cf));
     }
 
-    private CompletableFuture<ChainResult> launch(ChainCall call) {
+    private CompletableFuture<ChainResult> launch(ChainCall call, Retries retried) {
         Objects.requireNonNull(call, "call");
         node.requireStarted();
         try {
@@ -235,16 +236,16 @@ public final class RpccClient implements AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return launchPrepared(call);
+        return launchPrepared(call, retried);
     }
 
-    /** Starts {@code call}, which {@link #prepare} returned. */
-    private CompletableFuture<ChainResult> launchPrepared(ChainCall call) {
+    /** Starts {@code call}, which {@link #prepare} returned, telling its retries to {@code retried}. */
+    private CompletableFuture<ChainResult> launchPrepared(ChainCall call, Retries retried) {
         ChainStart start = chainStart(call);
         if (isInteractive(call)) {
             return interactiveChains.start(start, StepMode.of(start.heartbeats()));
         }
-        return launcher.start(start, retry(call), diagnosis::diagnose);
+        return launcher.start(start, retry(call), diagnosis::diagnose, retried);
     }
 
     /**
@@ -270,14 +271,14 @@ public final class RpccClient implements AutoCloseable {
             replies.whenEnded(decorated::ended);
         }
         try {
-            startWithReplies(replies, decorated.call());
+            startWithReplies(replies, decorated.call(), decorated::retried);
         } finally {
             decorated.afterStart();
         }
         return replies;
     }
 
-    private <T> void startWithReplies(BufferedReplySet<T> replies, ChainCall call) {
+    private <T> void startWithReplies(BufferedReplySet<T> replies, ChainCall call, Retries retried) {
         try {
             node.requireAcceptingChains();
             call = prepare(call);
@@ -291,7 +292,8 @@ public final class RpccClient implements AutoCloseable {
             replies.cancelWith(interactiveChains.startWithReplies(replies, start, StepMode.of(start.heartbeats())));
             return;
         }
-        replies.cancelWith(launcher.startWithReplies(replies, start, retry(call), diagnosis::diagnoseWithReplies));
+        replies.cancelWith(launcher.startWithReplies(replies, start, retry(call), diagnosis::diagnoseWithReplies,
+                retried));
     }
 
     /**
@@ -323,7 +325,7 @@ public final class RpccClient implements AutoCloseable {
         DecoratedCall decorated = decorate(call, ChainDecorator.Mode.BLOCKING);
         ChainResult result;
         try {
-            result = runDecorated(decorated.call());
+            result = runDecorated(decorated.call(), decorated::retried);
         } catch (RuntimeException | Error e) {
             decorated.afterStart();
             decorated.ended(null, e);
@@ -334,14 +336,14 @@ public final class RpccClient implements AutoCloseable {
         return result;
     }
 
-    private ChainResult runDecorated(ChainCall call) {
+    private ChainResult runDecorated(ChainCall call, Retries retried) {
         node.requireAcceptingChains();
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
             ChainStart start = chainStart(call);
             return interactiveChains.runCollecting(start, StepMode.of(start.heartbeats()));
         }
-        return await(launchPrepared(call));
+        return await(launchPrepared(call, retried));
     }
 
     /** The chain {@code call} starts, with this client's defaults for what it leaves open. */

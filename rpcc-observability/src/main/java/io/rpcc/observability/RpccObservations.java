@@ -65,6 +65,8 @@ public final class RpccObservations {
 
     /** Event: the hop sent a partial reply ({@code preturn}). */
     public static final String EVENT_REPLY = "rpcc.reply";
+    /** Event: the client sent the chain again after a retryable failure (its retry policy). */
+    public static final String EVENT_RETRY = "rpcc.retry";
     /** Event: the client cancelled the chain (or its timeout did). */
     public static final String EVENT_CANCELLED = "rpcc.cancelled";
     /** Event: the chain timed out at the client. */

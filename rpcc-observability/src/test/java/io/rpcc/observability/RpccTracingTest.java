@@ -13,12 +13,15 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.samplers.Sampler;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
+import io.rpcc.client.RetryPolicy;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.SubChain;
 import io.rpcc.server.RpccServer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -181,6 +184,23 @@ class RpccTracingTest {
         SpanData hop = spans.stream().filter(s -> s.getName().equals("rpcc hop boom")).findFirst().orElseThrow();
         assertEquals("FAILED", hop.getAttributes().get(AttributeKey.stringKey(RpccObservations.HOP_OUTCOME)));
         assertEquals("service", hop.getAttributes().get(AttributeKey.stringKey(RpccObservations.HOP_KIND)));
+    }
+
+    @Test
+    void retriesAreEventsOfTheChainsSpan() throws Exception {
+        otel = new OtelTracing(Sampler.alwaysOn());
+        RpccTracing tracing = RpccTracing.of(otel.registry);
+        int dead;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            dead = s.getLocalPort();
+        }
+        cluster.names.register("gone", new java.net.InetSocketAddress("127.0.0.1", dead)); // never there
+        RpccClient client = cluster.client(b -> tracing.applyTo(b).retryPolicy(RetryPolicy.attempts(3)
+                .backoff(Duration.ofMillis(10), Duration.ofMillis(10), 1)));
+        assertThrows(HopUnreachableException.class, () -> client.runChain(ChainCall.to("gone", "see").params("x")));
+        assertEquals("""
+                rpcc chain gone see CLIENT [rpcc.retry, rpcc.retry, exception] ERROR
+                """, tree(awaitSpans(1)));
     }
 
     @Test

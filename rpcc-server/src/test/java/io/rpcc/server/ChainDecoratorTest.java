@@ -15,6 +15,7 @@ import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainContext;
+import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ServiceFunctionException;
@@ -106,6 +107,33 @@ class ChainDecoratorTest {
 
     static ChainCall call(String id, String service, Object params) {
         return ChainCall.to("s1", service).params(params).metadata("id", id);
+    }
+
+    @Test
+    void eachRetryIsToldBeforeTheCallEnds() throws Exception {
+        int dead;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            dead = socket.getLocalPort();
+        }
+        cluster.names.register("gone", new java.net.InetSocketAddress("127.0.0.1", dead)); // never there
+        List<String> told = new CopyOnWriteArrayList<>();
+        RpccClient retrying = cluster.client(b -> b.retryPolicy(io.rpcc.client.RetryPolicy.attempts(3)
+                .backoff(java.time.Duration.ofMillis(10), java.time.Duration.ofMillis(10), 1))
+                .decorator(start -> ChainDecorator.Decoration.of(start.call(), new ChainDecorator.Listener() {
+                    @Override
+                    public void retried(int attempt, Throwable failure) {
+                        told.add("retry " + attempt + " after " + ((ChainException) failure).code());
+                    }
+
+                    @Override
+                    public void ended(@Nullable ChainResult result, @Nullable Throwable failure) {
+                        told.add("ended " + ((ChainException) failure).code());
+                    }
+                })));
+        assertThrows(ChainException.class, () -> retrying.runChain(ChainCall.to("gone", "echo").params("x")));
+        assertEquals(List.of("retry 2 after HOP_UNREACHABLE", "retry 3 after HOP_UNREACHABLE", "ended HOP_UNREACHABLE"),
+                told);
+        assertEquals(2, retrying.stats().retries(), "still counted");
     }
 
     /** The one outcome of call {@code id}, after waiting a little for a second one that must not come. */

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The sendings (attempts) of one chain in chain mode (paper 3.9, idempotent retry): the first, and,
@@ -33,14 +32,14 @@ final class ChainAttempts {
     private final RetryPolicy policy;
     private final RetryTokens tokens;
     private final ChainOriginator.ReplySink sink;
-    private final AtomicLong retries;
+    private final Retries retries;
     private final long startNanos = System.nanoTime();
     private final CompletableFuture<ChainOriginator.Pending> last = new CompletableFuture<>();
     private volatile ChainOriginator.Pending current;
     private volatile boolean cancelled;
 
     private ChainAttempts(Node node, ChainStart start, RetryPolicy policy, RetryTokens tokens,
-                          ChainOriginator.ReplySink sink, AtomicLong retries) {
+                          ChainOriginator.ReplySink sink, Retries retries) {
         this.node = node;
         this.start = start;
         this.policy = policy;
@@ -51,10 +50,10 @@ final class ChainAttempts {
 
     /**
      * Starts {@code start} (or, if {@code earlier} is not null, sends that chain, which has ended,
-     * again), within its timeout from now and its deadline; retries counted in {@code retries}.
+     * again), within its timeout from now and its deadline; each retry told to {@code retries}.
      */
     static ChainAttempts start(Node node, ChainStart start, RetryPolicy policy, RetryTokens tokens,
-                               ChainOriginator.ReplySink sink, AtomicLong retries, ChainOriginator.Pending earlier) {
+                               ChainOriginator.ReplySink sink, Retries retries, ChainOriginator.Pending earlier) {
         ChainAttempts a = new ChainAttempts(node, start, policy, tokens, sink, retries);
         a.watch(earlier == null ? node.launch(start, sink) : node.retransmit(earlier, start, sink));
         return a;
@@ -98,12 +97,13 @@ final class ChainAttempts {
                 return;
             }
             Duration backoff = policy.backoff(p.attempt(), ThreadLocalRandom.current().nextDouble());
-            if (!mayRetry(p, Node.unwrap(e), backoff)) {
+            Throwable failure = Node.unwrap(e);
+            if (!mayRetry(p, failure, backoff)) {
                 last.complete(p);
                 return;
             }
             CompletableFuture.delayedExecutor(backoff.toNanos(), TimeUnit.NANOSECONDS, node.executor())
-                    .execute(() -> again(p));
+                    .execute(() -> again(p, failure));
         });
     }
 
@@ -126,7 +126,7 @@ final class ChainAttempts {
         return tokens.tryRetry();
     }
 
-    private void again(ChainOriginator.Pending earlier) {
+    private void again(ChainOriginator.Pending earlier, Throwable failure) {
         Duration left = start.timeout().minusNanos(System.nanoTime() - startNanos);
         // mayRetry looked before the backoff; the backoff's task may run late (a busy executor or CPU): if
         // the call's time is up now, the chain is not sent again and the earlier attempt's failure stands
@@ -139,7 +139,7 @@ final class ChainAttempts {
         try {
             node.requireAcceptingChains();
             ChainOriginator.Pending next = node.retransmit(earlier, start.withTimeout(left), sink);
-            retries.incrementAndGet();
+            retries.retried(next.attempt(), failure);
             watch(next);
         } catch (RuntimeException e) { // the client closed meanwhile: the earlier attempt's outcome stands
             last.complete(earlier);

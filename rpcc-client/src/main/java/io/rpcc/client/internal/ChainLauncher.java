@@ -78,17 +78,18 @@ public final class ChainLauncher {
      * The future completes on an event loop: attach no user code. Cancelling it cancels the chain.
      * Its attempts are retried as {@code retry} says and its heartbeats watched as {@code start} says;
      * if it is declared broken, the call's outcome is what {@code onBroken} makes of it (its partial
-     * replies so far are dropped).
+     * replies so far are dropped). Each retry is told to {@code retried}.
      */
-    public CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken) {
-        return start(start, retry, onBroken, null);
+    public CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken,
+                                                Retries retried) {
+        return start(start, retry, onBroken, null, retried);
     }
 
     /**
      * Sends the chain that failed with {@code failure} again (same id and secret, so that its servers
      * replay the outcomes they kept of its hops), with {@code timeout} and {@code deadline}, retrying
      * as {@code retry} says, its heartbeats watched as when it was first sent; as
-     * {@link #start(ChainStart, RetryPolicy, OnBroken)} otherwise.
+     * {@link #start(ChainStart, RetryPolicy, OnBroken, Retries)} otherwise.
      *
      * @throws IllegalArgumentException if {@code failure} is not the failure of a chain this client
      *     started in chain mode and still remembers ({@link FailedChains})
@@ -96,7 +97,7 @@ public final class ChainLauncher {
     public CompletableFuture<ChainResult> retransmit(ChainException failure, Duration timeout, Instant deadline,
                                                      RetryPolicy retry, OnBroken onBroken) {
         FailedChains.Failed failed = failedChains.take(failure);
-        return start(failed.start().within(timeout, deadline), retry, onBroken, failed.last());
+        return start(failed.start().within(timeout, deadline), retry, onBroken, failed.last(), (attempt, why) -> { });
     }
 
     /** The id of the chain that failed with {@code failure}, as servers and logs name it, if this client remembers it. */
@@ -110,10 +111,10 @@ public final class ChainLauncher {
      * broken, sent again, broken again, then run step by step to find where it stops).
      */
     private CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken,
-                                                 ChainOriginator.Pending earlier) {
+                                                 ChainOriginator.Pending earlier, Retries retried) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
         ChainAttempts attempts = ChainAttempts.start(node, start, retry, retryTokens,
-                (value, hop, host, from) -> collected.add(value), retries, earlier);
+                (value, hop, host, from) -> collected.add(value), Retries.countedIn(retries, retried), earlier);
         AtomicReference<CompletableFuture<ChainResult>> diagnosing = new AtomicReference<>();
         CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> {
             CompletableFuture<ChainResult> d = diagnosing.get();
@@ -177,11 +178,12 @@ public final class ChainLauncher {
 
     /**
      * Starts a chain in chain mode whose partial replies go to {@code replies} as they arrive;
-     * returns what cancels it.
+     * returns what cancels it. Each retry is told to {@code retried}.
      */
     public Runnable startWithReplies(BufferedReplySet<?> replies, ChainStart start, RetryPolicy retry,
-                                     OnBrokenWithReplies onBroken) {
-        ChainAttempts attempts = ChainAttempts.start(node, start, retry, retryTokens, replies.sink(), retries, null);
+                                     OnBrokenWithReplies onBroken, Retries retried) {
+        ChainAttempts attempts = ChainAttempts.start(node, start, retry, retryTokens, replies.sink(),
+                Retries.countedIn(retries, retried), null);
         AtomicReference<Runnable> diagnosing = new AtomicReference<>();
         AtomicBoolean cancelled = new AtomicBoolean();
         attempts.last().whenComplete((p, never) -> {

@@ -89,6 +89,17 @@ public final class DecoratedCall {
         }
     }
 
+    /** Tells the listeners that the chain is sent again as {@code attempt} after {@code failure} (on this thread). */
+    public void retried(int attempt, Throwable failure) {
+        for (int i = listeners.size() - 1; i >= 0; i--) {
+            try {
+                listeners.get(i).retried(attempt, failure);
+            } catch (RuntimeException | Error e) {
+                log.warn("a client decorator's listener {} threw from retried(); ignored", listeners.get(i), e);
+            }
+        }
+    }
+
     /**
      * Tells the listeners how the call ended, the first time only; {@code failure} is unwrapped from
      * completion and cancellation exceptions. Returns at once if another thread is telling them.

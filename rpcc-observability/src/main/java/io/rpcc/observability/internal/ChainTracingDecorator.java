@@ -48,6 +48,11 @@ public final class ChainTracingDecorator implements ChainDecorator {
             }
 
             @Override
+            public void retried(int attempt, Throwable failure) {
+                observation.event(Observation.Event.of(RpccObservations.EVENT_RETRY));
+            }
+
+            @Override
             public void ended(@Nullable ChainResult result, @Nullable Throwable failure) {
                 if (result != null) {
                     observation.event(Observation.Event.of(RpccObservations.EVENT_RESULT))
