@@ -18,11 +18,12 @@ image="${RPCC_IMAGE_NAME:-rpcc-node}"
 command -v docker >/dev/null || { echo "rpcc image: no docker command: install docker.io (apt-get install -y docker.io) and start dockerd" >&2; exit 1; }
 
 # The modules the node needs: what `jdeps --print-module-deps` finds in the dist (java.base, java.compiler,
-# java.naming, java.sql, jdk.httpserver, jdk.jfr, jdk.management, jdk.unsupported), plus jdk.compiler and
+# java.naming, java.net.http (the OTLP trace exporter's HTTP client), java.sql, jdk.httpserver (/live, /ready,
+# /metrics), jdk.jfr, jdk.management, jdk.unsupported), plus jdk.compiler and
 # jdk.zipfs, which javac loads as services when a server compiles a Java chaining function, and
 # jdk.charsets. Left out although jdeps lists them: java.desktop (only Kryo's BeanSerializer and ICU's
 # AWT font shaping use it; 15 MB) and jdk.internal.vm.ci (Truffle's JIT, which a stock JDK does not run).
-modules=java.base,java.compiler,jdk.compiler,jdk.zipfs,java.logging,java.management,jdk.management,java.naming,java.sql,java.xml,jdk.httpserver,jdk.unsupported,jdk.charsets,jdk.jfr
+modules=java.base,java.compiler,jdk.compiler,jdk.zipfs,java.logging,java.management,jdk.management,java.naming,java.net.http,java.sql,java.xml,jdk.httpserver,jdk.unsupported,jdk.charsets,jdk.jfr
 if "$jdk/bin/java" --list-modules | grep -q '^jdk.crypto.ec@'; then
   modules="$modules,jdk.crypto.ec"
 fi

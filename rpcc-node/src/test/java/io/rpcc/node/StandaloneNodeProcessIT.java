@@ -87,7 +87,7 @@ class StandaloneNodeProcessIT {
             assertEquals("rpcc node 'b' ready at 127.0.0.1:" + portB, b.awaitLine("rpcc node 'b' ready", START));
             assertEquals(200, get(healthA, "/ready"));
             assertEquals(200, get(healthA, "/live"));
-            assertEquals(404, get(healthA, "/metrics"));
+            assertEquals(200, get(healthA, "/metrics")); // on by default (rpcc.metrics.enabled)
             assertTrue(Files.isDirectory(work.resolve("a/functions")), "the repository's store, relative to the working directory");
 
             StaticNameResolver names = new StaticNameResolver()

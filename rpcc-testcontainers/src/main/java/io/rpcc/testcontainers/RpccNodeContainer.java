@@ -5,7 +5,12 @@ import com.github.dockerjava.api.model.ContainerNetwork;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.StaticNameResolver;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,7 +82,7 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
     public static final DockerImageName DEFAULT_IMAGE_NAME = DockerImageName.parse("rpcc-node");
     /** The port nodes listen on for rpcc. */
     public static final int RPCC_PORT = 7300;
-    /** The port of the node's HTTP {@code /live} and {@code /ready}. */
+    /** The port of the node's HTTP {@code /live}, {@code /ready} and {@code /metrics}. */
     public static final int HEALTH_PORT = 7301;
     /** Where the node loads service jars from. */
     public static final String SERVICES_DIRECTORY = "/opt/rpcc/services";
@@ -357,6 +362,39 @@ public class RpccNodeContainer extends GenericContainer<RpccNodeContainer> {
     /** The address of the node's HTTP health endpoint, from the test JVM ({@code http://host:port}). */
     public String getHealthUrl() {
         return "http://" + getHost() + ":" + getMappedPort(HEALTH_PORT);
+    }
+
+    /**
+     * The address of the node's Prometheus endpoint, from the test JVM ({@code http://host:port/metrics},
+     * on the health port): the JVM's meters and rpcc's, unless {@code rpcc.metrics.enabled=false}.
+     */
+    public String getMetricsUrl() {
+        return getHealthUrl() + "/metrics";
+    }
+
+    /**
+     * The node's meters now, in Prometheus' text format, as a scraper reads them from {@link #getMetricsUrl()}.
+     *
+     * @throws IllegalStateException if the node does not answer them (not running, or
+     *         {@code rpcc.metrics.enabled=false}), with what it answered
+     */
+    public String getMetrics() {
+        String url = getMetricsUrl();
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(url))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                throw new IllegalStateException("node '" + nodeName + "' answered " + response.statusCode() + " at " + url
+                        + ": " + response.body().strip() + " (are its metrics off? rpcc.metrics.enabled)");
+            }
+            return response.body();
+        } catch (IOException e) {
+            throw new IllegalStateException("node '" + nodeName + "' did not answer at " + url + ": " + e
+                    + " (is it running?)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the metrics of node '" + nodeName + "'", e);
+        }
     }
 
     /**

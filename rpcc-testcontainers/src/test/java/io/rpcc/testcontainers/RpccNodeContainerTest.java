@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
@@ -16,16 +17,19 @@ import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.ServiceFunctionException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -57,13 +61,18 @@ class RpccNodeContainerTest {
             ChainingFunctionSource.javaResource(RpccNodeContainerTest.class, "/chains/CountAlong.java");
 
     static final Network network = Network.newNetwork();
+    /** An OTLP/HTTP traces endpoint in this JVM, which node-b exports its spans to: the bodies it received. */
+    static final List<byte[]> otlpRequests = new CopyOnWriteArrayList<>();
+    static final HttpServer otlp = otlpEndpoint();
     @Container
     static final RpccNodeContainer repo = node("repo").withRepository();
     @Container
     static final RpccNodeContainer a = node("node-a").withServices(ChainServices.class, GreetingModule.class);
     @Container
     static final RpccNodeContainer b = node("node-b").withServices(servicesJar())      // a jar file, as users pass theirs
-            .withServiceClasses(ChainServices.class.getName());
+            .withServiceClasses(ChainServices.class.getName())
+            .withNodeProperty("rpcc.tracing.otlp.endpoint", "http://" + RpccNodeContainer.HOST_ALIAS + ":"
+                    + otlp.getAddress().getPort() + "/v1/traces");
     @Container
     static final RpccNodeContainer c = node("node-c").withServices(ChainServices.class);
     static RpccClient client;
@@ -71,6 +80,25 @@ class RpccNodeContainerTest {
     static {
         for (RpccNodeContainer n : List.of(repo, a, b, c)) {
             n.withPeers(repo, a, b, c);
+        }
+    }
+
+    private static HttpServer otlpEndpoint() {
+        try {
+            HttpServer http = HttpServer.create(new InetSocketAddress("0.0.0.0", 0), 16);
+            http.createContext("/v1/traces", exchange -> {
+                try (exchange) {
+                    byte[] body = exchange.getRequestBody().readAllBytes();
+                    if ("application/x-protobuf".equals(exchange.getRequestHeaders().getFirst("Content-Type"))) {
+                        otlpRequests.add(body);
+                    }
+                    exchange.sendResponseHeaders(200, -1);
+                }
+            });
+            http.start();
+            return http;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -99,6 +127,7 @@ class RpccNodeContainerTest {
 
     @AfterAll
     static void stopClient() {
+        otlp.stop(0);
         if (client != null) {
             client.close();
         }
@@ -194,6 +223,39 @@ class RpccNodeContainerTest {
                 assertEquals(200, response.statusCode(), path);
             }
         }
+    }
+
+    @Test
+    @Order(6)
+    void eachNodeServesItsMetricsAtTheHealthPort() {
+        ChainResult r = client.runChain(ChainCall.to("node-b", "hello").params("metrics"));
+        assertEquals("hello metrics from node-b", r.value());
+
+        String metrics = b.getMetrics();
+        assertTrue(metrics.contains("jvm_memory_used_bytes{"), metrics);
+        double hellos = metrics.lines().filter(line -> line.startsWith("rpcc_hop_duration_seconds_count{")
+                        && line.contains("function=\"hello\"") && line.contains("node=\"node-b\""))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        assertTrue(hellos >= 1, "the hop just run, counted at node-b:\n" + metrics);
+    }
+
+    @Test
+    @Order(6)
+    void aNodeExportsItsSpansToTheOtlpEndpointItIsConfiguredWith() throws InterruptedException {
+        assertEquals("hello traces from node-b", client.runChain(ChainCall.to("node-b", "hello").params("traces")).value());
+        // the span processor exports in batches, every 5 s
+        long end = System.nanoTime() + TIMEOUT.toNanos();
+        while (otlpRequests.stream().noneMatch(RpccNodeContainerTest::hasNodeBsHelloHop) && System.nanoTime() < end) {
+            Thread.sleep(200);
+        }
+        assertTrue(otlpRequests.stream().anyMatch(RpccNodeContainerTest::hasNodeBsHelloHop), otlpRequests.size()
+                + " OTLP requests, none with node-b's span of its hello hop; logs:\n" + b.getLogs());
+    }
+
+    /** Whether an OTLP request holds the service name node-b and a span named "rpcc hop hello" (protobuf strings). */
+    private static boolean hasNodeBsHelloHop(byte[] request) {
+        String text = new String(request, StandardCharsets.ISO_8859_1);
+        return text.contains("node-b") && text.contains("rpcc hop hello");
     }
 
     @Test

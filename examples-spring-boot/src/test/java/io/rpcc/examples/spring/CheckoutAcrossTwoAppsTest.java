@@ -17,8 +17,8 @@ import io.rpcc.examples.spring.model.Order;
 import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
 import io.rpcc.examples.spring.shipping.ShippingApplication;
+import io.rpcc.observability.RpccObservations;
 import io.rpcc.server.RpccServer;
-import io.rpcc.spring.boot.observation.RpccObservations;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -98,21 +98,24 @@ class CheckoutAcrossTwoAppsTest {
     }
 
     @Test
-    void theActuatorSeesHealthAndTheObservationsAsMetrics() {
+    void theActuatorSeesHealthRpccsMetricsAndTheTracingsObservationsAsTimers() {
         checkout.getBean(CheckoutService.class).checkout(new Order("o-4", "KB-42", 1, "DE"));
 
         assertThat(catalog.getBean("rpccHealthIndicator", HealthIndicator.class).health().getStatus())
                 .isEqualTo(Status.UP);
         assertThat(shipping.getBean("rpccHealthIndicator", HealthIndicator.class).health().getStatus())
                 .isEqualTo(Status.UP);
-        // the actuator turns observations into timers, tagged with the low-cardinality keys
-        // tagged with the application's name, which survives restarts (the node's name has a random suffix)
+        // rpcc's meters (RpccMetrics, in the actuator's registry)
+        assertThat(checkout.getBean(MeterRegistry.class).get("rpcc.chains.completed").counter().count()).isPositive();
+        assertThat(catalog.getBean(MeterRegistry.class).get("rpcc.hop.duration").tag("function", "price").timer().count())
+                .isPositive();
+        // the actuator also turns the tracing's observations into timers, tagged with their low-cardinality keys
         assertThat(checkout.getBean(MeterRegistry.class).get(RpccObservations.CHAIN)
-                .tag(RpccObservations.CLIENT, "checkout").tag(RpccObservations.SERVER, "catalog").tag(RpccObservations.OUTCOME, "SUCCESS").timer().count())
+                .tag(RpccObservations.SERVER, "catalog").tag(RpccObservations.OUTCOME, "SUCCESS").timer().count())
                 .isPositive();
         assertThat(catalog.getBean(MeterRegistry.class).get(RpccObservations.HOP)
-                .tag(RpccObservations.SERVICE, "price").timer().count()).isPositive();
+                .tag(RpccObservations.SERVICE_FUNCTION, "price").timer().count()).isPositive();
         assertThat(shipping.getBean(MeterRegistry.class).get(RpccObservations.HOP)
-                .tag(RpccObservations.SERVICE, "ship").timer().count()).isPositive();
+                .tag(RpccObservations.SERVICE_FUNCTION, "ship").timer().count()).isPositive();
     }
 }

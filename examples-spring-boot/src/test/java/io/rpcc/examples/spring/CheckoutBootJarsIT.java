@@ -201,6 +201,29 @@ class CheckoutBootJarsIT {
                 .contains("\"rpcc\":{").contains("\"catalog\":{\"reachable\":true");
     }
 
+    /**
+     * The checkout application has the actuator and Micrometer's Prometheus registry: after a chain, its
+     * {@code /actuator/prometheus} shows rpcc's meters of the chains its client ran (RpccMetrics) and the
+     * timers of the tracing's observations.
+     */
+    @Test
+    void thePrometheusEndpointShowsTheClientsChains() throws Exception {
+        assertThat(get("/express/o-6?sku=KB-42&quantity=1&country=US").statusCode()).as(logs()).isEqualTo(200);
+        HttpResponse<String> prometheus = get("/actuator/prometheus");
+        assertThat(prometheus.statusCode()).as(prometheus.body()).isEqualTo(200);
+        assertThat(sample(prometheus.body(), "rpcc_chains_started_total")).as(prometheus.body()).isGreaterThanOrEqualTo(1);
+        assertThat(sample(prometheus.body(), "rpcc_chains_completed_total")).as(prometheus.body()).isGreaterThanOrEqualTo(1);
+        assertThat(sample(prometheus.body(), "rpcc_chain_duration_seconds_count")).as(prometheus.body())
+                .isGreaterThanOrEqualTo(1);
+        assertThat(prometheus.body()).contains("rpcc_client_chain_seconds_count{"); // the tracing's observations as timers
+    }
+
+    /** The sum of the samples of {@code name} (over all their tags) in a Prometheus page. */
+    private static double sample(String page, String name) {
+        return page.lines().filter(line -> line.startsWith(name + "{") || line.startsWith(name + " "))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+    }
+
     private HttpResponse<String> get(String path) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(web + path)).timeout(Duration.ofSeconds(60)).build(),
                 HttpResponse.BodyHandlers.ofString());

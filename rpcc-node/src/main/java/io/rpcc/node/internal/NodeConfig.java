@@ -9,6 +9,8 @@ import io.rpcc.core.SocketTransport;
 import io.rpcc.server.AllowListPolicy;
 import io.rpcc.server.RpccServer;
 import java.net.InetAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +43,10 @@ public final class NodeConfig {
     private final boolean servicesPathRequired;
     private final List<String> servicesClasses;
     private final int healthPort;
+    private final boolean metricsEnabled;
+    private final @Nullable URI otlpEndpoint;
+    private final Map<String, String> otlpHeaders;
+    private final double samplingProbability;
     private final Duration shutdownGrace;
     private final String logLevel;
     private final @Nullable NodeTls tls;
@@ -136,6 +142,10 @@ public final class NodeConfig {
             throw values.invalid(ConfigKey.HEALTH_PORT, "a port other than " + ConfigKey.PORT.key() + " (" + port
                     + "), or 0 to turn the health endpoint off");
         }
+        metricsEnabled = values.bool(ConfigKey.METRICS_ENABLED);
+        otlpEndpoint = otlpEndpoint(values);
+        otlpHeaders = otlpHeaders(values);
+        samplingProbability = samplingProbability(values);
         shutdownGrace = values.duration(ConfigKey.SHUTDOWN_GRACE, true);
         logLevel = values.required(ConfigKey.LOG_LEVEL, "one of " + LOG_LEVELS).toLowerCase(Locale.ROOT);
         if (!LOG_LEVELS.contains(logLevel)) {
@@ -223,6 +233,66 @@ public final class NodeConfig {
         } catch (IllegalArgumentException e) {
             throw values.invalid(ConfigKey.TLS_CERTIFICATE, "PEM files rpcc can use: " + e.getMessage());
         }
+    }
+
+    /** {@code rpcc.tracing.otlp.endpoint}: an http or https URL with a host, or {@code null} (no tracing). */
+    private static @Nullable URI otlpEndpoint(ConfigValues values) {
+        String text = values.text(ConfigKey.TRACING_OTLP_ENDPOINT);
+        if (text == null || text.isBlank()) {
+            return null;
+        }
+        String expected = "the http:// or https:// URL of an OTLP/HTTP traces endpoint, such as"
+                + " http://otel-collector:4318/v1/traces (or no value: no traces)";
+        try {
+            URI uri = new URI(text.trim());
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+                throw values.invalid(ConfigKey.TRACING_OTLP_ENDPOINT, expected);
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            throw values.invalid(ConfigKey.TRACING_OTLP_ENDPOINT, expected);
+        }
+    }
+
+    /** {@code rpcc.tracing.otlp.headers}: comma-separated {@code name=value} pairs sent with every export. */
+    private static Map<String, String> otlpHeaders(ConfigValues values) {
+        String text = values.text(ConfigKey.TRACING_OTLP_HEADERS);
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (text == null) {
+            return headers;
+        }
+        for (String entry : text.split(",")) {
+            String e = entry.trim();
+            if (e.isEmpty()) {
+                continue;
+            }
+            int equals = e.indexOf('=');
+            if (equals <= 0) {
+                // not values.invalid: the value is not repeated, it may hold a credential
+                ConfigKey key = ConfigKey.TRACING_OTLP_HEADERS;
+                throw new ConfigException(key.key(), key.key() + " (value not shown: it may hold credentials): entry "
+                        + (headers.size() + 1) + " has no name=; expected comma-separated name=value HTTP headers, such as"
+                        + " authorization=Bearer abc,x-tenant=shop");
+            }
+            headers.put(e.substring(0, equals).trim(), e.substring(equals + 1).trim());
+        }
+        return headers;
+    }
+
+    /** {@code rpcc.tracing.sampling.probability}: from 0 to 1. */
+    private static double samplingProbability(ConfigValues values) {
+        String text = values.required(ConfigKey.TRACING_SAMPLING_PROBABILITY, "a number from 0 to 1");
+        try {
+            double p = Double.parseDouble(text.trim());
+            if (p >= 0 && p <= 1) {
+                return p;
+            }
+        } catch (NumberFormatException e) {
+            // below
+        }
+        throw values.invalid(ConfigKey.TRACING_SAMPLING_PROBABILITY, "a number from 0 to 1: the share of the chains"
+                + " started without a trace context that this node traces, such as 0.1 (1: all, 0: none)");
     }
 
     /**
@@ -343,6 +413,26 @@ public final class NodeConfig {
     /** {@code rpcc.health.port} (0: no health endpoint). */
     public int healthPort() {
         return healthPort;
+    }
+
+    /** {@code rpcc.metrics.enabled}: whether the health endpoint serves {@code /metrics}. */
+    public boolean metricsEnabled() {
+        return metricsEnabled;
+    }
+
+    /** {@code rpcc.tracing.otlp.endpoint}, or {@code null}: the node exports no traces. */
+    public @Nullable URI otlpEndpoint() {
+        return otlpEndpoint;
+    }
+
+    /** {@code rpcc.tracing.otlp.headers}, in order. */
+    public Map<String, String> otlpHeaders() {
+        return otlpHeaders;
+    }
+
+    /** {@code rpcc.tracing.sampling.probability}. */
+    public double samplingProbability() {
+        return samplingProbability;
     }
 
     /** {@code rpcc.shutdown.grace}. */

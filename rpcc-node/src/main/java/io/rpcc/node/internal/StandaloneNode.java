@@ -15,10 +15,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A running standalone node: its health endpoint, its service jars and its server. {@link #start}
- * brings them up in that order (so {@code /ready} answers 503 while the node starts), waits for its
- * compilers and spare function runners to be warm (at most {@link #WARM_UP_WAIT}) and prints the ready
- * line; {@link #stop} drains the server and prints the stopped line.
+ * A running standalone node: its metrics and traces, its health endpoint (with {@code /metrics}), its
+ * service jars and its server. {@link #start} brings them up in that order (so {@code /ready} answers 503
+ * while the node starts), waits for its compilers and spare function runners to be warm (at most
+ * {@link #WARM_UP_WAIT}) and prints the ready line; {@link #stop} drains the server, exports the last
+ * spans and prints the stopped line.
  */
 public final class StandaloneNode {
     private static final Logger log = LoggerFactory.getLogger(StandaloneNode.class);
@@ -30,15 +31,17 @@ public final class StandaloneNode {
     private final @Nullable HealthEndpoint health;
     private final ServiceJars services;
     private final RpccServer server;
+    private final NodeObservability observability;
     private final AtomicBoolean stopped = new AtomicBoolean();
 
     private StandaloneNode(NodeConfig config, PrintStream out, @Nullable HealthEndpoint health, ServiceJars services,
-                           RpccServer server) {
+                           RpccServer server, NodeObservability observability) {
         this.config = config;
         this.out = out;
         this.health = health;
         this.services = services;
         this.server = server;
+        this.observability = observability;
     }
 
     /**
@@ -68,18 +71,24 @@ public final class StandaloneNode {
      * @throws IOException if the health endpoint cannot listen
      */
     public static StandaloneNode start(ConfigValues values, NodeConfig config, PrintStream out) throws IOException {
-        HealthEndpoint health = config.healthPort() == 0 ? null : HealthEndpoint.start(config.bind(), config.healthPort());
+        NodeObservability observability = NodeObservability.create(config);
+        HealthEndpoint health = null;
         ServiceJars services = null;
         try {
+            health = config.healthPort() == 0 ? null
+                    : HealthEndpoint.start(config.bind(), config.healthPort(), observability.metricsEndpoint());
             services = ServiceJars.open(config);
             Thread.currentThread().setContextClassLoader(services.classLoader()); // threads the node starts inherit it
-            RpccServer.Builder builder = config.applyTo(RpccServer.builder(config.name()));
+            // traces and metrics first: their decorators enclose those of the service modules
+            RpccServer.Builder builder = observability.applyTo(config.applyTo(RpccServer.builder(config.name())));
             List<String> registered = services.registerOn(builder, config, values);
             Path repository = config.repositoryDirectory();
             if (repository != null) {
                 builder.repository(new FileSystemChainingFunctionRepository(repository));
             }
-            RpccServer server = builder.build().start();
+            RpccServer server = builder.build();
+            observability.bind(server);
+            server.start();
             int port = server.address().getPort();
             config.peers().registerSelf(config.name(), new InetSocketAddress(config.advertisedHost(), port));
             log.info("rpcc node '{}' listens on {} (transport {}); services from {} ({}); service modules and classes: {}; "
@@ -87,7 +96,12 @@ public final class StandaloneNode {
                     server.transport().name().toLowerCase(Locale.ROOT),
                     config.servicesPath().toAbsolutePath(), services.jars().isEmpty() ? "no jars" : services.jars(),
                     registered, repository == null ? "no" : repository.toAbsolutePath(), config.peers());
-            StandaloneNode node = new StandaloneNode(config, out, health, services, server);
+            log.info("rpcc node '{}': metrics {}; traces {}", config.name(), health == null
+                    || observability.metricsEndpoint() == null ? "off" : "at http://" + config.bind() + ":" + health.port()
+                    + "/metrics",
+                    config.otlpEndpoint() == null ? "off" : "to " + config.otlpEndpoint() + " (OTLP, sampling probability "
+                            + config.samplingProbability() + ")");
+            StandaloneNode node = new StandaloneNode(config, out, health, services, server, observability);
             awaitWarmUp(config.name(), server);
             if (health != null) {
                 health.ready(true);
@@ -95,10 +109,11 @@ public final class StandaloneNode {
             out.println("rpcc node '" + config.name() + "' ready at " + config.advertisedHost() + ":" + port);
             out.flush();
             return node;
-        } catch (RuntimeException | Error e) {
+        } catch (IOException | RuntimeException | Error e) {
             if (health != null) {
                 health.close();
             }
+            observability.close();
             if (services != null) {
                 services.close();
             }
@@ -112,8 +127,9 @@ public final class StandaloneNode {
     }
 
     /**
-     * Drains the node (new hops are refused, running ones get {@code rpcc.shutdown.grace}), stops
-     * the health endpoint and prints {@code rpcc node '<name>' stopped}. Idempotent.
+     * Drains the node (new hops are refused, running ones get {@code rpcc.shutdown.grace}), exports the
+     * spans not yet exported, stops the health endpoint and prints {@code rpcc node '<name>' stopped}.
+     * Idempotent.
      */
     public void stop() {
         if (!stopped.compareAndSet(false, true)) {
@@ -124,6 +140,7 @@ public final class StandaloneNode {
         }
         log.info("rpcc node '{}' shutting down (grace {})", config.name(), config.shutdownGrace());
         server.shutdown(config.shutdownGrace());
+        observability.close();
         if (health != null) {
             health.close();
         }

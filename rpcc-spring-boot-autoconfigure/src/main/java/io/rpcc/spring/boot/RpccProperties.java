@@ -62,6 +62,10 @@ public class RpccProperties {
 
     private final Client client = new Client();
 
+    private final Tracing tracing = new Tracing();
+
+    private final Metrics metrics = new Metrics();
+
     public Map<String, String> getPeers() {
         return peers;
     }
@@ -100,6 +104,58 @@ public class RpccProperties {
 
     public Client getClient() {
         return client;
+    }
+
+    public Tracing getTracing() {
+        return tracing;
+    }
+
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /**
+     * Traces of chains ({@code io.rpcc.observability.RpccTracing}), applied to the auto-configured
+     * server and client when the application has an {@code ObservationRegistry} bean.
+     */
+    public static class Tracing {
+
+        /**
+         * Whether the auto-configured server and client record a span per hop and per chain in the
+         * application's ObservationRegistry, and carry the W3C trace context in the chain's metadata.
+         * Takes effect only when the application has an ObservationRegistry bean (the actuator makes one).
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+    }
+
+    /**
+     * Metrics of chains, hops and nodes ({@code io.rpcc.observability.RpccMetrics}), applied to and
+     * bound to the auto-configured server and client when the application has a {@code MeterRegistry} bean.
+     */
+    public static class Metrics {
+
+        /**
+         * Whether the auto-configured server and client record rpcc's meters in the application's
+         * MeterRegistry. Takes effect only when the application has a MeterRegistry bean (the actuator
+         * makes one).
+         */
+        private boolean enabled = true;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /** Settings that servers and clients share: where the node listens and its transport limits. */
@@ -560,8 +616,7 @@ public class RpccProperties {
          * chain by its originator's name and number, and send its result to that name, so two
          * instances (or the application's own server) must not share it. Default:
          * spring.application.name and a random suffix (e.g. "checkout-3f9a1c2e"), or "client-" and a
-         * random suffix without one. The chain metrics' rpcc.client tag is this name when it is set,
-         * else spring.application.name: stable across restarts and replicas.
+         * random suffix without one.
          */
         private @Nullable String name;
 

@@ -1,6 +1,5 @@
 package io.rpcc.spring.boot.autoconfigure;
 
-import io.micrometer.observation.ObservationRegistry;
 import io.rpcc.client.ChainDecorator;
 import io.rpcc.client.ClientInterceptor;
 import io.rpcc.client.RpccClient;
@@ -10,6 +9,8 @@ import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.RpccType;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.observability.RpccMetrics;
+import io.rpcc.observability.RpccTracing;
 import io.rpcc.repository.FileSystemChainingFunctionRepository;
 import io.rpcc.repository.InMemoryChainingFunctionRepository;
 import io.rpcc.server.RpccServer;
@@ -21,7 +22,6 @@ import io.rpcc.spring.boot.RpccNodeLifecycle;
 import io.rpcc.spring.boot.RpccProperties;
 import io.rpcc.spring.boot.RpccServerCustomizer;
 import io.rpcc.spring.boot.RpccService;
-import io.rpcc.spring.boot.observation.ObservationChainDecorator;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -47,12 +47,14 @@ import org.springframework.core.io.ResourceLoader;
  * ({@link RpccProperties}): a {@link NameResolver} of {@code rpcc.peers}, a {@link TypeRegistry} of
  * the {@link RpccType} classes in {@code rpcc.types-packages} (default: the application's packages) and
  * of {@code rpcc.types}, an {@link RpccServer} hosting the {@link RpccService} beans' service methods
- * (unless {@code rpcc.server.enabled=false}), an {@link RpccClient} whose calls an
- * {@link ObservationChainDecorator} observes when the application has an {@link ObservationRegistry}
- * (unless {@code rpcc.client.enabled=false}), each started and drained with the context by an
+ * (unless {@code rpcc.server.enabled=false}) and an {@link RpccClient} (unless
+ * {@code rpcc.client.enabled=false}), each started and drained with the context by an
  * {@link RpccNodeLifecycle}. Each bean backs off when the application defines its own. The server runs the
  * application's {@link ServerInterceptor} and {@link HopDecorator} beans, in bean order, and its
- * {@link ChainPolicy} bean, if it has exactly one.
+ * {@link ChainPolicy} bean, if it has exactly one; the client its {@link ClientInterceptor} and
+ * {@link ChainDecorator} beans. An {@link RpccTracing} bean ({@link RpccTracingAutoConfiguration}) is
+ * applied to both builders first, so that its spans enclose what the application's decorators do, then an
+ * {@link RpccMetrics} bean ({@link RpccMetricsAutoConfiguration}), which is also bound to the nodes built.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(RpccProperties.class)
@@ -195,6 +197,7 @@ public class RpccAutoConfiguration {
         RpccServer rpccServer(RpccProperties properties, Environment environment, NameResolver names,
                               TypeRegistry types, ScannedRpccTypes scanned, ObjectProvider<ServerInterceptor> interceptors,
                               ObjectProvider<HopDecorator> hopDecorators, ObjectProvider<RpccServerCustomizer> customizers,
+                              ObjectProvider<RpccTracing> tracing, ObjectProvider<RpccMetrics> metrics,
                               ConfigurableListableBeanFactory beanFactory) {
             RpccProperties.Server settings = properties.getServer();
             String name = settings.getName() != null ? settings.getName()
@@ -220,12 +223,25 @@ public class RpccAutoConfiguration {
             for (String beanName : ServiceMethodRegistrar.serviceBeanNames(beanFactory)) {
                 registrar.register(builder, beanName, beanFactory.getBean(beanName));
             }
+            // tracing first: its decorators outermost (its span encloses the others' work and sees the outcome they
+            // lead to), its interceptors before the application's; then the metrics, inside the span
+            RpccTracing hopTracing = tracing.getIfUnique();
+            if (hopTracing != null) {
+                hopTracing.applyTo(builder);
+            }
+            RpccMetrics hopMetrics = metrics.getIfUnique();
+            if (hopMetrics != null) {
+                hopMetrics.applyTo(builder);
+            }
             interceptors.orderedStream().forEach(builder::interceptor);
-            // in bean order: the observation's decorator (if any) first, outermost, seeing the outcome the others lead to
             hopDecorators.orderedStream().forEach(builder::decorator);
             beanFactory.getBeanProvider(ChainPolicy.class).ifUnique(builder::policy); // the application's, if it has one
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-            return builder.build();
+            RpccServer server = builder.build();
+            if (hopMetrics != null) {
+                hopMetrics.bind(server);
+            }
+            return server;
         }
 
         /** Starts the server with the context (and adds its address to the resolver), drains it on close. */
@@ -273,6 +289,33 @@ public class RpccAutoConfiguration {
         }
     }
 
+    /**
+     * The auto-configured client's node name, chosen once per context: {@code rpcc.client.name}, else
+     * {@code spring.application.name} and a random suffix, else {@code client-} and a random suffix (unique
+     * per instance: servers key chains by originator name and number, and send results to the name).
+     * {@code metricsTag} is what its meters' {@code node} tag says instead of a generated name: the
+     * application's name, stable across restarts ({@code null} if the name was set, or there is no
+     * application name).
+     */
+    record ClientName(String name, @Nullable String metricsTag) {
+        static ClientName of(RpccProperties properties, Environment environment) {
+            String set = properties.getClient().getName();
+            if (set != null) {
+                return new ClientName(set, null);
+            }
+            String application = ClientConfiguration.applicationName(environment);
+            String suffix = UUID.randomUUID().toString().substring(0, 8);
+            return application != null ? new ClientName(application + "-" + suffix, application)
+                    : new ClientName("client-" + suffix, null);
+        }
+    }
+
+    /** The auto-configured client's node name ({@link ClientName}). */
+    @Bean
+    ClientName rpccClientName(RpccProperties properties, Environment environment) {
+        return ClientName.of(properties, environment);
+    }
+
     /** The application's client, unless {@code rpcc.client.enabled=false}. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnBooleanProperty(name = "rpcc.client.enabled", matchIfMissing = true)
@@ -284,33 +327,35 @@ public class RpccAutoConfiguration {
                               TypeRegistry types, ScannedRpccTypes scanned,
                               ObjectProvider<ClientInterceptor> interceptors,
                               ObjectProvider<ChainDecorator> decorators,
-                              ObjectProvider<ObservationRegistry> registry,
-                              ObjectProvider<RpccClientCustomizer> customizers,
+                              ObjectProvider<RpccTracing> tracing, ObjectProvider<RpccMetrics> metrics,
+                              ObjectProvider<RpccClientCustomizer> customizers, ClientName clientName,
                               ConfigurableListableBeanFactory beanFactory) {
             RpccProperties.Client settings = properties.getClient();
             RpccClient.Builder builder = RpccClient.builder();
-            String application = applicationName(environment);
-            // unique per instance: servers key chains by originator name and number, and send results to the name
-            String suffix = UUID.randomUUID().toString().substring(0, 8);
-            String name = settings.getName() != null ? settings.getName()
-                    : application != null ? application + "-" + suffix : "client-" + suffix;
-            builder.name(name);
+            builder.name(clientName.name());
             applyNode(builder, settings, names, nodeTypes(types, scanned, properties), beanFactory);
             ifSet(settings.getTimeout(), builder::timeout);
             ifSet(settings.getReplyBufferSize(), builder::replyBufferSize);
             ifSet(settings.getReplyBufferBytes(), size -> builder.replyBufferBytes(size.toBytes()));
             ifSet(settings.getRepository(), builder::repository);
             ifSet(settings.getInlineFunctionLimit(), builder::inlineFunctionLimit);
-            interceptors.orderedStream().forEach(builder::interceptor);
-            // the observation is the outermost decorator: it sees the outcome the others lead to
-            ObservationRegistry observations = registry.getIfAvailable();
-            if (observations != null) {
-                builder.decorator(new ObservationChainDecorator(observations,
-                        settings.getName() != null ? settings.getName() : application != null ? application : name));
+            // tracing first (its decorator outermost: it sees the outcome the others lead to), then the metrics
+            RpccTracing chainTracing = tracing.getIfUnique();
+            if (chainTracing != null) {
+                chainTracing.applyTo(builder);
             }
+            RpccMetrics chainMetrics = metrics.getIfUnique();
+            if (chainMetrics != null) {
+                chainMetrics.applyTo(builder);
+            }
+            interceptors.orderedStream().forEach(builder::interceptor);
             decorators.orderedStream().forEach(builder::decorator);
             customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-            return builder.build();
+            RpccClient client = builder.build();
+            if (chainMetrics != null) {
+                chainMetrics.bind(client);
+            }
+            return client;
         }
 
         /** Starts the client with the context, drains it on close (after the server). */
@@ -325,17 +370,8 @@ public class RpccAutoConfiguration {
                     grace(properties, environment), RpccNodeLifecycle.CLIENT_PHASE);
         }
 
-        /** What the chain metrics call the client: stable across restarts, where its node name may not be. */
-        static String clientTag(RpccClient client, RpccProperties properties, Environment environment) {
-            if (properties.getClient().getName() != null) {
-                return properties.getClient().getName();
-            }
-            String application = applicationName(environment);
-            return application != null ? application : client.name();
-        }
-
         /** {@code spring.application.name}, trimmed, or {@code null} if it is not set. */
-        private static @Nullable String applicationName(Environment environment) {
+        static @Nullable String applicationName(Environment environment) {
             String application = environment.getProperty("spring.application.name");
             return application == null || application.isBlank() ? null : application.trim();
         }

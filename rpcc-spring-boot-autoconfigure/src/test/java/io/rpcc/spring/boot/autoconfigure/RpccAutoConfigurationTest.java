@@ -49,7 +49,8 @@ import org.springframework.context.annotation.Import;
 class RpccAutoConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RpccAutoConfiguration.class,
-                    RpccHealthContributorAutoConfiguration.class, RpccObservationAutoConfiguration.class));
+                    RpccHealthContributorAutoConfiguration.class, RpccTracingAutoConfiguration.class,
+                    RpccMetricsAutoConfiguration.class));
 
     @Test
     void serverAndClientStartWithTheContext() {

@@ -30,7 +30,8 @@ import org.springframework.context.annotation.Configuration;
 class RpccHealthAndLifecycleTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RpccAutoConfiguration.class,
-                    RpccHealthContributorAutoConfiguration.class, RpccObservationAutoConfiguration.class))
+                    RpccHealthContributorAutoConfiguration.class, RpccTracingAutoConfiguration.class,
+                    RpccMetricsAutoConfiguration.class))
             .withPropertyValues("rpcc.server.name=s1");
 
     @Test

@@ -13,6 +13,7 @@ import io.rpcc.core.ChainContext;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.observability.RpccObservations;
 import io.rpcc.server.RpccServer;
 import io.rpcc.spring.boot.RpccNodeLifecycle;
 import io.rpcc.spring.boot.RpccServerCustomizer;
@@ -23,7 +24,6 @@ import io.rpcc.spring.boot.autoconfigure.scan.NotAnRpccType;
 import io.rpcc.spring.boot.autoconfigure.scan.Quote;
 import io.rpcc.spring.boot.autoconfigure.scan.ScanApplication;
 import io.rpcc.spring.boot.health.RpccClientHealthIndicator;
-import io.rpcc.spring.boot.observation.RpccObservations;
 import io.rpcc.spring.boot.reactor.RpccReactive;
 import io.rpcc.spring.boot.reactor.RpccReactive.ReplyEvent;
 import java.net.ServerSocket;
@@ -54,7 +54,8 @@ class RpccSpringIdiomsTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(RpccAutoConfiguration.class,
-                    RpccHealthContributorAutoConfiguration.class, RpccObservationAutoConfiguration.class));
+                    RpccHealthContributorAutoConfiguration.class, RpccTracingAutoConfiguration.class,
+                    RpccMetricsAutoConfiguration.class));
 
     /** Sends {@code params} (a count) quotes as partial replies, then returns "done"; "fail" fails after one. */
     static RpccServerCustomizer quoteServices() {
@@ -178,7 +179,7 @@ class RpccSpringIdiomsTest {
     }
 
     @Test
-    void theClientIsNamedAfterTheApplicationWithAUniqueSuffixAndItsMetricsAfterTheApplication() {
+    void theClientIsNamedAfterTheApplicationWithAUniqueSuffix() {
         TestObservationRegistry registry = TestObservationRegistry.create();
         runner.withPropertyValues("spring.application.name=checkout", "rpcc.server.name=s1")
                 .withBean(ObservationRegistry.class, () -> registry)
@@ -188,17 +189,13 @@ class RpccSpringIdiomsTest {
                     assertThat(name).matches("checkout-[0-9a-f]{8}");
                     assertThat(context.getBean(RpccClient.class).runChain(ChainCall.to("s1", "ping")).originator())
                             .isEqualTo(name);
+                    // traced, without the client's name (unique per instance) among the tags
                     assertThat(registry).hasObservationWithNameEqualTo(RpccObservations.CHAIN).that()
-                            .hasLowCardinalityKeyValue(RpccObservations.CLIENT, "checkout");
+                            .doesNotHaveLowCardinalityKeyValueWithKey("rpcc.client");
                 });
-        // a name that is set is both
+        // a name that is set is the name
         runner.withPropertyValues("spring.application.name=checkout", "rpcc.server.enabled=false", "rpcc.client.name=c7")
-                .run(context -> {
-                    assertThat(context.getBean(RpccClient.class).name()).isEqualTo("c7");
-                    assertThat(RpccAutoConfiguration.ClientConfiguration.clientTag(context.getBean(RpccClient.class),
-                            context.getBean(io.rpcc.spring.boot.RpccProperties.class), context.getEnvironment()))
-                            .isEqualTo("c7");
-                });
+                .run(context -> assertThat(context.getBean(RpccClient.class).name()).isEqualTo("c7"));
         // no application name: rpcc's own default
         runner.withPropertyValues("rpcc.server.enabled=false")
                 .run(context -> assertThat(context.getBean(RpccClient.class).name()).startsWith("client-"));
