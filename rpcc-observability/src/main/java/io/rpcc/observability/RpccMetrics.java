@@ -3,6 +3,9 @@ package io.rpcc.observability;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.rpcc.client.RpccClient;
 import io.rpcc.server.RpccServer;
+import io.rpcc.observability.internal.ChainMeters;
+import io.rpcc.observability.internal.HopMeters;
+import io.rpcc.observability.internal.NodeMeters;
 import java.util.Objects;
 
 /**

@@ -1,4 +1,4 @@
-package io.rpcc.observability;
+package io.rpcc.observability.internal;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -23,24 +23,24 @@ import java.util.function.ToLongFunction;
  * when the registry is read: nothing is copied or counted twice, and a node that is not read costs
  * nothing. Each meter holds its node weakly, as Micrometer's function meters do.
  */
-final class NodeMeters {
+public final class NodeMeters {
     /**
      * The sandbox rules counted by name ({@code rpcc.sandbox.violations}): those of the Java sandbox
      * (docs/reference/sandbox-allow-list.md), its limits and JavaScript's; the others as {@value #OTHER_RULE}.
      */
-    static final List<String> SANDBOX_RULES = List.of("reflection", "method-handles", "class-loading",
+    public static final List<String> SANDBOX_RULES = List.of("reflection", "method-handles", "class-loading",
             "class-path-resources", "threads", "processes", "files", "network", "exit", "environment",
             "system-properties", "host-information", "global-state", "native-code", "unsafe", "rpcc-api",
             "rpcc-internals", "catch-error", "finalizer", "static-state", "output-type", "not-allowed", "cpu-time",
             "wall-time", "memory", "stack-depth", "sandbox-capacity", "host-access");
     /** The {@code rule} tag of violations of rules not in {@link #SANDBOX_RULES}. */
-    static final String OTHER_RULE = "other";
+    public static final String OTHER_RULE = "other";
 
     private NodeMeters() {
     }
 
     /** Registers the meters of {@code server}'s counters in {@code registry}, tagged with its name. */
-    static void bind(MeterRegistry registry, RpccServer server) {
+    public static void bind(MeterRegistry registry, RpccServer server) {
         Tags tags = Tags.of("node", server.name());
         Meters<RpccServer, ServerStats> m = new Meters<>(registry, server, RpccServer::stats, tags);
         m.connections(ServerStats::connectionsOpen, ServerStats::refused, ServerStats::disconnected);
@@ -99,7 +99,7 @@ final class NodeMeters {
 
 
     /** Registers the meters of {@code client}'s counters in {@code registry}, tagged with its name. */
-    static void bind(MeterRegistry registry, RpccClient client) {
+    public static void bind(MeterRegistry registry, RpccClient client) {
         Tags tags = Tags.of("node", client.name());
         Meters<RpccClient, ClientStats> m = new Meters<>(registry, client, RpccClient::stats, tags);
         m.connections(ClientStats::connectionsOpen, ClientStats::refused, ClientStats::disconnected);

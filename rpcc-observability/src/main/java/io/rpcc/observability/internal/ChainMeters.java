@@ -1,4 +1,4 @@
-package io.rpcc.observability;
+package io.rpcc.observability.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  * failed by error code, and how long they took. The meters are made once, every code's counter
  * included, so a chain costs a few atomic additions.
  */
-final class ChainMeters implements ChainDecorator {
+public final class ChainMeters implements ChainDecorator {
     /** The tag value of a failure that is not a {@link ChainException} (e.g. a decorator that threw). */
-    static final String NOT_A_CHAIN_ERROR = "CLIENT";
+    public static final String NOT_A_CHAIN_ERROR = "CLIENT";
 
     private final MeterRegistry registry;
     private final Counter started;
@@ -29,7 +29,7 @@ final class ChainMeters implements ChainDecorator {
     private final Counter failedOther;
 
     /** Meters in {@code registry}. */
-    ChainMeters(MeterRegistry registry) {
+    public ChainMeters(MeterRegistry registry) {
         this.registry = registry;
         started = Counter.builder(MeterNames.CHAINS_STARTED).description("chains this client started")
                 .register(registry);

@@ -1,24 +1,24 @@
-package io.rpcc.observability;
+package io.rpcc.observability.internal;
 
 /**
  * The names of the meters of the chain and hop decorators ({@link NodeMeters} names its own where it
  * registers them; the guide docs/guides/metrics-and-logs.md lists them all).
  */
-final class MeterNames {
+public final class MeterNames {
     /** Chains a client started. */
-    static final String CHAINS_STARTED = "rpcc.chains.started";
+    public static final String CHAINS_STARTED = "rpcc.chains.started";
     /** Chains that ended with their result. */
-    static final String CHAINS_COMPLETED = "rpcc.chains.completed";
+    public static final String CHAINS_COMPLETED = "rpcc.chains.completed";
     /** Chains that ended with an error; tag {@code code}. */
-    static final String CHAINS_FAILED = "rpcc.chains.failed";
+    public static final String CHAINS_FAILED = "rpcc.chains.failed";
     /** From a chain's start to its end at the originator; tag {@code outcome}. */
-    static final String CHAIN_DURATION = "rpcc.chain.duration";
+    public static final String CHAIN_DURATION = "rpcc.chain.duration";
     /** A hop at a server, from its start to its end; tags {@code node}, {@code function}, {@code kind}, {@code outcome}. */
-    static final String HOP_DURATION = "rpcc.hop.duration";
+    public static final String HOP_DURATION = "rpcc.hop.duration";
     /** A hop's request waiting at a server for its service function; tags {@code node}, {@code function}. */
-    static final String HOP_QUEUE = "rpcc.hop.queue";
+    public static final String HOP_QUEUE = "rpcc.hop.queue";
     /** A hop's service function running; tags {@code node}, {@code function}. */
-    static final String HOP_SERVICE = "rpcc.hop.service";
+    public static final String HOP_SERVICE = "rpcc.hop.service";
 
     private MeterNames() {
     }

@@ -1,4 +1,4 @@
-package io.rpcc.observability;
+package io.rpcc.observability.internal;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,9 +17,9 @@ import org.jspecify.annotations.Nullable;
  * function, kind and outcome, and, for a service function's hop, the time its request waited for a
  * thread and the time the function ran ({@link HopTiming}).
  */
-final class HopMeters implements HopDecorator {
+public final class HopMeters implements HopDecorator {
     /** The {@code function} tag of a hop that has no service function (a sub-chain's return, a merge). */
-    static final String NO_FUNCTION = "none";
+    public static final String NO_FUNCTION = "none";
 
     private static final ClassValue<String> OUTCOME = new ClassValue<>() {
         @Override
@@ -41,7 +41,7 @@ final class HopMeters implements HopDecorator {
     private final Meter.MeterProvider<Timer> service;
 
     /** Meters in {@code registry}. */
-    HopMeters(MeterRegistry registry) {
+    public HopMeters(MeterRegistry registry) {
         duration = Timer.builder(MeterNames.HOP_DURATION)
                 .description("a hop at this server, from its start to its end (work it started included)")
                 .publishPercentileHistogram().withRegistry(registry);
