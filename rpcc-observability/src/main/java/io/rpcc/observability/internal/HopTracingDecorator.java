@@ -23,6 +23,9 @@ import org.jspecify.annotations.Nullable;
 public final class HopTracingDecorator implements HopDecorator {
     private final ObservationRegistry registry;
 
+    /** How {@code ChainCaller.previousHop()} begins for a peer whose node name TLS proved. */
+    private static final String AUTHENTICATED_PEER = "node:";
+
     /** Records in {@code registry}. */
     public HopTracingDecorator(ObservationRegistry registry) {
         this.registry = registry;
@@ -36,7 +39,10 @@ public final class HopTracingDecorator implements HopDecorator {
         ReceiverContext<Metadata> receiver = new ReceiverContext<>(MetadataCarrier.GETTER,
                 io.micrometer.observation.transport.Kind.SERVER);
         receiver.setCarrier(context.metadata());
-        receiver.setRemoteServiceName(context.caller().previousHop());
+        String previousHop = context.caller().previousHop();
+        if (previousHop.startsWith(AUTHENTICATED_PEER)) { // a node TLS proved; in plaintext only an address is known
+            receiver.setRemoteServiceName(previousHop.substring(AUTHENTICATED_PEER.length()));
+        }
         Observation observation = Observation.createNotStarted(RpccObservations.HOP, () -> receiver, registry)
                 .contextualName(start.kind() == Kind.SERVICE ? "rpcc hop " + service : "rpcc hop (" + kind + ")")
                 .lowCardinalityKeyValue(RpccObservations.NODE, context.node())
