@@ -20,6 +20,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.SubChain;
+import io.rpcc.observability.testing.OtelTracing;
 import io.rpcc.server.RpccServer;
 import java.time.Duration;
 import java.util.ArrayList;

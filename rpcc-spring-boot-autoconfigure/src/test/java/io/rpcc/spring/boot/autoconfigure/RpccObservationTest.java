@@ -20,6 +20,7 @@ import io.rpcc.core.StaticRoute;
 import io.rpcc.observability.RpccMetrics;
 import io.rpcc.observability.RpccObservations;
 import io.rpcc.observability.RpccTracing;
+import io.rpcc.observability.testing.OtelTracing;
 import io.rpcc.server.HopDecorator;
 import java.util.List;
 import java.util.Map;
@@ -172,15 +173,15 @@ class RpccObservationTest {
      */
     @Test
     void withAnOpenTelemetryTracerAChainIsOneTraceFromTheClientThroughItsHops() {
-        try (OtelObservations otel = new OtelObservations()) {
+        try (OtelTracing otel = new OtelTracing()) {
             runner.withBean(ObservationRegistry.class, () -> otel.registry).run(context -> {
                 RpccClient client = context.getBean(RpccClient.class);
                 assertThat(client.runChain(ChainCall.along(StaticRoute.of(StaticRoute.hop("s1", "ping"),
                         StaticRoute.hop("s1", "ping")), null)).value()).isEqualTo("pong");
-                eventually(() -> assertThat(otel.spans.getFinishedSpanItems().stream()
+                eventually(() -> assertThat(otel.exporter.getFinishedSpanItems().stream()
                         .filter(s -> s.getKind() == SpanKind.SERVER)).hasSize(2));
 
-                List<SpanData> spans = otel.spans.getFinishedSpanItems();
+                List<SpanData> spans = otel.exporter.getFinishedSpanItems();
                 assertThat(spans.stream().map(SpanData::getTraceId).collect(Collectors.toSet())).as("%s", spans).hasSize(1);
                 List<SpanData> roots = spans.stream().filter(s -> !s.getParentSpanContext().isValid()).toList();
                 assertThat(roots).as("%s", spans).singleElement().satisfies(root -> {

@@ -1,4 +1,4 @@
-package io.rpcc.spring.boot.autoconfigure;
+package io.rpcc.observability.testing;
 
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -15,26 +15,38 @@ import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.samplers.Sampler;
 import java.util.List;
 
 /**
- * The {@link ObservationRegistry} a Spring Boot application with the actuator and Micrometer Tracing's
- * OpenTelemetry bridge has: tracing handlers over an OpenTelemetry SDK, with the W3C propagator; every span
- * sampled, finished spans kept in an {@link InMemorySpanExporter}.
+ * For tests: an {@link ObservationRegistry} with Micrometer Tracing's handlers over the OpenTelemetry
+ * SDK and the W3C propagator, as Spring Boot's actuator wires it, recording finished spans in an
+ * {@link InMemorySpanExporter}. In rpcc-observability's test jar, for other modules' tests too.
  */
-final class OtelObservations implements AutoCloseable {
-    final InMemorySpanExporter spans = InMemorySpanExporter.create();
-    final ObservationRegistry registry = ObservationRegistry.create();
-    private final OpenTelemetrySdk sdk;
+public final class OtelTracing implements AutoCloseable {
+    /** The finished spans. */
+    public final InMemorySpanExporter exporter = InMemorySpanExporter.create();
+    /** The SDK behind the tracer. */
+    public final OpenTelemetrySdk sdk;
+    /** Micrometer Tracing's tracer over the SDK. */
+    public final OtelTracer tracer;
+    /** The registry to trace chains with ({@code RpccTracing.of(registry)}). */
+    public final ObservationRegistry registry = ObservationRegistry.create();
 
-    OtelObservations() {
+    /** Every span sampled. */
+    public OtelTracing() {
+        this(Sampler.alwaysOn());
+    }
+
+    /** Spans sampled by {@code sampler} (for a trace of its own; a child follows its parent's decision). */
+    public OtelTracing(Sampler sampler) {
         ContextPropagators propagators = ContextPropagators.create(W3CTraceContextPropagator.getInstance());
-        sdk = OpenTelemetrySdk.builder().setPropagators(propagators)
-                .setTracerProvider(SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(spans)).build())
-                .build();
-        io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("rpcc-spring-test");
+        SdkTracerProvider provider = SdkTracerProvider.builder().setSampler(Sampler.parentBased(sampler))
+                .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
+        sdk = OpenTelemetrySdk.builder().setTracerProvider(provider).setPropagators(propagators).build();
+        io.opentelemetry.api.trace.Tracer otel = sdk.getTracer("rpcc-test");
         OtelCurrentTraceContext current = new OtelCurrentTraceContext();
-        OtelTracer tracer = new OtelTracer(otel, current, event -> { }, new OtelBaggageManager(current, List.of(), List.of()));
+        tracer = new OtelTracer(otel, current, event -> { }, new OtelBaggageManager(current, List.of(), List.of()));
         OtelPropagator propagator = new OtelPropagator(propagators, otel);
         registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
                 new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
