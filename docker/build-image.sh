@@ -19,7 +19,7 @@ command -v docker >/dev/null || { echo "rpcc image: no docker command: install d
 
 # The modules the node needs: what `jdeps --print-module-deps` finds in the dist (java.base, java.compiler,
 # java.naming, java.net.http (the OTLP trace exporter's HTTP client), java.sql, jdk.httpserver (/live, /ready,
-# /metrics), jdk.jfr, jdk.management, jdk.unsupported), plus jdk.compiler and
+# /metrics), java.xml (logback reads its configuration), jdk.jfr, jdk.management, jdk.unsupported), plus jdk.compiler and
 # jdk.zipfs, which javac loads as services when a server compiles a Java chaining function, and
 # jdk.charsets. Left out although jdeps lists them: java.desktop (only Kryo's BeanSerializer and ICU's
 # AWT font shaping use it; 15 MB) and jdk.internal.vm.ci (Truffle's JIT, which a stock JDK does not run).

@@ -25,7 +25,24 @@ public final class RpccNode {
     /** Exit code of a node that could not start for another reason. */
     public static final int EXIT_START_FAILED = 1;
 
+    /** logback's system property naming its configuration file. */
+    private static final String LOGBACK_CONFIGURATION = "logback.configurationFile";
+    /** The node's default logback configuration, a class path resource of rpcc-node.jar. */
+    private static final String LOGBACK_DEFAULT = "io/rpcc/node/logback-node.xml";
+
     private RpccNode() {
+    }
+
+    /**
+     * Points logback at the node's bundled configuration ({@value #LOGBACK_DEFAULT}) unless the operator
+     * named one with {@code -Dlogback.configurationFile}, and gives it the level of {@code rpcc.log.level}
+     * as the system property {@code rpcc.log.level} (which an operator's configuration may use too).
+     */
+    private static void configureLogging(String level) {
+        System.setProperty("rpcc.log.level", level);
+        if (System.getProperty(LOGBACK_CONFIGURATION) == null) {
+            System.setProperty(LOGBACK_CONFIGURATION, LOGBACK_DEFAULT);
+        }
     }
 
     /** Runs the node until SIGTERM or SIGINT. */
@@ -40,7 +57,7 @@ public final class RpccNode {
             System.exit(EXIT_BAD_CONFIGURATION);
             return;
         }
-        System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", config.logLevel()); // before the first logger
+        configureLogging(config.logLevel()); // before the first logger
         StandaloneNode node;
         try {
             node = StandaloneNode.start(values, config, System.out);
