@@ -135,6 +135,23 @@ public interface ChainDecorator {
         }
 
         /**
+         * Called for each partial reply ({@code preturn} at any hop) delivered to the call, before
+         * {@link #ended}, on the thread that delivers it (an event loop of the client, or in
+         * interactive mode the thread that runs the chaining function): for a count or a size, not for
+         * work. In every mode: with a {@link ReplySet} it is each reply the set takes in; for
+         * {@code startChain}, {@code call} and {@code runChain} each reply that arrives for the call,
+         * which {@link ChainResult#replies()} holds if the chain completes (a chain that fails after
+         * some replies has had them told; a chain found broken and then run step by step has had
+         * those of its broken attempts told too, though its result holds only the later ones). A
+         * reply sent again by a replayed hop for a retry is told once.
+         *
+         * @param bytes the length of the reply's frame as it came on the wire; 0 for a reply produced
+         *     at the client itself (interactive mode runs the chaining function there)
+         */
+        default void replied(int bytes) {
+        }
+
+        /**
          * Called exactly once, when the call has ended, on the thread that ended it (the client's
          * executor, the thread that cancelled, or the caller of {@code runChain}).
          *

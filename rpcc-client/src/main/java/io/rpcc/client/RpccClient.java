@@ -5,6 +5,7 @@ import io.rpcc.client.internal.BufferedReplySet;
 import io.rpcc.client.internal.ChainDiagnosis;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.DecoratedCall;
+import io.rpcc.client.internal.ReplyTap;
 import io.rpcc.client.internal.Retries;
 import io.rpcc.client.internal.InteractiveChain;
 import io.rpcc.client.internal.StepMode;
@@ -161,7 +162,7 @@ public final class RpccClient implements AutoCloseable {
         // The internal future completes on an event loop; user code continues on the executor.
         CompletableFuture<ChainResult> internal;
         try {
-            internal = launch(decorated.call(), decorated::retried);
+            internal = launch(decorated.call(), decorated::retried, tap(decorated));
         } catch (RuntimeException | Error e) {
             decorated.afterStart();
             decorated.ended(null, e);
@@ -188,6 +189,11 @@ public final class RpccClient implements AutoCloseable {
     /** Runs the decorators on {@code call}; throws the {@link ChainDecoratorException} of one that failed. */
     private DecoratedCall decorate(ChainCall call, ChainDecorator.Mode mode) {
         return DecoratedCall.decorate(decorators, call, mode, isInteractive(call));
+    }
+
+    /** Where the replies of {@code decorated} are told: its listeners, if it has any. */
+    private static ReplyTap tap(DecoratedCall decorated) {
+        return decorated.listens() ? decorated::replied : ReplyTap.NONE;
     }
 
     /**
@@ -227,7 +233,7 @@ public final class RpccClient implements AutoCloseable {
         return call.chainingFunction(upload(cf));
     }
 
-    private CompletableFuture<ChainResult> launch(ChainCall call, Retries retried) {
+    private CompletableFuture<ChainResult> launch(ChainCall call, Retries retried, ReplyTap tap) {
         Objects.requireNonNull(call, "call");
         node.requireStarted();
         try {
@@ -236,16 +242,20 @@ public final class RpccClient implements AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return launchPrepared(call, retried);
+        return launchPrepared(call, retried, tap);
     }
 
-    /** Starts {@code call}, which {@link #prepare} returned, telling its retries to {@code retried}. */
-    private CompletableFuture<ChainResult> launchPrepared(ChainCall call, Retries retried) {
+    /**
+     * Starts {@code call}, which {@link #prepare} returned, telling its retries to {@code retried}
+     * and its replies to {@code tap}.
+     */
+    private CompletableFuture<ChainResult> launchPrepared(ChainCall call, Retries retried, ReplyTap tap) {
         ChainStart start = chainStart(call);
         if (isInteractive(call)) {
-            return interactiveChains.start(start, StepMode.of(start.heartbeats()));
+            return interactiveChains.start(start, StepMode.of(start.heartbeats()), tap);
         }
-        return launcher.start(start, retry(call), diagnosis::diagnose, retried);
+        return launcher.start(start, retry(call), (broken, detected, at) -> diagnosis.diagnose(broken, detected, at,
+                tap), retried, tap);
     }
 
     /**
@@ -269,6 +279,7 @@ public final class RpccClient implements AutoCloseable {
         }
         if (!decorators.isEmpty()) {
             replies.whenEnded(decorated::ended);
+            replies.whenReplied(decorated::replied);
         }
         try {
             startWithReplies(replies, decorated.call(), decorated::retried);
@@ -325,7 +336,7 @@ public final class RpccClient implements AutoCloseable {
         DecoratedCall decorated = decorate(call, ChainDecorator.Mode.BLOCKING);
         ChainResult result;
         try {
-            result = runDecorated(decorated.call(), decorated::retried);
+            result = runDecorated(decorated.call(), decorated::retried, tap(decorated));
         } catch (RuntimeException | Error e) {
             decorated.afterStart();
             decorated.ended(null, e);
@@ -336,14 +347,14 @@ public final class RpccClient implements AutoCloseable {
         return result;
     }
 
-    private ChainResult runDecorated(ChainCall call, Retries retried) {
+    private ChainResult runDecorated(ChainCall call, Retries retried, ReplyTap tap) {
         node.requireAcceptingChains();
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
             ChainStart start = chainStart(call);
-            return interactiveChains.runCollecting(start, StepMode.of(start.heartbeats()));
+            return interactiveChains.runCollecting(start, StepMode.of(start.heartbeats()), tap);
         }
-        return await(launchPrepared(call, retried));
+        return await(launchPrepared(call, retried, tap));
     }
 
     /** The chain {@code call} starts, with this client's defaults for what it leaves open. */
@@ -394,7 +405,7 @@ public final class RpccClient implements AutoCloseable {
         Objects.requireNonNull(timeout, "timeout");
         node.requireAcceptingChains();
         CompletableFuture<ChainResult> internal = launcher.retransmit(failure, timeout, null, defaultRetry,
-                diagnosis::diagnose);
+                (broken, detected, at) -> diagnosis.diagnose(broken, detected, at, ReplyTap.NONE));
         CompletableFuture<ChainResult> user = new CancellableFuture<>(() -> {
             internal.cancel(true);
             return CancellableFuture.cancellationCause(internal);

@@ -49,7 +49,8 @@ public final class RpccMetrics {
     /**
      * Adds the per-chain meters' decorator to {@code builder} ({@code rpcc.chains.started},
      * {@code rpcc.chains.completed}, {@code rpcc.chains.failed} by error code,
-     * {@code rpcc.chain.duration}); returns it.
+     * {@code rpcc.chain.duration}, and per chain its replies {@code rpcc.chain.replies} and their
+     * bytes {@code rpcc.chain.reply.bytes}); returns it.
      */
     public RpccClient.Builder applyTo(RpccClient.Builder builder) {
         return builder.decorator(new ChainMeters(registry));

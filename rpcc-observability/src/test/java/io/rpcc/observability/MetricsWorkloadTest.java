@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -76,6 +77,7 @@ class MetricsWorkloadTest {
                     return p;
                 })
                 .service("boom", p -> {
+                    ChainContext.current().preturn("before the boom");
                     throw new IllegalStateException("boom");
                 }));
         server(RpccServer.builder("b").service("end", p -> {
@@ -99,7 +101,7 @@ class MetricsWorkloadTest {
             assertEquals("x" + i + "!", r.value());
         }
         assertEquals(3 * chains, replies);
-        int boom = 2;
+        int boom = 2;          // a.boom, 1 reply each, then fails
         for (int i = 0; i < boom; i++) {
             CompletionException e = assertThrows(CompletionException.class,
                     () -> client.startChain(ChainCall.to("a", "boom").params("y")).join());
@@ -141,9 +143,26 @@ class MetricsWorkloadTest {
         assertEquals(0, functionCount("rpcc.retries", "node", "c"));
         assertEquals(0, functionCount("rpcc.chains.broken", "node", "c"));
         // partial replies, as received by the client, each once
-        assertEquals(3 * chains, functionCount("rpcc.replies.received", "node", "c"));
+        assertEquals(3 * chains + boom, functionCount("rpcc.replies.received", "node", "c"));
         assertEquals(client.stats().replyBytesReceived(), functionCount("rpcc.replies.bytes", "node", "c"));
         assertTrue(functionCount("rpcc.replies.bytes", "node", "c") > 3 * chains, "a reply frame has bytes");
+        // the same replies per chain, recorded when each chain ended, by outcome (the unknown function: none)
+        DistributionSummary completedReplies = summary("rpcc.chain.replies", "outcome", "completed");
+        assertEquals(chains, completedReplies.count());
+        assertEquals(3 * chains, completedReplies.totalAmount());
+        assertEquals(3, completedReplies.max());
+        DistributionSummary failedReplies = summary("rpcc.chain.replies", "outcome", "failed");
+        assertEquals(boom + 1, failedReplies.count());
+        assertEquals(boom, failedReplies.totalAmount());
+        assertEquals(1, failedReplies.max());
+        DistributionSummary completedBytes = summary("rpcc.chain.reply.bytes", "outcome", "completed");
+        DistributionSummary failedBytes = summary("rpcc.chain.reply.bytes", "outcome", "failed");
+        assertEquals(chains, completedBytes.count());
+        assertEquals(boom + 1, failedBytes.count());
+        assertEquals("bytes", completedBytes.getId().getBaseUnit());
+        assertEquals(client.stats().replyBytesReceived(), completedBytes.totalAmount() + failedBytes.totalAmount(),
+                "the bytes of the replies' frames, as the client's own count");
+        assertTrue(failedBytes.totalAmount() > 0 && completedBytes.totalAmount() > failedBytes.totalAmount());
         assertEquals(0, registry.get("rpcc.chains.active").tag("node", "c").gauge().value());
         assertTrue(registry.get("rpcc.connections.open").tag("node", "a").gauge().value() >= 1);
     }
@@ -220,6 +239,10 @@ class MetricsWorkloadTest {
 
     private double functionCount(String name, String... tags) {
         return registry.get(name).tags(tags).functionCounter().count();
+    }
+
+    private DistributionSummary summary(String name, String... tags) {
+        return registry.get(name).tags(tags).summary();
     }
 
     private Timer timer(String name, String... tags) {

@@ -17,6 +17,7 @@ import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
+import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticRoute;
@@ -31,6 +32,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
@@ -75,6 +77,16 @@ class ChainDecoratorTest {
                 })
                 .service("fail", p -> {
                     throw new IllegalStateException("out of stock");
+                })
+                .service("three", p -> {
+                    for (int i = 1; i <= 3; i++) {
+                        ChainContext.current().preturn("part " + i);
+                    }
+                    return "whole";
+                })
+                .service("replyThenFail", p -> {
+                    ChainContext.current().preturn("part 1");
+                    throw new IllegalStateException("out of stock after one part");
                 })
                 .service("hang", p -> {
                     never.await();
@@ -173,6 +185,68 @@ class ChainDecoratorTest {
         Thread.sleep(50);
         assertEquals(1, plain.size(), plain.toString());
         assertOutcome(plain.get(0), ChainDecorator.Mode.FUTURE, false, "d");
+    }
+
+    @Test
+    void eachReplyIsToldBeforeTheCallEndsInEveryMode() throws Exception {
+        List<String> events = new CopyOnWriteArrayList<>();
+        AtomicLong bytesTold = new AtomicLong();
+        RpccClient c = cluster.client(b -> b.decorator(start -> ChainDecorator.Decoration.of(start.call(),
+                new ChainDecorator.Listener() {
+                    @Override
+                    public void replied(int bytes) {
+                        events.add(bytes > 0 ? "reply" : "reply of " + bytes + " bytes");
+                        bytesTold.addAndGet(bytes);
+                    }
+
+                    @Override
+                    public void ended(@Nullable ChainResult result, @Nullable Throwable failure) {
+                        events.add(failure == null ? "ended" : "failed");
+                    }
+                })));
+        List<String> three = List.of("reply", "reply", "reply", "ended");
+        List<String> oneThenFailed = List.of("reply", "failed");
+        for (boolean interactive : new boolean[] {false, true}) {
+            String mode = interactive ? "interactive " : "chain mode ";
+            // each mode's listeners are told before its future, runChain or set ends
+            assertEquals(3, c.startChain(ChainCall.to("s1", "three").interactive(interactive)).join().replies().size());
+            assertEquals(three, take(events), mode + "startChain");
+            c.runChain(ChainCall.to("s1", "three").interactive(interactive));
+            assertEquals(three, take(events), mode + "runChain");
+            c.startChainWithReplies(ChainCall.to("s1", "three").interactive(interactive), String.class)
+                    .whenDone().get(10, TimeUnit.SECONDS);
+            assertEquals(three, take(events), mode + "startChainWithReplies");
+
+            assertThrows(ServiceFunctionException.class,
+                    () -> c.runChain(ChainCall.to("s1", "replyThenFail").interactive(interactive)));
+            assertEquals(oneThenFailed, take(events), mode + "runChain that fails after a reply");
+            assertThrows(CompletionException.class,
+                    () -> c.startChain(ChainCall.to("s1", "replyThenFail").interactive(interactive)).join());
+            assertEquals(oneThenFailed, take(events), mode + "startChain that fails after a reply");
+            c.startChainWithReplies(ChainCall.to("s1", "replyThenFail").interactive(interactive), String.class)
+                    .whenDone().get(10, TimeUnit.SECONDS);
+            assertEquals(oneThenFailed, take(events), mode + "a set that fails after a reply");
+        }
+        c.call("s1", "three", null).join();
+        assertEquals(three, take(events), "call");
+        c.callWithReplies("s1", "three", null, String.class).whenDone().get(10, TimeUnit.SECONDS);
+        assertEquals(three, take(events), "callWithReplies");
+        // a chaining function's replies: sent by the server in chain mode, made at the client in interactive mode
+        ChainCall replyTwo = ChainCall.to("s1", "echo").params("x")
+                .chainingFunction(ChainingFunctionPreturnTest.REPLY_N).state(ChainState.of("n", 2));
+        c.runChain(replyTwo);
+        assertEquals(List.of("reply", "reply", "ended"), take(events), "chain mode");
+        c.runChain(replyTwo.interactive(true));
+        assertEquals(List.of("reply of 0 bytes", "reply of 0 bytes", "ended"), take(events), "interactive mode");
+        assertEquals(c.stats().replyBytesReceived(), bytesTold.get(),
+                "the bytes told are the replies' frames, as the client's stats count them");
+        assertEquals(32, c.stats().repliesReceived(), "3 + 3 + 3 + 1 + 1 + 1 in each mode, 3 + 3 + 2 more");
+    }
+
+    private static List<String> take(List<String> events) {
+        List<String> taken = List.copyOf(events);
+        events.clear();
+        return taken;
     }
 
     @Test

@@ -42,6 +42,7 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
     private final CompletableFuture<ChainResult> result = new CompletableFuture<>();
     private final CompletableFuture<ReplySet<T>> done = new CompletableFuture<>();
     private volatile @Nullable BiConsumer<@Nullable ChainResult, @Nullable Throwable> endListener;
+    private volatile ReplyTap tap = ReplyTap.NONE;
     private final AtomicBoolean iterated = new AtomicBoolean();
     private final AtomicBoolean subscribed = new AtomicBoolean();
     private boolean ended;
@@ -101,6 +102,7 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
                 arrivedAfterEnd++; // never expected: the termination protocol forbids it; counted for tests
                 return;
             }
+            tap.replied(bytes); // before the reply can be read: a listener knows of it before the set ends
             buffer.add(new Buffered(value, bytes));
             received++;
             bufferedBytes += bytes;
@@ -110,6 +112,14 @@ public final class BufferedReplySet<T> implements ReplySet<T> {
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * What is told of each reply this set takes in, on the thread that delivers it, before it can be
+     * read; set once by the client before the chain starts.
+     */
+    public void whenReplied(ReplyTap tap) {
+        this.tap = tap;
     }
 
     /**

@@ -50,14 +50,15 @@ public final class ChainDiagnosis {
      * call's) again in interactive mode, as new runs of {@code broken}; {@code detected} is how its
      * break was detected. Completes with the chain's result, or fails with a
      * {@link BrokenChainException} naming the hop where it stops (or, if the call's timeout runs out
-     * first, with {@code detected}), or with the chain's own failure.
+     * first, with {@code detected}), or with the chain's own failure. Each reply of the run step by
+     * step is told to {@code tap}.
      */
     public CompletableFuture<ChainResult> diagnose(ChainOriginator.Pending broken, BrokenChainException detected,
-                                                   ChainStart start) {
+                                                   ChainStart start, ReplyTap tap) {
         if (start.timeout().isNegative() || start.timeout().isZero()) {
             return CompletableFuture.failedFuture(detected);
         }
-        return interactive.start(start, new StepMode(start.heartbeats(), broken)).handle((r, e) -> {
+        return interactive.start(start, new StepMode(start.heartbeats(), broken), tap).handle((r, e) -> {
                     if (e == null) {
                         return CompletableFuture.completedFuture(r);
                     }

@@ -78,11 +78,11 @@ public final class ChainLauncher {
      * The future completes on an event loop: attach no user code. Cancelling it cancels the chain.
      * Its attempts are retried as {@code retry} says and its heartbeats watched as {@code start} says;
      * if it is declared broken, the call's outcome is what {@code onBroken} makes of it (its partial
-     * replies so far are dropped). Each retry is told to {@code retried}.
+     * replies so far are dropped). Each retry is told to {@code retried}, each reply delivered to {@code tap}.
      */
     public CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken,
-                                                Retries retried) {
-        return start(start, retry, onBroken, null, retried);
+                                                Retries retried, ReplyTap tap) {
+        return start(start, retry, onBroken, null, retried, tap);
     }
 
     /**
@@ -97,7 +97,8 @@ public final class ChainLauncher {
     public CompletableFuture<ChainResult> retransmit(ChainException failure, Duration timeout, Instant deadline,
                                                      RetryPolicy retry, OnBroken onBroken) {
         FailedChains.Failed failed = failedChains.take(failure);
-        return start(failed.start().within(timeout, deadline), retry, onBroken, failed.last(), (attempt, why) -> { });
+        return start(failed.start().within(timeout, deadline), retry, onBroken, failed.last(), (attempt, why) -> { },
+                ReplyTap.NONE);
     }
 
     /** The id of the chain that failed with {@code failure}, as servers and logs name it, if this client remembers it. */
@@ -111,10 +112,11 @@ public final class ChainLauncher {
      * broken, sent again, broken again, then run step by step to find where it stops).
      */
     private CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken,
-                                                 ChainOriginator.Pending earlier, Retries retried) {
+                                                 ChainOriginator.Pending earlier, Retries retried, ReplyTap tap) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
         ChainAttempts attempts = ChainAttempts.start(node, start, retry, retryTokens,
-                (value, hop, host, from) -> collected.add(value), Retries.countedIn(retries, retried), earlier);
+                tap.tapping((value, hop, host, from) -> collected.add(value)), Retries.countedIn(retries, retried),
+                earlier);
         AtomicReference<CompletableFuture<ChainResult>> diagnosing = new AtomicReference<>();
         CancellableFuture<ChainResult> out = new CancellableFuture<>(() -> {
             CompletableFuture<ChainResult> d = diagnosing.get();

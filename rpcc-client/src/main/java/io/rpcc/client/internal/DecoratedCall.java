@@ -100,6 +100,22 @@ public final class DecoratedCall {
         }
     }
 
+    /** Tells the listeners that a partial reply of {@code bytes} was delivered to the call (on this thread). */
+    public void replied(int bytes) {
+        for (int i = listeners.size() - 1; i >= 0; i--) {
+            try {
+                listeners.get(i).replied(bytes);
+            } catch (RuntimeException | Error e) {
+                log.warn("a client decorator's listener {} threw from replied(); ignored", listeners.get(i), e);
+            }
+        }
+    }
+
+    /** Whether any listener is told (replies need no tap otherwise). */
+    public boolean listens() {
+        return !listeners.isEmpty();
+    }
+
     /**
      * Tells the listeners how the call ended, the first time only; {@code failure} is unwrapped from
      * completion and cancellation exceptions. Returns at once if another thread is telling them.

@@ -148,14 +148,17 @@ public final class InteractiveChain {
         this.launcher = launcher;
     }
 
-    /** Runs chain {@code start} on the calling thread and waits until it is finished; replies are collected in the result. */
-    public ChainResult runCollecting(ChainStart start, StepMode mode) {
-        return runCollecting(start, new Cancellation(launcher.node()), mode);
+    /**
+     * Runs chain {@code start} on the calling thread and waits until it is finished; replies are
+     * collected in the result, each told to {@code tap} as it is delivered.
+     */
+    public ChainResult runCollecting(ChainStart start, StepMode mode, ReplyTap tap) {
+        return runCollecting(start, new Cancellation(launcher.node()), mode, tap);
     }
 
-    private ChainResult runCollecting(ChainStart start, Cancellation cancellation, StepMode mode) {
+    private ChainResult runCollecting(ChainStart start, Cancellation cancellation, StepMode mode, ReplyTap tap) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
-        Run run = run(start, (value, hop, host, from) -> collected.add(value), cancellation, mode);
+        Run run = run(start, tap.tapping((value, hop, host, from) -> collected.add(value)), cancellation, mode);
         ChainLauncher.join(run.finished().handle((v, e) -> {
             if (run.error() != null) {
                 throw run.error();
@@ -170,14 +173,14 @@ public final class InteractiveChain {
 
     /**
      * Runs chain {@code start} on the node's executor; the future completes like
-     * {@link ChainLauncher#start}'s, and cancelling it cancels the chain.
+     * {@link ChainLauncher#start}'s, and cancelling it cancels the chain. Each reply is told to {@code tap}.
      */
-    public CompletableFuture<ChainResult> start(ChainStart start, StepMode mode) {
+    public CompletableFuture<ChainResult> start(ChainStart start, StepMode mode, ReplyTap tap) {
         Cancellation cancellation = new Cancellation(launcher.node());
         CompletableFuture<ChainResult> out = new CancellableFuture<>(() -> cancellation.cancel("its future was cancelled"));
         launcher.node().executor().execute(() -> {
             try {
-                out.complete(runCollecting(start, cancellation, mode));
+                out.complete(runCollecting(start, cancellation, mode, tap));
             } catch (RuntimeException | Error e) {
                 out.completeExceptionally(e);
             }

@@ -13,6 +13,10 @@ public final class MeterNames {
     public static final String CHAINS_FAILED = "rpcc.chains.failed";
     /** From a chain's start to its end at the originator; tag {@code outcome}. */
     public static final String CHAIN_DURATION = "rpcc.chain.duration";
+    /** The partial replies delivered to one chain, recorded when it ends; tag {@code outcome}. */
+    public static final String CHAIN_REPLIES = "rpcc.chain.replies";
+    /** The bytes of those replies' frames as they came on the wire, recorded when the chain ends; tag {@code outcome}. */
+    public static final String CHAIN_REPLY_BYTES = "rpcc.chain.reply.bytes";
     /** A hop at a server, from its start to its end; tags {@code node}, {@code function}, {@code kind}, {@code outcome}. */
     public static final String HOP_DURATION = "rpcc.hop.duration";
     /** A hop's request waiting at a server for its service function; tags {@code node}, {@code function}. */
