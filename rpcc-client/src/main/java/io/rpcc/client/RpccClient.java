@@ -5,7 +5,6 @@ import io.rpcc.client.internal.BufferedReplySet;
 import io.rpcc.client.internal.ChainDiagnosis;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.DecoratedCall;
-import io.rpcc.client.internal.Retries;
 import io.rpcc.client.internal.InteractiveChain;
 import io.rpcc.client.internal.StepMode;
 import io.rpcc.client.internal.RetryTokens;
@@ -161,7 +160,7 @@ public final class RpccClient implements AutoCloseable {
         // The internal future completes on an event loop; user code continues on the executor.
         CompletableFuture<ChainResult> internal;
         try {
-            internal = launch(decorated.call(), decorated::retried);
+            internal = launch(decorated.call(), decorated);
         } catch (RuntimeException | Error e) {
             decorated.afterStart();
             decorated.ended(null, e);
@@ -227,7 +226,7 @@ public final class RpccClient implements AutoCloseable {
         return call.chainingFunction(upload(cf));
     }
 
-    private CompletableFuture<ChainResult> launch(ChainCall call, Retries retried) {
+    private CompletableFuture<ChainResult> launch(ChainCall call, DecoratedCall decorated) {
         Objects.requireNonNull(call, "call");
         node.requireStarted();
         try {
@@ -236,16 +235,19 @@ public final class RpccClient implements AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return launchPrepared(call, retried);
+        return launchPrepared(call, decorated);
     }
 
-    /** Starts {@code call}, which {@link #prepare} returned, telling its retries to {@code retried}. */
-    private CompletableFuture<ChainResult> launchPrepared(ChainCall call, Retries retried) {
-        ChainStart start = chainStart(call);
+    /**
+     * Starts {@code call}, which {@link #prepare} returned, telling its retries and failovers to
+     * {@code decorated}'s listeners.
+     */
+    private CompletableFuture<ChainResult> launchPrepared(ChainCall call, DecoratedCall decorated) {
+        ChainStart start = chainStart(call).tellingFailovers(decorated.failovers());
         if (isInteractive(call)) {
             return interactiveChains.start(start, StepMode.of(start.heartbeats()));
         }
-        return launcher.start(start, retry(call), diagnosis::diagnose, retried);
+        return launcher.start(start, retry(call), diagnosis::diagnose, decorated::retried);
     }
 
     /**
@@ -271,14 +273,14 @@ public final class RpccClient implements AutoCloseable {
             replies.whenEnded(decorated::ended);
         }
         try {
-            startWithReplies(replies, decorated.call(), decorated::retried);
+            startWithReplies(replies, decorated.call(), decorated);
         } finally {
             decorated.afterStart();
         }
         return replies;
     }
 
-    private <T> void startWithReplies(BufferedReplySet<T> replies, ChainCall call, Retries retried) {
+    private <T> void startWithReplies(BufferedReplySet<T> replies, ChainCall call, DecoratedCall decorated) {
         try {
             node.requireAcceptingChains();
             call = prepare(call);
@@ -287,13 +289,13 @@ public final class RpccClient implements AutoCloseable {
             replies.finished(e);
             return;
         }
-        ChainStart start = chainStart(call);
+        ChainStart start = chainStart(call).tellingFailovers(decorated.failovers());
         if (isInteractive(call)) {
             replies.cancelWith(interactiveChains.startWithReplies(replies, start, StepMode.of(start.heartbeats())));
             return;
         }
         replies.cancelWith(launcher.startWithReplies(replies, start, retry(call), diagnosis::diagnoseWithReplies,
-                retried));
+                decorated::retried));
     }
 
     /**
@@ -325,7 +327,7 @@ public final class RpccClient implements AutoCloseable {
         DecoratedCall decorated = decorate(call, ChainDecorator.Mode.BLOCKING);
         ChainResult result;
         try {
-            result = runDecorated(decorated.call(), decorated::retried);
+            result = runDecorated(decorated.call(), decorated);
         } catch (RuntimeException | Error e) {
             decorated.afterStart();
             decorated.ended(null, e);
@@ -336,14 +338,14 @@ public final class RpccClient implements AutoCloseable {
         return result;
     }
 
-    private ChainResult runDecorated(ChainCall call, Retries retried) {
+    private ChainResult runDecorated(ChainCall call, DecoratedCall decorated) {
         node.requireAcceptingChains();
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
-            ChainStart start = chainStart(call);
+            ChainStart start = chainStart(call).tellingFailovers(decorated.failovers());
             return interactiveChains.runCollecting(start, StepMode.of(start.heartbeats()));
         }
-        return await(launchPrepared(call, retried));
+        return await(launchPrepared(call, decorated));
     }
 
     /** The chain {@code call} starts, with this client's defaults for what it leaves open. */
