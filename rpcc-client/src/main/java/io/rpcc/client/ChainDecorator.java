@@ -5,6 +5,7 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.UnstableApi;
+import java.net.InetSocketAddress;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -149,6 +150,25 @@ public interface ChainDecorator {
          *     at the client itself (interactive mode runs the chaining function there)
          */
         default void replied(int bytes) {
+        }
+
+        /**
+         * Called each time a hop the client sends itself (the chain's first hop; in interactive mode,
+         * every hop) fails over: its server's name has several endpoints, the request could not be
+         * handed to {@code failed} (no connection, a failed handshake, or the connection failed
+         * before the request was written), and it is now sent to {@code next}. Called before
+         * {@link #ended}, just before the request goes to {@code next}, on the thread that sends it,
+         * which may be one of the client's event loops: must be quick, never block, and be
+         * thread-safe; what it throws is logged and changes nothing. For an event on a span, a count.
+         * A hop a server forwards that fails over is told to that server's
+         * {@code HopDecorator.Listener#failedOver}.
+         *
+         * @param server the server's name
+         * @param failed the endpoint that could not take the request
+         * @param next the endpoint it is sent to now
+         * @param failure why {@code failed} could not take it (its message says what happened)
+         */
+        default void failedOver(String server, InetSocketAddress failed, InetSocketAddress next, Throwable failure) {
         }
 
         /**

@@ -6,7 +6,6 @@ import io.rpcc.client.internal.ChainDiagnosis;
 import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.DecoratedCall;
 import io.rpcc.client.internal.ReplyTap;
-import io.rpcc.client.internal.Retries;
 import io.rpcc.client.internal.InteractiveChain;
 import io.rpcc.client.internal.StepMode;
 import io.rpcc.client.internal.RetryTokens;
@@ -162,7 +161,7 @@ public final class RpccClient implements AutoCloseable {
         // The internal future completes on an event loop; user code continues on the executor.
         CompletableFuture<ChainResult> internal;
         try {
-            internal = launch(decorated.call(), decorated::retried, tap(decorated));
+            internal = launch(decorated.call(), decorated);
         } catch (RuntimeException | Error e) {
             decorated.afterStart();
             decorated.ended(null, e);
@@ -233,7 +232,7 @@ public final class RpccClient implements AutoCloseable {
         return call.chainingFunction(upload(cf));
     }
 
-    private CompletableFuture<ChainResult> launch(ChainCall call, Retries retried, ReplyTap tap) {
+    private CompletableFuture<ChainResult> launch(ChainCall call, DecoratedCall decorated) {
         Objects.requireNonNull(call, "call");
         node.requireStarted();
         try {
@@ -242,20 +241,21 @@ public final class RpccClient implements AutoCloseable {
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return launchPrepared(call, retried, tap);
+        return launchPrepared(call, decorated);
     }
 
     /**
-     * Starts {@code call}, which {@link #prepare} returned, telling its retries to {@code retried}
-     * and its replies to {@code tap}.
+     * Starts {@code call}, which {@link #prepare} returned, telling its retries, failovers and
+     * replies to {@code decorated}'s listeners.
      */
-    private CompletableFuture<ChainResult> launchPrepared(ChainCall call, Retries retried, ReplyTap tap) {
-        ChainStart start = chainStart(call);
+    private CompletableFuture<ChainResult> launchPrepared(ChainCall call, DecoratedCall decorated) {
+        ChainStart start = chainStart(call).tellingFailovers(decorated.failovers());
+        ReplyTap tap = tap(decorated);
         if (isInteractive(call)) {
             return interactiveChains.start(start, StepMode.of(start.heartbeats()), tap);
         }
         return launcher.start(start, retry(call), (broken, detected, at) -> diagnosis.diagnose(broken, detected, at,
-                tap), retried, tap);
+                tap), decorated::retried, tap);
     }
 
     /**
@@ -282,14 +282,14 @@ public final class RpccClient implements AutoCloseable {
             replies.whenReplied(decorated::replied);
         }
         try {
-            startWithReplies(replies, decorated.call(), decorated::retried);
+            startWithReplies(replies, decorated.call(), decorated);
         } finally {
             decorated.afterStart();
         }
         return replies;
     }
 
-    private <T> void startWithReplies(BufferedReplySet<T> replies, ChainCall call, Retries retried) {
+    private <T> void startWithReplies(BufferedReplySet<T> replies, ChainCall call, DecoratedCall decorated) {
         try {
             node.requireAcceptingChains();
             call = prepare(call);
@@ -298,13 +298,13 @@ public final class RpccClient implements AutoCloseable {
             replies.finished(e);
             return;
         }
-        ChainStart start = chainStart(call);
+        ChainStart start = chainStart(call).tellingFailovers(decorated.failovers());
         if (isInteractive(call)) {
             replies.cancelWith(interactiveChains.startWithReplies(replies, start, StepMode.of(start.heartbeats())));
             return;
         }
         replies.cancelWith(launcher.startWithReplies(replies, start, retry(call), diagnosis::diagnoseWithReplies,
-                retried));
+                decorated::retried));
     }
 
     /**
@@ -336,7 +336,7 @@ public final class RpccClient implements AutoCloseable {
         DecoratedCall decorated = decorate(call, ChainDecorator.Mode.BLOCKING);
         ChainResult result;
         try {
-            result = runDecorated(decorated.call(), decorated::retried, tap(decorated));
+            result = runDecorated(decorated.call(), decorated);
         } catch (RuntimeException | Error e) {
             decorated.afterStart();
             decorated.ended(null, e);
@@ -347,14 +347,14 @@ public final class RpccClient implements AutoCloseable {
         return result;
     }
 
-    private ChainResult runDecorated(ChainCall call, Retries retried, ReplyTap tap) {
+    private ChainResult runDecorated(ChainCall call, DecoratedCall decorated) {
         node.requireAcceptingChains();
         call = prepare(call);
         if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
-            ChainStart start = chainStart(call);
-            return interactiveChains.runCollecting(start, StepMode.of(start.heartbeats()), tap);
+            ChainStart start = chainStart(call).tellingFailovers(decorated.failovers());
+            return interactiveChains.runCollecting(start, StepMode.of(start.heartbeats()), tap(decorated));
         }
-        return await(launchPrepared(call, retried, tap));
+        return await(launchPrepared(call, decorated));
     }
 
     /** The chain {@code call} starts, with this client's defaults for what it leaves open. */

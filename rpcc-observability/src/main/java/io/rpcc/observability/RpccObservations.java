@@ -67,6 +67,13 @@ public final class RpccObservations {
     public static final String EVENT_REPLY = "rpcc.reply";
     /** Event: the client sent the chain again after a retryable failure (its retry policy). */
     public static final String EVENT_RETRY = "rpcc.retry";
+    /**
+     * Event: a request went to a later endpoint of its server's name after an earlier one could not
+     * take it (on the chain for its first hop, on the hop that sent it at a server); its contextual
+     * name, which names the span event, adds the server, both endpoints and why:
+     * {@code rpcc.failover <server> <failed> -> <next>: <why>}.
+     */
+    public static final String EVENT_FAILOVER = "rpcc.failover";
     /** Event: the client cancelled the chain (or its timeout did). */
     public static final String EVENT_CANCELLED = "rpcc.cancelled";
     /** Event: the chain timed out at the client. */

@@ -3,6 +3,7 @@ package io.rpcc.observability;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -19,6 +20,7 @@ import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.ServiceFunctionException;
+import io.rpcc.core.StaticRoute;
 import io.rpcc.core.SubChain;
 import io.rpcc.observability.testing.OtelTracing;
 import io.rpcc.server.RpccServer;
@@ -205,6 +207,53 @@ class RpccTracingTest {
     }
 
     @Test
+    void failoversAreEventsOfTheSpanThatSentTheRequest() throws Exception {
+        otel = new OtelTracing(Sampler.alwaysOn());
+        RpccTracing tracing = RpccTracing.of(otel.registry);
+        threeNodes(tracing);
+        java.net.InetSocketAddress n1 = cluster.names.resolve("n1").orElseThrow();
+        java.net.InetSocketAddress n2 = cluster.names.resolve("n2").orElseThrow();
+        java.net.InetSocketAddress dead1 = deadAddress();
+        java.net.InetSocketAddress dead2 = deadAddress();
+        cluster.names.register("n1", dead1, n1); // the first endpoint of each name is dead
+        cluster.names.register("n2", dead2, n2);
+        RpccClient client = cluster.client(tracing::applyTo);
+        assertEquals("x", client.runChain(ChainCall.along(StaticRoute.of(StaticRoute.hop("n1", "see"),
+                StaticRoute.hop("n2", "see")), "x")).value());
+
+        List<SpanData> spans = awaitSpans(8);
+        assertEquals("""
+                rpcc chain n1 see CLIENT [rpcc.failover, rpcc.result]
+                  rpcc hop see SERVER @n1 [rpcc.failover]
+                    rpcc chaining INTERNAL @n1
+                    rpcc send n2 see CLIENT @n1
+                      rpcc hop see SERVER @n2
+                        rpcc chaining INTERNAL @n2
+                        rpcc service see INTERNAL @n2
+                    rpcc service see INTERNAL @n1
+                """, tree(spans, name -> name.split(" ")[0]));
+        String atClient = eventOf(spans, "rpcc chain n1 see", RpccObservations.EVENT_FAILOVER);
+        assertTrue(atClient.startsWith("rpcc.failover n1 127.0.0.1:" + dead1.getPort() + " -> 127.0.0.1:" + n1.getPort()
+                + ": ") && atClient.contains(":" + dead1.getPort() + ": "), atClient);
+        String atN1 = eventOf(spans, "rpcc hop see", RpccObservations.EVENT_FAILOVER);
+        assertTrue(atN1.startsWith("rpcc.failover n2 127.0.0.1:" + dead2.getPort() + " -> 127.0.0.1:" + n2.getPort()
+                + ": ") && atN1.contains(":" + dead2.getPort() + ": "), atN1);
+    }
+
+    private static java.net.InetSocketAddress deadAddress() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return new java.net.InetSocketAddress("127.0.0.1", s.getLocalPort()); // closed: nobody listens
+        }
+    }
+
+    /** The full name of the event of span {@code spanName} whose name begins with {@code event}. */
+    private static String eventOf(List<SpanData> spans, String spanName, String event) {
+        return spans.stream().filter(s -> s.getName().equals(spanName) && !s.getEvents().isEmpty())
+                .flatMap(s -> s.getEvents().stream()).map(EventData::getName).filter(n -> n.startsWith(event + " "))
+                .findFirst().orElseThrow(() -> new AssertionError("no " + event + " event on " + spanName + ": " + spans));
+    }
+
+    @Test
     void anUnsampledTraceRecordsNothingAndItsChainsWork() throws Exception {
         otel = new OtelTracing(Sampler.alwaysOff());
         RpccTracing tracing = RpccTracing.of(otel.registry);
@@ -230,22 +279,28 @@ class RpccTracingTest {
 
     /** The spans as an indented tree: name, kind, node, events (children sorted), ERROR for a failed span. */
     static String tree(List<SpanData> spans) {
+        return tree(spans, name -> name);
+    }
+
+    /** As {@link #tree(List)}, each event's name shown as {@code event} makes it. */
+    static String tree(List<SpanData> spans, Function<String, String> event) {
         Map<String, List<SpanData>> children = spans.stream().collect(Collectors.groupingBy(SpanData::getParentSpanId));
         StringBuilder sb = new StringBuilder();
         java.util.Set<String> ids = spans.stream().map(SpanData::getSpanId).collect(Collectors.toSet());
         List<SpanData> roots = spans.stream().filter(s -> !ids.contains(s.getParentSpanId())).toList();
-        render(roots, children, 0, sb);
+        render(roots, children, 0, sb, event);
         return sb.toString();
     }
 
-    private static void render(List<SpanData> level, Map<String, List<SpanData>> children, int depth, StringBuilder sb) {
+    private static void render(List<SpanData> level, Map<String, List<SpanData>> children, int depth, StringBuilder sb,
+                               Function<String, String> event) {
         Function<SpanData, String> line = s -> s.getName() + " " + s.getKind()
                 + (s.getAttributes().get(NODE) != null ? " @" + s.getAttributes().get(NODE) : "")
-                + (s.getEvents().isEmpty() ? "" : " " + s.getEvents().stream().map(EventData::getName).toList())
+                + (s.getEvents().isEmpty() ? "" : " " + s.getEvents().stream().map(e -> event.apply(e.getName())).toList())
                 + (s.getStatus().getStatusCode() == StatusCode.ERROR ? " ERROR" : "");
         for (SpanData s : level.stream().sorted(Comparator.comparing(line)).toList()) {
             sb.append("  ".repeat(depth)).append(line.apply(s)).append('\n');
-            render(children.getOrDefault(s.getSpanId(), List.of()), children, depth + 1, sb);
+            render(children.getOrDefault(s.getSpanId(), List.of()), children, depth + 1, sb, event);
         }
     }
 

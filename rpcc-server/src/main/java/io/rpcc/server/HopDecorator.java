@@ -4,6 +4,7 @@ import io.rpcc.core.ChainContext;
 import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.UnstableApi;
+import java.net.InetSocketAddress;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -127,6 +128,25 @@ public interface HopDecorator {
          * first run's replies again (a replay) is not told of them.
          */
         default void replied() {
+        }
+
+        /**
+         * Called each time a request this hop sends on (the next hop, a sub-chain's first hop, a
+         * split's branch, a chaining proxy's request) fails over: its server's name has several
+         * endpoints, the request could not be handed to {@code failed} (no connection, a failed
+         * handshake, or the connection failed before the request was written), and it is now sent to
+         * {@code next}. Called before {@link #ended}, just before the request goes to {@code next},
+         * on the thread that sends it, which may be one of the server's event loops: must be quick,
+         * never block, and be thread-safe; what it throws is logged and changes nothing. For an event
+         * on a span, a count. A chain's first hop that fails over is told to the client's
+         * {@code ChainDecorator.Listener#failedOver}.
+         *
+         * @param server the server's name
+         * @param failed the endpoint that could not take the request
+         * @param next the endpoint it is sent to now
+         * @param failure why {@code failed} could not take it (its message says what happened)
+         */
+        default void failedOver(String server, InetSocketAddress failed, InetSocketAddress next, Throwable failure) {
         }
 
         /**

@@ -148,6 +148,36 @@ class ChainDecoratorTest {
         assertEquals(2, retrying.stats().retries(), "still counted");
     }
 
+    @Test
+    void eachFailoverOfTheFirstHopIsToldBeforeTheCallEnds() throws Exception {
+        java.net.InetSocketAddress s2 = cluster.names.resolve("s2").orElseThrow();
+        java.net.InetSocketAddress dead;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            dead = new java.net.InetSocketAddress("127.0.0.1", socket.getLocalPort()); // closed: nobody listens
+        }
+        cluster.names.register("s2", dead, s2);
+        List<String> told = new CopyOnWriteArrayList<>();
+        RpccClient c = cluster.client(b -> b.decorator(start -> ChainDecorator.Decoration.of(start.call(),
+                new ChainDecorator.Listener() {
+                    @Override
+                    public void failedOver(String server, java.net.InetSocketAddress failed,
+                                           java.net.InetSocketAddress next, Throwable failure) {
+                        told.add("failover " + server + " " + failed.getPort() + " -> " + next.getPort() + ": "
+                                + (failure.getMessage().contains(":" + failed.getPort()) ? "why, naming the endpoint"
+                                : failure));
+                    }
+
+                    @Override
+                    public void ended(@Nullable ChainResult result, @Nullable Throwable failure) {
+                        told.add("ended " + (result != null ? result.value() : failure));
+                    }
+                })));
+        assertEquals("x", c.runChain(ChainCall.to("s2", "echo").params("x")).value());
+        assertEquals(List.of("failover s2 " + dead.getPort() + " -> " + s2.getPort() + ": why, naming the endpoint",
+                "ended x"), told);
+        assertEquals(1, c.stats().failovers(), "still counted");
+    }
+
     /** The one outcome of call {@code id}, after waiting a little for a second one that must not come. */
     Outcome onlyOutcome(String id) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -22,6 +22,9 @@ import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.SubChain;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -351,6 +354,34 @@ class HopDecoratorTest {
         var set = cluster.client().callWithReplies("s1", "replies", "x", String.class);
         assertEquals(2, set.stream().count());
         assertEquals(2, repliedAtEnd.get(20, TimeUnit.SECONDS), "both replies told, before the hop ended");
+    }
+
+    @Test
+    void eachFailoverOfARequestTheHopSendsOnIsToldBeforeTheHopEnds() throws Exception {
+        List<String> told = new CopyOnWriteArrayList<>();
+        CompletableFuture<List<String>> toldAtEnd = new CompletableFuture<>();
+        cluster.server("s1", b -> b.decorator(start -> new HopDecorator.Listener() {
+            @Override
+            public void failedOver(String server, InetSocketAddress failed, InetSocketAddress next, Throwable failure) {
+                told.add(server + " " + failed.getPort() + " -> " + next.getPort() + ": "
+                        + (failure.getMessage().contains(":" + failed.getPort()) ? "why, naming the endpoint" : failure));
+            }
+
+            @Override
+            public void ended(HopOutcome outcome, HopTiming timing) {
+                toldAtEnd.complete(List.copyOf(told));
+            }
+        }).service("see", p -> p));
+        InetSocketAddress s2 = cluster.server("s2", b -> b.service("see", p -> p)).address();
+        InetSocketAddress dead;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            dead = new InetSocketAddress(InetAddress.getLoopbackAddress(), socket.getLocalPort()); // closed: nobody listens
+        }
+        cluster.names.register("s2", dead, s2);
+        StaticRoute route = StaticRoute.of(StaticRoute.hop("s1", "see"), StaticRoute.hop("s2", "see"));
+        assertEquals("x", cluster.client().runChain(ChainCall.along(route, "x")).value());
+        assertEquals(List.of("s2 " + dead.getPort() + " -> " + s2.getPort() + ": why, naming the endpoint"),
+                toldAtEnd.get(20, TimeUnit.SECONDS), "the failover to s2's second endpoint, told before the hop ended");
     }
 
     @Test

@@ -5,6 +5,7 @@ import io.rpcc.client.ChainDecorator;
 import io.rpcc.client.ChainDecoratorException;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
+import io.rpcc.core.internal.chain.Failovers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -114,6 +115,25 @@ public final class DecoratedCall {
     /** Whether any listener is told (replies need no tap otherwise). */
     public boolean listens() {
         return !listeners.isEmpty();
+    }
+
+    /**
+     * Where the client's node tells this call's failovers: to the listeners, on the thread that
+     * sends ({@link Failovers#NONE} if there are none).
+     */
+    public Failovers failovers() {
+        if (listeners.isEmpty()) {
+            return Failovers.NONE;
+        }
+        return (server, failed, next, failure) -> {
+            for (int i = listeners.size() - 1; i >= 0; i--) {
+                try {
+                    listeners.get(i).failedOver(server, failed, next, failure);
+                } catch (RuntimeException | Error e) {
+                    log.warn("a client decorator's listener {} threw from failedOver(); ignored", listeners.get(i), e);
+                }
+            }
+        };
     }
 
     /**

@@ -10,6 +10,7 @@ import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.observability.RpccObservations;
+import java.net.InetSocketAddress;
 import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 
@@ -50,6 +51,12 @@ public final class ChainTracingDecorator implements ChainDecorator {
             @Override
             public void retried(int attempt, Throwable failure) {
                 observation.event(Observation.Event.of(RpccObservations.EVENT_RETRY));
+            }
+
+            @Override
+            public void failedOver(String server, InetSocketAddress failed, InetSocketAddress next,
+                                   Throwable failure) {
+                observation.event(Outcomes.failover(server, failed, next, failure));
             }
 
             @Override

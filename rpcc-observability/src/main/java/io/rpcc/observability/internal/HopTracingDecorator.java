@@ -8,6 +8,7 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.Metadata;
 import io.rpcc.observability.RpccObservations;
+import java.net.InetSocketAddress;
 import io.rpcc.server.HopDecorator;
 import io.rpcc.server.HopOutcome;
 import java.util.Locale;
@@ -63,6 +64,12 @@ public final class HopTracingDecorator implements HopDecorator {
             @Override
             public void replied() {
                 observation.event(Observation.Event.of(RpccObservations.EVENT_REPLY));
+            }
+
+            @Override
+            public void failedOver(String server, InetSocketAddress failed, InetSocketAddress next,
+                                   Throwable failure) {
+                observation.event(Outcomes.failover(server, failed, next, failure));
             }
 
             @Override

@@ -3,6 +3,7 @@ package io.rpcc.observability.internal;
 import io.micrometer.observation.Observation;
 import io.rpcc.core.ChainException;
 import io.rpcc.observability.RpccObservations;
+import java.net.InetSocketAddress;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 
@@ -35,5 +36,29 @@ final class Outcomes {
     static void succeeded(Observation observation) {
         observation.lowCardinalityKeyValue(RpccObservations.OUTCOME, "SUCCESS")
                 .lowCardinalityKeyValue(RpccObservations.ERROR_CODE, "NONE");
+    }
+
+    /** The longest reason a {@link #failover} event's contextual name carries. */
+    private static final int MAX_REASON = 200;
+
+    /**
+     * The {@value RpccObservations#EVENT_FAILOVER} event of a request for {@code server} that went
+     * from endpoint {@code failed} to {@code next} because of {@code failure}: as Micrometer's events
+     * carry no attributes and a span event is named by the event's contextual name, that name says
+     * it all: {@code rpcc.failover <server> <failed> -> <next>: <why>} (the failure's message, cut to
+     * 200 characters).
+     */
+    static Observation.Event failover(String server, InetSocketAddress failed, InetSocketAddress next,
+                                      Throwable failure) {
+        String why = failure.getMessage() != null ? failure.getMessage() : failure.getClass().getName();
+        if (why.length() > MAX_REASON) {
+            why = why.substring(0, MAX_REASON - 3) + "...";
+        }
+        return Observation.Event.of(RpccObservations.EVENT_FAILOVER, RpccObservations.EVENT_FAILOVER + " " + server
+                + " " + endpoint(failed) + " -> " + endpoint(next) + ": " + why);
+    }
+
+    private static String endpoint(InetSocketAddress a) {
+        return a.getHostString() + ":" + a.getPort();
     }
 }

@@ -3,10 +3,13 @@ package io.rpcc.server.internal;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.HopTiming;
+import io.rpcc.core.internal.chain.Failovers;
 import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.server.HopDecorator;
 import io.rpcc.server.HopOutcome;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -113,6 +116,30 @@ final class HopWatch {
                 listeners.get(i).replied();
             } catch (RuntimeException | Error e) {
                 log.warn("a hop decorator's listener {} at '{}' threw from replied(); ignored", listeners.get(i),
+                        nodeName, e);
+            }
+        }
+    }
+
+    /** Where the router tells the failovers of the requests this hop sends on ({@link Failovers#NONE} if off). */
+    Failovers failovers() {
+        return off() ? Failovers.NONE : this::failedOver;
+    }
+
+    /**
+     * A request the hop sends on fails over from endpoint {@code failed} of {@code server} to
+     * {@code next}, because of {@code failure}: tells the listeners, on this thread (the one that
+     * sends it on).
+     */
+    void failedOver(String server, InetSocketAddress failed, InetSocketAddress next, HopFailure failure) {
+        if (off()) {
+            return;
+        }
+        for (int i = listeners.size() - 1; i >= 0; i--) {
+            try {
+                listeners.get(i).failedOver(server, failed, next, failure);
+            } catch (RuntimeException | Error e) {
+                log.warn("a hop decorator's listener {} at '{}' threw from failedOver(); ignored", listeners.get(i),
                         nodeName, e);
             }
         }

@@ -228,7 +228,8 @@ final class NextHopSender {
         }
         ChainHeader ph = h.onward(new ChainSoFar(h.hop(), hop.path(), consoleNow, hop.timings(), h.metadata()), HopKind.PROXY.wireName(), h.chainingFunction(), pass, decisions.budgetForNext(control.remainingNanos(System.nanoTime())));
         hop.watch().went(new HopOutcome.Delegated(proxy));
-        CompletableFuture<Void> sent = send(proxy, null, new ChainRequest(ph, r.result(), r.state(), null), control);
+        CompletableFuture<Void> sent = send(proxy, null, new ChainRequest(ph, r.result(), r.state(), null), control,
+                hop.watch());
         hop.watch().track(handOffs.track(sent.exceptionallyCompose(e -> {
             if (control.isCancelled()) {
                 hop.watch().cancelled();
@@ -251,7 +252,7 @@ final class NextHopSender {
     private void handOn(HopState hop, ChainHeader reportAs, String server, InetSocketAddress address,
                         ChainRequest next, Credit pass, Runnable unsent) {
         HopControl control = hop.control();
-        CompletableFuture<Void> sent = send(server, address, next, control);
+        CompletableFuture<Void> sent = send(server, address, next, control, hop.watch());
         boolean own = reportAs == hop.header(); // else a branch of a split, which fails as a branch
         hop.watch().track(handOffs.track(sent.exceptionallyCompose(e -> {
             unsent.run();
@@ -273,10 +274,10 @@ final class NextHopSender {
      * resolver says if {@code null}), remembering where it went (its trail, for a cancel to follow);
      * fails with a {@link HopFailure} if the chain was cancelled here, or as {@link io.rpcc.core.internal.chain.HopRouter#forward(String, ChainRequest)} does.
      * The request leaves with the time-to-heartbeat left to the hop that {@code control} controls,
-     * less the network allowance (paper 3.9).
+     * less the network allowance (paper 3.9); its failovers are told to {@code watch}.
      */
     private CompletableFuture<Void> send(String server, InetSocketAddress address, ChainRequest request,
-                                         HopControl control) {
+                                         HopControl control, HopWatch watch) {
         ChainHeader h = request.header();
         if (h.heartbeat().isOn()) {
             h = h.withHeartbeat(control.heartbeatForNext(System.nanoTime(), node.heartbeatAllowanceNanos()));
@@ -286,7 +287,7 @@ final class NextHopSender {
             return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.CANCELLED, "chain " + h.origin() + "#"
                     + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
         }
-        CompletableFuture<Void> sent = address == null ? node.router().forward(server, request)
+        CompletableFuture<Void> sent = address == null ? node.router().forward(server, request, watch.failovers())
                 : node.router().forward(server, address, request);
         if (h.heartbeat().isOn()) {
             running.handingOn(h, control, sent);

@@ -26,15 +26,29 @@ import org.jspecify.annotations.Nullable;
  * @param deadline when the chain must be done, on the originator's clock, or {@code null}: the
  *     timeout alone
  * @param heartbeats how the chain's heartbeats are watched ({@link HeartbeatPolicy#OFF}: not at all)
+ * @param failovers who is told when a hop the originator sends fails over to another endpoint of
+ *     its server ({@link Failovers#NONE}: nobody)
  */
 @EngineSpi
 public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout,
-                         @Nullable Instant deadline, HeartbeatPolicy heartbeats) {
+                         @Nullable Instant deadline, HeartbeatPolicy heartbeats, Failovers failovers) {
     public ChainStart {
         Objects.requireNonNull(first, "first");
         Objects.requireNonNull(metadata, "metadata");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(heartbeats, "heartbeats");
+        Objects.requireNonNull(failovers, "failovers");
+    }
+
+    /** A chain whose failovers nobody is told of. */
+    public ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout, @Nullable Instant deadline,
+                      HeartbeatPolicy heartbeats) {
+        this(first, metadata, maxHops, timeout, deadline, heartbeats, Failovers.NONE);
+    }
+
+    /** This chain, its failovers told to {@code to}. */
+    public ChainStart tellingFailovers(Failovers to) {
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, to);
     }
 
     /**
@@ -73,12 +87,12 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain with {@code left} as its timeout (what is left of the call's). */
     public ChainStart withTimeout(Duration left) {
-        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats);
+        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats, failovers);
     }
 
     /** This chain with {@code timeout} and {@code deadline} (or {@code null}) as its time limits (a chain sent again). */
     public ChainStart within(Duration timeout, @Nullable Instant deadline) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, failovers);
     }
 
     /**
@@ -86,7 +100,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * chaining function), within {@code left}.
      */
     public ChainStart continuing(NextHop.Call next, Duration left) {
-        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats);
+        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats, failovers);
     }
 
     /**
@@ -94,7 +108,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * or what the chain goes on with after a merge, see {@link NextHopDecision#branchLimits}).
      */
     public ChainStart withMaxHops(int limit) {
-        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats);
+        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats, failovers);
     }
 
     /**
@@ -105,6 +119,6 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
     public ChainStart step(String server, String serviceFunction, @Nullable Object params, Duration left,
                            HeartbeatPolicy stepHeartbeats) {
         return new ChainStart(new NextHop.Call(server, serviceFunction, params, ChainingFunctionSource.NONE,
-                ChainState.empty()), metadata, maxHops, left, deadline, stepHeartbeats);
+                ChainState.empty()), metadata, maxHops, left, deadline, stepHeartbeats, failovers);
     }
 }

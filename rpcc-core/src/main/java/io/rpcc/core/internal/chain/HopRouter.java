@@ -65,6 +65,14 @@ public final class HopRouter {
      * server (every endpoint), or a request that cannot be serialized.
      */
     public CompletableFuture<Void> forward(String server, ChainRequest request) {
+        return forward(server, request, Failovers.NONE);
+    }
+
+    /**
+     * As {@link #forward(String, ChainRequest)}, telling {@code failovers} each time the request goes
+     * on to the next endpoint of the name, just before it is sent there, on the thread that sends it.
+     */
+    public CompletableFuture<Void> forward(String server, ChainRequest request, Failovers failovers) {
         long sinceNanos = System.nanoTime();
         List<InetSocketAddress> endpoints;
         try {
@@ -81,7 +89,7 @@ public final class HopRouter {
             return sendRequest(server, endpoints.getFirst(), request, sinceNanos);
         }
         return tryEndpoints(server, request, ejection.order(endpoints, System.nanoTime()), 0, new ArrayList<>(),
-                sinceNanos);
+                sinceNanos, failovers);
     }
 
     /**
@@ -109,7 +117,8 @@ public final class HopRouter {
 
     /** Sends to {@code order[i]}, and on to the next endpoint if that one cannot take the hop. */
     private CompletableFuture<Void> tryEndpoints(String server, ChainRequest request, List<InetSocketAddress> order,
-                                                 int i, List<String> failures, long sinceNanos) {
+                                                 int i, List<String> failures, long sinceNanos,
+                                                 Failovers failovers) {
         InetSocketAddress endpoint = order.get(i);
         return sendRequest(server, endpoint, request, sinceNanos).handle((v, e) -> {
             if (e == null) {
@@ -126,7 +135,12 @@ public final class HopRouter {
             if (!last) {
                 log.debug("node '{}' fails over from {} to {} for server '{}': {}", nodeName, endpoint, order.get(i + 1),
                         server, f.getMessage());
-                return tryEndpoints(server, request, order, i + 1, failures, sinceNanos);
+                try {
+                    failovers.failedOver(server, endpoint, order.get(i + 1), f);
+                } catch (RuntimeException | Error x) {
+                    log.warn("node '{}': a listener of failovers {} threw; ignored", nodeName, failovers, x);
+                }
+                return tryEndpoints(server, request, order, i + 1, failures, sinceNanos, failovers);
             }
             return CompletableFuture.<Void>failedFuture(new HopFailure(f.code(), "cannot reach server '" + server
                     + "' at any of its " + order.size() + " endpoints (tried in this order): "

@@ -295,7 +295,8 @@ public final class Node implements AutoCloseable {
                     + "(ChainCall.deadline or timeout)"), hop, server, path);
             return p;
         }
-        forward(server, new ChainRequest(header, start.params(), start.state(), null)).whenComplete((v, e) -> {
+        ChainRequest request = new ChainRequest(header, start.params(), start.state(), null);
+        forward(server, request, start.failovers()).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);
                 originator.failLocally(p.id(), cause instanceof HopFailure f ? f
@@ -507,6 +508,11 @@ public final class Node implements AutoCloseable {
      */
     public CompletableFuture<Void> forward(String server, ChainRequest request) {
         return router.forward(server, request);
+    }
+
+    /** As {@link #forward(String, ChainRequest)}, telling {@code failovers} of each failover. */
+    public CompletableFuture<Void> forward(String server, ChainRequest request, Failovers failovers) {
+        return router.forward(server, request, failovers);
     }
 
     /** Sends {@code request} to server {@code server} at {@code address} (no failover; {@link HopRouter#forward(String, InetSocketAddress, ChainRequest)}). */
