@@ -89,7 +89,7 @@ public final class ChainLauncher {
      * Sends the chain that failed with {@code failure} again (same id and secret, so that its servers
      * replay the outcomes they kept of its hops), with {@code timeout} and {@code deadline}, retrying
      * as {@code retry} says, its heartbeats watched as when it was first sent; as
-     * {@link #start(ChainStart, RetryPolicy, OnBroken, Retries)} otherwise.
+     * {@link #start(ChainStart, RetryPolicy, OnBroken, Retries, ReplyTap)} otherwise.
      *
      * @throws IllegalArgumentException if {@code failure} is not the failure of a chain this client
      *     started in chain mode and still remembers ({@link FailedChains})
