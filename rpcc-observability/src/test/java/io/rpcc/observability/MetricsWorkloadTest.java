@@ -9,7 +9,9 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
@@ -25,6 +27,7 @@ import io.rpcc.server.RpccServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -247,6 +250,46 @@ class MetricsWorkloadTest {
 
     private Timer timer(String name, String... tags) {
         return registry.get(name).tags(tags).timer();
+    }
+
+    /**
+     * A peer sends hops naming thousands of service functions the server does not host: every meter
+     * (rpcc's and those an {@link ObservationRegistry}'s meter handler makes of the hop observations)
+     * stays tagged with names the server has, so the registry does not grow with the peer's names, and
+     * the server keeps serving.
+     */
+    @Test
+    void hopsNamingFunctionsTheServerDoesNotHostAddNoMeterPerName() throws Exception {
+        ObservationRegistry observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(new DefaultMeterObservationHandler(registry));
+        RpccTracing tracing = RpccTracing.of(observations);
+        server(tracing.applyTo(RpccServer.builder("a").service("ok", p -> p)));
+        RpccClient client = metrics.applyTo(RpccClient.builder().name("c").resolver(names)
+                .timeout(Duration.ofSeconds(30))).build().start();
+        nodes.add(client);
+        assertEquals("warm", client.startChain(ChainCall.to("a", "ok").params("warm")).join().value());
+        int before = registry.getMeters().size();
+
+        int madeUp = 2_000;
+        for (int batch = 0; batch < madeUp; batch += 100) {
+            List<CompletableFuture<ChainResult>> calls = new ArrayList<>();
+            for (int i = batch; i < batch + 100; i++) {
+                calls.add(client.startChain(ChainCall.to("a", "made-up-" + i).params("z")));
+            }
+            for (CompletableFuture<ChainResult> call : calls) {
+                CompletionException e = assertThrows(CompletionException.class, call::join);
+                assertInstanceOf(UnknownServiceFunctionException.class, e.getCause());
+            }
+        }
+        awaitCount("rpcc.hop.duration", madeUp, "node", "a", "function", "unknown", "kind", "service",
+                "outcome", "failed");
+        List<String> named = registry.getMeters().stream()
+                .filter(m -> m.getId().getTags().stream().anyMatch(t -> t.getValue().startsWith("made-up-")))
+                .map(m -> m.getId().toString()).toList();
+        assertEquals(List.of(), named, "meters tagged with a name the peer made up");
+        int added = registry.getMeters().size() - before;
+        assertTrue(added < 20, "meters added by " + madeUp + " made-up names: " + added);
+        assertEquals("still", client.startChain(ChainCall.to("a", "ok").params("still")).join().value());
     }
 
     /** Waits for a hop meter (hops are told their end after the chain's result may have reached the client). */

@@ -96,7 +96,10 @@ public interface HopDecorator {
      *     (the same as {@link ChainContext#current()} while {@link #decorate} runs)
      * @param serviceFunction the application's service function whose result the hop goes on from:
      *     for a {@link Kind#SERVICE} hop the one that runs here, for a {@link Kind#CHAINING_PROXY} hop the
-     *     one that ran at the server that delegated; {@code null} for the other kinds
+     *     one that ran at the server that delegated; {@code null} for the other kinds, and for a service
+     *     hop whose request names a service function this server does not host (the hop then fails with
+     *     {@code UNKNOWN_SERVICE_FUNCTION}): a name a peer made up never reaches a decorator, so meters
+     *     tagged with it stay as few as the server's functions
      */
     record Start(Kind kind, ChainContext context, @Nullable String serviceFunction) {
         /** A start; {@code kind} and {@code context} are required. */

@@ -15,12 +15,10 @@ import org.jspecify.annotations.Nullable;
  * A server's meters of the hops it runs, as a {@link HopDecorator}: each hop's time at the server
  * (from its start to its end, the work it started through its context included) by service
  * function, kind and outcome, and, for a service function's hop, the time its request waited for a
- * thread and the time the function ran ({@link HopTiming}).
+ * thread and the time the function ran ({@link HopTiming}). The {@code function} tag takes a
+ * bounded set of values ({@link FunctionTags}).
  */
 public final class HopMeters implements HopDecorator {
-    /** The {@code function} tag of a hop that has no service function (a sub-chain's return, a merge). */
-    public static final String NO_FUNCTION = "none";
-
     private static final ClassValue<String> OUTCOME = new ClassValue<>() {
         @Override
         protected String computeValue(Class<?> type) {
@@ -39,6 +37,7 @@ public final class HopMeters implements HopDecorator {
     private final Meter.MeterProvider<Timer> duration;
     private final Meter.MeterProvider<Timer> queue;
     private final Meter.MeterProvider<Timer> service;
+    private final FunctionTags functions = new FunctionTags();
 
     /** Meters in {@code registry}. */
     public HopMeters(MeterRegistry registry) {
@@ -56,7 +55,7 @@ public final class HopMeters implements HopDecorator {
     public Listener decorate(Start start) {
         long t0 = System.nanoTime();
         String node = start.context().node();
-        String function = start.serviceFunction() == null ? NO_FUNCTION : start.serviceFunction();
+        String function = functions.of(start);
         Kind kind = start.kind();
         return (outcome, timing) -> ended(node, function, kind, outcome, timing, System.nanoTime() - t0);
     }

@@ -27,6 +27,8 @@ public final class HopTracingDecorator implements HopDecorator {
     /** How {@code ChainCaller.previousHop()} begins for a peer whose node name TLS proved. */
     private static final String AUTHENTICATED_PEER = "node:";
 
+    private final FunctionTags functions = new FunctionTags();
+
     /** Records in {@code registry}. */
     public HopTracingDecorator(ObservationRegistry registry) {
         this.registry = registry;
@@ -35,7 +37,7 @@ public final class HopTracingDecorator implements HopDecorator {
     @Override
     public Listener decorate(Start start) {
         ChainContext context = start.context();
-        String service = start.serviceFunction() != null ? start.serviceFunction() : "none";
+        String service = functions.of(start);
         String kind = start.kind().name().toLowerCase(Locale.ROOT);
         ReceiverContext<Metadata> receiver = new ReceiverContext<>(MetadataCarrier.GETTER,
                 io.micrometer.observation.transport.Kind.SERVER);

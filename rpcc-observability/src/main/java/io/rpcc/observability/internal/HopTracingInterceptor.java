@@ -94,9 +94,10 @@ public final class HopTracingInterceptor implements ServerInterceptor {
         Observation observation = Observation.createNotStarted(RpccObservations.SEND, () -> sender, registry)
                 .contextualName(name)
                 .lowCardinalityKeyValue(RpccObservations.NODE, context.node())
-                .lowCardinalityKeyValue(RpccObservations.SERVICE_FUNCTION, serviceFunction);
+                // high cardinality: a chaining function (code a client sent) names them, so they stay off meters
+                .highCardinalityKeyValue(RpccObservations.SERVICE_FUNCTION, serviceFunction);
         if (server != null) {
-            observation.lowCardinalityKeyValue(RpccObservations.SERVER, server);
+            observation.highCardinalityKeyValue(RpccObservations.SERVER, server);
         }
         observation.start() // the handlers write the send span's context into the carrier
                 .stop(); // the request leaves now: what it starts is this span's child

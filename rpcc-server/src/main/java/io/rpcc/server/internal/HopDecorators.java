@@ -12,8 +12,10 @@ import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.server.HopDecorator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,12 +29,17 @@ final class HopDecorators {
 
     private final String nodeName;
     private final List<HopDecorator> decorators;
+    private final Set<String> services;
     private final Executor executor;
 
-    /** {@code decorators} at node {@code nodeName}, whose listeners are told how hops ended on {@code executor}. */
-    HopDecorators(String nodeName, List<HopDecorator> decorators, Executor executor) {
+    /**
+     * {@code decorators} at node {@code nodeName}, which hosts {@code services}, whose listeners are
+     * told how hops ended on {@code executor}.
+     */
+    HopDecorators(String nodeName, List<HopDecorator> decorators, Set<String> services, Executor executor) {
         this.nodeName = nodeName;
         this.decorators = List.copyOf(decorators);
+        this.services = Set.copyOf(services);
         this.executor = executor;
     }
 
@@ -48,7 +55,7 @@ final class HopDecorators {
     void decorate(HopState hop) {
         if (hop.watch() != HopWatch.NONE) {
             decorate(hop.watch(), new HopDecorator.Start(hop.kind().decorated(), hop.context(nodeName, "decorator"),
-                    serviceFunction(hop)));
+                    serviceFunction(hop.kind(), hop.header().serviceFunction(), hop)));
         }
     }
 
@@ -90,7 +97,7 @@ final class HopDecorators {
                 h.budgetNanos()));
         try {
             decorate(watch, new HopDecorator.Start(kind.decorated(), context,
-                    kind == HopKind.SERVICE ? h.serviceFunction() : null));
+                    serviceFunction(kind, h.serviceFunction(), null)));
         } catch (HopFailure f) {
             log.warn("a hop decorator at '{}' failed on hop {} of chain {}, which was refused anyway: {}", nodeName,
                     h.hop(), at.chainId(), f.getMessage());
@@ -120,13 +127,15 @@ final class HopDecorators {
     };
 
     /**
-     * The application's service function {@code hop} goes on from: its own, or for a proxied hop the
-     * one that ran at the server that delegated (the last of the chain's timings); else {@code null}.
+     * The application's service function a hop of {@code kind} goes on from: for a service hop the
+     * one its request names, {@code requested}, if this server hosts it (a name a peer made up never
+     * reaches a decorator, whose meters would grow with each one); for a proxied hop the one that ran at
+     * the server that delegated (the last of {@code hop}'s timings, when it ran); else {@code null}.
      */
-    private static String serviceFunction(HopState hop) {
-        return switch (hop.kind()) {
-            case SERVICE -> hop.header().serviceFunction();
-            case PROXY -> hop.timings().isEmpty() ? null : hop.timings().getLast().serviceFunction();
+    private @Nullable String serviceFunction(HopKind kind, String requested, @Nullable HopState hop) {
+        return switch (kind) {
+            case SERVICE -> services.contains(requested) ? requested : null;
+            case PROXY -> hop == null || hop.timings().isEmpty() ? null : hop.timings().getLast().serviceFunction();
             default -> null;
         };
     }

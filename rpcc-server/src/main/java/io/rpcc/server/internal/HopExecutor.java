@@ -126,7 +126,8 @@ public final class HopExecutor implements RequestHandler {
         this.decisions = NextHopDecision.of(node);
         this.relays = new ReplyRelays(node, streams);
         HopInterceptors interceptors = new HopInterceptors(node.name(), settings.around().interceptors());
-        this.decorators = new HopDecorators(node.name(), settings.around().decorators(), node.executor());
+        this.decorators = new HopDecorators(node.name(), settings.around().decorators(), services,
+                node.executor());
         this.serviceHop = new ServiceHop(node.name(), settings.services(), interceptors);
         this.proxiedHop = new ProxiedHop(node.name(), settings.proxy().actsAsOne());
         this.subChainReturn = new SubChainReturn(node.name(), continuations);
