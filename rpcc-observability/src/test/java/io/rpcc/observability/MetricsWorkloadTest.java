@@ -9,9 +9,11 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
@@ -36,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@link RpccMetrics} on real nodes: after a known workload (chains that complete, fail with known
- * codes and send partial replies), the meters in a {@link SimpleMeterRegistry} equal the expected
+ * codes and send partial replies), the meters in a {@link PrometheusMeterRegistry} equal the expected
  * counts exactly.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
@@ -51,7 +53,7 @@ class MetricsWorkloadTest {
             }
             """);
 
-    final MeterRegistry registry = new SimpleMeterRegistry();
+    final MeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final RpccMetrics metrics = RpccMetrics.of(registry);
     final StaticNameResolver names = new StaticNameResolver();
     final List<AutoCloseable> nodes = new ArrayList<>();
@@ -129,6 +131,12 @@ class MetricsWorkloadTest {
         awaitCount("rpcc.hop.duration", boom, "node", "a", "function", "boom", "kind", "service", "outcome", "failed");
         assertEquals(chains, timer("rpcc.hop.queue", "node", "a", "function", "ok").count());
         assertEquals(chains, timer("rpcc.hop.service", "node", "b", "function", "end").count());
+        // latency histograms: buckets a dashboard can compute quantiles from, every hop in the widest
+        for (String hopTimer : List.of("rpcc.hop.queue", "rpcc.hop.service")) {
+            CountAtBucket[] buckets = timer(hopTimer, "node", "a", "function", "ok").takeSnapshot().histogramCounts();
+            assertTrue(buckets.length > 10, hopTimer + " has " + buckets.length + " buckets");
+            assertEquals(chains, buckets[buckets.length - 1].count(), hopTimer + "'s widest bucket");
+        }
 
         // servers' own counters: the chaining function compiled once at a, then found in its cache
         assertEquals(1, functionCount("rpcc.function.cache.misses", "node", "a"));
