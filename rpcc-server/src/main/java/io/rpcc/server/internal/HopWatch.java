@@ -18,6 +18,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -111,14 +113,7 @@ final class HopWatch {
         if (off()) {
             return;
         }
-        for (int i = listeners.size() - 1; i >= 0; i--) {
-            try {
-                listeners.get(i).replied();
-            } catch (RuntimeException | Error e) {
-                log.warn("a hop decorator's listener {} at '{}' threw from replied(); ignored", listeners.get(i),
-                        nodeName, e);
-            }
-        }
+        tellEach("replied", null, HopDecorator.Listener::replied);
     }
 
     /** Where the router tells the failovers of the requests this hop sends on ({@link Failovers#NONE} if off). */
@@ -135,14 +130,7 @@ final class HopWatch {
         if (off()) {
             return;
         }
-        for (int i = listeners.size() - 1; i >= 0; i--) {
-            try {
-                listeners.get(i).failedOver(server, failed, next, failure);
-            } catch (RuntimeException | Error e) {
-                log.warn("a hop decorator's listener {} at '{}' threw from failedOver(); ignored", listeners.get(i),
-                        nodeName, e);
-            }
-        }
+        tellEach("failedOver", null, l -> l.failedOver(server, failed, next, failure));
     }
 
     /** Waits for {@code step} (a frame the hop sent, written or failed) before the hop is done; returns it. */
@@ -163,14 +151,7 @@ final class HopWatch {
         if (off()) {
             return;
         }
-        for (int i = listeners.size() - 1; i >= 0; i--) {
-            try {
-                listeners.get(i).afterRun();
-            } catch (RuntimeException | Error e) {
-                log.warn("a hop decorator's listener {} at '{}' threw from afterRun(); ignored", listeners.get(i),
-                        nodeName, e);
-            }
-        }
+        tellEach("afterRun", null, HopDecorator.Listener::afterRun);
         if (hop != null) {
             ran = hop;
             track(hop.replies().whenQuiet());
@@ -195,12 +176,21 @@ final class HopWatch {
         }
         HopOutcome outcome = outcome();
         HopTiming t = timing;
+        tellEach("ended", outcome, l -> l.ended(outcome, t));
+    }
+
+    /**
+     * Tells each listener, the innermost (last added) first, with {@code call}; one that throws is
+     * logged, naming the {@code method} it threw from (and its {@code argument}, if any), and the others
+     * are told anyway.
+     */
+    private void tellEach(String method, @Nullable Object argument, Consumer<HopDecorator.Listener> call) {
         for (int i = listeners.size() - 1; i >= 0; i--) {
             try {
-                listeners.get(i).ended(outcome, t);
+                call.accept(listeners.get(i));
             } catch (RuntimeException | Error e) {
-                log.warn("a hop decorator's listener {} at '{}' threw from ended({}); ignored", listeners.get(i),
-                        nodeName, outcome, e);
+                log.warn("a hop decorator's listener {} at '{}' threw from {}({}); ignored", listeners.get(i), nodeName,
+                        method, argument == null ? "" : argument, e);
             }
         }
     }
