@@ -26,6 +26,8 @@ import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.core.runtime.NodeBuilder;
+import io.rpcc.core.testing.TestPki;
 import io.rpcc.server.RpccServer;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -95,15 +97,25 @@ class LegacyWrapperTest {
                 }, r -> new Reservation(r.getFieldsOrThrow("reservation").getStringValue(), r.getFieldsOrThrow("sku").getStringValue(),
                         (int) r.getFieldsOrThrow("quantity").getNumberValue(), r.getFieldsOrThrow("warehouse").getStringValue()))
                 .identity(LegacyIdentity.fromChain().orToken("inventory-token"));
-        inventory = inventoryWrapper.registerOn(RpccServer.builder("inventory").resolver(names).types(types)).build().start();
+        inventory = inventoryWrapper.registerOn(secure(RpccServer.builder("inventory").resolver(names).types(types), "inventory"))
+                .build().start();
         pricing = LegacyHttp.endpoint("POST", "http://127.0.0.1:" + httpPort + "/quotes/{sku}")
                 .result(Quote.class)
                 .identity(LegacyIdentity.fromChain().orToken("pricing-token"))
-                .registerOn(RpccServer.builder("pricing").resolver(names).types(types), "quote")
+                .registerOn(secure(RpccServer.builder("pricing").resolver(names).types(types), "pricing"), "quote")
                 .build().start();
         names.register("inventory", inventory.address());
         names.register("pricing", pricing.address());
-        client = RpccClient.builder().name("alice").resolver(names).types(types).build().start();
+        client = secure(RpccClient.builder().name("alice").resolver(names).types(types), "alice").build().start();
+    }
+
+    /** Whether every node runs mutual TLS, which proves the originator to each hop; here, plaintext. */
+    boolean tls() {
+        return false;
+    }
+
+    private <B extends NodeBuilder<B>> B secure(B builder, String name) {
+        return tls() ? builder.tls(TestPki.shared().node(name)) : builder;
     }
 
     @AfterEach
@@ -200,11 +212,11 @@ class LegacyWrapperTest {
         return Value.newBuilder().setNumberValue(d).build();
     }
 
-    /** What a legacy service saw: the originator's credential and name, unverified on plaintext nodes. */
-    static void assertSaw(Map<String, String> seen, String authorization) {
+    /** What a legacy service saw: the originator's credential and name, verified between TLS nodes. */
+    void assertSaw(Map<String, String> seen, String authorization) {
         assertEquals(authorization, seen.get(LegacyIdentity.AUTHORIZATION), seen::toString);
         assertEquals("alice", seen.get(LegacyIdentity.ORIGINATOR), seen::toString);
-        assertEquals("false", seen.get(LegacyIdentity.ORIGINATOR_VERIFIED), seen::toString);
+        assertEquals(Boolean.toString(tls()), seen.get(LegacyIdentity.ORIGINATOR_VERIFIED), seen::toString);
         assertTrue(seen.getOrDefault(LegacyIdentity.CHAIN, "").startsWith("alice"), seen::toString);
     }
 
