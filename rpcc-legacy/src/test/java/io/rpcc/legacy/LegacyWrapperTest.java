@@ -34,10 +34,12 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
@@ -102,7 +104,10 @@ class LegacyWrapperTest {
         pricing = LegacyHttp.endpoint("POST", "http://127.0.0.1:" + httpPort + "/quotes/{sku}")
                 .result(Quote.class)
                 .identity(LegacyIdentity.fromChain().orToken("pricing-token"))
-                .registerOn(secure(RpccServer.builder("pricing").resolver(names).types(types), "pricing"), "quote")
+                .registerOn(LegacyHttp.endpoint("GET", "http://127.0.0.1:" + httpPort + "/slow/{sku}")
+                        .timeout(Duration.ofMillis(300))
+                        .registerOn(secure(RpccServer.builder("pricing").resolver(names).types(types), "pricing"), "slow"),
+                        "quote")
                 .build().start();
         names.register("inventory", inventory.address());
         names.register("pricing", pricing.address());
@@ -179,6 +184,15 @@ class LegacyWrapperTest {
             respond(exchange, 200, JSON.writeValueAsString(Map.of("sku", sku, "quantity", quantity,
                     "reservation", reservation.get("id"), "total", quantity * PRICE, "currency", "EUR")));
         });
+        server.createContext("/slow/", exchange -> {
+            try {
+                Thread.sleep(2_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            respond(exchange, 200, "{}");
+        });
+        server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
         server.start();
         return server;
     }
@@ -279,6 +293,16 @@ class LegacyWrapperTest {
                 + " (service function 'quote', hop 2, node 'pricing')"), e.remoteMessage());
         assertEquals(new Quote("fig", 2, "R-fig-2", 5.0), client.runChain(ChainCall.along(ORDER_ROUTE,
                 new Order("fig", 2))).value(), "the wrapper keeps serving");
+    }
+
+    @Test
+    void aLegacyCallLongerThanTheWrappersTimeoutIsATypedError() {
+        ServiceFunctionException e = assertThrows(ServiceFunctionException.class,
+                () -> client.runChain(ChainCall.to("pricing", "slow").params("tea")));
+        assertEquals(LegacyCallException.class.getName(), e.exceptionName());
+        assertTrue(e.remoteMessage().contains("legacy HTTP endpoint GET http://127.0.0.1:" + httpPort
+                + "/slow/tea failed with status TIMEOUT: no response before the chain's deadline or the wrapper's"
+                + " timeout (PT0.3S) (service function 'slow', hop 1, node 'pricing')"), e.remoteMessage());
     }
 
     @Test
