@@ -73,6 +73,8 @@ class LegacyWrapperTest {
     final TypeRegistry types = LegacyGrpc.registerTypes(TypeRegistry.builder().register(Order.class)
             .register(Reservation.class).register(Quote.class), InventoryGrpc.getServiceDescriptor()).build();
 
+    /** The deadline the last Stock call arrived with. */
+    volatile io.grpc.Deadline stockDeadline;
     Server grpc;
     int grpcPort;
     ManagedChannel channel;
@@ -163,6 +165,7 @@ class LegacyWrapperTest {
                     response.onCompleted();
                 },
                 (sku, response) -> {
+                    stockDeadline = io.grpc.Context.current().getDeadline();
                     response.onNext(number(sku.getStringValue().length() * 10));
                     response.onCompleted();
                 }), recordIdentity)).build().start();
@@ -255,10 +258,12 @@ class LegacyWrapperTest {
     }
 
     @Test
-    void protobufMessagesTravelInTheChainAsThemselves() {
+    void protobufMessagesTravelInTheChainAsThemselvesAndTheCallCarriesTheChainsDeadline() {
         Object stock = client.runChain(ChainCall.to("inventory", "shop.Inventory/Stock").params(text("apple"))
-                .metadata("authorization", "Token t-1")).value();
+                .metadata("authorization", "Token t-1").deadline(Duration.ofSeconds(30))).value();
         assertEquals(number(50), stock);
+        long left = stockDeadline.timeRemaining(TimeUnit.MILLISECONDS);
+        assertTrue(left > 0 && left <= 30_000, () -> "the gRPC call carried the chain's deadline: " + stockDeadline);
         assertSaw(grpcSaw.get(0), "Token t-1");
         assertEquals(List.of("shop.Inventory/Watch"), inventoryWrapper.skipped());
         ChainException streaming = assertThrows(ChainException.class,
