@@ -66,7 +66,8 @@ public final class LegacyGrpc {
     /**
      * Registers the request and response message classes of every method of {@code services} in
      * {@code types}, each with a serializer that writes it with the method's own marshaller. A
-     * class registered already (by an earlier service) is left as it is. Do the same on every node
+     * class {@code types} holds already (from an earlier service, or registered by the application)
+     * is left as it is. Do the same on every node
      * that sends or reads these messages: the client that starts the chain with a request message,
      * the wrapper's node, the node whose chaining function gets the response.
      *
@@ -75,9 +76,14 @@ public final class LegacyGrpc {
      * register its classes yourself, e.g. with their own Kryo serializer.
      *
      * @return {@code types}
+     * @throws IllegalArgumentException if a message class's name-derived type id is taken by another
+     *     class of {@code types} (register one of them with an explicit id first)
      */
     public static TypeRegistry.Builder registerTypes(TypeRegistry.Builder types, ServiceDescriptor... services) {
         Set<Class<?>> seen = new HashSet<>();
+        for (TypeRegistry.Registration r : types.build().registrations()) {
+            seen.add(r.type());
+        }
         for (ServiceDescriptor s : services) {
             for (MethodDescriptor<?, ?> m : s.getMethods()) {
                 register(types, m.getRequestMarshaller(), seen);
@@ -91,11 +97,7 @@ public final class LegacyGrpc {
     private static void register(TypeRegistry.Builder types, MethodDescriptor.Marshaller<?> marshaller, Set<Class<?>> seen) {
         if (marshaller instanceof MethodDescriptor.ReflectableMarshaller<?> r && seen.add(r.getMessageClass())) {
             Class type = r.getMessageClass();
-            try {
-                types.register(type, new MarshallerSerializer(marshaller));
-            } catch (IllegalArgumentException alreadyRegistered) {
-                // registered before, by another service or by the application: keep that registration
-            }
+            types.register(type, new MarshallerSerializer(marshaller));
         }
     }
 

@@ -71,7 +71,7 @@ public final class LegacyIdentity {
      *
      * @throws IllegalArgumentException if {@code key} is not a valid metadata key
      */
-    public LegacyIdentity fromMetadataKey(String key) {
+    public LegacyIdentity credentialKey(String key) {
         io.rpcc.core.Metadata.checkKey(key);
         return new LegacyIdentity(key, token);
     }

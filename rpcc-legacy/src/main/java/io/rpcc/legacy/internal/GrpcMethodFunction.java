@@ -15,7 +15,6 @@ import io.rpcc.core.ServiceFunction;
 import io.rpcc.legacy.LegacyCallException;
 import io.rpcc.legacy.LegacyIdentity;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +48,6 @@ public final class GrpcMethodFunction<Q, R> implements ServiceFunction {
      *     method's request message
      * @param fromResponse the result for a response, or {@code null}: the response itself
      */
-    @SuppressWarnings("unchecked")
     public GrpcMethodFunction(String name, MethodDescriptor<Q, R> method, Channel channel, LegacyIdentity identity,
                               @Nullable Duration timeout, @Nullable Function<@Nullable Object, Q> toRequest,
                               @Nullable Function<R, @Nullable Object> fromResponse) {
