@@ -5,6 +5,7 @@ import io.rpcc.examples.broken.BrokenChains;
 import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.copy.CopyUnderLoad;
 import io.rpcc.examples.copy.ReplicatedCopy;
+import io.rpcc.examples.legacy.LegacyGeo;
 import io.rpcc.examples.quickstart.Quickstart;
 import io.rpcc.examples.search.SplitSearch;
 import io.rpcc.examples.statesize.StateSize;
@@ -22,7 +23,8 @@ import java.util.Arrays;
  * <p>Killing nodes is what the broken-chain scenario measures, and each chain that breaks makes a
  * node log a WARN line on {@code io.rpcc.failures} (rpcc's failure log); these are expected, so {@code all} and
  * {@code broken-chain} turn that logger off unless {@code --logs} is given (or the system property
- * {@code org.slf4j.simpleLogger.log.io.rpcc.failures} is set).
+ * {@code org.slf4j.simpleLogger.log.io.rpcc.failures} is set); so does {@code legacy}, which shows a
+ * refused order on purpose.
  */
 public final class Main {
     /** The examples and what each shows, for {@code help}. */
@@ -41,6 +43,8 @@ public final class Main {
         {"replicated-copy", "figure 13: replicated copy, composition on vs off vs RPC"},
         {"tracing", "a chain with a sub-chain, a split and replies traced into Zipkin (start it first: ./rpcc zipkin);"
                 + " --zipkin URL, default http://localhost:9411"},
+        {"legacy", "a chain through a real gRPC server and a real HTTP/JSON server, each wrapped by an rpcc node,"
+                + " on the emulated WAN; --runs N"},
     };
 
     private static final String FAILURE_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.rpcc.failures";
@@ -159,6 +163,10 @@ public final class Main {
             case "state-size" -> StateSize.main(rest);
             case "search" -> SplitSearch.main(rest);
             case "tracing" -> TracedOrder.main(rest);
+            case "legacy" -> {
+                quietExpectedFailures(logs); // it shows a refused order on purpose
+                LegacyGeo.main(rest);
+            }
             case "broken-chain" -> {
                 announceExpectedFailures(quietExpectedFailures(logs));
                 BrokenChains.main(rest);

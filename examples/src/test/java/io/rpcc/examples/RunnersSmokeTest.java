@@ -54,7 +54,7 @@ class RunnersSmokeTest {
     void helpListsEveryScenario() throws Exception {
         String out = run(new String[] {"--help"});
         for (String name : List.of("all", "figures", "quickstart", "aggregation", "search", "broken-chain", "state-size",
-                "copy", "copy-load", "webmail", "replicated-copy", "tracing")) {
+                "copy", "copy-load", "webmail", "replicated-copy", "tracing", "legacy")) {
             assertTrue(out.contains("\n  " + name + " "), () -> name + " missing from:\n" + out);
         }
     }

@@ -47,14 +47,17 @@ final class ArchitectureRules {
      * The API classes allowed to reach the implementation: the node builders (rpcc-core's
      * {@code NodeBuilder} and the facades' builders), the node facades, {@code FunctionCheck} (a node's
      * function compiler and sandbox, outside a node), the standalone node's main class, and the entry
-     * points of tracing and metrics ({@code RpccTracing}, {@code RpccMetrics}). Everything
+     * points of tracing and metrics ({@code RpccTracing}, {@code RpccMetrics}), and the legacy wrappers'
+     * builders ({@code LegacyGrpc}, {@code LegacyHttp}). Everything
      * else in an API package talks only to other API types (rpcc-api cannot even see the implementation).
      */
     static final Set<String> FACADES = Set.of(
             "io.rpcc.core.runtime.NodeBuilder", "io.rpcc.core.runtime.FunctionCheck",
             "io.rpcc.server.RpccServer", "io.rpcc.server.RpccServer$Builder",
             "io.rpcc.client.RpccClient", "io.rpcc.client.RpccClient$Builder",
-            "io.rpcc.node.RpccNode", "io.rpcc.observability.RpccTracing", "io.rpcc.observability.RpccMetrics");
+            "io.rpcc.node.RpccNode", "io.rpcc.observability.RpccTracing", "io.rpcc.observability.RpccMetrics",
+            "io.rpcc.legacy.LegacyGrpc", "io.rpcc.legacy.LegacyGrpc$Builder",
+            "io.rpcc.legacy.LegacyHttp", "io.rpcc.legacy.LegacyHttp$Builder");
 
     private ArchitectureRules() {
     }

@@ -42,7 +42,8 @@ class ArchitectureTest {
                 "io.rpcc.client.RpccClient", "io.rpcc.repository.FileSystemChainingFunctionRepository", "io.rpcc.testkit.WanCluster",
                 "io.rpcc.node.RpccNode", "io.rpcc.spring.boot.autoconfigure.RpccAutoConfiguration",
                 "io.rpcc.discovery.DnsNameResolver", "io.rpcc.js.internal.JsFunctionCompilerProvider",
-                "io.rpcc.function.java.internal.JavaFunctionCompilerProvider", "io.rpcc.core.spi.FunctionCompilerProvider"}) {
+                "io.rpcc.function.java.internal.JavaFunctionCompilerProvider", "io.rpcc.core.spi.FunctionCompilerProvider",
+                "io.rpcc.legacy.LegacyGrpc"}) {
             if (!rpcc.contain(c)) {
                 throw new AssertionError(c + " was not imported: the rules below would check nothing");
             }

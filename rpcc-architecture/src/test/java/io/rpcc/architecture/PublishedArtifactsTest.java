@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.runtime.NodeBuilder;
+import io.rpcc.legacy.LegacyHttp;
 import io.rpcc.node.RpccNode;
 import io.rpcc.repository.FileSystemChainingFunctionRepository;
 import io.rpcc.server.RpccServer;
@@ -42,6 +43,7 @@ class PublishedArtifactsTest {
         MODULES.put(ChainException.class, "io.rpcc.api");
         MODULES.put(NodeBuilder.class, "io.rpcc.core");
         MODULES.put(RpccServer.class, "io.rpcc.server");
+        MODULES.put(LegacyHttp.class, "io.rpcc.legacy");
         MODULES.put(RpccClient.class, "io.rpcc.client");
         MODULES.put(FileSystemChainingFunctionRepository.class, "io.rpcc.repository");
         MODULES.put(WanCluster.class, "io.rpcc.testkit");

@@ -1,0 +1,136 @@
+package io.rpcc.legacy;
+
+import io.rpcc.core.ServiceFunction;
+import io.rpcc.legacy.internal.HttpEndpointFunction;
+import io.rpcc.server.RpccServer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An HTTP/JSON endpoint as a service function (paper section 3.5), registered on an rpcc server
+ * that runs next to the HTTP service, without changing it.
+ *
+ * <pre>{@code
+ * LegacyHttp.endpoint("POST", "http://localhost:8080/quotes/{sku}")
+ *         .result(Quote.class)                          // default: maps, lists, text and numbers
+ *         .identity(LegacyIdentity.fromChain().orToken(pricingToken))
+ *         .registerOn(RpccServer.builder("pricing").types(types), "quote");
+ * }</pre>
+ *
+ * <p><b>Request.</b> The chain's params fill the URL template's {@code {name}} placeholders (from a
+ * map's entries, a record's or bean's properties; a text or number params fills them all),
+ * URL-encoded; {@code POST}, {@code PUT} and {@code PATCH} send the params as the JSON body (Jackson
+ * 3), other methods send no body. The {@link LegacyIdentity} headers go with it, and the chain's
+ * deadline (capped by {@link Builder#timeout}) as the request's timeout.
+ *
+ * <p><b>Response.</b> Its JSON, read as the {@linkplain Builder#result result type}, is the hop's
+ * result ({@code null} for an empty body). A result type of your own must be registered in the
+ * {@code TypeRegistry} of the nodes it travels to; the default ({@code Object}) gives maps, lists,
+ * text, numbers and booleans, which rpcc registers itself. A status of 400 or more, a service that
+ * cannot be reached, or a response that is not the expected JSON throws a
+ * {@link LegacyCallException} naming the method and URL, the status, a body excerpt and the hop.
+ *
+ * <p>The request is sent with {@code HttpClient.sendAsync}; the hop's thread (a virtual thread by
+ * default) waits for the response, since a service function returns its result.
+ */
+public final class LegacyHttp {
+    private LegacyHttp() {
+    }
+
+    /**
+     * A wrapper for {@code method} (e.g. {@code "POST"}) on {@code urlTemplate} (an absolute
+     * {@code http} or {@code https} URL, with {@code {name}} placeholders for the params' properties).
+     *
+     * @throws IllegalArgumentException if the method is blank or the URL template not an absolute HTTP URL
+     */
+    public static Builder endpoint(String method, String urlTemplate) {
+        return new Builder(method, urlTemplate);
+    }
+
+    /** Configures how an endpoint is called. */
+    public static final class Builder {
+        private final String method;
+        private final String urlTemplate;
+        private @Nullable HttpClient client;
+        private LegacyIdentity identity = LegacyIdentity.fromChain();
+        private @Nullable Duration timeout;
+        private Class<?> resultType = Object.class;
+
+        private Builder(String method, String urlTemplate) {
+            if (Objects.requireNonNull(method, "method").isBlank() || !method.chars().allMatch(Character::isLetter)) {
+                throw new IllegalArgumentException("an HTTP method is a word such as GET or POST, got '" + method + "'");
+            }
+            URI sample = URI.create(Objects.requireNonNull(urlTemplate, "urlTemplate").replaceAll("\\{[^}]*}", "x"));
+            if (!sample.isAbsolute() || !(sample.getScheme().equals("http") || sample.getScheme().equals("https"))) {
+                throw new IllegalArgumentException("the URL template must be an absolute http or https URL, got '"
+                        + urlTemplate + "'");
+            }
+            this.method = method.toUpperCase(Locale.ROOT);
+            this.urlTemplate = urlTemplate;
+        }
+
+        /** The HTTP client to send with (default: one client per wrapper, HTTP/1.1, a 10 s connect timeout). */
+        public Builder client(HttpClient client) {
+            this.client = Objects.requireNonNull(client, "client");
+            return this;
+        }
+
+        /**
+         * What the legacy service is told about the chain's originator (default:
+         * {@link LegacyIdentity#fromChain()}).
+         */
+        public Builder identity(LegacyIdentity identity) {
+            this.identity = Objects.requireNonNull(identity, "identity");
+            return this;
+        }
+
+        /**
+         * The longest a call may take, whatever the chain's deadline (default: only the chain's
+         * deadline limits it).
+         */
+        public Builder timeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /** What the response's JSON is read as (default {@code Object}: maps, lists, text, numbers). */
+        public Builder result(Class<?> type) {
+            this.resultType = Objects.requireNonNull(type, "type");
+            return this;
+        }
+
+        /** The service function, for registering it yourself; {@code name} is used in its errors. */
+        public ServiceFunction function(String name) {
+            HttpClient c = client;
+            if (c == null) {
+                c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+                client = c;
+            }
+            return new HttpEndpointFunction(Objects.requireNonNull(name, "name"), method, urlTemplate, c, identity,
+                    timeout, resultType);
+        }
+
+        /**
+         * Registers the endpoint on {@code server} as service function {@code name}: idempotent for
+         * {@code GET}, {@code HEAD}, {@code PUT} and {@code DELETE} (a retried chain calls them again),
+         * not for {@code POST} and {@code PATCH}.
+         *
+         * @return {@code server}
+         * @throws IllegalArgumentException if the server has a service function of that name
+         */
+        public RpccServer.Builder registerOn(RpccServer.Builder server, String name) {
+            ServiceFunction f = function(name);
+            return switch (method) {
+                case "GET", "HEAD", "PUT", "DELETE" -> server.idempotentService(name, f);
+                default -> server.service(name, f);
+            };
+        }
+    }
+}
