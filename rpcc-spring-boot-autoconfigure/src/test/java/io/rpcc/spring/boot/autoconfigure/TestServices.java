@@ -1,7 +1,7 @@
 package io.rpcc.spring.boot.autoconfigure;
 
 import io.rpcc.core.HopRejectedException;
-import io.rpcc.server.ServiceMethod;
+import io.rpcc.core.ServiceMethod;
 import io.rpcc.spring.boot.RpccService;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
