@@ -153,8 +153,8 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
             boolean sequential = !ChainingFunction.class.isAssignableFrom(type)
                     && SequentialChain.class.isAssignableFrom(type);
             if (!ChainingFunction.class.isAssignableFrom(type) && !sequential) {
-                throw failure(source, className + " implements neither " + ChainingFunction.class.getName() + " nor "
-                        + SequentialChain.class.getName());
+                throw failure(source, className + " does not implement " + ChainingFunction.class.getName() + " (nor "
+                        + SequentialChain.class.getName() + ")");
             }
             if (Modifier.isAbstract(type.getModifiers())) {
                 throw failure(source, className + " is abstract");
