@@ -26,6 +26,7 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainingFunctionException;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.ReplayDivergedException;
 import io.rpcc.core.SandboxViolationException;
@@ -152,6 +153,21 @@ class SequentialChainTest {
         ChainResult interactive = client.runChain(call.interactive(true));
         assertEquals(r.value(), interactive.value());
         assertEquals(r.path(), interactive.path());
+    }
+
+    @Test
+    void runsAlikeInFunctionRunnerProcesses() throws Exception {
+        try (Cluster isolated = new Cluster()) {
+            for (String name : List.of("a", "b", "c")) {
+                isolated.server(name, b -> b.services(new ShopService(name))
+                        .functionIsolation(FunctionIsolation.PROCESS).functionRunners(1, 1, 8, 96));
+            }
+            ChainResult r = isolated.client().runChain(sequential(new ThreeHops(), "x"));
+            assertEquals(List.of("a:x", 42L, "c:z", 3), r.value());
+            assertEquals(List.of("a", "b", "c"), r.path());
+            // a runner hands console lines to the chain when the function returns: still each line once
+            assertEquals(3, r.console().size(), () -> String.valueOf(r.console()));
+        }
     }
 
     @Test
