@@ -262,6 +262,14 @@ class SequentialChainTest {
     }
 
     @Test
+    void aChainPastTheMostCallsFailsAtTheCallPastIt() {
+        ChainingFunctionException e = fails(ChainingFunctionException.class, client,
+                sequential(new ManyCalls(), SequentialReplay.MAX_CALLS + 1));
+        assertEquals(SequentialReplay.MAX_CALLS, e.hop());
+        assertTrue(e.getMessage().contains("at most " + SequentialReplay.MAX_CALLS + " calls"), e.getMessage());
+    }
+
+    @Test
     void aChainThatMakesNoCallIsRefusedAtTheClient() {
         SequentialChain<String, String> none = (hops, input) -> input;
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

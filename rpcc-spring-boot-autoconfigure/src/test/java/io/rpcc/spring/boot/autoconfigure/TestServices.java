@@ -40,6 +40,21 @@ final class TestServices {
         }
     }
 
+    /** A service interface: its annotated methods are the service functions of the beans that implement it. */
+    interface Pricing {
+        @ServiceMethod("price")
+        long price(String sku, int quantity);
+    }
+
+    /** A bean whose service functions come from its interface, one of them with two parameters. */
+    @RpccService
+    static class PricingService implements Pricing {
+        @Override
+        public long price(String sku, int quantity) {
+            return sku.length() * 100L * quantity;
+        }
+    }
+
     /** A plain service bean. */
     @RpccService
     static class Inventory {
