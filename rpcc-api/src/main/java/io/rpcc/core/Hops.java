@@ -47,6 +47,6 @@ public interface Hops {
      */
     void preturn(Object value);
 
-    /** How many calls this run has made so far (including the one being made, once made). */
+    /** How many calls this run has made so far: those that returned, and the one that stopped it, if any. */
     int calls();
 }

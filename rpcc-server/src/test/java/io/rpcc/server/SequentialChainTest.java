@@ -11,6 +11,7 @@ import com.example.seq.CallsHelper;
 import com.example.seq.CatchesThrowable;
 import com.example.seq.Diverging;
 import com.example.seq.FailsInTheMiddle;
+import com.example.seq.HidesDivergence;
 import com.example.seq.ManyCalls;
 import com.example.seq.ReadsClock;
 import com.example.seq.Shop;
@@ -187,6 +188,12 @@ class SequentialChainTest {
         assertEquals(1, e.hop());
         assertEquals("b", e.host());
         assertTrue(e.getMessage().contains("made call 1 to name@a, but that call was name@b"), e.getMessage());
+    }
+
+    @Test
+    void aDivergenceTheFunctionCatchesStillFailsTheChain() {
+        ReplayDivergedException e = fails(ReplayDivergedException.class, client, sequential(new HidesDivergence(), "x"));
+        assertEquals(1, e.hop());
     }
 
     @Test

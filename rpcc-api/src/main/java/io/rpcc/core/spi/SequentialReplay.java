@@ -130,10 +130,16 @@ public final class SequentialReplay {
             }
             stopped = true;
         } catch (Exception e) {
+            if (replay.failure != null) {
+                throw replay.failure;
+            }
             if (replay.pending != null) {
                 throw swallowed(function, replay, where, "threw " + e.getClass().getName());
             }
             throw e;
+        }
+        if (replay.failure != null) {
+            throw replay.failure; // a divergence or the limit, even if the function caught it
         }
         if (replay.pending != null && !stopped) {
             throw swallowed(function, replay, where, "returned");
@@ -174,6 +180,8 @@ public final class SequentialReplay {
         private final Map<String, Object> views = new HashMap<>();
         private int position;
         private @Nullable Pending pending;
+        /** A divergence or the call limit, thrown at a call: it fails the chain even if the function catches it. */
+        private @Nullable RuntimeException failure;
         private @Nullable VirtualConsole console;
 
         Replay(List<Object> results, List<String> calls, int liveFrom) {
@@ -203,6 +211,9 @@ public final class SequentialReplay {
         public @Nullable Object call(String server, String serviceFunction, @Nullable Object params) {
             Objects.requireNonNull(server, "server");
             Objects.requireNonNull(serviceFunction, "serviceFunction");
+            if (failure != null) {
+                throw failure; // the function caught it and called again
+            }
             if (pending != null) {
                 throw new Stop(this); // after the stop, in a finally block: stop again
             }
@@ -210,14 +221,14 @@ public final class SequentialReplay {
             if (position < results.size()) {
                 String recorded = calls.get(position);
                 if (!recorded.equals(key)) {
-                    throw FunctionFailure.replayDiverged("sequential chain replayed at " + hopName() + " made call "
+                    throw failure = FunctionFailure.replayDiverged("sequential chain replayed at " + hopName() + " made call "
                             + (position + 1) + " to " + key + ", but that call was " + recorded + " when first made: "
                             + "its code is not deterministic; make it depend only on its input and its calls' results");
                 }
                 return results.get(position++);
             }
             if (position >= MAX_CALLS) {
-                throw new IllegalStateException("a sequential chain makes at most " + MAX_CALLS + " calls (each hop "
+                throw failure = new IllegalStateException("a sequential chain makes at most " + MAX_CALLS + " calls (each hop "
                         + "replays the calls before it); this one makes a call to " + key + " past that: write long "
                         + "chains as a ChainingFunction");
             }
