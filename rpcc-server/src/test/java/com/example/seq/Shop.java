@@ -20,6 +20,10 @@ public interface Shop {
     @ServiceMethod
     String block(String why);
 
+    /** Takes 400 ms. */
+    @ServiceMethod
+    String slow(String why);
+
     /** Not a service function: a sandboxed chain may not call it. */
     default String helper() {
         return "helper";

@@ -15,6 +15,7 @@ import com.example.seq.HidesDivergence;
 import com.example.seq.ManyCalls;
 import com.example.seq.ReadsClock;
 import com.example.seq.Shop;
+import com.example.seq.SlowInTheMiddle;
 import com.example.seq.Spins;
 import com.example.seq.SwallowsStop;
 import com.example.seq.ThreeHops;
@@ -27,6 +28,7 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainingFunctionException;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.ReplayDivergedException;
@@ -37,6 +39,7 @@ import io.rpcc.core.spi.SequentialReplay;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -81,6 +84,16 @@ class SequentialChainTest {
         @Override
         public String fail(String why) {
             throw new IllegalStateException("no stock at " + name + " for " + why);
+        }
+
+        @Override
+        public String slow(String why) {
+            try {
+                Thread.sleep(400);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return why;
         }
 
         @Override
@@ -241,6 +254,16 @@ class SequentialChainTest {
         assertEquals("b", e.host());
         assertTrue(e.remoteMessage().contains("no stock at b for a:x"), e.remoteMessage());
         assertEquals(before, cCalls.get(), "the chain went no further");
+    }
+
+    @Test
+    void aDeadlinePastInTheMiddleStopsTheChain() throws Exception {
+        int before = cCalls.get();
+        DeadlineExceededException e = fails(DeadlineExceededException.class, client,
+                sequential(new SlowInTheMiddle(), "x").deadline(Duration.ofMillis(200)));
+        assertEquals(ChainErrorCode.DEADLINE_EXCEEDED, e.code());
+        Thread.sleep(400);
+        assertEquals(before, cCalls.get(), "no hop started after the deadline");
     }
 
     @Test
