@@ -58,23 +58,27 @@ public final class SequentialVsContinuation {
         Options o = Options.parse(args, "--runs");
         WanTopology t = WanTopology.paperFigure7();
         Map<String, List<Integer>> stateBytes = new ConcurrentHashMap<>();
-        Results results = run(t, o.integer("--runs", 15), o, stateBytes);
+        Map<String, Double> chainingUs = new ConcurrentHashMap<>();
+        Results results = run(t, o.integer("--runs", 15), o, stateBytes, chainingUs);
         Path chart = Charts.line(o.charts(), "sequential-vs-continuation",
                 "Checkout: continuation-style vs sequential chain", "route (1 = eu, 2 = us)", "latency (ms)",
                 results.lines(), Measurement::label, Measurement::param, Measurement::medianMs);
         results.print(o, chart, () -> {
             System.out.println("Checkout as a continuation-style chaining function and as a sequential chain: client in"
                     + " Cambridge, gateway, inventory-us and pricing in Mountain View, inventory-eu in Redmond");
-            System.out.printf(Locale.ROOT, "  %-6s %16s %14s %9s %9s %8s%n", "route", "continuation ms", "sequential ms",
-                    "seq/cont", "ideal", "within 2%");
+            System.out.printf(Locale.ROOT, "  %-6s %16s %14s %9s %9s %9s %16s%n", "route", "continuation ms", "sequential ms",
+                    "seq/cont", "ideal", "within 2%", "chaining µs c/s");
             for (int route = 1; route <= 2; route++) {
                 Measurement c = results.measured("continuation", route, null);
                 Measurement s = results.measured("sequential", route, null);
                 double ratio = s.medianMs() / c.medianMs();
-                System.out.printf(Locale.ROOT, "  %-6s %16.1f %14.1f %+8.1f%% %9.1f %8s%n", route == 1 ? "eu" : "us",
+                System.out.printf(Locale.ROOT, "  %-6s %16.1f %14.1f %+8.1f%% %9.1f %9s %8.0f/%.0f%n", route == 1 ? "eu" : "us",
                         c.medianMs(), s.medianMs(), 100 * (ratio - 1), results.ideal("continuation", route, null).medianMs(),
-                        Math.abs(ratio - 1) <= 0.02 ? "yes" : "NO");
+                        Math.abs(ratio - 1) <= 0.02 ? "yes" : "NO", chainingUs.getOrDefault("continuation " + route, 0.0),
+                        chainingUs.getOrDefault("sequential " + route, 0.0));
             }
+            System.out.println("(chaining µs: the chain's chaining functions at its servers, median per chain: "
+                    + "continuation/sequential)");
             System.out.println("chain state carried by each hop (bytes as encoded on the wire; eu route):");
             for (String variant : List.of("continuation", "sequential")) {
                 System.out.printf(Locale.ROOT, "  %-13s %s%n", variant, stateBytes.getOrDefault(variant, List.of()));
@@ -84,9 +88,11 @@ public final class SequentialVsContinuation {
 
     /**
      * Measures both variants on both routes, alternately, after warming both up; fills
-     * {@code stateBytes} with each variant's state bytes per hop on the eu route.
+     * {@code stateBytes} with each variant's state bytes per hop on the eu route, and
+     * {@code chainingUs} with the median time of its chaining functions per chain ("variant route").
      */
-    static Results run(WanTopology t, int runs, Options o, Map<String, List<Integer>> stateBytes) throws Exception {
+    static Results run(WanTopology t, int runs, Options o, Map<String, List<Integer>> stateBytes,
+                       Map<String, Double> chainingUs) throws Exception {
         Results results = new Results();
         Serialization wire = new Serialization(TYPES);
         Map<String, Integer> seen = new ConcurrentHashMap<>(); // "<originator> <hop>" → state bytes
@@ -121,21 +127,28 @@ public final class SequentialVsContinuation {
                 Order order = route == 1 ? eu : us;
                 List<Double> cont = new ArrayList<>();
                 List<Double> seq = new ArrayList<>();
+                List<Double> contChaining = new ArrayList<>();
+                List<Double> seqChaining = new ArrayList<>();
                 for (int r = 0; r < runs; r++) { // alternately, each one first on every other run
+                    ChainResult[] last = new ChainResult[2];
                     double c;
                     double q;
                     if (r % 2 == 0) {
-                        c = Timing.millis(() -> continuation(client, checkout, order));
-                        q = Timing.millis(() -> sequential(client, order));
+                        c = Timing.millis(() -> last[0] = continuation(client, checkout, order));
+                        q = Timing.millis(() -> last[1] = sequential(client, order));
                     } else {
-                        q = Timing.millis(() -> sequential(client, order));
-                        c = Timing.millis(() -> continuation(client, checkout, order));
+                        q = Timing.millis(() -> last[1] = sequential(client, order));
+                        c = Timing.millis(() -> last[0] = continuation(client, checkout, order));
                     }
                     cont.add(c);
                     seq.add(q);
+                    contChaining.add(last[0].profile().chainingNanos() / 1e3);
+                    seqChaining.add(last[1].profile().chainingNanos() / 1e3);
                 }
                 String[] path = route == 1 ? new String[] {"Cambridge", "Mountain View", "Redmond", "Mountain View"}
                         : new String[] {"Cambridge", "Mountain View", "Mountain View", "Mountain View"};
+                chainingUs.put("continuation " + route, Timing.median(contChaining));
+                chainingUs.put("sequential " + route, Timing.median(seqChaining));
                 results.add(Measurement.measured(SCENARIO, "continuation", route, Timing.median(cont), 3));
                 results.add(Measurement.measured(SCENARIO, "sequential", route, Timing.median(seq), 3));
                 results.add(Measurement.ideal(SCENARIO, "continuation", route, idealMs(t, path), 3));
