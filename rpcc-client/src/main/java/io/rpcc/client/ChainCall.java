@@ -99,8 +99,16 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
             throw new IllegalArgumentException("cannot make an instance of sequential chain " + type.getName()
                     + " to find its first hop: it needs a public no-argument constructor", e);
         }
-        return sequential(ChainingFunctionSource.of(type), local, input);
+        return sequential(SEQUENTIAL_SOURCES.get(type), local, input);
     }
+
+    /** The sources of sequential chains by class, read and hashed once per class, not at every call. */
+    private static final ClassValue<ChainingFunctionSource> SEQUENTIAL_SOURCES = new ClassValue<>() {
+        @Override
+        protected ChainingFunctionSource computeValue(Class<?> type) {
+            return ChainingFunctionSource.of(type);
+        }
+    };
 
     /**
      * As {@link #sequential(Class, Object)}, for a sequential chain whose source comes from elsewhere
