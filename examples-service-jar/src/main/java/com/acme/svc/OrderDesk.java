@@ -1,6 +1,6 @@
 package com.acme.svc;
 
-import io.rpcc.server.ServiceMethod;
+import io.rpcc.core.ServiceMethod;
 import java.util.List;
 
 /** A {@code @ServiceMethod} class: the node instantiates it by name ({@code rpcc.services.classes=com.acme.svc.OrderDesk}). */

@@ -8,6 +8,7 @@ import io.rpcc.examples.copy.ReplicatedCopy;
 import io.rpcc.examples.legacy.LegacyGeo;
 import io.rpcc.examples.quickstart.Quickstart;
 import io.rpcc.examples.search.SplitSearch;
+import io.rpcc.examples.sequential.SequentialVsContinuation;
 import io.rpcc.examples.statesize.StateSize;
 import io.rpcc.examples.tracing.TracedOrder;
 import io.rpcc.examples.webmail.WebMail;
@@ -41,6 +42,7 @@ public final class Main {
         {"copy-load", "figure 12: copy under load"},
         {"webmail", "figure 14: web mail, rpcc chain vs rpcc RPCs vs gRPC-java"},
         {"replicated-copy", "figure 13: replicated copy, composition on vs off vs RPC"},
+        {"sequential", "the checkout as a continuation-style and as a sequential chain: latency and state per hop"},
         {"tracing", "a chain with a sub-chain, a split and replies traced into Zipkin (start it first: ./rpcc zipkin);"
                 + " --zipkin URL, default http://localhost:9411"},
         {"legacy", "a chain through a real gRPC server and a real HTTP/JSON server, each wrapped by an rpcc node,"
@@ -161,6 +163,7 @@ public final class Main {
             case "webmail" -> WebMail.main(rest);
             case "replicated-copy" -> ReplicatedCopy.main(rest);
             case "state-size" -> StateSize.main(rest);
+            case "sequential" -> SequentialVsContinuation.main(rest);
             case "search" -> SplitSearch.main(rest);
             case "tracing" -> TracedOrder.main(rest);
             case "legacy" -> {

@@ -1,5 +1,6 @@
 package io.rpcc.examples;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -26,5 +27,9 @@ class QuickstartTest {
         assertTrue(out.contains("result:  Quote[orderId=o-1001, warehouse=Lyon-2, totalCents=9998]"), out);
         assertTrue(out.contains("[hop 2 inventory-eu chaining] reserved 2 x KB-42 at Lyon-2"), out);
         assertTrue(out.contains("same result and path in both modes: true"), out);
+        assertTrue(out.contains("same result and path as the continuation-style chain: true"), out);
+        // the sequential chain prints each line once, at the hop that first runs it
+        assertTrue(out.contains("[hop 2 inventory-eu chaining] reserved 2 x KB-42 at Lyon-2"), out);
+        assertEquals(3, out.split("reserved 2 x KB-42 at Lyon-2", -1).length - 1, out); // chain, interactive, sequential
     }
 }

@@ -31,7 +31,8 @@ class RunnersSmokeTest {
                 Arguments.of("webmail", List.of("--sizes", "1", "--runs", "1")),
                 Arguments.of("replicated-copy", List.of("--sizes", "25", "--runs", "1")),
                 Arguments.of("search", List.of("--shards", "1", "--runs", "1")),
-                Arguments.of("broken-chain", List.of("--intervals", "500", "--runs", "1")));
+                Arguments.of("broken-chain", List.of("--intervals", "500", "--runs", "1")),
+                Arguments.of("sequential", List.of("--runs", "1")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -54,7 +55,7 @@ class RunnersSmokeTest {
     void helpListsEveryScenario() throws Exception {
         String out = run(new String[] {"--help"});
         for (String name : List.of("all", "figures", "quickstart", "aggregation", "search", "broken-chain", "state-size",
-                "copy", "copy-load", "webmail", "replicated-copy", "tracing", "legacy")) {
+                "copy", "copy-load", "webmail", "replicated-copy", "sequential", "tracing", "legacy")) {
             assertTrue(out.contains("\n  " + name + " "), () -> name + " missing from:\n" + out);
         }
     }

@@ -81,7 +81,13 @@ public enum ChainErrorCode {
      * forged, or the server's chain policy does not let that originator (or previous hop) call that
      * service function ({@link PermissionDeniedException}).
      */
-    PERMISSION_DENIED(25);
+    PERMISSION_DENIED(25),
+    /**
+     * A {@link SequentialChain} made another call, at a position of its replay, than the one it made
+     * there before (it is not deterministic), or returned before a call it had made
+     * ({@link ReplayDivergedException}).
+     */
+    REPLAY_DIVERGED(26);
 
     private static final ChainErrorCode[] BY_NUMBER = byNumber();
 

@@ -164,14 +164,18 @@ public final class ChainingFunctionSource {
      * from the Maven source folder next to the class's output folder
      * ({@code target/classes/..} → {@code src/main/java/..}), if there is one.
      *
+     * <p>A {@link SequentialChain} is shipped the same way ({@code ChainCall.sequential} does it).
+     *
      * @throws IllegalArgumentException if {@code type} is not a top-level class implementing
-     *     {@link ChainingFunction}, or its source cannot be found (the message says what to add to the build)
+     *     {@link ChainingFunction} or {@link SequentialChain}, or its source cannot be found (the message says what to add to the build)
      */
-    public static ChainingFunctionSource of(Class<? extends ChainingFunction> type) {
+    public static ChainingFunctionSource of(Class<?> type) {
         Objects.requireNonNull(type, "type");
-        if (!ChainingFunction.class.isAssignableFrom(type) || type.getEnclosingClass() != null || type.isInterface()) {
+        if (!(ChainingFunction.class.isAssignableFrom(type) || SequentialChain.class.isAssignableFrom(type))
+                || type.getEnclosingClass() != null || type.isInterface()) {
             throw new IllegalArgumentException(type.getName() + " is not a top-level class implementing "
-                    + ChainingFunction.class.getName() + "; a chaining function shipped by class must be one");
+                    + ChainingFunction.class.getName() + " or " + SequentialChain.class.getName()
+                    + "; a chaining function shipped by class must be one");
         }
         String file = type.getName().replace('.', '/') + ".java";
         String packaged = resourceText(type, "/" + PACKAGED_SOURCES + file);

@@ -4,8 +4,11 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.MetadataTooLargeException;
+import io.rpcc.core.NextHop;
+import io.rpcc.core.SequentialChain;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.UnstableApi;
+import io.rpcc.core.spi.SequentialReplay;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -72,6 +75,65 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     public static ChainCall along(StaticRoute route, Object params) {
         return to(route.firstServer(), route.firstServiceFunction()).params(params)
                 .chainingFunction(route.chainingFunction()).state(route.initialState());
+    }
+
+    /**
+     * A {@link SequentialChain}: the chain's code is {@code type}'s {@code run}, shipped as source
+     * ({@link ChainingFunctionSource#of(Class)}) and run by replay at each hop. The first hop is
+     * found here, by running a local instance of {@code type} up to its first call (without console
+     * or partial replies; they are the first hop's). {@code input} travels in the chain state.
+     *
+     * <pre>{@code
+     * ChainResult r = client.runChain(ChainCall.sequential(SequentialCheckout.class, order).timeout(Duration.ofSeconds(2)));
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if {@code type} has no public no-argument constructor, its source
+     *     is not packaged with it, or it returns without making a call
+     * @throws IllegalStateException if it throws before its first call (the exception is the cause)
+     */
+    public static <I> ChainCall sequential(Class<? extends SequentialChain<I, ?>> type, @Nullable I input) {
+        SequentialChain<I, ?> local;
+        try {
+            local = type.getConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalArgumentException("cannot make an instance of sequential chain " + type.getName()
+                    + " to find its first hop: it needs a public no-argument constructor", e);
+        }
+        return sequential(SEQUENTIAL_SOURCES.get(type), local, input);
+    }
+
+    /** The sources of sequential chains by class, read and hashed once per class, not at every call. */
+    private static final ClassValue<ChainingFunctionSource> SEQUENTIAL_SOURCES = new ClassValue<>() {
+        @Override
+        protected ChainingFunctionSource computeValue(Class<?> type) {
+            return ChainingFunctionSource.of(type);
+        }
+    };
+
+    /**
+     * As {@link #sequential(Class, Object)}, for a sequential chain whose source comes from elsewhere
+     * ({@link ChainingFunctionSource#javaResource}, a repository): {@code local} is an instance of the
+     * same code, run here to find the first hop.
+     *
+     * @throws IllegalStateException if {@code local} throws before its first call (the exception is the cause)
+     */
+    public static <I> ChainCall sequential(ChainingFunctionSource source, SequentialChain<I, ?> local, @Nullable I input) {
+        Objects.requireNonNull(source, "source");
+        NextHop.Call first;
+        try {
+            first = SequentialReplay.start(local, input);
+        } catch (RuntimeException e) {
+            if (e instanceof IllegalArgumentException) {
+                throw e;
+            }
+            throw new IllegalStateException("sequential chain " + local.getClass().getName()
+                    + " threw before its first call: " + e, e);
+        } catch (Exception e) {
+            throw new IllegalStateException("sequential chain " + local.getClass().getName()
+                    + " threw before its first call: " + e, e);
+        }
+        return to(first.server(), first.serviceFunction()).params(first.params()).chainingFunction(source)
+                .state(first.state());
     }
 
     /** With the first service function's parameters. */

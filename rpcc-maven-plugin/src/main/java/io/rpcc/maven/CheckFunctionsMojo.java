@@ -4,6 +4,7 @@ import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.SequentialChain;
 import io.rpcc.core.runtime.FunctionCheck;
 import io.rpcc.core.RpccType;
 import io.rpcc.core.SandboxLimits;
@@ -39,7 +40,7 @@ import org.apache.maven.project.MavenProject;
  * sources for {@code ChainingFunctionSource.of(Class)}.
  *
  * <p>A chaining function is a top-level, non-abstract class in {@code target/classes} that
- * implements {@code io.rpcc.core.ChainingFunction}. For each one the goal
+ * implements {@code io.rpcc.core.ChainingFunction} (or {@code io.rpcc.core.SequentialChain}). For each one the goal
  * <ol>
  *   <li>finds its source file in the project's compile source roots ({@code com/acme/Checkout.java}
  *       for {@code com.acme.Checkout}); a function without one is an error, since a server
@@ -172,7 +173,7 @@ public class CheckFunctionsMojo extends AbstractMojo {
                     registered.add(name);
                 }
                 if (name.indexOf('$') < 0 && !type.isInterface() && !Modifier.isAbstract(type.getModifiers())
-                        && ChainingFunction.class.isAssignableFrom(type)) { // rpcc's classes are the plugin's (ProjectClassLoader)
+                        && (ChainingFunction.class.isAssignableFrom(type) || SequentialChain.class.isAssignableFrom(type))) { // rpcc's classes are the plugin's (ProjectClassLoader)
                     functions.add(type);
                 }
             }

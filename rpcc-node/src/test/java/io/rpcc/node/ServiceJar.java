@@ -103,7 +103,7 @@ final class ServiceJar {
                 .serviceModule("demo.DemoModule")
                 .source("demo.Greeter", """
                         package demo;
-                        import io.rpcc.server.ServiceMethod;
+                        import io.rpcc.core.ServiceMethod;
                         public class Greeter {
                             @ServiceMethod("greet")
                             public String greet(String who) { return "hello " + who; }

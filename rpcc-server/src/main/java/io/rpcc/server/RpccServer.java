@@ -1,6 +1,8 @@
 package io.rpcc.server;
 
 import io.rpcc.core.runtime.NodeBuilder;
+import io.rpcc.core.ServiceMethod;
+import io.rpcc.core.spi.ServiceMethods;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunction;
@@ -339,30 +341,30 @@ public final class RpccServer implements AutoCloseable {
             return this;
         }
 
-        /** Registers every {@link ServiceMethod} of {@code target} as a service function. */
+        /**
+         * Registers every {@link ServiceMethod} method of {@code target} as a service function: those
+         * its class declares and those of the interfaces it implements (service interfaces, which a
+         * {@code SequentialChain} calls with typed calls). A method with several parameters takes its
+         * params as a {@code List} of that many values ({@link ServiceMethod}).
+         *
+         * @throws IllegalArgumentException if it has none, one is static, or two claim one name
+         */
         public Builder services(Object target) {
             int found = 0;
-            for (Method m : target.getClass().getDeclaredMethods()) {
-                ServiceMethod ann = m.getAnnotation(ServiceMethod.class);
-                if (ann == null) {
-                    continue;
-                }
-                if (m.getParameterCount() > 1 || Modifier.isStatic(m.getModifiers())) {
-                    throw new IllegalArgumentException("@ServiceMethod " + m + " must be an instance method with at most one parameter");
-                }
+            for (Map.Entry<String, Method> e : ServiceMethods.of(target.getClass()).entrySet()) {
+                Method m = e.getValue(); // an interface's method calls the target's implementation
+                String name = e.getKey();
                 m.setAccessible(true);
-                boolean noArgs = m.getParameterCount() == 0;
-                String name = ann.value().isEmpty() ? m.getName() : ann.value();
-                if (ann.idempotent()) {
+                if (m.getAnnotation(ServiceMethod.class).idempotent()) {
                     idempotent.add(name);
                 }
                 service(name, params -> {
                     try {
-                        return noArgs ? m.invoke(target) : m.invoke(target, params);
-                    } catch (InvocationTargetException e) {
-                        Throwable cause = e.getCause();
-                        if (cause instanceof Exception ex) {
-                            throw ex;
+                        return m.invoke(target, ServiceMethods.arguments(m, params));
+                    } catch (InvocationTargetException ex) {
+                        Throwable cause = ex.getCause();
+                        if (cause instanceof Exception x) {
+                            throw x;
                         }
                         throw (Error) cause;
                     }

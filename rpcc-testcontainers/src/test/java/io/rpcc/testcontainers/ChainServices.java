@@ -1,7 +1,7 @@
 package io.rpcc.testcontainers;
 
 import io.rpcc.core.ChainContext;
-import io.rpcc.server.ServiceMethod;
+import io.rpcc.core.ServiceMethod;
 
 /** The service functions the node containers of {@link RpccNodeContainerTest} load (through {@code withServices}). */
 public class ChainServices {

@@ -18,7 +18,8 @@ import java.util.Map;
  * The quickstart: five servers and a client in one JVM, on loopback. A checkout chain goes
  * gateway → inventory-(eu|us) → pricing, choosing the inventory server from the gateway's answer,
  * and the quote goes straight from pricing to the client. Then the same chain runs in interactive
- * mode (every chaining function at the client) and must give the same result.
+ * mode (every chaining function at the client) and must give the same result; and the same checkout
+ * written as straight-line code ({@link SequentialCheckout}), which takes the same path.
  */
 public final class Quickstart {
     private Quickstart() {
@@ -31,9 +32,9 @@ public final class Quickstart {
         Map<String, Long> pricesCents = Map.of("KB-42", 4_999L, "MS-7", 2_450L);
         List<AutoCloseable> nodes = new ArrayList<>();
         try {
+            // each server implements a service interface (@ServiceMethod): its methods are its service functions
             nodes.add(start(names, RpccServer.builder("gateway").types(types)
-                    .service("region", params -> {
-                        Order order = (Order) params;
+                    .services((Gateway) order -> {
                         ChainContext.current().console().println("gateway received order " + order.id());
                         return switch (order.country()) {
                             case "FR", "DE", "IT", "ES" -> "eu";
@@ -41,14 +42,11 @@ public final class Quickstart {
                         };
                     })));
             nodes.add(start(names, RpccServer.builder("inventory-eu").types(types)
-                    .service("reserve", params -> "Lyon-2")));
+                    .services((Inventory) order -> "Lyon-2")));
             nodes.add(start(names, RpccServer.builder("inventory-us").types(types)
-                    .service("reserve", params -> "Reno-1")));
+                    .services((Inventory) order -> "Reno-1")));
             nodes.add(start(names, RpccServer.builder("pricing").types(types)
-                    .service("quote", params -> {
-                        Order order = (Order) params;
-                        return pricesCents.getOrDefault(order.sku(), 1_000L) * order.quantity();
-                    })));
+                    .services((Pricing) order -> pricesCents.getOrDefault(order.sku(), 1_000L) * order.quantity())));
 
             RpccClient client = RpccClient.builder().name("client").resolver(names).types(types).build().start();
             nodes.add(client);
@@ -76,7 +74,13 @@ public final class Quickstart {
 
             boolean same = chained.value().equals(interactive.value()) && chained.path().equals(interactive.path());
             System.out.println("same result and path in both modes: " + same);
-            if (!same) {
+
+            // The same checkout as straight-line code (SequentialCheckout): replayed at each hop, same hops.
+            ChainResult sequential = client.runChain(ChainCall.sequential(SequentialCheckout.class, order));
+            print("sequential chain (straight-line code, replayed at each server)", sequential);
+            boolean sameSequential = chained.value().equals(sequential.value()) && chained.path().equals(sequential.path());
+            System.out.println("same result and path as the continuation-style chain: " + sameSequential);
+            if (!same || !sameSequential) {
                 System.exit(1);
             }
         } finally {

@@ -50,6 +50,14 @@ public final class FunctionFailure extends RuntimeException {
     }
 
     /**
+     * A {@link io.rpcc.core.SequentialChain}'s replay made another call than the one recorded at a
+     * position: {@link ChainErrorCode#REPLAY_DIVERGED}.
+     */
+    public static FunctionFailure replayDiverged(String message) {
+        return new FunctionFailure(ChainErrorCode.REPLAY_DIVERGED, null, message, List.of(), FailureFields.NONE, null);
+    }
+
+    /**
      * The function threw: {@link ChainErrorCode#CHAINING_FUNCTION_FAILED} with the name of what it
      * threw, its message and stack trace (see {@link FunctionText}); {@code cause} only if it is
      * rpcc's own object (never one of the function's).

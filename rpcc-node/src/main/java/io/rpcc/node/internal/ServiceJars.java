@@ -20,7 +20,9 @@ import java.util.stream.Stream;
 /**
  * The user's services: the jars of {@code rpcc.services.path} in a class loader of their own (whose
  * parent has rpcc), their {@link ServiceModule} providers and the {@code @ServiceMethod} classes
- * named by {@code rpcc.services.classes}.
+ * named by {@code rpcc.services.classes} (annotated on the class or on a service interface it
+ * implements; the jars' service interfaces are visible to chaining functions, so sequential chains
+ * can call them).
  */
 public final class ServiceJars implements AutoCloseable {
     private final URLClassLoader loader;

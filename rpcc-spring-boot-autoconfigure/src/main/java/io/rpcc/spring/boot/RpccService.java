@@ -1,6 +1,6 @@
 package io.rpcc.spring.boot;
 
-import io.rpcc.server.ServiceMethod;
+import io.rpcc.core.ServiceMethod;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -2,7 +2,7 @@ package io.rpcc.examples.spring.catalog;
 
 import io.rpcc.examples.spring.model.Order;
 import io.rpcc.examples.spring.model.PricedOrder;
-import io.rpcc.server.ServiceMethod;
+import io.rpcc.core.ServiceMethod;
 import io.rpcc.spring.boot.RpccService;
 import java.util.Map;
 

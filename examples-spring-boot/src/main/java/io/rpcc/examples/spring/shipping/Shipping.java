@@ -2,7 +2,7 @@ package io.rpcc.examples.spring.shipping;
 
 import io.rpcc.examples.spring.model.PricedOrder;
 import io.rpcc.examples.spring.model.Shipment;
-import io.rpcc.server.ServiceMethod;
+import io.rpcc.core.ServiceMethod;
 import io.rpcc.spring.boot.RpccService;
 
 /** The shipping service: picks a carrier for a priced order. */

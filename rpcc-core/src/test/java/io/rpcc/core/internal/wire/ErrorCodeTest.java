@@ -52,6 +52,7 @@ class ErrorCodeTest {
         m.put(ChainErrorCode.SUB_CHAIN, 23);
         m.put(ChainErrorCode.BROKEN_CHAIN, 24);
         m.put(ChainErrorCode.PERMISSION_DENIED, 25);
+        m.put(ChainErrorCode.REPLAY_DIVERGED, 26);
         return m;
     }
 

@@ -43,13 +43,80 @@ final class BytecodeSandbox {
     /** JDK and rpcc types → themselves and all their supertypes (internal names). */
     private static final Map<String, List<String>> SUPERTYPES = new ConcurrentHashMap<>();
 
+    private static final String SEQUENTIAL_CHAIN = "io/rpcc/core/SequentialChain";
+    private static final String SERVICE_METHOD = "io.rpcc.core.ServiceMethod";
+
     private final Set<String> userTypes;
+    /** Where service interfaces are looked up, or null: none is allowed. */
+    private final ClassLoader loader;
+    /** Internal name → the names of its @ServiceMethod methods if it is a service interface, else an empty set. */
+    private final Map<String, Set<String>> serviceInterfaces = new ConcurrentHashMap<>();
     /** Line and block comments (a crude cut: a "//" inside a string literal also ends the line's code). */
     private static final java.util.regex.Pattern COMMENTS = java.util.regex.Pattern.compile("//[^\\n]*|/\\*(?s:.*?)\\*/");
 
     /** A sandbox that also allows the classes in {@code userTypes} (internal names). */
     BytecodeSandbox(Set<String> userTypes) {
+        this(userTypes, null);
+    }
+
+    /**
+     * A sandbox that also allows the classes in {@code userTypes} (internal names), and the service
+     * interfaces that {@code loader} sees (interfaces with {@code @ServiceMethod} methods): their
+     * names, and calls to those methods.
+     */
+    BytecodeSandbox(Set<String> userTypes, ClassLoader loader) {
         this.userTypes = userTypes;
+        this.loader = loader;
+    }
+
+    /**
+     * The {@code @ServiceMethod} methods' names of {@code type} if {@code loader} sees it as an
+     * interface that has some (its own or its superinterfaces'), else an empty set. Loaded without
+     * initializing it.
+     */
+    private Set<String> serviceMethods(String type) {
+        if (loader == null || type.startsWith("java/") || type.startsWith("javax/") || type.startsWith("jdk/")
+                || type.startsWith("sun/")) {
+            return Set.of();
+        }
+        return serviceInterfaces.computeIfAbsent(type, t -> {
+            try {
+                Class<?> c = Class.forName(t.replace('/', '.'), false, loader);
+                if (!c.isInterface() || c.isAnnotation()) {
+                    return Set.of();
+                }
+                Set<String> names = new HashSet<>();
+                for (java.lang.reflect.Method m : c.getMethods()) {
+                    if (!m.isDefault() && !java.lang.reflect.Modifier.isStatic(m.getModifiers()) && java.util.Arrays
+                            .stream(m.getAnnotations()).anyMatch(a -> a.annotationType().getName().equals(SERVICE_METHOD))) {
+                        names.add(m.getName());
+                    }
+                }
+                return Set.copyOf(names);
+            } catch (ClassNotFoundException | LinkageError e) {
+                return Set.of();
+            }
+        });
+    }
+
+    /** Whether the function's top-level class {@code name} is a sequential chain (its own classes {@code own}). */
+    private static boolean sequential(String name, Map<String, OwnClass> own) {
+        Deque<String> todo = new ArrayDeque<>(List.of(name.replace('.', '/')));
+        Set<String> seen = new HashSet<>();
+        while (!todo.isEmpty()) {
+            String c = todo.poll();
+            if (c.equals(SEQUENTIAL_CHAIN)) {
+                return true;
+            }
+            OwnClass oc = own.get(c);
+            if (oc != null && seen.add(c)) {
+                if (oc.superName() != null) {
+                    todo.add(oc.superName());
+                }
+                todo.addAll(oc.interfaces());
+            }
+        }
+        return false;
     }
 
     /**
@@ -86,10 +153,11 @@ final class BytecodeSandbox {
                     List.of(reader.getInterfaces()), methods));
         }
         Map<String, byte[]> out = new HashMap<>();
+        boolean deterministic = sequential(functionName, own);
         for (Map.Entry<String, ClassReader> e : readers.entrySet()) {
             ClassReader reader = e.getValue();
             ClassWriter writer = new ClassWriter(reader, ClassWriter.COMPUTE_MAXS);
-            reader.accept(new Verifier(functionName, own, source, new Instrumenter(writer, own.keySet())), 0);
+            reader.accept(new Verifier(functionName, own, source, deterministic, new Instrumenter(writer, own.keySet())), 0);
             out.put(e.getKey(), writer.toByteArray());
         }
         return out;
@@ -127,15 +195,18 @@ final class BytecodeSandbox {
         private final String function;
         private final Map<String, OwnClass> own;
         private final String source;
+        /** A sequential chain's: clocks, randomness and hop-dependent context are refused too. */
+        private final boolean deterministic;
         private String where = "";
         private int line;
         private boolean isEnum;
 
-        Verifier(String function, Map<String, OwnClass> own, String source, ClassVisitor next) {
+        Verifier(String function, Map<String, OwnClass> own, String source, boolean deterministic, ClassVisitor next) {
             super(Opcodes.ASM9, next);
             this.function = function;
             this.own = own;
             this.source = source;
+            this.deterministic = deterministic;
         }
 
         private FunctionFailure refuse(String rule, String what) {
@@ -180,7 +251,8 @@ final class BytecodeSandbox {
             if (c.startsWith("L") && c.endsWith(";")) {
                 c = c.substring(1, c.length() - 1);
             }
-            if (own.containsKey(c) || userTypes.contains(c) || SandboxRules.CLASSES.contains(c)) {
+            if (own.containsKey(c) || userTypes.contains(c) || SandboxRules.CLASSES.contains(c)
+                    || !serviceMethods(c).isEmpty()) {
                 return;
             }
             for (String p : SandboxRules.PACKAGES) {
@@ -229,6 +301,13 @@ final class BytecodeSandbox {
                 return; // clone(), length
             }
             checkClass(owner);
+            if (deterministic) {
+                String rule = SandboxRules.nondeterministic(owner, name);
+                if (rule != null) {
+                    throw refuse("nondeterminism", owner.replace('/', '.') + "." + name, " in a sequential chain, "
+                            + "which must make the same calls each time it is replayed: " + rule);
+                }
+            }
             if (own.containsKey(owner)) {
                 if (descriptor != null) {
                     for (String inherited : inheritedFrom(owner, name + descriptor)) {
@@ -238,6 +317,14 @@ final class BytecodeSandbox {
                 return;
             }
             if (userTypes.contains(owner)) {
+                return;
+            }
+            Set<String> service = serviceMethods(owner);
+            if (!service.isEmpty()) {
+                if (descriptor == null || !service.contains(name)) {
+                    throw refuse("not-allowed", owner.replace('/', '.') + "." + name, "; of a service interface a "
+                            + "chaining function may call only the @ServiceMethod methods, on a view from Hops.at");
+                }
                 return;
             }
             Set<String> only = SandboxRules.ONLY_MEMBERS.get(owner);

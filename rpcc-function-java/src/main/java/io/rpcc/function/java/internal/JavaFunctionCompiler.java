@@ -4,6 +4,7 @@ import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunction;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.SequentialChain;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.ChainingFunctionCompileException;
 import io.rpcc.core.FunctionLanguage;
@@ -12,6 +13,7 @@ import io.rpcc.core.spi.FunctionCompiler;
 import io.rpcc.core.spi.FunctionFailure;
 import io.rpcc.core.spi.FunctionText;
 import io.rpcc.core.spi.LoaderClassPath;
+import io.rpcc.core.spi.SequentialReplay;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Modifier;
 import java.net.URI;
@@ -35,8 +37,9 @@ import javax.tools.ToolProvider;
  * Compiles Java chaining functions in memory with {@code javax.tools}: no files are written. Each
  * function gets its own class loader, so it can be unloaded once evicted from the cache.
  *
- * <p>The source must hold one public top-level class that implements {@link ChainingFunction} and
- * has a public no-argument constructor. It is compiled against the JDK (release 21) and the classes
+ * <p>The source must hold one public top-level class that implements {@link ChainingFunction} (or
+ * {@link SequentialChain}: it then runs by replay, {@link SequentialReplay}) and has a public
+ * no-argument constructor. It is compiled against the JDK (release 21) and the classes
  * the node's function class loader sees, read through that loader ({@link LoaderClassPath}): the
  * rpcc API, the application's classes and jars, a standalone node's service jars, the classes and
  * libraries inside a Spring Boot jar.
@@ -147,13 +150,16 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
         ClassLoader loader = new FunctionClassLoader(parent, classes);
         try {
             Class<?> type = Class.forName(className, false, loader);
-            if (!ChainingFunction.class.isAssignableFrom(type)) {
-                throw failure(source, className + " does not implement " + ChainingFunction.class.getName());
+            boolean sequential = !ChainingFunction.class.isAssignableFrom(type)
+                    && SequentialChain.class.isAssignableFrom(type);
+            if (!ChainingFunction.class.isAssignableFrom(type) && !sequential) {
+                throw failure(source, className + " does not implement " + ChainingFunction.class.getName() + " (nor "
+                        + SequentialChain.class.getName() + ")");
             }
             if (Modifier.isAbstract(type.getModifiers())) {
                 throw failure(source, className + " is abstract");
             }
-            Constructor<? extends ChainingFunction> ctor = type.asSubclass(ChainingFunction.class).getConstructor();
+            Constructor<?> ctor = type.getConstructor();
             initialize(classes.keySet(), loader);
             return new CompiledFunction() {
                 @Override
@@ -163,8 +169,15 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
 
                 @Override
                 public NextHop invoke(ChainState state, Object result) throws Exception {
-                    return runner == null ? newInstance().apply(state, result)
-                            : runner.run(() -> OutputCheck.check(newInstance().apply(state, result), loader));
+                    return runner == null ? apply(state, result)
+                            : runner.run(() -> OutputCheck.check(apply(state, result), loader));
+                }
+
+                /** A fresh instance's next hop: a sequential chain's by replay (inside the sandbox, if any). */
+                private NextHop apply(ChainState state, Object result) throws Exception {
+                    Object function = newInstance();
+                    return sequential ? SequentialReplay.step((SequentialChain<?, ?>) function, state, result)
+                            : ((ChainingFunction) function).apply(state, result);
                 }
 
                 @Override
@@ -173,7 +186,7 @@ public final class JavaFunctionCompiler implements FunctionCompiler {
                     return Sandbox.whenAbandoned(onAbandon, () -> invoke(state, result));
                 }
 
-                private ChainingFunction newInstance() throws Exception {
+                private Object newInstance() throws Exception {
                     try {
                         return ctor.newInstance();
                     } catch (java.lang.reflect.InvocationTargetException e) {

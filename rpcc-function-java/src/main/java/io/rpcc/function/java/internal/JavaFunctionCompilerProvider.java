@@ -31,7 +31,7 @@ public final class JavaFunctionCompilerProvider implements FunctionCompilerProvi
             for (TypeRegistry.Registration r : types.registrations()) {
                 userTypes.add(r.type().getName().replace('.', '/'));
             }
-            bytecode = new BytecodeSandbox(userTypes);
+            bytecode = new BytecodeSandbox(userTypes, settings.classLoader());
             sandbox = new Sandbox(settings.sandbox());
         }
         List<Class<?>> known = new ArrayList<>();

@@ -46,7 +46,7 @@ final class SandboxRules {
             "io/rpcc/core/ChainContext", "io/rpcc/core/VirtualConsole", "io/rpcc/core/StaticRoute",
             "io/rpcc/core/StaticRoute$Hop", "io/rpcc/core/ConsoleLine", "io/rpcc/core/FunctionLanguage",
             "io/rpcc/core/NextHop$Split", "io/rpcc/core/BranchOutcome", "io/rpcc/core/BranchId",
-            "io/rpcc/core/ChainException",
+            "io/rpcc/core/ChainException", "io/rpcc/core/SequentialChain", "io/rpcc/core/Hops",
             // Only a few members of these (see ONLY_MEMBERS):
             "java/lang/System", "java/lang/Class");
 
@@ -238,6 +238,35 @@ final class SandboxRules {
     static final Set<String> UNCATCHABLE = Set.of("java/lang/Throwable", "java/lang/Error",
             "java/lang/VirtualMachineError", "java/lang/StackOverflowError", "java/lang/OutOfMemoryError",
             "java/lang/LinkageError", "java/lang/ThreadDeath", "java/lang/InternalError");
+
+    /**
+     * Why member {@code name} of {@code owner} is refused in a sequential chain (rule
+     * {@code nondeterminism}), or {@code null}: it would give another value when the chain is
+     * replayed at the next hop (clocks, random numbers, identity hashes), or differ between hops
+     * ({@code ChainContext}'s hop, node, branch; its console and partial replies would repeat at
+     * every replay: {@code Hops} has ones that do not).
+     */
+    static String nondeterministic(String owner, String name) {
+        return switch (owner) {
+            case "java/lang/System" -> switch (name) {
+                case "nanoTime", "currentTimeMillis" -> "read the time in a service function and pass it on as a result";
+                case "identityHashCode" -> "identity hashes differ from one run to the next";
+                default -> null;
+            };
+            case "java/lang/Math", "java/lang/StrictMath" -> name.equals("random")
+                    ? "draw random numbers in a service function, or from the input" : null;
+            case "java/util/UUID" -> name.equals("randomUUID")
+                    ? "make the UUID in a service function, or derive it from the input" : null;
+            case "io/rpcc/core/ChainContext" -> switch (name) {
+                case "hop", "node", "branch" -> "they differ from one hop to the next";
+                case "console" -> "use hops.console(), which prints each line once";
+                case "preturn" -> "use hops.preturn(value), which replies once";
+                default -> null;
+            };
+            default -> owner.startsWith("java/time/") && name.equals("now")
+                    ? "read the time in a service function and pass it on as a result" : null;
+        };
+    }
 
     /** The rule that refusing {@code className} enforces, for the error message. */
     static String ruleFor(String className) {

@@ -35,6 +35,21 @@ class CheckoutTest {
         }
     }
 
+    @Test
+    void thePackagedSequentialChainRunsAtTheServers() {
+        TypeRegistry types = TypeRegistry.builder().registerAnnotated(Order.class).register(Receipt.class).build();
+        StaticNameResolver names = new StaticNameResolver();
+        try (RpccServer shop = start(names, RpccServer.builder("shop").types(types)
+                     .service("order", id -> new Order((String) id, 0)));
+             RpccServer pricing = start(names, RpccServer.builder("pricing").types(types)
+                     .services((Pricing) order -> 4_999L));
+             RpccClient client = RpccClient.builder().name("client").resolver(names).types(types).build().start()) {
+            ChainResult result = client.runChain(ChainCall.sequential(SequentialCheckout.class, "o-1"));
+            assertEquals(new Receipt("o-1", 4_999L), result.value());
+            assertEquals(List.of("shop", "pricing"), result.path());
+        }
+    }
+
     private static RpccServer start(StaticNameResolver names, RpccServer.Builder builder) {
         RpccServer server = builder.resolver(names).build().start();
         names.register(server.name(), server.address());

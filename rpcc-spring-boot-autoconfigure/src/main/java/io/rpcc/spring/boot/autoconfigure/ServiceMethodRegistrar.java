@@ -1,7 +1,8 @@
 package io.rpcc.spring.boot.autoconfigure;
 
 import io.rpcc.server.RpccServer;
-import io.rpcc.server.ServiceMethod;
+import io.rpcc.core.ServiceMethod;
+import io.rpcc.core.spi.ServiceMethods;
 import io.rpcc.spring.boot.RpccService;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -62,8 +63,8 @@ final class ServiceMethodRegistrar {
         }
         methods.forEach((method, annotation) -> {
             String where = "@ServiceMethod " + targetClass.getName() + "." + method.getName() + " of bean '" + beanName + "'";
-            if (Modifier.isStatic(method.getModifiers()) || method.getParameterCount() > 1) {
-                throw new IllegalStateException(where + " must be an instance method with at most one parameter");
+            if (Modifier.isStatic(method.getModifiers())) {
+                throw new IllegalStateException(where + " must be an instance method");
             }
             Method invocable = invocable(method, bean, where);
             String name = annotation.value().isEmpty() ? method.getName() : annotation.value();
@@ -72,7 +73,7 @@ final class ServiceMethodRegistrar {
                 throw new IllegalStateException("service function '" + name + "' is declared twice: by " + previous
                         + " and by " + where + "; give one of them another name with @ServiceMethod(\"...\")");
             }
-            Class<?> parameterType = method.getParameterCount() == 0 ? null : method.getParameterTypes()[0];
+            Class<?> parameterType = method.getParameterCount() == 1 ? method.getParameterTypes()[0] : null;
             builder.service(name, params -> invoke(bean, invocable, parameterType, name, params));
         });
     }
@@ -101,7 +102,9 @@ final class ServiceMethodRegistrar {
                     + ", not " + (params == null ? "null" : "a " + params.getClass().getName()));
         }
         try {
-            return parameterType == null ? method.invoke(bean) : method.invoke(bean, params);
+            // none: no argument; one: the params; several: the params are a list of them (ServiceMethods)
+            return parameterType == null ? method.invoke(bean, ServiceMethods.arguments(method, params))
+                    : method.invoke(bean, params);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof Exception cause) {
                 throw cause;

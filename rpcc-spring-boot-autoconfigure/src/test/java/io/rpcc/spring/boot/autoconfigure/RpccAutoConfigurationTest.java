@@ -295,6 +295,17 @@ class RpccAutoConfigurationTest {
     }
 
     @Test
+    void aServiceInterfacesMethodsAreServedWithSeveralParametersAsAList() {
+        runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(InterfaceServices.class).run(context -> {
+            RpccClient client = context.getBean(RpccClient.class);
+            assertThat(client.call("s1", "price", List.of("abc", 2)).join().value()).isEqualTo(600L);
+            assertThatThrownBy(() -> client.call("s1", "price", "abc").join())
+                    .cause().isInstanceOf(ServiceFunctionException.class)
+                    .hasMessageContaining("takes 2 parameters, passed as a list of 2 values");
+        });
+    }
+
+    @Test
     void proxiedServiceBeansAreCalledThroughTheirProxies() {
         runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(ClassProxiedServices.class)
                 .run(context -> {
@@ -359,6 +370,14 @@ class RpccAutoConfigurationTest {
         runner.withPropertyValues("rpcc.server.enabled=false")
                 .withBean(TypeRegistry.class, () -> types)
                 .run(context -> assertThat(context.getBean(TypeRegistry.class)).isSameAs(types));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class InterfaceServices {
+        @Bean
+        TestServices.PricingService pricing() {
+            return new TestServices.PricingService();
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

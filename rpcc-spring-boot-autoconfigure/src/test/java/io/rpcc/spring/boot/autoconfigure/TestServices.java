@@ -1,7 +1,7 @@
 package io.rpcc.spring.boot.autoconfigure;
 
 import io.rpcc.core.HopRejectedException;
-import io.rpcc.server.ServiceMethod;
+import io.rpcc.core.ServiceMethod;
 import io.rpcc.spring.boot.RpccService;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -37,6 +37,21 @@ final class TestServices {
         Object shout(ProceedingJoinPoint call) throws Throwable {
             calls.incrementAndGet();
             return ((String) call.proceed()).toUpperCase();
+        }
+    }
+
+    /** A service interface: its annotated methods are the service functions of the beans that implement it. */
+    interface Pricing {
+        @ServiceMethod("price")
+        long price(String sku, int quantity);
+    }
+
+    /** A bean whose service functions come from its interface, one of them with two parameters. */
+    @RpccService
+    static class PricingService implements Pricing {
+        @Override
+        public long price(String sku, int quantity) {
+            return sku.length() * 100L * quantity;
         }
     }
 

@@ -21,6 +21,7 @@ import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.PeerAuthenticationException;
 import io.rpcc.core.PermissionDeniedException;
 import io.rpcc.core.ProtocolVersionException;
+import io.rpcc.core.ReplayDivergedException;
 import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.SandboxViolationException;
 import io.rpcc.core.ServiceFunctionException;
@@ -115,6 +116,7 @@ public final class ChainErrors {
             case BROKEN_CHAIN -> new Mapping(BrokenChainException.class, BrokenChainException::new);
             case PERMISSION_DENIED ->
                     new Mapping(PermissionDeniedException.class, PermissionDeniedException::new);
+            case REPLAY_DIVERGED -> new Mapping(ReplayDivergedException.class, ReplayDivergedException::new);
         };
     }
 }
