@@ -33,12 +33,20 @@ public final class Charts {
     public static Path line(Path dir, String name, String title, String xTitle, String yTitle, List<Measurement> lines,
                             Function<Measurement, String> series, ToDoubleFunction<Measurement> x,
                             ToDoubleFunction<Measurement> y) {
+        return line(dir, name, title, xTitle, yTitle, lines, series, x, y, false);
+    }
+
+    /** As {@link #line(Path, String, String, String, String, List, Function, ToDoubleFunction, ToDoubleFunction)}, its x axis logarithmic if {@code logX}. */
+    public static Path line(Path dir, String name, String title, String xTitle, String yTitle, List<Measurement> lines,
+                            Function<Measurement, String> series, ToDoubleFunction<Measurement> x,
+                            ToDoubleFunction<Measurement> y, boolean logX) {
         if (dir == null) {
             return null;
         }
         System.setProperty("java.awt.headless", "true");
         XYChart chart = new XYChartBuilder().width(800).height(500).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setXAxisLogarithmic(logX);
         Map<String, List<Measurement>> bySeries = new LinkedHashMap<>();
         for (Measurement m : lines) {
             bySeries.computeIfAbsent(series.apply(m), k -> new ArrayList<>()).add(m);

@@ -7,6 +7,7 @@ import io.rpcc.examples.copy.CopyUnderLoad;
 import io.rpcc.examples.copy.ReplicatedCopy;
 import io.rpcc.examples.quickstart.Quickstart;
 import io.rpcc.examples.search.SplitSearch;
+import io.rpcc.examples.statesize.AdaptiveStateSize;
 import io.rpcc.examples.statesize.StateSize;
 import io.rpcc.examples.tracing.TracedOrder;
 import io.rpcc.examples.webmail.WebMail;
@@ -34,7 +35,7 @@ public final class Main {
         {"aggregation", "Quatrain's aggregation: average arrival time of records, single vs multi-return"},
         {"search", "split and merge: a search over shards in three sites vs sequential hops"},
         {"broken-chain", "a node killed mid-chain: time to detect, time to recover by retry and by failover"},
-        {"state-size", "figure 10: chain vs two RPCs against state size"},
+        {"state-size", "figure 10: chain vs two RPCs against state size (--adaptive: and the adaptive state fall-back)"},
         {"copy", "figure 11: chain copy vs RPC copy"},
         {"copy-load", "figure 12: copy under load"},
         {"webmail", "figure 14: web mail, rpcc chain vs rpcc RPCs vs gRPC-java"},
@@ -128,6 +129,8 @@ public final class Main {
                 if (quick) {
                     section("figure 10 on the emulated WAN, briefly: chain vs two RPCs against state size");
                     StateSize.main(with(o, "--sizes", "0,100,200,300", "--runs", "3", "--warmup-ms", "1500"));
+                    section("figure 10 with the adaptive state fall-back, briefly: chain vs two RPCs vs adaptive");
+                    AdaptiveStateSize.main(with(o, "--sizes", "1,100,300,1000", "--runs", "3", "--warmup-ms", "1500"));
                     section("figure 11 on the emulated WAN, briefly: chain copy vs RPC copy");
                     Copy.main(with(o, "--sizes", "25,250", "--runs", "3", "--warmup-ms", "1500"));
                     section("figure 12 on the emulated WAN, briefly: copy under load");
@@ -139,6 +142,8 @@ public final class Main {
                 } else {
                     section("figure 10: chain vs two RPCs against state size");
                     StateSize.main(o);
+                    section("figure 10 with the adaptive state fall-back: chain vs two RPCs vs adaptive");
+                    AdaptiveStateSize.main(o);
                     section("figure 11: chain copy vs RPC copy");
                     Copy.main(o);
                     section("figure 12: copy under load");
