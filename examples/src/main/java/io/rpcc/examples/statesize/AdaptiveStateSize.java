@@ -72,7 +72,7 @@ public final class AdaptiveStateSize {
             results.lines().forEach(all::add);
             charts.add(Charts.line(o.charts(), ms == 0 ? "figure-10-adaptive" : "figure-10-adaptive-apart",
                     "Chain, two RPCs and adaptive against state size (figure 10, servers " + label + ")",
-                    "chain state (KB, log scale)", "latency (ms)", results.lines(), Measurement::label,
+                    "chain state (KB, log scale)", "latency (ms, log scale)", results.lines(), Measurement::label,
                     Measurement::param, Measurement::medianMs, true));
             tables.add(() -> printTable(sweep, t, label));
         }

@@ -149,7 +149,7 @@ public final class HopRouter {
             }
             Channel c = ch.join();
             transport.oneWayNanos(c); // (keeps the round-trip estimate fresh)
-            return new Link(transport.roundTripTime(c).minNanos(), transport.throughput(c).bytesPerSecond());
+            return new Link(transport.minRoundTripNanos(c), transport.bytesPerSecond(c));
         } catch (RuntimeException e) {
             return Link.UNKNOWN;
         }

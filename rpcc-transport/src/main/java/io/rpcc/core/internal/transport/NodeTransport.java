@@ -380,11 +380,20 @@ public final class NodeTransport implements AutoCloseable {
     }
 
     /**
-     * The throughput estimate of connection {@code ch} in the direction this node sends, measured
-     * by a PING that follows each large frame ({@link LinkThroughput}).
+     * The bytes per second this node gets through connection {@code ch} in the direction it sends,
+     * measured by a PING that follows each large frame ({@link LinkThroughput}), or -1 before the
+     * first sample.
      */
-    public LinkThroughput throughput(Channel ch) {
-        return RoundTrips.throughputOf(ch);
+    public long bytesPerSecond(Channel ch) {
+        return RoundTrips.throughputOf(ch).bytesPerSecond();
+    }
+
+    /**
+     * The shortest recent round trip of connection {@code ch} ({@link RoundTripTime#minNanos()}), or
+     * -1 before the first sample.
+     */
+    public long minRoundTripNanos(Channel ch) {
+        return RoundTrips.of(ch).minNanos();
     }
 
     /**
