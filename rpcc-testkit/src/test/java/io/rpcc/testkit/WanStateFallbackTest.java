@@ -7,13 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
+import io.rpcc.client.ReplySet;
 import io.rpcc.client.StateFallback;
+import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.StateChoice;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,8 +49,14 @@ class WanStateFallbackTest {
 
     @BeforeAll
     static void start() {
-        wan.server("a", WanTopology.MOUNTAIN_VIEW, b -> b.service("echo", p -> p));
-        wan.server("b", WanTopology.MOUNTAIN_VIEW, b -> b.service("echo", p -> "b(" + p + ")"));
+        wan.server("a", WanTopology.MOUNTAIN_VIEW, b -> b.service("echo", p -> p).service("talk", p -> {
+            ChainContext.current().preturn("from a");
+            return p;
+        }));
+        wan.server("b", WanTopology.MOUNTAIN_VIEW, b -> b.service("echo", p -> "b(" + p + ")").service("talk", p -> {
+            ChainContext.current().preturn("from b");
+            return "b(" + p + ")";
+        }));
         client = wan.client("client", WanTopology.REDMOND, c -> c.stateFallback(StateFallback.ADAPTIVE));
         run(1024, "echo"); // 'a' compiles the chaining function, and the connections are set up
     }
@@ -103,6 +113,27 @@ class WanStateFallbackTest {
         ChainException e = assertThrows(ChainException.class, () -> run(1024 * 1024, "missing"));
         assertEquals("b", e.host());
         assertEquals(2, e.hop());
+    }
+
+    @Test
+    void repliesOfEveryHopArriveAcrossAFallBack() {
+        measureThroughput();
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.to("a", "talk").params("x")
+                .chainingFunction(toB("talk")).state(ChainState.of("blob", new byte[1024 * 1024])), String.class);
+        List<String> all = replies.stream().sorted().toList(); // (the set ends after the result and every reply)
+        assertEquals(List.of("from a", "from b"), all);
+        ChainResult r = replies.result().join();
+        assertEquals("b(x:1048576)", r.value());
+        assertFalse(r.stateChoices().getFirst().carried(), r.stateChoices().toString());
+    }
+
+    @Test
+    void theDeadlineCoversTheStepsAfterAFallBack() {
+        measureThroughput();
+        // the first step alone takes a round trip (32 ms): the second cannot end within 40 ms
+        assertThrows(DeadlineExceededException.class, () -> client.runChain(ChainCall.to("a", "echo").params("x")
+                .chainingFunction(toB("echo")).state(ChainState.of("blob", new byte[1024 * 1024]))
+                .deadline(Duration.ofMillis(40))));
     }
 
     @Test
