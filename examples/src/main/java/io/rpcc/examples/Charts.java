@@ -33,12 +33,24 @@ public final class Charts {
     public static Path line(Path dir, String name, String title, String xTitle, String yTitle, List<Measurement> lines,
                             Function<Measurement, String> series, ToDoubleFunction<Measurement> x,
                             ToDoubleFunction<Measurement> y) {
+        return line(dir, name, title, xTitle, yTitle, lines, series, x, y, false);
+    }
+
+    /**
+     * As {@link #line(Path, String, String, String, String, List, Function, ToDoubleFunction, ToDoubleFunction)},
+     * both axes logarithmic if {@code logScales} (for sizes and times over several orders of magnitude).
+     */
+    public static Path line(Path dir, String name, String title, String xTitle, String yTitle, List<Measurement> lines,
+                            Function<Measurement, String> series, ToDoubleFunction<Measurement> x,
+                            ToDoubleFunction<Measurement> y, boolean logScales) {
         if (dir == null) {
             return null;
         }
         System.setProperty("java.awt.headless", "true");
         XYChart chart = new XYChartBuilder().width(800).height(500).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
+        chart.getStyler().setXAxisLogarithmic(logScales);
+        chart.getStyler().setYAxisLogarithmic(logScales);
         Map<String, List<Measurement>> bySeries = new LinkedHashMap<>();
         for (Measurement m : lines) {
             bySeries.computeIfAbsent(series.apply(m), k -> new ArrayList<>()).add(m);

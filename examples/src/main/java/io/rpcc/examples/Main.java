@@ -9,6 +9,7 @@ import io.rpcc.examples.legacy.LegacyGeo;
 import io.rpcc.examples.quickstart.Quickstart;
 import io.rpcc.examples.search.SplitSearch;
 import io.rpcc.examples.sequential.SequentialVsContinuation;
+import io.rpcc.examples.statesize.AdaptiveStateSize;
 import io.rpcc.examples.statesize.StateSize;
 import io.rpcc.examples.tracing.TracedOrder;
 import io.rpcc.examples.webmail.WebMail;
@@ -37,7 +38,7 @@ public final class Main {
         {"aggregation", "Quatrain's aggregation: average arrival time of records, single vs multi-return"},
         {"search", "split and merge: a search over shards in three sites vs sequential hops"},
         {"broken-chain", "a node killed mid-chain: time to detect, time to recover by retry and by failover"},
-        {"state-size", "figure 10: chain vs two RPCs against state size"},
+        {"state-size", "figure 10: chain vs two RPCs against state size (--adaptive: and the adaptive state fall-back)"},
         {"copy", "figure 11: chain copy vs RPC copy"},
         {"copy-load", "figure 12: copy under load"},
         {"webmail", "figure 14: web mail, rpcc chain vs rpcc RPCs vs gRPC-java"},
@@ -134,6 +135,8 @@ public final class Main {
                 if (quick) {
                     section("figure 10 on the emulated WAN, briefly: chain vs two RPCs against state size");
                     StateSize.main(with(o, "--sizes", "0,100,200,300", "--runs", "3", "--warmup-ms", "1500"));
+                    section("figure 10 with the adaptive state fall-back, briefly: chain vs two RPCs vs adaptive");
+                    AdaptiveStateSize.main(with(o, "--sizes", "1,100,300,1000", "--runs", "3", "--warmup-ms", "1500"));
                     section("figure 11 on the emulated WAN, briefly: chain copy vs RPC copy");
                     Copy.main(with(o, "--sizes", "25,250", "--runs", "3", "--warmup-ms", "1500"));
                     section("figure 12 on the emulated WAN, briefly: copy under load");
@@ -145,6 +148,8 @@ public final class Main {
                 } else {
                     section("figure 10: chain vs two RPCs against state size");
                     StateSize.main(o);
+                    section("figure 10 with the adaptive state fall-back: chain vs two RPCs vs adaptive");
+                    AdaptiveStateSize.main(o);
                     section("figure 11: chain copy vs RPC copy");
                     Copy.main(o);
                     section("figure 12: copy under load");

@@ -26,6 +26,7 @@ class RunnersSmokeTest {
     static Stream<Arguments> runners() {
         return Stream.of(
                 Arguments.of("state-size", List.of("--sizes", "0", "--runs", "1")),
+                Arguments.of("state-size", List.of("--adaptive", "--sizes", "1", "--runs", "1")),
                 Arguments.of("copy", List.of("--sizes", "25", "--runs", "1", "--client", "Redmond")),
                 Arguments.of("copy-load", List.of("--clients", "1", "--files", "1")),
                 Arguments.of("webmail", List.of("--sizes", "1", "--runs", "1")),

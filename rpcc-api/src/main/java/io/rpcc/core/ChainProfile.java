@@ -15,11 +15,26 @@ import java.util.Map;
 public final class ChainProfile {
     private final List<HopTiming> timings;
     private final Duration elapsed;
+    private final List<StateChoice> stateChoices;
 
     /** A profile of {@code timings} for a chain that took {@code elapsed}. */
     public ChainProfile(List<HopTiming> timings, Duration elapsed) {
+        this(timings, elapsed, List.of());
+    }
+
+    /**
+     * A profile of {@code timings} for a chain that took {@code elapsed}, whose adaptive state
+     * fall-back made {@code stateChoices}.
+     */
+    public ChainProfile(List<HopTiming> timings, Duration elapsed, List<StateChoice> stateChoices) {
         this.timings = List.copyOf(timings);
         this.elapsed = elapsed;
+        this.stateChoices = List.copyOf(stateChoices);
+    }
+
+    /** Where the chain's state went at each hop an adaptive state fall-back chose for ({@link StateChoice}). */
+    public List<StateChoice> stateChoices() {
+        return stateChoices;
     }
 
     /** Total nanoseconds in service functions. */
@@ -65,6 +80,9 @@ public final class ChainProfile {
         sb.append(String.format(Locale.ROOT,
                 "total %.3f ms = service %.3f + chaining %.3f + queues %.3f + network/serialization %.3f",
                 ms(elapsed.toNanos()), ms(serviceNanos()), ms(chainingNanos()), ms(queueNanos()), ms(transferNanos())));
+        for (StateChoice c : stateChoices) {
+            sb.append(String.format(Locale.ROOT, "%nstate: %s", c));
+        }
         return sb.toString();
     }
 

@@ -26,20 +26,35 @@ import org.jspecify.annotations.Nullable;
  * @param interactive whether the chain ran in interactive mode (chaining functions at the client)
  * @param replies the partial replies ({@code preturn}) of every hop, in arrival order; empty when
  *     the chain was read through a {@code ReplySet}, which hands them out as they arrive
+ * @param stateChoices what the chain did with its state at each hop where an adaptive state
+ *     fall-back chose between carrying it and keeping it at the originator; empty otherwise
  */
 public record ChainResult(@Nullable Object value, String originator, List<String> path, List<ConsoleLine> console,
-                          List<HopTiming> timings, Duration elapsed, boolean interactive, List<Object> replies) {
+                          List<HopTiming> timings, Duration elapsed, boolean interactive, List<Object> replies,
+                          List<StateChoice> stateChoices) {
 
     public ChainResult {
+        stateChoices = List.copyOf(stateChoices);
         path = List.copyOf(path);
         console = List.copyOf(console);
         timings = List.copyOf(timings);
         replies = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(replies));
     }
 
+    /** A result without state choices (no adaptive state fall-back chose anything). */
+    public ChainResult(@Nullable Object value, String originator, List<String> path, List<ConsoleLine> console,
+                       List<HopTiming> timings, Duration elapsed, boolean interactive, List<Object> replies) {
+        this(value, originator, path, console, timings, elapsed, interactive, replies, List.of());
+    }
+
     /** This result with {@code replies}. */
     public ChainResult withReplies(List<Object> replies) {
-        return new ChainResult(value, originator, path, console, timings, elapsed, interactive, replies);
+        return new ChainResult(value, originator, path, console, timings, elapsed, interactive, replies, stateChoices);
+    }
+
+    /** This result with {@code choices} as its state choices. */
+    public ChainResult withStateChoices(List<StateChoice> choices) {
+        return new ChainResult(value, originator, path, console, timings, elapsed, interactive, replies, choices);
     }
 
     /** The result as a {@code type}. */
@@ -54,6 +69,6 @@ public record ChainResult(@Nullable Object value, String originator, List<String
 
     /** The timings aggregated per host and against the elapsed time. */
     public ChainProfile profile() {
-        return new ChainProfile(timings, elapsed);
+        return new ChainProfile(timings, elapsed, stateChoices);
     }
 }

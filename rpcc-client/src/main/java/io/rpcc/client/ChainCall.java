@@ -45,11 +45,14 @@ import org.jspecify.annotations.Nullable;
  * @param heartbeats how the chain's heartbeats are watched, or {@code null} for the client's default
  * @param retry how the chain is sent again when it fails in a way that may pass, or {@code null} for the
  *     client's default ({@code RpccClient.Builder.retryPolicy})
+ * @param stateFallback whether the state may stay at the client when it is too large to carry
+ *     ({@link StateFallback}), or {@code null} for the client's default
  */
 public record ChainCall(String server, String serviceFunction, @Nullable Object params,
                         ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
                         int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
-                        @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry) {
+                        @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
+                        @Nullable StateFallback stateFallback) {
 
     public ChainCall {
         Objects.requireNonNull(server, "server");
@@ -68,7 +71,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** A plain call of {@code serviceFunction} at {@code server}, to be completed with the setters. */
     public static ChainCall to(String server, String serviceFunction) {
         return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null,
-                Metadata.empty(), null, null, null);
+                Metadata.empty(), null, null, null, null);
     }
 
     /** A chain along {@code route}, starting with {@code params}. */
@@ -139,19 +142,19 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With the first service function's parameters. */
     public ChainCall params(@Nullable Object params) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stateFallback);
     }
 
     /** With the chaining function to run after the first service function. */
     public ChainCall chainingFunction(ChainingFunctionSource cf) {
         return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stateFallback);
     }
 
     /** With the initial state. */
     public ChainCall state(ChainState state) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stateFallback);
     }
 
     /**
@@ -165,7 +168,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall deadline(Instant deadline) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry);
+                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry, stateFallback);
     }
 
     /** With a deadline {@code budget} from now: {@code deadline(Instant.now().plus(budget))}. */
@@ -176,7 +179,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With a timeout for the whole chain. */
     public ChainCall timeout(@Nullable Duration timeout) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stateFallback);
     }
 
     /**
@@ -185,7 +188,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall heartbeats(Heartbeats heartbeats) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry);
+                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry, stateFallback);
     }
 
     /**
@@ -195,26 +198,36 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall retry(RetryPolicy retry) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"));
+                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"), stateFallback);
     }
 
     /** With a hop limit. */
     public ChainCall maxHops(int maxHops) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stateFallback);
     }
 
     /** In interactive mode ({@code true}) or chain mode ({@code false}). */
     @UnstableApi
     public ChainCall interactive(boolean interactive) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stateFallback);
+    }
+
+    /**
+     * With {@code fallback} as the way this chain's state goes with it or stays here
+     * ({@link StateFallback}), instead of the client's default. Chain mode only: an interactive
+     * chain keeps its state anyway.
+     */
+    public ChainCall stateFallback(StateFallback fallback) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
+                metadata, deadline, heartbeats, retry, Objects.requireNonNull(fallback, "fallback"));
     }
 
     /** With {@code metadata} as the chain's metadata (replacing what was set before). */
     public ChainCall metadata(Metadata metadata) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry);
+                metadata, deadline, heartbeats, retry, stateFallback);
     }
 
     /**

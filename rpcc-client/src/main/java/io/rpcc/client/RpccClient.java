@@ -7,6 +7,7 @@ import io.rpcc.client.internal.ChainLauncher;
 import io.rpcc.client.internal.DecoratedCall;
 import io.rpcc.client.internal.ReplyTap;
 import io.rpcc.client.internal.InteractiveChain;
+import io.rpcc.client.internal.StateFallbacks;
 import io.rpcc.client.internal.StepMode;
 import io.rpcc.client.internal.RetryTokens;
 import io.rpcc.core.ChainCancelledException;
@@ -86,6 +87,8 @@ public final class RpccClient implements AutoCloseable {
     private final List<ClientInterceptor> interceptors;
     private final List<ChainDecorator> decorators;
     private final RetryPolicy defaultRetry;
+    private final StateFallback defaultStateFallback;
+    private final StateFallbacks stateFallbacks = new StateFallbacks(); // what ADAPTIVE learned of this client's chains
 
     private RpccClient(Builder b, Node.Settings settings) {
         this.node = new Node(settings);
@@ -97,6 +100,7 @@ public final class RpccClient implements AutoCloseable {
         this.defaultHeartbeats = b.heartbeats;
         this.defaultTimeout = b.timeout;
         this.defaultInteractive = b.interactive;
+        this.defaultStateFallback = b.stateFallback;
         this.replyBufferSize = b.replyBufferSize;
         this.replyBufferBytes = b.replyBufferBytes;
         this.repository = b.repository;
@@ -251,8 +255,9 @@ public final class RpccClient implements AutoCloseable {
     private CompletableFuture<ChainResult> launchPrepared(ChainCall call, DecoratedCall decorated) {
         ChainStart start = chainStart(call).tellingFailovers(decorated.failovers());
         ReplyTap tap = tap(decorated);
-        if (isInteractive(call)) {
-            return interactiveChains.start(start, StepMode.of(start.heartbeats()), tap);
+        StepMode steps = stepMode(call, start);
+        if (steps != null) {
+            return interactiveChains.start(start, steps, tap);
         }
         return launcher.start(start, retry(call), (broken, detected, at) -> diagnosis.diagnose(broken, detected, at,
                 tap), decorated::retried, tap);
@@ -299,8 +304,9 @@ public final class RpccClient implements AutoCloseable {
             return;
         }
         ChainStart start = chainStart(call).tellingFailovers(decorated.failovers());
-        if (isInteractive(call)) {
-            replies.cancelWith(interactiveChains.startWithReplies(replies, start, StepMode.of(start.heartbeats())));
+        StepMode steps = stepMode(call, start);
+        if (steps != null) {
+            replies.cancelWith(interactiveChains.startWithReplies(replies, start, steps));
             return;
         }
         replies.cancelWith(launcher.startWithReplies(replies, start, retry(call), diagnosis::diagnoseWithReplies,
@@ -350,9 +356,13 @@ public final class RpccClient implements AutoCloseable {
     private ChainResult runDecorated(ChainCall call, DecoratedCall decorated) {
         node.requireAcceptingChains();
         call = prepare(call);
-        if (isInteractive(call)) { // the calling thread drives the chain: no hand-off to the executor
+        if (isInteractive(call) || stateFallback(call) != StateFallback.NEVER) {
+            // the calling thread drives the chain: no hand-off to the executor
             ChainStart start = chainStart(call).tellingFailovers(decorated.failovers());
-            return interactiveChains.runCollecting(start, StepMode.of(start.heartbeats()), tap(decorated));
+            StepMode steps = stepMode(call, start);
+            if (steps != null) {
+                return interactiveChains.runCollecting(start, steps, tap(decorated));
+            }
         }
         return await(launchPrepared(call, decorated));
     }
@@ -430,6 +440,25 @@ public final class RpccClient implements AutoCloseable {
 
     private int maxHops(ChainCall call) {
         return call.maxHops() > 0 ? call.maxHops() : node.settings().maxHops();
+    }
+
+    private StateFallback stateFallback(ChainCall call) {
+        return call.stateFallback() != null ? call.stateFallback() : defaultStateFallback;
+    }
+
+    /**
+     * How {@code call} is run step by step from here: interactive (every chaining function here), or
+     * with its state carried or kept hop by hop ({@link StateFallback#ADAPTIVE}); {@code null}: in chain mode.
+     */
+    private StepMode stepMode(ChainCall call, ChainStart start) {
+        StateFallback fallback = stateFallback(call);
+        if (isInteractive(call) || fallback == StateFallback.ALWAYS) {
+            return StepMode.of(start.heartbeats());
+        }
+        if (fallback == StateFallback.ADAPTIVE && !call.chainingFunction().isNone()) {
+            return StepMode.adaptive(start.heartbeats(), stateFallbacks);
+        }
+        return null;
     }
 
     private boolean isInteractive(ChainCall call) {
@@ -524,6 +553,7 @@ public final class RpccClient implements AutoCloseable {
     public static final class Builder extends NodeBuilder<Builder> {
         private Duration timeout = Duration.ofSeconds(30);
         private boolean interactive;
+        private StateFallback stateFallback = StateFallback.NEVER;
         private int replyBufferSize = 1024;
         private long replyBufferBytes = 16L << 20;
         private String repository;
@@ -553,6 +583,18 @@ public final class RpccClient implements AutoCloseable {
          */
         public Builder heartbeats(Heartbeats heartbeats) {
             this.heartbeats = Objects.requireNonNull(heartbeats, "heartbeats");
+            return this;
+        }
+
+        /**
+         * Whether this client's chains carry their state to the servers, keep it here, or choose hop by
+         * hop from the links' measured round trips and throughput ({@link StateFallback}), unless a
+         * call says otherwise ({@link ChainCall#stateFallback}); default {@link StateFallback#NEVER}:
+         * chain mode, which is what states of a few kilobytes (the usual) want, without the measuring of
+         * each hop's state that {@link StateFallback#ADAPTIVE} does. See docs/guides/large-state.md.
+         */
+        public Builder stateFallback(StateFallback fallback) {
+            this.stateFallback = Objects.requireNonNull(fallback, "fallback");
             return this;
         }
 

@@ -29,6 +29,9 @@ import java.util.Locale;
  * <pre>
  * java -jar examples/target/rpcc-examples.jar state-size [--json] [--sizes 0,100,200] [--runs 5] [--charts DIR]
  * </pre>
+ *
+ * <p>With {@code --adaptive}, {@link AdaptiveStateSize} runs instead: the same chain with the adaptive
+ * state fall-back beside chain mode and the two RPCs.
  */
 public final class StateSize {
     static final String SCENARIO = "state-size";
@@ -47,6 +50,10 @@ public final class StateSize {
     }
 
     public static void main(String[] args) throws Exception {
+        if (java.util.Arrays.asList(args).contains("--adaptive")) {
+            AdaptiveStateSize.main(java.util.Arrays.stream(args).filter(a -> !a.equals("--adaptive")).toArray(String[]::new));
+            return;
+        }
         Options o = Options.parse(args, "--sizes", "--runs");
         WanTopology t = WanTopology.paperFigure7();
         Results results = run(t, o.integers("--sizes", List.of(0, 50, 100, 150, 200, 250, 300)), o.integer("--runs", 5), o.warmUp());

@@ -11,6 +11,7 @@ import io.rpcc.core.ConsoleLine;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.StateChoice;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.ChainPosition;
@@ -254,6 +255,7 @@ public final class InteractiveChain {
         finishes.add(local.quiet());
         ChainingFunctionSource current = start.chainingFunction();
         NextHopDecision decisions = NextHopDecision.of(node);
+        List<StateChoice> choices = new ArrayList<>(); // the adaptive state fall-back's, in hop order
         try {
             // a step whose service function started a sub-chain (which runs at the servers: its chaining
             // functions are theirs, not the client's) took as many hops as the sub-chain, and a split as
@@ -267,9 +269,19 @@ public final class InteractiveChain {
                             + " ms", node.name(), hop, path, List.of(),
                             console, timings));
                 }
-                ChainStart stepStart = start.step(server, serviceFunction, params, Duration.ofNanos(left),
-                        mode.heartbeats());
+                StateChoice choice = null;
+                if (mode.adaptive() != null && !current.isNone() && branch.isRoot() && !mode.diagnosing()) {
+                    choice = mode.adaptive().choose(node, hop, server, current, state);
+                    choices.add(choice);
+                }
+                boolean carried = choice != null && choice.carried();
+                // carried: the state goes with the hop and the chain goes on in chain mode from there
+                ChainStart stepStart = carried
+                        ? start.continuing(new NextHop.Call(server, serviceFunction, params, current, state),
+                                Duration.ofNanos(left)).withMaxHops(maxHops)
+                        : start.step(server, serviceFunction, params, Duration.ofNanos(left), mode.heartbeats());
                 ChainPosition stepAt = new ChainPosition(hop, path, branch);
+                long launchedNanos = System.nanoTime();
                 ChainOriginator.Pending step = node.launch(stepStart, stepAt, sink, mode.rerunOf());
                 finishes.add(step.finished());
                 cancellation.stepping(step);
@@ -282,17 +294,27 @@ public final class InteractiveChain {
                 } catch (ChainException e) {
                     throw ChainDiagnosis.whereItStops(e, stepStart, stepAt, console, timings, mode);
                 }
+                List<String> before = path;
                 path = arrival.frame().path();
                 console.addAll(arrival.frame().console());
                 ChainResult stepResult = launcher.toResult(arrival.frame(), 0, true);
                 List<HopTiming> stepTimings = arrival.frame().timings();
+                if (carried) { // the chain ran to its end in chain mode
+                    timings.addAll(stepTimings);
+                    if (path.size() > before.size()) {
+                        mode.adaptive().carried(node, current, choice, path.subList(before.size(), path.size()),
+                                stepTimings, arrival.arrivedNanos() - launchedNanos);
+                    }
+                    return finish(result(stepResult.value(), node, path, console, timings, startNanos, choices), null,
+                            finishes, local, maxHops);
+                }
                 timings.addAll(stepTimings.subList(0, stepTimings.size() - 1)); // a sub-chain's hops, if any
                 HopTiming timing = stepTimings.getLast();
                 hop = timing.hop(); // after a sub-chain, the chaining function runs as its last hop, as in chain mode
                 if (current.isNone()) {
                     timings.add(timing);
-                    return finish(new ChainResult(stepResult.value(), node.name(), path, console, timings,
-                            Duration.ofNanos(System.nanoTime() - startNanos), true, List.of()), null, finishes, local, maxHops);
+                    return finish(result(stepResult.value(), node, path, console, timings, startNanos, choices), null,
+                            finishes, local, maxHops);
                 }
                 NextHop next;
                 long loadNanos = 0;
@@ -333,11 +355,13 @@ public final class InteractiveChain {
                 }
                 switch (action) {
                     case NextHopDecision.Finish finish -> {
-                        return finish(new ChainResult(finish.result(), node.name(), path, console, timings,
-                                Duration.ofNanos(System.nanoTime() - startNanos), true, List.of()), null, finishes,
-                                local, maxHops);
+                        return finish(result(finish.result(), node, path, console, timings, startNanos, choices), null,
+                                finishes, local, maxHops);
                     }
                     case NextHopDecision.Forward onward -> {
+                        if (mode.adaptive() != null) {
+                            mode.adaptive().sawNext(current, server, onward.server());
+                        }
                         server = onward.server();
                         serviceFunction = onward.serviceFunction();
                         params = onward.params();
@@ -358,6 +382,17 @@ public final class InteractiveChain {
             // outcome) failed because of the cancel, which is what the chain ends with
             return finish(null, cancellation.cancelledOr(e), finishes, local, maxHops);
         }
+    }
+
+    /**
+     * The result of a run that ended with {@code value}: interactive unless every choice of an
+     * adaptive run carried the state (then every chaining function ran at the servers).
+     */
+    private static ChainResult result(Object value, Node node, List<String> path, List<ConsoleLine> console,
+                                      List<HopTiming> timings, long startNanos, List<StateChoice> choices) {
+        boolean here = choices.isEmpty() || choices.stream().anyMatch(c -> !c.carried());
+        return new ChainResult(value, node.name(), path, console, timings, Duration.ofNanos(System.nanoTime() - startNanos),
+                here, List.of(), choices);
     }
 
     private static Run finish(ChainResult result, ChainException error, List<CompletableFuture<Void>> finishes,

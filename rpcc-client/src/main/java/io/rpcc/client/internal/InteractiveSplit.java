@@ -107,7 +107,7 @@ final class InteractiveSplit {
                             call.serviceFunction(), call.params(), cf, call.state()),
                             Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())))
                             .withMaxHops(share);
-                    run.complete(chain.run(branchStart, sink, c, mode, new ChainPosition(split.hop(), path, on),
+                    run.complete(chain.run(branchStart, sink, c, mode.withoutAdaptive(), new ChainPosition(split.hop(), path, on),
                             consoleAtSplit, timingsAtSplit));
                 } catch (RuntimeException | Error e) {
                     run.completeExceptionally(e);

@@ -11,11 +11,24 @@ import io.rpcc.core.internal.chain.HeartbeatPolicy;
  * @param rerunOf the broken chain (its last attempt) whose id and secret every step carries, as the
  *     attempt after it (so that the servers treat each step as that chain's hop: their outcome caches
  *     replay what already ran; and the broken attempt's late frames are dropped), or {@code null}
+ * @param adaptive the adaptive state fall-back that chooses, before each step whose chaining function
+ *     needs the state, whether to send the state on with it and let the chain go on in chain mode from
+ *     there, or {@code null}: every chaining function runs here
  */
-public record StepMode(HeartbeatPolicy heartbeats, ChainOriginator.Pending rerunOf) {
+public record StepMode(HeartbeatPolicy heartbeats, ChainOriginator.Pending rerunOf, StateFallbacks adaptive) {
     /** Steps with heartbeats watched as {@code heartbeats}, each a chain of its own. */
     public static StepMode of(HeartbeatPolicy heartbeats) {
-        return new StepMode(heartbeats, null);
+        return new StepMode(heartbeats, null, null);
+    }
+
+    /** Steps of a broken chain {@code rerunOf} run again, with heartbeats watched as {@code heartbeats}. */
+    public StepMode(HeartbeatPolicy heartbeats, ChainOriginator.Pending rerunOf) {
+        this(heartbeats, rerunOf, null);
+    }
+
+    /** Steps as {@link #of}, whose state goes on or stays as {@code adaptive} chooses. */
+    public static StepMode adaptive(HeartbeatPolicy heartbeats, StateFallbacks adaptive) {
+        return new StepMode(heartbeats, null, adaptive);
     }
 
     /**
@@ -24,5 +37,10 @@ public record StepMode(HeartbeatPolicy heartbeats, ChainOriginator.Pending rerun
      */
     public boolean diagnosing() {
         return rerunOf != null;
+    }
+
+    /** These steps with every chaining function run here (a split's branches: they merge at the client). */
+    public StepMode withoutAdaptive() {
+        return adaptive == null ? this : new StepMode(heartbeats, rerunOf, null);
     }
 }

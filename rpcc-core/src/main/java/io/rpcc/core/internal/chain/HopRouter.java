@@ -115,6 +115,46 @@ public final class HopRouter {
         return budgets.charged(request, oneWay, sinceNanos);
     }
 
+    /**
+     * What this node has measured of its link to server {@code server} (its first endpoint): the
+     * shortest recent round trip ({@link io.rpcc.core.internal.transport.RoundTripTime#minNanos}: the
+     * link's, without the queues that lengthen some) and the throughput of its connection there,
+     * each -1 if not measured yet.
+     * Connects there if it has no connection (the caller is about to send there, or may be); until
+     * the connection is up, both are -1.
+     *
+     * @param roundTripNanos the connection's shortest recent round trip, or -1
+     * @param bytesPerSecond the throughput this node gets sending on it, or -1
+     */
+    public record Link(long roundTripNanos, long bytesPerSecond) {
+        /** Nothing measured. */
+        public static final Link UNKNOWN = new Link(-1, -1);
+
+        /** Half the round trip, or -1. */
+        public long oneWayNanos() {
+            return roundTripNanos < 0 ? -1 : roundTripNanos / 2;
+        }
+    }
+
+    /** See {@link Link}. */
+    public Link link(String server) {
+        try {
+            List<InetSocketAddress> endpoints = resolver.resolveAll(server);
+            if (endpoints.isEmpty()) {
+                return Link.UNKNOWN;
+            }
+            CompletableFuture<Channel> ch = transport.connect(server, endpoints.getFirst());
+            if (!ch.isDone() || ch.isCompletedExceptionally()) {
+                return Link.UNKNOWN;
+            }
+            Channel c = ch.join();
+            transport.oneWayNanos(c); // (keeps the round-trip estimate fresh)
+            return new Link(transport.minRoundTripNanos(c), transport.bytesPerSecond(c));
+        } catch (RuntimeException e) {
+            return Link.UNKNOWN;
+        }
+    }
+
     /** Sends to {@code order[i]}, and on to the next endpoint if that one cannot take the hop. */
     private CompletableFuture<Void> tryEndpoints(String server, ChainRequest request, List<InetSocketAddress> order,
                                                  int i, List<String> failures, long sinceNanos,

@@ -36,6 +36,7 @@ final class FrameWriter {
     private final ReadPauses pauses;
     private final ConnectionRefusals refusals;
     private final WriteBudget budget;
+    private volatile RoundTrips probes; // measures the throughput of large frames' connections, once set
 
     /** Writes within {@code config}'s frame size and limits, refusing stalled peers in {@code refusals}. */
     FrameWriter(NodeTransport.Config config, WireFormat wire, ReadPauses pauses, ConnectionRefusals refusals) {
@@ -44,6 +45,11 @@ final class FrameWriter {
         this.pauses = pauses;
         this.refusals = refusals;
         this.budget = new WriteBudget(config.limits().maxQueuedWriteBytes(), config.limits().maxTotalQueuedWriteBytes());
+    }
+
+    /** Has every large frame written by {@link #write} followed by a throughput probe of {@code probes}. */
+    void probeLargeFramesWith(RoundTrips probes) {
+        this.probes = probes;
     }
 
     /** See {@link NodeTransport#send(Channel, Object)}. */
@@ -97,6 +103,10 @@ final class FrameWriter {
             }
         });
         pauses.queued(ch);
+        RoundTrips p = probes;
+        if (p != null && cost >= LinkThroughput.PROBE_MIN_BYTES) {
+            p.probe(ch, cost);
+        }
         return written;
     }
 

@@ -180,6 +180,7 @@ public final class NodeTransport implements AutoCloseable {
         ConnectionRefusals refused = new ConnectionRefusals(config.nodeName(), refusals);
         this.writer = new FrameWriter(config, wire, pauses, refused);
         this.roundTrips = new RoundTrips(writer);
+        writer.probeLargeFramesWith(roundTrips);
         PeerAuthentication authentication = new PeerAuthentication(refused);
         this.handshakes = new Handshakes(config, authentication, refused, pauses, roundTrips, table, writer);
         this.frames = new InboundFrames(pauses, roundTrips, handshakes, refused);
@@ -376,6 +377,23 @@ public final class NodeTransport implements AutoCloseable {
     /** The round-trip estimate of connection {@code ch} (measured by its handshake and PINGs). */
     public RoundTripTime roundTripTime(Channel ch) {
         return RoundTrips.of(ch);
+    }
+
+    /**
+     * The bytes per second this node gets through connection {@code ch} in the direction it sends,
+     * measured by a PING that follows each large frame ({@link LinkThroughput}), or -1 before the
+     * first sample.
+     */
+    public long bytesPerSecond(Channel ch) {
+        return RoundTrips.throughputOf(ch).bytesPerSecond();
+    }
+
+    /**
+     * The shortest recent round trip of connection {@code ch} ({@link RoundTripTime#minNanos()}), or
+     * -1 before the first sample.
+     */
+    public long minRoundTripNanos(Channel ch) {
+        return RoundTrips.of(ch).minNanos();
     }
 
     /**

@@ -34,6 +34,7 @@ public final class RoundTripTime {
     private long samples;
     private long medianNanos = -1; // -1: no sample yet
     private long deviationNanos;
+    private long minNanos = -1;
     private long helloSentNanos; // 0: not sent (or answered)
     private long pingPayload; // the PING on its way (its payload, the time it was sent), 0: none
 
@@ -64,6 +65,7 @@ public final class RoundTripTime {
             sorted[i] = rtts[(first + i) % WINDOW];
         }
         Arrays.sort(sorted);
+        minNanos = sorted[0];
         medianNanos = median(sorted);
         for (int i = 0; i < count; i++) {
             sorted[i] = Math.abs(sorted[i] - medianNanos);
@@ -95,6 +97,11 @@ public final class RoundTripTime {
         pingPayload = nowNanos;
     }
 
+    /** The payload of the measuring PING on its way, 0 if none. */
+    synchronized long pingPayload() {
+        return pingPayload;
+    }
+
     /**
      * Whether a measuring PING may go out at {@code nowNanos}: none is on its way, or the one on its
      * way was sent over a minute ago (its answer is not coming).
@@ -122,6 +129,15 @@ public final class RoundTripTime {
     /** The median recent round trip, or -1 before the first sample. */
     public synchronized long medianNanos() {
         return medianNanos;
+    }
+
+    /**
+     * The shortest recent round trip, or -1 before the first sample: the connection's round trip
+     * without the queues that lengthen some of them (what a frame's transmission time is measured
+     * against, {@link LinkThroughput}).
+     */
+    public synchronized long minNanos() {
+        return minNanos;
     }
 
     /** The median deviation of the recent round trips from their median (0 with one sample). */

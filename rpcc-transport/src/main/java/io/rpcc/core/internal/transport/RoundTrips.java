@@ -19,6 +19,7 @@ final class RoundTrips {
      */
     static final long REFRESH_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final AttributeKey<RoundTripTime> RTT = AttributeKey.valueOf("rpcc.rtt");
+    private static final AttributeKey<LinkThroughput> THROUGHPUT = AttributeKey.valueOf("rpcc.throughput");
 
     private final FrameWriter writer;
     private final AtomicLong pingsSent = new AtomicLong();
@@ -41,6 +42,42 @@ final class RoundTrips {
             return rtt != null ? rtt : ch.attr(RTT).get();
         }
         return rtt;
+    }
+
+    /** The throughput estimate of {@code ch} in the direction this node sends. */
+    static LinkThroughput throughputOf(Channel ch) {
+        LinkThroughput t = ch.attr(THROUGHPUT).get();
+        if (t == null) {
+            t = ch.attr(THROUGHPUT).setIfAbsent(new LinkThroughput());
+            return t != null ? t : ch.attr(THROUGHPUT).get();
+        }
+        return t;
+    }
+
+    /**
+     * A frame of {@code bytes} was just handed to {@code ch}'s writes: if it is large
+     * ({@link LinkThroughput#PROBE_MIN_BYTES}), both HELLOs went and no probe is on its way, a PING
+     * follows it, whose answer measures the connection's throughput ({@link LinkThroughput}). Not
+     * counted as a health PING; it does not touch the round-trip estimate. It reaches the peer after
+     * the frame, so after any measuring PING sent before the frame has been answered: the peer still
+     * has at most two of this node's PINGs to answer at a time (see {@link PingAnswers}), save a
+     * health PING crossing a probe.
+     */
+    void probe(Channel ch, long bytes) {
+        if (bytes < LinkThroughput.PROBE_MIN_BYTES || ConnectionAttributes.peer(ch) == null) {
+            return;
+        }
+        LinkThroughput t = throughputOf(ch);
+        RoundTripTime rtt = of(ch);
+        long now = System.nanoTime();
+        if (!t.mayProbe(now)) {
+            return;
+        }
+        if (rtt.pingPayload() == now) { // (told apart from the measuring PING by its payload)
+            now++;
+        }
+        t.probeSent(now, bytes);
+        writer.writeOwn(ch, new PingFrame(false, now));
     }
 
     /** Sends a health PING on {@code ch} (on its event loop) if both HELLOs went; returns whether it did. */
@@ -91,7 +128,12 @@ final class RoundTrips {
         if (!p.ack() && ConnectionAttributes.peer(ch) != null) {
             PingAnswers.of(ch, writer).onPing(p.payload());
         } else if (p.ack()) {
-            of(ch).answered(p.payload(), System.nanoTime());
+            long now = System.nanoTime();
+            RoundTripTime rtt = of(ch);
+            LinkThroughput t = ch.attr(THROUGHPUT).get();
+            if (t == null || !t.answered(p.payload(), now, rtt.minNanos())) { // (a probe's is no round-trip sample)
+                rtt.answered(p.payload(), now);
+            }
         }
     }
 

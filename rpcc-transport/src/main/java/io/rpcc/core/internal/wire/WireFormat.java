@@ -49,6 +49,38 @@ public final class WireFormat {
     // ---------------------------------------------------------------- encoding
 
     /**
+     * How many bytes {@code state} takes in a REQUEST frame: a byte array's entry is counted from its
+     * length (within the few bytes of its class and length), every other value by writing it
+     * through a discarding stream (no copy of it is kept).
+     *
+     * @throws HopFailure if a value cannot be serialized
+     */
+    public long stateBytes(ChainState state) {
+        if (state.size() == 0) {
+            return 1;
+        }
+        return serialization.withKryo(kryo -> {
+            Output out = new Output(java.io.OutputStream.nullOutputStream(), 8192);
+            long arrays = 0;
+            try {
+                out.writeVarInt(state.size(), true);
+                for (Map.Entry<String, Object> e : state.asMap().entrySet()) {
+                    out.writeString(e.getKey());
+                    if (e.getValue() instanceof byte[] b) {
+                        arrays += 2 + 5 + b.length; // its class, its length, its bytes
+                    } else {
+                        kryo.writeClassAndObject(out, e.getValue());
+                    }
+                }
+                out.flush();
+                return out.total() + arrays;
+            } catch (RuntimeException | StackOverflowError e) {
+                throw serialization.encodeFailure(e, "the chain state", Integer.MAX_VALUE);
+            }
+        });
+    }
+
+    /**
      * Encodes {@code message} (a {@link Hello}, {@link ChainRequest}, {@link ChainResultFrame},
      * {@link ChainErrorFrame}, {@link ReplyFrame}, {@link QuietFrame} or {@link CancelFrame}) into a
      * complete frame.
