@@ -6,6 +6,7 @@ import io.rpcc.core.Metadata;
 import io.rpcc.core.MetadataTooLargeException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.UnstableApi;
+import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -42,11 +43,22 @@ import org.jspecify.annotations.Nullable;
  * @param heartbeats how the chain's heartbeats are watched, or {@code null} for the client's default
  * @param retry how the chain is sent again when it fails in a way that may pass, or {@code null} for the
  *     client's default ({@code RpccClient.Builder.retryPolicy})
+ * @param stream the data the first service function (a {@code StreamingServiceFunction}) reads as it
+ *     arrives, or {@code null}: none (see {@link #stream(InputStream)})
  */
 public record ChainCall(String server, String serviceFunction, @Nullable Object params,
                         ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
                         int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
-                        @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry) {
+                        @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry, @Nullable InputStream stream) {
+
+    /** A call without a data stream. */
+    public ChainCall(String server, String serviceFunction, @Nullable Object params,
+                     ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
+                     int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
+                     @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry) {
+        this(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata, deadline,
+                heartbeats, retry, null);
+    }
 
     public ChainCall {
         Objects.requireNonNull(server, "server");
@@ -65,7 +77,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** A plain call of {@code serviceFunction} at {@code server}, to be completed with the setters. */
     public static ChainCall to(String server, String serviceFunction) {
         return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null,
-                Metadata.empty(), null, null, null);
+                Metadata.empty(), null, null, null, null);
     }
 
     /** A chain along {@code route}, starting with {@code params}. */
@@ -77,19 +89,19 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With the first service function's parameters. */
     public ChainCall params(@Nullable Object params) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stream);
     }
 
     /** With the chaining function to run after the first service function. */
     public ChainCall chainingFunction(ChainingFunctionSource cf) {
         return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stream);
     }
 
     /** With the initial state. */
     public ChainCall state(ChainState state) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stream);
     }
 
     /**
@@ -103,7 +115,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall deadline(Instant deadline) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry);
+                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry, stream);
     }
 
     /** With a deadline {@code budget} from now: {@code deadline(Instant.now().plus(budget))}. */
@@ -114,7 +126,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With a timeout for the whole chain. */
     public ChainCall timeout(@Nullable Duration timeout) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stream);
     }
 
     /**
@@ -123,7 +135,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall heartbeats(Heartbeats heartbeats) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry);
+                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry, stream);
     }
 
     /**
@@ -133,26 +145,41 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall retry(RetryPolicy retry) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"));
+                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"), stream);
+    }
+
+    /**
+     * With {@code data} streamed to the first hop: its service function (registered with
+     * {@code RpccServer.Builder.streamingService}) starts when the REQUEST arrives and reads the data
+     * as it comes, while the client still sends it, in chunks, no faster than the server grants room
+     * ({@code NodeBuilder.streamWindowBytes}): the data is never held whole, so it may be larger than a
+     * frame or than memory. The client reads {@code data} on a thread of its own once the REQUEST is
+     * sent, and closes it when it is sent, or when the chain ends first (then the server's read fails
+     * with a {@code ChainStreamException}). A stream is read once: a chain with one is not sent again
+     * (no retries; not in interactive mode).
+     */
+    public ChainCall stream(InputStream data) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
+                metadata, deadline, heartbeats, retry, Objects.requireNonNull(data, "data"));
     }
 
     /** With a hop limit. */
     public ChainCall maxHops(int maxHops) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stream);
     }
 
     /** In interactive mode ({@code true}) or chain mode ({@code false}). */
     @UnstableApi
     public ChainCall interactive(boolean interactive) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry);
+                deadline, heartbeats, retry, stream);
     }
 
     /** With {@code metadata} as the chain's metadata (replacing what was set before). */
     public ChainCall metadata(Metadata metadata) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry);
+                metadata, deadline, heartbeats, retry, stream);
     }
 
     /**

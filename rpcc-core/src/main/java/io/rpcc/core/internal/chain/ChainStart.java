@@ -4,6 +4,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.internal.transport.OutboundStream;
 import io.rpcc.core.spi.EngineSpi;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,16 +29,30 @@ import org.jspecify.annotations.Nullable;
  * @param heartbeats how the chain's heartbeats are watched ({@link HeartbeatPolicy#OFF}: not at all)
  * @param failovers who is told when a hop the originator sends fails over to another endpoint of
  *     its server ({@link Failovers#NONE}: nobody)
+ * @param stream the data stream the first hop's service function reads as it arrives, or {@code null};
+ *     sent once (a chain with a stream is not sent again)
  */
 @EngineSpi
 public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout,
-                         @Nullable Instant deadline, HeartbeatPolicy heartbeats, Failovers failovers) {
+                         @Nullable Instant deadline, HeartbeatPolicy heartbeats, Failovers failovers,
+                         @Nullable OutboundStream stream) {
     public ChainStart {
         Objects.requireNonNull(first, "first");
         Objects.requireNonNull(metadata, "metadata");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(heartbeats, "heartbeats");
         Objects.requireNonNull(failovers, "failovers");
+    }
+
+    /** A chain without a data stream. */
+    public ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout, @Nullable Instant deadline,
+                      HeartbeatPolicy heartbeats, Failovers failovers) {
+        this(first, metadata, maxHops, timeout, deadline, heartbeats, failovers, null);
+    }
+
+    /** This chain with {@code data} streamed to its first hop. */
+    public ChainStart streaming(@Nullable OutboundStream data) {
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, failovers, data);
     }
 
     /** A chain whose failovers nobody is told of. */
@@ -48,7 +63,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain, its failovers told to {@code to}. */
     public ChainStart tellingFailovers(Failovers to) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, to);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, to, stream);
     }
 
     /**
@@ -87,12 +102,12 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain with {@code left} as its timeout (what is left of the call's). */
     public ChainStart withTimeout(Duration left) {
-        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats, failovers);
+        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats, failovers, stream);
     }
 
     /** This chain with {@code timeout} and {@code deadline} (or {@code null}) as its time limits (a chain sent again). */
     public ChainStart within(Duration timeout, @Nullable Instant deadline) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, failovers);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, failovers, stream);
     }
 
     /**
@@ -108,7 +123,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * or what the chain goes on with after a merge, see {@link NextHopDecision#branchLimits}).
      */
     public ChainStart withMaxHops(int limit) {
-        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats, failovers);
+        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats, failovers, stream);
     }
 
     /**
