@@ -93,8 +93,12 @@ public final class HopStreams {
         final Channel ch;
         final Map<Long, InboundStream> inbound = new ConcurrentHashMap<>();
         final Map<Long, OutboundStream> outbound = new ConcurrentHashMap<>();
-        /** Streams ended here (cancelled, refused, over): their late frames are dropped, not refused. */
-        final LinkedHashSet<Long> ended = new LinkedHashSet<>();
+        /**
+         * Streams this node ended before their sender did (cancelled, refused): their late frames, sent
+         * before the sender heard of it, are dropped, not refused. (A stream its sender ended is not here:
+         * data after its end is refused.) Guarded by itself.
+         */
+        private final LinkedHashSet<Long> ended = new LinkedHashSet<>();
         long highestAnnounced;
         ScheduledFuture<?> sweep;
 
@@ -103,11 +107,19 @@ public final class HopStreams {
         }
 
         void rememberEnded(long id) {
-            ended.add(id);
-            if (ended.size() > REMEMBERED_ENDS) {
-                Iterator<Long> oldest = ended.iterator();
-                oldest.next();
-                oldest.remove();
+            synchronized (ended) {
+                ended.add(id);
+                if (ended.size() > REMEMBERED_ENDS) {
+                    Iterator<Long> oldest = ended.iterator();
+                    oldest.next();
+                    oldest.remove();
+                }
+            }
+        }
+
+        boolean endedHere(long id) {
+            synchronized (ended) {
+                return ended.contains(id);
             }
         }
     }
@@ -232,7 +244,7 @@ public final class HopStreams {
     }
 
     private void unknown(Table t, long id, String what) {
-        if (t.ended.contains(id)) {
+        if (t.endedHere(id)) {
             return; // sent before our cancel (or refusal) reached the sender: late, not hostile
         }
         refusals.refuse(t.ch, Refusal.STREAM_VIOLATION, what + " for stream " + id + (id <= t.highestAnnounced
@@ -360,7 +372,6 @@ public final class HopStreams {
                 fail(abort, false);
             } else {
                 t.inbound.remove(id, this); // over: what is buffered stays for the reader
-                t.rememberEnded(id);
             }
         }
 
@@ -378,8 +389,10 @@ public final class HopStreams {
                 dropBuffered();
                 notifyAll();
             }
+            if (tellSender) { // before it leaves the table: its data on the way is late, not unannounced
+                t.rememberEnded(id);
+            }
             boolean removed = t.inbound.remove(id, this);
-            t.ch.eventLoop().execute(() -> t.rememberEnded(id));
             if (tellSender && removed) {
                 send(t.ch, new StreamFrames.Cancel(id, failure.getMessage()));
             }
