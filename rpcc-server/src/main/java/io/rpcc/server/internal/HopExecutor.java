@@ -214,7 +214,9 @@ public final class HopExecutor implements RequestHandler {
                     if (claim != null) {
                         endWhenQuiet(claim, hop.replies(), control);
                     }
-                    discardStream(request, "its hop ended");
+                    if (!hop.keepsInput()) {
+                        discardStream(request, "its hop ended");
+                    }
                     OutboundStream unsent = hop.takeOutput();
                     if (unsent != null) {
                         unsent.discard("its hop ended without sending it on");

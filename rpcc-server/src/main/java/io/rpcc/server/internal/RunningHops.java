@@ -46,6 +46,18 @@ final class RunningHops {
             this.asker = asker;
         }
 
+        private volatile boolean keepsInput;
+
+        /** The hop's data stream outlives its service function: what it returned streams it on. */
+        void keepInput() {
+            keepsInput = true;
+        }
+
+        /** Whether the hop's data stream is dropped when its stream on ends, not when the hop does. */
+        boolean keepsInput() {
+            return keepsInput;
+        }
+
         /** The hop's service function returned {@code data} to stream to the next hop. */
         void streamOut(io.rpcc.core.internal.transport.OutboundStream data) {
             io.rpcc.core.internal.transport.OutboundStream before = output.getAndSet(data);

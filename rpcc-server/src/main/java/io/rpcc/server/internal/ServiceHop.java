@@ -96,8 +96,13 @@ final class ServiceHop {
              var input = StreamInputs.bind(data == null ? InputStream.nullInputStream() : data.input())) {
             result = interceptors.aroundService(sfContext, h.serviceFunction(), unlessCancelled).apply(request.params());
             if (result instanceof StreamedResult streamed) { // its data goes with the next hop's request
-                hop.running().streamOut(new OutboundStream(streamed.data(), "the data that hop " + h.hop() + " ('"
-                        + h.serviceFunction() + "' at '" + nodeName + "') streams on"));
+                OutboundStream out = new OutboundStream(streamed.data(), "the data that hop " + h.hop() + " ('"
+                        + h.serviceFunction() + "' at '" + nodeName + "') streams on");
+                if (data != null) { // the function may pass on what it still reads: its stream lives as long
+                    hop.running().keepInput();
+                    out.done().whenComplete((v, e) -> data.discard("the stream it fed on to the next hop ended"));
+                }
+                hop.running().streamOut(out);
                 result = streamed.value();
                 recording = null; // not kept: a chain sent again runs the hop again, for its stream
             }
@@ -111,7 +116,7 @@ final class ServiceHop {
             throw recorded(recording, control, new HopFailure(ChainErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(),
                     "service function '" + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e));
         } finally {
-            if (data != null) { // what the function left unread is dropped, and its sender stopped
+            if (data != null && !hop.running().keepsInput()) { // what the function left unread is dropped, and its sender stopped
                 data.discard("hop " + h.hop() + "'s service function '" + h.serviceFunction() + "' returned");
             }
         }
