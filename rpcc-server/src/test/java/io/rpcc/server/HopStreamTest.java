@@ -70,6 +70,7 @@ class HopStreamTest {
                         throw e;
                     }
                 })
+                .streamingService("relay", (p, in) -> StreamedResult.of(p, in)) // passes its stream on as it reads
                 .service("produce", p -> StreamedResult.of((Integer) p, new Generated((Integer) p, 7)))
                 .service("produceAndEnd", p -> StreamedResult.of(1, new Generated(10, 7))));
         s2 = cluster.server("s2", b -> b
@@ -139,6 +140,19 @@ class HopStreamTest {
                 .state(ChainState.of("next", "digest")));
         assertEquals(size + ":" + hex(digest(new Generated(size, 7))), r.value());
         assertEquals(java.util.List.of("s1", "s2"), r.path());
+    }
+
+    @Test
+    void aHopPassesTheStreamItReadsOnToTheNextHopWhileItArrives() throws Exception {
+        int size = 5 << 20;
+        ChainResult r = client.runChain(ChainCall.to("s1", "relay").params("relayed").stream(new Generated(size, 9))
+                .chainingFunction(TO_S2).state(ChainState.of("next", "digest")));
+        assertEquals("relayed:" + hex(digest(new Generated(size, 9))), r.value());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (s1.streamStats().bufferedBytes() != 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, s1.streamStats().bufferedBytes(), "the relay holds nothing once the stream is through");
     }
 
     @Test

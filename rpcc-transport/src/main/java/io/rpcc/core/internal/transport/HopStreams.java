@@ -304,6 +304,8 @@ public final class HopStreams {
         private boolean complete;
         private ChainStreamException failed;
         private boolean discarded;
+        /** Ended here by {@link #fail} (the first call tells the sender). */
+        private boolean endedHere;
         volatile long lastActivityNanos = System.nanoTime();
 
         InboundStream(Table t, long id, String where) {
@@ -380,20 +382,21 @@ public final class HopStreams {
          * the sender is told to stop if {@code tellSender}. Any thread.
          */
         void fail(ChainStreamException failure, boolean tellSender) {
+            boolean first;
             synchronized (this) {
-                if (failed == null && !complete) {
-                    failed = failure;
-                } else if (failed == null) { // complete, unread: dropped
+                first = !endedHere;
+                endedHere = true;
+                if (failed == null) { // (a complete stream's unread data is dropped too)
                     failed = failure;
                 }
                 dropBuffered();
                 notifyAll();
+                if (first && tellSender) { // before it leaves the table: its data on the way is late, not unannounced
+                    t.rememberEnded(id);
+                }
             }
-            if (tellSender) { // before it leaves the table: its data on the way is late, not unannounced
-                t.rememberEnded(id);
-            }
-            boolean removed = t.inbound.remove(id, this);
-            if (tellSender && removed) {
+            t.inbound.remove(id, this);
+            if (first && tellSender) {
                 send(t.ch, new StreamFrames.Cancel(id, failure.getMessage()));
             }
         }
