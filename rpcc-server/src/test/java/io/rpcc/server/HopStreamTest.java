@@ -92,6 +92,19 @@ class HopStreamTest {
     }
 
     @Test
+    void manyStreamsAtOnceShareAConnection() throws Exception {
+        java.util.List<CompletableFuture<ChainResult>> all = new java.util.ArrayList<>();
+        for (int i = 0; i < 16; i++) { // started from several threads: their REQUESTs leave in any order
+            int seed = i;
+            all.add(CompletableFuture.supplyAsync(() -> client.startChain(ChainCall.to("s1", "digest")
+                    .stream(new Generated(1 << 20, 100 + seed)))).thenCompose(f -> f));
+        }
+        for (int i = 0; i < all.size(); i++) {
+            assertEquals(hex(digest(new Generated(1 << 20, 100 + i))), all.get(i).get(60, TimeUnit.SECONDS).value());
+        }
+    }
+
+    @Test
     void aStreamingFunctionWithoutAStreamReadsAnEmptyOne() throws Exception {
         ChainResult r = client.runChain(ChainCall.to("s1", "digest"));
         assertEquals(hex(MessageDigest.getInstance("SHA-256").digest(new byte[0])), r.value());

@@ -11,7 +11,6 @@ import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.RequestStream;
 import io.rpcc.core.internal.wire.StreamFrames;
 import io.rpcc.core.spi.EngineSpi;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -80,11 +79,6 @@ public final class HopStreams {
         return opened.get();
     }
 
-    /** Inbound streams open on {@code ch} now. */
-    public int openInbound(Channel ch) {
-        Table t = ch.attr(TABLE).get();
-        return t == null ? 0 : t.inbound.size();
-    }
 
     // ------------------------------------------------------------------ the connection's table
 
@@ -99,7 +93,6 @@ public final class HopStreams {
          * data after its end is refused.) Guarded by itself.
          */
         private final LinkedHashSet<Long> ended = new LinkedHashSet<>();
-        long highestAnnounced;
         ScheduledFuture<?> sweep;
 
         Table(Channel ch) {
@@ -167,15 +160,14 @@ public final class HopStreams {
         Table t = table(ch);
         String where = "stream " + id + " of hop " + request.header().hop() + " ('" + request.header().serviceFunction()
                 + "', chain " + request.header().chainId() + " of '" + request.header().origin() + "')";
-        if (id <= t.highestAnnounced || t.inbound.containsKey(id)) {
-            refusals.refuse(ch, Refusal.STREAM_VIOLATION, "a REQUEST announcing " + where + ", an id used before on "
-                    + "the connection (stream ids increase)", false);
+        if (t.inbound.containsKey(id)) {
+            refusals.refuse(ch, Refusal.STREAM_VIOLATION, "a REQUEST announcing " + where + ", the id of a stream "
+                    + "still open on the connection", false);
             InboundStream refused = new InboundStream(t, id, where);
-            refused.failed = new ChainStreamException(ChainStreamException.Reason.PROTOCOL_VIOLATION, "the sender reused "
-                    + where + "'s id on the connection: the stream was refused");
+            refused.failed = new ChainStreamException(ChainStreamException.Reason.PROTOCOL_VIOLATION, "the sender announced "
+                    + where + " under the id of a stream still open on the connection: the stream was refused");
             return request.withStream(refused);
         }
-        t.highestAnnounced = id;
         InboundStream s = new InboundStream(t, id, where);
         if (t.inbound.size() >= limits.maxStreamsPerConnection()) {
             refusals.refuse(ch, Refusal.TOO_MANY_STREAMS, "a REQUEST announcing " + where + " while "
@@ -247,8 +239,8 @@ public final class HopStreams {
         if (t.endedHere(id)) {
             return; // sent before our cancel (or refusal) reached the sender: late, not hostile
         }
-        refusals.refuse(t.ch, Refusal.STREAM_VIOLATION, what + " for stream " + id + (id <= t.highestAnnounced
-                ? ", which had ended" : ", which no REQUEST on the connection announced") + "; dropped", false);
+        refusals.refuse(t.ch, Refusal.STREAM_VIOLATION, what + " for stream " + id + ", which is not open on the "
+                + "connection (no REQUEST announced it, or its sender had ended it); dropped", false);
     }
 
     private void sweep(Table t) {
@@ -551,11 +543,5 @@ public final class HopStreams {
         return new HopFailure(ChainErrorCode.INTERNAL, "the data stream of hop " + r.header().hop() + " ('"
                 + r.header().serviceFunction() + "') was sent before: a stream is read once, so its request cannot be "
                 + "sent again");
-    }
-
-    /** Ids of the inbound streams open on {@code ch} (tests). */
-    List<Long> inboundIds(Channel ch) {
-        Table t = ch.attr(TABLE).get();
-        return t == null ? List.of() : new ArrayList<>(t.inbound.keySet());
     }
 }

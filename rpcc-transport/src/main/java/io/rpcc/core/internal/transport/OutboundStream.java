@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 @EngineSpi
 public final class OutboundStream implements RequestStream {
     private static final Logger log = LoggerFactory.getLogger(OutboundStream.class);
-    /** Stream ids: increasing on every connection, since they increase in the JVM. */
+    /** Stream ids: never reused in the JVM, so unique on every connection. */
     private static final AtomicLong IDS = new AtomicLong();
 
     private final long id = IDS.incrementAndGet();

@@ -9,7 +9,8 @@ package io.rpcc.core.internal.wire;
  * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
  * HELLO   := min:varint max:varint node host port:varint maxFrameSize:varint   (first frame each way;
  *            its version byte is always {@link #HELLO_VERSION}, whatever versions the sender speaks)
- * REQUEST := header credit params:value state                      (run a hop; the header starts with chain)
+ * REQUEST := header credit params:value state                      (run a hop; the header starts with chain,
+ *            and ends with field 22, stream:varlong: the data stream that follows it, 0 = none)
  * RESULT  := chain path console timings credit value              (last hop to originator)
  * ERROR   := chain code:varint failure credit                      (any hop to originator; code: ChainErrorCode number)
  * REPLY   := chain hop:varint host value                           (preturn: any hop to originator)

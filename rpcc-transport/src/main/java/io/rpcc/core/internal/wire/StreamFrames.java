@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * The frames of a hop's data stream (protocol version 8): a REQUEST announces a stream (header field
  * 22, {@link RequestStream}); its bytes follow on the same connection in {@link Data} frames, within
  * the room the receiver grants with {@link Credit} frames, up to an {@link End}; the receiver stops
- * the sender with a {@link Cancel}. Stream ids are the sender's, increasing on each connection.
+ * the sender with a {@link Cancel}. Stream ids are the sender's, unique among its open streams on a connection.
  */
 @EngineSpi
 public final class StreamFrames {
