@@ -42,6 +42,7 @@ class HopStreamTest {
     static final CountDownLatch started = new CountDownLatch(1);
     static final AtomicReference<Throwable> readFailure = new AtomicReference<>();
     static volatile CountDownLatch failed = new CountDownLatch(1);
+    static final CountDownLatch endlessClosed = new CountDownLatch(1);
 
     static final ChainingFunctionSource TO_S2 = ChainingFunctionSource.java("""
             import io.rpcc.core.*;
@@ -72,9 +73,16 @@ class HopStreamTest {
                 })
                 .streamingService("relay", (p, in) -> StreamedResult.of(p, in)) // passes its stream on as it reads
                 .service("produce", p -> StreamedResult.of((Integer) p, new Generated((Integer) p, 7)))
-                .service("produceAndEnd", p -> StreamedResult.of(1, new Generated(10, 7))));
+                .service("produceAndEnd", p -> StreamedResult.of(1, new Generated(10, 7)))
+                .service("produceEndless", p -> StreamedResult.of(p, new Generated(Long.MAX_VALUE, 3) {
+                    @Override
+                    public void close() {
+                        endlessClosed.countDown();
+                    }
+                })));
         s2 = cluster.server("s2", b -> b
-                .streamingService("digest", (p, in) -> p + ":" + hex(digest(in))));
+                .streamingService("digest", (p, in) -> p + ":" + hex(digest(in)))
+                .streamingService("firstByte", (p, in) -> in.read()));
         client = cluster.client();
     }
 
@@ -166,6 +174,20 @@ class HopStreamTest {
             Thread.sleep(10);
         }
         assertEquals(0, s1.streamStats().bufferedBytes(), "the relay holds nothing once the stream is through");
+    }
+
+    @Test
+    void aNextHopThatStopsReadingStopsTheHopThatStreamsToIt() throws Exception {
+        // an endless stream: the next hop reads one byte and returns; its node tells the sender to stop
+        ChainResult r = client.runChain(ChainCall.to("s1", "produceEndless").params("x").chainingFunction(TO_S2)
+                .state(ChainState.of("next", "firstByte")));
+        assertTrue((Integer) r.value() >= 0);
+        assertTrue(endlessClosed.await(20, TimeUnit.SECONDS), "the sending hop closed its source");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (s2.streamStats().bufferedBytes() != 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, s2.streamStats().bufferedBytes());
     }
 
     @Test
