@@ -6,6 +6,7 @@ import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.copy.CopyUnderLoad;
 import io.rpcc.examples.copy.ReplicatedCopy;
 import io.rpcc.examples.legacy.LegacyGeo;
+import io.rpcc.examples.copy.StreamCopy;
 import io.rpcc.examples.quickstart.Quickstart;
 import io.rpcc.examples.search.SplitSearch;
 import io.rpcc.examples.sequential.SequentialVsContinuation;
@@ -40,6 +41,7 @@ public final class Main {
         {"broken-chain", "a node killed mid-chain: time to detect, time to recover by retry and by failover"},
         {"state-size", "figure 10: chain vs two RPCs against state size (--adaptive: and the adaptive state fall-back)"},
         {"copy", "figure 11: chain copy vs RPC copy"},
+        {"copy-stream", "figure 11's copy of 1-10 MB files with and without data streams"},
         {"copy-load", "figure 12: copy under load"},
         {"webmail", "figure 14: web mail, rpcc chain vs rpcc RPCs vs gRPC-java"},
         {"replicated-copy", "figure 13: replicated copy, composition on vs off vs RPC"},
@@ -164,6 +166,7 @@ public final class Main {
             case "quickstart" -> Quickstart.main(rest);
             case "aggregation" -> Aggregation.main(rest);
             case "copy" -> Copy.main(rest);
+            case "copy-stream" -> StreamCopy.main(rest);
             case "copy-load" -> CopyUnderLoad.main(rest);
             case "webmail" -> WebMail.main(rest);
             case "replicated-copy" -> ReplicatedCopy.main(rest);

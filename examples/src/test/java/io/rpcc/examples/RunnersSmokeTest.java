@@ -29,6 +29,7 @@ class RunnersSmokeTest {
                 Arguments.of("state-size", List.of("--adaptive", "--sizes", "1", "--runs", "1")),
                 Arguments.of("copy", List.of("--sizes", "25", "--runs", "1", "--client", "Redmond")),
                 Arguments.of("copy-load", List.of("--clients", "1", "--files", "1")),
+                Arguments.of("copy-stream", List.of("--sizes-mb", "1", "--runs", "1")),
                 Arguments.of("webmail", List.of("--sizes", "1", "--runs", "1")),
                 Arguments.of("replicated-copy", List.of("--sizes", "25", "--runs", "1")),
                 Arguments.of("search", List.of("--shards", "1", "--runs", "1")),
@@ -56,7 +57,7 @@ class RunnersSmokeTest {
     void helpListsEveryScenario() throws Exception {
         String out = run(new String[] {"--help"});
         for (String name : List.of("all", "figures", "quickstart", "aggregation", "search", "broken-chain", "state-size",
-                "copy", "copy-load", "webmail", "replicated-copy", "sequential", "tracing", "legacy")) {
+                "copy", "copy-stream", "copy-load", "webmail", "replicated-copy", "sequential", "tracing", "legacy")) {
             assertTrue(out.contains("\n  " + name + " "), () -> name + " missing from:\n" + out);
         }
     }

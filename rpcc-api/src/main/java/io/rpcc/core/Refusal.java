@@ -134,5 +134,25 @@ public enum Refusal {
      * A hop the server's chain policy refused for its originator, previous hop or sub-chain creator
      * ({@code RpccServer.Builder.policy}); refused with a {@link PermissionDeniedException}.
      */
-    POLICY_DENIED
+    POLICY_DENIED,
+    /**
+     * A frame of a hop's data stream that broke the stream rules: data or an end for a stream no
+     * REQUEST announced on the connection (or that had ended), or more data than the receiver granted
+     * room for. The frame is dropped (a stream that overran its room ends, and its service function's
+     * read fails with a {@link ChainStreamException}); held against the connection's allowance of
+     * refused frames ({@link #TOO_MANY_BAD_FRAMES}).
+     */
+    STREAM_VIOLATION,
+    /**
+     * A REQUEST announcing a data stream on a connection that already had
+     * {@code NodeBuilder.maxStreamsPerConnection} streams open: the stream is refused (its sender is
+     * told to stop), and the hop's service function reads a {@link ChainStreamException}.
+     */
+    TOO_MANY_STREAMS,
+    /**
+     * A hop's data stream on which neither its sender nor its reader moved for
+     * {@code NodeBuilder.streamIdleTimeout}: ended, its sender told to stop, its service function's
+     * read failed with a {@link ChainStreamException}.
+     */
+    STREAM_IDLE
 }

@@ -9,6 +9,7 @@ import io.rpcc.core.SequentialChain;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.UnstableApi;
 import io.rpcc.core.spi.SequentialReplay;
+import java.io.InputStream;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -47,12 +48,24 @@ import org.jspecify.annotations.Nullable;
  *     client's default ({@code RpccClient.Builder.retryPolicy})
  * @param stateFallback whether the state may stay at the client when it is too large to carry
  *     ({@link StateFallback}), or {@code null} for the client's default
+ * @param stream the data the first service function (a {@code StreamingServiceFunction}) reads as it
+ *     arrives, or {@code null}: none (see {@link #stream(InputStream)})
  */
 public record ChainCall(String server, String serviceFunction, @Nullable Object params,
                         ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
                         int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
                         @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
-                        @Nullable StateFallback stateFallback) {
+                        @Nullable StateFallback stateFallback, @Nullable InputStream stream) {
+
+    /** A call without a data stream. */
+    public ChainCall(String server, String serviceFunction, @Nullable Object params,
+                     ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
+                     int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
+                     @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
+                     @Nullable StateFallback stateFallback) {
+        this(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata, deadline,
+                heartbeats, retry, stateFallback, null);
+    }
 
     public ChainCall {
         Objects.requireNonNull(server, "server");
@@ -71,7 +84,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** A plain call of {@code serviceFunction} at {@code server}, to be completed with the setters. */
     public static ChainCall to(String server, String serviceFunction) {
         return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null,
-                Metadata.empty(), null, null, null, null);
+                Metadata.empty(), null, null, null, null, null);
     }
 
     /** A chain along {@code route}, starting with {@code params}. */
@@ -142,19 +155,19 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With the first service function's parameters. */
     public ChainCall params(@Nullable Object params) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback);
+                deadline, heartbeats, retry, stateFallback, stream);
     }
 
     /** With the chaining function to run after the first service function. */
     public ChainCall chainingFunction(ChainingFunctionSource cf) {
         return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback);
+                deadline, heartbeats, retry, stateFallback, stream);
     }
 
     /** With the initial state. */
     public ChainCall state(ChainState state) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback);
+                deadline, heartbeats, retry, stateFallback, stream);
     }
 
     /**
@@ -168,7 +181,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall deadline(Instant deadline) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry, stateFallback);
+                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry, stateFallback, stream);
     }
 
     /** With a deadline {@code budget} from now: {@code deadline(Instant.now().plus(budget))}. */
@@ -179,7 +192,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With a timeout for the whole chain. */
     public ChainCall timeout(@Nullable Duration timeout) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback);
+                deadline, heartbeats, retry, stateFallback, stream);
     }
 
     /**
@@ -188,7 +201,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall heartbeats(Heartbeats heartbeats) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry, stateFallback);
+                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry, stateFallback, stream);
     }
 
     /**
@@ -198,20 +211,35 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall retry(RetryPolicy retry) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"), stateFallback);
+                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"), stateFallback, stream);
     }
 
     /** With a hop limit. */
     public ChainCall maxHops(int maxHops) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback);
+                deadline, heartbeats, retry, stateFallback, stream);
     }
 
     /** In interactive mode ({@code true}) or chain mode ({@code false}). */
     @UnstableApi
     public ChainCall interactive(boolean interactive) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback);
+                deadline, heartbeats, retry, stateFallback, stream);
+    }
+
+    /**
+     * With {@code data} streamed to the first hop: its service function (registered with
+     * {@code RpccServer.Builder.streamingService}) starts when the REQUEST arrives and reads the data
+     * as it comes, while the client still sends it, in chunks, no faster than the server grants room
+     * ({@code NodeBuilder.streamWindowBytes}): the data is never held whole, so it may be larger than a
+     * frame or than memory. The client reads {@code data} on a thread of its own once the REQUEST is
+     * sent, and closes it when it is sent, or when the chain ends first (then the server's read fails
+     * with a {@code ChainStreamException}). A stream is read once: a chain with one is not sent again
+     * (no retries; not in interactive mode).
+     */
+    public ChainCall stream(InputStream data) {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
+                metadata, deadline, heartbeats, retry, stateFallback, Objects.requireNonNull(data, "data"));
     }
 
     /**
@@ -221,13 +249,13 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall stateFallback(StateFallback fallback) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry, Objects.requireNonNull(fallback, "fallback"));
+                metadata, deadline, heartbeats, retry, Objects.requireNonNull(fallback, "fallback"), stream);
     }
 
     /** With {@code metadata} as the chain's metadata (replacing what was set before). */
     public ChainCall metadata(Metadata metadata) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry, stateFallback);
+                metadata, deadline, heartbeats, retry, stateFallback, stream);
     }
 
     /**

@@ -27,6 +27,7 @@ import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.HeartbeatPolicy;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.transport.OutboundStream;
 import io.rpcc.repository.internal.RepositoryClient;
 import java.util.ArrayList;
 import java.util.List;
@@ -229,6 +230,10 @@ public final class RpccClient implements AutoCloseable {
         for (ClientInterceptor interceptor : interceptors) {
             call = Objects.requireNonNull(interceptor.interceptStart(call), "a client interceptor returned no call");
         }
+        if (call.stream() != null && isInteractive(call)) {
+            throw new IllegalArgumentException("a chain with a data stream (ChainCall.stream) cannot run in interactive "
+                    + "mode: its data goes to the first hop once; run it in chain mode (ChainCall.interactive(false))");
+        }
         ChainingFunctionSource cf = call.chainingFunction();
         if (repository == null || cf.isReference() || cf.language() == null || cf.source().length() <= inlineLimit) {
             return call;
@@ -369,9 +374,11 @@ public final class RpccClient implements AutoCloseable {
 
     /** The chain {@code call} starts, with this client's defaults for what it leaves open. */
     private ChainStart chainStart(ChainCall call) {
-        return new ChainStart(new NextHop.Call(call.server(), call.serviceFunction(), call.params(),
+        ChainStart start = new ChainStart(new NextHop.Call(call.server(), call.serviceFunction(), call.params(),
                 call.chainingFunction(), call.state()), call.metadata(), maxHops(call), timeout(call), call.deadline(),
                 heartbeats(call));
+        return call.stream() == null ? start : start.streaming(new OutboundStream(call.stream(), "the data of a chain to '"
+                + call.server() + "' ('" + call.serviceFunction() + "')"));
     }
 
     private Duration timeout(ChainCall call) {
@@ -384,6 +391,9 @@ public final class RpccClient implements AutoCloseable {
     }
 
     private RetryPolicy retry(ChainCall call) {
+        if (call.stream() != null) { // its data is read once
+            return RetryPolicy.NONE;
+        }
         return call.retry() != null ? call.retry() : defaultRetry;
     }
 

@@ -6,6 +6,8 @@ import io.rpcc.core.spi.ServiceMethods;
 import io.rpcc.core.NodeClosedException;
 import io.rpcc.core.NodeShuttingDownException;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.StreamingServiceFunction;
+import io.rpcc.server.internal.StreamInputs;
 import io.rpcc.core.SocketTransport;
 import io.rpcc.core.SubChain;
 import io.rpcc.core.UnstableApi;
@@ -122,6 +124,12 @@ public final class RpccServer implements AutoCloseable {
      */
     public SocketTransport transport() {
         return node.transport().socketTransport();
+    }
+
+    /** Counters of the data streams that reached this server's hops, for monitoring and tests. */
+    public StreamStats streamStats() {
+        var s = node.transport().streams();
+        return new StreamStats(s.streamsOpened(), s.bufferedBytes(), s.peakBufferedBytes());
     }
 
     /** Counters of this server's transport and chaining-function cache, for monitoring and tests. */
@@ -302,6 +310,19 @@ public final class RpccServer implements AutoCloseable {
                 throw new IllegalArgumentException("service function '" + name + "' is already registered");
             }
             return this;
+        }
+
+        /**
+         * Registers {@code function} as service function {@code name}, which reads the hop's data stream
+         * as it arrives (see {@link StreamingServiceFunction}): it starts when the hop's REQUEST has
+         * arrived, while the data sent with it ({@code ChainCall.stream}, or a {@link io.rpcc.core.StreamedResult}
+         * of the hop before) still flows in, within {@code streamWindowBytes} of room at this node.
+         *
+         * @throws IllegalArgumentException as {@link #service}
+         */
+        public Builder streamingService(String name, StreamingServiceFunction function) {
+            Objects.requireNonNull(function, "function");
+            return service(name, params -> function.apply(params, StreamInputs.current()));
         }
 
         /**

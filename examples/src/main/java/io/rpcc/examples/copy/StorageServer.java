@@ -1,6 +1,9 @@
 package io.rpcc.examples.copy;
 
+import io.rpcc.core.StreamedResult;
 import io.rpcc.core.SubChain;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -60,6 +63,63 @@ public final class StorageServer {
     public SubChain writeAndReplicate(Object params, String backup) throws IOException {
         write(params);
         return SubChain.to(backup, "write").params(params);
+    }
+
+    /** Writes {@code block.data()} as {@link #write} does and returns the bytes, for the next hop to write too. */
+    public byte[] writeAndPass(Object params) throws IOException {
+        write(params);
+        return ((Block) params).data();
+    }
+
+    /** Reads the whole file {@code block.path()} as one value (a chain that carries it whole: no stream). */
+    public byte[] readWhole(Object params) throws IOException {
+        return Files.readAllBytes(file(((Block) params).path()));
+    }
+
+    /**
+     * Streams the file {@code block.path()} to the next hop ({@link StreamedResult}): the chaining
+     * function gets its length, the next hop's streaming function its bytes as they are read.
+     */
+    public StreamedResult readStream(Object params) throws IOException {
+        Path p = file(((Block) params).path());
+        return StreamedResult.of((int) Files.size(p), Files.newInputStream(p));
+    }
+
+    /** Writes the hop's data stream to {@code block.path()} as it arrives; returns the bytes written. */
+    public int writeStream(Object params, InputStream data) throws IOException {
+        Path p = file(((Block) params).path());
+        Files.createDirectories(p.getParent());
+        try (OutputStream out = Files.newOutputStream(p)) {
+            return (int) data.transferTo(out);
+        }
+    }
+
+    /**
+     * Writes the hop's data stream to {@code block.path()} as it arrives and streams the same bytes
+     * on to the next hop while it does (a replica's write): the chaining function gets the path.
+     */
+    public StreamedResult writeStreamAndForward(Object params, InputStream data) throws IOException {
+        Path p = file(((Block) params).path());
+        Files.createDirectories(p.getParent());
+        OutputStream out = Files.newOutputStream(p);
+        InputStream tee = new java.io.FilterInputStream(data) {
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = super.read(b, off, len);
+                if (n > 0) {
+                    out.write(b, off, n);
+                }
+                return n;
+            }
+
+            @Override
+            public void close() throws IOException {
+                try (out) {
+                    super.close();
+                }
+            }
+        };
+        return StreamedResult.of(((Block) params).path(), tee);
     }
 
     /** The directory. */

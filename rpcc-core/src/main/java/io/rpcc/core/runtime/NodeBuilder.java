@@ -143,6 +143,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     private long maxQueuedWriteBytes = DEFAULT_MAX_QUEUED_WRITE_BYTES;
     private long maxTotalQueuedWriteBytes = DEFAULT_MAX_TOTAL_QUEUED_WRITE_BYTES;
     private int maxBadFramesPerConnection = DEFAULT_MAX_BAD_FRAMES_PER_CONNECTION;
+    private WireLimits.StreamLimits streamLimits = WireLimits.StreamLimits.DEFAULT;
     private int badFrameRefillPerMinute = DEFAULT_BAD_FRAME_REFILL_PER_MINUTE;
     private long pauseReadingAboveQueuedBytes; // 0: half of the write-queue limit
     private Duration writeStallTimeout = DEFAULT_WRITE_STALL_TIMEOUT;
@@ -645,6 +646,48 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     }
 
     /**
+     * How many bytes of one hop's data stream ({@code StreamingServiceFunction}) this node holds at
+     * once, buffered or granted to its sender and on the way (default 4 MiB; at least 256 KiB, the
+     * room every stream starts with). A service function that reads slowly holds back the stream's
+     * sender, so this bounds what a stream costs the node however large it is. Larger windows keep
+     * long, fast links busy (a window of at least the link's bandwidth times its round trip).
+     */
+    public B streamWindowBytes(int bytes) {
+        this.streamLimits = new WireLimits.StreamLimits(bytes, streamLimits.chunkBytes(),
+                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout());
+        return self();
+    }
+
+    /** The most bytes of a data stream this node puts in one frame (default 64 KiB; never over a peer's frame limit). */
+    public B streamChunkBytes(int bytes) {
+        this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), positive(bytes, "streamChunkBytes"),
+                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout());
+        return self();
+    }
+
+    /**
+     * How many data streams one connection may have open toward this node at once (default 256): a
+     * REQUEST announcing one more is refused ({@link Refusal#TOO_MANY_STREAMS}): its service function
+     * reads a {@code ChainStreamException} of reason {@code REFUSED}, and its sender is told to stop.
+     */
+    public B maxStreamsPerConnection(int streams) {
+        this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), streamLimits.chunkBytes(),
+                positive(streams, "maxStreamsPerConnection"), streamLimits.idleTimeout());
+        return self();
+    }
+
+    /**
+     * How long a data stream arriving here may see neither data from its sender nor a read by its
+     * service function (default 30 s) before it is ended ({@link Refusal#STREAM_IDLE}): the reader gets a
+     * {@code ChainStreamException} of reason {@code IDLE_TIMEOUT}, the sender is told to stop.
+     */
+    public B streamIdleTimeout(Duration timeout) {
+        this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), streamLimits.chunkBytes(),
+                streamLimits.maxStreamsPerConnection(), positive(timeout, "streamIdleTimeout"));
+        return self();
+    }
+
+    /**
      * How many refused frames a connection regains a minute, up to {@link #maxBadFramesPerConnection}
      * (default 60, one a second): the rate of bad frames a connection may send for ever without being
      * closed. 0: none is regained, and {@link #maxBadFramesPerConnection} counts over the connection's
@@ -792,7 +835,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
                         Math.max(maxTotalQueuedWriteBytes, queuedWriteBytes),
                         pauseReadingAboveQueuedBytes > 0 ? pauseReadingAboveQueuedBytes : queuedWriteBytes / 2),
                 new WireLimits.ValueLimits(maxNodeNameLength, maxValueDepth),
-                new WireLimits.OutboundConnectionLimits(maxOutboundConnections, maxDialsInProgress));
+                new WireLimits.OutboundConnectionLimits(maxOutboundConnections, maxDialsInProgress), streamLimits);
         NodeTransport.Config transport = new NodeTransport.Config(new NodeTransport.LocalEndpoint(name, bind, advertisedHost),
                 maxFrameSize, connectTimeout, tls, limits, connections,
                 new NodeTransport.NettyHooks(eventLoopGroup, pipelineCustomizer, executor != null,

@@ -25,6 +25,7 @@ import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.CarriedTimings;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
+import io.rpcc.core.internal.transport.OutboundStream;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
@@ -167,6 +168,7 @@ public final class HopExecutor implements RequestHandler {
             try {
                 isolation = policy.admit(request.header(), caller);
             } catch (HopFailure denied) {
+                discardStream(request, "the hop was refused: " + denied.getMessage());
                 node.executor().execute(() -> refuse(request.header(), denied));
                 return;
             }
@@ -183,6 +185,7 @@ public final class HopExecutor implements RequestHandler {
         if (control == null) { // the chain was cancelled before its request got here: its originator has ended it
             refusedAfterCancel.incrementAndGet();
             outcomes.ended(claim, System.nanoTime());
+            discardStream(request, "its chain was cancelled");
             return;
         }
         Executor executor = node.executor();
@@ -211,16 +214,31 @@ public final class HopExecutor implements RequestHandler {
                     if (claim != null) {
                         endWhenQuiet(claim, hop.replies(), control);
                     }
+                    if (!hop.keepsInput()) {
+                        discardStream(request, "its hop ended");
+                    }
+                    OutboundStream unsent = hop.takeOutput();
+                    if (unsent != null) {
+                        unsent.discard("its hop ended without sending it on");
+                    }
                     running.ran(hop);
                 }
             });
         } catch (RuntimeException e) { // an executor that refuses work: the hop fails here
             outcomes.ended(claim, System.nanoTime());
+            discardStream(request, "the hop could not start");
             running.ran(hop);
             ChainHeader h = request.header();
             reports.sendFailure(h, new HopFailure(ChainErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
                     + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
                     h.console(), h.timings(), hop.replies().handOver(h.credit()));
+        }
+    }
+
+    /** Drops the data stream of {@code request}, if it has one and it is not over (its sender is told to stop). */
+    private static void discardStream(ChainRequest request, String why) {
+        if (request.stream() != null) {
+            request.stream().discard(why);
         }
     }
 

@@ -13,6 +13,7 @@ import io.rpcc.core.internal.chain.NextHopDecision;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
+import io.rpcc.core.internal.transport.OutboundStream;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.Credit;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -77,6 +78,21 @@ final class NextHopSender {
         ChainHeader h = hop.header();
         HopReplies replies = hop.replies();
         HopControl control = hop.control();
+        OutboundStream data = hop.running().takeOutput();
+        if (data != null && !(action instanceof NextHopDecision.Forward) && !(action instanceof NextHopDecision.Fail)) {
+            data.discard("the chain did not go on to a next hop");
+            throw new HopFailure(ChainErrorCode.SERVICE_FUNCTION_FAILED, "service function '" + h.serviceFunction()
+                    + "' at '" + node.name() + "' (hop " + h.hop() + ") returned a StreamedResult, but its chaining "
+                    + "function " + switch (action) {
+                        case NextHopDecision.Finish f -> "ended the chain";
+                        case NextHopDecision.StartSubChain sc -> "started a sub-chain";
+                        case NextHopDecision.StartSplit sp -> "split the chain";
+                        default -> "returned to a sub-chain's creator";
+                    } + ": only a next hop takes a data stream; return a plain result, or call a next hop");
+        }
+        if (data != null && action instanceof NextHopDecision.Fail) {
+            data.discard("the hop failed");
+        }
         switch (action) {
             case NextHopDecision.Finish finish -> {
                 Credit pass = replies.handOver(h.credit());
@@ -89,12 +105,15 @@ final class NextHopSender {
                 List<ConsoleLine> consoleNow = hop.consoleNow();
                 Credit pass = replies.handOver(h.credit());
                 if (replies.abandoned()) {
+                    if (data != null) {
+                        data.discard("the node closed");
+                    }
                     return null;
                 }
                 ChainHeader nh = h.onward(new ChainSoFar(onward.hop(), hop.path(), consoleNow, hop.timings(), metadata), onward.serviceFunction(), onward.chainingFunction(), pass, onward.budgetNanos());
                 hop.watch().went(new HopOutcome.Forwarded(onward.server(), onward.serviceFunction()));
-                handOn(hop, h, onward.server(), null, new ChainRequest(nh, onward.params(), onward.state(), null), pass,
-                        () -> { });
+                handOn(hop, h, onward.server(), null, new ChainRequest(nh, onward.params(), onward.state(), null, 0, null,
+                        data), pass, () -> { });
             }
             case NextHopDecision.StartSubChain start -> startSubChain(start, hop, state, context);
             case NextHopDecision.ReturnToCreator back when back.to().composed() -> {
@@ -281,7 +300,7 @@ final class NextHopSender {
         ChainHeader h = request.header();
         if (h.heartbeat().isOn()) {
             h = h.withHeartbeat(control.heartbeatForNext(System.nanoTime(), node.heartbeatAllowanceNanos()));
-            request = new ChainRequest(h, request.params(), request.state(), request.decodeError());
+            request = request.withHeader(h);
         }
         if (!trails.forwarding(h, server, System.nanoTime())) {
             return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.CANCELLED, "chain " + h.origin() + "#"
@@ -289,6 +308,13 @@ final class NextHopSender {
         }
         CompletableFuture<Void> sent = address == null ? node.router().forward(server, request, watch.failovers())
                 : node.router().forward(server, address, request);
+        if (request.stream() instanceof OutboundStream data) { // not sent: its source is closed
+            sent.whenComplete((v, e) -> {
+                if (e != null) {
+                    data.discard("its request to '" + server + "' was not sent: " + e);
+                }
+            });
+        }
         if (h.heartbeat().isOn()) {
             running.handingOn(h, control, sent);
         }

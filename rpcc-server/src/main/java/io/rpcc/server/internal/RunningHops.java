@@ -34,12 +34,41 @@ final class RunningHops {
         private final String peer;
         private final Asker asker;
 
+        /** The data stream the hop's service function returned for the next hop, until it is sent. */
+        private final java.util.concurrent.atomic.AtomicReference<io.rpcc.core.internal.transport.OutboundStream> output =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
         Hop(ChainHeader header, HopReplies replies, HopControl control, String peer, Asker asker) {
             this.header = header;
             this.replies = replies;
             this.control = control;
             this.peer = peer;
             this.asker = asker;
+        }
+
+        private volatile boolean keepsInput;
+
+        /** The hop's data stream outlives its service function: what it returned streams it on. */
+        void keepInput() {
+            keepsInput = true;
+        }
+
+        /** Whether the hop's data stream is dropped when its stream on ends, not when the hop does. */
+        boolean keepsInput() {
+            return keepsInput;
+        }
+
+        /** The hop's service function returned {@code data} to stream to the next hop. */
+        void streamOut(io.rpcc.core.internal.transport.OutboundStream data) {
+            io.rpcc.core.internal.transport.OutboundStream before = output.getAndSet(data);
+            if (before != null) {
+                before.discard("replaced by another stream of the same hop");
+            }
+        }
+
+        /** The stream for the next hop, taken (to send it, or to drop it); {@code null} if none. */
+        io.rpcc.core.internal.transport.OutboundStream takeOutput() {
+            return output.getAndSet(null);
         }
 
         /** Who asked for the hop, and how isolated the server's policy runs it. */

@@ -4,6 +4,10 @@ import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.core.StreamedResult;
+import io.rpcc.core.internal.transport.OutboundStream;
+import io.rpcc.core.internal.wire.RequestStream;
+import java.io.InputStream;
 import io.rpcc.core.VirtualConsole;
 import io.rpcc.core.internal.chain.HopContext;
 import io.rpcc.core.internal.chain.HopControl;
@@ -58,7 +62,7 @@ final class ServiceHop {
             hop.replies().handOver(h.credit()); // the result is for nobody: the originator ended the chain
             return null;
         }
-        if (cached != null) {
+        if (cached != null && ran.cached() != null) { // (a hop that streams on is not kept)
             cached.served(ran.result());
         }
         return ran;
@@ -87,8 +91,21 @@ final class ServiceHop {
             }
             return sf.apply(params);
         };
-        try (var scope = sfContext.push(); var working = control.enter()) {
+        RequestStream data = request.stream();
+        try (var scope = sfContext.push(); var working = control.enter();
+             var input = StreamInputs.bind(data == null ? InputStream.nullInputStream() : data.input())) {
             result = interceptors.aroundService(sfContext, h.serviceFunction(), unlessCancelled).apply(request.params());
+            if (result instanceof StreamedResult streamed) { // its data goes with the next hop's request
+                OutboundStream out = new OutboundStream(streamed.data(), "the data that hop " + h.hop() + " ('"
+                        + h.serviceFunction() + "' at '" + nodeName + "') streams on");
+                if (data != null) { // the function may pass on what it still reads: its stream lives as long
+                    hop.running().keepInput();
+                    out.done().whenComplete((v, e) -> data.discard("the stream it fed on to the next hop ended"));
+                }
+                hop.running().streamOut(out);
+                result = streamed.value();
+                recording = null; // not kept: a chain sent again runs the hop again, for its stream
+            }
         } catch (HopRejectedException r) {
             throw recorded(recording, control, HopInterceptors.rejected(r));
         } catch (Throwable e) {
@@ -98,6 +115,10 @@ final class ServiceHop {
             }
             throw recorded(recording, control, new HopFailure(ChainErrorCode.SERVICE_FUNCTION_FAILED, e.getClass().getName(),
                     "service function '" + h.serviceFunction() + "' threw " + e, FunctionRuntime.stackTrace(e), e));
+        } finally {
+            if (data != null && !hop.running().keepsInput()) { // what the function left unread is dropped, and its sender stopped
+                data.discard("hop " + h.hop() + "'s service function '" + h.serviceFunction() + "' returned");
+            }
         }
         long sfEnd = System.nanoTime();
         return new HopResult(hop, request.state(), result, new HopTiming(h.hop(), nodeName, h.serviceFunction(),

@@ -61,7 +61,6 @@ public final class ChainBudgets {
         if (charge == 0) {
             return request;
         }
-        return new ChainRequest(h.withBudget(NextHopDecision.lessAllowance(h.budgetNanos(), charge)), request.params(),
-                request.state(), request.decodeError());
+        return request.withHeader(h.withBudget(NextHopDecision.lessAllowance(h.budgetNanos(), charge)));
     }
 }

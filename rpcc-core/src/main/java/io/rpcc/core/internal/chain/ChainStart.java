@@ -4,6 +4,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Metadata;
 import io.rpcc.core.NextHop;
+import io.rpcc.core.internal.transport.OutboundStream;
 import io.rpcc.core.spi.EngineSpi;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,18 +27,52 @@ import org.jspecify.annotations.Nullable;
  * @param deadline when the chain must be done, on the originator's clock, or {@code null}: the
  *     timeout alone
  * @param heartbeats how the chain's heartbeats are watched ({@link HeartbeatPolicy#OFF}: not at all)
- * @param failovers who is told when a hop the originator sends fails over to another endpoint of
- *     its server ({@link Failovers#NONE}: nobody)
+ * @param sending who is told of the first hop's failovers, and the data it streams to the first hop
  */
 @EngineSpi
 public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout,
-                         @Nullable Instant deadline, HeartbeatPolicy heartbeats, Failovers failovers) {
+                         @Nullable Instant deadline, HeartbeatPolicy heartbeats, Sending sending) {
     public ChainStart {
         Objects.requireNonNull(first, "first");
         Objects.requireNonNull(metadata, "metadata");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(heartbeats, "heartbeats");
-        Objects.requireNonNull(failovers, "failovers");
+        Objects.requireNonNull(sending, "sending");
+    }
+
+    /**
+     * How the first hop is sent.
+     *
+     * @param failovers who is told when a hop the originator sends fails over to another endpoint of
+     *     its server ({@link Failovers#NONE}: nobody)
+     * @param stream the data stream the first hop's service function reads as it arrives, or
+     *     {@code null}; sent once (a chain with a stream is not sent again)
+     */
+    public record Sending(Failovers failovers, @Nullable OutboundStream stream) {
+        public Sending {
+            Objects.requireNonNull(failovers, "failovers");
+        }
+    }
+
+    /** A chain without a data stream. */
+    public ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout, @Nullable Instant deadline,
+                      HeartbeatPolicy heartbeats, Failovers failovers) {
+        this(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(failovers, null));
+    }
+
+    /** Who is told when a hop the originator sends fails over to another endpoint of its server. */
+    public Failovers failovers() {
+        return sending.failovers();
+    }
+
+    /** The data the first hop's service function reads as it arrives, or {@code null}. */
+    public @Nullable OutboundStream stream() {
+        return sending.stream();
+    }
+
+    /** This chain with {@code data} streamed to its first hop. */
+    public ChainStart streaming(@Nullable OutboundStream data) {
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(failovers(), data));
     }
 
     /** A chain whose failovers nobody is told of. */
@@ -48,7 +83,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain, its failovers told to {@code to}. */
     public ChainStart tellingFailovers(Failovers to) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, to);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(to, stream()));
     }
 
     /**
@@ -87,12 +122,12 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain with {@code left} as its timeout (what is left of the call's). */
     public ChainStart withTimeout(Duration left) {
-        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats, failovers);
+        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats, sending);
     }
 
     /** This chain with {@code timeout} and {@code deadline} (or {@code null}) as its time limits (a chain sent again). */
     public ChainStart within(Duration timeout, @Nullable Instant deadline) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, failovers);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, sending);
     }
 
     /**
@@ -100,7 +135,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * chaining function), within {@code left}.
      */
     public ChainStart continuing(NextHop.Call next, Duration left) {
-        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats, failovers);
+        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats, failovers());
     }
 
     /**
@@ -108,7 +143,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * or what the chain goes on with after a merge, see {@link NextHopDecision#branchLimits}).
      */
     public ChainStart withMaxHops(int limit) {
-        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats, failovers);
+        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats, sending);
     }
 
     /**
@@ -119,6 +154,6 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
     public ChainStart step(String server, String serviceFunction, @Nullable Object params, Duration left,
                            HeartbeatPolicy stepHeartbeats) {
         return new ChainStart(new NextHop.Call(server, serviceFunction, params, ChainingFunctionSource.NONE,
-                ChainState.empty()), metadata, maxHops, left, deadline, stepHeartbeats, failovers);
+                ChainState.empty()), metadata, maxHops, left, deadline, stepHeartbeats, failovers());
     }
 }

@@ -20,6 +20,7 @@ import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.function.FunctionRuntime;
 import io.rpcc.core.internal.transport.ConnectionPolicy;
 import io.rpcc.core.internal.transport.NodeTransport;
+import io.rpcc.core.internal.transport.OutboundStream;
 import io.rpcc.core.internal.transport.Refusals;
 import io.rpcc.core.internal.transport.WireLimits;
 import io.rpcc.core.internal.wire.CancelFrame;
@@ -295,7 +296,12 @@ public final class Node implements AutoCloseable {
                     + "(ChainCall.deadline or timeout)"), hop, server, path);
             return p;
         }
-        ChainRequest request = new ChainRequest(header, start.params(), start.state(), null);
+        ChainRequest request = new ChainRequest(header, start.params(), start.state(), null, 0, null, start.stream());
+        if (start.stream() != null) { // a chain that ends (cancelled, timed out, failed) stops its stream
+            OutboundStream data = start.stream();
+            p.finished().whenComplete((v, e) -> data.discard(e == null ? "the chain ended"
+                    : "the chain ended at its originator: " + unwrap(e)));
+        }
         forward(server, request, start.failovers()).whenComplete((v, e) -> {
             if (e != null) {
                 Throwable cause = unwrap(e);

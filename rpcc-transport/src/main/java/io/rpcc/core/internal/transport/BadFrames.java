@@ -79,7 +79,7 @@ final class BadFrames {
     /** Whether a refusal of kind {@code kind} is of one frame that leaves its connection open: a bad frame. */
     static boolean isBadFrame(Refusal kind) {
         return switch (kind) {
-            case MALFORMED_FRAME, CLASS_NAME, VALUE_TOO_DEEP, INVALID_ORIGIN, FORGED_FRAME, UNVOUCHED_ADDRESS -> true;
+            case MALFORMED_FRAME, CLASS_NAME, VALUE_TOO_DEEP, INVALID_ORIGIN, FORGED_FRAME, UNVOUCHED_ADDRESS, STREAM_VIOLATION -> true;
             default -> false;
         };
     }

@@ -16,6 +16,7 @@ import io.rpcc.core.internal.wire.PingFrame;
 import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.Serialization;
+import io.rpcc.core.internal.wire.StreamFrames;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -40,12 +41,15 @@ final class InboundFrames {
     private final RoundTrips roundTrips;
     private final Handshakes handshakes;
     private final ConnectionRefusals refusals;
+    private final HopStreams streams;
     private final AtomicLong framesReceived = new AtomicLong();
     private volatile InboundListener listener;
 
     /** Frames handed on to these parts (and, once the node listens, its listener). */
-    InboundFrames(ReadPauses pauses, RoundTrips roundTrips, Handshakes handshakes, ConnectionRefusals refusals) {
+    InboundFrames(ReadPauses pauses, RoundTrips roundTrips, Handshakes handshakes, ConnectionRefusals refusals,
+                  HopStreams streams) {
         this.pauses = pauses;
+        this.streams = streams;
         this.roundTrips = roundTrips;
         this.handshakes = handshakes;
         this.refusals = refusals;
@@ -93,8 +97,12 @@ final class InboundFrames {
             case ChainRequest r -> {
                 refusedValue(ch, r.decodeError());
                 pauses.requestFrom(ConnectionAttributes.peer(ch).node(), ch);
-                listener.onRequest(r, ch);
+                listener.onRequest(streams.announced(ch, r), ch); // (its stream registered before its data is read)
             }
+            case StreamFrames.Data d -> streams.onData(ch, d);
+            case StreamFrames.End e -> streams.onEnd(ch, e);
+            case StreamFrames.Credit c -> streams.onCredit(ch, c);
+            case StreamFrames.Cancel c -> streams.onCancel(ch, c);
             case ChainResultFrame r -> {
                 refusedValue(ch, r.decodeError());
                 listener.onResult(r, ch);

@@ -16,6 +16,7 @@ import io.rpcc.core.NodeTls;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.SocketTransport;
 import io.rpcc.core.internal.lifecycle.SharedResource;
+import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.WireFormat;
@@ -163,6 +164,7 @@ public final class NodeTransport implements AutoCloseable {
     private final PeerConnections connections;
     private final OutboundBounds outbound;
     private final ChainCredentials credentials;
+    private final HopStreams streams;
     private volatile Channel serverChannel;
 
     /**
@@ -183,7 +185,8 @@ public final class NodeTransport implements AutoCloseable {
         writer.probeLargeFramesWith(roundTrips);
         PeerAuthentication authentication = new PeerAuthentication(refused);
         this.handshakes = new Handshakes(config, authentication, refused, pauses, roundTrips, table, writer);
-        this.frames = new InboundFrames(pauses, roundTrips, handshakes, refused);
+        this.streams = new HopStreams(config.nodeName(), config.limits().streams(), writer, refused);
+        this.frames = new InboundFrames(pauses, roundTrips, handshakes, refused, streams);
         ConnectionPipeline pipeline = new ConnectionPipeline(config, wire, tls, lifecycle, roundTrips, refused,
                 dial -> new FrameHandler(dial, frames, handshakes, authentication, writer, table));
         this.acceptor = new InboundAcceptor(config, refused, pipeline);
@@ -412,7 +415,24 @@ public final class NodeTransport implements AutoCloseable {
      * limit, or a connection that closed before the frame was written.
      */
     public CompletableFuture<Void> send(Channel ch, Object message) {
+        if (message instanceof ChainRequest r && r.stream() instanceof OutboundStream s) {
+            if (!streams.opening(ch, s)) {
+                return CompletableFuture.failedFuture(HopStreams.sentBefore(r));
+            }
+            return writer.send(ch, message).whenComplete((v, e) -> {
+                if (e == null) {
+                    streams.pump(ch, s);
+                } else {
+                    streams.notSent(ch, s);
+                }
+            });
+        }
         return writer.send(ch, message);
+    }
+
+    /** The data streams of this node's hops, both ways ({@link HopStreams}). */
+    public HopStreams streams() {
+        return streams;
     }
 
     /**

@@ -12,10 +12,49 @@ import java.time.Duration;
  * @param buffers how many bytes a peer may leave with the node
  * @param values how large the names and values a peer sends may be
  * @param outbound how many connections the node opens to others, and dials at once
+ * @param streams how much of the hops' data streams the node holds, and for how long ({@link HopStreams})
  */
 @EngineSpi
 public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts timeouts, BufferLimits buffers,
-                         ValueLimits values, OutboundConnectionLimits outbound) {
+                         ValueLimits values, OutboundConnectionLimits outbound, StreamLimits streams) {
+
+    /** Limits with the default {@link StreamLimits#DEFAULT stream limits}. */
+    public WireLimits(InboundConnectionLimits connections, ConnectionTimeouts timeouts, BufferLimits buffers,
+                      ValueLimits values, OutboundConnectionLimits outbound) {
+        this(connections, timeouts, buffers, values, outbound, StreamLimits.DEFAULT);
+    }
+
+    /**
+     * What a node holds of the data streams of the hops it receives, and the chunks it sends.
+     *
+     * @param windowBytes bytes of one stream held at once, buffered here or granted and on their way
+     *     (at least {@link io.rpcc.core.internal.wire.StreamFrames#INITIAL_WINDOW}): a service function
+     *     that reads slowly holds back its sender, not this node's memory
+     * @param chunkBytes the most bytes in one STREAM_DATA frame this node sends
+     * @param maxStreamsPerConnection streams open at once on one connection toward this node; one more is
+     *     refused ({@link io.rpcc.core.Refusal#TOO_MANY_STREAMS})
+     * @param idleTimeout how long a stream may see neither data arriving nor its reader reading before it is
+     *     ended ({@link io.rpcc.core.Refusal#STREAM_IDLE})
+     */
+    public record StreamLimits(int windowBytes, int chunkBytes, int maxStreamsPerConnection, Duration idleTimeout) {
+        /** 4 MiB a stream, 64 KiB chunks, 256 streams a connection, 30 s idle. */
+        public static final StreamLimits DEFAULT = new StreamLimits(4 << 20, 64 << 10, 256, Duration.ofSeconds(30));
+
+        public StreamLimits {
+            if (windowBytes < io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW) {
+                throw new IllegalArgumentException("streamWindowBytes must be at least "
+                        + io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW + " (the room every stream starts with), got "
+                        + windowBytes);
+            }
+            if (chunkBytes < 1 || maxStreamsPerConnection < 1) {
+                throw new IllegalArgumentException("stream chunk size and streams per connection must be positive, got "
+                        + chunkBytes + " and " + maxStreamsPerConnection);
+            }
+            if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+                throw new IllegalArgumentException("streamIdleTimeout must be positive, got " + idleTimeout);
+            }
+        }
+    }
 
     /**
      * How many connections a node opens to other nodes: what a flood of chains naming distinct

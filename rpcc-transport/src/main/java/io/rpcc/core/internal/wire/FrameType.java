@@ -9,7 +9,8 @@ package io.rpcc.core.internal.wire;
  * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
  * HELLO   := min:varint max:varint node host port:varint maxFrameSize:varint   (first frame each way;
  *            its version byte is always {@link #HELLO_VERSION}, whatever versions the sender speaks)
- * REQUEST := header credit params:value state                      (run a hop; the header starts with chain)
+ * REQUEST := header credit params:value state                      (run a hop; the header starts with chain,
+ *            and ends with field 22, stream:varlong: the data stream that follows it, 0 = none)
  * RESULT  := chain path console timings credit value              (last hop to originator)
  * ERROR   := chain code:varint failure credit                      (any hop to originator; code: ChainErrorCode number)
  * REPLY   := chain hop:varint host value                           (preturn: any hop to originator)
@@ -21,6 +22,10 @@ package io.rpcc.core.internal.wire;
  * HEARTBEAT := chain hop:varint host depth:varint (index:varint siblings:varint)*
  *              (the node holding a chain, to its top-level originator: the chain is alive on that branch)
  * PING    := ack:int8 payload:int64                                (connection health; ack 1 answers ack 0)
+ * STREAM_DATA := stream:varlong data:bytes                         (a hop's data stream, sender to receiver)
+ * STREAM_END  := stream:varlong total:varlong abort:string          (null abort: complete)
+ * STREAM_CREDIT := stream:varlong bytes:varlong                     (receiver to sender: more room)
+ * STREAM_CANCEL := stream:varlong message:string                    (receiver to sender: stop)
  * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
  * budget  := present:int8 [remainingNanos:varlong zigzag]          (0: no deadline; else nanoseconds left, &lt;= 0: expired)
@@ -33,10 +38,11 @@ package io.rpcc.core.internal.wire;
  * failure to decode the user values that follow to the chain's originator.
  */
 public enum FrameType {
-    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8), HEARTBEAT(9), PING(10);
+    HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8), HEARTBEAT(9), PING(10),
+    STREAM_DATA(11), STREAM_END(12), STREAM_CREDIT(13), STREAM_CANCEL(14);
 
     /** The protocol version this build speaks: the version byte of every frame after the HELLO. */
-    public static final byte PROTOCOL_VERSION = 7;
+    public static final byte PROTOCOL_VERSION = 8;
 
     /**
      * The version byte of every HELLO, in this and every later protocol version: the HELLO's layout
@@ -69,6 +75,10 @@ public enum FrameType {
             case 8 -> CANCEL;
             case 9 -> HEARTBEAT;
             case 10 -> PING;
+            case 11 -> STREAM_DATA;
+            case 12 -> STREAM_END;
+            case 13 -> STREAM_CREDIT;
+            case 14 -> STREAM_CANCEL;
             default -> null;
         };
     }

@@ -115,6 +115,7 @@ public final class WireFormat {
                     case ChainRequest r -> {
                         out.writeByte(FrameType.REQUEST.wire());
                         writeHeader(kryo, out, r.header());
+                        out.writeVarLong(r.stream() == null ? 0 : r.stream().id(), true); // field 22
                         kryo.writeClassAndObject(out, r.params());
                         writeState(kryo, out, r.state());
                     }
@@ -166,6 +167,28 @@ public final class WireFormat {
                         out.writeByte(FrameType.PING.wire());
                         out.writeByte(p.ack() ? 1 : 0);
                         out.writeLong(p.payload());
+                    }
+                    case StreamFrames.Data d -> {
+                        out.writeByte(FrameType.STREAM_DATA.wire());
+                        out.writeVarLong(d.stream(), true);
+                        out.writeVarInt(d.data().length, true);
+                        out.writeBytes(d.data());
+                    }
+                    case StreamFrames.End e -> {
+                        out.writeByte(FrameType.STREAM_END.wire());
+                        out.writeVarLong(e.stream(), true);
+                        out.writeVarLong(e.total(), true);
+                        out.writeString(e.abortMessage());
+                    }
+                    case StreamFrames.Credit c -> {
+                        out.writeByte(FrameType.STREAM_CREDIT.wire());
+                        out.writeVarLong(c.stream(), true);
+                        out.writeVarLong(c.bytes(), true);
+                    }
+                    case StreamFrames.Cancel c -> {
+                        out.writeByte(FrameType.STREAM_CANCEL.wire());
+                        out.writeVarLong(c.stream(), true);
+                        out.writeString(c.message());
                     }
                     case CancelFrame c -> {
                         out.writeByte(FrameType.CANCEL.wire());
@@ -701,6 +724,10 @@ public final class WireFormat {
                     case CANCEL -> readCancel(in);
                     case HEARTBEAT -> readHeartbeatFrame(in);
                     case PING -> readPing(in);
+                    case STREAM_DATA -> readStreamData(in);
+                    case STREAM_END -> readStreamEnd(in);
+                    case STREAM_CREDIT -> readStreamCredit(in);
+                    case STREAM_CANCEL -> readStreamCancel(in);
                 };
             } catch (HopFailure e) {
                 throw e;
@@ -712,7 +739,9 @@ public final class WireFormat {
             if (in.position() != in.limit() && !newerHello && (message instanceof Hello || message instanceof QuietFrame
                     || message instanceof ChainErrorFrame || message instanceof CancelFrame
                     || message instanceof WindowUpdateFrame || message instanceof HeartbeatFrame
-                    || message instanceof PingFrame)) {
+                    || message instanceof PingFrame || message instanceof StreamFrames.Data
+                    || message instanceof StreamFrames.End || message instanceof StreamFrames.Credit
+                    || message instanceof StreamFrames.Cancel)) {
                 throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
@@ -736,6 +765,7 @@ public final class WireFormat {
         ChainingFunctionSource chainingFunction = readFunction(in);
         Credit credit = readRequestCredit(in);
         NodeAddress replyTo = readReplyTo(in, originator);
+        RequestStream stream = null;
         ChainHeader header = new ChainHeader(new ChainIdentity(chainId, secret, originator, 1),
                 new ChainSoFar(hop, path, console, timings, Metadata.empty()), serviceFunction, chainingFunction, credit,
                 new ReturnRoute(replyTo, List.of(), BranchId.root()),
@@ -752,19 +782,80 @@ public final class WireFormat {
             HeartbeatBudget heartbeat = readHeartbeat(in);
             int attempt = readAttempt(in);
             ChainCredential credential = readCredential(in);
+            long streamId = in.readVarLong(true); // field 22
+            if (streamId < 0) {
+                throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "REQUEST frame announces stream "
+                        + Long.toUnsignedString(streamId) + " (at most 2^63 - 1)");
+            }
+            stream = streamId == 0 ? null : new AnnouncedStream(streamId);
             header = new ChainHeader(new ChainIdentity(chainId, secret, originator, attempt, credential),
                     new ChainSoFar(hop, path, console, timings, metadata), serviceFunction, chainingFunction, credit,
                     new ReturnRoute(replyTo, stack, branch), new ChainLimits(maxHops, budget, heartbeat));
             Object params = kryo.readClassAndObject(in);
             ChainState state = readState(kryo, in);
             checkFullyRead(in, "REQUEST");
-            return new ChainRequest(header, params, state, null);
+            return new ChainRequest(header, params, state, null, 0, null, stream);
         } catch (RuntimeException e) {
             return new ChainRequest(header, null, null, e instanceof HopFailure hf ? hf
                     : serialization.decodeFailure(e, "the parameters or state for service function '"
                     + header.serviceFunction() + "' sent by " + (header.path().isEmpty() ? header.origin()
-                    : header.path().get(header.path().size() - 1))));
+                    : header.path().get(header.path().size() - 1))), 0, null, stream);
         }
+    }
+
+    /**
+     * A stream a REQUEST announced, as decoded: the transport replaces it with the stream it registers
+     * for the connection (whose data frames follow the REQUEST).
+     */
+    public record AnnouncedStream(long id) implements RequestStream {
+        @Override
+        public java.io.InputStream input() {
+            throw new IllegalStateException("stream " + id + " was announced but not registered on a connection");
+        }
+
+        @Override
+        public void discard(String why) {
+        }
+    }
+
+    private static long streamId(Input in, String type) {
+        long id = in.readVarLong(true);
+        if (id <= 0) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame for stream "
+                    + Long.toUnsignedString(id) + " (ids are 1 to 2^63 - 1)");
+        }
+        return id;
+    }
+
+    private static StreamFrames.Data readStreamData(Input in) {
+        long id = streamId(in, "STREAM_DATA");
+        int n = count(in);
+        return new StreamFrames.Data(id, in.readBytes(n));
+    }
+
+    private static StreamFrames.End readStreamEnd(Input in) {
+        long id = streamId(in, "STREAM_END");
+        long total = in.readVarLong(true);
+        if (total < 0) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "STREAM_END frame with a negative total");
+        }
+        return new StreamFrames.End(id, total, in.readString());
+    }
+
+    private static StreamFrames.Credit readStreamCredit(Input in) {
+        long id = streamId(in, "STREAM_CREDIT");
+        long bytes = in.readVarLong(true);
+        if (bytes <= 0) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "STREAM_CREDIT frame granting "
+                    + Long.toUnsignedString(bytes) + " bytes (1 to 2^63 - 1)");
+        }
+        return new StreamFrames.Credit(id, bytes);
+    }
+
+    private static StreamFrames.Cancel readStreamCancel(Input in) {
+        long id = streamId(in, "STREAM_CANCEL");
+        String message = in.readString();
+        return new StreamFrames.Cancel(id, message == null ? "" : message);
     }
 
     private static CancelFrame readCancel(Input in) {
