@@ -38,7 +38,8 @@ public final class Main {
         {"copy", "figure 11: chain copy vs RPC copy"},
         {"copy-load", "figure 12: copy under load"},
         {"webmail", "figure 14: web mail, rpcc chain vs rpcc RPCs vs gRPC-java"},
-        {"replicated-copy", "figure 13: replicated copy, composition on vs off vs RPC"},
+        {"replicated-copy", "figure 13: replicated copy, composition on vs off vs RPC; --placement paper (the default)"
+                + " or backup-near-client"},
         {"tracing", "a chain with a sub-chain, a split and replies traced into Zipkin (start it first: ./rpcc zipkin);"
                 + " --zipkin URL, default http://localhost:9411"},
     };
