@@ -146,7 +146,8 @@ public final class ReplicatedCopy {
         Results results = run(p, o.integers("--sizes", List.of(25, 100, 250, 500)), runs, o.warmUp(), (v, kb, bytes) -> {
         });
         Path chart = Charts.line(o.charts(), p.chartName(),
-                "Replicated copy: composition on vs off vs RPC (figure 13, placement " + p.name() + ")", "file size (KB)",
+                "Replicated copy: composition on vs off vs RPC (figure 13, "
+                        + (p.equals(Placement.PAPER) ? "the paper's placement" : "placement " + p.name()) + ")", "file size (KB)",
                 "copy time (ms)", results.lines(), Measurement::label, Measurement::param, Measurement::medianMs);
         results.print(o, chart, () -> {
             System.out.println("Replicated copy (figure 13), placement " + p.name() + ": client in " + p.client()
