@@ -44,7 +44,8 @@ public final class Main {
         {"copy-stream", "figure 11's copy of 1-10 MB files with and without data streams"},
         {"copy-load", "figure 12: copy under load"},
         {"webmail", "figure 14: web mail, rpcc chain vs rpcc RPCs vs gRPC-java"},
-        {"replicated-copy", "figure 13: replicated copy, composition on vs off vs RPC"},
+        {"replicated-copy", "figure 13: replicated copy, composition on vs off vs RPC; --placement paper (the default)"
+                + " or backup-near-client"},
         {"sequential", "the checkout as a continuation-style and as a sequential chain: latency and state per hop"},
         {"tracing", "a chain with a sub-chain, a split and replies traced into Zipkin (start it first: ./rpcc zipkin);"
                 + " --zipkin URL, default http://localhost:9411"},

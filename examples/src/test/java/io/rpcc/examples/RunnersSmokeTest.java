@@ -32,12 +32,13 @@ class RunnersSmokeTest {
                 Arguments.of("copy-stream", List.of("--sizes-mb", "1", "--runs", "1")),
                 Arguments.of("webmail", List.of("--sizes", "1", "--runs", "1")),
                 Arguments.of("replicated-copy", List.of("--sizes", "25", "--runs", "1")),
+                Arguments.of("replicated-copy", List.of("--placement", "backup-near-client", "--sizes", "25", "--runs", "1")),
                 Arguments.of("search", List.of("--shards", "1", "--runs", "1")),
                 Arguments.of("broken-chain", List.of("--intervals", "500", "--runs", "1")),
                 Arguments.of("sequential", List.of("--runs", "1")));
     }
 
-    @ParameterizedTest(name = "{0}")
+    @ParameterizedTest(name = "{0} {1}")
     @MethodSource("runners")
     void runsOnceWithTinyParameters(String runner, List<String> options, @TempDir Path charts) throws Exception {
         List<String> args = new ArrayList<>(List.of(runner));

@@ -23,10 +23,10 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * The paper's figure 13 (5.3.2, Fig. 5): a client in Cambridge copies a file from a storage server in
- * Mountain View to a replicated one whose primary is in Redmond; the primary's {@code write}
- * replicates each block to its backup in a sub-chain ({@link StorageServer#writeAndReplicate}).
- * Three variants, with the same block size and pipelining depth as figure 11:
+ * The paper's figure 13 (5.3.2, Fig. 5): a client copies a file from a storage server to a
+ * replicated one whose primary's {@code write} replicates each block to its backup in a sub-chain
+ * ({@link StorageServer#writeAndReplicate}). Three variants, with the same block size and
+ * pipelining depth as figure 11:
  *
  * <ul>
  *   <li>{@code composed} (Fig. 5c): the client's copy chain (read at the source, then write at the
@@ -39,46 +39,120 @@ import java.util.Random;
  *       primary, which answers once the backup has.
  * </ul>
  *
- * <p>The paper does not say where the backup is; by default it is in Cambridge (the site of the
- * client, on another machine), the one site of figure 7 from which going back through Redmond costs
- * something: from Mountain View or Beijing, Redmond is on the way to Cambridge (within 1 ms), and a
- * backup in Redmond is a LAN away from the primary. {@code --backup SITE} puts it elsewhere.
+ * <p>Two placements ({@link Placement}): {@code paper}, the default, is the paper's: client in
+ * Cambridge, source and primary in Mountain View (two subnets, 2 ms ping and 10 MB/s apart, as
+ * figure 11's local client), backup in Redmond. {@code backup-near-client} puts the primary in
+ * Redmond and the backup in Cambridge, on another machine than the client's: composition then
+ * saves two transatlantic crossings per round of blocks instead of a Redmond–Mountain View one.
+ * {@code --backup SITE} moves the backup of either.
  * Prints a table, or with {@code --json} one {@link Measurement} per line ({@code param} is the file
  * size in KB, with {@code bytes_via_primary}: bytes in and out of the primary's site per copy);
- * writes the chart {@code figure-13-replicated-copy.png}.
+ * writes the chart {@code figure-13-replicated-copy.png} (the paper's placement) or
+ * {@code figure-13-replicated-copy-<placement>.png}.
  *
  * <pre>
- * java -jar examples/target/rpcc-examples.jar replicated-copy [--json] [--sizes 25,100,250,500] [--runs 5] [--backup Cambridge] [--charts DIR]
+ * java -jar examples/target/rpcc-examples.jar replicated-copy [--json] [--placement paper|backup-near-client] [--sizes 25,100,250,500] [--runs 5] [--backup SITE] [--charts DIR]
  * </pre>
  */
 public final class ReplicatedCopy {
     static final String SCENARIO = "replicated-copy";
-    /** The client's site (paper 5.3.2). */
-    public static final String CLIENT = WanTopology.CAMBRIDGE;
-    /** The source server's site. */
-    public static final String SOURCE = WanTopology.MOUNTAIN_VIEW;
-    /** The destination primary's site. */
-    public static final String PRIMARY = WanTopology.REDMOND;
-    /** The backup's site by default. */
-    public static final String BACKUP = WanTopology.CAMBRIDGE;
     /** The variants, in the order of the table. */
     static final List<String> VARIANTS = List.of("composed", "returned", "rpc");
+
+    /**
+     * Where the nodes are: sites of {@link #topology()}. The primary needs a site of its own (no
+     * other node at work there), since the bytes through it are counted per site.
+     *
+     * @param name what {@code --placement} calls it
+     * @param client the client's site
+     * @param source the source server's site
+     * @param primary the destination primary's site
+     * @param backup the destination backup's site
+     */
+    public record Placement(String name, String client, String source, String primary, String backup) {
+        /**
+         * The paper's (5.3.2): client in Cambridge, source and primary in Mountain View (the source on
+         * a second subnet, {@link Copy#MOUNTAIN_VIEW_LAN}), backup in Redmond.
+         */
+        public static final Placement PAPER = new Placement("paper", WanTopology.CAMBRIDGE, Copy.MOUNTAIN_VIEW_LAN,
+                WanTopology.MOUNTAIN_VIEW, WanTopology.REDMOND);
+        /**
+         * Client in Cambridge, source in Mountain View, primary in Redmond, backup in Cambridge (on
+         * another machine than the client): the backup's result is a LAN away from the client, two
+         * transatlantic crossings away through the primary.
+         */
+        public static final Placement BACKUP_NEAR_CLIENT = new Placement("backup-near-client", WanTopology.CAMBRIDGE,
+                WanTopology.MOUNTAIN_VIEW, WanTopology.REDMOND, WanTopology.CAMBRIDGE);
+
+        /** Checks that the primary has a site of its own. */
+        public Placement {
+            if (primary.equals(client) || primary.equals(source) || primary.equals(backup)) {
+                throw new Options.UsageException("placement " + name + ": the primary (" + primary + ") needs a site of its "
+                        + "own, since the bytes through it are counted per site; put the "
+                        + (primary.equals(backup) ? "backup" : primary.equals(source) ? "source" : "client") + " elsewhere");
+            }
+        }
+
+        /** The placement {@code --placement} names. */
+        public static Placement named(String name) {
+            return switch (name) {
+                case "paper" -> PAPER;
+                case "backup-near-client" -> BACKUP_NEAR_CLIENT;
+                default -> throw new Options.UsageException("--placement " + name
+                        + ": unknown placement (known: paper, backup-near-client)");
+            };
+        }
+
+        /** This placement with the backup in {@code site}. */
+        public Placement withBackup(String site) {
+            topology().intraSite(site); // fail fast on an unknown site
+            return site.equals(backup) ? this : new Placement(name + ", backup in " + site, client, source, primary, site);
+        }
+
+        /** The chart's file name (without {@code .png}). */
+        String chartName() {
+            String base = "figure-13-replicated-copy";
+            return this.equals(PAPER) ? base
+                    : base + "-" + name.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "-").replaceAll("-$", "");
+        }
+    }
+
+    /**
+     * Told of the bytes that each link direction ({@code "A → B"}) carried during the last copy of
+     * one file size by one variant, to check the messages' path.
+     */
+    @FunctionalInterface
+    public interface LinkBytes {
+        /** {@code variant}'s last copy of a file of {@code kb} KB: bytes per link direction. */
+        void carried(String variant, int kb, Map<String, Long> bytesPerLink);
+    }
 
     private ReplicatedCopy() {
     }
 
+    /**
+     * Figure 7's sites, plus {@link Copy#MOUNTAIN_VIEW_LAN}, a second subnet of Mountain View
+     * ({@link Copy#topology()}).
+     */
+    public static WanTopology topology() {
+        return Copy.topology();
+    }
+
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args, "--sizes", "--runs", "--backup");
+        Options o = Options.parse(args, "--sizes", "--runs", "--placement", "--backup");
         int runs = o.integer("--runs", 5);
-        String backup = o.string("--backup", BACKUP);
-        Results results = run(backup, o.integers("--sizes", List.of(25, 100, 250, 500)), runs, o.warmUp());
-        Path chart = Charts.line(o.charts(), "figure-13-replicated-copy",
-                "Replicated copy: composition on vs off vs RPC (figure 13)", "file size (KB)", "copy time (ms)",
-                results.lines(), Measurement::label, Measurement::param, Measurement::medianMs);
+        Placement named = Placement.named(o.string("--placement", Placement.PAPER.name()));
+        Placement p = o.string("--backup", null) == null ? named : named.withBackup(o.string("--backup", null));
+        Results results = run(p, o.integers("--sizes", List.of(25, 100, 250, 500)), runs, o.warmUp(), (v, kb, bytes) -> {
+        });
+        Path chart = Charts.line(o.charts(), p.chartName(),
+                "Replicated copy: composition on vs off vs RPC (figure 13, "
+                        + (p.equals(Placement.PAPER) ? "the paper's placement" : "placement " + p.name()) + ")", "file size (KB)",
+                "copy time (ms)", results.lines(), Measurement::label, Measurement::param, Measurement::medianMs);
         results.print(o, chart, () -> {
-            System.out.println("Replicated copy (figure 13): client in " + CLIENT + ", source in " + SOURCE + ", primary in "
-                    + PRIMARY + ", backup in " + backup + "; " + runs + " runs, median; block " + Copy.BLOCK / 1024
-                    + " KB, pipelining depth " + Copy.DEPTH);
+            System.out.println("Replicated copy (figure 13), placement " + p.name() + ": client in " + p.client()
+                    + ", source in " + p.source() + ", primary in " + p.primary() + ", backup in " + p.backup() + "; " + runs
+                    + " runs, median; block " + Copy.BLOCK / 1024 + " KB, pipelining depth " + Copy.DEPTH);
             System.out.printf(Locale.ROOT, "  %5s %11s %9s %8s %11s %9s %8s %9s %9s %8s %10s %10s  %s%n", "KB", "composed ms",
                     "ideal", "vs ideal", "returned ms", "ideal", "vs ideal", "rpc ms", "ideal", "vs ideal", "reduction",
                     "ideal red.", "bytes via primary (composed / returned / rpc)");
@@ -103,13 +177,18 @@ public final class ReplicatedCopy {
         });
     }
 
-    /** Runs the replicated copy of every file size, the three variants alternately. */
-    public static Results run(String backupSite, List<Integer> sizesKb, int runs, Duration warmUp) throws Exception {
-        WanTopology topology = WanTopology.paperFigure7();
-        topology.link(backupSite, backupSite); // fail fast on an unknown site
-        if (backupSite.equals(PRIMARY)) {
-            throw new Options.UsageException("--backup " + PRIMARY + ": bytes via the primary are counted per site, so the "
-                    + "backup needs a site of its own");
+    /**
+     * Runs the replicated copy of every file size with the nodes placed by {@code placement}, the
+     * three variants alternately; checks that the primary's and the backup's copies equal the
+     * original.
+     *
+     * @param linkBytes told, for each file size and variant, the bytes per link direction of its last copy
+     */
+    public static Results run(Placement placement, List<Integer> sizesKb, int runs, Duration warmUp, LinkBytes linkBytes)
+            throws Exception {
+        WanTopology topology = topology();
+        for (String site : List.of(placement.client(), placement.source(), placement.primary(), placement.backup())) {
+            topology.intraSite(site); // fail fast on an unknown site
         }
         Path dir = Files.createTempDirectory("rpcc-replicated-copy");
         Results results = new Results();
@@ -117,14 +196,15 @@ public final class ReplicatedCopy {
             StorageServer source = new StorageServer(dir.resolve("source"));
             StorageServer primary = new StorageServer(dir.resolve("primary"));
             StorageServer backup = new StorageServer(dir.resolve("backup"));
-            wan.server("source", SOURCE, b -> b.service("read", source::read));
-            wan.server("backup", backupSite, b -> b.service("write", backup::write));
+            wan.server("source", placement.source(), b -> b.service("read", source::read));
+            wan.server("backup", placement.backup(), b -> b.service("write", backup::write));
             // one store, two nodes: one composes the replication sub-chain with the caller's chain (the
             // default), the other returns the backup's result to itself first
-            wan.server("primary", PRIMARY, b -> b.service("write", block -> primary.writeAndReplicate(block, "backup")));
-            wan.server("primary-returning", PRIMARY, b -> b.subChainComposition(false)
+            wan.server("primary", placement.primary(), b -> b.service("write", block -> primary.writeAndReplicate(block,
+                    "backup")));
+            wan.server("primary-returning", placement.primary(), b -> b.subChainComposition(false)
                     .service("write", block -> primary.writeAndReplicate(block, "backup")));
-            RpccClient client = wan.client("client", CLIENT);
+            RpccClient client = wan.client("client", placement.client());
             ChainingFunctionSource copyBlock = ChainingFunctionSource.javaResource(Copy.class, "/chains/CopyBlock.java");
             Map<String, Copier> copiers = new LinkedHashMap<>();
             copiers.put("composed", (from, to, size) -> Copy.chainCopy(client, copyBlock, "source", "primary", from, to, size));
@@ -146,12 +226,14 @@ public final class ReplicatedCopy {
                 Files.write(source.root().resolve(name), content);
                 Map<String, List<Double>> ms = new LinkedHashMap<>();
                 Map<String, Long> bytes = new LinkedHashMap<>();
+                Map<String, Map<String, Long>> perLink = new LinkedHashMap<>();
                 for (int r = 0; r < runs; r++) {
                     for (var c : copiers.entrySet()) {
                         wan.emulator().resetCounters();
                         ms.computeIfAbsent(c.getKey(), k -> new ArrayList<>())
                                 .add(c.getValue().copy(name, c.getKey() + "-" + name, content.length));
-                        bytes.put(c.getKey(), viaPrimary(wan.emulator(), topology));
+                        bytes.put(c.getKey(), viaPrimary(wan.emulator(), topology, placement.primary()));
+                        perLink.put(c.getKey(), wan.emulator().bytesPerLink());
                     }
                 }
                 for (String variant : VARIANTS) {
@@ -164,9 +246,10 @@ public final class ReplicatedCopy {
                     int hops = hops(variant, content.length);
                     results.add(Measurement.measured(SCENARIO, variant, kb, Timing.median(ms.get(variant)), hops)
                             .withBytesViaPrimary(bytes.get(variant)));
+                    linkBytes.carried(variant, kb, perLink.get(variant));
                 }
                 for (String variant : VARIANTS) {
-                    results.add(Measurement.ideal(SCENARIO, variant, kb, idealMs(topology, backupSite, variant,
+                    results.add(Measurement.ideal(SCENARIO, variant, kb, idealMs(topology, placement, variant,
                             content.length), hops(variant, content.length)));
                 }
             }
@@ -181,10 +264,10 @@ public final class ReplicatedCopy {
     }
 
     /** Bytes that went in or out of the primary's site (its only node at work) since the counters were reset. */
-    private static long viaPrimary(WanEmulator e, WanTopology t) {
+    private static long viaPrimary(WanEmulator e, WanTopology t, String primary) {
         long n = 0;
         for (String site : t.sites()) {
-            n += e.bytesCarried(site, PRIMARY) + (site.equals(PRIMARY) ? 0 : e.bytesCarried(PRIMARY, site));
+            n += e.bytesCarried(site, primary) + (site.equals(primary) ? 0 : e.bytesCarried(primary, site));
         }
         return n;
     }
@@ -211,18 +294,18 @@ public final class ReplicatedCopy {
      *       primary → backup, result backup → primary, primary → client.
      * </ul>
      */
-    public static double idealMs(WanTopology t, String backupSite, String variant, long bytes) {
-        CopyModel.Leg request = new CopyModel.Leg(CLIENT, SOURCE, "client>source", false);
-        CopyModel.Leg toBackup = new CopyModel.Leg(PRIMARY, backupSite, "primary>backup", true);
-        CopyModel.Leg backToPrimary = new CopyModel.Leg(backupSite, PRIMARY, "backup>primary", false);
-        CopyModel.Leg primaryToClient = new CopyModel.Leg(PRIMARY, CLIENT, "primary>client", false);
+    public static double idealMs(WanTopology t, Placement p, String variant, long bytes) {
+        CopyModel.Leg request = new CopyModel.Leg(p.client(), p.source(), "client>source", false);
+        CopyModel.Leg toBackup = new CopyModel.Leg(p.primary(), p.backup(), "primary>backup", true);
+        CopyModel.Leg backToPrimary = new CopyModel.Leg(p.backup(), p.primary(), "backup>primary", false);
+        CopyModel.Leg primaryToClient = new CopyModel.Leg(p.primary(), p.client(), "primary>client", false);
         List<CopyModel.Leg> legs = switch (variant) {
-            case "composed" -> List.of(request, new CopyModel.Leg(SOURCE, PRIMARY, "source>primary", true), toBackup,
-                    new CopyModel.Leg(backupSite, CLIENT, "backup>client", false));
-            case "returned" -> List.of(request, new CopyModel.Leg(SOURCE, PRIMARY, "source>primary", true), toBackup,
+            case "composed" -> List.of(request, new CopyModel.Leg(p.source(), p.primary(), "source>primary", true), toBackup,
+                    new CopyModel.Leg(p.backup(), p.client(), "backup>client", false));
+            case "returned" -> List.of(request, new CopyModel.Leg(p.source(), p.primary(), "source>primary", true), toBackup,
                     backToPrimary, primaryToClient);
-            case "rpc" -> List.of(request, new CopyModel.Leg(SOURCE, CLIENT, "source>client", true),
-                    new CopyModel.Leg(CLIENT, PRIMARY, "client>primary", true), toBackup, backToPrimary, primaryToClient);
+            case "rpc" -> List.of(request, new CopyModel.Leg(p.source(), p.client(), "source>client", true),
+                    new CopyModel.Leg(p.client(), p.primary(), "client>primary", true), toBackup, backToPrimary, primaryToClient);
             default -> throw new IllegalArgumentException("unknown variant " + variant);
         };
         return CopyModel.idealMs(t, legs, bytes);
