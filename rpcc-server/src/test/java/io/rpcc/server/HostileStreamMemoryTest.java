@@ -280,6 +280,19 @@ class HostileStreamMemoryTest {
     }
 
     @Test
+    void theStreamOfARequestForAnUnknownFunctionIsDroppedAtOnce() throws Exception {
+        try (RawPeer peer = new RawPeer("raw-unknown", s1.address())) {
+            peer.handshake();
+            peer.send(streamRequest(peer.request(1, "noSuchFunction", "unknown"), 1));
+            peer.send(data(1, StreamFrames.INITIAL_WINDOW));
+            StreamFrames.Cancel cancel = awaitFrame(peer, StreamFrames.Cancel.class); // long before the idle timeout
+            assertEquals(1, cancel.stream());
+            awaitTrue(() -> s1.streamStats().heldBytes() == 0 && s1.streamStats().bufferedBytes() == 0,
+                    "the stream holds nothing: " + s1.streamStats());
+        }
+    }
+
+    @Test
     void theStreamOfARequestToANodeShuttingDownIsDroppedAtOnce() throws Exception {
         CountDownLatch running = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
