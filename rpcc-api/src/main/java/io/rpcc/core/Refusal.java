@@ -150,6 +150,13 @@ public enum Refusal {
      */
     TOO_MANY_STREAMS,
     /**
+     * A REQUEST announcing a data stream while the streams arriving at the node already held its whole
+     * budget ({@code NodeBuilder.streamBufferBytes}, over all connections) but for less than the room a
+     * stream starts with: the stream is refused (its sender is told to stop, what it sends anyway is
+     * dropped), and the hop's service function reads a {@link ChainStreamException}.
+     */
+    STREAM_MEMORY,
+    /**
      * A hop's data stream on which neither its sender nor its reader moved for
      * {@code NodeBuilder.streamIdleTimeout}: ended, its sender told to stop, its service function's
      * read failed with a {@link ChainStreamException}.

@@ -235,7 +235,9 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      * frame or than memory. The client reads {@code data} on a thread of its own once the REQUEST is
      * sent, and closes it when it is sent, or when the chain ends first (then the server's read fails
      * with a {@code ChainStreamException}). A stream is read once: a chain with one is not sent again
-     * (no retries; not in interactive mode).
+     * (no retries), and runs in chain mode only: in interactive mode, or with its state kept at the client
+     * ({@link StateFallback#ADAPTIVE} or {@link StateFallback#ALWAYS}), starting it fails with an
+     * {@code IllegalArgumentException}.
      */
     public ChainCall stream(InputStream data) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,

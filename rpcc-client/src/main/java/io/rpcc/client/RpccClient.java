@@ -234,6 +234,12 @@ public final class RpccClient implements AutoCloseable {
             throw new IllegalArgumentException("a chain with a data stream (ChainCall.stream) cannot run in interactive "
                     + "mode: its data goes to the first hop once; run it in chain mode (ChainCall.interactive(false))");
         }
+        if (call.stream() != null && stepsAtClient(call)) {
+            throw new IllegalArgumentException("a chain with a data stream (ChainCall.stream) cannot keep its state at "
+                    + "the client (StateFallback." + stateFallback(call) + "): its data goes to the first hop once, and "
+                    + "a chain whose steps run at the client would not send it; run it with "
+                    + "ChainCall.stateFallback(StateFallback.NEVER)");
+        }
         ChainingFunctionSource cf = call.chainingFunction();
         if (repository == null || cf.isReference() || cf.language() == null || cf.source().length() <= inlineLimit) {
             return call;
@@ -469,6 +475,13 @@ public final class RpccClient implements AutoCloseable {
             return StepMode.adaptive(start.heartbeats(), stateFallbacks);
         }
         return null;
+    }
+
+    /** Whether {@code call}'s chaining functions may run at this client, step by step, for its state fall-back. */
+    private boolean stepsAtClient(ChainCall call) {
+        StateFallback fallback = stateFallback(call);
+        return fallback == StateFallback.ALWAYS
+                || fallback == StateFallback.ADAPTIVE && !call.chainingFunction().isNone();
     }
 
     private boolean isInteractive(ChainCall call) {

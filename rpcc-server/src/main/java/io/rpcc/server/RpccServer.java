@@ -129,7 +129,8 @@ public final class RpccServer implements AutoCloseable {
     /** Counters of the data streams that reached this server's hops, for monitoring and tests. */
     public StreamStats streamStats() {
         var s = node.transport().streams();
-        return new StreamStats(s.streamsOpened(), s.bufferedBytes(), s.peakBufferedBytes());
+        return new StreamStats(s.streamsOpened(), s.bufferedBytes(), s.peakBufferedBytes(), s.reservedBytes(),
+                s.limits().bufferBytes());
     }
 
     /** Counters of this server's transport and chaining-function cache, for monitoring and tests. */

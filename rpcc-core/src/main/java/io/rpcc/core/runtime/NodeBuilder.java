@@ -654,14 +654,14 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      */
     public B streamWindowBytes(int bytes) {
         this.streamLimits = new WireLimits.StreamLimits(bytes, streamLimits.chunkBytes(),
-                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout());
+                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), streamLimits.bufferBytes());
         return self();
     }
 
     /** The most bytes of a data stream this node puts in one frame (default 64 KiB; never over a peer's frame limit). */
     public B streamChunkBytes(int bytes) {
         this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), positive(bytes, "streamChunkBytes"),
-                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout());
+                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), streamLimits.bufferBytes());
         return self();
     }
 
@@ -672,7 +672,8 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      */
     public B maxStreamsPerConnection(int streams) {
         this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), streamLimits.chunkBytes(),
-                positive(streams, "maxStreamsPerConnection"), streamLimits.idleTimeout());
+                positive(streams, "maxStreamsPerConnection"), streamLimits.idleTimeout(),
+                streamLimits.bufferBytes());
         return self();
     }
 
@@ -683,7 +684,23 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      */
     public B streamIdleTimeout(Duration timeout) {
         this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), streamLimits.chunkBytes(),
-                streamLimits.maxStreamsPerConnection(), positive(timeout, "streamIdleTimeout"));
+                streamLimits.maxStreamsPerConnection(), positive(timeout, "streamIdleTimeout"),
+                streamLimits.bufferBytes());
+        return self();
+    }
+
+    /**
+     * How many bytes of all the hops' data streams arriving here this node holds at once, over all
+     * connections: buffered, or granted to their senders and on the way (default 64 MiB, or a quarter
+     * of the heap if that is less; at least 256 KiB). Stream data is held on the heap. When a new
+     * stream's first 256 KiB would not fit, it is refused ({@link Refusal#STREAM_MEMORY}: its service
+     * function reads a {@code ChainStreamException} of reason {@code REFUSED}, its sender is told to
+     * stop); streams already open get more room only as the budget frees (as functions read, or
+     * streams end). So many slow streams, or a hostile peer's, cannot exhaust the node's memory.
+     */
+    public B streamBufferBytes(long bytes) {
+        this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), streamLimits.chunkBytes(),
+                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), bytes);
         return self();
     }
 

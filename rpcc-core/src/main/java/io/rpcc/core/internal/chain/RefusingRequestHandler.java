@@ -34,6 +34,7 @@ final class RefusingRequestHandler implements RequestHandler {
     @Override
     public void onRequest(ChainRequest request, long arrivedNanos) {
         ChainHeader h = request.header();
+        RequestAdmission.dropStream(request, "node '" + node.name() + "' is a client and runs no hops");
         node.executor().execute(() -> refuse(h, new HopFailure(ChainErrorCode.UNKNOWN_SERVICE_FUNCTION, "node '"
                 + node.name() + "' is a client and hosts no service functions (asked for '" + h.serviceFunction() + "')")));
     }

@@ -75,6 +75,7 @@ final class RequestAdmission {
         Runnable check = () -> {
             try {
                 if (!from.isActive() || transport.refusals().cutOff(from)) {
+                    dropStream(request, "its connection was closed or cut off before the hop was admitted");
                     return; // closed or cut off while it waited: no one to take it from or tell
                 }
                 if (connection.vouchedBefore(h)) { // vouched for while it waited
@@ -86,6 +87,7 @@ final class RequestAdmission {
                     connection.vouchedFor(h);
                     take(request, arrivedNanos, from, requests);
                 } else {
+                    dropStream(request, "the hop was refused: it names an address nothing vouches for");
                     refuse(h, from, unvouched);
                 }
             } finally {
@@ -94,12 +96,14 @@ final class RequestAdmission {
         };
         if (!connection.submit(check, executor::execute)) {
             // more than a connection may have waiting for look-ups: unvouched at once
+            dropStream(request, "the hop was refused: it names an address nothing vouches for");
             refuse(h, from, vouching.firstUnvouchedAtOnce(h, from));
         }
     }
 
     private void take(ChainRequest request, long arrivedNanos, Channel from, RequestHandler requests) {
         if (!running.getAsBoolean()) {
+            dropStream(request, "the hop was refused: the node is shutting down");
             ChainHeader h = request.header();
             executor.execute(() -> requests.refuse(h, new HopFailure(ChainErrorCode.NODE_SHUTTING_DOWN, "node '" + nodeName
                     + "' is shutting down and starts no new hops; '" + h.serviceFunction() + "' did not run: retry"
@@ -110,10 +114,21 @@ final class RequestAdmission {
         try {
             checked = request.from(callers.callerOf(request, from));
         } catch (HopFailure denied) {
+            dropStream(request, "the hop was refused: " + denied.getMessage());
             executor.execute(() -> requests.refuse(request.header(), denied));
             return;
         }
         requests.onRequest(checked, arrivedNanos, transport.peerOf(from));
+    }
+
+    /**
+     * Drops the data stream of {@code request}, refused before its hop ran, at once: what it buffered
+     * is freed, its sender is told to stop, and what it still sends is dropped unbuffered.
+     */
+    static void dropStream(ChainRequest request, String why) {
+        if (request.stream() != null) {
+            request.stream().discard(why);
+        }
     }
 
     private void refuse(ChainHeader h, Channel from, NodeAddress unvouched) {

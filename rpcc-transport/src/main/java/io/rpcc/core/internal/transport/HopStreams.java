@@ -35,7 +35,11 @@ import org.slf4j.LoggerFactory;
  * {@link WireLimits.StreamLimits#maxStreamsPerConnection} open streams (the new one refused,
  * {@link Refusal#TOO_MANY_STREAMS}); a stream on which neither data nor reads moved for
  * {@link WireLimits.StreamLimits#idleTimeout} (ended, {@link Refusal#STREAM_IDLE}). A stream holds
- * at most {@link WireLimits.StreamLimits#windowBytes} at this node, whatever its sender does.
+ * at most {@link WireLimits.StreamLimits#windowBytes} at this node, whatever its sender does, and all
+ * streams together at most {@link WireLimits.StreamLimits#bufferBytes}: every byte of room a stream is
+ * given (its initial window included) is taken from that node-wide budget until its reader has read
+ * it or the stream has ended; a stream whose initial window does not fit is refused
+ * ({@link Refusal#STREAM_MEMORY}), and a stream gets more room only as far as the budget allows.
  */
 @EngineSpi
 public final class HopStreams {
@@ -51,6 +55,8 @@ public final class HopStreams {
     private final AtomicLong buffered = new AtomicLong();
     private final AtomicLong peakBuffered = new AtomicLong();
     private final AtomicLong opened = new AtomicLong();
+    /** Room given to open inbound streams and not yet read back (buffered, or on its way): of the budget. */
+    private final AtomicLong reserved = new AtomicLong();
 
     HopStreams(String nodeName, WireLimits.StreamLimits limits, FrameWriter writer, ConnectionRefusals refusals) {
         this.nodeName = nodeName;
@@ -72,6 +78,28 @@ public final class HopStreams {
     /** The most bytes of inbound streams buffered at this node at once so far. */
     public long peakBufferedBytes() {
         return peakBuffered.get();
+    }
+
+    /**
+     * Bytes of the node-wide budget ({@link WireLimits.StreamLimits#bufferBytes}) that inbound streams
+     * hold now: buffered here, or room granted to their senders.
+     */
+    public long reservedBytes() {
+        return reserved.get();
+    }
+
+    /** Takes up to {@code want} bytes of the budget, none if less than {@code atLeast} is free; what it took. */
+    private long reserve(long want, long atLeast) {
+        while (true) {
+            long now = reserved.get();
+            long take = Math.min(want, limits.bufferBytes() - now);
+            if (take < atLeast || take <= 0) {
+                return 0;
+            }
+            if (reserved.compareAndSet(now, now + take)) {
+                return take;
+            }
+        }
     }
 
     /** Inbound streams announced to this node so far. */
@@ -181,12 +209,27 @@ public final class HopStreams {
             send(ch, new StreamFrames.Cancel(id, s.failed.getMessage()));
             return request.withStream(s);
         }
+        if (reserve(StreamFrames.INITIAL_WINDOW, StreamFrames.INITIAL_WINDOW) == 0) {
+            long held = reserved.get();
+            refusals.refuse(ch, Refusal.STREAM_MEMORY, "a REQUEST announcing " + where + " while the node's streams "
+                    + "held " + held + " of their " + limits.bufferBytes() + " bytes (streamBufferBytes)", false);
+            t.rememberEnded(id);
+            s.failed = new ChainStreamException(ChainStreamException.Reason.REFUSED, "node '" + nodeName + "' refused "
+                    + where + ": the data streams arriving at it already held " + held + " of the "
+                    + limits.bufferBytes() + " bytes it gives them in all (NodeBuilder.streamBufferBytes), too little "
+                    + "for the " + StreamFrames.INITIAL_WINDOW + " bytes a stream starts with; send it again later, "
+                    + "or raise streamBufferBytes there");
+            send(ch, new StreamFrames.Cancel(id, s.failed.getMessage()));
+            return request.withStream(s);
+        }
+        s.held = StreamFrames.INITIAL_WINDOW;
         t.inbound.put(id, s);
         opened.incrementAndGet();
-        int more = limits.windowBytes() - StreamFrames.INITIAL_WINDOW;
+        long more = reserve(limits.windowBytes() - StreamFrames.INITIAL_WINDOW, 1);
         if (more > 0) {
             s.granted += more;
-            send(ch, new StreamFrames.Credit(id, more));
+            s.held += more;
+            send(ch, new StreamFrames.Credit(id, (int) more));
         }
         if (t.sweep == null) {
             long every = Math.max(10, Math.min(1000, limits.idleTimeout().toMillis() / 4));
@@ -287,12 +330,16 @@ public final class HopStreams {
         private final String where;
         private final java.util.ArrayDeque<byte[]> chunks = new java.util.ArrayDeque<>();
         private int headOffset;
-        /** Room granted so far (the initial window included), bytes received, bytes read, bytes credited back. */
+        /** Room granted so far (the initial window included), bytes received, bytes read. */
         private long granted = StreamFrames.INITIAL_WINDOW;
         private long received;
         private long read;
-        private long creditedRead;
         private long bufferedHere;
+        /**
+         * The bytes of the node-wide budget this stream holds: {@code granted - read} while it is open,
+         * what is still buffered once it is complete, 0 once it failed or was refused.
+         */
+        private long held;
         private boolean complete;
         private ChainStreamException failed;
         private boolean discarded;
@@ -355,6 +402,7 @@ public final class HopStreams {
                             + where + " ended it at " + e.total() + " bytes, but " + received + " arrived");
                 } else {
                     complete = true;
+                    release(held - bufferedHere); // room granted that no data will use
                     lastActivityNanos = System.nanoTime();
                     notifyAll();
                 }
@@ -399,6 +447,35 @@ public final class HopStreams {
                 bufferedHere = 0;
             }
             chunks.clear();
+            release(held);
+        }
+
+        /** Gives {@code n} of the bytes this stream holds back to the node-wide budget. Under this stream's lock. */
+        private void release(long n) {
+            if (n > 0) {
+                held -= n;
+                reserved.addAndGet(-n);
+            }
+        }
+
+        /**
+         * More room for the sender, taken from the node-wide budget, once what the stream holds is a
+         * credit step (a quarter of the window, at least a chunk) under its window; 0 if it needs none
+         * or the budget has none free now (then a later read, or a read waiting for data, tries again).
+         * Under this stream's lock; the caller sends the credit.
+         */
+        private long moreRoom() {
+            if (complete || failed != null) {
+                return 0;
+            }
+            long want = limits.windowBytes() - held;
+            if (want < Math.max(limits.chunkBytes(), limits.windowBytes() / 4)) {
+                return 0;
+            }
+            long take = reserve(want, Math.min(want, limits.chunkBytes()));
+            held += take;
+            granted += take;
+            return take;
         }
 
         @Override
@@ -430,15 +507,25 @@ public final class HopStreams {
             }
             long credit;
             int n;
-            synchronized (this) {
-                while (chunks.isEmpty() && !complete && failed == null) {
+            while (true) { // wait for data; a stream that ran out of room asks the budget for more meanwhile
+                long room;
+                synchronized (this) {
+                    if (!chunks.isEmpty() || complete || failed != null) {
+                        break;
+                    }
                     try {
                         wait(100);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                         throw new java.io.InterruptedIOException("interrupted while reading " + where);
                     }
+                    room = chunks.isEmpty() ? moreRoom() : 0;
                 }
+                if (room > 0) {
+                    send(t.ch, new StreamFrames.Credit(id, (int) room));
+                }
+            }
+            synchronized (this) {
                 if (failed != null) {
                     throw new ChainStreamException(failed.reason(), failed.getMessage());
                 }
@@ -456,14 +543,9 @@ public final class HopStreams {
                 read += n;
                 bufferedHere -= n;
                 buffered.addAndGet(-n);
+                release(n);
                 lastActivityNanos = System.nanoTime();
-                credit = read - creditedRead;
-                if (complete || credit < Math.max(limits.chunkBytes(), limits.windowBytes() / 4)) {
-                    credit = 0;
-                } else {
-                    creditedRead = read;
-                    granted += credit;
-                }
+                credit = moreRoom();
             }
             if (credit > 0) {
                 send(t.ch, new StreamFrames.Credit(id, credit));

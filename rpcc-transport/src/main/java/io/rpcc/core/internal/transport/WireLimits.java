@@ -35,10 +35,23 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
      *     refused ({@link io.rpcc.core.Refusal#TOO_MANY_STREAMS})
      * @param idleTimeout how long a stream may see neither data arriving nor its reader reading before it is
      *     ended ({@link io.rpcc.core.Refusal#STREAM_IDLE})
+     * @param bufferBytes bytes of all inbound streams together that the node holds at once, buffered or
+     *     granted and on their way, over all connections (at least
+     *     {@link io.rpcc.core.internal.wire.StreamFrames#INITIAL_WINDOW}): a stream that would take it over
+     *     is refused ({@link io.rpcc.core.Refusal#STREAM_MEMORY}), and streams get more room only as it
+     *     frees
      */
-    public record StreamLimits(int windowBytes, int chunkBytes, int maxStreamsPerConnection, Duration idleTimeout) {
-        /** 4 MiB a stream, 64 KiB chunks, 256 streams a connection, 30 s idle. */
-        public static final StreamLimits DEFAULT = new StreamLimits(4 << 20, 64 << 10, 256, Duration.ofSeconds(30));
+    public record StreamLimits(int windowBytes, int chunkBytes, int maxStreamsPerConnection, Duration idleTimeout,
+                               long bufferBytes) {
+        /**
+         * The default node-wide budget of buffered stream bytes: 64 MiB, or a quarter of the heap if that
+         * is less (stream data is held on the heap), and never under one stream's initial room.
+         */
+        public static final long DEFAULT_BUFFER_BYTES = Math.max(io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW,
+                Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 4));
+        /** 4 MiB a stream, 64 KiB chunks, 256 streams a connection, 30 s idle, {@link #DEFAULT_BUFFER_BYTES} in all. */
+        public static final StreamLimits DEFAULT = new StreamLimits(4 << 20, 64 << 10, 256, Duration.ofSeconds(30),
+                DEFAULT_BUFFER_BYTES);
 
         public StreamLimits {
             if (windowBytes < io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW) {
@@ -52,6 +65,11 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
             }
             if (idleTimeout.isNegative() || idleTimeout.isZero()) {
                 throw new IllegalArgumentException("streamIdleTimeout must be positive, got " + idleTimeout);
+            }
+            if (bufferBytes < io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW) {
+                throw new IllegalArgumentException("streamBufferBytes must be at least "
+                        + io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW + " (the room every stream starts with), got "
+                        + bufferBytes);
             }
         }
     }
