@@ -178,7 +178,9 @@ class WanEmulatorTest {
         double both = Math.max(t1.get(10, TimeUnit.SECONDS), t2);
         double expected = 2.0 * bytes / BANDWIDTH + LATENCY.toNanos() / 1e9;
         System.out.printf("shared: %.4f s, configured %.4f s (%+.1f%%)%n", both, expected, 100 * (both / expected - 1));
-        assertTrue(both >= expected * 0.97 && both <= expected * 1.05 + 0.01,
+        // unshared, each would take about half as long; the margins leave room for a loaded machine (a
+        // full build on 2 cores saw +13 %) and for the bucket's burst (-4.6 % seen once)
+        assertTrue(both >= expected * 0.9 && both <= expected * 1.3 + 0.01,
                 "two transfers took " + both + " s, expected " + expected + " s on a shared link");
         s1.close();
         s2.close();
