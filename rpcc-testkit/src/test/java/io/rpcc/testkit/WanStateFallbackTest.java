@@ -58,7 +58,6 @@ class WanStateFallbackTest {
             return "b(" + p + ")";
         }));
         client = wan.client("client", WanTopology.REDMOND, c -> c.stateFallback(StateFallback.ADAPTIVE));
-        run(1024, "echo"); // 'a' compiles the chaining function, and the connections are set up
     }
 
     private static ChainResult run(int bytes, String target) {

@@ -2,14 +2,15 @@ package io.rpcc.core.internal.chain;
 
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
+import io.rpcc.core.internal.wire.HeartbeatBudget;
 import java.time.Duration;
 import java.time.Instant;
 
 /**
  * What a chain's budgets lose on the way: a node's per-crossing allowances (of its deadline budget
  * and of its time-to-heartbeat, paper 3.9), and the charge a request takes as it leaves on a
- * connection (the time since its budget was made, and the crossing's estimated one-way time beyond
- * the allowance).
+ * connection (the time since its budgets were made, and the crossing's estimated one-way time beyond
+ * the allowance), taken off both.
  */
 public final class ChainBudgets {
     private final long allowanceNanos;
@@ -46,21 +47,36 @@ public final class ChainBudgets {
     }
 
     /**
-     * {@code request}, whose budget was made (less {@link #allowanceNanos()}) at {@code sinceNanos},
-     * as it leaves on a connection whose one-way time is estimated at {@code oneWayNanos} (-1: no
-     * estimate): its budget less the time since (a resolver's answer, a new connection's handshake)
-     * and less what the crossing is estimated to take beyond the allowance already charged. The
-     * allowance is thus the least a crossing costs.
+     * {@code request}, whose budgets were made (less their allowances) at {@code sinceNanos}, as it
+     * leaves on a connection whose one-way time is estimated at {@code oneWayNanos} (-1: no
+     * estimate): its deadline budget and its time-to-heartbeat each less the time since (a resolver's
+     * answer, a new connection's handshake) and less what the crossing is estimated to take beyond
+     * the allowance already charged. The allowance is thus the least a crossing costs. Charging the
+     * time-to-heartbeat keeps the next hop's first heartbeat on the schedule its sender's is on: the
+     * originator counts a chain's silence from when it launched it, so a request that waited
+     * seconds for its connection must not arrive with a whole interval left before its first
+     * heartbeat is due.
      */
     public ChainRequest charged(ChainRequest request, long oneWayNanos, long sinceNanos) {
         ChainHeader h = request.header();
-        if (h.budgetNanos() == ChainHeader.NO_DEADLINE) {
+        HeartbeatBudget heartbeat = h.heartbeat();
+        if (h.budgetNanos() == ChainHeader.NO_DEADLINE && !heartbeat.isOn()) {
             return request;
         }
-        long charge = Math.max(0, System.nanoTime() - sinceNanos) + Math.max(0, oneWayNanos - allowanceNanos);
-        if (charge == 0) {
+        long waited = Math.max(0, System.nanoTime() - sinceNanos);
+        long charge = waited + Math.max(0, oneWayNanos - allowanceNanos);
+        ChainHeader charged = h;
+        if (h.budgetNanos() != ChainHeader.NO_DEADLINE && charge > 0) {
+            charged = charged.withBudget(NextHopDecision.lessAllowance(h.budgetNanos(), charge));
+        }
+        long heartbeatCharge = waited + Math.max(0, oneWayNanos - heartbeatAllowanceNanos);
+        if (heartbeat.isOn() && heartbeatCharge > 0) {
+            charged = charged.withHeartbeat(new HeartbeatBudget(heartbeat.intervalNanos(),
+                    NextHopDecision.lessAllowance(heartbeat.remainingNanos(), heartbeatCharge)));
+        }
+        if (charged == h) {
             return request;
         }
-        return request.withHeader(h.withBudget(NextHopDecision.lessAllowance(h.budgetNanos(), charge)));
+        return request.withHeader(charged);
     }
 }
