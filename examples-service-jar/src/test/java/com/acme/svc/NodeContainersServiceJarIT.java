@@ -53,8 +53,7 @@ class NodeContainersServiceJarIT {
     @BeforeAll
     static void startClient() {
         // A first connection to a container's mapped port took 6-10 s on a loaded machine (load 15-20 on 2 cores): with the
-        // default heartbeats (broken after 6 s) a plain chain was declared broken before its REQUEST left, and a chain
-        // with a stream then failed its step-by-step re-run with "the data stream of hop 1 was sent before" (reported)
+        // default heartbeats (broken after 6 s) a chain was declared broken before its REQUEST had left
         client = RpccNodeContainer.clientBuilder(a, b, c).types(Checkouts.types()).timeout(Duration.ofSeconds(60))
                 .connectTimeout(Duration.ofSeconds(20)).handshakeTimeout(Duration.ofSeconds(30))
                 .heartbeats(Heartbeats.every(Duration.ofSeconds(3), Duration.ofSeconds(30))).build().start();
