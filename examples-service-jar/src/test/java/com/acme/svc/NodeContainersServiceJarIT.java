@@ -2,6 +2,7 @@ package com.acme.svc;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rpcc.client.Heartbeats;
 import io.rpcc.client.RpccClient;
 import io.rpcc.testcontainers.RpccNodeContainer;
 import java.time.Duration;
@@ -17,9 +18,12 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 /**
  * The service jar in three node containers of the project's image, as a user's integration test
  * runs it: {@code withServices(jar)} copies the packaged jar into each node's services directory and
- * {@code withServiceClasses} names the {@code @ServiceMethod} class. A client in this JVM runs the
- * checkout chain node-a -> node-b -> node-c; each node compiles the Java chaining function, which uses
- * the jar's types, and partial replies come straight back from each container.
+ * {@code withServiceClasses} names the classes implementing its service interfaces. A client in this JVM
+ * runs the checkout chain node-a -> node-b -> node-c; each node compiles the Java chaining function, which
+ * uses the jar's types, and partial replies come straight back from each container. The same checkout
+ * runs as a sequential chain of typed calls, an upload streams into node-c, and node-b, whose stream
+ * budget is set to 256 KiB ({@code RPCC_STREAMS_BUFFER_BYTES}), refuses a second stream while a first
+ * holds it and goes on serving.
  */
 @ExtendWith(NodeImageRequirement.class)
 @Testcontainers(parallel = true)
@@ -28,9 +32,10 @@ class NodeContainersServiceJarIT {
     @Container
     static final RpccNodeContainer a = node("node-a");
     @Container
-    static final RpccNodeContainer b = node("node-b").withNodeProperty("rpcc.transport", "epoll"); // a and c: NIO
+    static final RpccNodeContainer b = node("node-b").withNodeProperty("rpcc.transport", "epoll") // a and c: NIO
+            .withNodeProperty("rpcc.streams.buffer-bytes", "256KiB");
     @Container
-    static final RpccNodeContainer c = node("node-c");
+    static final RpccNodeContainer c = node("node-c").withNodeProperty("rpcc.streams.window-bytes", "2MiB");
     static RpccClient client;
 
     static {
@@ -41,13 +46,17 @@ class NodeContainersServiceJarIT {
 
     private static RpccNodeContainer node(String name) {
         return new RpccNodeContainer(NodeImageRequirement.IMAGE, name).withNetwork(network)
-                .withServices(Checkouts.serviceJar()).withServiceClasses(OrderDesk.class.getName())
+                .withServices(Checkouts.serviceJar()).withServiceClasses(OrderDesk.class.getName(), Store.class.getName())
                 .withNodeProperty("rpcc.shutdown.grace", "2s");
     }
 
     @BeforeAll
     static void startClient() {
-        client = RpccNodeContainer.clientBuilder(a, b, c).types(Checkouts.types()).timeout(Duration.ofSeconds(60)).build().start();
+        // A first connection to a container's mapped port took 6-10 s on a loaded machine (load 15-20 on 2 cores): with the
+        // default heartbeats (broken after 6 s) a chain was declared broken before its REQUEST had left
+        client = RpccNodeContainer.clientBuilder(a, b, c).types(Checkouts.types()).timeout(Duration.ofSeconds(60))
+                .connectTimeout(Duration.ofSeconds(20)).handshakeTimeout(Duration.ofSeconds(30))
+                .heartbeats(Heartbeats.every(Duration.ofSeconds(3), Duration.ofSeconds(30))).build().start();
     }
 
     @AfterAll
@@ -70,5 +79,20 @@ class NodeContainersServiceJarIT {
     @Test
     void aStaticRouteRunsAcrossTwoContainersWithTheServiceJarsTypes() {
         Checkouts.runStaticRouteAndCheck(client, "node-c", "node-b");
+    }
+
+    @Test
+    void aSequentialChainOfTypedCallsRunsServerToServerAcrossThreeContainers() {
+        Checkouts.runSequentialAndCheck(client, "node-a", "node-b", "node-c");
+    }
+
+    @Test
+    void anUploadStreamsIntoAContainersStreamingServiceFunction() {
+        Checkouts.uploadAndCheck(client, "node-c", 8);
+    }
+
+    @Test
+    void aContainerRefusesAStreamOverItsConfiguredBudgetAndGoesOnServing() throws Exception {
+        Checkouts.aStreamOverTheNodesBudgetIsRefusedAndTheNodeGoesOnServing(client, "node-b", b::getMetrics);
     }
 }

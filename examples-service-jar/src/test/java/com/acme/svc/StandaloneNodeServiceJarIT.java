@@ -1,26 +1,47 @@
 package com.acme.svc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.sun.net.httpserver.HttpServer;
+import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
+import io.rpcc.core.ChainResult;
 import io.rpcc.core.StaticNameResolver;
+import io.rpcc.core.StaticRoute;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The service jar as users deploy it on the standalone node: copied into each node's services directory,
  * the node's distribution started with {@code java -jar rpcc-node.jar} as its own process (two of
- * them), the {@code @ServiceMethod} class named in {@code RPCC_SERVICES_CLASSES}. A client in this JVM
- * runs the checkout chain a -> b -> a, whose Java chaining function uses the jar's types at both nodes.
+ * them), the classes implementing its service interfaces named in {@code RPCC_SERVICES_CLASSES}. A client
+ * in this JVM runs, against the one node pair: the checkout chain a -> b -> a, whose Java chaining
+ * function uses the jar's types at both nodes; a static route; the same checkout as a sequential chain
+ * of typed calls; an upload streamed into a streaming service function; a stream refused by b's small
+ * configured stream budget ({@code RPCC_STREAMS_BUFFER_BYTES}) while b goes on serving; and an HTTP/JSON
+ * service (a JDK {@code HttpServer} here) that a wraps by configuration alone
+ * ({@code RPCC_LEGACY_HTTP_LEGACY_QUOTE}), which sees the originator's identity.
  */
 class StandaloneNodeServiceJarIT {
     private static final Duration START = Duration.ofSeconds(90);
@@ -29,11 +50,23 @@ class StandaloneNodeServiceJarIT {
     Path work;
 
     @Test
-    void aChainingFunctionUsingTheServiceJarsTypesRunsOnStandaloneNodesWithPartialReplies() throws Exception {
-        int portA = freePort(), portB = freePort();
+    void theServiceJarsChainsStreamsAndAWrappedHttpServiceRunOnStandaloneNodes() throws Exception {
+        int portA = freePort(), portB = freePort(), healthB = freePort();
         String peers = "a=127.0.0.1:" + portA + ",b=127.0.0.1:" + portB;
-        try (NodeProcess a = NodeProcess.start("a", work.resolve("a"), env("a", portA, peers));
-             NodeProcess b = NodeProcess.start("b", work.resolve("b"), env("b", portB, peers))) {
+        LegacyPricing legacy = LegacyPricing.start();
+        Map<String, String> envA = new HashMap<>(env("a", portA, peers));
+        // an HTTP/JSON service wrapped by configuration only: the service function legacy-quote, results read as
+        // the jar's Quote, the token for chains without a credential of their own from the node's environment
+        envA.put("RPCC_LEGACY_HTTP_LEGACY_QUOTE", "POST " + legacy.url() + "/quotes/{id} result=com.acme.svc.Quote"
+                + " token-env=ACME_PRICING_TOKEN timeout=10s");
+        envA.put("ACME_PRICING_TOKEN", "node-a-token");
+        envA.put("RPCC_STREAMS_WINDOW_BYTES", "1MiB");
+        Map<String, String> envB = new HashMap<>(env("b", portB, peers));
+        envB.put("RPCC_STREAMS_BUFFER_BYTES", "256KiB"); // one stream's first room: a second at once is refused
+        envB.put("RPCC_HEALTH_PORT", Integer.toString(healthB)); // its /metrics count the refusal
+        try (legacy;
+             NodeProcess a = NodeProcess.start("a", work.resolve("a"), envA);
+             NodeProcess b = NodeProcess.start("b", work.resolve("b"), envB)) {
             assertEquals("rpcc node 'a' ready at 127.0.0.1:" + portA, a.awaitLine("rpcc node 'a' ready", START));
             assertEquals("rpcc node 'b' ready at 127.0.0.1:" + portB, b.awaitLine("rpcc node 'b' ready", START));
             // ready once warm: in plaintext (by-trust) its Java functions run in runners, started with the node
@@ -43,10 +76,14 @@ class StandaloneNodeServiceJarIT {
             StaticNameResolver names = new StaticNameResolver()
                     .register("a", new InetSocketAddress("127.0.0.1", portA))
                     .register("b", new InetSocketAddress("127.0.0.1", portB));
-            try (RpccClient client = RpccClient.builder().resolver(names).types(Checkouts.types())
+            try (RpccClient client = RpccClient.builder().name("shop").resolver(names).types(Checkouts.types())
                     .timeout(Duration.ofSeconds(60)).build().start()) {
                 Checkouts.runAndCheck(client, "a", "b", "a");
                 Checkouts.runStaticRouteAndCheck(client, "a", "b");
+                Checkouts.runSequentialAndCheck(client, "a", "b", "a");
+                Checkouts.uploadAndCheck(client, "a", 8);
+                Checkouts.aStreamOverTheNodesBudgetIsRefusedAndTheNodeGoesOnServing(client, "b", () -> metrics(healthB));
+                aWrappedHttpServiceSeesTheOriginatorsIdentity(client, legacy);
             } catch (RuntimeException | AssertionError e) {
                 throw new AssertionError(e + "\n" + a.output() + "\n" + b.output(), e);
             }
@@ -55,6 +92,101 @@ class StandaloneNodeServiceJarIT {
             assertEquals(0, b.terminate(Duration.ofSeconds(30)), b.output());
             assertTrue(a.stdout().contains("rpcc node 'a' stopped"), a.output());
             assertTrue(b.output().contains("(transport epoll)"), b.output());
+            assertTrue(a.output().contains("legacy-quote (POST " + legacy.url() + "/quotes/{id} -> com.acme.svc.Quote)"),
+                    "a's start-up line names the endpoint it wraps\n" + a.output());
+        }
+    }
+
+    /**
+     * The chain {@code order} at b, then {@code legacy-quote} at a, which a registered from its configuration
+     * alone: a POSTs the order as JSON to the HTTP service and reads its JSON answer as the jar's Quote. The
+     * service sees the originator ({@code shop}) and the node's configured token; a chain that carries a
+     * credential of its own passes that one on instead.
+     */
+    private static void aWrappedHttpServiceSeesTheOriginatorsIdentity(RpccClient client, LegacyPricing legacy) {
+        StaticRoute route = StaticRoute.of(StaticRoute.hop("b", "order"), StaticRoute.hop("a", "legacy-quote"));
+        ChainResult r = client.runChain(ChainCall.along(route, "L-5"));
+        assertEquals(new Quote("L-5", 3 * 150 + 2 * 900, "legacy-pricing"), r.value());
+        assertEquals(List.of("b", "a"), r.path());
+        LegacyPricing.Request seen = legacy.requests.poll();
+        assertNotNull(seen, "the HTTP service was called");
+        assertEquals("POST /quotes/L-5", seen.line());
+        assertEquals("Bearer node-a-token", seen.headers().get("authorization"));
+        assertEquals("shop", seen.headers().get("x-rpcc-originator"));
+        assertEquals("false", seen.headers().get("x-rpcc-originator-verified"), "plaintext nodes verify no originator");
+
+        client.runChain(ChainCall.along(route, "L-6").metadata("authorization", "Bearer ada-s-own"));
+        seen = legacy.requests.poll();
+        assertNotNull(seen, "the HTTP service was called again");
+        assertEquals("Bearer ada-s-own", seen.headers().get("authorization"), "the chain's own credential wins");
+        assertEquals("shop", seen.headers().get("x-rpcc-originator"));
+    }
+
+    private static String metrics(int port) {
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A legacy pricing service that knows nothing of rpcc: {@code POST /quotes/<id>} with an order as JSON
+     * answers a quote as JSON, and records each request's line and identity headers.
+     */
+    static final class LegacyPricing implements AutoCloseable {
+        record Request(String line, Map<String, String> headers, String body) {
+        }
+
+        final HttpServer server;
+        final BlockingQueue<Request> requests = new LinkedBlockingQueue<>();
+
+        private LegacyPricing(HttpServer server) {
+            this.server = server;
+        }
+
+        static LegacyPricing start() throws IOException {
+            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            LegacyPricing p = new LegacyPricing(server);
+            server.createContext("/quotes/", exchange -> {
+                String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+                Map<String, String> headers = new HashMap<>();
+                for (String h : List.of("authorization", "x-rpcc-originator", "x-rpcc-originator-verified", "x-rpcc-chain")) {
+                    String v = exchange.getRequestHeaders().getFirst(h);
+                    if (v != null) {
+                        headers.put(h, v);
+                    }
+                }
+                String id = exchange.getRequestURI().getPath().substring("/quotes/".length());
+                p.requests.add(new Request(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath(), headers, body));
+                // the order's lines, as the JSON the node sent: "quantity":3 ... "unitCents":150
+                long total = 0;
+                Matcher m = Pattern.compile("\"quantity\":(\\d+),\"unitCents\":(\\d+)").matcher(body);
+                while (m.find()) {
+                    total += Long.parseLong(m.group(1)) * Long.parseLong(m.group(2));
+                }
+                byte[] answer = ("{\"orderId\":\"" + id + "\",\"totalCents\":" + total + ",\"pricedAt\":\"legacy-pricing\","
+                        + "\"currency\":\"EUR\"}").getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("content-type", "application/json");
+                exchange.sendResponseHeaders(200, answer.length);
+                exchange.getResponseBody().write(answer);
+                exchange.close();
+            });
+            server.start();
+            return p;
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + server.getAddress().getPort();
+        }
+
+        @Override
+        public void close() {
+            server.stop(0);
         }
     }
 
@@ -64,7 +196,7 @@ class StandaloneNodeServiceJarIT {
         Files.copy(Checkouts.serviceJar(), services.resolve("acme-orders.jar"), StandardCopyOption.REPLACE_EXISTING);
         return Map.of("RPCC_NAME", name, "RPCC_BIND", "127.0.0.1", "RPCC_PORT", Integer.toString(port),
                 "RPCC_HEALTH_PORT", "0", "RPCC_PEERS", peers, "RPCC_SERVICES_PATH", services.toString(),
-                "RPCC_SERVICES_CLASSES", OrderDesk.class.getName(), "RPCC_SHUTDOWN_GRACE", "2s",
+                "RPCC_SERVICES_CLASSES", OrderDesk.class.getName() + "," + Store.class.getName(), "RPCC_SHUTDOWN_GRACE", "2s",
                 // b on Netty's native epoll, a on NIO: the chain crosses both
                 "RPCC_TRANSPORT", name.equals("b") ? "epoll" : "nio");
     }

@@ -164,6 +164,11 @@ class NodeConfigTest {
                 Arguments.of("rpcc.peers", "a=h:1,a=h:2", "'a' appears twice"),
                 Arguments.of("rpcc.services.path", "no/such/dir", "a directory of service jars"),
                 Arguments.of("rpcc.log.level", "loud", "one of trace, debug, info, warn, error, off"),
+                Arguments.of("rpcc.streams.buffer-bytes", "100KiB", "a size from 262144 to"),
+                Arguments.of("rpcc.streams.window-bytes", "4GiB", "a size from 262144 to 2147483647 bytes"),
+                Arguments.of("rpcc.streams.chunk-bytes", "0", "a size from 1 to"),
+                Arguments.of("rpcc.streams.max-per-connection", "0", "an integer from 1 to"),
+                Arguments.of("rpcc.streams.idle-timeout", "0", "more than 0"),
                 Arguments.of("rpcc.functions.java.isolation", "sometimes", "in-process, process or by-trust"),
                 Arguments.of("rpcc.functions.java.runners", "0", "an integer from 1 to"),
                 Arguments.of("rpcc.functions.java.runner-heap", "1MiB", "rpcc.functions.java.runner-heap"),
@@ -198,6 +203,63 @@ class NodeConfigTest {
         ConfigException e = assertThrows(ConfigException.class, () -> config("rpcc.limits.outbound-policy", "open"));
         assertEquals("rpcc.limits.outbound-policy", e.key());
         assertThrows(ConfigException.class, () -> config("rpcc.limits.max-dials-in-progress", "0"));
+    }
+
+    @Test
+    void theStreamSettingsAreParsedAndTheBufferDefaultsToTheBuilders() {
+        assertNull(config().streamBufferBytes(), "unset: the builder's default (64 MiB or a quarter of the heap)");
+        assertEquals(4 << 20, config().streamWindowBytes());
+        NodeConfig c = config("rpcc.streams.buffer-bytes", "256KiB", "rpcc.streams.window-bytes", "1MiB");
+        assertEquals(256L << 10, c.streamBufferBytes());
+        assertEquals(1 << 20, c.streamWindowBytes());
+        c.applyTo(io.rpcc.server.RpccServer.builder("n1")); // values the builder takes
+        NodeConfig env = new NodeConfig(ConfigValues.load(new String[0], Map.of("RPCC_NAME", "n",
+                "RPCC_STREAMS_BUFFER_BYTES", "32MiB", "RPCC_STREAMS_IDLE_TIMEOUT", "5s"), w -> {
+                    throw new AssertionError("no warning expected: " + w);
+                }));
+        assertEquals(32L << 20, env.streamBufferBytes());
+    }
+
+    @Test
+    void legacyHttpEndpointsComeFromTheFileAndTheEnvironment() throws Exception {
+        Path file = dir.resolve("node.properties");
+        Files.writeString(file, "rpcc.name = n\nrpcc.legacy.http.quote = POST http://pricing:8080/quotes/{sku}"
+                + " result=java.util.Map timeout=2s\n");
+        List<String> warnings = new ArrayList<>();
+        ConfigValues values = ConfigValues.load(new String[] {"--config", file.toString()},
+                Map.of("RPCC_LEGACY_HTTP_STOCK_LEVEL", "get http://inventory/stock/{sku} token-env=INVENTORY_TOKEN",
+                        "INVENTORY_TOKEN", "t0k"), warnings::add);
+        assertEquals(List.of(), warnings, "RPCC_LEGACY_HTTP_* variables name endpoints, not unknown keys");
+        assertEquals(List.of("quote", "stock-level"), values.legacyHttp().stream().map(ConfigValues.Entry::name).toList());
+        NodeConfig c = new NodeConfig(values);
+        io.rpcc.server.RpccServer.Builder server = io.rpcc.server.RpccServer.builder("n");
+        assertEquals(List.of("quote (POST http://pricing:8080/quotes/{sku} -> java.util.Map)",
+                "stock-level (GET http://inventory/stock/{sku})"), c.legacyEndpoints().registerOn(server, getClass().getClassLoader()));
+        ConfigException twice = assertThrows(ConfigException.class,
+                () -> c.legacyEndpoints().registerOn(server, getClass().getClassLoader()));
+        assertTrue(twice.getMessage().contains("a service function name no service jar registers"), twice.getMessage());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badLegacyEndpoints")
+    void aBadLegacyEndpointNamesItsKeyAndNeverTheToken(String value, String expected) {
+        ConfigException e = assertThrows(ConfigException.class, () -> new NodeConfig(ConfigValues.load(new String[0],
+                Map.of("RPCC_NAME", "n", "RPCC_LEGACY_HTTP_QUOTE", value, "SECRET", "s3cr3t-t0ken"), w -> { })));
+        assertTrue(e.getMessage().startsWith("RPCC_LEGACY_HTTP_QUOTE = \""), e.getMessage());
+        assertTrue(e.getMessage().contains("(from environment variable RPCC_LEGACY_HTTP_QUOTE)"), e.getMessage());
+        assertTrue(e.getMessage().contains(expected), e.getMessage());
+        assertTrue(!e.getMessage().contains("s3cr3t") && !e.getMessage().contains("inline-secret"), e.getMessage());
+    }
+
+    static Stream<Arguments> badLegacyEndpoints() {
+        return Stream.of(
+                Arguments.of("http://pricing/quotes", "an HTTP method and a URL template first"),
+                Arguments.of("POST pricing/quotes", "an absolute http:// or https:// URL template"),
+                Arguments.of("POST http://pricing/quotes token=inline-secret", "'token' is none of them"),
+                Arguments.of("POST http://pricing/quotes token-env=NOT_SET", "has no (or an empty) NOT_SET"),
+                Arguments.of("POST http://pricing/quotes token-file=/no/such/file", "cannot be read"),
+                Arguments.of("POST http://pricing/quotes timeout=soon", "timeout=<a duration"),
+                Arguments.of("POST http://pricing/quotes result", "'result' has no value"));
     }
 
     @Test

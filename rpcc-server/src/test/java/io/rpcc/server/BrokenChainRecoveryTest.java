@@ -142,6 +142,22 @@ class BrokenChainRecoveryTest {
     }
 
     @Test
+    void aBrokenChainWithADataStreamIsNotRunAgainStepByStepAndFailsWithTheBreakItself() throws Exception {
+        // a stream is read once: the diagnosis, which would send the chain again, cannot; the call fails with the break
+        CompletableFuture<ChainResult> f = client.startChain(ChainCall.to("s3", "last").params(1)
+                .stream(new java.io.ByteArrayInputStream(new byte[1000])));
+        assertTrue(entered3.await(30, TimeUnit.SECONDS));
+        blackout3.cut();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(60, TimeUnit.SECONDS));
+        BrokenChainException broken = assertInstanceOf(BrokenChainException.class, e.getCause(), String.valueOf(e.getCause()));
+        assertTrue(broken.getMessage().contains("Its data stream was read once, so the chain was not run again step by step")
+                && !broken.getMessage().contains("the broken chain, run again step by step"), broken.getMessage());
+        assertEquals("s3", broken.host(), broken.getMessage());
+        assertEquals(1, client.brokenChains(), "no diagnosis");
+        assertEquals(1, runs3.get());
+    }
+
+    @Test
     void aChainWithRepliesIsDiagnosedTooAndDeliversEachReplyOnce() throws Exception {
         ReplySet<String> replies = client.startChainWithReplies(ChainCall.along(ROUTE, 1)
                 .retry(RetryPolicy.attempts(2).backoff(Duration.ofMillis(100), Duration.ofMillis(100), 1)), String.class);

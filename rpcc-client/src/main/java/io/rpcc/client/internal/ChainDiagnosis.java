@@ -58,6 +58,9 @@ public final class ChainDiagnosis {
         if (start.timeout().isNegative() || start.timeout().isZero()) {
             return CompletableFuture.failedFuture(detected);
         }
+        if (start.stream() != null) {
+            return CompletableFuture.failedFuture(notRunAgain(detected));
+        }
         return interactive.start(start, new StepMode(start.heartbeats(), broken), tap).handle((r, e) -> {
                     if (e == null) {
                         return CompletableFuture.completedFuture(r);
@@ -74,13 +77,26 @@ public final class ChainDiagnosis {
      */
     public Runnable diagnoseWithReplies(BufferedReplySet<?> replies, ChainOriginator.Pending broken,
                                         BrokenChainException detected, ChainStart start) {
-        if (start.timeout().isNegative() || start.timeout().isZero()) {
-            replies.resultFailed(detected);
-            replies.finished(detected);
+        if (start.timeout().isNegative() || start.timeout().isZero() || start.stream() != null) {
+            BrokenChainException e = start.stream() != null ? notRunAgain(detected) : detected;
+            replies.resultFailed(e);
+            replies.finished(e);
             return () -> { };
         }
         return interactive.startWithReplies(replies, start, new StepMode(start.heartbeats(), broken),
                 e -> outOfTime(e, detected));
+    }
+
+    /**
+     * The break of a chain that carries a data stream: a stream is read once, so the chain cannot be
+     * sent again step by step; the break as detected, saying so.
+     */
+    private static BrokenChainException notRunAgain(BrokenChainException detected) {
+        ChainFailure f = detected.failure();
+        return new BrokenChainException(new ChainFailure(f.exceptionName(), f.message()
+                + ". Its data stream was read once, so the chain was not run again step by step to find where it stops",
+                f.host(), f.hop(), f.path(), f.details(), f.console(), f.timings(), f.fields()),
+                detected.serviceFunction(), detected);
     }
 
     /** {@code e}, or {@code detected} if {@code e} says the call ran out of time before the diagnosis found the hop. */

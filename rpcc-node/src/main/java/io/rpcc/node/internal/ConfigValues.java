@@ -10,9 +10,11 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,7 +24,9 @@ import org.jspecify.annotations.Nullable;
  * The node's configuration as text: the keys of an optional properties file, overridden by their
  * environment variables ({@code rpcc.a.b-c} by {@code RPCC_A_B_C}), then the defaults. Each value
  * remembers where it came from, and the typed getters throw a {@link ConfigException} naming the
- * key, the value, its origin and what was expected.
+ * key, the value, its origin and what was expected. Besides the fixed keys ({@link ConfigKey}), the
+ * keys {@code rpcc.legacy.http.<function>} ({@code RPCC_LEGACY_HTTP_<FUNCTION>}) name one service function
+ * each ({@link LegacyEndpoints}).
  */
 public final class ConfigValues {
     private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
@@ -31,7 +35,26 @@ public final class ConfigValues {
     private record Value(String text, String origin) {
     }
 
+    /** The prefix of the keys that wrap an HTTP/JSON endpoint as service function {@code <function>}. */
+    public static final String LEGACY_HTTP_PREFIX = "rpcc.legacy.http.";
+    /** The environment's form of {@link #LEGACY_HTTP_PREFIX}: {@code RPCC_LEGACY_HTTP_<FUNCTION>}. */
+    public static final String LEGACY_HTTP_VARIABLE_PREFIX = "RPCC_LEGACY_HTTP_";
+
+    /**
+     * A key of a family rather than a fixed {@link ConfigKey}, such as {@code rpcc.legacy.http.quote}.
+     *
+     * @param name what the key names (the service function)
+     * @param key the key as written in the file, or the environment variable
+     * @param text its value
+     * @param origin where it was set
+     */
+    public record Entry(String name, String key, String text, String origin) {
+    }
+
     private final Map<ConfigKey, Value> values = new LinkedHashMap<>();
+    /** {@code rpcc.legacy.http.<function>} by function name. */
+    private final Map<String, Entry> legacyHttp = new TreeMap<>();
+    private Map<String, String> environment = Map.of();
 
     private ConfigValues() {
     }
@@ -47,6 +70,17 @@ public final class ConfigValues {
         Path file = configFile(args);
         Map<String, String> fromFile = file == null ? Map.of() : readFile(file);
         ConfigValues config = new ConfigValues();
+        config.environment = Map.copyOf(environment);
+        fromFile.forEach((k, v) -> {
+            if (k.startsWith(LEGACY_HTTP_PREFIX)) {
+                config.putLegacyHttp(k, v, String.valueOf(file));
+            }
+        });
+        environment.forEach((k, v) -> {
+            if (k.startsWith(LEGACY_HTTP_VARIABLE_PREFIX)) {
+                config.putLegacyHttp(k, v, "environment variable " + k); // the environment wins over the file
+            }
+        });
         for (ConfigKey key : ConfigKey.values()) {
             String fromEnvironment = environment.get(key.environmentVariable());
             if (fromEnvironment != null) {
@@ -55,7 +89,7 @@ public final class ConfigValues {
                 config.values.put(key, new Value(fromFile.get(key.key()).trim(), String.valueOf(file)));
             }
         }
-        environment.keySet().stream().filter(v -> v.startsWith("RPCC_")).sorted()
+        environment.keySet().stream().filter(v -> v.startsWith("RPCC_") && !v.startsWith(LEGACY_HTTP_VARIABLE_PREFIX)).sorted()
                 .filter(v -> Arrays.stream(ConfigKey.values()).noneMatch(k -> k.environmentVariable().equals(v)))
                 .forEach(v -> warnings.accept("rpcc node: ignoring environment variable " + v + ": it names no configuration key"));
         return config;
@@ -64,8 +98,38 @@ public final class ConfigValues {
     /** Values given directly (tests), as if read from a file named {@code origin}. */
     public static ConfigValues of(Map<String, String> properties, String origin) {
         ConfigValues config = new ConfigValues();
-        properties.forEach((k, v) -> config.values.put(known(k, origin), new Value(v.trim(), origin)));
+        properties.forEach((k, v) -> {
+            if (k.startsWith(LEGACY_HTTP_PREFIX)) {
+                config.putLegacyHttp(k, v, origin);
+            } else {
+                config.values.put(known(k, origin), new Value(v.trim(), origin));
+            }
+        });
         return config;
+    }
+
+    /**
+     * Records {@code key} (a file's {@code rpcc.legacy.http.<function>} or a variable's
+     * {@code RPCC_LEGACY_HTTP_<FUNCTION>}, whose function is its rest in lower case with {@code _} as {@code -}).
+     */
+    private void putLegacyHttp(String key, String text, String origin) {
+        String function = key.startsWith(LEGACY_HTTP_PREFIX) ? key.substring(LEGACY_HTTP_PREFIX.length())
+                : key.substring(LEGACY_HTTP_VARIABLE_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '-');
+        if (function.isBlank()) {
+            throw new ConfigException(key, key + " (from " + origin + ") names no service function: expected "
+                    + LEGACY_HTTP_PREFIX + "<function> (" + LEGACY_HTTP_VARIABLE_PREFIX + "<FUNCTION> in the environment)");
+        }
+        legacyHttp.put(function, new Entry(function, key, text.trim(), origin));
+    }
+
+    /** The keys {@code rpcc.legacy.http.<function>} and their variables, by function name. */
+    public List<Entry> legacyHttp() {
+        return List.copyOf(legacyHttp.values());
+    }
+
+    /** The node's environment variable {@code name} (for values that name one, such as a token's), or {@code null}. */
+    public @Nullable String environmentVariable(String name) {
+        return environment.get(name);
     }
 
     private static @Nullable Path configFile(String[] args) {
@@ -97,7 +161,7 @@ public final class ConfigValues {
         }
         Map<String, String> result = new LinkedHashMap<>();
         for (String name : properties.stringPropertyNames()) {
-            result.put(known(name, file.toString()).key(), properties.getProperty(name));
+            result.put(name.startsWith(LEGACY_HTTP_PREFIX) ? name : known(name, file.toString()).key(), properties.getProperty(name));
         }
         return result;
     }
@@ -176,7 +240,8 @@ public final class ConfigValues {
         return d;
     }
 
-    private static @Nullable Duration parseDuration(String text) {
+    /** A duration as {@link #duration} reads it, or {@code null} if {@code text} is not one. */
+    static @Nullable Duration parseDuration(String text) {
         if (text.equals("0")) {
             return Duration.ZERO;
         }

@@ -78,6 +78,12 @@ public final class NodeConfig {
     private final List<ChainingFunctionSource> knownFunctions;
     private final int maxPrecompiledFunctions;
     private final Duration precompileBudget;
+    private final @Nullable Long streamBufferBytes;
+    private final int streamWindowBytes;
+    private final int streamChunkBytes;
+    private final int maxStreamsPerConnection;
+    private final Duration streamIdleTimeout;
+    private final LegacyEndpoints legacyEndpoints;
     private final Duration connectTimeout;
     private final Duration handshakeTimeout;
     private final Duration idleTimeout;
@@ -194,6 +200,15 @@ public final class NodeConfig {
         knownFunctions = precompile == null ? List.of() : KnownFunctionFiles.read(values, Path.of(precompile));
         maxPrecompiledFunctions = values.integer(ConfigKey.FUNCTIONS_PRECOMPILE_MAX_FUNCTIONS, 1, Integer.MAX_VALUE);
         precompileBudget = values.duration(ConfigKey.FUNCTIONS_PRECOMPILE_BUDGET, false);
+        // the 256 KiB of room every stream starts with: a window or a budget below it could take no stream in
+        long initialWindow = 256L << 10;
+        streamBufferBytes = values.text(ConfigKey.STREAMS_BUFFER_BYTES) == null ? null
+                : values.bytes(ConfigKey.STREAMS_BUFFER_BYTES, initialWindow, Long.MAX_VALUE);
+        streamWindowBytes = (int) values.bytes(ConfigKey.STREAMS_WINDOW_BYTES, initialWindow, Integer.MAX_VALUE);
+        streamChunkBytes = (int) values.bytes(ConfigKey.STREAMS_CHUNK_BYTES, 1, Integer.MAX_VALUE);
+        maxStreamsPerConnection = values.integer(ConfigKey.STREAMS_MAX_PER_CONNECTION, 1, Integer.MAX_VALUE);
+        streamIdleTimeout = values.duration(ConfigKey.STREAMS_IDLE_TIMEOUT, false);
+        legacyEndpoints = LegacyEndpoints.parse(values);
         connectTimeout = values.duration(ConfigKey.CONNECT_TIMEOUT, false);
         handshakeTimeout = values.duration(ConfigKey.HANDSHAKE_TIMEOUT, false);
         idleTimeout = values.duration(ConfigKey.IDLE_TIMEOUT, true);
@@ -341,7 +356,12 @@ public final class NodeConfig {
                 .functionRunners(functionRunners, spareFunctionRunners, functionRunnerQueue, functionRunnerHeapMegabytes)
                 .connectTimeout(connectTimeout).handshakeTimeout(handshakeTimeout).idleTimeout(idleTimeout)
                 .frameTimeout(frameTimeout).replyWriteTimeout(replyWriteTimeout)
-                .deadlineNetworkAllowance(deadlineNetworkAllowance);
+                .deadlineNetworkAllowance(deadlineNetworkAllowance)
+                .streamWindowBytes(streamWindowBytes).streamChunkBytes(streamChunkBytes)
+                .maxStreamsPerConnection(maxStreamsPerConnection).streamIdleTimeout(streamIdleTimeout);
+        if (streamBufferBytes != null) {
+            server.streamBufferBytes(streamBufferBytes);
+        }
         if (sandbox != null) {
             server.sandbox(sandbox);
         } else {
@@ -473,6 +493,21 @@ public final class NodeConfig {
     /** {@code rpcc.limits.max-dials-in-progress}. */
     public int maxDialsInProgress() {
         return maxDialsInProgress;
+    }
+
+    /** {@code rpcc.streams.buffer-bytes}, or {@code null}: the builder's default (64 MiB, or a quarter of the heap if less). */
+    public @Nullable Long streamBufferBytes() {
+        return streamBufferBytes;
+    }
+
+    /** {@code rpcc.streams.window-bytes}. */
+    public int streamWindowBytes() {
+        return streamWindowBytes;
+    }
+
+    /** {@code rpcc.legacy.http.<function>}: the HTTP/JSON endpoints the node wraps as service functions. */
+    public LegacyEndpoints legacyEndpoints() {
+        return legacyEndpoints;
     }
 
     /** {@code rpcc.timeouts.idle}. */

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A running standalone node: its metrics and traces, its health endpoint (with {@code /metrics}), its
- * service jars and its server. {@link #start} brings them up in that order (so {@code /ready} answers 503
+ * service jars, the legacy HTTP endpoints it wraps ({@code rpcc.legacy.http.*}) and its server. {@link #start} brings them up in that order (so {@code /ready} answers 503
  * while the node starts), waits for its compilers and spare function runners to be warm (at most
  * {@link #WARM_UP_WAIT}) and prints the ready line; {@link #stop} drains the server, exports the last
  * spans and prints the stopped line.
@@ -81,7 +81,8 @@ public final class StandaloneNode {
             Thread.currentThread().setContextClassLoader(services.classLoader()); // threads the node starts inherit it
             // traces and metrics first: their decorators enclose those of the service modules
             RpccServer.Builder builder = observability.applyTo(config.applyTo(RpccServer.builder(config.name())));
-            List<String> registered = services.registerOn(builder, config, values);
+            List<String> registered = new java.util.ArrayList<>(services.registerOn(builder, config, values));
+            registered.addAll(config.legacyEndpoints().registerOn(builder, services.classLoader()));
             Path repository = config.repositoryDirectory();
             if (repository != null) {
                 builder.repository(new FileSystemChainingFunctionRepository(repository));
@@ -91,7 +92,7 @@ public final class StandaloneNode {
             server.start();
             int port = server.address().getPort();
             config.peers().registerSelf(config.name(), new InetSocketAddress(config.advertisedHost(), port));
-            log.info("rpcc node '{}' listens on {} (transport {}); services from {} ({}); service modules and classes: {}; "
+            log.info("rpcc node '{}' listens on {} (transport {}); services from {} ({}); service modules, classes and legacy endpoints: {}; "
                     + "repository: {}; peers: {}", config.name(), server.address(),
                     server.transport().name().toLowerCase(Locale.ROOT),
                     config.servicesPath().toAbsolutePath(), services.jars().isEmpty() ? "no jars" : services.jars(),

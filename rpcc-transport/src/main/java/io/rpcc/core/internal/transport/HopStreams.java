@@ -204,7 +204,8 @@ public final class HopStreams {
             t.rememberEnded(id);
             s.failed = new ChainStreamException(ChainStreamException.Reason.REFUSED, "node '" + nodeName + "' refused "
                     + where + ": " + t.inbound.size() + " streams were open on the connection from " + peer(ch)
-                    + ", the most it allows (NodeBuilder.maxStreamsPerConnection: " + limits.maxStreamsPerConnection()
+                    + ", the most it allows (NodeBuilder.maxStreamsPerConnection, rpcc.streams.max-per-connection: "
+                    + limits.maxStreamsPerConnection()
                     + "); send fewer streams at once");
             send(ch, new StreamFrames.Cancel(id, s.failed.getMessage()));
             return request.withStream(s);
@@ -216,7 +217,8 @@ public final class HopStreams {
             t.rememberEnded(id);
             s.failed = new ChainStreamException(ChainStreamException.Reason.REFUSED, "node '" + nodeName + "' refused "
                     + where + ": the data streams arriving at it already held " + held + " of the "
-                    + limits.bufferBytes() + " bytes it gives them in all (NodeBuilder.streamBufferBytes), too little "
+                    + limits.bufferBytes() + " bytes it gives them in all (NodeBuilder.streamBufferBytes; at a standalone node "
+                    + "rpcc.streams.buffer-bytes), too little "
                     + "for the " + StreamFrames.INITIAL_WINDOW + " bytes a stream starts with; send it again later, "
                     + "or raise streamBufferBytes there");
             send(ch, new StreamFrames.Cancel(id, s.failed.getMessage()));
