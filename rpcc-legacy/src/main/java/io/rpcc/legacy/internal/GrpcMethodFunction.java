@@ -110,6 +110,10 @@ public final class GrpcMethodFunction<Q, R> implements ServiceFunction {
                     + ") is down or unreachable from this node: check that it runs and that the channel names it";
             case DEADLINE_EXCEEDED -> said + (said.isEmpty() ? "" : "; ") + "the chain's deadline"
                     + (timeout == null ? "" : " or the wrapper's timeout (" + timeout + ")") + " passed during the call";
+            case RESOURCE_EXHAUSTED -> said.contains("exceeds maximum size") ? said + "; the response is larger"
+                    + " than the channel lets in, and gRPC refused it as it arrived: if the service's responses are"
+                    + " that large, build the channel with a larger maxInboundMessageSize (grpc-java's default is"
+                    + " 4 MiB); else ask the service for less" : said;
             default -> said;
         };
     }

@@ -32,8 +32,9 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code PUT} or {@code PATCH} sends the params as a JSON body. The response's JSON becomes the
  * result, read as the configured type ({@code Object}: maps, lists, text, numbers). The request is
  * sent with {@link HttpClient#sendAsync}; the hop's thread (a virtual thread by default) waits for
- * the response, since a service function returns its result. A status of 400 or more, or a service
- * that cannot be reached, throws a {@link LegacyCallException}.
+ * the response, since a service function returns its result. The response body is read up to a
+ * limit ({@link BoundedBody}). A status of 400 or more, a service that cannot be reached, or a body
+ * over the limit throws a {@link LegacyCallException}.
  */
 public final class HttpEndpointFunction implements ServiceFunction {
     /** The JSON mapper of every HTTP wrapper: unknown properties in responses are ignored. */
@@ -49,15 +50,18 @@ public final class HttpEndpointFunction implements ServiceFunction {
     private final LegacyIdentity identity;
     private final @Nullable Duration timeout;
     private final Class<?> resultType;
+    private final long maxResponseBytes;
 
     /**
      * The service function {@code name} calling {@code method urlTemplate} with {@code client}.
      *
      * @param timeout the longest a call may take beyond the chain's deadline, or {@code null}
      * @param resultType what the response's JSON is read as
+     * @param maxResponseBytes the largest response body read; a larger one fails the call as it arrives
      */
     public HttpEndpointFunction(String name, String method, String urlTemplate, HttpClient client,
-                                LegacyIdentity identity, @Nullable Duration timeout, Class<?> resultType) {
+                                LegacyIdentity identity, @Nullable Duration timeout, Class<?> resultType,
+                                long maxResponseBytes) {
         this.name = name;
         this.method = method.toUpperCase(Locale.ROOT);
         this.urlTemplate = urlTemplate;
@@ -65,6 +69,7 @@ public final class HttpEndpointFunction implements ServiceFunction {
         this.identity = identity;
         this.timeout = timeout;
         this.resultType = resultType;
+        this.maxResponseBytes = maxResponseBytes;
     }
 
     /** Whether {@code method} sends the params as a JSON body. */
@@ -89,7 +94,7 @@ public final class HttpEndpointFunction implements ServiceFunction {
         if (budget != null) {
             request.timeout(budget.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : budget);
         }
-        CompletableFuture<HttpResponse<byte[]>> call = client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        CompletableFuture<HttpResponse<byte[]>> call = client.sendAsync(request.build(), new BoundedBody(maxResponseBytes));
         HttpResponse<byte[]> response;
         try {
             response = call.get();
@@ -99,6 +104,15 @@ public final class HttpEndpointFunction implements ServiceFunction {
             throw failure(ctx, legacy, "CANCELLED", "the chain was cancelled while the call was in flight", e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
+            for (Throwable c = cause; c != null; c = c.getCause()) {
+                if (c instanceof BoundedBody.Refusal refused) {
+                    throw failure(ctx, legacy, refused.status, refused.status.equals(LegacyCallException.RESPONSE_TOO_LARGE)
+                            ? "the response is larger than this wrapper's limit of " + BoundedBody.size(maxResponseBytes)
+                            + ": " + refused.getMessage() + ". If the service's responses are that large, raise the limit"
+                            + " (LegacyHttp.Builder.maxResponseBytes); else ask the service for less (a page, a filter)"
+                            : refused.getMessage() + ". The legacy service must send one or the other", refused);
+                }
+            }
             if (cause instanceof HttpTimeoutException) {
                 throw failure(ctx, legacy, "TIMEOUT", "no response before the chain's deadline"
                         + (timeout == null ? "" : " or the wrapper's timeout (" + timeout + ")"), cause);
