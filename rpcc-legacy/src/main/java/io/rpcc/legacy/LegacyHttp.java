@@ -1,6 +1,7 @@
 package io.rpcc.legacy;
 
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.legacy.internal.CallPolicy;
 import io.rpcc.legacy.internal.HttpEndpointFunction;
 import io.rpcc.server.RpccServer;
 import java.net.URI;
@@ -56,12 +57,10 @@ public final class LegacyHttp {
     }
 
     /** Configures how an endpoint is called. */
-    public static final class Builder {
+    public static final class Builder extends LegacyWrapperBuilder<Builder> {
         private final String method;
         private final String urlTemplate;
         private @Nullable HttpClient client;
-        private LegacyIdentity identity = LegacyIdentity.fromChain();
-        private @Nullable Duration timeout;
         private Class<?> resultType = Object.class;
         private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
 
@@ -81,27 +80,6 @@ public final class LegacyHttp {
         /** The HTTP client to send with (default: one client per wrapper, HTTP/1.1, a 10 s connect timeout). */
         public Builder client(HttpClient client) {
             this.client = Objects.requireNonNull(client, "client");
-            return this;
-        }
-
-        /**
-         * What the legacy service is told about the chain's originator (default:
-         * {@link LegacyIdentity#fromChain()}).
-         */
-        public Builder identity(LegacyIdentity identity) {
-            this.identity = Objects.requireNonNull(identity, "identity");
-            return this;
-        }
-
-        /**
-         * The longest a call may take, whatever the chain's deadline (default: only the chain's
-         * deadline limits it).
-         */
-        public Builder timeout(Duration timeout) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-            }
-            this.timeout = timeout;
             return this;
         }
 
@@ -137,8 +115,8 @@ public final class LegacyHttp {
                 c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
                 client = c;
             }
-            return new HttpEndpointFunction(Objects.requireNonNull(name, "name"), method, urlTemplate, c, identity,
-                    timeout, resultType, maxResponseBytes);
+            return new HttpEndpointFunction(Objects.requireNonNull(name, "name"), method, urlTemplate, c,
+                    new CallPolicy(identity(), timeout()), resultType, maxResponseBytes);
         }
 
         /**

@@ -20,6 +20,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,10 +112,6 @@ class LegacyHttpResponseLimitTest {
         return (String) value;
     }
 
-    private ServiceFunctionException refused(String kind, long size) {
-        return assertThrows(ServiceFunctionException.class, () -> call(kind, size));
-    }
-
     /** The handler's count of bytes written, once it has finished. */
     private long written() throws InterruptedException {
         Long n = written.poll(20, TimeUnit.SECONDS);
@@ -128,17 +125,20 @@ class LegacyHttpResponseLimitTest {
         assertEquals(LIMIT, written());
     }
 
-    @Test
-    void aChunkedResponseOverTheLimitIsRefusedAsItArrivesAndTheNodeGoesOnServing() throws InterruptedException {
+    /**
+     * Calls endpoint {@code kind} for 10 and 1000 times the limit: each call is refused with
+     * {@code status} (its message: what the status is followed by, for a size), the legacy server could
+     * write little of the larger one, and the node goes on serving.
+     */
+    private void refusedAtTenAndAThousandTimesTheLimit(String kind, LongFunction<String> status)
+            throws InterruptedException {
         for (long size : new long[] {10L * LIMIT, 1000L * LIMIT}) {
-            ServiceFunctionException e = refused("chunked", size);
+            ServiceFunctionException e = assertThrows(ServiceFunctionException.class, () -> call(kind, size));
             assertEquals(LegacyCallException.class.getName(), e.exceptionName());
             assertEquals("web", e.host());
-            assertTrue(e.remoteMessage().contains("legacy HTTP endpoint GET " + base + "/chunked/" + size
-                    + " failed with status RESPONSE_TOO_LARGE: the response is larger than this wrapper's limit of"
-                    + " 64 KiB: more than 64 KiB arrived, and the rest was not read. If the service's responses are"
-                    + " that large, raise the limit (LegacyHttp.Builder.maxResponseBytes); else ask the service for"
-                    + " less (a page, a filter) (service function 'chunked', hop 1, node 'web')"), e.remoteMessage());
+            assertTrue(e.remoteMessage().contains("legacy HTTP endpoint GET " + base + "/" + kind + "/" + size
+                    + " failed with status " + status.apply(size) + " (service function '" + kind + "', hop 1, node 'web')"),
+                    e.remoteMessage());
             long sent = written();
             if (size == 1000L * LIMIT) {
                 assertTrue(sent < size / 4, () -> "the wrapper stopped reading early: the server wrote " + sent
@@ -149,36 +149,25 @@ class LegacyHttpResponseLimitTest {
     }
 
     @Test
+    void aChunkedResponseOverTheLimitIsRefusedAsItArrivesAndTheNodeGoesOnServing() throws InterruptedException {
+        refusedAtTenAndAThousandTimesTheLimit("chunked", size -> "RESPONSE_TOO_LARGE: the response is larger than"
+                + " this wrapper's limit of 64 KiB: more than 64 KiB arrived, and the rest was not read. If the"
+                + " service's responses are that large, raise the limit (LegacyHttp.Builder.maxResponseBytes); else"
+                + " ask the service for less (a page, a filter)");
+    }
+
+    @Test
     void aResponseAnnouncingMoreThanTheLimitIsRefusedFromItsContentLength() throws InterruptedException {
-        for (long size : new long[] {10L * LIMIT, 1000L * LIMIT}) {
-            ServiceFunctionException e = refused("announced", size);
-            assertTrue(e.remoteMessage().contains("legacy HTTP endpoint GET " + base + "/announced/" + size
-                    + " failed with status RESPONSE_TOO_LARGE: the response is larger than this wrapper's limit of"
-                    + " 64 KiB: it announced " + (size / 1024) + " KiB (Content-Length) and was not read."),
-                    e.remoteMessage());
-            long sent = written();
-            if (size == 1000L * LIMIT) {
-                assertTrue(sent < size / 4, () -> "the wrapper did not read the body: the server wrote " + sent
-                        + " of " + size + " bytes");
-            }
-            stillServes();
-        }
+        refusedAtTenAndAThousandTimesTheLimit("announced", size -> "RESPONSE_TOO_LARGE: the response is larger than"
+                + " this wrapper's limit of 64 KiB: it announced " + (size / 1024) + " KiB (Content-Length) and was"
+                + " not read. If the service's responses are that large, raise the limit"
+                + " (LegacyHttp.Builder.maxResponseBytes); else ask the service for less (a page, a filter)");
     }
 
     @Test
     void aResponseWithALyingContentLengthIsRefusedAndLeavesNoBytesOnAReusedConnection() throws InterruptedException {
-        for (long size : new long[] {10L * LIMIT, 1000L * LIMIT}) {
-            ServiceFunctionException e = refused("lying", size);
-            assertTrue(e.remoteMessage().contains("legacy HTTP endpoint GET " + base + "/lying/" + size
-                    + " failed with status INVALID_RESPONSE: the response has both Content-Length (2) and"
-                    + " Transfer-Encoding (chunked), so its length is ambiguous; it was not read. The legacy service"
-                    + " must send one or the other"), e.remoteMessage());
-            long sent = written();
-            if (size == 1000L * LIMIT) {
-                assertTrue(sent < size / 4, () -> "the wrapper did not read the body: the server wrote " + sent
-                        + " of " + size + " bytes");
-            }
-            stillServes();
-        }
+        refusedAtTenAndAThousandTimesTheLimit("lying", size -> "INVALID_RESPONSE: the response has both"
+                + " Content-Length (2) and Transfer-Encoding (chunked), so its length is ambiguous; it was not read."
+                + " The legacy service must send one or the other");
     }
 }

@@ -3,7 +3,6 @@ package io.rpcc.legacy.internal;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.legacy.LegacyCallException;
-import io.rpcc.legacy.LegacyIdentity;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -47,27 +46,24 @@ public final class HttpEndpointFunction implements ServiceFunction {
     private final String method;
     private final String urlTemplate;
     private final HttpClient client;
-    private final LegacyIdentity identity;
-    private final @Nullable Duration timeout;
+    private final CallPolicy policy;
     private final Class<?> resultType;
     private final long maxResponseBytes;
 
     /**
      * The service function {@code name} calling {@code method urlTemplate} with {@code client}.
      *
-     * @param timeout the longest a call may take beyond the chain's deadline, or {@code null}
+     * @param policy the identity headers and the time a call may take
      * @param resultType what the response's JSON is read as
      * @param maxResponseBytes the largest response body read; a larger one fails the call as it arrives
      */
     public HttpEndpointFunction(String name, String method, String urlTemplate, HttpClient client,
-                                LegacyIdentity identity, @Nullable Duration timeout, Class<?> resultType,
-                                long maxResponseBytes) {
+                                CallPolicy policy, Class<?> resultType, long maxResponseBytes) {
         this.name = name;
         this.method = method.toUpperCase(Locale.ROOT);
         this.urlTemplate = urlTemplate;
         this.client = client;
-        this.identity = identity;
-        this.timeout = timeout;
+        this.policy = policy;
         this.resultType = resultType;
         this.maxResponseBytes = maxResponseBytes;
     }
@@ -83,14 +79,14 @@ public final class HttpEndpointFunction implements ServiceFunction {
         URI uri = URI.create(expand(params));
         String legacy = method + " " + uri;
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("accept", "application/json");
-        identity.headers(ctx).forEach((k, v) -> request.header(k, Headers.ascii(v)));
+        policy.headers(ctx).forEach(request::header);
         if (sendsBody(method)) {
             request.header("content-type", "application/json")
                     .method(method, HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(params)));
         } else {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         }
-        Duration budget = Headers.budget(ctx.deadline(), timeout);
+        Duration budget = policy.budget(ctx);
         if (budget != null) {
             request.timeout(budget.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : budget);
         }
@@ -114,8 +110,7 @@ public final class HttpEndpointFunction implements ServiceFunction {
                 }
             }
             if (cause instanceof HttpTimeoutException) {
-                throw failure(ctx, legacy, "TIMEOUT", "no response before the chain's deadline"
-                        + (timeout == null ? "" : " or the wrapper's timeout (" + timeout + ")"), cause);
+                throw failure(ctx, legacy, "TIMEOUT", "no response before " + policy.whatRanOut(), cause);
             }
             throw failure(ctx, legacy, LegacyCallException.UNREACHABLE, (cause instanceof ConnectException
                     ? "connection refused" : String.valueOf(cause)) + ": the legacy server (" + uri.getAuthority()
