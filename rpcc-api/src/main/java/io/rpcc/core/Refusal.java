@@ -151,9 +151,10 @@ public enum Refusal {
     TOO_MANY_STREAMS,
     /**
      * A REQUEST announcing a data stream while the streams arriving at the node already held its whole
-     * budget ({@code NodeBuilder.streamBufferBytes}, over all connections) but for less than the room a
-     * stream starts with: the stream is refused (its sender is told to stop, what it sends anyway is
-     * dropped), and the hop's service function reads a {@link ChainStreamException}.
+     * budget ({@code NodeBuilder.streamBufferBytes}, over all connections), or those from the
+     * request's remote address their whole share of it ({@code NodeBuilder.streamBufferShare}), but for
+     * less than the room a stream starts with: the stream is refused (its sender is told to stop, what
+     * it sends anyway is dropped), and the hop's service function reads a {@link ChainStreamException}.
      */
     STREAM_MEMORY,
     /**

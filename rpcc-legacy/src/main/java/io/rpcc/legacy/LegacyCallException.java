@@ -24,6 +24,19 @@ public class LegacyCallException extends Exception {
     /** The status of a legacy service that could not be reached (connection refused, reset, timed out). */
     public static final String UNREACHABLE = "UNREACHABLE";
 
+    /**
+     * The status of an HTTP response larger than the wrapper's limit
+     * ({@link LegacyHttp.Builder#maxResponseBytes}): it was refused as it arrived, or from its
+     * {@code Content-Length}, without reading the rest.
+     */
+    public static final String RESPONSE_TOO_LARGE = "RESPONSE_TOO_LARGE";
+
+    /**
+     * The status of an HTTP response whose length is ambiguous (both {@code Content-Length} and
+     * {@code Transfer-Encoding}); it was not read.
+     */
+    public static final String INVALID_RESPONSE = "INVALID_RESPONSE";
+
     private final String protocol;
     private final String legacyMethod;
     private final String status;
@@ -35,7 +48,8 @@ public class LegacyCallException extends Exception {
      *
      * @param protocol {@code "gRPC"} or {@code "HTTP"}
      * @param legacyMethod the legacy method: a gRPC method's full name, or an HTTP method and URL
-     * @param status the gRPC status code's name, the HTTP status code, or {@link #UNREACHABLE}
+     * @param status the gRPC status code's name, the HTTP status code, {@link #UNREACHABLE},
+     *     {@link #RESPONSE_TOO_LARGE} or {@link #INVALID_RESPONSE}
      * @param detail what the legacy service said (status description, response body excerpt), or why
      *     it could not be reached, and what to do
      * @param serviceFunction the service function that called it
@@ -65,7 +79,10 @@ public class LegacyCallException extends Exception {
         return legacyMethod;
     }
 
-    /** The gRPC status code's name ({@code UNAVAILABLE}), the HTTP status ({@code 500}), or {@link #UNREACHABLE}. */
+    /**
+     * The gRPC status code's name ({@code UNAVAILABLE}), the HTTP status ({@code 500}),
+     * {@link #UNREACHABLE}, {@link #RESPONSE_TOO_LARGE} or {@link #INVALID_RESPONSE}.
+     */
     public String status() {
         return status;
     }

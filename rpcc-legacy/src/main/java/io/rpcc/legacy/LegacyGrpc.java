@@ -5,10 +5,10 @@ import io.grpc.MethodDescriptor;
 import io.grpc.ServiceDescriptor;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.TypeRegistry;
+import io.rpcc.legacy.internal.CallPolicy;
 import io.rpcc.legacy.internal.GrpcMethodFunction;
 import io.rpcc.legacy.internal.MarshallerSerializer;
 import io.rpcc.server.RpccServer;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -102,13 +102,11 @@ public final class LegacyGrpc {
     }
 
     /** Configures which methods become which service functions, and how they call the legacy service. */
-    public static final class Builder {
+    public static final class Builder extends LegacyWrapperBuilder<Builder> {
         private final ServiceDescriptor service;
         private final Channel channel;
         private final Map<String, String> aliases = new HashMap<>();
         private final Map<String, Adapter<?, ?>> adapters = new HashMap<>();
-        private LegacyIdentity identity = LegacyIdentity.fromChain();
-        private @Nullable Duration timeout;
 
         private record Adapter<Q, R>(Function<@Nullable Object, Q> params, Function<R, @Nullable Object> result) {
         }
@@ -127,27 +125,6 @@ public final class LegacyGrpc {
         public Builder alias(String fullMethodName, String alias) {
             unary(fullMethodName);
             aliases.put(fullMethodName, Objects.requireNonNull(alias, "alias"));
-            return this;
-        }
-
-        /**
-         * What the legacy service is told about the chain's originator (default:
-         * {@link LegacyIdentity#fromChain()}).
-         */
-        public Builder identity(LegacyIdentity identity) {
-            this.identity = Objects.requireNonNull(identity, "identity");
-            return this;
-        }
-
-        /**
-         * The longest a call may take, whatever the chain's deadline (default: only the chain's
-         * deadline limits it; a chain without one waits for the legacy service as long as it takes).
-         */
-        public Builder timeout(Duration timeout) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-            }
-            this.timeout = timeout;
             return this;
         }
 
@@ -201,8 +178,8 @@ public final class LegacyGrpc {
         @SuppressWarnings({"unchecked", "rawtypes"})
         private ServiceFunction function(MethodDescriptor<?, ?> m, String name) {
             Adapter a = adapters.get(m.getFullMethodName());
-            return new GrpcMethodFunction(name, m, channel, identity, timeout, a == null ? null : a.params(),
-                    a == null ? null : a.result());
+            return new GrpcMethodFunction(name, m, channel, new CallPolicy(identity(), timeout()),
+                    a == null ? null : a.params(), a == null ? null : a.result());
         }
 
         /** The full names of the methods left out because they stream (client, server or both). */

@@ -1,6 +1,7 @@
 package io.rpcc.legacy;
 
 import io.rpcc.core.ServiceFunction;
+import io.rpcc.legacy.internal.CallPolicy;
 import io.rpcc.legacy.internal.HttpEndpointFunction;
 import io.rpcc.server.RpccServer;
 import java.net.URI;
@@ -31,13 +32,17 @@ import org.jspecify.annotations.Nullable;
  * result ({@code null} for an empty body). A result type of your own must be registered in the
  * {@code TypeRegistry} of the nodes it travels to; the default ({@code Object}) gives maps, lists,
  * text, numbers and booleans, which rpcc registers itself. A status of 400 or more, a service that
- * cannot be reached, or a response that is not the expected JSON throws a
- * {@link LegacyCallException} naming the method and URL, the status, a body excerpt and the hop.
+ * cannot be reached, a response that is not the expected JSON, or one larger than
+ * {@link Builder#maxResponseBytes} (16 MiB by default) throws a {@link LegacyCallException} naming
+ * the method and URL, the status, a body excerpt or the limit, and the hop.
  *
  * <p>The request is sent with {@code HttpClient.sendAsync}; the hop's thread (a virtual thread by
  * default) waits for the response, since a service function returns its result.
  */
 public final class LegacyHttp {
+    /** The default {@linkplain Builder#maxResponseBytes limit on a response's size}: 16 MiB. */
+    public static final long DEFAULT_MAX_RESPONSE_BYTES = 16L << 20;
+
     private LegacyHttp() {
     }
 
@@ -52,13 +57,12 @@ public final class LegacyHttp {
     }
 
     /** Configures how an endpoint is called. */
-    public static final class Builder {
+    public static final class Builder extends LegacyWrapperBuilder<Builder> {
         private final String method;
         private final String urlTemplate;
         private @Nullable HttpClient client;
-        private LegacyIdentity identity = LegacyIdentity.fromChain();
-        private @Nullable Duration timeout;
         private Class<?> resultType = Object.class;
+        private long maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES;
 
         private Builder(String method, String urlTemplate) {
             if (Objects.requireNonNull(method, "method").isBlank() || !method.chars().allMatch(Character::isLetter)) {
@@ -79,30 +83,28 @@ public final class LegacyHttp {
             return this;
         }
 
-        /**
-         * What the legacy service is told about the chain's originator (default:
-         * {@link LegacyIdentity#fromChain()}).
-         */
-        public Builder identity(LegacyIdentity identity) {
-            this.identity = Objects.requireNonNull(identity, "identity");
-            return this;
-        }
-
-        /**
-         * The longest a call may take, whatever the chain's deadline (default: only the chain's
-         * deadline limits it).
-         */
-        public Builder timeout(Duration timeout) {
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("timeout must be positive, got " + timeout);
-            }
-            this.timeout = timeout;
-            return this;
-        }
-
         /** What the response's JSON is read as (default {@code Object}: maps, lists, text, numbers). */
         public Builder result(Class<?> type) {
             this.resultType = Objects.requireNonNull(type, "type");
+            return this;
+        }
+
+        /**
+         * The largest response body the wrapper reads (default {@link #DEFAULT_MAX_RESPONSE_BYTES},
+         * 16 MiB), since it holds the whole body in memory to read its JSON. A response that
+         * announces more in its {@code Content-Length} is refused at once; one that sends more
+         * without announcing it (chunked, or until the connection closes) is refused as soon as the
+         * limit is passed. The rest is not read, the connection is closed, and the hop fails with a
+         * {@link LegacyCallException} of status {@link LegacyCallException#RESPONSE_TOO_LARGE}.
+         *
+         * @throws IllegalArgumentException if {@code bytes} is not positive or is more than a Java array holds
+         */
+        public Builder maxResponseBytes(long bytes) {
+            if (bytes <= 0 || bytes > Integer.MAX_VALUE - 8) {
+                throw new IllegalArgumentException("maxResponseBytes must be between 1 and " + (Integer.MAX_VALUE - 8)
+                        + ", got " + bytes);
+            }
+            this.maxResponseBytes = bytes;
             return this;
         }
 
@@ -113,8 +115,8 @@ public final class LegacyHttp {
                 c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
                 client = c;
             }
-            return new HttpEndpointFunction(Objects.requireNonNull(name, "name"), method, urlTemplate, c, identity,
-                    timeout, resultType);
+            return new HttpEndpointFunction(Objects.requireNonNull(name, "name"), method, urlTemplate, c,
+                    new CallPolicy(identity(), timeout()), resultType, maxResponseBytes);
         }
 
         /**

@@ -166,6 +166,11 @@ class LegacyWrapperTest {
                 },
                 (sku, response) -> {
                     stockDeadline = io.grpc.Context.current().getDeadline();
+                    if (sku.getStringValue().equals("huge")) { // more than the channel's 4 MiB default lets in
+                        response.onNext(text("x".repeat(5 << 20)));
+                        response.onCompleted();
+                        return;
+                    }
                     response.onNext(number(sku.getStringValue().length() * 10));
                     response.onCompleted();
                 }), recordIdentity)).build().start();
@@ -284,6 +289,18 @@ class LegacyWrapperTest {
                 e.remoteMessage());
         assertEquals(new Quote("apple", 1, "R-apple-1", 2.5), client.runChain(ChainCall.along(ORDER_ROUTE,
                 new Order("apple", 1))).value(), "the wrapper keeps serving");
+    }
+
+    @Test
+    void aGrpcResponseLargerThanTheChannelLetsInIsATypedErrorSayingWhatToDo() {
+        ServiceFunctionException e = assertThrows(ServiceFunctionException.class,
+                () -> client.runChain(ChainCall.to("inventory", "shop.Inventory/Stock").params(text("huge"))));
+        assertEquals(LegacyCallException.class.getName(), e.exceptionName());
+        assertTrue(e.remoteMessage().contains("legacy gRPC method shop.Inventory/Stock failed with status"
+                + " RESOURCE_EXHAUSTED: gRPC message exceeds maximum size 4194304"), e.remoteMessage());
+        assertTrue(e.remoteMessage().contains("build the channel with a larger maxInboundMessageSize"), e.remoteMessage());
+        assertEquals(number(50), client.runChain(ChainCall.to("inventory", "shop.Inventory/Stock")
+                .params(text("apple"))).value(), "the wrapper keeps serving");
     }
 
     @Test

@@ -212,6 +212,12 @@ class NodeConfigTest {
         NodeConfig c = config("rpcc.streams.buffer-bytes", "256KiB", "rpcc.streams.window-bytes", "1MiB");
         assertEquals(256L << 10, c.streamBufferBytes());
         assertEquals(1 << 20, c.streamWindowBytes());
+        assertEquals(0.5, config().streamBufferShare());
+        assertEquals(0.25, config("rpcc.streams.buffer-share", "0.25").streamBufferShare());
+        for (String bad : List.of("0", "1.5", "half", "-0.1")) {
+            assertEquals("rpcc.streams.buffer-share",
+                    assertThrows(ConfigException.class, () -> config("rpcc.streams.buffer-share", bad)).key());
+        }
         c.applyTo(io.rpcc.server.RpccServer.builder("n1")); // values the builder takes
         NodeConfig env = new NodeConfig(ConfigValues.load(new String[0], Map.of("RPCC_NAME", "n",
                 "RPCC_STREAMS_BUFFER_BYTES", "32MiB", "RPCC_STREAMS_IDLE_TIMEOUT", "5s"), w -> {

@@ -130,7 +130,7 @@ public final class RpccServer implements AutoCloseable {
     public StreamStats streamStats() {
         var s = node.transport().streams();
         return new StreamStats(s.streamsOpened(), s.bufferedBytes(), s.peakBufferedBytes(), s.reservedBytes(),
-                s.limits().bufferBytes());
+                s.limits().bufferBytes(), s.limits().bytesPerAddress());
     }
 
     /** Counters of this server's transport and chaining-function cache, for monitoring and tests. */

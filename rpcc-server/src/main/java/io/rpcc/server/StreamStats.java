@@ -12,7 +12,9 @@ package io.rpcc.server;
  *     senders that may still arrive (never over {@code budgetBytes})
  * @param budgetBytes what all streams arriving at this server may hold at once
  *     ({@code NodeBuilder.streamBufferBytes})
+ * @param budgetBytesPerAddress what the streams arriving from one remote address may hold at once, of
+ *     {@code budgetBytes} ({@code NodeBuilder.streamBufferShare})
  */
 public record StreamStats(long streamsOpened, long bufferedBytes, long peakBufferedBytes, long heldBytes,
-                          long budgetBytes) {
+                          long budgetBytes, long budgetBytesPerAddress) {
 }

@@ -57,6 +57,7 @@ class HopStreamTest {
     static void start() {
         cluster = new Cluster();
         s1 = cluster.server("s1", b -> b
+                .streamWindowBytes(1 << 20) // 16 streams' windows at once fit in what one address may hold
                 .streamingService("digest", (p, in) -> hex(digest(in)))
                 .streamingService("startsFirst", (p, in) -> {
                     started.countDown(); // the client sends the rest of its data only after this

@@ -1,35 +1,35 @@
 package io.rpcc.server;
 
+import static io.rpcc.server.HostileStreams.awaitFrame;
+import static io.rpcc.server.HostileStreams.awaitTrue;
+import static io.rpcc.server.HostileStreams.data;
+import static io.rpcc.server.HostileStreams.streamRequest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.client.StateFallback;
+import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainStreamException;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.StreamFrames;
-import io.rpcc.core.internal.wire.WireFormat;
 import io.rpcc.core.testing.RawPeer;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.net.SocketTimeoutException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,15 +44,14 @@ import org.junit.jupiter.api.Test;
  * and goes on serving other chains.
  */
 class HostileStreamMemoryTest {
-    static final int KIB = 1024;
+    static final int KIB = HostileStreams.KIB;
     static final int WINDOW = 512 * KIB;
     static final long BUDGET = 1024 * KIB;
+    static final HostileStreams streams = new HostileStreams();
     static Cluster cluster;
     static RpccServer s1;
     static RpccServer s2;
     static RpccClient client;
-    /** What each stream's function read: its byte count, or the exception its read threw; by params. */
-    static final Map<String, BlockingQueue<Object>> outcomes = new ConcurrentHashMap<>();
     /** Holds the functions of {@code hold} back from reading until counted down. */
     static final CountDownLatch release = new CountDownLatch(1);
 
@@ -61,20 +60,21 @@ class HostileStreamMemoryTest {
         cluster = new Cluster();
         s1 = cluster.server("s1", b -> b
                 .streamWindowBytes(WINDOW)
-                .streamBufferBytes(BUDGET) // two streams' windows
+                .streamBufferBytes(BUDGET) // two streams' windows, one for each address
                 .streamIdleTimeout(Duration.ofMinutes(1)) // only a drop frees a stream within a test
                 .maxBadFramesPerConnection(10_000)
                 .service("echo", p -> p)
                 .streamingService("hold", (p, in) -> {
                     release.await();
-                    return count(p, in);
+                    return streams.count(p, in);
                 })
-                .streamingService("count", HostileStreamMemoryTest::count));
+                .streamingService("count", streams::count));
         s2 = cluster.server("s2", b -> b
                 .streamWindowBytes(1024 * KIB)
                 .streamBufferBytes(768 * KIB) // less than one stream's window
+                .streamBufferShare(1) // one address may hold it all: the node-wide budget alone
                 .streamIdleTimeout(Duration.ofMinutes(1))
-                .streamingService("count", HostileStreamMemoryTest::count));
+                .streamingService("count", streams::count));
         client = cluster.client();
     }
 
@@ -84,68 +84,17 @@ class HostileStreamMemoryTest {
         cluster.close();
     }
 
-    static Object count(Object p, java.io.InputStream in) {
-        long n = 0;
-        byte[] buf = new byte[4096];
-        try {
-            for (int r; (r = in.read(buf)) >= 0; ) {
-                n += r;
-            }
-            outcome(p).add(n);
-        } catch (IOException e) {
-            outcome(p).add(e);
-        }
-        return n;
-    }
-
     static BlockingQueue<Object> outcome(Object key) {
-        return outcomes.computeIfAbsent(String.valueOf(key), k -> new LinkedBlockingQueue<>());
+        return streams.outcome(key);
     }
 
     static Object awaitOutcome(String key) throws InterruptedException {
-        Object o = outcome(key).poll(20, TimeUnit.SECONDS);
-        assertNotNull(o, "the function reading stream '" + key + "' did not end");
-        return o;
+        return streams.awaitOutcome(key);
     }
 
-    static byte[] streamRequest(ChainRequest r, long stream) {
-        return RawPeer.bytes(r.withStream(new WireFormat.AnnouncedStream(stream)));
-    }
-
-    /** {@code bytes} of data on {@code stream}, in 64 KiB frames. */
-    static byte[][] data(long stream, int bytes) {
-        List<byte[]> frames = new ArrayList<>();
-        for (int sent = 0; sent < bytes; sent += 64 * KIB) {
-            frames.add(RawPeer.bytes(new StreamFrames.Data(stream, new byte[Math.min(64 * KIB, bytes - sent)])));
-        }
-        return frames.toArray(byte[][]::new);
-    }
-
-    /** The next frame of type {@code type} the node sends on {@code peer}'s connection, within 10 s. */
-    static <T> T awaitFrame(RawPeer peer, Class<T> type) throws IOException {
-        peer.socket.setSoTimeout(10_000);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        List<Object> seen = new ArrayList<>();
-        while (System.nanoTime() < deadline) {
-            try {
-                Object f = peer.readFrame();
-                if (type.isInstance(f)) {
-                    return type.cast(f);
-                }
-                seen.add(f);
-            } catch (SocketTimeoutException e) {
-                break;
-            }
-        }
-        throw new AssertionError("no " + type.getSimpleName() + " from the node; it sent " + seen);
-    }
-
-    static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertTrue(condition.getAsBoolean(), what);
+    /** The loopback address {@code 127.0.0.<n>}: peers on one host with addresses of their own. */
+    static InetAddress loopback(int n) throws UnknownHostException {
+        return InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) n});
     }
 
     @Test
@@ -155,8 +104,8 @@ class HostileStreamMemoryTest {
         int streamsEach = 2;
         List<RawPeer> peers = new ArrayList<>();
         try {
-            for (int c = 0; c < connections; c++) {
-                RawPeer peer = new RawPeer("raw-budget-" + c, s1.address());
+            for (int c = 0; c < connections; c++) { // from addresses of their own: each may hold half the budget
+                RawPeer peer = new RawPeer("raw-budget-" + c, s1.address(), loopback(10 + c));
                 peer.handshake();
                 peers.add(peer);
                 for (int i = 1; i <= streamsEach; i++) { // each pushes a whole window, whatever it was told
@@ -206,6 +155,79 @@ class HostileStreamMemoryTest {
                 p.close();
             }
         }
+    }
+
+    @Test
+    void aPeerHoldingItsShareOfTheBudgetLeavesRoomForAnotherClientsStream() throws Exception {
+        CountDownLatch read = new CountDownLatch(1);
+        RpccServer s4 = cluster.server("s4", b -> b
+                .streamWindowBytes(WINDOW)
+                .streamBufferBytes(BUDGET) // two windows; one address may hold half (the default share)
+                .streamIdleTimeout(Duration.ofMinutes(1))
+                .service("echo", p -> p)
+                .streamingService("hold", (p, in) -> {
+                    read.await();
+                    return streams.count(p, in);
+                })
+                .streamingService("count", streams::count));
+        assertEquals(BUDGET / 2, s4.streamStats().budgetBytesPerAddress());
+        long before = s4.stats().refused(Refusal.STREAM_MEMORY);
+        long echoAlone = echoNanos(s4);
+        List<RawPeer> hostile = new ArrayList<>();
+        try {
+            for (int c = 1; c <= 2; c++) { // one address, two connections, each pushing a window nobody reads
+                RawPeer peer = new RawPeer("raw-share-" + c, s4.address(), loopback(2));
+                peer.handshake();
+                hostile.add(peer);
+                peer.send(streamRequest(peer.request(1, "hold", "share-" + c), 1));
+                if (c == 1) {
+                    StreamFrames.Credit more = awaitFrame(peer, StreamFrames.Credit.class);
+                    assertEquals(WINDOW - StreamFrames.INITIAL_WINDOW, more.bytes(), "a window: all of the share");
+                }
+                peer.send(data(1, WINDOW)); // the second pushes it anyway
+            }
+            StreamFrames.Cancel cancel = awaitFrame(hostile.get(1), StreamFrames.Cancel.class);
+            assertTrue(cancel.message().contains("from 127.0.0.2 already held " + BUDGET / 2 + " of the " + BUDGET / 2
+                    + " bytes one address may hold (NodeBuilder.streamBufferShare"), cancel.message());
+            awaitTrue(() -> s4.streamStats().bufferedBytes() == WINDOW, "the share is buffered: " + s4.streamStats());
+            assertEquals(BUDGET / 2, s4.streamStats().heldBytes());
+
+            long honest = 4L * WINDOW; // the client's stream, from 127.0.0.1: taken in, and read through
+            long start = System.nanoTime();
+            ChainResult r = client.runChain(ChainCall.to("s4", "count").params("honest")
+                    .stream(new ByteArrayInputStream(new byte[(int) honest])));
+            long streamed = System.nanoTime() - start;
+            assertEquals(honest, r.value());
+            assertEquals(honest, awaitOutcome("honest"));
+            long echoBeside = echoNanos(s4);
+            System.out.printf("fairness: echo %.2f ms alone, %.2f ms beside the hostile peer; %d KiB streamed in %.1f ms%n",
+                    echoAlone / 1e6, echoBeside / 1e6, honest / KIB, streamed / 1e6);
+            assertEquals(before + 1, s4.stats().refused(Refusal.STREAM_MEMORY), "only the hostile peer's second stream");
+            assertTrue(s4.streamStats().peakBufferedBytes() <= BUDGET, s4.streamStats().toString());
+        } finally {
+            read.countDown();
+            for (RawPeer p : hostile) {
+                p.close();
+            }
+        }
+        ChainStreamException refused = assertInstanceOf(ChainStreamException.class, awaitOutcome("share-2"));
+        assertEquals(ChainStreamException.Reason.REFUSED, refused.reason());
+        Object first = awaitOutcome("share-1"); // read once let go, or cut off by its connection's close
+        assertTrue(first.equals((long) WINDOW) || first instanceof ChainStreamException, String.valueOf(first));
+        awaitTrue(() -> s4.streamStats().heldBytes() == 0, "the budget is back: " + s4.streamStats());
+    }
+
+    /** The median time of 20 echo chains to {@code server}, in nanoseconds. */
+    static long echoNanos(RpccServer server) {
+        String name = server.name();
+        long[] times = new long[20];
+        for (int i = 0; i < times.length; i++) {
+            long start = System.nanoTime();
+            assertEquals("ok", client.call(name, "echo", "ok").join().value());
+            times[i] = System.nanoTime() - start;
+        }
+        java.util.Arrays.sort(times);
+        return times[times.length / 2];
     }
 
     @Test
@@ -303,7 +325,7 @@ class HostileStreamMemoryTest {
                     finish.await();
                     return p;
                 })
-                .streamingService("count", HostileStreamMemoryTest::count));
+                .streamingService("count", streams::count));
         try (RawPeer peer = new RawPeer("raw-draining", s3.address())) {
             peer.handshake();
             CompletableFuture<?> slow = client.call("s3", "slow", "x");

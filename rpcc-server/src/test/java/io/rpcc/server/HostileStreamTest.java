@@ -1,24 +1,17 @@
 package io.rpcc.server;
 
+import static io.rpcc.server.HostileStreams.awaitFrame;
+import static io.rpcc.server.HostileStreams.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainStreamException;
 import io.rpcc.core.Refusal;
-import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.StreamFrames;
-import io.rpcc.core.internal.wire.WireFormat;
 import io.rpcc.core.testing.RawPeer;
-import java.io.IOException;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,12 +25,11 @@ import org.junit.jupiter.api.Test;
  * serving other chains.
  */
 class HostileStreamTest {
+    static final HostileStreams streams = new HostileStreams();
     static Cluster cluster;
     static RpccServer s1;
     static RpccServer s2;
     static RpccClient client;
-    /** What each stream's function read: its byte count, or the exception its read threw; by params. */
-    static final Map<String, BlockingQueue<Object>> outcomes = new ConcurrentHashMap<>();
 
     @BeforeAll
     static void start() {
@@ -48,53 +40,16 @@ class HostileStreamTest {
                 .streamIdleTimeout(Duration.ofMillis(500))
                 .maxBadFramesPerConnection(10_000)
                 .service("echo", p -> p)
-                .streamingService("count", (p, in) -> {
-                    long n = 0;
-                    byte[] buf = new byte[4096];
-                    try {
-                        for (int r; (r = in.read(buf)) >= 0; ) {
-                            n += r;
-                        }
-                        outcome(p).add(n);
-                    } catch (IOException e) {
-                        outcome(p).add(e);
-                    }
-                    return n;
-                })
+                .streamingService("count", streams::count)
                 .streamingService("waitThenCount", (p, in) -> {
                     Thread.sleep(1000); // the sender fills the window meanwhile
-                    long n = 0;
-                    byte[] buf = new byte[4096];
-                    try {
-                        for (int r; (r = in.read(buf)) >= 0; ) {
-                            n += r;
-                        }
-                        outcome(p).add(n);
-                    } catch (IOException e) {
-                        outcome(p).add(e);
-                    }
-                    return n;
+                    return streams.count(p, in);
                 }));
         s2 = cluster.server("s2", b -> b
                 .maxStreamsPerConnection(8)
                 .maxBadFramesPerConnection(10_000)
-                .streamingService("count", HostileStreamTest::count));
+                .streamingService("count", streams::count));
         client = cluster.client();
-    }
-
-    /** Counts the bytes of {@code in}, and records the count (or the read's failure) under {@code p}. */
-    static Object count(Object p, java.io.InputStream in) {
-        long n = 0;
-        byte[] buf = new byte[4096];
-        try {
-            for (int r; (r = in.read(buf)) >= 0; ) {
-                n += r;
-            }
-            outcome(p).add(n);
-        } catch (IOException e) {
-            outcome(p).add(e);
-        }
-        return n;
     }
 
     @AfterAll
@@ -102,38 +57,12 @@ class HostileStreamTest {
         cluster.close();
     }
 
-    static BlockingQueue<Object> outcome(Object key) {
-        return outcomes.computeIfAbsent(String.valueOf(key), k -> new LinkedBlockingQueue<>());
-    }
-
     static Object awaitOutcome(String key) throws InterruptedException {
-        Object o = outcome(key).poll(20, TimeUnit.SECONDS);
-        assertNotNull(o, "the function reading stream '" + key + "' did not end");
-        return o;
+        return streams.awaitOutcome(key);
     }
 
     static byte[] streamRequest(RawPeer peer, long chain, String function, String key, long stream) {
-        ChainRequest r = peer.request(chain, function, key).withStream(new WireFormat.AnnouncedStream(stream));
-        return RawPeer.bytes(r);
-    }
-
-    /** The next frame of type {@code type} the node sends on {@code peer}'s connection, within 10 s. */
-    static <T> T awaitFrame(RawPeer peer, Class<T> type) throws IOException {
-        peer.socket.setSoTimeout(10_000);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        java.util.List<Object> seen = new java.util.ArrayList<>();
-        while (System.nanoTime() < deadline) {
-            try {
-                Object f = peer.readFrame();
-                if (type.isInstance(f)) {
-                    return type.cast(f);
-                }
-                seen.add(f);
-            } catch (SocketTimeoutException e) {
-                break;
-            }
-        }
-        throw new AssertionError("no " + type.getSimpleName() + " from the node; it sent " + seen);
+        return HostileStreams.streamRequest(peer.request(chain, function, key), stream);
     }
 
     static void nodeStillServes() {
@@ -141,11 +70,8 @@ class HostileStreamTest {
     }
 
     static void awaitRefusals(Refusal kind, long atLeast) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (s1.stats().refused(kind) < atLeast && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertTrue(s1.stats().refused(kind) >= atLeast, kind + ": " + s1.stats().refused(kind) + " < " + atLeast);
+        awaitTrue(() -> s1.stats().refused(kind) >= atLeast,
+                kind + ": " + s1.stats().refused(kind) + " < " + atLeast);
     }
 
     @Test

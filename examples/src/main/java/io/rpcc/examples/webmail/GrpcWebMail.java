@@ -39,6 +39,7 @@ final class GrpcWebMail implements AutoCloseable {
     private static final MethodDescriptor.Marshaller<Mailbox> MAILBOX = marshaller(GrpcWebMail::writeMailbox,
             GrpcWebMail::readMailbox);
 
+    static final MethodDescriptor<String, String> LOGIN = unary("webmail.Auth/Login", STRING, STRING);
     static final MethodDescriptor<String, Boolean> VERIFY = unary("webmail.Auth/Verify", STRING, BOOLEAN);
     static final MethodDescriptor<String, Mailbox> FETCH = unary("webmail.Storage/Fetch", STRING, MAILBOX);
     static final MethodDescriptor<Mailbox, Mailbox> DECORATE = unary("webmail.Ads/Decorate", MAILBOX, MAILBOX);
@@ -48,10 +49,12 @@ final class GrpcWebMail implements AutoCloseable {
     private final List<Server> servers = new ArrayList<>();
     private final List<ManagedChannel> channels = new ArrayList<>();
     private final ManagedChannel browserToMail;
+    private final ManagedChannel browserToAuth;
 
     /** Starts the four servers and connects them through {@code wan} as section 5.4 places them. */
     GrpcWebMail(WanEmulator wan) throws IOException {
         Server auth = start(ServerServiceDefinition.builder("webmail.Auth")
+                .addMethod(LOGIN, unaryHandler(MailServices::login))
                 .addMethod(VERIFY, unaryHandler(MailServices::verify)).build());
         Server storage = start(ServerServiceDefinition.builder("webmail.Storage")
                 .addMethod(FETCH, unaryHandler(MailServices::fetch)).build());
@@ -70,6 +73,12 @@ final class GrpcWebMail implements AutoCloseable {
                     return ClientCalls.blockingUnaryCall(toAds, DECORATE, CallOptions.DEFAULT, plain);
                 })).build());
         browserToMail = channel(wan, WanTopology.MOUNTAIN_VIEW, WanTopology.REDMOND, mail);
+        browserToAuth = channel(wan, WanTopology.MOUNTAIN_VIEW, WanTopology.REDMOND, auth);
+    }
+
+    /** A browser in Mountain View logs {@code user} in at the authentication server: its cookie. */
+    String login(String user) {
+        return ClientCalls.blockingUnaryCall(browserToAuth, LOGIN, CallOptions.DEFAULT, user);
     }
 
     /** What a browser in Mountain View sees: the mailbox with ads. */

@@ -654,14 +654,16 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      */
     public B streamWindowBytes(int bytes) {
         this.streamLimits = new WireLimits.StreamLimits(bytes, streamLimits.chunkBytes(),
-                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), streamLimits.bufferBytes());
+                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), streamLimits.bufferBytes(),
+                streamLimits.addressShare());
         return self();
     }
 
     /** The most bytes of a data stream this node puts in one frame (default 64 KiB; never over a peer's frame limit). */
     public B streamChunkBytes(int bytes) {
         this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), positive(bytes, "streamChunkBytes"),
-                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), streamLimits.bufferBytes());
+                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), streamLimits.bufferBytes(),
+                streamLimits.addressShare());
         return self();
     }
 
@@ -673,7 +675,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public B maxStreamsPerConnection(int streams) {
         this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), streamLimits.chunkBytes(),
                 positive(streams, "maxStreamsPerConnection"), streamLimits.idleTimeout(),
-                streamLimits.bufferBytes());
+                streamLimits.bufferBytes(), streamLimits.addressShare());
         return self();
     }
 
@@ -685,7 +687,7 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
     public B streamIdleTimeout(Duration timeout) {
         this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), streamLimits.chunkBytes(),
                 streamLimits.maxStreamsPerConnection(), positive(timeout, "streamIdleTimeout"),
-                streamLimits.bufferBytes());
+                streamLimits.bufferBytes(), streamLimits.addressShare());
         return self();
     }
 
@@ -696,11 +698,29 @@ public abstract class NodeBuilder<B extends NodeBuilder<B>> {
      * stream's first 256 KiB would not fit, it is refused ({@link Refusal#STREAM_MEMORY}: its service
      * function reads a {@code ChainStreamException} of reason {@code REFUSED}, its sender is told to
      * stop); streams already open get more room only as the budget frees (as functions read, or
-     * streams end). So many slow streams, or a hostile peer's, cannot exhaust the node's memory.
+     * streams end). So many slow streams, or a hostile peer's, cannot exhaust the node's memory; and
+     * one peer cannot hold all of it either ({@link #streamBufferShare}).
      */
     public B streamBufferBytes(long bytes) {
         this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), streamLimits.chunkBytes(),
-                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), bytes);
+                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), bytes, streamLimits.addressShare());
+        return self();
+    }
+
+    /**
+     * The fraction of {@link #streamBufferBytes} that the data streams arriving from one remote IP
+     * address may hold together, over all its connections (default 0.5, half; never less than the
+     * 256 KiB one stream starts with). So one peer holding all the room it may, a hostile one or one
+     * whose functions read slowly, still leaves room for other peers' streams: its own next stream is
+     * refused ({@link Refusal#STREAM_MEMORY}), another address's is taken in. Peers are told apart by
+     * address, not by the node name they give, which a peer without a certificate may choose freely;
+     * nodes sharing an address (one host, a NAT) share one share. 1: no limit per address.
+     *
+     * @throws IllegalArgumentException if {@code share} is not more than 0 and at most 1
+     */
+    public B streamBufferShare(double share) {
+        this.streamLimits = new WireLimits.StreamLimits(streamLimits.windowBytes(), streamLimits.chunkBytes(),
+                streamLimits.maxStreamsPerConnection(), streamLimits.idleTimeout(), streamLimits.bufferBytes(), share);
         return self();
     }
 

@@ -13,7 +13,6 @@ import io.grpc.stub.MetadataUtils;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.legacy.LegacyCallException;
-import io.rpcc.legacy.LegacyIdentity;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -36,26 +35,25 @@ public final class GrpcMethodFunction<Q, R> implements ServiceFunction {
     private final String name;
     private final MethodDescriptor<Q, R> method;
     private final Channel channel;
-    private final LegacyIdentity identity;
-    private final @Nullable Duration timeout;
+    private final CallPolicy policy;
     private final Function<@Nullable Object, Q> toRequest;
     private final Function<R, @Nullable Object> fromResponse;
 
     /**
      * The service function {@code name} calling {@code method} over {@code channel}.
      *
+     * @param policy the identity headers and the time a call may take
      * @param toRequest the request for the chain's params, or {@code null}: the params must be the
      *     method's request message
      * @param fromResponse the result for a response, or {@code null}: the response itself
      */
-    public GrpcMethodFunction(String name, MethodDescriptor<Q, R> method, Channel channel, LegacyIdentity identity,
-                              @Nullable Duration timeout, @Nullable Function<@Nullable Object, Q> toRequest,
+    public GrpcMethodFunction(String name, MethodDescriptor<Q, R> method, Channel channel, CallPolicy policy,
+                              @Nullable Function<@Nullable Object, Q> toRequest,
                               @Nullable Function<R, @Nullable Object> fromResponse) {
         this.name = name;
         this.method = method;
         this.channel = channel;
-        this.identity = identity;
-        this.timeout = timeout;
+        this.policy = policy;
         this.toRequest = toRequest != null ? toRequest : this::asRequest;
         this.fromResponse = fromResponse != null ? fromResponse : r -> r;
     }
@@ -79,11 +77,11 @@ public final class GrpcMethodFunction<Q, R> implements ServiceFunction {
         ChainContext ctx = ChainContext.current();
         Q request = toRequest.apply(params);
         Metadata headers = new Metadata();
-        for (Map.Entry<String, String> h : identity.headers(ctx).entrySet()) {
-            headers.put(Metadata.Key.of(h.getKey(), Metadata.ASCII_STRING_MARSHALLER), Headers.ascii(h.getValue()));
+        for (Map.Entry<String, String> h : policy.headers(ctx).entrySet()) {
+            headers.put(Metadata.Key.of(h.getKey(), Metadata.ASCII_STRING_MARSHALLER), h.getValue());
         }
         CallOptions options = CallOptions.DEFAULT;
-        Duration budget = Headers.budget(ctx.deadline(), timeout);
+        Duration budget = policy.budget(ctx);
         if (budget != null) {
             options = options.withDeadline(Deadline.after(Math.max(0, budget.toNanos()), TimeUnit.NANOSECONDS));
         }
@@ -108,8 +106,12 @@ public final class GrpcMethodFunction<Q, R> implements ServiceFunction {
         return switch (s.getCode()) {
             case UNAVAILABLE -> said + (said.isEmpty() ? "" : "; ") + "the legacy server (" + channel.authority()
                     + ") is down or unreachable from this node: check that it runs and that the channel names it";
-            case DEADLINE_EXCEEDED -> said + (said.isEmpty() ? "" : "; ") + "the chain's deadline"
-                    + (timeout == null ? "" : " or the wrapper's timeout (" + timeout + ")") + " passed during the call";
+            case DEADLINE_EXCEEDED -> said + (said.isEmpty() ? "" : "; ") + policy.whatRanOut()
+                    + " passed during the call";
+            case RESOURCE_EXHAUSTED -> said.contains("exceeds maximum size") ? said + "; the response is larger"
+                    + " than the channel lets in, and gRPC refused it as it arrived: if the service's responses are"
+                    + " that large, build the channel with a larger maxInboundMessageSize (grpc-java's default is"
+                    + " 4 MiB); else ask the service for less" : said;
             default -> said;
         };
     }

@@ -3,7 +3,6 @@ package io.rpcc.legacy.internal;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.legacy.LegacyCallException;
-import io.rpcc.legacy.LegacyIdentity;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -32,8 +31,9 @@ import tools.jackson.databind.json.JsonMapper;
  * {@code PUT} or {@code PATCH} sends the params as a JSON body. The response's JSON becomes the
  * result, read as the configured type ({@code Object}: maps, lists, text, numbers). The request is
  * sent with {@link HttpClient#sendAsync}; the hop's thread (a virtual thread by default) waits for
- * the response, since a service function returns its result. A status of 400 or more, or a service
- * that cannot be reached, throws a {@link LegacyCallException}.
+ * the response, since a service function returns its result. The response body is read up to a
+ * limit ({@link BoundedBody}). A status of 400 or more, a service that cannot be reached, or a body
+ * over the limit throws a {@link LegacyCallException}.
  */
 public final class HttpEndpointFunction implements ServiceFunction {
     /** The JSON mapper of every HTTP wrapper: unknown properties in responses are ignored. */
@@ -46,25 +46,26 @@ public final class HttpEndpointFunction implements ServiceFunction {
     private final String method;
     private final String urlTemplate;
     private final HttpClient client;
-    private final LegacyIdentity identity;
-    private final @Nullable Duration timeout;
+    private final CallPolicy policy;
     private final Class<?> resultType;
+    private final long maxResponseBytes;
 
     /**
      * The service function {@code name} calling {@code method urlTemplate} with {@code client}.
      *
-     * @param timeout the longest a call may take beyond the chain's deadline, or {@code null}
+     * @param policy the identity headers and the time a call may take
      * @param resultType what the response's JSON is read as
+     * @param maxResponseBytes the largest response body read; a larger one fails the call as it arrives
      */
     public HttpEndpointFunction(String name, String method, String urlTemplate, HttpClient client,
-                                LegacyIdentity identity, @Nullable Duration timeout, Class<?> resultType) {
+                                CallPolicy policy, Class<?> resultType, long maxResponseBytes) {
         this.name = name;
         this.method = method.toUpperCase(Locale.ROOT);
         this.urlTemplate = urlTemplate;
         this.client = client;
-        this.identity = identity;
-        this.timeout = timeout;
+        this.policy = policy;
         this.resultType = resultType;
+        this.maxResponseBytes = maxResponseBytes;
     }
 
     /** Whether {@code method} sends the params as a JSON body. */
@@ -78,18 +79,18 @@ public final class HttpEndpointFunction implements ServiceFunction {
         URI uri = URI.create(expand(params));
         String legacy = method + " " + uri;
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("accept", "application/json");
-        identity.headers(ctx).forEach((k, v) -> request.header(k, Headers.ascii(v)));
+        policy.headers(ctx).forEach(request::header);
         if (sendsBody(method)) {
             request.header("content-type", "application/json")
                     .method(method, HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(params)));
         } else {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         }
-        Duration budget = Headers.budget(ctx.deadline(), timeout);
+        Duration budget = policy.budget(ctx);
         if (budget != null) {
             request.timeout(budget.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : budget);
         }
-        CompletableFuture<HttpResponse<byte[]>> call = client.sendAsync(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+        CompletableFuture<HttpResponse<byte[]>> call = client.sendAsync(request.build(), new BoundedBody(maxResponseBytes));
         HttpResponse<byte[]> response;
         try {
             response = call.get();
@@ -99,9 +100,17 @@ public final class HttpEndpointFunction implements ServiceFunction {
             throw failure(ctx, legacy, "CANCELLED", "the chain was cancelled while the call was in flight", e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
+            for (Throwable c = cause; c != null; c = c.getCause()) {
+                if (c instanceof BoundedBody.Refusal refused) {
+                    throw failure(ctx, legacy, refused.status, refused.status.equals(LegacyCallException.RESPONSE_TOO_LARGE)
+                            ? "the response is larger than this wrapper's limit of " + BoundedBody.size(maxResponseBytes)
+                            + ": " + refused.getMessage() + ". If the service's responses are that large, raise the limit"
+                            + " (LegacyHttp.Builder.maxResponseBytes); else ask the service for less (a page, a filter)"
+                            : refused.getMessage() + ". The legacy service must send one or the other", refused);
+                }
+            }
             if (cause instanceof HttpTimeoutException) {
-                throw failure(ctx, legacy, "TIMEOUT", "no response before the chain's deadline"
-                        + (timeout == null ? "" : " or the wrapper's timeout (" + timeout + ")"), cause);
+                throw failure(ctx, legacy, "TIMEOUT", "no response before " + policy.whatRanOut(), cause);
             }
             throw failure(ctx, legacy, LegacyCallException.UNREACHABLE, (cause instanceof ConnectException
                     ? "connection refused" : String.valueOf(cause)) + ": the legacy server (" + uri.getAuthority()

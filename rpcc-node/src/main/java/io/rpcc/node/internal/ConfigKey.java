@@ -65,6 +65,7 @@ public enum ConfigKey {
     MAX_FUNCTION_SOURCE_CHARS("rpcc.limits.max-function-source-chars", "65536"),
     MAX_QUEUED_COMPILES("rpcc.limits.max-queued-compiles", "16"),
     STREAMS_BUFFER_BYTES("rpcc.streams.buffer-bytes", null),
+    STREAMS_BUFFER_SHARE("rpcc.streams.buffer-share", "0.5"),
     STREAMS_WINDOW_BYTES("rpcc.streams.window-bytes", "4MiB"),
     STREAMS_CHUNK_BYTES("rpcc.streams.chunk-bytes", "64KiB"),
     STREAMS_MAX_PER_CONNECTION("rpcc.streams.max-per-connection", "256"),

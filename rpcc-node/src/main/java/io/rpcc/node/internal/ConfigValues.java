@@ -216,6 +216,20 @@ public final class ConfigValues {
         throw invalid(key, "an integer from " + min + " to " + max);
     }
 
+    /** A fraction: a decimal number more than 0 and at most 1 ({@code 0.5}). */
+    public double fraction(ConfigKey key) {
+        String text = required(key, "a decimal number more than 0 and at most 1");
+        try {
+            double value = Double.parseDouble(text);
+            if (value > 0 && value <= 1) {
+                return value;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw invalid(key, "a decimal number more than 0 and at most 1 (such as 0.5)");
+    }
+
     /** {@code true} or {@code false} (any case). */
     public boolean bool(ConfigKey key) {
         String text = required(key, "true or false");

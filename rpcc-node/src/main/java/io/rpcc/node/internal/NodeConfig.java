@@ -79,6 +79,7 @@ public final class NodeConfig {
     private final int maxPrecompiledFunctions;
     private final Duration precompileBudget;
     private final @Nullable Long streamBufferBytes;
+    private final double streamBufferShare;
     private final int streamWindowBytes;
     private final int streamChunkBytes;
     private final int maxStreamsPerConnection;
@@ -204,6 +205,7 @@ public final class NodeConfig {
         long initialWindow = 256L << 10;
         streamBufferBytes = values.text(ConfigKey.STREAMS_BUFFER_BYTES) == null ? null
                 : values.bytes(ConfigKey.STREAMS_BUFFER_BYTES, initialWindow, Long.MAX_VALUE);
+        streamBufferShare = values.fraction(ConfigKey.STREAMS_BUFFER_SHARE);
         streamWindowBytes = (int) values.bytes(ConfigKey.STREAMS_WINDOW_BYTES, initialWindow, Integer.MAX_VALUE);
         streamChunkBytes = (int) values.bytes(ConfigKey.STREAMS_CHUNK_BYTES, 1, Integer.MAX_VALUE);
         maxStreamsPerConnection = values.integer(ConfigKey.STREAMS_MAX_PER_CONNECTION, 1, Integer.MAX_VALUE);
@@ -358,7 +360,8 @@ public final class NodeConfig {
                 .frameTimeout(frameTimeout).replyWriteTimeout(replyWriteTimeout)
                 .deadlineNetworkAllowance(deadlineNetworkAllowance)
                 .streamWindowBytes(streamWindowBytes).streamChunkBytes(streamChunkBytes)
-                .maxStreamsPerConnection(maxStreamsPerConnection).streamIdleTimeout(streamIdleTimeout);
+                .maxStreamsPerConnection(maxStreamsPerConnection).streamIdleTimeout(streamIdleTimeout)
+                .streamBufferShare(streamBufferShare);
         if (streamBufferBytes != null) {
             server.streamBufferBytes(streamBufferBytes);
         }
@@ -498,6 +501,11 @@ public final class NodeConfig {
     /** {@code rpcc.streams.buffer-bytes}, or {@code null}: the builder's default (64 MiB, or a quarter of the heap if less). */
     public @Nullable Long streamBufferBytes() {
         return streamBufferBytes;
+    }
+
+    /** {@code rpcc.streams.buffer-share}: what the streams from one remote address may hold of the buffer. */
+    public double streamBufferShare() {
+        return streamBufferShare;
     }
 
     /** {@code rpcc.streams.window-bytes}. */

@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * streams together at most {@link WireLimits.StreamLimits#bufferBytes}: every byte of room a stream is
  * given (its initial window included) is taken from that node-wide budget until its reader has read
  * it or the stream has ended; a stream whose initial window does not fit is refused
- * ({@link Refusal#STREAM_MEMORY}), and a stream gets more room only as far as the budget allows.
+ * ({@link Refusal#STREAM_MEMORY}), and a stream gets more room only as far as the budget allows. The
+ * streams from one remote address take at most {@link WireLimits.StreamLimits#bytesPerAddress} of it
+ * ({@link StreamBudget}), so one peer cannot hold the whole budget and shut the others out.
  */
 @EngineSpi
 public final class HopStreams {
@@ -55,14 +57,15 @@ public final class HopStreams {
     private final AtomicLong buffered = new AtomicLong();
     private final AtomicLong peakBuffered = new AtomicLong();
     private final AtomicLong opened = new AtomicLong();
-    /** Room given to open inbound streams and not yet read back (buffered, or on its way): of the budget. */
-    private final AtomicLong reserved = new AtomicLong();
+    /** Room given to open inbound streams and not yet read back (buffered, or on its way). */
+    private final StreamBudget budget;
 
     HopStreams(String nodeName, WireLimits.StreamLimits limits, FrameWriter writer, ConnectionRefusals refusals) {
         this.nodeName = nodeName;
         this.limits = limits;
         this.writer = writer;
         this.refusals = refusals;
+        this.budget = new StreamBudget(limits);
     }
 
     /** The limits. */
@@ -85,21 +88,7 @@ public final class HopStreams {
      * hold now: buffered here, or room granted to their senders.
      */
     public long reservedBytes() {
-        return reserved.get();
-    }
-
-    /** Takes up to {@code want} bytes of the budget, none if less than {@code atLeast} is free; what it took. */
-    private long reserve(long want, long atLeast) {
-        while (true) {
-            long now = reserved.get();
-            long take = Math.min(want, limits.bufferBytes() - now);
-            if (take < atLeast || take <= 0) {
-                return 0;
-            }
-            if (reserved.compareAndSet(now, now + take)) {
-                return take;
-            }
-        }
+        return budget.reserved();
     }
 
     /** Inbound streams announced to this node so far. */
@@ -122,6 +111,8 @@ public final class HopStreams {
          */
         private final LinkedHashSet<Long> ended = new LinkedHashSet<>();
         ScheduledFuture<?> sweep;
+        /** The budget's share of the connection's remote address, once a stream arrived; on the event loop. */
+        StreamBudget.Share share;
 
         Table(Channel ch) {
             this.ch = ch;
@@ -167,6 +158,9 @@ public final class HopStreams {
             s.fail(new ChainStreamException(ChainStreamException.Reason.CONNECTION_CLOSED, "the connection from "
                     + peer(t.ch) + " that brought stream " + s.id + " closed before the stream's end"), false);
         }
+        if (t.share != null) {
+            budget.leave(t.share);
+        }
         for (OutboundStream s : List.copyOf(t.outbound.values())) {
             s.stop("the connection to " + peer(t.ch) + " closed");
         }
@@ -186,6 +180,9 @@ public final class HopStreams {
         }
         long id = announced.id();
         Table t = table(ch);
+        if (t.share == null) {
+            t.share = budget.join(ch);
+        }
         String where = "stream " + id + " of hop " + request.header().hop() + " ('" + request.header().serviceFunction()
                 + "', chain " + request.header().chainId() + " of '" + request.header().origin() + "')";
         if (t.inbound.containsKey(id)) {
@@ -210,24 +207,20 @@ public final class HopStreams {
             send(ch, new StreamFrames.Cancel(id, s.failed.getMessage()));
             return request.withStream(s);
         }
-        if (reserve(StreamFrames.INITIAL_WINDOW, StreamFrames.INITIAL_WINDOW) == 0) {
-            long held = reserved.get();
-            refusals.refuse(ch, Refusal.STREAM_MEMORY, "a REQUEST announcing " + where + " while the node's streams "
-                    + "held " + held + " of their " + limits.bufferBytes() + " bytes (streamBufferBytes)", false);
+        if (budget.reserve(t.share, StreamFrames.INITIAL_WINDOW, StreamFrames.INITIAL_WINDOW) == 0) {
+            String why = budget.whyNot(t.share, StreamFrames.INITIAL_WINDOW);
+            refusals.refuse(ch, Refusal.STREAM_MEMORY, "a REQUEST announcing " + where + " while " + why, false);
             t.rememberEnded(id);
             s.failed = new ChainStreamException(ChainStreamException.Reason.REFUSED, "node '" + nodeName + "' refused "
-                    + where + ": the data streams arriving at it already held " + held + " of the "
-                    + limits.bufferBytes() + " bytes it gives them in all (NodeBuilder.streamBufferBytes; at a standalone node "
-                    + "rpcc.streams.buffer-bytes), too little "
-                    + "for the " + StreamFrames.INITIAL_WINDOW + " bytes a stream starts with; send it again later, "
-                    + "or raise streamBufferBytes there");
+                    + where + ": " + why + ", too little for the " + StreamFrames.INITIAL_WINDOW + " bytes a stream "
+                    + "starts with; send it again later, or raise that setting there");
             send(ch, new StreamFrames.Cancel(id, s.failed.getMessage()));
             return request.withStream(s);
         }
         s.held = StreamFrames.INITIAL_WINDOW;
         t.inbound.put(id, s);
         opened.incrementAndGet();
-        long more = reserve(limits.windowBytes() - StreamFrames.INITIAL_WINDOW, 1);
+        long more = budget.reserve(t.share, limits.windowBytes() - StreamFrames.INITIAL_WINDOW, 1);
         if (more > 0) {
             s.granted += more;
             s.held += more;
@@ -328,6 +321,8 @@ public final class HopStreams {
      */
     final class InboundStream extends java.io.InputStream implements RequestStream {
         private final Table t;
+        /** The budget's share of the address the stream came from. */
+        private final StreamBudget.Share share;
         private final long id;
         private final String where;
         private final java.util.ArrayDeque<byte[]> chunks = new java.util.ArrayDeque<>();
@@ -351,6 +346,7 @@ public final class HopStreams {
 
         InboundStream(Table t, long id, String where) {
             this.t = t;
+            this.share = t.share;
             this.id = id;
             this.where = where;
         }
@@ -452,18 +448,19 @@ public final class HopStreams {
             release(held);
         }
 
-        /** Gives {@code n} of the bytes this stream holds back to the node-wide budget. Under this stream's lock. */
+        /** Gives {@code n} of the bytes this stream holds back to the budget and its address's share. Under its lock. */
         private void release(long n) {
             if (n > 0) {
                 held -= n;
-                reserved.addAndGet(-n);
+                budget.release(share, n);
             }
         }
 
         /**
-         * More room for the sender, taken from the node-wide budget, once what the stream holds is a
-         * credit step (a quarter of the window, at least a chunk) under its window; 0 if it needs none
-         * or the budget has none free now (then a later read, or a read waiting for data, tries again).
+         * More room for the sender, taken from the budget within its address's share, once what the
+         * stream holds is a credit step (a quarter of the window, at least a chunk) under its window; 0
+         * if it needs none or the budget or share has none free now (then a later read, or a read
+         * waiting for data, tries again).
          * Under this stream's lock; the caller sends the credit.
          */
         private long moreRoom() {
@@ -474,7 +471,7 @@ public final class HopStreams {
             if (want < Math.max(limits.chunkBytes(), limits.windowBytes() / 4)) {
                 return 0;
             }
-            long take = reserve(want, Math.min(want, limits.chunkBytes()));
+            long take = budget.reserve(share, want, Math.min(want, limits.chunkBytes()));
             held += take;
             granted += take;
             return take;

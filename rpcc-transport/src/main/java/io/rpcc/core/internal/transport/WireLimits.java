@@ -40,18 +40,26 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
      *     {@link io.rpcc.core.internal.wire.StreamFrames#INITIAL_WINDOW}): a stream that would take it over
      *     is refused ({@link io.rpcc.core.Refusal#STREAM_MEMORY}), and streams get more room only as it
      *     frees
+     * @param addressShare the fraction of {@code bufferBytes} that the streams arriving from one remote
+     *     IP address may hold together ({@link #bytesPerAddress}), over all its connections: more than 0,
+     *     at most 1
      */
     public record StreamLimits(int windowBytes, int chunkBytes, int maxStreamsPerConnection, Duration idleTimeout,
-                               long bufferBytes) {
+                               long bufferBytes, double addressShare) {
         /**
          * The default node-wide budget of buffered stream bytes: 64 MiB, or a quarter of the heap if that
          * is less (stream data is held on the heap), and never under one stream's initial room.
          */
         public static final long DEFAULT_BUFFER_BYTES = Math.max(io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW,
                 Math.min(64L << 20, Runtime.getRuntime().maxMemory() / 4));
-        /** 4 MiB a stream, 64 KiB chunks, 256 streams a connection, 30 s idle, {@link #DEFAULT_BUFFER_BYTES} in all. */
+        /** The default share of the budget one remote address may hold: half. */
+        public static final double DEFAULT_ADDRESS_SHARE = 0.5;
+        /**
+         * 4 MiB a stream, 64 KiB chunks, 256 streams a connection, 30 s idle, {@link #DEFAULT_BUFFER_BYTES}
+         * in all, half of it for one address.
+         */
         public static final StreamLimits DEFAULT = new StreamLimits(4 << 20, 64 << 10, 256, Duration.ofSeconds(30),
-                DEFAULT_BUFFER_BYTES);
+                DEFAULT_BUFFER_BYTES, DEFAULT_ADDRESS_SHARE);
 
         public StreamLimits {
             if (windowBytes < io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW) {
@@ -71,6 +79,18 @@ public record WireLimits(InboundConnectionLimits connections, ConnectionTimeouts
                         + io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW + " (the room every stream starts with), got "
                         + bufferBytes);
             }
+            if (!(addressShare > 0 && addressShare <= 1)) {
+                throw new IllegalArgumentException("streamBufferShare must be more than 0 and at most 1, got "
+                        + addressShare);
+            }
+        }
+
+        /**
+         * Bytes the streams from one remote address may hold: {@code addressShare} of
+         * {@code bufferBytes}, but never less than the room one stream starts with.
+         */
+        public long bytesPerAddress() {
+            return Math.max(io.rpcc.core.internal.wire.StreamFrames.INITIAL_WINDOW, (long) (bufferBytes * addressShare));
         }
     }
 
