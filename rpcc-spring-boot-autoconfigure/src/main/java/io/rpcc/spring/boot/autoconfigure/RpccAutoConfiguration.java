@@ -151,6 +151,23 @@ public class RpccAutoConfiguration {
         ifSet(node.getMaxDialsInProgress(), builder::maxDialsInProgress);
         ifSet(node.getOutboundPolicy(), builder::outboundPolicy);
         ifSet(node.getTransport(), builder::transport);
+        applyStreams(builder, node, node instanceof RpccProperties.Server ? "rpcc.server." : "rpcc.client.");
+    }
+
+    /** The node's data-stream limits ({@code rpcc.{server,client}.stream-*}, {@code .max-streams-per-connection}). */
+    private static void applyStreams(NodeBuilder<?> builder, RpccProperties.Node node, String prefix) {
+        try {
+            ifSet(node.getStreamBufferBytes(), size -> builder.streamBufferBytes(size.toBytes()));
+            ifSet(node.getStreamWindowBytes(), size -> builder.streamWindowBytes(Math.toIntExact(size.toBytes())));
+            ifSet(node.getStreamChunkBytes(), size -> builder.streamChunkBytes(Math.toIntExact(size.toBytes())));
+            ifSet(node.getMaxStreamsPerConnection(), builder::maxStreamsPerConnection);
+            ifSet(node.getStreamIdleTimeout(), builder::streamIdleTimeout);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new IllegalStateException(prefix + "stream-buffer-bytes, .stream-window-bytes, .stream-chunk-bytes,"
+                    + " .max-streams-per-connection or .stream-idle-timeout is out of range (" + e.getMessage()
+                    + "): set a buffer and a window of at least 256KB (a window under 2GB), a positive chunk size,"
+                    + " count and timeout", e);
+        }
     }
 
     /** Where the server runs Java chaining functions, and its runner pool's sizes (rpcc.server.functions.java.*). */
@@ -339,6 +356,7 @@ public class RpccAutoConfiguration {
             ifSet(settings.getReplyBufferBytes(), size -> builder.replyBufferBytes(size.toBytes()));
             ifSet(settings.getRepository(), builder::repository);
             ifSet(settings.getInlineFunctionLimit(), builder::inlineFunctionLimit);
+            ifSet(settings.getStateFallback(), builder::stateFallback);
             // tracing first (its decorator outermost: it sees the outcome the others lead to), then the metrics
             RpccTracing chainTracing = tracing.getIfUnique();
             if (chainTracing != null) {
