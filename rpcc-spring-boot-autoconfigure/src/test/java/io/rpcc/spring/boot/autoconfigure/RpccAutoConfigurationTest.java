@@ -2,10 +2,12 @@ package io.rpcc.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.client.StateFallback;
+import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
@@ -13,6 +15,7 @@ import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.SocketTransport;
+import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.server.RpccServer;
 import io.rpcc.spring.boot.RpccClientCustomizer;
@@ -319,6 +322,30 @@ class RpccAutoConfigurationTest {
     }
 
     @Test
+    void anIdempotentServiceMethodRunsAgainWhenItsChainIsSentAgainAndTheOthersReplay() throws Exception {
+        int nobody;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            nobody = socket.getLocalPort();
+        }
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.peers.gone=127.0.0.1:" + nobody)
+                .withUserConfiguration(CountingServices.class).run(context -> {
+                    RpccClient client = context.getBean(RpccClient.class);
+                    TestServices.Counters counters = context.getBean(TestServices.Counters.class);
+                    for (String function : List.of("read", "write")) {
+                        // the hop at s1 runs, the next one cannot be reached; sent again, s1 sees the same chain
+                        ChainCall call = ChainCall.along(StaticRoute.of(StaticRoute.hop("s1", function),
+                                StaticRoute.hop("gone", "x")), 1);
+                        ChainException first = (ChainException) catchThrowable(() -> client.runChain(call));
+                        assertThat(first).isNotNull();
+                        assertThatThrownBy(() -> client.retransmit(first, Duration.ofSeconds(10)).join())
+                                .cause().isInstanceOf(ChainException.class);
+                    }
+                    assertThat(counters.idempotentRuns).as("idempotent: it runs again").hasValue(2);
+                    assertThat(counters.otherRuns).as("not idempotent: its outcome is replayed").hasValue(1);
+                });
+    }
+
+    @Test
     void anIdempotentStreamingServiceMethodIsRefusedSayingWhy() {
         runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(IdempotentStreamingService.class)
                 .run(context -> assertThat(context).hasFailed().getFailure()
@@ -443,6 +470,14 @@ class RpccAutoConfigurationTest {
         @Bean
         TestServices.PricingService pricing() {
             return new TestServices.PricingService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CountingServices {
+        @Bean
+        TestServices.Counters counters() {
+            return new TestServices.Counters();
         }
     }
 

@@ -187,4 +187,23 @@ final class TestServices {
             return data.transferTo(OutputStream.nullOutputStream());
         }
     }
+
+    /** Counts the runs of an idempotent service method and of one that is not. */
+    @RpccService
+    static class Counters {
+        final AtomicInteger idempotentRuns = new AtomicInteger();
+        final AtomicInteger otherRuns = new AtomicInteger();
+
+        @ServiceMethod(value = "read", idempotent = true)
+        public int read(int n) {
+            idempotentRuns.incrementAndGet();
+            return n + 1;
+        }
+
+        @ServiceMethod("write")
+        public int write(int n) {
+            otherRuns.incrementAndGet();
+            return n + 1;
+        }
+    }
 }
