@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * starts the chain with the {@code Checkout} chaining function, which the catalog's and shipping's
  * servers compile from its source inside their Boot jars (it names the application's types: {@code
  * PricedOrder}, {@code Shipment}, {@code Quote}), and streams the partial replies and the result as
- * server-sent events.
+ * server-sent events. The same applications also run the checkout written as a sequential chain, and a
+ * catalogue file streamed from the checkout to the catalog: one start of the jars, several checks.
  */
 class CheckoutBootJarsIT {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
