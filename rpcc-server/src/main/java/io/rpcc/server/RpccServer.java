@@ -367,9 +367,12 @@ public final class RpccServer implements AutoCloseable {
          * Registers every {@link ServiceMethod} method of {@code target} as a service function: those
          * its class declares and those of the interfaces it implements (service interfaces, which a
          * {@code SequentialChain} calls with typed calls). A method with several parameters takes its
-         * params as a {@code List} of that many values ({@link ServiceMethod}).
+         * params as a {@code List} of that many values ({@link ServiceMethod}); a method whose last
+         * parameter is an {@code InputStream} reads the hop's data stream there, as a
+         * {@link #streamingService}, the params going to the parameters before it.
          *
-         * @throws IllegalArgumentException if it has none, one is static, or two claim one name
+         * @throws IllegalArgumentException if it has none, one is static, two claim one name, or a
+         *     streaming one is declared idempotent
          */
         public Builder services(Object target) {
             int found = 0;
@@ -377,26 +380,37 @@ public final class RpccServer implements AutoCloseable {
                 Method m = e.getValue(); // an interface's method calls the target's implementation
                 String name = e.getKey();
                 m.setAccessible(true);
-                if (m.getAnnotation(ServiceMethod.class).idempotent()) {
-                    idempotent.add(name);
-                }
-                service(name, params -> {
-                    try {
-                        return m.invoke(target, ServiceMethods.arguments(m, params));
-                    } catch (InvocationTargetException ex) {
-                        Throwable cause = ex.getCause();
-                        if (cause instanceof Exception x) {
-                            throw x;
-                        }
-                        throw (Error) cause;
+                boolean isIdempotent = m.getAnnotation(ServiceMethod.class).idempotent();
+                if (ServiceMethods.takesStream(m)) {
+                    if (isIdempotent) {
+                        throw new IllegalArgumentException("@ServiceMethod " + m + " reads a data stream (its last"
+                                + " parameter is an InputStream), which is read once: it cannot be idempotent");
                     }
-                });
+                    streamingService(name, (params, data) -> invoke(target, m, ServiceMethods.arguments(m, params, data)));
+                } else {
+                    service(name, params -> invoke(target, m, ServiceMethods.arguments(m, params)));
+                    if (isIdempotent) {
+                        idempotent.add(name);
+                    }
+                }
                 found++;
             }
             if (found == 0) {
                 throw new IllegalArgumentException(target.getClass().getName() + " has no @ServiceMethod methods");
             }
             return this;
+        }
+
+        private static Object invoke(Object target, Method m, Object[] arguments) throws Exception {
+            try {
+                return m.invoke(target, arguments);
+            } catch (InvocationTargetException ex) {
+                Throwable cause = ex.getCause();
+                if (cause instanceof Exception x) {
+                    throw x;
+                }
+                throw (Error) cause;
+            }
         }
 
         /**

@@ -73,6 +73,20 @@ class ChainExecutionTest {
         String fail(String why) {
             throw new UnsupportedOperationException(why);
         }
+
+        /** Reads the hop's data stream: its last parameter is an InputStream. */
+        @ServiceMethod("count")
+        String count(String name, java.io.InputStream data) throws java.io.IOException {
+            return name + ": " + data.transferTo(java.io.OutputStream.nullOutputStream());
+        }
+    }
+
+    /** A streaming service method declared idempotent. */
+    static final class IdempotentUpload {
+        @ServiceMethod(value = "upload", idempotent = true)
+        long upload(java.io.InputStream data) throws java.io.IOException {
+            return data.transferTo(java.io.OutputStream.nullOutputStream());
+        }
     }
 
     @Test
@@ -86,6 +100,17 @@ class ChainExecutionTest {
         assertEquals("java.lang.UnsupportedOperationException", e.exceptionName());
         assertTrue(e.remoteMessage().contains("not today"), e.remoteMessage());
         assertEquals("catalog", catalog.name());
+    }
+
+    @Test
+    void anAnnotatedMethodWhoseLastParameterIsAnInputStreamReadsTheHopsDataStream() {
+        cluster.server("uploads", b -> b.services(new Catalog()));
+        byte[] data = new byte[1 << 20];
+        assertEquals("prices.csv: " + data.length, client.runChain(ChainCall.to("uploads", "count").params("prices.csv")
+                .stream(new java.io.ByteArrayInputStream(data))).value());
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> RpccServer.builder("x").services(new IdempotentUpload()));
+        assertTrue(e.getMessage().contains("reads a data stream"), e.getMessage());
     }
 
     @AfterParameterizedClassInvocation

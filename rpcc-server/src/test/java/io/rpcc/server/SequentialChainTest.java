@@ -184,6 +184,28 @@ class SequentialChainTest {
         }
     }
 
+    /** A service interface whose method reads a data stream. */
+    public interface Uploads {
+        @io.rpcc.core.ServiceMethod
+        String upload(String name, java.io.InputStream data);
+    }
+
+    /** A sequential chain that calls a streaming service method: refused at the call. */
+    public static final class CallsAStreamingMethod implements SequentialChain<String, String> {
+        @Override
+        public String run(io.rpcc.core.Hops hops, String input) {
+            return hops.at("a", Uploads.class).upload(input, java.io.InputStream.nullInputStream());
+        }
+    }
+
+    @Test
+    void aTypedCallToAServiceMethodThatReadsADataStreamIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ChainCall.sequential(
+                ChainingFunctionSource.java("public class Unused {}"), new CallsAStreamingMethod(), "x"));
+        assertTrue(e.getMessage().contains("service function 'upload'") && e.getMessage().contains("reads a data stream"),
+                e.getMessage());
+    }
+
     @Test
     void theFirstHopIsFoundAtTheClientAndTheInputTravelsInTheState() throws Exception {
         ChainCall call = sequential(new ThreeHops(), "in");

@@ -13,12 +13,15 @@ import io.rpcc.examples.spring.catalog.CatalogApplication;
 import io.rpcc.client.ReplySet;
 import io.rpcc.examples.spring.checkout.CheckoutService;
 import io.rpcc.examples.spring.checkout.CheckoutApplication;
+import io.rpcc.examples.spring.model.CatalogueImport;
 import io.rpcc.examples.spring.model.Order;
 import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
 import io.rpcc.examples.spring.shipping.ShippingApplication;
 import io.rpcc.observability.RpccObservations;
 import io.rpcc.server.RpccServer;
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,6 +88,29 @@ class CheckoutAcrossTwoAppsTest {
                 new Quote("o-5", "shipped", 5997));
         assertThat(replies.result().join().value()).isEqualTo(new Shipment("o-5", 5997, "road", 2));
         assertThat(replies.result().join().path()).containsExactly("catalog", "shipping");
+    }
+
+    @Test
+    void theSequentialCheckoutHasTheSameResultPathAndRepliesAsTheContinuationStyleOne() {
+        CheckoutService service = checkout.getBean(CheckoutService.class);
+        Order order = new Order("o-6", "KB-42", 2, "DE");
+        CheckoutService.CheckoutOutcome sequential = service.outcome("sequential", order);
+        CheckoutService.CheckoutOutcome continuation = service.outcome("continuation", order);
+        assertThat(sequential.shipment()).isEqualTo(new Shipment("o-6", 9998, "air", 5)).isEqualTo(continuation.shipment());
+        assertThat(sequential.path()).containsExactly("catalog", "shipping").isEqualTo(continuation.path());
+        assertThat(sequential.quotes()).containsExactlyInAnyOrderElementsOf(continuation.quotes())
+                .containsExactlyInAnyOrder(new Quote("o-6", "priced", 9998), new Quote("o-6", "shipped", 9998));
+    }
+
+    @Test
+    void aCatalogueFileStreamsToTheCatalogsStreamingServiceMethod() {
+        String file = "KB-42;4999\nMOUSE-7;1999\n\nPAD-1;500\n";
+        CatalogueImport imported = checkout.getBean(CheckoutService.class).importCatalogue("small.csv",
+                new ByteArrayInputStream(file.getBytes(StandardCharsets.UTF_8)));
+        assertThat(imported.products()).isEqualTo(3);
+        assertThat(imported.bytes()).isEqualTo(file.length());
+        assertThat(imported.totalCents()).isEqualTo(7498);
+        assertThat(catalog.getBean(RpccServer.class).streamStats().streamsOpened()).isPositive();
     }
 
     @Test

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Test;
  * starts the chain with the {@code Checkout} chaining function, which the catalog's and shipping's
  * servers compile from its source inside their Boot jars (it names the application's types: {@code
  * PricedOrder}, {@code Shipment}, {@code Quote}), and streams the partial replies and the result as
- * server-sent events.
+ * server-sent events. The same applications also run the checkout written as a sequential chain, and a
+ * catalogue file streamed from the checkout to the catalog: one start of the jars, several checks.
  */
 class CheckoutBootJarsIT {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(180);
@@ -48,8 +49,10 @@ class CheckoutBootJarsIT {
         launch("shipping", "--rpcc.server.port=" + shipping, "--rpcc.server.transport=epoll");
         // the catalog runs the Checkout function in function-runner processes (catalog.properties); its pool says
         // when it runs one
+        // and takes frames of at most 1MB: a catalogue file larger than that reaches it only as a data stream
         launch("catalog", "--rpcc.server.port=" + catalog, "--rpcc.peers.shipping=127.0.0.1:" + shipping,
-                "--logging.level.io.rpcc.core.internal.function.FunctionRunnerPool=debug");
+                "--logging.level.io.rpcc.core.internal.function.FunctionRunnerPool=debug",
+                "--rpcc.server.max-frame-size=1MB");
         // the first chain compiles the function at catalog and at shipping: give a loaded machine time
         launch("checkout", "--server.port=" + http, "--rpcc.peers.catalog=127.0.0.1:" + catalog,
                 "--rpcc.client.timeout=60s");
@@ -184,6 +187,58 @@ class CheckoutBootJarsIT {
         HttpResponse<String> response = get("/express/o-4?sku=KB-42&quantity=1&country=US");
         assertThat(response.statusCode()).as(response.body() + logs()).isEqualTo(200);
         assertThat(response.body()).as(logs()).isEqualTo("{\"orderId\":\"o-4\",\"totalCents\":4999,\"carrier\":\"air\",\"days\":5}");
+    }
+
+    /**
+     * The checkout written as straight-line code ({@code SequentialCheckout}, typed calls on the sample's
+     * {@code Pricing} and {@code Carrier} interfaces, which the catalog's and shipping's beans implement):
+     * the same events, result and path as the continuation-style chain; the catalog replays it in a
+     * function runner started from its Boot jar, shipping in its own JVM.
+     */
+    @Test
+    void theSequentialCheckoutHasTheContinuationStyleChainsEventsResultAndPath() throws Exception {
+        List<String[]> events = events(get("/sequential/o-7?sku=KB-42&quantity=2&country=FR").body());
+        assertThat(events).as(logs()).extracting(e -> e[0]).containsExactly("reply", "reply", "result");
+        assertThat(List.of(events.get(0)[1], events.get(1)[1])).containsExactlyInAnyOrder(
+                "{\"orderId\":\"o-7\",\"step\":\"priced\",\"totalCents\":9998}",
+                "{\"orderId\":\"o-7\",\"step\":\"shipped\",\"totalCents\":9998}");
+        assertThat(events.get(2)[1]).isEqualTo("{\"orderId\":\"o-7\",\"totalCents\":9998,\"carrier\":\"road\",\"days\":2}");
+        for (String style : List.of("sequential", "continuation")) {
+            HttpResponse<String> outcome = get("/outcome/o-8?style=" + style + "&sku=MOUSE-7&quantity=1&country=US");
+            assertThat(outcome.statusCode()).as(outcome.body() + logs()).isEqualTo(200);
+            assertThat(outcome.body()).as(style)
+                    .contains("\"shipment\":{\"orderId\":\"o-8\",\"totalCents\":1999,\"carrier\":\"air\",\"days\":5}")
+                    .contains("\"path\":[\"catalog\",\"shipping\"]")
+                    .contains("{\"orderId\":\"o-8\",\"step\":\"priced\",\"totalCents\":1999}")
+                    .contains("{\"orderId\":\"o-8\",\"step\":\"shipped\",\"totalCents\":1999}");
+        }
+    }
+
+    /**
+     * A catalogue file of about 6MB, uploaded to the checkout application, goes on to the catalog as a
+     * data stream while it is uploaded ({@code ChainCall.stream}), where a {@code @ServiceMethod} whose
+     * last parameter is an {@code InputStream} reads it as it arrives and answers a {@code CatalogueImport}
+     * (the sample's own type). The catalog takes frames of at most 1MB: the file could not go as one.
+     */
+    @Test
+    void aCatalogueFileStreamsThroughTheCheckoutToTheCatalog() throws Exception {
+        StringBuilder file = new StringBuilder();
+        long totalCents = 0;
+        int products = 400_000;
+        for (int i = 0; i < products; i++) {
+            long cents = 100 + i % 9_900;
+            totalCents += cents;
+            file.append("SKU-").append(i).append(';').append(cents).append('\n');
+        }
+        byte[] bytes = file.toString().getBytes(StandardCharsets.UTF_8);
+        String sha256 = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(web + "/catalogue/prices.csv"))
+                .timeout(Duration.ofSeconds(60)).POST(HttpRequest.BodyPublishers.ofByteArray(bytes)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body() + logs()).isEqualTo(200);
+        assertThat(bytes.length).isGreaterThan(5 << 20);
+        assertThat(response.body()).as(logs()).isEqualTo("{\"name\":\"prices.csv\",\"products\":" + products
+                + ",\"bytes\":" + bytes.length + ",\"sha256\":\"" + sha256 + "\",\"totalCents\":" + totalCents + "}");
     }
 
     @Test

@@ -300,6 +300,11 @@ public final class SequentialReplay {
                 };
             }
             String function = ServiceMethods.name(method);
+            if (ServiceMethods.takesStream(method)) {
+                throw new IllegalArgumentException("service function '" + function + "' (" + type.getName() + "."
+                        + method.getName() + ") reads a data stream, which a sequential chain cannot send: start"
+                        + " a chain to it with ChainCall.stream instead");
+            }
             Object result = replay.call(server, function, ServiceMethods.params(args));
             return ServiceMethods.convert(result, method.getReturnType(), function + "@" + server);
         }

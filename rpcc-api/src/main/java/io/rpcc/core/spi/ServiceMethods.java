@@ -1,6 +1,7 @@
 package io.rpcc.core.spi;
 
 import io.rpcc.core.ServiceMethod;
+import java.io.InputStream;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayDeque;
@@ -42,13 +43,39 @@ public final class ServiceMethods {
     }
 
     /**
+     * Whether {@code method} reads the hop's data stream: its last parameter is an {@link InputStream},
+     * which gets the stream; the params go to the parameters before it.
+     */
+    public static boolean takesStream(Method method) {
+        int n = method.getParameterCount();
+        return n > 0 && method.getParameterTypes()[n - 1] == InputStream.class;
+    }
+
+    /**
      * The arguments of {@code method} for {@code params} (see {@link #params}).
      *
      * @throws IllegalArgumentException if a method of several parameters gets params that are not a
      *     list of as many values
      */
     public static @Nullable Object[] arguments(Method method, @Nullable Object params) {
-        int n = method.getParameterCount();
+        return arguments(method, method.getParameterCount(), params);
+    }
+
+    /**
+     * The arguments of a method that {@link #takesStream}: those of {@code params} for the parameters
+     * before the last, then {@code data}.
+     *
+     * @throws IllegalArgumentException as {@link #arguments(Method, Object)}
+     */
+    public static @Nullable Object[] arguments(Method method, @Nullable Object params, InputStream data) {
+        int n = method.getParameterCount() - 1;
+        @Nullable Object[] values = arguments(method, n, params);
+        @Nullable Object[] all = Arrays.copyOf(values, n + 1);
+        all[n] = data;
+        return all;
+    }
+
+    private static @Nullable Object[] arguments(Method method, int n, @Nullable Object params) {
         if (n == 0) {
             return new Object[0];
         }

@@ -1,5 +1,6 @@
 package io.rpcc.spring.boot;
 
+import io.rpcc.client.StateFallback;
 import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.OutboundPolicy;
 import io.rpcc.core.SocketTransport;
@@ -27,6 +28,8 @@ import org.springframework.util.unit.DataSize;
  * rpcc.server.bind=0.0.0.0
  * rpcc.server.port=7001
  * rpcc.client.timeout=5s
+ * rpcc.client.state-fallback=adaptive
+ * rpcc.server.stream-buffer-bytes=128MB
  * </pre>
  */
 @ConfigurationProperties("rpcc")
@@ -240,6 +243,79 @@ public class RpccProperties {
          * why, where epoll is unavailable). Default: NIO.
          */
         private @Nullable SocketTransport transport;
+
+        /**
+         * The most bytes of all the hops' data streams arriving at this node that it holds at once,
+         * over all connections: buffered, or granted to their senders and on the way; at least 256KB.
+         * Stream data is held on the heap; a new stream that does not fit is refused. Default: 64MB, or a
+         * quarter of the heap if that is less.
+         */
+        private @Nullable DataSize streamBufferBytes;
+
+        /**
+         * The most bytes of one data stream this node holds at once (the stream's window: its sender
+         * may have this much sent and not yet read); at least 256KB. A window of the link's bandwidth
+         * times its round trip keeps a long, fast link busy. Default: 4MB.
+         */
+        private @Nullable DataSize streamWindowBytes;
+
+        /**
+         * The most bytes of a data stream this node puts in one frame (never over a peer's frame limit).
+         * Default: 64KB.
+         */
+        private @Nullable DataSize streamChunkBytes;
+
+        /**
+         * How many data streams one connection may have open toward this node at once; more are
+         * refused. Default: 256.
+         */
+        private @Nullable Integer maxStreamsPerConnection;
+
+        /**
+         * How long a data stream arriving here may see neither data nor a read by its service function
+         * before it is ended. Default: 30s.
+         */
+        private @Nullable Duration streamIdleTimeout;
+
+        public @Nullable DataSize getStreamBufferBytes() {
+            return streamBufferBytes;
+        }
+
+        public void setStreamBufferBytes(@Nullable DataSize streamBufferBytes) {
+            this.streamBufferBytes = streamBufferBytes;
+        }
+
+        public @Nullable DataSize getStreamWindowBytes() {
+            return streamWindowBytes;
+        }
+
+        public void setStreamWindowBytes(@Nullable DataSize streamWindowBytes) {
+            this.streamWindowBytes = streamWindowBytes;
+        }
+
+        public @Nullable DataSize getStreamChunkBytes() {
+            return streamChunkBytes;
+        }
+
+        public void setStreamChunkBytes(@Nullable DataSize streamChunkBytes) {
+            this.streamChunkBytes = streamChunkBytes;
+        }
+
+        public @Nullable Integer getMaxStreamsPerConnection() {
+            return maxStreamsPerConnection;
+        }
+
+        public void setMaxStreamsPerConnection(@Nullable Integer maxStreamsPerConnection) {
+            this.maxStreamsPerConnection = maxStreamsPerConnection;
+        }
+
+        public @Nullable Duration getStreamIdleTimeout() {
+            return streamIdleTimeout;
+        }
+
+        public void setStreamIdleTimeout(@Nullable Duration streamIdleTimeout) {
+            this.streamIdleTimeout = streamIdleTimeout;
+        }
 
         public boolean isEnabled() {
             return enabled;
@@ -646,6 +722,15 @@ public class RpccProperties {
          */
         private @Nullable Integer inlineFunctionLimit;
 
+        /**
+         * Whether a chain's state goes with its hops: NEVER (chain mode: always carried), ADAPTIVE (before
+         * each hop whose chaining function needs the state, the client carries it or keeps it and runs
+         * that step itself, whichever its link measurements say is faster; for states of hundreds of KB or
+         * more on wide-area links) or ALWAYS (the state never leaves the client: every chaining function
+         * runs there). A call's ChainCall.stateFallback overrides it. Default: NEVER.
+         */
+        private @Nullable StateFallback stateFallback;
+
         public @Nullable String getName() {
             return name;
         }
@@ -684,6 +769,14 @@ public class RpccProperties {
 
         public void setRepository(@Nullable String repository) {
             this.repository = repository;
+        }
+
+        public @Nullable StateFallback getStateFallback() {
+            return stateFallback;
+        }
+
+        public void setStateFallback(@Nullable StateFallback stateFallback) {
+            this.stateFallback = stateFallback;
         }
 
         public @Nullable Integer getInlineFunctionLimit() {

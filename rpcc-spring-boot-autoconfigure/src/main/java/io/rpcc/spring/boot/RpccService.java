@@ -21,9 +21,12 @@ import org.springframework.stereotype.Component;
  * }
  * }</pre>
  *
- * <p>The methods are found on the bean's class (behind any Spring AOP proxy) and called through the
- * bean as the context holds it, so advice such as {@code @Transactional} applies. With a JDK (interface)
- * proxy, each service method must be declared by one of the bean's interfaces.
+ * <p>The methods are found on the bean's class (behind any Spring AOP proxy) and on the interfaces it
+ * implements (service interfaces, which a {@code SequentialChain} calls with typed calls), and called
+ * through the bean as the context holds it, so advice such as {@code @Transactional} applies. With a JDK
+ * (interface) proxy, each service method must be declared by one of the bean's interfaces. A method whose
+ * last parameter is an {@code InputStream} reads the hop's data stream; one marked
+ * {@code idempotent = true} is an idempotent service function.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

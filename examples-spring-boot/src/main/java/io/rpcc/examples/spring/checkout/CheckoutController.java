@@ -1,9 +1,13 @@
 package io.rpcc.examples.spring.checkout;
 
+import io.rpcc.examples.spring.model.CatalogueImport;
 import io.rpcc.examples.spring.model.Order;
 import io.rpcc.examples.spring.model.Shipment;
 import io.rpcc.spring.boot.web.RpccSse;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -52,5 +56,39 @@ public class CheckoutController {
                             @RequestParam(defaultValue = "1") int quantity,
                             @RequestParam(defaultValue = "FR") String country) {
         return checkout.express(new Order(id, sku, quantity, country));
+    }
+
+    /**
+     * As {@link #checkout}, with the chain written as straight-line code ({@code SequentialCheckout}):
+     * the same events. {@code GET /sequential/o-1?sku=KB-42&quantity=2&country=FR}.
+     */
+    @GetMapping("/sequential/{id}")
+    public SseEmitter sequential(@PathVariable String id, @RequestParam String sku,
+                                 @RequestParam(defaultValue = "1") int quantity,
+                                 @RequestParam(defaultValue = "FR") String country) {
+        return RpccSse.emitter(checkout.startSequential(new Order(id, sku, quantity, country)));
+    }
+
+    /**
+     * Checks order {@code id} out with the chain written in {@code style} ({@code sequential} or
+     * {@code continuation}) and answers its shipment, path and quotes as JSON:
+     * {@code GET /outcome/o-1?style=sequential&sku=KB-42}.
+     */
+    @GetMapping("/outcome/{id}")
+    public CheckoutService.CheckoutOutcome outcome(@PathVariable String id, @RequestParam String style,
+                                                   @RequestParam String sku,
+                                                   @RequestParam(defaultValue = "1") int quantity,
+                                                   @RequestParam(defaultValue = "FR") String country) {
+        return checkout.outcome(style, new Order(id, sku, quantity, country));
+    }
+
+    /**
+     * Imports the catalogue file in the request's body ({@code SKU;cents} lines) at the catalog: the
+     * body goes on to the catalog as a data stream while it is uploaded, and the catalog reads it as it
+     * arrives. {@code curl --data-binary @prices.csv localhost:8080/catalogue/prices.csv}
+     */
+    @PostMapping("/catalogue/{name}")
+    public CatalogueImport importCatalogue(@PathVariable String name, HttpServletRequest request) throws IOException {
+        return checkout.importCatalogue(name, request.getInputStream());
     }
 }

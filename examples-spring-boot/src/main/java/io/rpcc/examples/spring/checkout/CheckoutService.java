@@ -1,14 +1,19 @@
 package io.rpcc.examples.spring.checkout;
 
 import com.example.checkout.Checkout;
+import com.example.checkout.SequentialCheckout;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.client.ReplySet;
+import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.examples.spring.model.CatalogueImport;
 import io.rpcc.examples.spring.model.Order;
 import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
+import java.io.InputStream;
+import java.util.List;
 import org.springframework.stereotype.Service;
 
 /**
@@ -35,6 +40,24 @@ public class CheckoutService {
     }
 
     /**
+     * The same chain written as straight-line code ({@link SequentialCheckout}): the same hops, replies
+     * and result. Its source is packaged in the application's jar like {@link Checkout}'s.
+     */
+    static ChainCall sequentialChain(Order order) {
+        return ChainCall.sequential(SequentialCheckout.class, order);
+    }
+
+    /** The chain of {@code style}: {@code "sequential"} or {@code "continuation"}. */
+    static ChainCall chain(String style, Order order) {
+        return switch (style) {
+            case "sequential" -> sequentialChain(order);
+            case "continuation" -> chain(order);
+            default -> throw new IllegalArgumentException("no checkout style " + style
+                    + ": use sequential or continuation");
+        };
+    }
+
+    /**
      * The express route: the catalog's {@code price}, then shipping's {@code ship} on what it returns, as a
      * static route. No chaining function of the application's runs: each server reads the next hop from
      * the route in the chain's state (rpcc's own step, neither compiled nor sandboxed), and there are no
@@ -56,5 +79,40 @@ public class CheckoutService {
     /** Starts checking {@code order} out: the {@link Quote}s as they come, then the {@link Shipment} as the result. */
     public ReplySet<Quote> start(Order order) {
         return rpcc.startChainWithReplies(chain(order), Quote.class);
+    }
+
+    /** As {@link #start}, with the chain written sequentially ({@link SequentialCheckout}). */
+    public ReplySet<Quote> startSequential(Order order) {
+        return rpcc.startChainWithReplies(sequentialChain(order), Quote.class);
+    }
+
+    /**
+     * What a checkout of {@code order} in {@code style} ({@code sequential} or {@code continuation})
+     * gives: its shipment, the servers it crossed and its partial replies.
+     */
+    public CheckoutOutcome outcome(String style, Order order) {
+        ChainResult result = rpcc.runChain(chain(style, order));
+        return new CheckoutOutcome(style, result.value(Shipment.class), result.path(),
+                result.replies().stream().map(Quote.class::cast).toList());
+    }
+
+    /**
+     * Sends catalogue file {@code name} to the catalog as a data stream, read from {@code data} while it
+     * arrives here and while the catalog reads it (neither holds it whole); closes {@code data}.
+     */
+    public CatalogueImport importCatalogue(String name, InputStream data) {
+        return rpcc.runChain(ChainCall.to("catalog", "importCatalogue").params(name).stream(data))
+                .value(CatalogueImport.class);
+    }
+
+    /**
+     * A checkout's outcome, as JSON.
+     *
+     * @param style how its chain was written: {@code sequential} or {@code continuation}
+     * @param shipment its result
+     * @param path the servers its chain crossed
+     * @param quotes its partial replies, in arrival order
+     */
+    public record CheckoutOutcome(String style, Shipment shipment, List<String> path, List<Quote> quotes) {
     }
 }

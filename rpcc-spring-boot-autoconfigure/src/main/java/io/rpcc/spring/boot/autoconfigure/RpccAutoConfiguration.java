@@ -41,12 +41,14 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
+import org.springframework.util.ClassUtils;
 
 /**
  * Auto-configures rpcc in a Spring Boot application from the {@code rpcc.*} properties
  * ({@link RpccProperties}): a {@link NameResolver} of {@code rpcc.peers}, a {@link TypeRegistry} of
  * the {@link RpccType} classes in {@code rpcc.types-packages} (default: the application's packages) and
  * of {@code rpcc.types}, an {@link RpccServer} hosting the {@link RpccService} beans' service methods
+ * and, with rpcc-legacy, the application's {@code LegacyHttp.Builder} and {@code LegacyGrpc.Builder} beans
  * (unless {@code rpcc.server.enabled=false}) and an {@link RpccClient} (unless
  * {@code rpcc.client.enabled=false}), each started and drained with the context by an
  * {@link RpccNodeLifecycle}. Each bean backs off when the application defines its own. The server runs the
@@ -60,6 +62,9 @@ import org.springframework.core.io.ResourceLoader;
 @EnableConfigurationProperties(RpccProperties.class)
 public class RpccAutoConfiguration {
     private static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
+    /** Whether the application has rpcc-legacy (an optional dependency): only then is {@link LegacyServices} loaded. */
+    private static final boolean LEGACY_PRESENT = ClassUtils.isPresent("io.rpcc.legacy.LegacyHttp",
+            RpccAutoConfiguration.class.getClassLoader());
 
     /** The {@link RpccType} classes of {@code rpcc.types-packages} (default: the application's packages). */
     @Bean
@@ -151,6 +156,23 @@ public class RpccAutoConfiguration {
         ifSet(node.getMaxDialsInProgress(), builder::maxDialsInProgress);
         ifSet(node.getOutboundPolicy(), builder::outboundPolicy);
         ifSet(node.getTransport(), builder::transport);
+        applyStreams(builder, node, node instanceof RpccProperties.Server ? "rpcc.server." : "rpcc.client.");
+    }
+
+    /** The node's data-stream limits ({@code rpcc.{server,client}.stream-*}, {@code .max-streams-per-connection}). */
+    private static void applyStreams(NodeBuilder<?> builder, RpccProperties.Node node, String prefix) {
+        try {
+            ifSet(node.getStreamBufferBytes(), size -> builder.streamBufferBytes(size.toBytes()));
+            ifSet(node.getStreamWindowBytes(), size -> builder.streamWindowBytes(Math.toIntExact(size.toBytes())));
+            ifSet(node.getStreamChunkBytes(), size -> builder.streamChunkBytes(Math.toIntExact(size.toBytes())));
+            ifSet(node.getMaxStreamsPerConnection(), builder::maxStreamsPerConnection);
+            ifSet(node.getStreamIdleTimeout(), builder::streamIdleTimeout);
+        } catch (IllegalArgumentException | ArithmeticException e) {
+            throw new IllegalStateException(prefix + "stream-buffer-bytes, .stream-window-bytes, .stream-chunk-bytes,"
+                    + " .max-streams-per-connection or .stream-idle-timeout is out of range (" + e.getMessage()
+                    + "): set a buffer and a window of at least 256KB (a window under 2GB), a positive chunk size,"
+                    + " count and timeout", e);
+        }
     }
 
     /** Where the server runs Java chaining functions, and its runner pool's sizes (rpcc.server.functions.java.*). */
@@ -222,6 +244,9 @@ public class RpccAutoConfiguration {
             ServiceMethodRegistrar registrar = new ServiceMethodRegistrar();
             for (String beanName : ServiceMethodRegistrar.serviceBeanNames(beanFactory)) {
                 registrar.register(builder, beanName, beanFactory.getBean(beanName));
+            }
+            if (LEGACY_PRESENT) { // rpcc-legacy's wrappers, when the application has it
+                LegacyServices.register(builder, beanFactory);
             }
             // tracing first: its decorators outermost (its span encloses the others' work and sees the outcome they
             // lead to), its interceptors before the application's; then the metrics, inside the span
@@ -339,6 +364,7 @@ public class RpccAutoConfiguration {
             ifSet(settings.getReplyBufferBytes(), size -> builder.replyBufferBytes(size.toBytes()));
             ifSet(settings.getRepository(), builder::repository);
             ifSet(settings.getInlineFunctionLimit(), builder::inlineFunctionLimit);
+            ifSet(settings.getStateFallback(), builder::stateFallback);
             // tracing first (its decorator outermost: it sees the outcome the others lead to), then the metrics
             RpccTracing chainTracing = tracing.getIfUnique();
             if (chainTracing != null) {

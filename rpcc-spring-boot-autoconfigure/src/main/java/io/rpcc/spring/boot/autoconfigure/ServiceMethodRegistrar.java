@@ -4,10 +4,12 @@ import io.rpcc.server.RpccServer;
 import io.rpcc.core.ServiceMethod;
 import io.rpcc.core.spi.ServiceMethods;
 import io.rpcc.spring.boot.RpccService;
+import java.io.InputStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +25,12 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * Registers the {@link ServiceMethod} methods of {@link RpccService} beans as service functions: the
- * methods are found on the bean's own class (behind its AOP proxy, if any) and called through the bean
- * as the context holds it, so that the proxy's advice runs.
+ * methods are found on the bean's own class (behind its AOP proxy, if any) and on the interfaces it
+ * implements (service interfaces, which a {@code SequentialChain} calls with typed calls), and called
+ * through the bean as the context holds it, so that the proxy's advice runs. A method whose last
+ * parameter is an {@link InputStream} is a streaming service function: it gets the hop's data stream
+ * there, and the chain's params in the parameters before it. {@link ServiceMethod#idempotent()}
+ * methods are registered as idempotent service functions.
  */
 final class ServiceMethodRegistrar {
     private final Map<String, String> declaredBy = new LinkedHashMap<>();
@@ -73,8 +79,23 @@ final class ServiceMethodRegistrar {
                 throw new IllegalStateException("service function '" + name + "' is declared twice: by " + previous
                         + " and by " + where + "; give one of them another name with @ServiceMethod(\"...\")");
             }
-            Class<?> parameterType = method.getParameterCount() == 1 ? method.getParameterTypes()[0] : null;
-            builder.service(name, params -> invoke(bean, invocable, parameterType, name, params));
+            Class<?>[] parameterTypes = method.getParameterTypes();
+            boolean streaming = parameterTypes.length > 0 && parameterTypes[parameterTypes.length - 1] == InputStream.class;
+            int valueParameters = streaming ? parameterTypes.length - 1 : parameterTypes.length;
+            Class<?> parameterType = valueParameters == 1 ? parameterTypes[0] : null;
+            if (streaming) {
+                if (annotation.idempotent()) {
+                    throw new IllegalStateException(where + " reads a data stream (its last parameter is an InputStream),"
+                            + " which is read once: it cannot be idempotent; remove idempotent = true");
+                }
+                builder.streamingService(name, (params, data) ->
+                        invoke(bean, invocable, valueParameters, parameterType, name, params, data));
+            } else if (annotation.idempotent()) {
+                builder.idempotentService(name, params ->
+                        invoke(bean, invocable, valueParameters, parameterType, name, params, null));
+            } else {
+                builder.service(name, params -> invoke(bean, invocable, valueParameters, parameterType, name, params, null));
+            }
         });
     }
 
@@ -95,16 +116,37 @@ final class ServiceMethodRegistrar {
         return invocable;
     }
 
-    private static @Nullable Object invoke(Object bean, Method method, @Nullable Class<?> parameterType, String name,
-                                           @Nullable Object params) throws Exception {
+    /**
+     * Calls {@code method} of {@code bean} with {@code params}: no argument, the params themselves
+     * ({@code parameterType}, checked), or a list of {@code valueParameters} values ({@link ServiceMethods});
+     * then {@code data}, the hop's data stream, if the method is a streaming one ({@code data} not null).
+     */
+    private static @Nullable Object invoke(Object bean, Method method, int valueParameters,
+                                           @Nullable Class<?> parameterType, String name, @Nullable Object params,
+                                           @Nullable InputStream data) throws Exception {
         if (parameterType != null && !ClassUtils.isAssignableValue(parameterType, params)) {
             throw new IllegalArgumentException("service function '" + name + "' takes a " + parameterType.getName()
                     + ", not " + (params == null ? "null" : "a " + params.getClass().getName()));
         }
+        Object[] arguments;
+        if (valueParameters == 0) {
+            arguments = new Object[0];
+        } else if (valueParameters == 1) {
+            arguments = new Object[] {params};
+        } else if (params instanceof List<?> list && list.size() == valueParameters) {
+            arguments = list.toArray();
+        } else {
+            throw new IllegalArgumentException("service function '" + name + "' (" + method.getDeclaringClass().getName()
+                    + "." + method.getName() + ") takes " + valueParameters + " parameters, passed as a list of "
+                    + valueParameters + " values; got " + (params == null ? "null" : params instanceof List<?> l
+                    ? "a list of " + l.size() : "a " + params.getClass().getName()));
+        }
+        if (data != null) {
+            arguments = Arrays.copyOf(arguments, arguments.length + 1);
+            arguments[arguments.length - 1] = data;
+        }
         try {
-            // none: no argument; one: the params; several: the params are a list of them (ServiceMethods)
-            return parameterType == null ? method.invoke(bean, ServiceMethods.arguments(method, params))
-                    : method.invoke(bean, params);
+            return method.invoke(bean, arguments);
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof Exception cause) {
                 throw cause;

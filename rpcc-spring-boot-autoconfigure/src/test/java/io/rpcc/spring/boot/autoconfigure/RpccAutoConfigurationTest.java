@@ -2,9 +2,12 @@ package io.rpcc.spring.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
+import io.rpcc.client.StateFallback;
+import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
@@ -12,6 +15,7 @@ import io.rpcc.core.FunctionIsolation;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.SocketTransport;
+import io.rpcc.core.StaticRoute;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.server.RpccServer;
 import io.rpcc.spring.boot.RpccClientCustomizer;
@@ -27,6 +31,7 @@ import io.rpcc.spring.boot.autoconfigure.TestServices.ShoutAspect;
 import io.rpcc.spring.boot.autoconfigure.scan.Quote;
 import io.rpcc.spring.boot.health.RpccClientHealthIndicator;
 import io.rpcc.spring.boot.health.RpccServerHealthIndicator;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -306,6 +311,94 @@ class RpccAutoConfigurationTest {
     }
 
     @Test
+    void aServiceMethodWhoseLastParameterIsAnInputStreamReadsTheHopsDataStream() {
+        runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(StreamingServices.class).run(context -> {
+            byte[] data = new byte[3 << 20]; // 3 MB: more than a stream's window at the server
+            ChainResult result = context.getBean(RpccClient.class).runChain(ChainCall.to("s1", "upload")
+                    .params("prices.csv").stream(new ByteArrayInputStream(data)));
+            assertThat(result.value()).isEqualTo("prices.csv: " + data.length + " bytes");
+            assertThat(context.getBean(RpccServer.class).streamStats().streamsOpened()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void anIdempotentServiceMethodRunsAgainWhenItsChainIsSentAgainAndTheOthersReplay() throws Exception {
+        int nobody;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            nobody = socket.getLocalPort();
+        }
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.peers.gone=127.0.0.1:" + nobody)
+                .withUserConfiguration(CountingServices.class).run(context -> {
+                    RpccClient client = context.getBean(RpccClient.class);
+                    TestServices.Counters counters = context.getBean(TestServices.Counters.class);
+                    for (String function : List.of("read", "write")) {
+                        // the hop at s1 runs, the next one cannot be reached; sent again, s1 sees the same chain
+                        ChainCall call = ChainCall.along(StaticRoute.of(StaticRoute.hop("s1", function),
+                                StaticRoute.hop("gone", "x")), 1);
+                        ChainException first = (ChainException) catchThrowable(() -> client.runChain(call));
+                        assertThat(first).isNotNull();
+                        assertThatThrownBy(() -> client.retransmit(first, Duration.ofSeconds(10)).join())
+                                .cause().isInstanceOf(ChainException.class);
+                    }
+                    assertThat(counters.idempotentRuns).as("idempotent: it runs again").hasValue(2);
+                    assertThat(counters.otherRuns).as("not idempotent: its outcome is replayed").hasValue(1);
+                });
+    }
+
+    @Test
+    void anIdempotentStreamingServiceMethodIsRefusedSayingWhy() {
+        runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(IdempotentStreamingService.class)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("@ServiceMethod " + TestServices.IdempotentUpload.class.getName()
+                                + ".upload of bean 'idempotentUpload' reads a data stream")
+                        .hasStackTraceContaining("remove idempotent = true"));
+    }
+
+    @Test
+    void theStateFallbackAndStreamPropertiesAreApplied() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.types=" + Order.class.getName() + "," + Quote.class.getName(),
+                        "rpcc.client.state-fallback=always", "rpcc.server.stream-buffer-bytes=8MB",
+                        "rpcc.server.stream-window-bytes=512KB", "rpcc.server.stream-chunk-bytes=16KB",
+                        "rpcc.server.max-streams-per-connection=4", "rpcc.server.stream-idle-timeout=5s",
+                        "rpcc.client.stream-chunk-bytes=32KB")
+                .withUserConfiguration(PlainServices.class, StreamingServices.class).run(context -> {
+                    RpccProperties properties = context.getBean(RpccProperties.class);
+                    assertThat(properties.getClient().getStateFallback()).isEqualTo(StateFallback.ALWAYS);
+                    assertThat(properties.getServer().getStreamWindowBytes().toKilobytes()).isEqualTo(512);
+                    assertThat(properties.getServer().getMaxStreamsPerConnection()).isEqualTo(4);
+                    assertThat(properties.getServer().getStreamIdleTimeout()).isEqualTo(Duration.ofSeconds(5));
+                    assertThat(properties.getClient().getStreamChunkBytes().toKilobytes()).isEqualTo(32);
+                    RpccServer server = context.getBean(RpccServer.class);
+                    assertThat(server.streamStats().budgetBytes()).isEqualTo(8L << 20);
+                    // ALWAYS: the state stays at the client, which runs the chaining function itself
+                    ChainResult result = context.getBean(RpccClient.class).runChain(ChainCall.to("s1", "stock")
+                            .params(new Order("abc", 4)).chainingFunction(QUOTE).state(ChainState.of("sku", "abc")));
+                    assertThat(result.value()).isEqualTo(new Quote("abc", 12));
+                    assertThat(result.interactive()).isTrue();
+                    // a stream through the server's smaller window and chunks
+                    byte[] data = new byte[2 << 20];
+                    assertThat(context.getBean(RpccClient.class).runChain(ChainCall.to("s1", "upload").params("a")
+                            .stream(new ByteArrayInputStream(data)).stateFallback(StateFallback.NEVER)).value())
+                            .isEqualTo("a: " + data.length + " bytes");
+                    assertThat(server.streamStats().peakBufferedBytes()).isLessThanOrEqualTo(512 << 10);
+                });
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.client.state-fallback=adaptive").run(context ->
+                assertThat(context.getBean(RpccProperties.class).getClient().getStateFallback())
+                        .isEqualTo(StateFallback.ADAPTIVE));
+    }
+
+    @Test
+    void streamPropertiesOutOfRangeNameTheProperties() {
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.server.stream-window-bytes=1KB")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("rpcc.server.stream-buffer-bytes, .stream-window-bytes")
+                        .hasStackTraceContaining("streamWindowBytes must be at least 262144"));
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.client.max-streams-per-connection=0")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("rpcc.client.stream-buffer-bytes"));
+    }
+
+    @Test
     void proxiedServiceBeansAreCalledThroughTheirProxies() {
         runner.withPropertyValues("rpcc.server.name=s1").withUserConfiguration(ClassProxiedServices.class)
                 .run(context -> {
@@ -377,6 +470,30 @@ class RpccAutoConfigurationTest {
         @Bean
         TestServices.PricingService pricing() {
             return new TestServices.PricingService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class CountingServices {
+        @Bean
+        TestServices.Counters counters() {
+            return new TestServices.Counters();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class StreamingServices {
+        @Bean
+        TestServices.UploadService uploads() {
+            return new TestServices.UploadService();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class IdempotentStreamingService {
+        @Bean
+        TestServices.IdempotentUpload idempotentUpload() {
+            return new TestServices.IdempotentUpload();
         }
     }
 

@@ -3,6 +3,9 @@ package io.rpcc.spring.boot.autoconfigure;
 import io.rpcc.core.HopRejectedException;
 import io.rpcc.core.ServiceMethod;
 import io.rpcc.spring.boot.RpccService;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
@@ -153,6 +156,54 @@ final class TestServices {
             entered.countDown();
             Thread.sleep(500);
             return value + " done";
+        }
+    }
+
+    /** A bean with a streaming service method (its last parameter an InputStream) on a service interface. */
+    interface Uploads {
+        @ServiceMethod("upload")
+        String upload(String name, InputStream data) throws IOException;
+    }
+
+    /** Counts the bytes of the stream it is given. */
+    @RpccService
+    static class UploadService implements Uploads {
+        @Override
+        public String upload(String name, InputStream data) throws IOException {
+            long bytes = 0;
+            byte[] buffer = new byte[8192];
+            for (int n; (n = data.read(buffer)) >= 0; ) {
+                bytes += n;
+            }
+            return name + ": " + bytes + " bytes";
+        }
+    }
+
+    /** A streaming service method declared idempotent: refused (its data is read once). */
+    @RpccService
+    static class IdempotentUpload {
+        @ServiceMethod(value = "upload", idempotent = true)
+        public long upload(InputStream data) throws IOException {
+            return data.transferTo(OutputStream.nullOutputStream());
+        }
+    }
+
+    /** Counts the runs of an idempotent service method and of one that is not. */
+    @RpccService
+    static class Counters {
+        final AtomicInteger idempotentRuns = new AtomicInteger();
+        final AtomicInteger otherRuns = new AtomicInteger();
+
+        @ServiceMethod(value = "read", idempotent = true)
+        public int read(int n) {
+            idempotentRuns.incrementAndGet();
+            return n + 1;
+        }
+
+        @ServiceMethod("write")
+        public int write(int n) {
+            otherRuns.incrementAndGet();
+            return n + 1;
         }
     }
 }
