@@ -253,6 +253,14 @@ public class RpccProperties {
         private @Nullable DataSize streamBufferBytes;
 
         /**
+         * The fraction of the stream buffer ({@code stream-buffer-bytes}) that the data streams arriving
+         * from one remote IP address may hold together (more than 0, at most 1; never less than 256KB), so
+         * that one peer cannot take the whole buffer; nodes on one host or behind one NAT share it.
+         * Default: 0.5.
+         */
+        private @Nullable Double streamBufferShare;
+
+        /**
          * The most bytes of one data stream this node holds at once (the stream's window: its sender
          * may have this much sent and not yet read); at least 256KB. A window of the link's bandwidth
          * times its round trip keeps a long, fast link busy. Default: 4MB.
@@ -283,6 +291,14 @@ public class RpccProperties {
 
         public void setStreamBufferBytes(@Nullable DataSize streamBufferBytes) {
             this.streamBufferBytes = streamBufferBytes;
+        }
+
+        public @Nullable Double getStreamBufferShare() {
+            return streamBufferShare;
+        }
+
+        public void setStreamBufferShare(@Nullable Double streamBufferShare) {
+            this.streamBufferShare = streamBufferShare;
         }
 
         public @Nullable DataSize getStreamWindowBytes() {

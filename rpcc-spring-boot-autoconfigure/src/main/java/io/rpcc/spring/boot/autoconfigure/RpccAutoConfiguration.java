@@ -163,15 +163,16 @@ public class RpccAutoConfiguration {
     private static void applyStreams(NodeBuilder<?> builder, RpccProperties.Node node, String prefix) {
         try {
             ifSet(node.getStreamBufferBytes(), size -> builder.streamBufferBytes(size.toBytes()));
+            ifSet(node.getStreamBufferShare(), builder::streamBufferShare);
             ifSet(node.getStreamWindowBytes(), size -> builder.streamWindowBytes(Math.toIntExact(size.toBytes())));
             ifSet(node.getStreamChunkBytes(), size -> builder.streamChunkBytes(Math.toIntExact(size.toBytes())));
             ifSet(node.getMaxStreamsPerConnection(), builder::maxStreamsPerConnection);
             ifSet(node.getStreamIdleTimeout(), builder::streamIdleTimeout);
         } catch (IllegalArgumentException | ArithmeticException e) {
-            throw new IllegalStateException(prefix + "stream-buffer-bytes, .stream-window-bytes, .stream-chunk-bytes,"
-                    + " .max-streams-per-connection or .stream-idle-timeout is out of range (" + e.getMessage()
-                    + "): set a buffer and a window of at least 256KB (a window under 2GB), a positive chunk size,"
-                    + " count and timeout", e);
+            throw new IllegalStateException(prefix + "stream-buffer-bytes, .stream-buffer-share, .stream-window-bytes,"
+                    + " .stream-chunk-bytes, .max-streams-per-connection or .stream-idle-timeout is out of range ("
+                    + e.getMessage() + "): set a buffer and a window of at least 256KB (a window under 2GB), a share"
+                    + " over 0 and at most 1, a positive chunk size, count and timeout", e);
         }
     }
 

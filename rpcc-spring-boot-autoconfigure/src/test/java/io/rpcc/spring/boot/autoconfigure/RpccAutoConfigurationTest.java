@@ -357,7 +357,7 @@ class RpccAutoConfigurationTest {
     @Test
     void theStateFallbackAndStreamPropertiesAreApplied() {
         runner.withPropertyValues("rpcc.server.name=s1", "rpcc.types=" + Order.class.getName() + "," + Quote.class.getName(),
-                        "rpcc.client.state-fallback=always", "rpcc.server.stream-buffer-bytes=8MB",
+                        "rpcc.client.state-fallback=always", "rpcc.server.stream-buffer-bytes=8MB", "rpcc.server.stream-buffer-share=0.25",
                         "rpcc.server.stream-window-bytes=512KB", "rpcc.server.stream-chunk-bytes=16KB",
                         "rpcc.server.max-streams-per-connection=4", "rpcc.server.stream-idle-timeout=5s",
                         "rpcc.client.stream-chunk-bytes=32KB")
@@ -370,6 +370,7 @@ class RpccAutoConfigurationTest {
                     assertThat(properties.getClient().getStreamChunkBytes().toKilobytes()).isEqualTo(32);
                     RpccServer server = context.getBean(RpccServer.class);
                     assertThat(server.streamStats().budgetBytes()).isEqualTo(8L << 20);
+                    assertThat(server.streamStats().budgetBytesPerAddress()).isEqualTo(2L << 20);
                     // ALWAYS: the state stays at the client, which runs the chaining function itself
                     ChainResult result = context.getBean(RpccClient.class).runChain(ChainCall.to("s1", "stock")
                             .params(new Order("abc", 4)).chainingFunction(QUOTE).state(ChainState.of("sku", "abc")));
@@ -391,8 +392,11 @@ class RpccAutoConfigurationTest {
     void streamPropertiesOutOfRangeNameTheProperties() {
         runner.withPropertyValues("rpcc.server.name=s1", "rpcc.server.stream-window-bytes=1KB")
                 .run(context -> assertThat(context).hasFailed().getFailure()
-                        .hasStackTraceContaining("rpcc.server.stream-buffer-bytes, .stream-window-bytes")
+                        .hasStackTraceContaining("rpcc.server.stream-buffer-bytes, .stream-buffer-share, .stream-window-bytes")
                         .hasStackTraceContaining("streamWindowBytes must be at least 262144"));
+        runner.withPropertyValues("rpcc.server.name=s1", "rpcc.server.stream-buffer-share=1.5")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining(".stream-buffer-share"));
         runner.withPropertyValues("rpcc.server.name=s1", "rpcc.client.max-streams-per-connection=0")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasStackTraceContaining("rpcc.client.stream-buffer-bytes"));
