@@ -176,7 +176,9 @@ class SequentialChainTest {
                 isolated.server(name, b -> b.services(new ShopService(name))
                         .functionIsolation(FunctionIsolation.PROCESS).functionRunners(1, 1, 8, 96));
             }
-            ChainResult r = isolated.client().runChain(sequential(new ThreeHops(), "x"));
+            // three servers start their runner processes as the chain reaches them: on a loaded machine
+            // (two test JVMs on two cores) that alone can take longer than the cluster's 20 s default
+            ChainResult r = isolated.client().runChain(sequential(new ThreeHops(), "x").timeout(Duration.ofSeconds(120)));
             assertEquals(List.of("a:x", 42L, "c:z", 3), r.value());
             assertEquals(List.of("a", "b", "c"), r.path());
             // a runner hands console lines to the chain when the function returns: still each line once
