@@ -12,6 +12,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.StaticNameResolver;
+import io.rpcc.core.testing.StressDepth;
 import io.rpcc.server.RpccServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,7 +87,7 @@ class JsPreturnTest {
     @Test
     @Timeout(value = 1, unit = TimeUnit.MINUTES)
     void aCancelEndsAWaitingPreturnAtOnce() throws Exception {
-        long seed = System.nanoTime();
+        long seed = StressDepth.seed(JsPreturnTest.class);
         Random random = new Random(seed);
         try (Nodes n = Nodes.start("js-cancel")) {
             long lastCancel = 0;

@@ -17,6 +17,7 @@ import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.testing.HostResources;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,14 +32,14 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * 1,000 chains of 1 to 5 hops, each cancelled at a random moment (by its future, its reply set or
+ * 1,000 chains (5,000 with {@code -Drpcc.stress=long}: {@link StressDepth}) of 1 to 5 hops, each cancelled at a random moment (by its future, its reply set or
  * a tiny timeout) while its hops sleep, send replies or hand work to other threads: every call
  * ends with its result or the cancel, and nothing is left behind: no chain in the originator's
  * table, no entry in any node's trail table, no running hop or open reply stream at any server, no
  * thread, no buffer (Netty's leak detector fails the class on a leaked one).
  */
 class CancellationStressTest {
-    static final int CHAINS = 1000;
+    static final int CHAINS = StressDepth.size(1_000, 5_000);
     static final Duration TIMEOUT = Duration.ofSeconds(3);
 
     /** Sleeps up to the params' millis, sends a reply or two (one from a context thread), then returns them. */
@@ -78,7 +79,7 @@ class CancellationStressTest {
             HostResources before = HostResources.now();
             long directBefore = usedDirectMemory();
 
-            long seed = System.nanoTime();
+            long seed = StressDepth.seed(CancellationStressTest.class);
             Random random = new Random(seed);
             Map<String, Integer> outcomes = new ConcurrentHashMap<>();
             List<CompletableFuture<?>> ends = new ArrayList<>();

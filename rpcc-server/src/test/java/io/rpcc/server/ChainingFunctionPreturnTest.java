@@ -14,6 +14,7 @@ import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.Refusal;
 import io.rpcc.core.SandboxLimits;
 import io.rpcc.core.SandboxViolationException;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -177,7 +178,7 @@ class ChainingFunctionPreturnTest {
             RpccServer node = own.server("slow-wall", b -> b.sandbox(new SandboxLimits(Duration.ofMillis(300),
                     32L << 20, Duration.ofSeconds(5))).service("echo", x -> x));
             RpccClient reader = own.client(b -> b.replyBufferSize(BUFFER).timeout(Duration.ofSeconds(60)));
-            long seed = System.nanoTime();
+            long seed = StressDepth.seed(ChainingFunctionPreturnTest.class);
             Random random = new Random(seed);
             for (int round = 0; round < 6; round++) {
                 long lastCancel = 0;

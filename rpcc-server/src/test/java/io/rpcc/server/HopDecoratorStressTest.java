@@ -12,6 +12,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopTiming;
 import io.rpcc.core.SubChain;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +40,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class HopDecoratorStressTest {
-    static final int CHAINS = 400;
+    static final int CHAINS = StressDepth.size(400, 4_000);
     static final int AT_ONCE = 16;
     static final String[] SERVERS = {"s1", "s2", "s3", "s4"};
 

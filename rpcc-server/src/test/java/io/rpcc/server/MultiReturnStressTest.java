@@ -5,6 +5,7 @@ import io.rpcc.client.Heartbeats;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -38,7 +39,7 @@ class MultiReturnStressTest {
     @Parameter
     Cluster.Security security;
 
-    static final int CHAINS = Integer.getInteger("rpcc.stress.chains", 10_000);
+    static final int CHAINS = StressDepth.size("rpcc.stress.chains", 4_000, 10_000);
     static final int IN_FLIGHT = 64;
     static Cluster cluster;
     static RpccClient client;

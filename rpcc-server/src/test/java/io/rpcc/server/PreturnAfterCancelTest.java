@@ -11,6 +11,7 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -168,7 +169,7 @@ public class PreturnAfterCancelTest {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void cancelsAtRandomMomentsEndEveryPreturnAtOnce() throws Exception {
-        long seed = System.nanoTime();
+        long seed = StressDepth.seed(PreturnAfterCancelTest.class);
         Random random = new Random(seed);
         AtomicInteger notStarted = new AtomicInteger();
         List<String> slow = new ArrayList<>();

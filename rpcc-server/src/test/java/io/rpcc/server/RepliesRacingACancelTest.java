@@ -13,6 +13,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainTimeoutException;
 import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.Test;
  * machine), a third given a timeout of a few milliseconds (the seed is printed; {@code -Drpcc.repliesRacingACancel.seed} replays the times).
  */
 class RepliesRacingACancelTest {
-    private static final int CHAINS = Integer.getInteger("rpcc.repliesRacingACancel.chains", 3000);
+    private static final int CHAINS = StressDepth.size("rpcc.repliesRacingACancel.chains", 3_000, 10_000);
     private static final int AT_ONCE = 24;
 
     private static Object flood(Object p) {

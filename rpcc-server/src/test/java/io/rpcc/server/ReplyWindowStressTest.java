@@ -8,6 +8,7 @@ import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * more than its bounds, no reply arrives after the set ended, and nothing is left waiting.
  */
 class ReplyWindowStressTest {
-    static final int CHAINS = Integer.getInteger("rpcc.stress.windowChains", 2_000);
+    static final int CHAINS = StressDepth.size("rpcc.stress.windowChains", 2_000, 10_000);
     static final int IN_FLIGHT = 24;
     static final int[] BUFFERS = {1, 2, 3, 8};
     static final long BUFFER_BYTES = 6 * 1024;

@@ -13,6 +13,7 @@ import io.rpcc.core.ChainContext;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.StaticNameResolver;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.testing.StressDepth;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -36,7 +37,7 @@ import org.junit.jupiter.api.Test;
  * the end: replayed hops send their replies again and the client drops those it delivered.
  */
 class RetryStressTest {
-    private static final int CHAINS = 300;
+    private static final int CHAINS = StressDepth.size(300, 3_000);
     private static final int AT_ONCE = 24;
 
     @Test

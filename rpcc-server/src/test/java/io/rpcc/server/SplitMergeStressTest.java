@@ -10,6 +10,7 @@ import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.SubChain;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,7 @@ import org.junit.jupiter.api.Timeout;
  * were counted as late, as designed ({@code ChainHeartbeatTest} covers breaks and their diagnosis).
  */
 class SplitMergeStressTest {
-    static final int CHAINS = Integer.getInteger("rpcc.stress.splitChains", 10_000);
+    static final int CHAINS = StressDepth.size("rpcc.stress.splitChains", 4_000, 10_000);
     static final int IN_FLIGHT = 64;
     static final int MAX_DEPTH = 3;
     static final ChainingFunctionSource SPLIT =

@@ -13,6 +13,7 @@ import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.testing.RawPeer;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,7 +96,7 @@ class SubChainCancelForgeryTest {
                         })));
             }
             RpccClient client = cluster.client();
-            long seed = System.nanoTime();
+            long seed = StressDepth.seed(SubChainCancelForgeryTest.class);
             Random random = new Random(seed);
             Map<String, Integer> outcomes = new TreeMap<>();
             List<CompletableFuture<?>> ends = new ArrayList<>();

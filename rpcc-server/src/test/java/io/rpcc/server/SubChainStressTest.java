@@ -10,6 +10,7 @@ import io.rpcc.core.ChainState;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.StaticRoute;
 import io.rpcc.core.SubChain;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,7 +36,7 @@ import org.junit.jupiter.api.Timeout;
  * hangs, and every parked chain was resumed or dropped.
  */
 class SubChainStressTest {
-    static final int CHAINS = Integer.getInteger("rpcc.stress.chains", 3_000);
+    static final int CHAINS = StressDepth.size("rpcc.stress.chains", 3_000, 10_000);
     static final int IN_FLIGHT = 64;
     static final int MAX_DEPTH = 3;
     static final ChainingFunctionSource SUB =

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.rpcc.core.internal.chain.ReplyWindow;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.ReplyStream;
+import io.rpcc.core.testing.StressDepth;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.Test;
  * holds no room for any stream and the node has no stream left.
  */
 class ReplyStreamsStressTest {
-    static final int ROUNDS = 3_000;
+    static final int ROUNDS = StressDepth.size(3_000, 10_000);
     static final int HOPS_PER_ROUND = 4;
 
     private final ReplyStreams streams = new ReplyStreams();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.rpcc.core.internal.function.RunnerShares.Outcome;
+import io.rpcc.core.testing.StressDepth;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -264,7 +265,7 @@ class RunnerSharesTest {
      */
     @Test
     void randomizedStressKeepsEveryBoundAndLeaksNothing() throws Exception {
-        long seed = System.nanoTime();
+        long seed = StressDepth.seed(RunnerSharesTest.class);
         Random configs = new Random(seed);
         int[][] shapes = {{1, 4}, {2, 0}, {3, 8}, {4, 16}, {6, 7}};
         for (int[] shape : shapes) {
