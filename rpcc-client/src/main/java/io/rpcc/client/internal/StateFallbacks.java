@@ -105,6 +105,14 @@ public final class StateFallbacks {
 
     /** Chooses for hop {@code hop} at {@code server} from {@code in} (see the class comment). */
     public static StateChoice choose(int hop, String server, Inputs in) {
+        return choose(hop, server, in, false);
+    }
+
+    /**
+     * As {@link #choose(int, String, Inputs)}; {@code atLeast}: {@code in.stateBytes()} is where the
+     * counting of the state stopped, past the break-even size (the state is at least that large).
+     */
+    static StateChoice choose(int hop, String server, Inputs in, boolean atLeast) {
         long s = in.stateBytes();
         long out = in.toServer().oneWayNanos();
         if (out < 0) {
@@ -116,7 +124,7 @@ public final class StateFallbacks {
             return new StateChoice(hop, server, s, true, -1, -1, "no throughput to '" + server
                     + "' measured yet (a frame of 64 KB or more measures it): carried");
         }
-        long transmission = (long) (s * 1e9 / bw);
+        long transmission = (long) Math.ceil(s * 1e9 / bw); // (rounded up: consistent with breakEvenBytes)
         boolean nextKnown = in.next() != null;
         long onward = in.onwardNanos() >= 0 ? in.onwardNanos() : 0;
         long toNext = in.toNext().oneWayNanos() >= 0 ? in.toNext().oneWayNanos() : out;
@@ -125,9 +133,9 @@ public final class StateFallbacks {
         boolean carried = carry <= fallback;
         String nextName = nextKnown ? "'" + in.next() + "'" : "the next server (taken to be beside it)";
         String reason = String.format(Locale.ROOT,
-                "state %.1f KB at %.2f MB/s to '%s' takes %.1f ms, and %s from there %s; kept, the result comes back "
+                "state %s%.1f KB at %.2f MB/s to '%s' takes %s%.1f ms, and %s from there %s; kept, the result comes back "
                         + "(%.1f ms) and %s goes out from here (%.1f ms)",
-                s / 1024.0, bw / 1e6, server, transmission / 1e6, nextName,
+                atLeast ? "over " : "", s / 1024.0, bw / 1e6, server, atLeast ? "over " : "", transmission / 1e6, nextName,
                 in.onwardNanos() >= 0 ? String.format(Locale.ROOT, "%.1f ms (learned)", onward / 1e6) : "0 ms (not learned yet)",
                 out / 1e6, nextKnown ? "the hop to '" + in.next() + "'" : "the next hop", toNext / 1e6);
         return new StateChoice(hop, server, s, carried, carry, fallback, reason);
@@ -135,15 +143,11 @@ public final class StateFallbacks {
 
     /**
      * Chooses for hop {@code hop}: {@code state} for {@code cf}, which runs after the service
-     * function at {@code server}, measured on {@code node}'s connections.
+     * function at {@code server}, measured on {@code node}'s connections. The state's size is counted
+     * only up to the break-even size of this hop ({@link #breakEvenBytes}): past it the state is kept
+     * whatever its size, so the rest of it is not written out to be counted.
      */
     public StateChoice choose(Node node, int hop, String server, ChainingFunctionSource cf, ChainState state) {
-        long bytes;
-        try {
-            bytes = node.transport().wire().stateBytes(state);
-        } catch (RuntimeException e) { // (sending it fails the same way, and says so)
-            return new StateChoice(hop, server, -1, true, -1, -1, "the state's size could not be measured: carried");
-        }
         String next;
         long onward;
         synchronized (learned) {
@@ -151,8 +155,49 @@ public final class StateFallbacks {
             next = l == null ? null : l.next();
             onward = l == null ? -1 : l.onwardNanos();
         }
+        HopRouter.Link toServer = node.router().link(server);
         HopRouter.Link toNext = next == null ? HopRouter.Link.UNKNOWN : node.router().link(next);
-        return choose(hop, server, new Inputs(bytes, node.router().link(server), next, toNext, onward));
+        Inputs measured = new Inputs(-1, toServer, next, toNext, onward);
+        long bytes;
+        try {
+            bytes = node.transport().wire().stateBytes(state, countingLimit(measured)); // (exact up to the limit)
+        } catch (RuntimeException e) { // (sending it fails the same way, and says so)
+            return new StateChoice(hop, server, -1, true, -1, -1, "the state's size could not be measured: carried");
+        }
+        long limit = countingLimit(measured);
+        return choose(hop, server, new Inputs(bytes, toServer, next, toNext, onward), bytes > limit);
+    }
+
+    /**
+     * How far the state's size needs counting for {@code in} (its {@code stateBytes} unused): one
+     * byte past the break-even size, or all of it when nothing is measured yet (the state is carried,
+     * and a carried step's size is what {@link #carried} learns the crossings from).
+     */
+    static long countingLimit(Inputs in) {
+        long breakEven = breakEvenBytes(in);
+        return breakEven < 0 ? Long.MAX_VALUE : breakEven + 1;
+    }
+
+    /**
+     * The largest state that {@link #choose(int, String, Inputs)} carries with {@code in}'s links (its
+     * {@code stateBytes} unused): {@code (fallback − carry without the transmission) × throughput};
+     * 0 if even an empty state would be kept, -1 if the links are not measured yet (any state is
+     * carried).
+     */
+    static long breakEvenBytes(Inputs in) {
+        long out = in.toServer().oneWayNanos();
+        long bw = in.toServer().bytesPerSecond();
+        if (out < 0 || bw <= 0) {
+            return -1;
+        }
+        long onward = in.onwardNanos() >= 0 ? in.onwardNanos() : 0;
+        long toNext = in.toNext().oneWayNanos() >= 0 ? in.toNext().oneWayNanos() : out;
+        long slack = out + toNext - onward; // fallback − (carry − transmission)
+        if (slack < 0) {
+            return 0;
+        }
+        // the largest s with (long) (s * 1e9 / bw) <= slack, within a byte of floating-point rounding
+        return (long) Math.floor(slack * (double) bw / 1e9);
     }
 
     /** The next server after {@code cf} at {@code server} was {@code next}. */

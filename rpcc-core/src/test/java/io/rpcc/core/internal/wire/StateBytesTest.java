@@ -23,4 +23,27 @@ class StateBytesTest {
         long size = wire.stateBytes(ChainState.of("name", "a".repeat(1_000), "count", 42));
         assertTrue(size >= 1_000 && size <= 1_100, "size " + size);
     }
+
+    @Test
+    void countingStopsPastTheLimit() {
+        ChainState large = ChainState.of("text", "a".repeat(10_000_000));
+        long stopped = wire.stateBytes(large, 100_000);
+        // the rest of the 10 MB string was not written: the count stops within a buffer of the limit
+        assertTrue(stopped > 100_000 && stopped <= 100_000 + 2 * 8192, "stopped at " + stopped);
+        long full = wire.stateBytes(large);
+        assertTrue(full >= 10_000_000, "size " + full);
+        assertEquals(full, wire.stateBytes(large, full), "exact at the limit");
+        assertEquals(wire.stateBytes(ChainState.of("name", "x")), wire.stateBytes(ChainState.of("name", "x"), 1_000));
+    }
+
+    @Test
+    void byteArraysCountTowardsTheLimit() {
+        ChainState state = ChainState.of("blob", new byte[90_000], "text", "a".repeat(1_000_000));
+        long stopped = wire.stateBytes(state, 100_000);
+        assertTrue(stopped > 100_000 && stopped <= 100_000 + 2 * 8192, "stopped at " + stopped);
+        assertTrue(wire.stateBytes(ChainState.of("blob", new byte[200_000]), 100_000) >= 200_000);
+        // the serializers are sound after a stop: an exact count again
+        assertEquals(wire.stateBytes(ChainState.of("name", "a".repeat(1_000))),
+                wire.stateBytes(ChainState.of("name", "a".repeat(1_000)), Long.MAX_VALUE));
+    }
 }
