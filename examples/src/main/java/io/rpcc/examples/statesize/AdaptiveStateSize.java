@@ -279,6 +279,10 @@ public final class AdaptiveStateSize {
         return 100 * (r.measured("adaptive", kb, label).medianMs() / min - 1);
     }
 
+    private static String runs(List<Double> ms) {
+        return ms.stream().map(m -> String.format(Locale.ROOT, "%.0f", m)).collect(java.util.stream.Collectors.joining(" "));
+    }
+
     private static void printTable(Sweep sweep, WanTopology t, String label, int runs) {
         Results results = sweep.results();
         System.out.println("Chain, two RPCs and adaptive against chain state size (figure 10): client in Redmond, servers "
@@ -319,8 +323,13 @@ public final class AdaptiveStateSize {
                 + " again: vs min when a size over " + (int) GOAL_PERCENT + "% was measured again after the sweep)");
         System.out.println("the adaptive chain's last choice at each size:");
         sweep.cells().forEach((kb, c) -> System.out.printf(Locale.ROOT, "  %6d KB: %s%n", kb, c.lastChoice()));
-        sweep.reruns().forEach((kb, c) -> System.out.printf(Locale.ROOT, "  %6d KB, measured again: %s%n", kb,
-                c.lastChoice()));
+        sweep.reruns().forEach((kb, again) -> {
+            System.out.printf(Locale.ROOT, "  %6d KB, measured again: %s%n", kb, again.lastChoice());
+            for (Cell c : List.of(sweep.cells().get(kb), again)) { // each run, to tell noise from a wrong choice
+                System.out.printf(Locale.ROOT, "  %6d KB, %s runs (ms): chain %s, rpc %s, adaptive %s%n", kb,
+                        c == again ? "again" : "first", runs(c.chain()), runs(c.rpc()), runs(c.adaptive()));
+            }
+        });
         List<Measurement> lines = new ArrayList<>(chainLine);
         results.lines().stream().filter(m -> m.variant().equals("rpc")).forEach(lines::add);
         System.out.printf(Locale.ROOT, "adaptive at most %+.1f%% over min(chain, rpc) (at %d KB); %d of %d sizes over %d%%, "

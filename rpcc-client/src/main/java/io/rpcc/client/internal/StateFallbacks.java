@@ -6,6 +6,7 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.StateChoice;
 import io.rpcc.core.internal.chain.HopRouter;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.wire.WireFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -158,14 +159,13 @@ public final class StateFallbacks {
         HopRouter.Link toServer = node.router().link(server);
         HopRouter.Link toNext = next == null ? HopRouter.Link.UNKNOWN : node.router().link(next);
         Inputs measured = new Inputs(-1, toServer, next, toNext, onward);
-        long bytes;
+        WireFormat.StateSize size;
         try {
-            bytes = node.transport().wire().stateBytes(state, countingLimit(measured)); // (exact up to the limit)
+            size = node.transport().wire().stateSize(state, countingLimit(measured)); // (exact up to the limit)
         } catch (RuntimeException e) { // (sending it fails the same way, and says so)
             return new StateChoice(hop, server, -1, true, -1, -1, "the state's size could not be measured: carried");
         }
-        long limit = countingLimit(measured);
-        return choose(hop, server, new Inputs(bytes, toServer, next, toNext, onward), bytes > limit);
+        return choose(hop, server, new Inputs(size.bytes(), toServer, next, toNext, onward), !size.exact());
     }
 
     /**

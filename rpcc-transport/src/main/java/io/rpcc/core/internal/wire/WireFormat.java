@@ -56,28 +56,40 @@ public final class WireFormat {
      * @throws HopFailure if a value cannot be serialized
      */
     public long stateBytes(ChainState state) {
-        return stateBytes(state, Long.MAX_VALUE);
+        return stateSize(state, Long.MAX_VALUE).bytes();
+    }
+
+    /**
+     * The size of a chain state as {@link #stateSize} counted it.
+     *
+     * @param bytes the encoded size, or, if not {@code exact}, where the counting stopped (over its limit)
+     * @param exact whether {@code bytes} is the whole size
+     */
+    public record StateSize(long bytes, boolean exact) {
     }
 
     /**
      * As {@link #stateBytes(ChainState)}, but the counting stops as soon as it passes {@code limit}:
-     * the exact size if it is at most {@code limit}, else a count over {@code limit} (a lower bound of
-     * the size), reached without writing the rest of the state. For a caller that only needs to know
-     * whether the state is larger than {@code limit} (the adaptive state fall-back's break-even size).
+     * the exact size if it is at most {@code limit} or if the counting reached the state's end anyway
+     * (a byte array counts at once, from its length), else a count over {@code limit} (a lower bound of
+     * the size), reached without writing the rest of the state. For a caller that only needs to know whether the state is larger
+     * than {@code limit} (the adaptive state fall-back's break-even size).
      *
      * @throws HopFailure if a value written before the counting stopped cannot be serialized
      */
-    public long stateBytes(ChainState state, long limit) {
+    public StateSize stateSize(ChainState state, long limit) {
         if (state.size() == 0) {
-            return 1;
+            return new StateSize(1, true);
         }
         return serialization.withKryo(kryo -> {
             CountingStream counted = new CountingStream(limit);
             Output out = new Output(counted, 8192);
             long arrays = 0;
+            int left = state.size();
             try {
                 out.writeVarInt(state.size(), true);
                 for (Map.Entry<String, Object> e : state.asMap().entrySet()) {
+                    left--;
                     out.writeString(e.getKey());
                     if (e.getValue() instanceof byte[] b) {
                         arrays += 2 + 5 + b.length; // its class, its length, its bytes
@@ -85,15 +97,15 @@ public final class WireFormat {
                         counted.arrays = arrays;
                         kryo.writeClassAndObject(out, e.getValue());
                     }
-                    if (out.total() + arrays > limit) {
-                        return out.total() + arrays;
+                    if (out.total() + arrays > limit && left > 0) {
+                        return new StateSize(out.total() + arrays, false);
                     }
                 }
                 out.flush();
-                return out.total() + arrays;
+                return new StateSize(out.total() + arrays, true);
             } catch (RuntimeException | StackOverflowError e) {
                 if (CountingStream.stoppedBy(e)) {
-                    return counted.count + arrays;
+                    return new StateSize(counted.count + arrays, false);
                 }
                 throw serialization.encodeFailure(e, "the chain state", Integer.MAX_VALUE);
             }
