@@ -29,9 +29,9 @@ import java.util.Map;
  * measurements of its connections ({@link HopRouter#link}); {@code N} and {@code oneWay(X → N)}
  * are learned from earlier runs of the same chaining function at the same server: the next server
  * its results named, and, from chains that carried the state there, the time their crossings
- * between servers took (the step's elapsed time less the crossings this node measured, the state's
- * transmission and the time the hops report at the nodes; the shortest of the last few, as what
- * else is in it only ever lengthens it). Before anything is learned, {@code N} is
+ * between servers took (the step's elapsed time less the crossings this node measured and the time
+ * the hops report at the nodes, which at the first server includes the reading of the state; the
+ * shortest of the last few, as what else is in it only ever lengthens it). Before anything is learned, {@code N} is
  * taken to be beside {@code X} ({@code oneWay(X → N) = 0}, {@code oneWay(here → N) = oneWay(here → X)}):
  * the paper's rule, carry while {@code S < latency × bandwidth}. Without a measured throughput the
  * state is carried (a large frame measures it). Thread-safe.
@@ -39,11 +39,6 @@ import java.util.Map;
 public final class StateFallbacks {
     /** The most (chaining function, server) pairs remembered; past it the memory starts over. */
     static final int MAX_LEARNED = 1024;
-    /**
-     * A state this small is taken to cross in no time when a carried step's crossings are learned
-     * without a measured throughput (16 KB: 2.6 ms at the paper's 6.3 MB/s; the shortest sample is kept).
-     */
-    static final long SMALL_STATE_BYTES = 16 * 1024;
     /** A hop that took longer than this to load its chaining function compiled it: its step teaches nothing. */
     static final long COMPILING_NANOS = 1_000_000;
 
@@ -227,30 +222,31 @@ public final class StateFallbacks {
      */
     public void carried(Node node, ChainingFunctionSource cf, StateChoice choice, List<String> path,
                         List<HopTiming> timings, long elapsedNanos) {
-        if (path.size() < 2 || !path.getFirst().equals(choice.server()) || choice.stateBytes() < 0
+        if (path.size() < 2 || !path.getFirst().equals(choice.server())
                 || timings.stream().anyMatch(t -> t.compileNanos() > COMPILING_NANOS)) { // (no measure of the links)
             return;
         }
-        HopRouter.Link out = node.router().link(choice.server());
-        HopRouter.Link back = node.router().link(path.getLast());
-        long transmission;
-        if (out.bytesPerSecond() > 0) {
-            transmission = (long) (choice.stateBytes() * 1e9 / out.bytesPerSecond());
-        } else if (choice.stateBytes() <= SMALL_STATE_BYTES) {
-            transmission = 0; // (not measured: a small state's is left out)
-        } else {
-            return;
-        }
-        if (out.oneWayNanos() < 0) {
+        long out = node.router().link(choice.server()).oneWayNanos();
+        long back = node.router().link(path.getLast()).oneWayNanos();
+        if (out < 0) {
             return;
         }
         long atNodes = timings.stream().mapToLong(HopTiming::totalNanos).sum();
-        long rest = elapsedNanos - out.oneWayNanos() - transmission - atNodes
-                - (back.oneWayNanos() >= 0 ? back.oneWayNanos() : out.oneWayNanos());
-        long onward = Math.max(0, rest / (path.size() - 1));
+        long onward = onwardSample(elapsedNanos, out, back >= 0 ? back : out, atNodes, path.size() - 1);
         synchronized (learned) {
             learnedFor(new Key(cf.id(), choice.server()), path.get(1)).sample(onward);
         }
+    }
+
+    /**
+     * The mean time of one of {@code crossings} crossings between servers in a carried step that took
+     * {@code elapsedNanos}: what is left after the crossing out ({@code outNanos}), the one back
+     * ({@code backNanos}) and the time the hops report at the nodes ({@code atNodesNanos}). The state's
+     * transmission is in the last: a hop's time at its node starts when the first bytes of its frame
+     * are read, so the first server's includes the reading of the state.
+     */
+    static long onwardSample(long elapsedNanos, long outNanos, long backNanos, long atNodesNanos, int crossings) {
+        return Math.max(0, (elapsedNanos - outNanos - backNanos - atNodesNanos) / crossings);
     }
 
     /** What was learned of {@code cf} at {@code server}: its next server and onward time, or {@code null}. */

@@ -102,6 +102,15 @@ class StateFallbacksTest {
         assertTrue(c.reason().startsWith("state over 190.7 KB"), c.reason());
     }
 
+    @Test
+    void theStatesTransmissionIsInTheFirstServersTimeNotSubtractedTwice() {
+        // 150 KB to 'a' (24.4 ms at 6.3 MB/s, in 'a''s time: it counts from the frame's first bytes), 1 ms of
+        // work there, 15 ms on to 'b', 0.5 ms there, 16 ms back: 16 + 24.4 + 1 + 15 + 0.5 + 16 ms in all
+        long elapsed = 16 * MS + 24_400_000 + MS + 15 * MS + MS / 2 + 16 * MS;
+        assertEquals(15 * MS, StateFallbacks.onwardSample(elapsed, 16 * MS, 16 * MS, 24_400_000 + MS + MS / 2, 1));
+        assertEquals(0, StateFallbacks.onwardSample(30 * MS, 16 * MS, 16 * MS, MS, 1), "never negative");
+    }
+
     private static StateFallbacks.Inputs withBytes(StateFallbacks.Inputs in, long bytes) {
         return new StateFallbacks.Inputs(bytes, in.toServer(), in.next(), in.toNext(), in.onwardNanos());
     }
