@@ -11,7 +11,9 @@ import java.util.Locale;
  *
  * @param hop the hop whose chaining function the state was for
  * @param server the server of that hop
- * @param stateBytes the encoded size of the state
+ * @param stateBytes the encoded size of the state; for a state kept at the originator, possibly where
+ *     its counting stopped, past the size at which carrying it would cost more (then its
+ *     {@code reason} says "over", and the state is at least that large)
  * @param carried {@code true}: the state went to {@code server} (and the chain went on in chain
  *     mode from there); {@code false}: it stayed at the originator
  * @param carryNanos the estimated time from sending the hop to the next hop's arrival if the state

@@ -107,6 +107,29 @@ class WanStateFallbackTest {
     }
 
     @Test
+    void aLargeStateIsCountedOnlyUpToTheBreakEvenSize() {
+        measureThroughput();
+        ChainingFunctionSource textToB = ChainingFunctionSource.java("""
+                import io.rpcc.core.*;
+                public class TextToB implements ChainingFunction {
+                    public NextHop apply(ChainState state, Object result) {
+                        return NextHop.callThenEnd("b", "echo", result + ":" + ((String) state.get("text")).length());
+                    }
+                }
+                """);
+        // 4 MB of text, written by the serializer (not a byte array, whose size is its length)
+        ChainResult r = client.runChain(ChainCall.to("a", "echo").params("x").chainingFunction(textToB)
+                .state(ChainState.of("text", "t".repeat(4 * 1024 * 1024))));
+        assertEquals("b(x:4194304)", r.value());
+        StateChoice kept = r.stateChoices().getFirst();
+        assertFalse(kept.carried(), kept.toString());
+        // the counting stopped past the break-even size (about 200 KB here), far short of the 4 MB
+        assertTrue(kept.stateBytes() < 1024 * 1024, kept.toString());
+        assertTrue(kept.reason().startsWith("state over "), kept.toString());
+        assertTrue(kept.carryNanos() > kept.fallbackNanos(), kept.toString());
+    }
+
+    @Test
     void aFailureAfterAFallBackNamesItsHop() {
         measureThroughput();
         ChainException e = assertThrows(ChainException.class, () -> run(1024 * 1024, "missing"));

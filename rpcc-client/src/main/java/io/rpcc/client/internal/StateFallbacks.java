@@ -6,6 +6,7 @@ import io.rpcc.core.HopTiming;
 import io.rpcc.core.StateChoice;
 import io.rpcc.core.internal.chain.HopRouter;
 import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.wire.WireFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -28,9 +29,9 @@ import java.util.Map;
  * measurements of its connections ({@link HopRouter#link}); {@code N} and {@code oneWay(X → N)}
  * are learned from earlier runs of the same chaining function at the same server: the next server
  * its results named, and, from chains that carried the state there, the time their crossings
- * between servers took (the step's elapsed time less the crossings this node measured, the state's
- * transmission and the time the hops report at the nodes; the shortest of the last few, as what
- * else is in it only ever lengthens it). Before anything is learned, {@code N} is
+ * between servers took (the step's elapsed time less the crossings this node measured and the time
+ * the hops report at the nodes, which at the first server includes the reading of the state; the
+ * shortest of the last few, as what else is in it only ever lengthens it). Before anything is learned, {@code N} is
  * taken to be beside {@code X} ({@code oneWay(X → N) = 0}, {@code oneWay(here → N) = oneWay(here → X)}):
  * the paper's rule, carry while {@code S < latency × bandwidth}. Without a measured throughput the
  * state is carried (a large frame measures it). Thread-safe.
@@ -38,11 +39,6 @@ import java.util.Map;
 public final class StateFallbacks {
     /** The most (chaining function, server) pairs remembered; past it the memory starts over. */
     static final int MAX_LEARNED = 1024;
-    /**
-     * A state this small is taken to cross in no time when a carried step's crossings are learned
-     * without a measured throughput (16 KB: 2.6 ms at the paper's 6.3 MB/s; the shortest sample is kept).
-     */
-    static final long SMALL_STATE_BYTES = 16 * 1024;
     /** A hop that took longer than this to load its chaining function compiled it: its step teaches nothing. */
     static final long COMPILING_NANOS = 1_000_000;
 
@@ -105,6 +101,14 @@ public final class StateFallbacks {
 
     /** Chooses for hop {@code hop} at {@code server} from {@code in} (see the class comment). */
     public static StateChoice choose(int hop, String server, Inputs in) {
+        return choose(hop, server, in, false);
+    }
+
+    /**
+     * As {@link #choose(int, String, Inputs)}; {@code atLeast}: {@code in.stateBytes()} is where the
+     * counting of the state stopped, past the break-even size (the state is at least that large).
+     */
+    static StateChoice choose(int hop, String server, Inputs in, boolean atLeast) {
         long s = in.stateBytes();
         long out = in.toServer().oneWayNanos();
         if (out < 0) {
@@ -116,7 +120,7 @@ public final class StateFallbacks {
             return new StateChoice(hop, server, s, true, -1, -1, "no throughput to '" + server
                     + "' measured yet (a frame of 64 KB or more measures it): carried");
         }
-        long transmission = (long) (s * 1e9 / bw);
+        long transmission = (long) Math.ceil(s * 1e9 / bw); // (rounded up: consistent with breakEvenBytes)
         boolean nextKnown = in.next() != null;
         long onward = in.onwardNanos() >= 0 ? in.onwardNanos() : 0;
         long toNext = in.toNext().oneWayNanos() >= 0 ? in.toNext().oneWayNanos() : out;
@@ -125,9 +129,9 @@ public final class StateFallbacks {
         boolean carried = carry <= fallback;
         String nextName = nextKnown ? "'" + in.next() + "'" : "the next server (taken to be beside it)";
         String reason = String.format(Locale.ROOT,
-                "state %.1f KB at %.2f MB/s to '%s' takes %.1f ms, and %s from there %s; kept, the result comes back "
+                "state %s%.1f KB at %.2f MB/s to '%s' takes %s%.1f ms, and %s from there %s; kept, the result comes back "
                         + "(%.1f ms) and %s goes out from here (%.1f ms)",
-                s / 1024.0, bw / 1e6, server, transmission / 1e6, nextName,
+                atLeast ? "over " : "", s / 1024.0, bw / 1e6, server, atLeast ? "over " : "", transmission / 1e6, nextName,
                 in.onwardNanos() >= 0 ? String.format(Locale.ROOT, "%.1f ms (learned)", onward / 1e6) : "0 ms (not learned yet)",
                 out / 1e6, nextKnown ? "the hop to '" + in.next() + "'" : "the next hop", toNext / 1e6);
         return new StateChoice(hop, server, s, carried, carry, fallback, reason);
@@ -135,15 +139,11 @@ public final class StateFallbacks {
 
     /**
      * Chooses for hop {@code hop}: {@code state} for {@code cf}, which runs after the service
-     * function at {@code server}, measured on {@code node}'s connections.
+     * function at {@code server}, measured on {@code node}'s connections. The state's size is counted
+     * only up to the break-even size of this hop ({@link #breakEvenBytes}): past it the state is kept
+     * whatever its size, so the rest of it is not written out to be counted.
      */
     public StateChoice choose(Node node, int hop, String server, ChainingFunctionSource cf, ChainState state) {
-        long bytes;
-        try {
-            bytes = node.transport().wire().stateBytes(state);
-        } catch (RuntimeException e) { // (sending it fails the same way, and says so)
-            return new StateChoice(hop, server, -1, true, -1, -1, "the state's size could not be measured: carried");
-        }
         String next;
         long onward;
         synchronized (learned) {
@@ -151,8 +151,48 @@ public final class StateFallbacks {
             next = l == null ? null : l.next();
             onward = l == null ? -1 : l.onwardNanos();
         }
+        HopRouter.Link toServer = node.router().link(server);
         HopRouter.Link toNext = next == null ? HopRouter.Link.UNKNOWN : node.router().link(next);
-        return choose(hop, server, new Inputs(bytes, node.router().link(server), next, toNext, onward));
+        Inputs measured = new Inputs(-1, toServer, next, toNext, onward);
+        WireFormat.StateSize size;
+        try {
+            size = node.transport().wire().stateSize(state, countingLimit(measured)); // (exact up to the limit)
+        } catch (RuntimeException e) { // (sending it fails the same way, and says so)
+            return new StateChoice(hop, server, -1, true, -1, -1, "the state's size could not be measured: carried");
+        }
+        return choose(hop, server, new Inputs(size.bytes(), toServer, next, toNext, onward), !size.exact());
+    }
+
+    /**
+     * How far the state's size needs counting for {@code in} (its {@code stateBytes} unused): one
+     * byte past the break-even size, or all of it when nothing is measured yet (the state is carried,
+     * and a carried step's size is what {@link #carried} learns the crossings from).
+     */
+    static long countingLimit(Inputs in) {
+        long breakEven = breakEvenBytes(in);
+        return breakEven < 0 ? Long.MAX_VALUE : breakEven + 1;
+    }
+
+    /**
+     * The largest state that {@link #choose(int, String, Inputs)} carries with {@code in}'s links (its
+     * {@code stateBytes} unused): {@code (fallback − carry without the transmission) × throughput};
+     * 0 if even an empty state would be kept, -1 if the links are not measured yet (any state is
+     * carried).
+     */
+    static long breakEvenBytes(Inputs in) {
+        long out = in.toServer().oneWayNanos();
+        long bw = in.toServer().bytesPerSecond();
+        if (out < 0 || bw <= 0) {
+            return -1;
+        }
+        long onward = in.onwardNanos() >= 0 ? in.onwardNanos() : 0;
+        long toNext = in.toNext().oneWayNanos() >= 0 ? in.toNext().oneWayNanos() : out;
+        long slack = out + toNext - onward; // fallback − (carry − transmission)
+        if (slack < 0) {
+            return 0;
+        }
+        // the largest s with (long) (s * 1e9 / bw) <= slack, within a byte of floating-point rounding
+        return (long) Math.floor(slack * (double) bw / 1e9);
     }
 
     /** The next server after {@code cf} at {@code server} was {@code next}. */
@@ -182,30 +222,31 @@ public final class StateFallbacks {
      */
     public void carried(Node node, ChainingFunctionSource cf, StateChoice choice, List<String> path,
                         List<HopTiming> timings, long elapsedNanos) {
-        if (path.size() < 2 || !path.getFirst().equals(choice.server()) || choice.stateBytes() < 0
+        if (path.size() < 2 || !path.getFirst().equals(choice.server())
                 || timings.stream().anyMatch(t -> t.compileNanos() > COMPILING_NANOS)) { // (no measure of the links)
             return;
         }
-        HopRouter.Link out = node.router().link(choice.server());
-        HopRouter.Link back = node.router().link(path.getLast());
-        long transmission;
-        if (out.bytesPerSecond() > 0) {
-            transmission = (long) (choice.stateBytes() * 1e9 / out.bytesPerSecond());
-        } else if (choice.stateBytes() <= SMALL_STATE_BYTES) {
-            transmission = 0; // (not measured: a small state's is left out)
-        } else {
-            return;
-        }
-        if (out.oneWayNanos() < 0) {
+        long out = node.router().link(choice.server()).oneWayNanos();
+        long back = node.router().link(path.getLast()).oneWayNanos();
+        if (out < 0) {
             return;
         }
         long atNodes = timings.stream().mapToLong(HopTiming::totalNanos).sum();
-        long rest = elapsedNanos - out.oneWayNanos() - transmission - atNodes
-                - (back.oneWayNanos() >= 0 ? back.oneWayNanos() : out.oneWayNanos());
-        long onward = Math.max(0, rest / (path.size() - 1));
+        long onward = onwardSample(elapsedNanos, out, back >= 0 ? back : out, atNodes, path.size() - 1);
         synchronized (learned) {
             learnedFor(new Key(cf.id(), choice.server()), path.get(1)).sample(onward);
         }
+    }
+
+    /**
+     * The mean time of one of {@code crossings} crossings between servers in a carried step that took
+     * {@code elapsedNanos}: what is left after the crossing out ({@code outNanos}), the one back
+     * ({@code backNanos}) and the time the hops report at the nodes ({@code atNodesNanos}). The state's
+     * transmission is in the last: a hop's time at its node starts when the first bytes of its frame
+     * are read, so the first server's includes the reading of the state.
+     */
+    static long onwardSample(long elapsedNanos, long outNanos, long backNanos, long atNodesNanos, int crossings) {
+        return Math.max(0, (elapsedNanos - outNanos - backNanos - atNodesNanos) / crossings);
     }
 
     /** What was learned of {@code cf} at {@code server}: its next server and onward time, or {@code null}. */

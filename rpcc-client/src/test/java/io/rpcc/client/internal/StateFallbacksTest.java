@@ -66,4 +66,52 @@ class StateFallbacksTest {
         assertTrue(noRtt.carried());
         assertTrue(noRtt.reason().contains("no round trip"), noRtt.reason());
     }
+
+    @Test
+    void theBreakEvenSizeIsWhereTheChoiceTurns() {
+        for (StateFallbacks.Inputs in : new StateFallbacks.Inputs[] {
+                new StateFallbacks.Inputs(-1, WAN, "b", WAN, MS),
+                new StateFallbacks.Inputs(-1, WAN, "b", WAN, 15 * MS),
+                new StateFallbacks.Inputs(-1, WAN, null, HopRouter.Link.UNKNOWN, -1),
+                new StateFallbacks.Inputs(-1, new HopRouter.Link(2 * MS, 1_000_000_000), "b", WAN, MS)}) {
+            long breakEven = StateFallbacks.breakEvenBytes(in);
+            assertTrue(breakEven > 0, in.toString());
+            assertTrue(StateFallbacks.choose(1, "a", withBytes(in, breakEven)).carried(), in + " at " + breakEven);
+            assertFalse(StateFallbacks.choose(1, "a", withBytes(in, breakEven + 1)).carried(), in + " past " + breakEven);
+            assertEquals(breakEven + 1, StateFallbacks.countingLimit(in));
+        }
+        // 16 + 16 - 1 ms at 6.3 MB/s
+        assertEquals(195_300, StateFallbacks.breakEvenBytes(new StateFallbacks.Inputs(-1, WAN, "b", WAN, MS)), 1);
+    }
+
+    @Test
+    void withoutMeasurementsTheWholeStateIsCounted() {
+        StateFallbacks.Inputs unmeasured = new StateFallbacks.Inputs(-1, new HopRouter.Link(32 * MS, -1), "b", WAN, MS);
+        assertEquals(-1, StateFallbacks.breakEvenBytes(unmeasured));
+        assertEquals(Long.MAX_VALUE, StateFallbacks.countingLimit(unmeasured));
+        // the next server so far that even an empty state is better kept
+        StateFallbacks.Inputs onwardSlow = new StateFallbacks.Inputs(-1, WAN, "b", WAN, 100 * MS);
+        assertEquals(0, StateFallbacks.breakEvenBytes(onwardSlow));
+        assertEquals(1, StateFallbacks.countingLimit(onwardSlow));
+    }
+
+    @Test
+    void aStateCountedPastTheBreakEvenSizeIsKeptAndSaysSo() {
+        StateChoice c = StateFallbacks.choose(1, "a", new StateFallbacks.Inputs(195_302, WAN, "b", WAN, MS), true);
+        assertFalse(c.carried());
+        assertTrue(c.reason().startsWith("state over 190.7 KB"), c.reason());
+    }
+
+    @Test
+    void theStatesTransmissionIsInTheFirstServersTimeNotSubtractedTwice() {
+        // 150 KB to 'a' (24.4 ms at 6.3 MB/s, in 'a''s time: it counts from the frame's first bytes), 1 ms of
+        // work there, 15 ms on to 'b', 0.5 ms there, 16 ms back: 16 + 24.4 + 1 + 15 + 0.5 + 16 ms in all
+        long elapsed = 16 * MS + 24_400_000 + MS + 15 * MS + MS / 2 + 16 * MS;
+        assertEquals(15 * MS, StateFallbacks.onwardSample(elapsed, 16 * MS, 16 * MS, 24_400_000 + MS + MS / 2, 1));
+        assertEquals(0, StateFallbacks.onwardSample(30 * MS, 16 * MS, 16 * MS, MS, 1), "never negative");
+    }
+
+    private static StateFallbacks.Inputs withBytes(StateFallbacks.Inputs in, long bytes) {
+        return new StateFallbacks.Inputs(bytes, in.toServer(), in.next(), in.toNext(), in.onwardNanos());
+    }
 }

@@ -56,28 +56,107 @@ public final class WireFormat {
      * @throws HopFailure if a value cannot be serialized
      */
     public long stateBytes(ChainState state) {
+        return stateSize(state, Long.MAX_VALUE).bytes();
+    }
+
+    /**
+     * The size of a chain state as {@link #stateSize} counted it.
+     *
+     * @param bytes the encoded size, or, if not {@code exact}, where the counting stopped (over its limit)
+     * @param exact whether {@code bytes} is the whole size
+     */
+    public record StateSize(long bytes, boolean exact) {
+    }
+
+    /**
+     * As {@link #stateBytes(ChainState)}, but the counting stops as soon as it passes {@code limit}:
+     * the exact size if it is at most {@code limit} or if the counting reached the state's end anyway
+     * (a byte array counts at once, from its length), else a count over {@code limit} (a lower bound of
+     * the size), reached without writing the rest of the state. For a caller that only needs to know whether the state is larger
+     * than {@code limit} (the adaptive state fall-back's break-even size).
+     *
+     * @throws HopFailure if a value written before the counting stopped cannot be serialized
+     */
+    public StateSize stateSize(ChainState state, long limit) {
         if (state.size() == 0) {
-            return 1;
+            return new StateSize(1, true);
         }
         return serialization.withKryo(kryo -> {
-            Output out = new Output(java.io.OutputStream.nullOutputStream(), 8192);
+            CountingStream counted = new CountingStream(limit);
+            Output out = new Output(counted, 8192);
             long arrays = 0;
+            int left = state.size();
             try {
                 out.writeVarInt(state.size(), true);
                 for (Map.Entry<String, Object> e : state.asMap().entrySet()) {
+                    left--;
                     out.writeString(e.getKey());
                     if (e.getValue() instanceof byte[] b) {
                         arrays += 2 + 5 + b.length; // its class, its length, its bytes
                     } else {
+                        counted.arrays = arrays;
                         kryo.writeClassAndObject(out, e.getValue());
+                    }
+                    if (out.total() + arrays > limit && left > 0) {
+                        return new StateSize(out.total() + arrays, false);
                     }
                 }
                 out.flush();
-                return out.total() + arrays;
+                return new StateSize(out.total() + arrays, true);
             } catch (RuntimeException | StackOverflowError e) {
+                if (CountingStream.stoppedBy(e)) {
+                    return new StateSize(counted.count + arrays, false);
+                }
                 throw serialization.encodeFailure(e, "the chain state", Integer.MAX_VALUE);
             }
         });
+    }
+
+    /**
+     * Discards what is written to it, counting it; throws {@link #STOP} once the count and
+     * {@link #arrays} pass the limit (the serializer in progress is abandoned there).
+     */
+    private static final class CountingStream extends java.io.OutputStream {
+        /** Thrown to stop counting; no stack trace (it is never reported). */
+        static final RuntimeException STOP = new RuntimeException("state larger than the limit", null, false, false) {
+        };
+        final long limit;
+        long count;
+        long arrays; // what the state's byte arrays before this value add
+
+        CountingStream(long limit) {
+            this.limit = limit;
+        }
+
+        @Override
+        public void write(int b) {
+            add(1);
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            add(len);
+        }
+
+        private void add(long n) {
+            count += n;
+            if (count + arrays > limit) {
+                throw STOP;
+            }
+        }
+
+        /** Whether {@code e} (possibly as a serializer wrapped it) is {@link #STOP}. */
+        static boolean stoppedBy(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t == STOP) {
+                    return true;
+                }
+                if (t.getCause() == t) {
+                    return false;
+                }
+            }
+            return false;
+        }
     }
 
     /**
