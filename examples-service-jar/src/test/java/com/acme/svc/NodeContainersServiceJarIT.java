@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.testcontainers.containers.Network;
+import org.testcontainers.images.builder.Transferable;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
@@ -23,14 +24,22 @@ import org.testcontainers.junit.jupiter.Testcontainers;
  * uses the jar's types, and partial replies come straight back from each container. The same checkout
  * runs as a sequential chain of typed calls, an upload streams into node-c, and node-b, whose stream
  * budget is set to 256 KiB ({@code RPCC_STREAMS_BUFFER_BYTES}), refuses a second stream while a first
- * holds it and goes on serving.
+ * holds it and goes on serving. An HTTP/JSON service in this JVM ({@link LegacyPricing}, listening on all
+ * interfaces) is wrapped by node-a from its configuration alone ({@code RPCC_LEGACY_HTTP_LEGACY_QUOTE}, its token in
+ * a file copied into the container as a mounted secret would be): node-a reaches it at
+ * {@value RpccNodeContainer#HOST_ALIAS}, Docker's host gateway, and it sees the chain's originator and that token.
  */
 @ExtendWith(NodeImageRequirement.class)
 @Testcontainers(parallel = true)
 class NodeContainersServiceJarIT {
     static final Network network = Network.newNetwork();
+    static final LegacyPricing pricing = LegacyPricing.start("0.0.0.0"); // the containers reach it through the host gateway
+    static final String PRICING_TOKEN = "node-a-token";
     @Container
-    static final RpccNodeContainer a = node("node-a");
+    static final RpccNodeContainer a = node("node-a")
+            .withNodeProperty("rpcc.legacy.http." + LegacyPricing.FUNCTION, "POST " + pricing.url(RpccNodeContainer.HOST_ALIAS)
+                    + "/quotes/{id} result=com.acme.svc.Quote token-file=/run/secrets/acme-pricing-token timeout=10s")
+            .withCopyToContainer(Transferable.of(PRICING_TOKEN + "\n"), "/run/secrets/acme-pricing-token");
     @Container
     static final RpccNodeContainer b = node("node-b").withNodeProperty("rpcc.transport", "epoll") // a and c: NIO
             .withNodeProperty("rpcc.streams.buffer-bytes", "256KiB");
@@ -64,6 +73,7 @@ class NodeContainersServiceJarIT {
         if (client != null) {
             client.close();
         }
+        pricing.close();
         for (RpccNodeContainer n : List.of(a, b, c)) {
             System.out.println("== logs of " + n.getNodeName() + "\n" + n.getLogs());
         }
@@ -89,6 +99,13 @@ class NodeContainersServiceJarIT {
     @Test
     void anUploadStreamsIntoAContainersStreamingServiceFunction() {
         Checkouts.uploadAndCheck(client, "node-c", 8);
+    }
+
+    @Test
+    void aContainerWrapsAnHttpServiceOfTheTestJvmByConfigurationAndPassesTheOriginatorOn() {
+        pricing.checkAWrappedCallSeesTheOriginatorsIdentity(client, "node-b", "node-a", PRICING_TOKEN);
+        assertTrue(a.getLogs().contains(LegacyPricing.FUNCTION + " (POST " + pricing.url(RpccNodeContainer.HOST_ALIAS)
+                + "/quotes/{id} -> com.acme.svc.Quote)"), "node-a's start-up line names the endpoint it wraps");
     }
 
     @Test

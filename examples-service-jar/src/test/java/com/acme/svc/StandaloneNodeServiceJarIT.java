@@ -1,15 +1,10 @@
 package com.acme.svc;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.sun.net.httpserver.HttpServer;
-import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
-import io.rpcc.core.ChainResult;
 import io.rpcc.core.StaticNameResolver;
-import io.rpcc.core.StaticRoute;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -17,18 +12,12 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,11 +42,11 @@ class StandaloneNodeServiceJarIT {
     void theServiceJarsChainsStreamsAndAWrappedHttpServiceRunOnStandaloneNodes() throws Exception {
         int portA = freePort(), portB = freePort(), healthB = freePort();
         String peers = "a=127.0.0.1:" + portA + ",b=127.0.0.1:" + portB;
-        LegacyPricing legacy = LegacyPricing.start();
+        LegacyPricing legacy = LegacyPricing.start("127.0.0.1");
         Map<String, String> envA = new HashMap<>(env("a", portA, peers));
         // an HTTP/JSON service wrapped by configuration only: the service function legacy-quote, results read as
         // the jar's Quote, the token for chains without a credential of their own from the node's environment
-        envA.put("RPCC_LEGACY_HTTP_LEGACY_QUOTE", "POST " + legacy.url() + "/quotes/{id} result=com.acme.svc.Quote"
+        envA.put("RPCC_LEGACY_HTTP_LEGACY_QUOTE", "POST " + legacy.url("127.0.0.1") + "/quotes/{id} result=com.acme.svc.Quote"
                 + " token-env=ACME_PRICING_TOKEN timeout=10s");
         envA.put("ACME_PRICING_TOKEN", "node-a-token");
         envA.put("RPCC_STREAMS_WINDOW_BYTES", "1MiB");
@@ -83,7 +72,7 @@ class StandaloneNodeServiceJarIT {
                 Checkouts.runSequentialAndCheck(client, "a", "b", "a");
                 Checkouts.uploadAndCheck(client, "a", 8);
                 Checkouts.aStreamOverTheNodesBudgetIsRefusedAndTheNodeGoesOnServing(client, "b", () -> metrics(healthB));
-                aWrappedHttpServiceSeesTheOriginatorsIdentity(client, legacy);
+                legacy.checkAWrappedCallSeesTheOriginatorsIdentity(client, "b", "a", "node-a-token");
             } catch (RuntimeException | AssertionError e) {
                 throw new AssertionError(e + "\n" + a.output() + "\n" + b.output(), e);
             }
@@ -92,34 +81,9 @@ class StandaloneNodeServiceJarIT {
             assertEquals(0, b.terminate(Duration.ofSeconds(30)), b.output());
             assertTrue(a.stdout().contains("rpcc node 'a' stopped"), a.output());
             assertTrue(b.output().contains("(transport epoll)"), b.output());
-            assertTrue(a.output().contains("legacy-quote (POST " + legacy.url() + "/quotes/{id} -> com.acme.svc.Quote)"),
+            assertTrue(a.output().contains("legacy-quote (POST " + legacy.url("127.0.0.1") + "/quotes/{id} -> com.acme.svc.Quote)"),
                     "a's start-up line names the endpoint it wraps\n" + a.output());
         }
-    }
-
-    /**
-     * The chain {@code order} at b, then {@code legacy-quote} at a, which a registered from its configuration
-     * alone: a POSTs the order as JSON to the HTTP service and reads its JSON answer as the jar's Quote. The
-     * service sees the originator ({@code shop}) and the node's configured token; a chain that carries a
-     * credential of its own passes that one on instead.
-     */
-    private static void aWrappedHttpServiceSeesTheOriginatorsIdentity(RpccClient client, LegacyPricing legacy) {
-        StaticRoute route = StaticRoute.of(StaticRoute.hop("b", "order"), StaticRoute.hop("a", "legacy-quote"));
-        ChainResult r = client.runChain(ChainCall.along(route, "L-5"));
-        assertEquals(new Quote("L-5", 3 * 150 + 2 * 900, "legacy-pricing"), r.value());
-        assertEquals(List.of("b", "a"), r.path());
-        LegacyPricing.Request seen = legacy.requests.poll();
-        assertNotNull(seen, "the HTTP service was called");
-        assertEquals("POST /quotes/L-5", seen.line());
-        assertEquals("Bearer node-a-token", seen.headers().get("authorization"));
-        assertEquals("shop", seen.headers().get("x-rpcc-originator"));
-        assertEquals("false", seen.headers().get("x-rpcc-originator-verified"), "plaintext nodes verify no originator");
-
-        client.runChain(ChainCall.along(route, "L-6").metadata("authorization", "Bearer ada-s-own"));
-        seen = legacy.requests.poll();
-        assertNotNull(seen, "the HTTP service was called again");
-        assertEquals("Bearer ada-s-own", seen.headers().get("authorization"), "the chain's own credential wins");
-        assertEquals("shop", seen.headers().get("x-rpcc-originator"));
     }
 
     private static String metrics(int port) {
@@ -131,62 +95,6 @@ class StandaloneNodeServiceJarIT {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
-        }
-    }
-
-    /**
-     * A legacy pricing service that knows nothing of rpcc: {@code POST /quotes/<id>} with an order as JSON
-     * answers a quote as JSON, and records each request's line and identity headers.
-     */
-    static final class LegacyPricing implements AutoCloseable {
-        record Request(String line, Map<String, String> headers, String body) {
-        }
-
-        final HttpServer server;
-        final BlockingQueue<Request> requests = new LinkedBlockingQueue<>();
-
-        private LegacyPricing(HttpServer server) {
-            this.server = server;
-        }
-
-        static LegacyPricing start() throws IOException {
-            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-            LegacyPricing p = new LegacyPricing(server);
-            server.createContext("/quotes/", exchange -> {
-                String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-                Map<String, String> headers = new HashMap<>();
-                for (String h : List.of("authorization", "x-rpcc-originator", "x-rpcc-originator-verified", "x-rpcc-chain")) {
-                    String v = exchange.getRequestHeaders().getFirst(h);
-                    if (v != null) {
-                        headers.put(h, v);
-                    }
-                }
-                String id = exchange.getRequestURI().getPath().substring("/quotes/".length());
-                p.requests.add(new Request(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath(), headers, body));
-                // the order's lines, as the JSON the node sent: "quantity":3 ... "unitCents":150
-                long total = 0;
-                Matcher m = Pattern.compile("\"quantity\":(\\d+),\"unitCents\":(\\d+)").matcher(body);
-                while (m.find()) {
-                    total += Long.parseLong(m.group(1)) * Long.parseLong(m.group(2));
-                }
-                byte[] answer = ("{\"orderId\":\"" + id + "\",\"totalCents\":" + total + ",\"pricedAt\":\"legacy-pricing\","
-                        + "\"currency\":\"EUR\"}").getBytes(StandardCharsets.UTF_8);
-                exchange.getResponseHeaders().add("content-type", "application/json");
-                exchange.sendResponseHeaders(200, answer.length);
-                exchange.getResponseBody().write(answer);
-                exchange.close();
-            });
-            server.start();
-            return p;
-        }
-
-        String url() {
-            return "http://127.0.0.1:" + server.getAddress().getPort();
-        }
-
-        @Override
-        public void close() {
-            server.stop(0);
         }
     }
 
