@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * are, or through an adapter), the response the result. The call is started with
  * {@link ClientCalls#futureUnaryCall}; the hop's thread (a virtual thread by default) waits for its
  * future, because a service function returns its result, it cannot complete the hop later. The call
- * carries the {@link LegacyIdentity} headers and the chain's deadline (capped by a timeout, if one
+ * carries the {@link io.rpcc.legacy.LegacyIdentity} headers and the chain's deadline (capped by a timeout, if one
  * is set); a cancelled chain interrupts the wait, which cancels the call.
  *
  * @param <Q> the request message
