@@ -75,6 +75,11 @@ public final class TxVar<T> {
         return state.name();
     }
 
+    /** The engine's state of this variable, for tests of the engine. */
+    VarState<T> state() {
+        return state;
+    }
+
     @Override
     public String toString() {
         return "TxVar " + state.name() + " = " + state.committed();

@@ -59,6 +59,12 @@ public final class HopAttempt implements Transaction {
                     return;
                 case RETIRED:
                     continue;
+                case OTHER_NODE:
+                    throw new IllegalStateException(lock.name() + " is used by transaction " + participant.key()
+                            + " at two nodes of this JVM: transactional state belongs to one node, whose"
+                            + " participant locks it. Give each node its own TxVar and TxMap instances (for"
+                            + " example instance fields of the service object registered at that node, not"
+                            + " static fields shared by several nodes in one JVM)");
                 case ENDED: {
                     TransactionAborted e = participant.endedError();
                     throw e != null ? e : new TransactionAborted(participant.key().toString(), "it ended");

@@ -156,6 +156,15 @@ public final class MapState<K, V> {
         return mapLock.isIdle();
     }
 
+    /** Its locks' holders and waiters, one lock a line, for diagnostics. */
+    public String describeLocks() {
+        StringBuilder b = new StringBuilder(mapLock.describe());
+        for (TxLock l : keyLocks.values()) {
+            b.append('\n').append(l.describe());
+        }
+        return b.toString();
+    }
+
     @Override
     public String toString() {
         return "TxMap " + name;

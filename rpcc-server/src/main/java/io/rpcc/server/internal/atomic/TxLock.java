@@ -19,10 +19,13 @@ import org.jspecify.annotations.Nullable;
  * for, so a reader upgrades by asking for more.
  *
  * <p>A request is granted at once when it conflicts with no other holder and no waiter comes before
- * it (in {@link Participant#ORDER}; a holder asking for more does not queue behind waiters, who wait
- * for it anyway). Otherwise it queues, and wounds every conflicting holder that comes after it, once per
- * holder. A release grants waiters in order; one that holds nothing yet is not granted past an earlier
- * waiter that is still blocked.
+ * it (in {@link Participant#ORDER}). Otherwise it queues, and wounds every conflicting holder that comes
+ * after it, once per holder. A release grants waiters in order, up to the first that is still blocked.
+ * So while a transaction waits, only transactions that come before it gain holds: it never waits for a
+ * later holder it has not wounded, and waits for transactions that come later than the one waiting
+ * always end in a wound, which rules out deadlocks (a promotion wounds again, {@link #promoted}). An
+ * upgrade queues like any request: a later reader that asks to write behind an earlier waiter that
+ * waits for its read lock has been wounded by it.
  *
  * <p>Guarded by its own monitor; inside it, a participant's monitor may be taken (never the reverse).
  * Futures of granted waiters are returned to the caller, who completes them after leaving the monitor.
@@ -50,13 +53,14 @@ final class TxLock {
     }
 
     /** What {@link #request} decided. */
-    enum Kind { GRANTED, WAIT, RETIRED, ENDED }
+    enum Kind { GRANTED, WAIT, RETIRED, ENDED, OTHER_NODE }
 
     /** A request's outcome: for {@link Kind#WAIT}, the future that completes when granted and the holders to wound. */
     record Outcome(Kind kind, @Nullable CompletableFuture<Void> granted, List<Participant> victims) {
         static final Outcome GRANTED = new Outcome(Kind.GRANTED, null, List.of());
         static final Outcome RETIRED = new Outcome(Kind.RETIRED, null, List.of());
         static final Outcome ENDED = new Outcome(Kind.ENDED, null, List.of());
+        static final Outcome OTHER_NODE = new Outcome(Kind.OTHER_NODE, null, List.of());
     }
 
     private final String name;
@@ -109,7 +113,12 @@ final class TxLock {
             return Outcome.GRANTED;
         }
         int want = normalize(held | mode);
-        if (compatible(p, want) && (held != 0 || !waiterBefore(p))) {
+        for (Map.Entry<Participant, Integer> h : holders.entrySet()) {
+            if (h.getKey() != p && h.getKey().key().equals(p.key()) && conflicts(h.getValue(), want)) {
+                return Outcome.OTHER_NODE; // the same transaction's participant at another node of this JVM
+            }
+        }
+        if (compatible(p, want) && !waiterBefore(p)) {
             if (!p.holdLock(this, held == 0)) {
                 return Outcome.ENDED;
             }
@@ -228,7 +237,7 @@ final class TxLock {
                 continue;
             }
             int held = holders.getOrDefault(w.participant, 0);
-            if (!compatible(w.participant, w.mode) || (held == 0 && blocked)) {
+            if (blocked || !compatible(w.participant, w.mode)) {
                 blocked = true;
                 continue;
             }
@@ -243,6 +252,19 @@ final class TxLock {
             granted.add(w.granted);
         }
         return granted == null ? List.of() : granted;
+    }
+
+    /** The lock's holders and waiters, for diagnostics. */
+    synchronized String describe() {
+        StringBuilder b = new StringBuilder(name).append(": held by {");
+        holders.forEach((p, m) -> b.append(p.key()).append(' ').append(p.stamp().order()).append(':')
+                .append(m).append(", "));
+        b.append("} waiters [");
+        for (Waiter w : waiters) {
+            b.append(w.participant.key()).append(' ').append(w.participant.stamp().order()).append(':')
+                    .append(w.mode).append(w.participant.isEnded() ? " (ended)" : "").append(", ");
+        }
+        return b.append(']').append(retired ? " retired" : "").toString();
     }
 
     @Override

@@ -54,6 +54,11 @@ public final class VarState<T> {
         return lock.isIdle();
     }
 
+    /** Its lock's holders and waiters, for diagnostics. */
+    public String describeLock() {
+        return lock.describe();
+    }
+
     @Override
     public String toString() {
         return "TxVar " + name;
