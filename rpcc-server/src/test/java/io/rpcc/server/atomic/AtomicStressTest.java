@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Test;
  */
 class AtomicStressTest {
     private static final int TRANSACTIONS = StressDepth.size("rpcc.stress.transactions", 2_000, 10_000);
-    private static final int IN_FLIGHT = 24;
+    private static final int IN_FLIGHT = 16;
     private static final int NODES = 2;
     private static final List<String> ACCOUNTS = List.of("a", "b", "c");
     private static final List<String> TOGGLED = List.of("t0", "t1");

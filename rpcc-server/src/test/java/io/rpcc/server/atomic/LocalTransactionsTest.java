@@ -612,6 +612,71 @@ class LocalTransactionsTest {
         assertNull(node.find(key(9)));
     }
 
+    @Test
+    void oneTransactionsParticipantsAtTwoNodesOfAJvmMayNotShareState() {
+        TxVar<Integer> shared = TxVar.of("shared", 1);
+        LocalTransactions other = new LocalTransactions((v, s, by) -> { });
+        Participant here = tx(1, 10);
+        Participant there = other.join(key(1), stamp(10));
+        done(here, () -> {
+            shared.set(2);
+            return null;
+        });
+        HopRun<Integer> r = other.run(there, shared::get);
+        IllegalStateException e = assertInstanceOf(IllegalStateException.class, assertInstanceOf(HopRun.Failed.class, r).error());
+        assertTrue(e.getMessage().contains("two nodes"), e.getMessage());
+        node.commit(here.key());
+        other.commit(there.key());
+        assertEquals(2, shared.get());
+        assertIdle();
+    }
+
+    @Test
+    void concurrentBranchesOfOneTransactionKeepBothLayers() throws Exception {
+        TxMap<Integer, Integer> m = TxMap.create("m");
+        Participant a = tx(1, 10);
+        int branches = 4;
+        List<CompletableFuture<HopRun<Object>>> runs = new ArrayList<>();
+        for (int b = 0; b < branches; b++) {
+            int branch = b;
+            runs.add(CompletableFuture.supplyAsync(() -> node.run(a, () -> {
+                for (int k = 0; k < 50; k++) {
+                    m.put(branch * 100 + k, k);
+                }
+                return null;
+            })));
+        }
+        for (CompletableFuture<HopRun<Object>> r : runs) {
+            assertInstanceOf(HopRun.Done.class, r.get());
+        }
+        assertEquals(branches * 50, done(a, m::size));
+        node.commit(a.key());
+        assertEquals(branches * 50, m.committed().size());
+        assertIdle(m);
+    }
+
+    @Test
+    void aWoundSinkMayAbortTheVictimAtOnceOnTheRequestersThread() {
+        TxVar<Integer> v = TxVar.of("v", 1);
+        List<Object> hookSaw = new ArrayList<>();
+        LocalTransactions[] self = new LocalTransactions[1];
+        self[0] = new LocalTransactions((victim, s, by) -> self[0].abort(victim, "wounded by " + by));
+        Participant later = self[0].join(key(2), stamp(20));
+        Participant first = self[0].join(key(1), stamp(10));
+        assertInstanceOf(HopRun.Done.class, self[0].run(later, () -> {
+            v.set(5);
+            Transaction.current().onAbort(() -> hookSaw.add(String.valueOf(Transaction.current())));
+            return null;
+        }));
+        HopRun<Integer> r = self[0].run(first, v::get);
+        CompletableFuture<Void> resume = assertInstanceOf(HopRun.Parked.class, r).resume();
+        assertTrue(resume.isDone(), "granted as the victim aborted");
+        assertEquals(List.of("null"), hookSaw, "the victim's hook runs outside the requester's transaction");
+        assertEquals(1, assertInstanceOf(HopRun.Done.class, self[0].run(first, v::get)).value());
+        self[0].commit(first.key());
+        assertEquals(0, self[0].locksHeld());
+    }
+
     /** A resource manager that logs its calls. */
     static final class RecordingResource implements ResourceManager {
         private final String name;

@@ -254,6 +254,17 @@ public final class LocalTransactions {
             return;
         }
         (commit ? commits : aborts).incrementAndGet();
+        // a wound sink may abort at once, on the thread of the hop that wounded: hooks and resource
+        // managers must not see that hop's transaction as theirs
+        HopAttempt bound = TxContext.unbind();
+        try {
+            finish(key, p, e, commit, why);
+        } finally {
+            TxContext.restore(bound);
+        }
+    }
+
+    private void finish(TxKey key, Participant p, Participant.Ending e, boolean commit, String why) {
         if (commit) {
             for (Map.Entry<VarState<?>, Object> w : e.varWrites().entrySet()) {
                 w.getKey().apply(w.getValue());

@@ -20,6 +20,15 @@ public final class TxContext {
         return previous;
     }
 
+    /** Unbinds this thread's attempt (while an ending runs hooks, perhaps on a hop's thread); returns it for {@link #restore}. */
+    static @Nullable HopAttempt unbind() {
+        HopAttempt previous = CURRENT.get();
+        if (previous != null) {
+            CURRENT.remove();
+        }
+        return previous;
+    }
+
     static void restore(@Nullable HopAttempt previous) {
         if (previous == null) {
             CURRENT.remove();
