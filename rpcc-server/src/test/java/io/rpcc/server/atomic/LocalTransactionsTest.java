@@ -208,6 +208,29 @@ class LocalTransactionsTest {
     }
 
     @Test
+    void anAbortDuringAPrepareLeavesTheRollbackToThePreparer() {
+        List<String> log = new CopyOnWriteArrayList<>();
+        Participant a = tx(1, 10);
+        RecordingResource slow = new RecordingResource("slow", log) {
+            @Override
+            public void prepare() throws Exception {
+                super.prepare();
+                node.abort(a.key(), "wounded while preparing"); // as if on another thread
+                log.add("abort returned");
+            }
+        };
+        done(a, () -> {
+            Transaction.current().enlist(slow);
+            return null;
+        });
+        LocalTransactions.Vote vote = node.prepare(a);
+        assertFalse(vote.yes());
+        assertTrue(vote.why().contains("wounded while preparing"), vote.why());
+        assertEquals(List.of("slow.prepare", "abort returned", "slow.rollback"), log,
+                "not rolled back while its prepare ran, and once after");
+    }
+
+    @Test
     void aResourceThatFailsToCommitIsAHeuristicOutcomeAndHooksStillRun() {
         List<String> log = new CopyOnWriteArrayList<>();
         RecordingResource bad = new RecordingResource("bad", log);
@@ -678,7 +701,7 @@ class LocalTransactionsTest {
     }
 
     /** A resource manager that logs its calls. */
-    static final class RecordingResource implements ResourceManager {
+    static class RecordingResource implements ResourceManager {
         private final String name;
         private final List<String> log;
         boolean failPrepare;

@@ -205,18 +205,58 @@ public final class LocalTransactions {
         }
         for (int i = 0; i < claimed.size(); i++) {
             Participant.Resource r = claimed.get(i);
+            Exception refused = null;
             try {
                 r.manager.prepare();
-                p.prepared(r, true);
             } catch (Exception | LinkageError e) {
-                p.prepared(r, false);
+                refused = e instanceof Exception x ? x : new Exception(e);
+            }
+            if (p.prepared(r, refused == null)) {
+                endLate(p, r.manager, p.isCommitted() && refused == null);
+            }
+            if (refused != null) {
                 for (int j = i + 1; j < claimed.size(); j++) {
-                    p.prepared(claimed.get(j), false);
+                    if (p.prepared(claimed.get(j), false)) {
+                        endLate(p, claimed.get(j).manager, false);
+                    }
                 }
-                return new Vote(false, "resource " + r.manager + " refused to prepare at this node: " + e, clock());
+                return new Vote(false, "resource " + r.manager + " refused to prepare at this node: " + refused,
+                        clock());
             }
         }
+        TransactionAborted endedMeanwhile = p.endedError();
+        if (endedMeanwhile != null) {
+            return new Vote(false, endedMeanwhile.getMessage(), clock());
+        }
         return new Vote(true, null, clock());
+    }
+
+    /** Commits or rolls back a resource whose prepare was running when its participant ended. */
+    private void endLate(Participant p, ResourceManager rm, boolean commit) {
+        HopAttempt bound = TxContext.unbind();
+        try {
+            endResource(p.key(), rm, commit, "it ended while the resource prepared");
+        } finally {
+            TxContext.restore(bound);
+        }
+    }
+
+    private void endResource(TxKey key, ResourceManager rm, boolean commit, String why) {
+        try {
+            if (commit) {
+                rm.commit();
+            } else {
+                rm.rollback();
+            }
+        } catch (Exception | LinkageError x) {
+            if (commit) {
+                heuristicOutcomes.incrementAndGet();
+                log.error("Transaction {} committed, but resource {} failed to commit at this node: a heuristic"
+                        + " outcome (the other participants committed); check that store", key, rm, x);
+            } else {
+                log.warn("Transaction {} aborted ({}); rolling back resource {} failed", key, why, rm, x);
+            }
+        }
     }
 
     /**
@@ -274,21 +314,7 @@ public final class LocalTransactions {
             }
         }
         for (ResourceManager rm : e.resources()) {
-            try {
-                if (commit) {
-                    rm.commit();
-                } else {
-                    rm.rollback();
-                }
-            } catch (Exception | LinkageError x) {
-                if (commit) {
-                    heuristicOutcomes.incrementAndGet();
-                    log.error("Transaction {} committed, but resource {} failed to commit at this node: a heuristic"
-                            + " outcome (the other participants committed); check that store", key, rm, x);
-                } else {
-                    log.warn("Transaction {} aborted ({}); rolling back resource {} failed", key, why, rm, x);
-                }
-            }
+            endResource(key, rm, commit, why);
         }
         for (Runnable hook : e.hooks()) {
             try {

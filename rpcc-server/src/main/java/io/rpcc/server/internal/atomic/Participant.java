@@ -226,9 +226,15 @@ public final class Participant {
         return claimed;
     }
 
-    synchronized void prepared(Resource r, boolean ok) {
+    /**
+     * Records the end of {@code r}'s prepare. Returns true if the participant ended while it ran: the
+     * ending left {@code r} out (so that no two of its methods run at once), and the caller must now
+     * commit ({@link #isCommitted()}) or roll it back.
+     */
+    synchronized boolean prepared(Resource r, boolean ok) {
         r.preparing = false;
         r.prepared = ok;
+        return isEnded();
     }
 
     /**
@@ -246,7 +252,9 @@ public final class Participant {
         }
         List<ResourceManager> rms = new ArrayList<>(resources.size());
         for (Resource r : resources) {
-            rms.add(r.manager);
+            if (!r.preparing) { // one being prepared is ended by its preparer (see prepared)
+                rms.add(r.manager);
+            }
         }
         Ending e = new Ending(commit ? new LinkedHashMap<>(varWrites) : Map.of(),
                 commit ? new LinkedHashMap<>(mapWrites) : Map.of(),
