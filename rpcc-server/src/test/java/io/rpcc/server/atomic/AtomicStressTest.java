@@ -49,7 +49,7 @@ import org.junit.jupiter.api.Test;
  * replays a run's workload (thread interleavings differ from run to run).
  */
 class AtomicStressTest {
-    private static final int TRANSACTIONS = StressDepth.size("rpcc.stress.transactions", 2_000, 10_000);
+    private static final int TRANSACTIONS = StressDepth.size("rpcc.stress.transactions", 1_200, 10_000);
     private static final int IN_FLIGHT = 16;
     private static final int NODES = 2;
     private static final List<String> ACCOUNTS = List.of("a", "b", "c");

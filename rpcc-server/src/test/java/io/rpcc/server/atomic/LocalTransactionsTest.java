@@ -23,6 +23,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Test;
 
 /** The local transaction engine of atomic chains at one node, one operation at a time, on the test's thread. */
@@ -660,17 +662,22 @@ class LocalTransactionsTest {
         Participant a = tx(1, 10);
         int branches = 4;
         List<CompletableFuture<HopRun<Object>>> runs = new ArrayList<>();
-        for (int b = 0; b < branches; b++) {
-            int branch = b;
-            runs.add(CompletableFuture.supplyAsync(() -> node.run(a, () -> {
-                for (int k = 0; k < 50; k++) {
-                    m.put(branch * 100 + k, k);
-                }
-                return null;
-            })));
-        }
-        for (CompletableFuture<HopRun<Object>> r : runs) {
-            assertInstanceOf(HopRun.Done.class, r.get());
+        ExecutorService threads = Executors.newFixedThreadPool(branches);
+        try {
+            for (int b = 0; b < branches; b++) {
+                int branch = b;
+                runs.add(CompletableFuture.supplyAsync(() -> node.run(a, () -> {
+                    for (int k = 0; k < 50; k++) {
+                        m.put(branch * 100 + k, k);
+                    }
+                    return null;
+                }), threads));
+            }
+            for (CompletableFuture<HopRun<Object>> r : runs) {
+                assertInstanceOf(HopRun.Done.class, r.get());
+            }
+        } finally {
+            threads.shutdown();
         }
         assertEquals(branches * 50, done(a, m::size));
         node.commit(a.key());
