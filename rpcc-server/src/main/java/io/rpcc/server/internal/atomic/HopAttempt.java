@@ -24,6 +24,8 @@ public final class HopAttempt implements Transaction {
     final List<Runnable> onCommit = new ArrayList<>(0);
     final List<Runnable> onAbort = new ArrayList<>(0);
     final List<ResourceManager> enlisted = new ArrayList<>(0);
+    /** Those of {@link #enlisted} that no kept hop had enlisted when this attempt did: rolled back if it is dropped. */
+    final List<ResourceManager> fresh = new ArrayList<>(0);
     private @Nullable CompletableFuture<Void> waitingFor;
     private @Nullable String waitingLock;
     private volatile boolean finished;
@@ -154,6 +156,9 @@ public final class HopAttempt implements Transaction {
             }
         }
         enlisted.add(resource);
+        if (!participant.hasResource(resource)) {
+            fresh.add(resource);
+        }
     }
 
     @Override

@@ -177,10 +177,10 @@ public final class LocalTransactions {
         return resume;
     }
 
-    /** Rolls back the resources a dropped attempt enlisted that no kept hop had enlisted. */
+    /** Rolls back the resources a dropped attempt enlisted that no kept hop had enlisted then (nor since). */
     private void discard(HopAttempt a) {
-        for (ResourceManager rm : a.enlisted) {
-            if (!a.participant.hasResource(rm)) {
+        for (ResourceManager rm : a.fresh) {
+            if (!a.participant.hasResource(rm)) { // a concurrent branch may have kept it since
                 try {
                     rm.rollback();
                 } catch (Exception | LinkageError e) {
