@@ -35,22 +35,26 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Many simulated atomic chains over two nodes' engines, sharing a few accounts ({@link TxMap}), a
- * counter ({@link TxVar}) and keys that come and go (phantoms for whole-map reads), with random stamps:
- * hop attempts on a small thread pool, parked hops resumed on it, wounds delivered after random
+ * Many simulated atomic chains over two nodes' engines, each node with a few accounts ({@link TxMap}),
+ * a counter ({@link TxVar}) and keys that come and go (phantoms for whole-map reads); chains move money
+ * within a node and between the nodes (withdrawn at one hop, deposited at a later one), with random
+ * stamps: hop attempts on a small thread pool, parked hops resumed on it, wounds delivered after random
  * delays by a simulated originator (which aborts the victim unless it decided commit, and restarts it
- * as a new attempt with the same stamp), injected failures of service functions. Checks that every
- * chain commits in the end (no deadlock), that the committed results are serializable (replaying the
- * chains one after the other in commit order reads the same values and ends in the same state), that
- * the money is conserved inside every attempt, that the transaction that comes first of all outstanding
- * ones is never wounded, and that nothing is left held at the end.
+ * as a new attempt with the same stamp), injected failures of service functions, and chains promoted
+ * to primary in the middle of an attempt after a few restarts. Checks that every chain commits in the
+ * end (no deadlock), that the committed results are serializable (replaying the chains one after the
+ * other in commit order reads the same values and ends in the same state), that no money is made or
+ * lost, that the transaction that comes first of all outstanding ones is never wounded, and that
+ * nothing is left held at the end.
  *
  * <p>{@code -Drpcc.stress.transactions=N} sets the number of chains; {@code -Drpcc.stress.seed=N}
  * replays a run's workload (thread interleavings differ from run to run).
  */
 class AtomicStressTest {
-    private static final int TRANSACTIONS = StressDepth.size("rpcc.stress.transactions", 1_200, 10_000);
+    private static final int TRANSACTIONS = StressDepth.size("rpcc.stress.transactions", 1_200, 6_000);
     private static final int IN_FLIGHT = 16;
+    /** A chain restarted this often becomes its originator's primary. */
+    private static final int PROMOTED_AFTER_RESTARTS = 8;
     private static final int NODES = 2;
     private static final List<String> ACCOUNTS = List.of("a", "b", "c");
     private static final List<String> TOGGLED = List.of("t0", "t1");
@@ -170,7 +174,8 @@ class AtomicStressTest {
     /** One simulated chain and its originator's view of it. */
     final class Chain {
         final int id;
-        final TxStamp stamp;
+        /** Replaced by its primary stamp when it is promoted (driver's thread; read by diagnostics). */
+        volatile TxStamp stamp;
         final List<Hop> hops;
         final Random random;
         final CompletableFuture<Void> finished = new CompletableFuture<>();
@@ -209,6 +214,7 @@ class AtomicStressTest {
     private final AtomicLong restarts = new AtomicLong();
     private final AtomicLong parks = new AtomicLong();
     private final AtomicLong injectedFailures = new AtomicLong();
+    private final AtomicLong promotions = new AtomicLong();
     private final LocalTransactions[] nodes = new LocalTransactions[NODES];
     /** Each node's state: its accounts (and keys that come and go) and a counter. */
     private final List<TxMap<String, Integer>> accounts = List.of(TxMap.create("accounts@0"), TxMap.create("accounts@1"));
@@ -301,8 +307,8 @@ class AtomicStressTest {
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         long wounds = nodes[0].woundsSent() + nodes[1].woundsSent();
         System.out.printf("AtomicStressTest: %d chains committed in %d ms: %d wounds, %d restarts, %d parked hops,"
-                + " %d injected failures%n", TRANSACTIONS, millis, wounds, restarts.get(), parks.get(),
-                injectedFailures.get());
+                + " %d injected failures, %d promotions%n", TRANSACTIONS, millis, wounds, restarts.get(), parks.get(),
+                injectedFailures.get(), promotions.get());
 
         assertEquals(List.of(), List.copyOf(violations), "seed " + seed);
         int money = 0;
@@ -424,6 +430,9 @@ class AtomicStressTest {
         c.phase = "running " + key + " hop " + c.hopIndex + " at node " + hop.node() + ": " + hop.ops();
         Participant p;
         try {
+            if (c.restarts >= PROMOTED_AFTER_RESTARTS && !c.stamp.primary()) {
+                promote(c);
+            }
             p = node.join(key, c.stamp);
         } catch (IllegalStateException ended) {
             restart(c);
@@ -480,6 +489,22 @@ class AtomicStressTest {
                 }));
             }
         }
+    }
+
+    /**
+     * Makes the chain its originator's primary (each chain has an originator number of its own here),
+     * in the middle of an attempt: its next hops bring the primary stamp to participants that know the
+     * older one, whose parked requests then come first and may wound.
+     */
+    private void promote(Chain c) {
+        TxStamp old = c.stamp;
+        TxStamp primary = old.promoted(old.order());
+        synchronized (outstanding) {
+            outstanding.add(primary);
+            c.stamp = primary;
+            outstanding.remove(old);
+        }
+        promotions.incrementAndGet();
     }
 
     /** The chain's last hop is done: votes, then the originator's decision and the commit fan-out. */
