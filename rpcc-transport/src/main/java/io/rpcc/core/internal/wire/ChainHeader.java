@@ -219,6 +219,11 @@ public record ChainHeader(ChainIdentity chain, ChainSoFar soFar, String serviceF
                 signed, chain.tx()), soFar, serviceFunction, chainingFunction, credit, route, limits);
     }
 
+    /** This header with {@code next} as the hop's share of the chain's credit (a vote took a slice of it). */
+    public ChainHeader withCredit(Credit next) {
+        return new ChainHeader(chain, soFar, serviceFunction, chainingFunction, next, route, limits);
+    }
+
     /** This header with {@code next} as its deadline budget (as the request leaves this node). */
     public ChainHeader withBudget(long next) {
         return new ChainHeader(chain, soFar, serviceFunction, chainingFunction, credit, route,
