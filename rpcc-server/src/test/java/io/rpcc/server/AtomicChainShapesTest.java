@@ -98,6 +98,34 @@ class AtomicChainShapesTest {
     }
 
     @Test
+    void aNodeLostMidChainAbortsTheChainAndFreesTheLocksAtTheOthers() throws Exception {
+        Blackout blackout = new Blackout();
+        java.util.concurrent.CountDownLatch entered = new java.util.concurrent.CountDownLatch(1);
+        RpccServer c = cluster.server("c", s -> s.pipelineCustomizer(blackout.customizer()).service("hang", p -> {
+            entered.countDown();
+            Thread.sleep(60_000); // the hop the node goes silent under
+            return p;
+        }));
+        long x0 = X.get();
+        try {
+            java.util.concurrent.CompletableFuture<ChainResult> f = client.startChain(ChainCall.along(StaticRoute.of(
+                    StaticRoute.hop("a", "add"), StaticRoute.hop("c", "hang")), 9L).atomic()
+                    .heartbeats(io.rpcc.client.Heartbeats.every(Duration.ofMillis(300), Duration.ofSeconds(1)))
+                    .timeout(Duration.ofSeconds(60)));
+            org.junit.jupiter.api.Assertions.assertTrue(entered.await(30, TimeUnit.SECONDS));
+            eventually(() -> a.transactions().locksHeld() > 0, "a holds the chain's lock");
+            blackout.cut(); // c freezes mid-hop, closing nothing: as a machine that died
+            CompletionException e = assertThrows(CompletionException.class, f::join);
+            assertInstanceOf(io.rpcc.core.BrokenChainException.class, e.getCause(), "declared broken, so aborted");
+            locksFree();
+            assertEquals(x0, X.get(), "the work at a was rolled back");
+        } finally {
+            blackout.heal();
+            c.close();
+        }
+    }
+
+    @Test
     void aSubChainIsPartOfItsParentsTransaction() {
         long x0 = X.get();
         long y0 = Y.get();
