@@ -744,6 +744,14 @@ public final class ChainOriginator {
                     refusals.countFrame(Refusal.FORGED_FRAME, from);
                 }
             }
+            case TxFrames.Query q -> {
+                Pending p = pending.get(q.chainId());
+                if (p != null && p.tx != null && p.attemptSecret.matches(q.secret())
+                        && !AtomicCoordinator.decided(p.tx)) {
+                    return; // the chain still runs: its decision comes at its end
+                }
+                atomic.answer(q, d -> send.accept(from, d));
+            }
             case TxFrames.Decide d -> refusals.countFrame(Refusal.FORGED_FRAME, from); // (goes to participants)
         }
     }
