@@ -47,11 +47,23 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      *     its server ({@link Failovers#NONE}: nobody)
      * @param stream the data stream the first hop's service function reads as it arrives, or
      *     {@code null}; sent once (a chain with a stream is not sent again)
+     * @param atomic whether the chain is sent as an atomic chain: one transaction across all its hops
+     *     ({@code ChainCall.atomic()}), its stamp in every hop's header
      */
-    public record Sending(Failovers failovers, @Nullable OutboundStream stream) {
+    public record Sending(Failovers failovers, @Nullable OutboundStream stream, boolean atomic) {
         public Sending {
             Objects.requireNonNull(failovers, "failovers");
         }
+
+        /** A chain that is not atomic. */
+        public Sending(Failovers failovers, @Nullable OutboundStream stream) {
+            this(failovers, stream, false);
+        }
+    }
+
+    /** Whether the chain is atomic ({@code ChainCall.atomic()}). */
+    public boolean atomic() {
+        return sending.atomic();
     }
 
     /** A chain without a data stream. */
@@ -72,7 +84,8 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain with {@code data} streamed to its first hop. */
     public ChainStart streaming(@Nullable OutboundStream data) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(failovers(), data));
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats,
+                new Sending(failovers(), data, atomic()));
     }
 
     /** A chain whose failovers nobody is told of. */
@@ -83,7 +96,8 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain, its failovers told to {@code to}. */
     public ChainStart tellingFailovers(Failovers to) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(to, stream()));
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats,
+                new Sending(to, stream(), atomic()));
     }
 
     /**
@@ -93,6 +107,12 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
     public static ChainStart call(String server, String serviceFunction, @Nullable Object params, Duration timeout) {
         return new ChainStart(new NextHop.Call(server, serviceFunction, params, ChainingFunctionSource.NONE,
                 ChainState.empty()), Metadata.empty(), 1, timeout, null, HeartbeatPolicy.OFF);
+    }
+
+    /** This chain as an atomic one ({@code ChainCall.atomic()}). */
+    public ChainStart asAtomic() {
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats,
+                new Sending(failovers(), stream(), true));
     }
 
     /** The first server. */
@@ -135,7 +155,8 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * chaining function), within {@code left}.
      */
     public ChainStart continuing(NextHop.Call next, Duration left) {
-        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats, failovers());
+        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats,
+                new Sending(failovers(), null, atomic()));
     }
 
     /**
