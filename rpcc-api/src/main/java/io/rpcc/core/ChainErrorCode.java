@@ -87,7 +87,14 @@ public enum ChainErrorCode {
      * there before (it is not deterministic), or returned before a call it had made
      * ({@link ReplayDivergedException}).
      */
-    REPLAY_DIVERGED(26);
+    REPLAY_DIVERGED(26),
+    /**
+     * An atomic chain's transaction was rolled back at every server it ran at: a hop failed and the
+     * failure reached the client, a server voted against it, it was wounded by an older transaction
+     * too close to its deadline to run again, or a server it ran at was lost before it could
+     * commit ({@link TransactionAbortedException}).
+     */
+    ABORTED(27);
 
     private static final ChainErrorCode[] BY_NUMBER = byNumber();
 

@@ -48,7 +48,8 @@ final class ArchitectureRules {
      * {@code NodeBuilder} and the facades' builders), the node facades, {@code FunctionCheck} (a node's
      * function compiler and sandbox, outside a node), the standalone node's main class, and the entry
      * points of tracing and metrics ({@code RpccTracing}, {@code RpccMetrics}), and the legacy wrappers'
-     * builders ({@code LegacyGrpc}, {@code LegacyHttp}). Everything
+     * builders ({@code LegacyGrpc}, {@code LegacyHttp}), and the atomic chains' state and transaction
+     * ({@code TxVar}, {@code TxMap}, {@code Transaction}: each operation is the transaction engine's). Everything
      * else in an API package talks only to other API types (rpcc-api cannot even see the implementation).
      */
     static final Set<String> FACADES = Set.of(
@@ -57,7 +58,8 @@ final class ArchitectureRules {
             "io.rpcc.client.RpccClient", "io.rpcc.client.RpccClient$Builder",
             "io.rpcc.node.RpccNode", "io.rpcc.observability.RpccTracing", "io.rpcc.observability.RpccMetrics",
             "io.rpcc.legacy.LegacyGrpc", "io.rpcc.legacy.LegacyGrpc$Builder",
-            "io.rpcc.legacy.LegacyHttp", "io.rpcc.legacy.LegacyHttp$Builder");
+            "io.rpcc.legacy.LegacyHttp", "io.rpcc.legacy.LegacyHttp$Builder",
+            "io.rpcc.server.atomic.TxVar", "io.rpcc.server.atomic.TxMap", "io.rpcc.server.atomic.Transaction");
 
     private ArchitectureRules() {
     }

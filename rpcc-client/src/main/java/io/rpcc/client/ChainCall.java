@@ -50,12 +50,13 @@ import org.jspecify.annotations.Nullable;
  *     ({@link StateFallback}), or {@code null} for the client's default
  * @param stream the data the first service function (a {@code StreamingServiceFunction}) reads as it
  *     arrives, or {@code null}: none (see {@link #stream(InputStream)})
+ * @param atomicChain whether the chain is atomic: one transaction across all its hops (see {@link #atomic()})
  */
 public record ChainCall(String server, String serviceFunction, @Nullable Object params,
                         ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
                         int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
                         @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
-                        @Nullable StateFallback stateFallback, @Nullable InputStream stream) {
+                        @Nullable StateFallback stateFallback, @Nullable InputStream stream, boolean atomicChain) {
 
     /** A call without a data stream. */
     public ChainCall(String server, String serviceFunction, @Nullable Object params,
@@ -64,7 +65,17 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
                      @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
                      @Nullable StateFallback stateFallback) {
         this(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata, deadline,
-                heartbeats, retry, stateFallback, null);
+                heartbeats, retry, stateFallback, null, false);
+    }
+
+    /** A call that is not {@linkplain #atomic() atomic}. */
+    public ChainCall(String server, String serviceFunction, @Nullable Object params,
+                     ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
+                     int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
+                     @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
+                     @Nullable StateFallback stateFallback, @Nullable InputStream stream) {
+        this(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata, deadline,
+                heartbeats, retry, stateFallback, stream, false);
     }
 
     public ChainCall {
@@ -84,7 +95,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** A plain call of {@code serviceFunction} at {@code server}, to be completed with the setters. */
     public static ChainCall to(String server, String serviceFunction) {
         return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null,
-                Metadata.empty(), null, null, null, null, null);
+                Metadata.empty(), null, null, null, null, null, false);
     }
 
     /** A chain along {@code route}, starting with {@code params}. */
@@ -155,19 +166,19 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With the first service function's parameters. */
     public ChainCall params(@Nullable Object params) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
     }
 
     /** With the chaining function to run after the first service function. */
     public ChainCall chainingFunction(ChainingFunctionSource cf) {
         return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
     }
 
     /** With the initial state. */
     public ChainCall state(ChainState state) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
     }
 
     /**
@@ -181,7 +192,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall deadline(Instant deadline) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry, stateFallback, stream);
+                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry, stateFallback, stream, atomicChain);
     }
 
     /** With a deadline {@code budget} from now: {@code deadline(Instant.now().plus(budget))}. */
@@ -192,7 +203,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With a timeout for the whole chain. */
     public ChainCall timeout(@Nullable Duration timeout) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
     }
 
     /**
@@ -201,7 +212,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall heartbeats(Heartbeats heartbeats) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry, stateFallback, stream);
+                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry, stateFallback, stream, atomicChain);
     }
 
     /**
@@ -211,20 +222,20 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall retry(RetryPolicy retry) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"), stateFallback, stream);
+                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"), stateFallback, stream, atomicChain);
     }
 
     /** With a hop limit. */
     public ChainCall maxHops(int maxHops) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
     }
 
     /** In interactive mode ({@code true}) or chain mode ({@code false}). */
     @UnstableApi
     public ChainCall interactive(boolean interactive) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
     }
 
     /**
@@ -241,7 +252,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall stream(InputStream data) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry, stateFallback, Objects.requireNonNull(data, "data"));
+                metadata, deadline, heartbeats, retry, stateFallback, Objects.requireNonNull(data, "data"), atomicChain);
     }
 
     /**
@@ -251,13 +262,13 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall stateFallback(StateFallback fallback) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry, Objects.requireNonNull(fallback, "fallback"), stream);
+                metadata, deadline, heartbeats, retry, Objects.requireNonNull(fallback, "fallback"), stream, atomicChain);
     }
 
     /** With {@code metadata} as the chain's metadata (replacing what was set before). */
     public ChainCall metadata(Metadata metadata) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry, stateFallback, stream);
+                metadata, deadline, heartbeats, retry, stateFallback, stream, atomicChain);
     }
 
     /**
@@ -278,5 +289,33 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall metadata(String key, byte[] value) {
         return metadata(metadata.with(key, value));
+    }
+
+    /**
+     * As an <em>atomic chain</em>: one transaction across every hop, sub-chain and split branch of
+     * the chain. What its service functions change in transactional state ({@code TxVar},
+     * {@code TxMap} and the resource managers they enlist, in {@code io.rpcc.server.atomic}) takes
+     * effect at every server together, when the chain ends with a result, or nowhere: the chain's
+     * future completes only once the outcome is decided, and an aborted chain fails with a
+     * {@code TransactionAbortedException} saying why and where (a hop's failure that reaches the
+     * client, a server's vote against it, a cancel, the deadline, a lost node).
+     *
+     * <p>What that guarantees: the chain's reads and writes of transactional state are serializable
+     * with every other atomic chain's (strict two-phase locking); its partial replies are held at
+     * their servers and delivered only if it commits; a conflict between two chains never
+     * deadlocks (the older one wounds the younger, which is rolled back and started again as a new
+     * attempt of the same chain, keeping its age, for as long as the deadline allows).
+     *
+     * <p>What it asks of the service functions it calls: they must be <em>re-runnable</em>. A
+     * function that must wait for a lock is stopped, its writes discarded, and run again from its
+     * start when the lock is free, and a wounded chain runs again from its first hop. Keep every
+     * effect outside rpcc's transactional state (a message sent, a file written, a call to another
+     * system) in an {@code onCommit} hook of {@code Transaction.current()}, which runs once, after
+     * the commit. An atomic chain runs in chain mode only, without a data stream, and is not sent
+     * again by a {@link RetryPolicy} (its restarts after a wound are its own).
+     */
+    public ChainCall atomic() {
+        return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
+                metadata, deadline, heartbeats, retry, stateFallback, stream, true);
     }
 }

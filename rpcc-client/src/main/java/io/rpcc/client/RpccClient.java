@@ -240,6 +240,11 @@ public final class RpccClient implements AutoCloseable {
                     + "a chain whose steps run at the client would not send it; run it with "
                     + "ChainCall.stateFallback(StateFallback.NEVER)");
         }
+        if (call.atomicChain() && (call.stream() != null || isInteractive(call) || stepsAtClient(call))) {
+            throw new IllegalArgumentException("an atomic chain (ChainCall.atomic) runs in chain mode, without a data "
+                    + "stream and with its state carried along: run it with ChainCall.interactive(false) and "
+                    + "ChainCall.stateFallback(StateFallback.NEVER), without ChainCall.stream");
+        }
         ChainingFunctionSource cf = call.chainingFunction();
         if (repository == null || cf.isReference() || cf.language() == null || cf.source().length() <= inlineLimit) {
             return call;
@@ -383,6 +388,9 @@ public final class RpccClient implements AutoCloseable {
         ChainStart start = new ChainStart(new NextHop.Call(call.server(), call.serviceFunction(), call.params(),
                 call.chainingFunction(), call.state()), call.metadata(), maxHops(call), timeout(call), call.deadline(),
                 heartbeats(call));
+        if (call.atomicChain()) {
+            start = start.asAtomic();
+        }
         return call.stream() == null ? start : start.streaming(new OutboundStream(call.stream(), "the data of a chain to '"
                 + call.server() + "' ('" + call.serviceFunction() + "')"));
     }
@@ -397,7 +405,7 @@ public final class RpccClient implements AutoCloseable {
     }
 
     private RetryPolicy retry(ChainCall call) {
-        if (call.stream() != null) { // its data is read once
+        if (call.stream() != null || call.atomicChain()) { // its data is read once; its restarts are its own
             return RetryPolicy.NONE;
         }
         return call.retry() != null ? call.retry() : defaultRetry;

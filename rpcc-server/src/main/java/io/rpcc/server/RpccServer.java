@@ -145,6 +145,11 @@ public final class RpccServer implements AutoCloseable {
                 node.functions().sandboxViolations(), node.transport().disconnects());
     }
 
+    /** The transactions of atomic chains at this server (test hook). */
+    io.rpcc.server.internal.atomic.LocalTransactions transactions() {
+        return hops.transactions();
+    }
+
     /**
      * This server's pool of Java function-runner processes, or {@code null} if no function has needed
      * one yet (test hook).

@@ -4,6 +4,7 @@ import io.rpcc.client.RetryPolicy;
 import io.rpcc.core.ChainCancelledException;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
+import io.rpcc.core.TransactionAbortedException;
 import io.rpcc.core.internal.chain.ChainOriginator;
 import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.Node;
@@ -96,8 +97,12 @@ final class ChainAttempts {
                 last.complete(p);
                 return;
             }
-            Duration backoff = policy.backoff(p.attempt(), ThreadLocalRandom.current().nextDouble());
             Throwable failure = Node.unwrap(e);
+            if (failure instanceof TransactionAbortedException && p.tx() != null && p.tx().wounded()) {
+                node.executor().execute(() -> restartWounded(p));
+                return;
+            }
+            Duration backoff = policy.backoff(p.attempt(), ThreadLocalRandom.current().nextDouble());
             if (!mayRetry(p, failure, backoff)) {
                 last.complete(p);
                 return;
@@ -124,6 +129,29 @@ final class ChainAttempts {
             return false;
         }
         return tokens.tryRetry();
+    }
+
+    /**
+     * Atomic chain attempt {@code wounded} was wounded by an older transaction and aborted: it starts
+     * again at once, as a new chain with the same stamp (so it keeps its age), with no retry policy
+     * and no token: as often as it is wounded, while the call's timeout and deadline allow. The
+     * oldest transaction is never wounded, so every chain gets its turn.
+     */
+    private void restartWounded(ChainOriginator.Pending wounded) {
+        Duration left = start.timeout().minusNanos(System.nanoTime() - startNanos);
+        if (cancelled || left.isNegative() || left.isZero()
+                || (start.deadline() != null && !Instant.now().isBefore(start.deadline()))) {
+            node.originator().atomic().gaveUp(wounded);
+            last.complete(wounded);
+            return;
+        }
+        try {
+            node.requireAcceptingChains();
+            watch(node.relaunchAtomic(wounded, start.withTimeout(left), sink));
+        } catch (RuntimeException e) { // the client closed meanwhile: the wounded attempt's outcome stands
+            node.originator().atomic().gaveUp(wounded);
+            last.complete(wounded);
+        }
     }
 
     private void again(ChainOriginator.Pending earlier, Throwable failure) {

@@ -22,6 +22,7 @@ import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.spi.InvocationAbandoned;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.TxFrames;
 import io.rpcc.core.internal.wire.CarriedTimings;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSoFar;
@@ -103,6 +104,7 @@ public final class HopExecutor implements RequestHandler {
     private final MergedHop mergedHop = new MergedHop();
     private final HopChaining chaining;
     private final HopDecorators decorators;
+    private final AtomicHops atomic;
 
     /**
      * The server side of {@code node}, hosting and running hops as {@code settings} say: the service
@@ -129,7 +131,8 @@ public final class HopExecutor implements RequestHandler {
         HopInterceptors interceptors = new HopInterceptors(node.name(), settings.around().interceptors());
         this.decorators = new HopDecorators(node.name(), settings.around().decorators(), services,
                 node.executor());
-        this.serviceHop = new ServiceHop(node.name(), settings.services(), interceptors);
+        this.atomic = new AtomicHops(node);
+        this.serviceHop = new ServiceHop(node.name(), settings.services(), interceptors, atomic);
         this.proxiedHop = new ProxiedHop(node.name(), settings.proxy().actsAsOne());
         this.subChainReturn = new SubChainReturn(node.name(), continuations);
         this.subChainFailureReturn = new SubChainFailureReturn(node.name(), continuations, reports);
@@ -175,8 +178,9 @@ public final class HopExecutor implements RequestHandler {
         } else { // the engine's own hops (returns, merges, proxied hops) run their chain's functions too
             isolation = policy.isolationOf(request.header(), caller);
         }
+        // (an atomic chain's hops are never replayed: each attempt is a transaction of its own)
         HopOutcomes.Outcome claim = kind == HopKind.SERVICE && services.contains(request.header().serviceFunction())
-                ? outcomes.claim(request, arrivedNanos, peer) : null;
+                && !request.header().atomic() ? outcomes.claim(request, arrivedNanos, peer) : null;
         if (claim == HopOutcomes.WAITING) { // the same hop runs here: handled anew when it has ended
             waiting.waits(request, arrivedNanos);
             return;
@@ -199,17 +203,29 @@ public final class HopExecutor implements RequestHandler {
         if (claim != null && !claim.replays()) {
             hop.replies().recordInto(claim); // its replies are kept with its outcome, for a replay
         }
+        Executor runOn = executor;
         try {
-            executor.execute(() -> {
+            executor.execute(new Runnable() {
+                @Override
+                public void run() {
+                boolean parked = false;
                 try {
                     ChainHeader h = request.header();
                     // neither a proxy nor a return nor a merge is a hop of its own
                     List<String> path = kind.isHopOfItsOwn() ? node.pathThrough(h) : h.path();
                     HopWatch watch = decorators.watch(kind);
                     hop.replies().tellReplies(watch);
-                    run(new HopState(kind, h, path, new CopyOnWriteArrayList<>(h.console()),
+                    HopExecutor.this.run(new HopState(kind, h, path, new CopyOnWriteArrayList<>(h.console()),
                             CarriedTimings.continuing(h.timings()), hop, watch), request, arrivedNanos, claim);
+                } catch (HopParked p) {
+                    // an atomic hop waits for a lock, without a thread: it runs again, anew, when granted
+                    parked = true;
+                    Runnable again = this;
+                    p.resume().whenComplete((v, e) -> resubmit(runOn, again));
                 } finally {
+                    if (parked) {
+                        return;
+                    }
                     // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
                     if (claim != null) {
                         endWhenQuiet(claim, hop.replies(), control);
@@ -223,6 +239,7 @@ public final class HopExecutor implements RequestHandler {
                     }
                     running.ran(hop);
                 }
+                }
             });
         } catch (RuntimeException e) { // an executor that refuses work: the hop fails here
             outcomes.ended(claim, System.nanoTime());
@@ -232,6 +249,15 @@ public final class HopExecutor implements RequestHandler {
             reports.sendFailure(h, new HopFailure(ChainErrorCode.INTERNAL, e.getClass().getName(), "server '" + node.name()
                     + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
                     h.console(), h.timings(), hop.replies().handOver(h.credit()));
+        }
+    }
+
+    /** Runs {@code parked}, a parked hop whose lock was granted (or whose transaction ended), again on {@code executor}. */
+    private void resubmit(Executor executor, Runnable parked) {
+        try {
+            executor.execute(parked);
+        } catch (RuntimeException refused) { // a closing node's executor: the hop runs here, and fails or is dropped
+            node.executor().execute(parked);
         }
     }
 
@@ -295,6 +321,7 @@ public final class HopExecutor implements RequestHandler {
             return false;
         }
         c.hops().forEach(HopControl::cancel);
+        atomic.cancelled(cancel.origin(), cancel.chainId()); // an atomic chain's transaction aborts here
         outcomes.forgetChain(cancel.origin(), cancel.chainId()); // a cancelled chain is never sent again
         continuations.forgetChain(cancel.origin(), cancel.chainId());
         relays.forgetChain(cancel.origin(), cancel.chainId());
@@ -308,6 +335,16 @@ public final class HopExecutor implements RequestHandler {
                     decisions.budgetForNext(c.budgetNanos())));
         }
         return !c.overShare(); // over its share of made-up chains' cancels: held against its connection
+    }
+
+    @Override
+    public boolean decide(TxFrames.Decide decide, Channel from) {
+        return atomic.decide(decide, from);
+    }
+
+    /** The transactions of atomic chains at this node (test hook and stats). */
+    public io.rpcc.server.internal.atomic.LocalTransactions transactions() {
+        return atomic.engine();
     }
 
     @Override
@@ -473,6 +510,7 @@ public final class HopExecutor implements RequestHandler {
         HopState at = hop; // a return resumes the parked hop: its chaining function, the stack popped
         // the hop's chain in the MDC for every line logged on this thread while it runs, rpcc's own too
         ChainContext.Scope mdc = ChainMdc.put(hop.chainId(), hop.header().hop(), hop.header().origin());
+        boolean parked = false;
         try {
             decorators.decorate(hop); // first of all: one that throws rejects the hop
             if (hop.control().isCancelled()) {
@@ -497,12 +535,17 @@ public final class HopExecutor implements RequestHandler {
             }
             at = r.hop();
             return chaining.run(r);
+        } catch (HopParked p) {
+            parked = true;
+            throw p;
         } catch (InvocationAbandoned a) {
             // the hop failed when its chaining function was abandoned; what it did since is dropped
         } catch (RuntimeException | Error e) {
             reportFailure(at, e);
         } finally {
-            at.watch().ran(at); // (the watch of a hop resumed by a return is the return's)
+            if (!parked) {
+                at.watch().ran(at); // (the watch of a hop resumed by a return is the return's)
+            }
             mdc.close();
         }
         return null;
@@ -511,6 +554,10 @@ public final class HopExecutor implements RequestHandler {
     /** Reports that {@code hop} failed with {@code e}, unless its chain was cancelled or the node closed. */
     private void reportFailure(HopState hop, Throwable e) {
         ChainHeader h = hop.header();
+        if (h.atomic() && !hop.control().isCancelled() && hop.kind() == HopKind.SERVICE) {
+            // the participant here votes (so the originator tells it the decision), with a slice of the credit
+            h = h.withCredit(atomic.voteAfter(h, h.credit()));
+        }
         HopReplies replies = hop.replies();
         if (hop.control().isCancelled()) {
             replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain

@@ -12,6 +12,7 @@ import io.rpcc.core.internal.wire.ChainKey;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.TxFrames;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
@@ -192,6 +193,9 @@ final class ReplyRelay {
                     forward(q.withSecret(outSecret), q.withSecret(creator.attemptSecret()));
                 }
             }
+            case TxFrames.Vote v -> { // (passed on even for a cancelled chain: its originator answers a late vote)
+                forward(withSecret(v, outSecret), withSecret(v, creator.attemptSecret()));
+            }
             case ChainErrorFrame e -> {
                 if (!cancelled) {
                     forward(new ChainErrorFrame(e.chainId(), outSecret, e.code(), e.failure(), e.credit()),
@@ -200,6 +204,12 @@ final class ReplyRelay {
             }
             default -> throw new IllegalStateException("not a frame to relay: " + frame);
         }
+    }
+
+    /** {@code v} under {@code secret}, the secret of the node it is passed on to. */
+    private static TxFrames.Vote withSecret(TxFrames.Vote v, ChainSecret secret) {
+        return new TxFrames.Vote(v.chainId(), secret, v.attempt(), v.credit(), v.voter(), v.hop(), v.yes(), v.why(),
+                v.clock(), v.heldReplies());
     }
 
     /** Runs the handler on reply {@code r} and sends on what it passes on. */

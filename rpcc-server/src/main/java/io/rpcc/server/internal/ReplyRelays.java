@@ -8,6 +8,7 @@ import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.TxFrames;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ReturnPoint;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
@@ -76,6 +77,7 @@ final class ReplyRelays {
             case QuietFrame f -> relays.get(new Key(f.chainId(), f.secret()));
             case ChainErrorFrame f -> relays.get(new Key(f.chainId(), f.secret()));
             case WindowUpdateFrame f -> f.grant() ? null : relays.get(new Key(f.chainId(), f.secret()));
+            case TxFrames.Vote f -> relays.get(new Key(f.chainId(), f.secret()));
             default -> null;
         };
         if (r == null) {

@@ -29,12 +29,14 @@ final class ServiceHop {
     private final String nodeName;
     private final Map<String, ServiceFunction> services;
     private final HopInterceptors interceptors;
+    private final AtomicHops atomic;
 
-    /** The hops of {@code services} at node {@code nodeName}. */
-    ServiceHop(String nodeName, Map<String, ServiceFunction> services, HopInterceptors interceptors) {
+    /** The hops of {@code services} at node {@code nodeName}; those of atomic chains run in {@code atomic}'s transactions. */
+    ServiceHop(String nodeName, Map<String, ServiceFunction> services, HopInterceptors interceptors, AtomicHops atomic) {
         this.nodeName = nodeName;
         this.services = Map.copyOf(services);
         this.interceptors = interceptors;
+        this.atomic = atomic;
     }
 
     /**
@@ -61,6 +63,10 @@ final class ServiceHop {
         if (hop.control().isCancelled()) {
             hop.replies().handOver(h.credit()); // the result is for nobody: the originator ended the chain
             return null;
+        }
+        if (h.atomic()) { // prepared and voted before the chain goes on: the vote takes a slice of the credit
+            HopState voted = hop.resumedAs(h.withCredit(atomic.voteAfter(h, h.credit())));
+            ran = new HopResult(voted, ran.state(), ran.result(), ran.timing(), ran.cached());
         }
         if (cached != null && ran.cached() != null) { // (a hop that streams on is not kept)
             cached.served(ran.result());
@@ -94,7 +100,8 @@ final class ServiceHop {
         RequestStream data = request.stream();
         try (var scope = sfContext.push(); var working = control.enter();
              var input = StreamInputs.bind(data == null ? InputStream.nullInputStream() : data.input())) {
-            result = interceptors.aroundService(sfContext, h.serviceFunction(), unlessCancelled).apply(request.params());
+            ServiceFunction around = interceptors.aroundService(sfContext, h.serviceFunction(), unlessCancelled);
+            result = h.atomic() ? runAtomic(h, around, request.params()) : around.apply(request.params());
             if (result instanceof StreamedResult streamed) { // its data goes with the next hop's request
                 OutboundStream out = new OutboundStream(streamed.data(), "the data that hop " + h.hop() + " ('"
                         + h.serviceFunction() + "' at '" + nodeName + "') streams on");
@@ -106,6 +113,8 @@ final class ServiceHop {
                 result = streamed.value();
                 recording = null; // not kept: a chain sent again runs the hop again, for its stream
             }
+        } catch (HopParked parked) {
+            throw parked;
         } catch (HopRejectedException r) {
             throw recorded(recording, control, HopInterceptors.rejected(r));
         } catch (Throwable e) {
@@ -123,6 +132,23 @@ final class ServiceHop {
         long sfEnd = System.nanoTime();
         return new HopResult(hop, request.state(), result, new HopTiming(h.hop(), nodeName, h.serviceFunction(),
                 sfStart - arrivedNanos, sfEnd - sfStart, 0, 0, nodeName), recording);
+    }
+
+    /**
+     * Runs {@code sf} on {@code params} as one attempt of a hop of the atomic chain of {@code h}, in
+     * the participant of its transaction here: its value, or what it threw; a hop that must wait for
+     * a lock throws {@link HopParked} (its attempt was discarded; it runs again from its start when
+     * the lock is granted, on a thread it gets then).
+     */
+    private Object runAtomic(ChainHeader h, ServiceFunction sf, Object params) throws Exception {
+        io.rpcc.server.internal.atomic.Participant p = atomic.join(h);
+        io.rpcc.server.internal.atomic.HopRun<Object> run = atomic.engine().run(p, () -> sf.apply(params));
+        return switch (run) {
+            case io.rpcc.server.internal.atomic.HopRun.Done<Object> d -> d.value();
+            case io.rpcc.server.internal.atomic.HopRun.Failed<Object> f -> throw f.error() instanceof Exception e ? e
+                    : new IllegalStateException(f.error().toString(), f.error());
+            case io.rpcc.server.internal.atomic.HopRun.Parked<Object> w -> throw new HopParked(w.resume());
+        };
     }
 
     /** {@code f}, the failure of a service function, recorded in {@code recording} (if any) unless the hop was cancelled. */

@@ -18,6 +18,7 @@ import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.TxFrames;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.spi.EngineSpi;
@@ -91,6 +92,8 @@ public final class ChainOriginator {
         private volatile ChainException failedAfterResult;
         private volatile ChainLiveness liveness;
         private volatile boolean expired;
+        /** The transaction of an atomic chain, or {@code null}. */
+        private volatile AtomicCoordinator.Tx tx;
 
         private Pending(long id, ChainSecret secret, int attempt, AtomicInteger lastAttempt, DeliveredReplies delivered,
                         long budgetNanos, ReplySink sink) {
@@ -129,6 +132,20 @@ public final class ChainOriginator {
         /** Which sending of the chain this is: 1, or more for a chain sent again with the same id and secret. */
         public int attempt() {
             return attempt;
+        }
+
+        /** The secret of this attempt's frames back. */
+        ChainSecret attemptSecret() {
+            return attemptSecret;
+        }
+
+        /** The transaction of this chain if it is atomic ({@code ChainStart.atomic}), else {@code null}. */
+        public AtomicCoordinator.Tx tx() {
+            return tx;
+        }
+
+        void atomic(AtomicCoordinator.Tx t) {
+            this.tx = t;
         }
 
         /** Whether {@code s} is the secret of an earlier attempt of this chain than this one. */
@@ -208,6 +225,7 @@ public final class ChainOriginator {
     private final BiConsumer<Channel, Object> send;
     private final Runnable ended;
     private final NodeTimer timer;
+    private final AtomicCoordinator atomic;
     private volatile Supplier<ChainException> closedWith;
 
     /**
@@ -222,6 +240,12 @@ public final class ChainOriginator {
         this.send = send;
         this.ended = ended;
         this.timer = timer;
+        this.atomic = new AtomicCoordinator(nodeName, timer);
+    }
+
+    /** The coordinator of the atomic chains this node starts. */
+    public AtomicCoordinator atomic() {
+        return atomic;
     }
 
     /**
@@ -420,7 +444,12 @@ public final class ChainOriginator {
         Pending p = live(frame.chainId(), frame.secret(), from);
         if (p != null) {
             p.heard();
-            p.outcome().complete(new Arrival(frame, System.nanoTime()));
+            Arrival a = new Arrival(frame, System.nanoTime());
+            if (p.tx != null) {
+                p.tx.result(a); // the outcome is the decision's, at the chain's end
+            } else {
+                p.outcome().complete(a);
+            }
             recover(p, frame.credit());
         }
     }
@@ -438,7 +467,9 @@ public final class ChainOriginator {
                 l.failed(frame.failure().hop(), frame.failure().host(), System.nanoTime());
             }
             ChainException e = ChainErrors.toException(frame.code(), frame.failure());
-            if (!p.outcome().completeExceptionally(e) && !p.outcome().isCompletedExceptionally()
+            if (p.tx != null) {
+                p.tx.failed(e); // the transaction aborts at the chain's end
+            } else if (!p.outcome().completeExceptionally(e) && !p.outcome().isCompletedExceptionally()
                     && p.failedAfterResult == null) {
                 p.failedAfterResult = e;
             }
@@ -641,12 +672,78 @@ public final class ChainOriginator {
                 return false;
             }
             p.ended = true;
-            return true;
+        }
+        if (p.tx != null) { // (a no-op if it was decided)
+            atomic.endedUndecided(p.tx, "the chain ended at its originator before it could commit (cancelled, "
+                    + "timed out, past its deadline, or its originator closed)");
+        }
+        return true;
+    }
+
+    /**
+     * All the credit of atomic chain {@code p} is home, its votes with it: the originator decides.
+     * A commit completes the chain's outcome now and ends the chain when every voter has acknowledged
+     * (their held partial replies arrive before); an abort ends it now with a
+     * {@link io.rpcc.core.TransactionAbortedException}.
+     */
+    private void decide(Pending p) {
+        AtomicCoordinator.Decision d = atomic.decide(p.tx, p.failedAfterResult, "atomic chain " + chainId(p.id()));
+        if (d.commit()) {
+            p.outcome().complete(p.tx.arrival());
+            p.tx.acked().whenComplete((v, e) -> {
+                if (end(p)) {
+                    p.finished().complete(null);
+                }
+            });
+        } else {
+            fail(p, d.abort());
+        }
+    }
+
+    /**
+     * A frame of an atomic chain's commit protocol for a chain this node started, read from
+     * {@code from} (called on an event loop): a VOTE (with credit), a WOUND or a DECIDE_ACK.
+     */
+    public void onTransaction(TxFrames.TxFrame frame, Channel from) {
+        switch (frame) {
+            case TxFrames.Vote v -> {
+                Pending p = pending.get(v.chainId());
+                if (p != null && p.tx != null && p.attemptSecret.matches(v.secret())) {
+                    p.heard();
+                    atomic.vote(p.tx, v);
+                    recover(p, v.credit());
+                } else if (p == null && v.chainId() >= 1 && v.chainId() <= nextId.get()
+                        || p != null && p.ofEarlierAttempt(v.secret())) {
+                    lateFrames.incrementAndGet();
+                    atomic.lateVote(v);
+                } else {
+                    refusals.countFrame(Refusal.FORGED_FRAME, from);
+                }
+            }
+            case TxFrames.Wound w -> {
+                Pending p = live(w.chainId(), w.secret(), from);
+                if (p != null && p.tx != null && atomic.wound(p.tx, w)) {
+                    fail(p, atomic.woundedException(p.tx, "atomic chain " + chainId(p.id())));
+                }
+            }
+            case TxFrames.DecideAck a -> {
+                if (!atomic.ack(a)) {
+                    refusals.countFrame(Refusal.FORGED_FRAME, from);
+                }
+            }
+            case TxFrames.Decide d -> refusals.countFrame(Refusal.FORGED_FRAME, from); // (goes to participants)
         }
     }
 
     private void recover(Pending p, Credit credit) {
-        if (p.recover(credit) && end(p)) {
+        if (!p.recover(credit)) {
+            return;
+        }
+        if (p.tx != null) {
+            decide(p);
+            return;
+        }
+        if (end(p)) {
             ChainException late = p.failedAfterResult;
             if (late == null) {
                 p.finished().complete(null);

@@ -28,10 +28,17 @@ import org.jspecify.annotations.Nullable;
  *     timeout alone
  * @param heartbeats how the chain's heartbeats are watched ({@link HeartbeatPolicy#OFF}: not at all)
  * @param sending who is told of the first hop's failovers, and the data it streams to the first hop
+ * @param atomic whether the chain is atomic: one transaction across all its hops ({@code ChainCall.atomic()})
  */
 @EngineSpi
 public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout,
-                         @Nullable Instant deadline, HeartbeatPolicy heartbeats, Sending sending) {
+                         @Nullable Instant deadline, HeartbeatPolicy heartbeats, Sending sending, boolean atomic) {
+    /** A chain that is not atomic. */
+    public ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout,
+                      @Nullable Instant deadline, HeartbeatPolicy heartbeats, Sending sending) {
+        this(first, metadata, maxHops, timeout, deadline, heartbeats, sending, false);
+    }
+
     public ChainStart {
         Objects.requireNonNull(first, "first");
         Objects.requireNonNull(metadata, "metadata");
@@ -72,7 +79,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain with {@code data} streamed to its first hop. */
     public ChainStart streaming(@Nullable OutboundStream data) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(failovers(), data));
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(failovers(), data), atomic);
     }
 
     /** A chain whose failovers nobody is told of. */
@@ -83,7 +90,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain, its failovers told to {@code to}. */
     public ChainStart tellingFailovers(Failovers to) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(to, stream()));
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(to, stream()), atomic);
     }
 
     /**
@@ -93,6 +100,11 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
     public static ChainStart call(String server, String serviceFunction, @Nullable Object params, Duration timeout) {
         return new ChainStart(new NextHop.Call(server, serviceFunction, params, ChainingFunctionSource.NONE,
                 ChainState.empty()), Metadata.empty(), 1, timeout, null, HeartbeatPolicy.OFF);
+    }
+
+    /** This chain as an atomic one ({@code ChainCall.atomic()}). */
+    public ChainStart asAtomic() {
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, sending, true);
     }
 
     /** The first server. */
@@ -122,12 +134,12 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain with {@code left} as its timeout (what is left of the call's). */
     public ChainStart withTimeout(Duration left) {
-        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats, sending);
+        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats, sending, atomic);
     }
 
     /** This chain with {@code timeout} and {@code deadline} (or {@code null}) as its time limits (a chain sent again). */
     public ChainStart within(Duration timeout, @Nullable Instant deadline) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, sending);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, sending, atomic);
     }
 
     /**
@@ -135,7 +147,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * chaining function), within {@code left}.
      */
     public ChainStart continuing(NextHop.Call next, Duration left) {
-        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats, failovers());
+        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats, new Sending(failovers(), null), atomic);
     }
 
     /**
@@ -143,7 +155,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * or what the chain goes on with after a merge, see {@link NextHopDecision#branchLimits}).
      */
     public ChainStart withMaxHops(int limit) {
-        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats, sending);
+        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats, sending, atomic);
     }
 
     /**

@@ -13,6 +13,7 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.TxFrames;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 
@@ -107,6 +108,28 @@ public final class InboundDispatch implements InboundListener {
     public void onQuiet(QuietFrame quiet, Channel from) {
         if (!requests.relay(quiet, null)) {
             originator.onQuiet(quiet, from);
+        }
+    }
+
+    /**
+     * A frame of an atomic chain's commit protocol: a VOTE to a sub-chain's creator is relayed on
+     * (with the sub-chain's credit, as a QUIET is), any other VOTE, WOUND or DECIDE_ACK goes to the
+     * originator, a DECIDE to the server side (a participant).
+     */
+    @Override
+    public void onTransaction(TxFrames.TxFrame frame, Channel from) {
+        switch (frame) {
+            case TxFrames.Vote v -> {
+                if (!requests.relay(v, null)) {
+                    originator.onTransaction(v, from);
+                }
+            }
+            case TxFrames.Decide d -> {
+                if (!requests.decide(d, from)) {
+                    transport.refusals().countFrame(Refusal.FORGED_FRAME, from);
+                }
+            }
+            default -> originator.onTransaction(frame, from);
         }
     }
 

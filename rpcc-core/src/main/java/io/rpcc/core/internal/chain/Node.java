@@ -242,7 +242,25 @@ public final class Node implements AutoCloseable {
         long budget = budgetNanos(start.timeout(), start.deadline());
         ChainOriginator.Pending p = rerunOf == null ? originator.start(start.timeout(), budget, sink)
                 : originator.restart(rerunOf, start.timeout(), budget, sink);
+        if (start.atomic()) {
+            originator.atomic().begin(p, null);
+        }
         return send(p, budget, start, at);
+    }
+
+    /**
+     * Starts atomic chain {@code start} again after its attempt {@code wounded} was wounded (and
+     * aborted): a new chain (new id and secret, so that the old one's cancel stops only the old one)
+     * carrying the call's stamp, primary if the call is now this node's oldest. Otherwise as
+     * {@link #launch(ChainStart, ChainOriginator.ReplySink)}.
+     */
+    public ChainOriginator.Pending relaunchAtomic(ChainOriginator.Pending wounded, ChainStart start,
+                                                  ChainOriginator.ReplySink sink) {
+        requireStarted();
+        long budget = budgetNanos(start.timeout(), start.deadline());
+        ChainOriginator.Pending p = originator.start(start.timeout(), budget, sink);
+        originator.atomic().begin(p, wounded);
+        return send(p, budget, start, ChainPosition.FIRST);
     }
 
     /**
@@ -273,7 +291,8 @@ public final class Node implements AutoCloseable {
                     NextHopDecision.lessAllowance(heartbeats.intervalNanos(), heartbeatAllowanceNanos()));
         }
         p.finished().whenComplete((v, e) -> {
-            if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException || p.expired()) {
+            if (e instanceof ChainCancelledException || e instanceof ChainTimeoutException || p.expired()
+                    || p.tx() != null && p.tx().wounded()) { // (an atomic chain's participants on its trail abort)
                 long left = p.remainingNanos(System.nanoTime());
                 passCancel(server, new CancelFrame(p.id(), p.secret(), name(),
                         left == ChainHeader.NO_DEADLINE ? left : left - allowanceNanos()));
@@ -284,6 +303,9 @@ public final class Node implements AutoCloseable {
                 new ChainSoFar(hop, path, List.of(), List.of(), start.metadata()), serviceFunction,
                 start.chainingFunction(), Credit.ONE, new ReturnRoute(self, List.of(), branch),
                 new ChainLimits(start.maxHops(), budget - allowanceNanos(), heartbeat));
+        if (p.tx() != null) { // an atomic chain: its stamp in every hop's header
+            header = header.withTx(p.tx().stamp());
+        }
         ChainCredentials credentials = transport.credentials();
         if (credentials != null) { // with TLS: the chain carries its originator's signature
             header = header.withCredential(credentials.sign(header, self,
@@ -414,6 +436,7 @@ public final class Node implements AutoCloseable {
         }
         functions.open();
         timer.open();
+        originator.atomic().sendWith((to, frame) -> transport.send(to.node(), addressOf(to), frame));
         s.sweep().start();
         InetSocketAddress address;
         try {

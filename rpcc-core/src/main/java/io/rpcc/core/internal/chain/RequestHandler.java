@@ -2,6 +2,7 @@ package io.rpcc.core.internal.chain;
 
 import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.CancelFrame;
+import io.rpcc.core.internal.wire.TxFrames;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -74,6 +75,16 @@ public interface RequestHandler {
      * false if it is not (it is then for a chain this node originated).
      */
     default boolean relay(Object frame, Channel from) {
+        return false;
+    }
+
+    /**
+     * The originator of an atomic chain decided (a DECIDE that arrived on {@code from}, on an event
+     * loop): this node, a participant, commits or aborts its part and answers with a DECIDE_ACK.
+     * {@code false} if the frame is forged (not the secret of the transaction known here); a node that
+     * runs no atomic chains takes none.
+     */
+    default boolean decide(TxFrames.Decide decide, Channel from) {
         return false;
     }
 

@@ -920,11 +920,11 @@ class FrameCodecTest {
                 fresh.finishAndReleaseAll();
             }
         }
-        assertEquals("'new' speaks rpcc protocol versions 9 to 10 and 'me' speaks version 8: no version in common; "
-                + "upgrade 'me' to an rpcc build that speaks versions 9 to 10",
-                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(9, 10)));
-        assertEquals("'old' speaks rpcc protocol version 6 and 'me' speaks version 8: no version in common; "
-                + "upgrade 'old' to an rpcc build that speaks version 8",
+        assertEquals("'new' speaks rpcc protocol versions 10 to 11 and 'me' speaks version 9: no version in common; "
+                + "upgrade 'me' to an rpcc build that speaks versions 10 to 11",
+                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(10, 11)));
+        assertEquals("'old' speaks rpcc protocol version 6 and 'me' speaks version 9: no version in common; "
+                + "upgrade 'old' to an rpcc build that speaks version 9",
                 VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(6, 6)));
     }
 

@@ -45,6 +45,8 @@ import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.TxFrames;
+import io.rpcc.core.internal.wire.TxStamp;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.internal.wire.Serialization;
@@ -324,6 +326,7 @@ class WireFuzzTest {
             case CancelFrame c -> { }
             case HeartbeatFrame f -> { }
             case WindowUpdateFrame w -> { }
+            case TxFrames.TxFrame t -> { }
             default -> fail("not an rpcc message: " + message.getClass());
         }
     }
@@ -517,6 +520,16 @@ class WireFuzzTest {
                 ChainState.empty(), null));
         messages.add(new QuietFrame(4, SECRET, Credit.ONE.half().half().half()));
         messages.add(new CancelFrame(5, SECRET, "client-1", 1_500_000_000L));
+        // an atomic chain: the stamp in the header (field 23) and the commit protocol's frames
+        messages.add(new ChainRequest(header().withTx(new TxStamp(true, 17, -3)), "p", ChainState.empty(), null));
+        messages.add(new TxFrames.Vote(6, SECRET, 1, Credit.ONE.half().half(), new NodeAddress("s1", "127.0.0.1", 4001),
+                2, true, null, 99, 3));
+        messages.add(new TxFrames.Vote(6, SECRET, 2, Credit.ONE.half(), new NodeAddress("s2", "127.0.0.1", 4002),
+                1, false, "no", 100, 0));
+        messages.add(new TxFrames.Decide(6, SECRET, "client-1", 1, true, null));
+        messages.add(new TxFrames.Decide(6, SECRET, "client-1", 2, false, "wounded"));
+        messages.add(new TxFrames.DecideAck(6, SECRET, 1, "s1", 101, 3));
+        messages.add(new TxFrames.Wound(6, SECRET, 1, "s2", "client-2/4#1"));
         return messages.stream().map(WireFuzzTest::body);
     }
 

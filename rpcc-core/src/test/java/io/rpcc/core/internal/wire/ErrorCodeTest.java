@@ -53,6 +53,7 @@ class ErrorCodeTest {
         m.put(ChainErrorCode.BROKEN_CHAIN, 24);
         m.put(ChainErrorCode.PERMISSION_DENIED, 25);
         m.put(ChainErrorCode.REPLAY_DIVERGED, 26);
+        m.put(ChainErrorCode.ABORTED, 27);
         return m;
     }
 

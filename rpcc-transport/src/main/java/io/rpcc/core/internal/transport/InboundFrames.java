@@ -14,6 +14,7 @@ import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.PingFrame;
 import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.TxFrames;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.StreamFrames;
@@ -116,6 +117,7 @@ final class InboundFrames {
             case CancelFrame c -> listener.onCancel(c, ch);
             case HeartbeatFrame f -> listener.onHeartbeat(f, ch);
             case WindowUpdateFrame w -> listener.onWindowUpdate(w, ch);
+            case TxFrames.TxFrame t -> listener.onTransaction(t, ch);
             case Hello h -> handshakes.onHello(ch, dial, h);
             case FrameDecoder.MalformedFrame m -> malformed(ch, m.reason());
             case FrameDecoder.VersionMismatch v -> handshakes.onVersionMismatch(ch, dial, v);

@@ -7,6 +7,7 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.netty.channel.Channel;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.QuietFrame;
+import io.rpcc.core.internal.wire.TxFrames;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.spi.EngineSpi;
@@ -60,4 +61,12 @@ public interface InboundListener {
      * on the branch it names.
      */
     void onHeartbeat(HeartbeatFrame heartbeat, Channel from);
+
+    /**
+     * A frame of an atomic chain's commit protocol ({@link TxFrames}), read from connection
+     * {@code from}: a VOTE, DECIDE_ACK or WOUND for a chain this node started, or a DECIDE for a
+     * transaction this node takes part in. By default ignored (a node that runs no atomic chains).
+     */
+    default void onTransaction(TxFrames.TxFrame frame, Channel from) {
+    }
 }

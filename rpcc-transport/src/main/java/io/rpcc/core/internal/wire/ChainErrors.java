@@ -22,6 +22,7 @@ import io.rpcc.core.PeerAuthenticationException;
 import io.rpcc.core.PermissionDeniedException;
 import io.rpcc.core.ProtocolVersionException;
 import io.rpcc.core.ReplayDivergedException;
+import io.rpcc.core.TransactionAbortedException;
 import io.rpcc.core.RepositoryUnavailableException;
 import io.rpcc.core.SandboxViolationException;
 import io.rpcc.core.ServiceFunctionException;
@@ -117,6 +118,7 @@ public final class ChainErrors {
             case PERMISSION_DENIED ->
                     new Mapping(PermissionDeniedException.class, PermissionDeniedException::new);
             case REPLAY_DIVERGED -> new Mapping(ReplayDivergedException.class, ReplayDivergedException::new);
+            case ABORTED -> new Mapping(TransactionAbortedException.class, TransactionAbortedException::new);
         };
     }
 }

@@ -74,6 +74,27 @@ public record ChainHeader(ChainIdentity chain, ChainSoFar soFar, String serviceF
         return chain.attempt();
     }
 
+    /** The stamp of the chain's transaction, or {@code null} if the chain is not atomic. */
+    public @Nullable TxStamp tx() {
+        return chain.tx();
+    }
+
+    /** Whether the chain is atomic (one transaction across all its hops). */
+    public boolean atomic() {
+        return chain.tx() != null;
+    }
+
+    /** The transaction of this hop ({@link TxKey#of}), or {@code null} if the chain is not atomic. */
+    public @Nullable TxKey txKey() {
+        return chain.tx() == null ? null : TxKey.of(this);
+    }
+
+    /** This header with {@code stamp} as its transaction's stamp (a promoted or restarted chain), or not atomic. */
+    public ChainHeader withTx(@Nullable TxStamp stamp) {
+        return new ChainHeader(new ChainIdentity(chain.chainId(), chain.secret(), chain.originator(), chain.attempt(),
+                chain.credential(), stamp), soFar, serviceFunction, chainingFunction, credit, route, limits);
+    }
+
     /** This hop's index, starting at 1. */
     public int hop() {
         return soFar.hop();
@@ -137,7 +158,7 @@ public record ChainHeader(ChainIdentity chain, ChainSoFar soFar, String serviceF
     /** This header as attempt {@code nextAttempt} of its chain. */
     public ChainHeader withAttempt(int nextAttempt) {
         return new ChainHeader(new ChainIdentity(chain.chainId(), chain.secret(), chain.originator(), nextAttempt,
-                chain.credential()),
+                chain.credential(), chain.tx()),
                 soFar, serviceFunction, chainingFunction, credit, route, limits);
     }
 
@@ -195,7 +216,12 @@ public record ChainHeader(ChainIdentity chain, ChainSoFar soFar, String serviceF
     /** This header carrying {@code signed}, its originator's credential. */
     public ChainHeader withCredential(ChainCredential signed) {
         return new ChainHeader(new ChainIdentity(chain.chainId(), chain.secret(), chain.originator(), chain.attempt(),
-                signed), soFar, serviceFunction, chainingFunction, credit, route, limits);
+                signed, chain.tx()), soFar, serviceFunction, chainingFunction, credit, route, limits);
+    }
+
+    /** This header with {@code next} as the hop's share of the chain's credit (a vote took a slice of it). */
+    public ChainHeader withCredit(Credit next) {
+        return new ChainHeader(chain, soFar, serviceFunction, chainingFunction, next, route, limits);
     }
 
     /** This header with {@code next} as its deadline budget (as the request leaves this node). */

@@ -3,14 +3,17 @@ package io.rpcc.core.internal.wire;
 /**
  * The frame types of the rpcc wire protocol, version {@link #PROTOCOL_VERSION}; {@code docs/reference/protocol.md}
  * is the full specification. Version 2 added the chain secret; version 3 the version range in the
- * HELLO and stable error numbers with structured failure fields.
+ * HELLO and stable error numbers with structured failure fields; version 9 atomic chains (header
+ * field 23, the frames VOTE, DECIDE, DECIDE_ACK and WOUND).
  *
  * <pre>
  * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
  * HELLO   := min:varint max:varint node host port:varint maxFrameSize:varint   (first frame each way;
  *            its version byte is always {@link #HELLO_VERSION}, whatever versions the sender speaks)
  * REQUEST := header credit params:value state                      (run a hop; the header starts with chain,
- *            and ends with field 22, stream:varlong: the data stream that follows it, 0 = none)
+ *            and ends with field 22, stream:varlong: the data stream that follows it, 0 = none, and
+ *            field 23, tx := flags:int8 [order:varlong origin:int64]: flags 0 = not atomic, bit 0 = atomic,
+ *            bit 1 = primary)
  * RESULT  := chain path console timings credit value              (last hop to originator)
  * ERROR   := chain code:varint failure credit                      (any hop to originator; code: ChainErrorCode number)
  * REPLY   := chain hop:varint host value                           (preturn: any hop to originator)
@@ -26,6 +29,12 @@ package io.rpcc.core.internal.wire;
  * STREAM_END  := stream:varlong total:varlong abort:string          (null abort: complete)
  * STREAM_CREDIT := stream:varlong bytes:varlong                     (receiver to sender: more room)
  * STREAM_CANCEL := stream:varlong message:string                    (receiver to sender: stop)
+ * VOTE    := chain attempt:varint credit voter:address hop:varint yes:int8 why:string clock:varlong held:varlong
+ *            (participant to originator, after a hop of an atomic chain)
+ * DECIDE  := chain attempt:varint origin:string commit:int8 why:string (originator to participant)
+ * DECIDE_ACK := chain attempt:varint node:string clock:varlong released:varlong (participant to originator)
+ * WOUND   := chain attempt:varint node:string by:string             (participant to the victim's originator)
+ * address := node:string host:string port:varint
  * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
  * budget  := present:int8 [remainingNanos:varlong zigzag]          (0: no deadline; else nanoseconds left, &lt;= 0: expired)
@@ -39,10 +48,11 @@ package io.rpcc.core.internal.wire;
  */
 public enum FrameType {
     HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8), HEARTBEAT(9), PING(10),
-    STREAM_DATA(11), STREAM_END(12), STREAM_CREDIT(13), STREAM_CANCEL(14);
+    STREAM_DATA(11), STREAM_END(12), STREAM_CREDIT(13), STREAM_CANCEL(14), VOTE(15), DECIDE(16), DECIDE_ACK(17),
+    WOUND(18);
 
     /** The protocol version this build speaks: the version byte of every frame after the HELLO. */
-    public static final byte PROTOCOL_VERSION = 8;
+    public static final byte PROTOCOL_VERSION = 9;
 
     /**
      * The version byte of every HELLO, in this and every later protocol version: the HELLO's layout
@@ -79,6 +89,10 @@ public enum FrameType {
             case 12 -> STREAM_END;
             case 13 -> STREAM_CREDIT;
             case 14 -> STREAM_CANCEL;
+            case 15 -> VOTE;
+            case 16 -> DECIDE;
+            case 17 -> DECIDE_ACK;
+            case 18 -> WOUND;
             default -> null;
         };
     }

@@ -195,6 +195,7 @@ public final class WireFormat {
                         out.writeByte(FrameType.REQUEST.wire());
                         writeHeader(kryo, out, r.header());
                         out.writeVarLong(r.stream() == null ? 0 : r.stream().id(), true); // field 22
+                        writeTx(out, r.header().tx()); // field 23
                         kryo.writeClassAndObject(out, r.params());
                         writeState(kryo, out, r.state());
                     }
@@ -269,6 +270,41 @@ public final class WireFormat {
                         out.writeVarLong(c.stream(), true);
                         out.writeString(c.message());
                     }
+                    case TxFrames.Vote v -> {
+                        out.writeByte(FrameType.VOTE.wire());
+                        writeChain(out, v.chainId(), v.secret());
+                        out.writeVarInt(v.attempt(), true);
+                        writeCredit(out, v.credit());
+                        writeAddress(out, v.voter());
+                        out.writeVarInt(v.hop(), true);
+                        out.writeByte(v.yes() ? 1 : 0);
+                        out.writeString(reason(v.why()));
+                        out.writeVarLong(v.clock(), true);
+                        out.writeVarLong(v.heldReplies(), true);
+                    }
+                    case TxFrames.Decide d -> {
+                        out.writeByte(FrameType.DECIDE.wire());
+                        writeChain(out, d.chainId(), d.secret());
+                        out.writeVarInt(d.attempt(), true);
+                        out.writeString(d.origin());
+                        out.writeByte(d.commit() ? 1 : 0);
+                        out.writeString(reason(d.why()));
+                    }
+                    case TxFrames.DecideAck a -> {
+                        out.writeByte(FrameType.DECIDE_ACK.wire());
+                        writeChain(out, a.chainId(), a.secret());
+                        out.writeVarInt(a.attempt(), true);
+                        out.writeString(a.node());
+                        out.writeVarLong(a.clock(), true);
+                        out.writeVarLong(a.released(), true);
+                    }
+                    case TxFrames.Wound w -> {
+                        out.writeByte(FrameType.WOUND.wire());
+                        writeChain(out, w.chainId(), w.secret());
+                        out.writeVarInt(w.attempt(), true);
+                        out.writeString(w.node());
+                        out.writeString(reason(w.by()));
+                    }
                     case CancelFrame c -> {
                         out.writeByte(FrameType.CANCEL.wire());
                         writeChain(out, c.chainId(), c.secret());
@@ -295,6 +331,140 @@ public final class WireFormat {
             case ReplyFrame r -> "a partial reply";
             default -> "a " + message.getClass().getSimpleName();
         };
+    }
+
+    /** Header field 23 (version 9): {@code flags:int8 [order:varlong origin:int64]}; flags 0: not atomic. */
+    private static final int TX_ATOMIC = 1;
+    /** Header field 23 flag: the transaction is its originator's primary. */
+    private static final int TX_PRIMARY = 2;
+
+    private static void writeTx(Output out, TxStamp tx) {
+        if (tx == null) {
+            out.writeByte(0);
+            return;
+        }
+        out.writeByte(TX_ATOMIC | (tx.primary() ? TX_PRIMARY : 0));
+        out.writeVarLong(tx.order(), true);
+        out.writeLong(tx.origin());
+    }
+
+    private static TxStamp readTx(Input in) {
+        int flags = in.readByte();
+        if (flags == 0) {
+            return null;
+        }
+        if ((flags & ~(TX_ATOMIC | TX_PRIMARY)) != 0 || (flags & TX_ATOMIC) == 0) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "unknown transaction flags " + flags);
+        }
+        long order = in.readVarLong(true);
+        if (order < 0) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "transaction stamp with order "
+                    + Long.toUnsignedString(order) + " (at most 2^63 - 1)");
+        }
+        return new TxStamp((flags & TX_PRIMARY) != 0, order, in.readLong());
+    }
+
+    /** A reason as sent: at most {@link TxFrames#MAX_REASON_CHARS} characters. */
+    private static String reason(String why) {
+        return why == null || why.length() <= TxFrames.MAX_REASON_CHARS ? why
+                : why.substring(0, TxFrames.MAX_REASON_CHARS - 3) + "...";
+    }
+
+    private static String readReason(Input in, String type) {
+        String why = in.readString();
+        if (why != null && why.length() > TxFrames.MAX_REASON_CHARS) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame with a reason of " + why.length()
+                    + " characters (at most " + TxFrames.MAX_REASON_CHARS + ")");
+        }
+        return why;
+    }
+
+    private static int readTxAttempt(Input in, String type) {
+        int attempt = in.readVarInt(true);
+        if (attempt < 1 || attempt > ChainHeader.MAX_ATTEMPTS) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame for attempt "
+                    + Integer.toUnsignedString(attempt) + " (1 to " + ChainHeader.MAX_ATTEMPTS + ")");
+        }
+        return attempt;
+    }
+
+    private static long readCount(Input in, String type, String what) {
+        long n = in.readVarLong(true);
+        if (n < 0) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame with " + what + " "
+                    + Long.toUnsignedString(n) + " (at most 2^63 - 1)");
+        }
+        return n;
+    }
+
+    private static String requireName(String name, String type, String what) {
+        if (name == null || name.isEmpty()) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame without " + what);
+        }
+        return name;
+    }
+
+    private static boolean readFlag(Input in, String type, String what) {
+        int b = in.readByte();
+        if (b != 0 && b != 1) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame with " + what + " byte " + b);
+        }
+        return b == 1;
+    }
+
+    private static TxFrames.Vote readVote(Input in) {
+        String t = "VOTE";
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        int attempt = readTxAttempt(in, t);
+        Credit credit = readCredit(in);
+        if (credit.isZero() || credit.exceedsOne()) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "VOTE frame with credit " + credit);
+        }
+        NodeAddress voter = readAddress(in);
+        requireName(voter.node(), t, "a voter");
+        requireName(voter.host(), t, "the voter's host");
+        if (voter.port() < 0 || voter.port() > 65535) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "VOTE frame with voter port " + voter.port());
+        }
+        int hop = in.readVarInt(true);
+        if (hop < 1) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "VOTE frame for hop " + Integer.toUnsignedString(hop));
+        }
+        boolean yes = readFlag(in, t, "vote");
+        String why = readReason(in, t);
+        return new TxFrames.Vote(chainId, secret, attempt, credit, voter, hop, yes, why, readCount(in, t, "clock"),
+                readCount(in, t, "held replies"));
+    }
+
+    private static TxFrames.Decide readDecide(Input in) {
+        String t = "DECIDE";
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        int attempt = readTxAttempt(in, t);
+        String origin = requireName(in.readString(), t, "origin");
+        boolean commit = readFlag(in, t, "decision");
+        return new TxFrames.Decide(chainId, secret, origin, attempt, commit, readReason(in, t));
+    }
+
+    private static TxFrames.DecideAck readDecideAck(Input in) {
+        String t = "DECIDE_ACK";
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        int attempt = readTxAttempt(in, t);
+        String node = requireName(in.readString(), t, "node");
+        return new TxFrames.DecideAck(chainId, secret, attempt, node, readCount(in, t, "clock"),
+                readCount(in, t, "released replies"));
+    }
+
+    private static TxFrames.Wound readWound(Input in) {
+        String t = "WOUND";
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        int attempt = readTxAttempt(in, t);
+        String node = requireName(in.readString(), t, "node");
+        String by = readReason(in, t);
+        return new TxFrames.Wound(chainId, secret, attempt, node, requireName(by, t, "wounding transaction"));
     }
 
     private static void writeChain(Output out, long chainId, ChainSecret secret) {
@@ -807,6 +977,10 @@ public final class WireFormat {
                     case STREAM_END -> readStreamEnd(in);
                     case STREAM_CREDIT -> readStreamCredit(in);
                     case STREAM_CANCEL -> readStreamCancel(in);
+                    case VOTE -> readVote(in);
+                    case DECIDE -> readDecide(in);
+                    case DECIDE_ACK -> readDecideAck(in);
+                    case WOUND -> readWound(in);
                 };
             } catch (HopFailure e) {
                 throw e;
@@ -820,7 +994,7 @@ public final class WireFormat {
                     || message instanceof WindowUpdateFrame || message instanceof HeartbeatFrame
                     || message instanceof PingFrame || message instanceof StreamFrames.Data
                     || message instanceof StreamFrames.End || message instanceof StreamFrames.Credit
-                    || message instanceof StreamFrames.Cancel)) {
+                    || message instanceof StreamFrames.Cancel || message instanceof TxFrames.TxFrame)) {
                 throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
                         + " trailing bytes");
             }
@@ -867,7 +1041,8 @@ public final class WireFormat {
                         + Long.toUnsignedString(streamId) + " (at most 2^63 - 1)");
             }
             stream = streamId == 0 ? null : new AnnouncedStream(streamId);
-            header = new ChainHeader(new ChainIdentity(chainId, secret, originator, attempt, credential),
+            TxStamp tx = readTx(in); // field 23
+            header = new ChainHeader(new ChainIdentity(chainId, secret, originator, attempt, credential, tx),
                     new ChainSoFar(hop, path, console, timings, metadata), serviceFunction, chainingFunction, credit,
                     new ReturnRoute(replyTo, stack, branch), new ChainLimits(maxHops, budget, heartbeat));
             Object params = kryo.readClassAndObject(in);

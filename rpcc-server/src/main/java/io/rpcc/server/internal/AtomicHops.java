@@ -1,0 +1,176 @@
+package io.rpcc.server.internal;
+
+import io.netty.channel.Channel;
+import io.rpcc.core.internal.chain.Node;
+import io.rpcc.core.internal.wire.ChainHeader;
+import io.rpcc.core.internal.wire.ChainSecret;
+import io.rpcc.core.internal.wire.Credit;
+import io.rpcc.core.internal.wire.NodeAddress;
+import io.rpcc.core.internal.wire.TxFrames;
+import io.rpcc.core.internal.wire.TxKey;
+import io.rpcc.core.internal.wire.TxStamp;
+import io.rpcc.server.internal.atomic.LocalTransactions;
+import io.rpcc.server.internal.atomic.Participant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The participant's side of atomic chains at a server: the node's {@link LocalTransactions}, and
+ * what the protocol knows of each transaction that ran hops here (its originator, its attempt's
+ * secret, where its frames back go). After each hop of an atomic chain here the participant
+ * prepares and sends one VOTE, with a slice of the hop's credit, to the hop's reply-to node (the
+ * originator, or a sub-chain's creator, which relays it on with its sub-chain's credit); a DECIDE
+ * commits or aborts it and is answered with a DECIDE_ACK; a wound goes to the victim's originator
+ * as a WOUND; a cancel of the chain aborts it here.
+ */
+final class AtomicHops {
+    private static final Logger log = LoggerFactory.getLogger(AtomicHops.class);
+
+    /** What this node knows of a transaction that ran hops here. */
+    private record Known(NodeAddress originator, ChainSecret attemptSecret) {
+    }
+
+    private final Node node;
+    private final LocalTransactions engine;
+    private final Map<TxKey, Known> known = new ConcurrentHashMap<>();
+    private final AtomicLong votes = new AtomicLong();
+    private final AtomicLong woundsSent = new AtomicLong();
+
+    AtomicHops(Node node) {
+        this.node = node;
+        this.engine = new LocalTransactions(this::wound);
+    }
+
+    /** The node's transactions. */
+    LocalTransactions engine() {
+        return engine;
+    }
+
+    /**
+     * The participant of the transaction of hop {@code h} (an atomic chain's), made if new; the
+     * stamp it brings is observed on the node's Lamport clock, and taken if it comes first.
+     *
+     * @throws IllegalStateException if the transaction ended here (a late hop of it)
+     */
+    Participant join(ChainHeader h) {
+        TxKey key = h.txKey();
+        TxStamp stamp = h.tx();
+        known.putIfAbsent(key, new Known(h.originator(), h.attemptSecret()));
+        node.originator().atomic().observe(stamp.order());
+        return engine.join(key, stamp);
+    }
+
+    /**
+     * After a hop of an atomic chain ran here (its functions finished, or it failed): prepares the
+     * participant and sends its VOTE with a slice of {@code credit} (the hop's) to the hop's reply-to
+     * node; returns the rest of the credit, which goes on with the chain (or its failure). A hop that
+     * left no participant here (it never joined) sends nothing and keeps all of its credit.
+     */
+    Credit voteAfter(ChainHeader h, Credit credit) {
+        TxKey key = h.txKey();
+        Participant p = key == null ? null : engine.find(key);
+        if (p == null || credit.isZero()) {
+            return credit;
+        }
+        LocalTransactions.Vote v = engine.prepare(p);
+        Credit slice = credit.half();
+        votes.incrementAndGet();
+        TxFrames.Vote frame = new TxFrames.Vote(h.chainId(), h.replySecret(), h.attempt(), slice,
+                new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port()), h.hop(),
+                v.yes(), v.why(), Math.max(v.lamportClock(), node.originator().atomic().clock()), 0);
+        node.transport().send(h.replyTo().node(), node.replyAddress(h), frame).whenComplete((ok, e) -> {
+            if (e != null) {
+                log.warn("node '{}': the vote of transaction {} after hop {} could not be sent to '{}': {}", node.name(),
+                        key, h.hop(), h.replyTo().node(), e.toString());
+            }
+        });
+        return slice; // (the rest: the two halves are equal)
+    }
+
+    /**
+     * A DECIDE arrived on {@code from}: the participant commits or aborts (off the event loop: hooks
+     * and resource managers run) and a DECIDE_ACK goes back on the same connection. A decision for a
+     * transaction not known here (decided before, or never here) is acknowledged at once: it has
+     * nothing to apply. {@code false} if the secret is not the transaction's (forged).
+     */
+    boolean decide(TxFrames.Decide d, Channel from) {
+        TxKey key = d.key();
+        Known k = known.get(key);
+        if (k != null && !k.attemptSecret().matches(d.secret())) {
+            return false;
+        }
+        node.executor().execute(() -> {
+            if (k != null) {
+                if (d.commit()) {
+                    engine.commit(key);
+                } else {
+                    engine.abort(key, d.why() == null ? "its originator aborted it" : d.why());
+                }
+                known.remove(key, k);
+            }
+            node.transport().send(from, new TxFrames.DecideAck(d.chainId(), d.secret(), d.attempt(), node.name(),
+                    node.originator().atomic().clock(), 0));
+        });
+        return true;
+    }
+
+    /**
+     * The chain {@code origin#chainId} was cancelled (its CANCEL reached this node): every attempt
+     * of it that has a participant here aborts.
+     */
+    void cancelled(String origin, long chainId) {
+        List<TxKey> keys = new ArrayList<>(1);
+        for (TxKey key : known.keySet()) {
+            if (key.chainId() == chainId && key.origin().equals(origin)) {
+                keys.add(key);
+            }
+        }
+        if (keys.isEmpty()) {
+            return;
+        }
+        node.executor().execute(() -> {
+            for (TxKey key : keys) {
+                engine.abort(key, "its chain was cancelled by its originator");
+                known.remove(key);
+            }
+        });
+    }
+
+    /** The engine wounded {@code victim} for {@code by}: its originator is told, unless it is unknown here. */
+    private void wound(TxKey victim, TxStamp victimStamp, TxKey by) {
+        Known k = known.get(victim);
+        if (k == null) {
+            return;
+        }
+        woundsSent.incrementAndGet();
+        CompletableFuture<Void> sent = node.transport().send(k.originator().node(), node.addressOf(k.originator()),
+                new TxFrames.Wound(victim.chainId(), k.attemptSecret(), victim.attempt(), node.name(), by.toString()));
+        sent.whenComplete((ok, e) -> {
+            if (e != null) {
+                log.warn("node '{}': the wound of transaction {} could not be sent to its originator: {}", node.name(),
+                        victim, e.toString());
+            }
+        });
+    }
+
+    /** Votes sent. */
+    long votes() {
+        return votes.get();
+    }
+
+    /** Wounds sent. */
+    long woundsSent() {
+        return woundsSent.get();
+    }
+
+    /** Transactions known here (with a participant or recently ended). */
+    int known() {
+        return known.size();
+    }
+}

@@ -1,0 +1,121 @@
+package io.rpcc.core.internal.wire;
+
+import io.rpcc.core.spi.EngineSpi;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The frames of an atomic chain's commit protocol (protocol version 9). A participant (a node where
+ * a hop of the chain ran) sends its {@link Vote} to the chain's originator before the hop goes on;
+ * the originator, at the chain's end, sends one {@link Decide} to every voter, which answers a
+ * {@link DecideAck}; a participant whose lock an older transaction needs sends a {@link Wound} to
+ * the holder's originator. Each frame names one attempt of one chain ({@link TxKey}: the origin is
+ * the originator's name, the chain id and the attempt) and carries that attempt's secret
+ * ({@link ChainHeader#attemptSecret()}): only a node that saw a hop of the attempt knows it, so no
+ * other can vote, decide, acknowledge or wound.
+ */
+@EngineSpi
+public final class TxFrames {
+    /** The most characters of a reason ({@link Vote#why}, {@link Decide#why}, {@link Wound#by}) on the wire. */
+    public static final int MAX_REASON_CHARS = 2048;
+
+    private TxFrames() {
+    }
+
+    /** One of the four frames. */
+    public sealed interface TxFrame permits Vote, Decide, DecideAck, Wound {
+        /** The chain's number at its originator. */
+        long chainId();
+
+        /** The chain attempt's secret ({@link ChainHeader#attemptSecret()}). */
+        ChainSecret secret();
+
+        /** Which sending of the chain (the transaction is the attempt). */
+        int attempt();
+    }
+
+    /**
+     * VOTE (participant to originator): the participant prepared its part of the transaction after a
+     * hop, and holds its locks until the decision. It carries a slice of the hop's termination credit
+     * (like a partial reply's), so the chain's end at the originator implies every vote is home.
+     *
+     * @param chainId the chain's number at its originator
+     * @param secret the attempt's secret
+     * @param attempt the attempt
+     * @param credit the slice of the hop's credit the vote returns (never zero)
+     * @param voter the participant's address (where the decision goes)
+     * @param hop the hop after which it voted
+     * @param yes whether it can commit
+     * @param why for a no, why not (a sentence for the user), else {@code null}
+     * @param clock the participant's Lamport clock
+     * @param heldReplies how many partial replies the participant holds for the chain, released on commit
+     */
+    public record Vote(long chainId, ChainSecret secret, int attempt, Credit credit, NodeAddress voter, int hop,
+                       boolean yes, @Nullable String why, long clock, long heldReplies) implements TxFrame {
+        public Vote {
+            Objects.requireNonNull(secret, "secret");
+            Objects.requireNonNull(credit, "credit");
+            Objects.requireNonNull(voter, "voter");
+        }
+    }
+
+    /**
+     * DECIDE (originator to participant): the transaction commits or aborts. Sent again until acknowledged.
+     *
+     * @param chainId the chain's number at its originator
+     * @param secret the attempt's secret
+     * @param origin the originator's node name (with the chain id and attempt, the {@link TxKey})
+     * @param attempt the attempt
+     * @param commit commit ({@code true}) or abort
+     * @param why for an abort, why (a sentence), else {@code null}
+     */
+    public record Decide(long chainId, ChainSecret secret, String origin, int attempt, boolean commit,
+                         @Nullable String why) implements TxFrame {
+        public Decide {
+            Objects.requireNonNull(secret, "secret");
+            Objects.requireNonNull(origin, "origin");
+        }
+
+        /** The transaction decided. */
+        public TxKey key() {
+            return new TxKey(origin, chainId, attempt);
+        }
+    }
+
+    /**
+     * DECIDE_ACK (participant to originator): the decision is applied at {@code node}; on a commit,
+     * the {@code released} held replies went out before this frame (on the same connection).
+     *
+     * @param chainId the chain's number at its originator
+     * @param secret the attempt's secret
+     * @param attempt the attempt
+     * @param node the participant's node name
+     * @param clock the participant's Lamport clock
+     * @param released how many held partial replies it released (0 on abort)
+     */
+    public record DecideAck(long chainId, ChainSecret secret, int attempt, String node, long clock, long released)
+            implements TxFrame {
+        public DecideAck {
+            Objects.requireNonNull(secret, "secret");
+            Objects.requireNonNull(node, "node");
+        }
+    }
+
+    /**
+     * WOUND (participant to the victim's originator): an older transaction ({@code by}) needs a lock
+     * this attempt holds; abort the attempt unless it has decided to commit.
+     *
+     * @param chainId the victim's chain number at its originator
+     * @param secret the victim attempt's secret
+     * @param attempt the victim's attempt
+     * @param node where the lock is (the participant's node name)
+     * @param by the transaction that wounds (its {@link TxKey}, as text, for the user's message)
+     */
+    public record Wound(long chainId, ChainSecret secret, int attempt, String node, String by) implements TxFrame {
+        public Wound {
+            Objects.requireNonNull(secret, "secret");
+            Objects.requireNonNull(node, "node");
+            Objects.requireNonNull(by, "by");
+        }
+    }
+}
