@@ -163,7 +163,7 @@ public final class AtomicFigures {
                 ackedTimes.add((t3 - t1) / 1e6);
             }
             long plainBytes = bytes(wan, wanTopology);
-            int counted = 200;
+            int counted = Math.max(10, 10 * wanRuns);
             for (int i = 0; i < counted; i++) {
                 client.runChain(plain);
             }
