@@ -31,7 +31,6 @@ public record TxStamp(boolean primary, long order, long origin) implements Compa
     /**
      * Negative if this transaction comes first (is older, so it wounds {@code other}), positive if
      * {@code other} does, zero if they tie (then the smaller chain number, then the smaller attempt, comes first).
-     * {@code other} does, zero if they tie (then the chain number decides, then the attempt: see {@link TxKey}).
      */
     @Override
     public int compareTo(TxStamp other) {
