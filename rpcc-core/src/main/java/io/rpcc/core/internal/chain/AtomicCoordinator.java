@@ -139,6 +139,8 @@ public final class AtomicCoordinator {
         private @Nullable String woundedAt;
         private @Nullable Boolean decision;
         private @Nullable String why;
+        /** Partial replies that arrived, held until the decision (delivered on commit, dropped on abort). */
+        private @Nullable List<Held> held = new ArrayList<>();
 
         private Tx(Call call, TxStamp stamp, long chainId, ChainSecret secret, int attempt) {
             this.call = call;
@@ -176,6 +178,22 @@ public final class AtomicCoordinator {
 
         synchronized ChainOriginator.@Nullable Arrival arrival() {
             return arrival;
+        }
+
+        /** Holds a partial reply until the decision; {@code false} if it was decided (deliver or drop it now). */
+        synchronized boolean hold(Object value, int hop, String host, int bytes) {
+            if (held == null) {
+                return false;
+            }
+            held.add(new Held(value, hop, host, bytes));
+            return true;
+        }
+
+        /** The replies held so far, once: none are held after this. */
+        synchronized List<Held> takeHeld() {
+            List<Held> h = held == null ? List.of() : held;
+            held = null;
+            return h;
         }
 
         synchronized void failed(ChainException e) {
@@ -296,6 +314,10 @@ public final class AtomicCoordinator {
                     + "; it is started again with the same priority while its deadline allows", tx.woundedAt, 0,
                     List.of(), null);
         }
+    }
+
+    /** A partial reply held at the originator until its transaction is decided. */
+    record Held(Object value, int hop, String host, int bytes) {
     }
 
     /** What the originator does at an atomic chain's end. */
