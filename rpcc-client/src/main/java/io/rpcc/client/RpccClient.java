@@ -172,8 +172,12 @@ public final class RpccClient implements AutoCloseable {
             decorated.ended(null, e);
             throw e;
         }
+        boolean atomic = decorated.call().atomicChain();
         CompletableFuture<ChainResult> user = new CancellableFuture<>(() -> {
-            internal.cancel(true);
+            if (!internal.cancel(true) && !internal.isCancelled() && atomic) {
+                // an atomic chain that decided to commit (or whose result is on its way here): the user gets it
+                return CancellableFuture.TOO_LATE;
+            }
             Throwable why = CancellableFuture.cancellationCause(internal);
             decorated.endedBeforeReturning(null, why != null ? why : new CancellationException("cancelled"));
             return why;

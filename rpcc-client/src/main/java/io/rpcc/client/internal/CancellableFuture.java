@@ -13,6 +13,14 @@ import java.util.function.Supplier;
  * @param <T> the result type
  */
 public final class CancellableFuture<T> extends CompletableFuture<T> {
+    /**
+     * What a canceller returns when the work could not be stopped because its outcome is already settled
+     * (an atomic chain that decided to commit): the cancel then has no effect and returns {@code false},
+     * and the future completes with that outcome.
+     */
+    public static final Throwable TOO_LATE = new Throwable("too late to cancel: the outcome is settled", null, false, false) {
+    };
+
     private final Supplier<Throwable> canceller;
     private volatile boolean cancelling;
 
@@ -28,6 +36,10 @@ public final class CancellableFuture<T> extends CompletableFuture<T> {
         }
         cancelling = true;
         Throwable why = canceller.get();
+        if (why == TOO_LATE) {
+            cancelling = false;
+            return false;
+        }
         CancellationException c = new CancellationException(why != null ? why.getMessage() : "cancelled");
         if (why != null) {
             c.initCause(why);

@@ -77,7 +77,9 @@ final class ChainAttempts {
     Throwable cancel(String why) {
         cancelled = true;
         ChainOriginator.Pending p = current;
-        node.cancel(p, why);
+        if (!node.cancel(p, why) && p.tx() != null && p.tx().committed()) {
+            return CancellableFuture.TOO_LATE; // decided to commit: the future gets the result
+        }
         Throwable ended = p.outcome().handle((r, e) -> e == null ? null : Node.unwrap(e)).getNow(null);
         if (ended instanceof ChainCancelledException) {
             return ended;

@@ -398,12 +398,13 @@ public final class AtomicCoordinator {
 
     /**
      * Attempt {@code tx} ended at this node without a decision (cancelled, timed out, past its
-     * deadline, the node closing): it aborts, and its voters are told.
+     * deadline, the node closing): it aborts, and its voters are told. Returns {@code false} if it had
+     * been decided to commit (then nothing changes), {@code true} if it is aborted (now or before).
      */
-    void endedUndecided(Tx tx, String why) {
+    boolean endedUndecided(Tx tx, String why) {
         synchronized (tx) {
             if (tx.decision != null) {
-                return;
+                return !tx.decision;
             }
             tx.decision = false;
             tx.why = why;
@@ -413,6 +414,7 @@ public final class AtomicCoordinator {
             callEnded(tx.call, false);
         }
         fanOut(tx);
+        return true;
     }
 
     private void fanOut(Tx tx) {

@@ -431,7 +431,9 @@ public final class ChainOriginator {
      * arrives for it later is a late frame. Returns {@code false} if it had already ended.
      */
     public boolean cancel(Pending p, String why) {
-        if (p.tx != null && p.tx.committed()) {
+        // an atomic chain is aborted first, in one step with the check that it has not decided to commit (a
+        // check, then end(p), would let a commit decided in between go out while the caller is told "cancelled")
+        if (p.tx != null && !atomic.endedUndecided(p.tx, "cancelled by its originator (" + why + ")")) {
             return false; // an atomic chain decided to commit: too late to cancel (it waits for its acknowledgements)
         }
         if (!end(p)) {

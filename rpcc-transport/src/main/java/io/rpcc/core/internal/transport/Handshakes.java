@@ -86,6 +86,13 @@ final class Handshakes {
         if (tls() && !authentication.authenticatedAs(ch, dial, h.node())) {
             return;
         }
+        if (dial == null && self == null) {
+            // a HELLO on a socket bound a moment before the node knows its own HELLO (a restart at a fixed
+            // address, its peers already dialing): close; the dialer connects again
+            Disconnects.closing(ch, Disconnect.HANDSHAKE_FAILED);
+            ch.close();
+            return;
+        }
         ch.attr(ConnectionAttributes.PEER).set(h);
         if (dial == null) {
             if (tls()) {
