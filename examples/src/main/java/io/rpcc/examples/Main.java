@@ -1,6 +1,9 @@
 package io.rpcc.examples;
 
 import io.rpcc.examples.aggregation.Aggregation;
+import io.rpcc.examples.atomic.AtomicFigures;
+import io.rpcc.examples.atomic.BankTransfer;
+import io.rpcc.examples.atomic.ReplicatedLog;
 import io.rpcc.examples.broken.BrokenChains;
 import io.rpcc.examples.copy.Copy;
 import io.rpcc.examples.copy.CopyUnderLoad;
@@ -51,6 +54,10 @@ public final class Main {
                 + " --zipkin URL, default http://localhost:9411"},
         {"legacy", "a chain through a real gRPC server and a real HTTP/JSON server, each wrapped by an rpcc node,"
                 + " on the emulated WAN; --runs N"},
+        {"bank", "atomic chains: bank transfers across three sites on the emulated WAN, all or nothing; --transfers N"},
+        {"replicated-log", "atomic chains: Waldo's majority-endorsed replicated log, with replicas going down"},
+        {"atomic", "atomic chains beside Waldo's microbenchmarks: loopback latency and throughput, a 74.7 ms link,"
+                + " bytes per hop; --serial N --seconds S --in-flight K --wan-runs R"},
     };
 
     private static final String FAILURE_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.rpcc.failures";
@@ -175,6 +182,9 @@ public final class Main {
             case "sequential" -> SequentialVsContinuation.main(rest);
             case "search" -> SplitSearch.main(rest);
             case "tracing" -> TracedOrder.main(rest);
+            case "bank" -> BankTransfer.main(rest);
+            case "replicated-log" -> ReplicatedLog.main(rest);
+            case "atomic" -> AtomicFigures.main(rest);
             case "legacy" -> {
                 quietExpectedFailures(logs); // it shows a refused order on purpose
                 LegacyGeo.main(rest);

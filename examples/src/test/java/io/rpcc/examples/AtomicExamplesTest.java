@@ -1,0 +1,46 @@
+package io.rpcc.examples;
+
+import io.rpcc.examples.atomic.AtomicFigures;
+import io.rpcc.examples.atomic.BankTransfer;
+import io.rpcc.examples.atomic.ReplicatedLog;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The atomic-chain examples: their outcomes are checked; the figures runner runs once, tiny, unjudged. */
+class AtomicExamplesTest {
+    @Test
+    void transfersAcrossThreeSitesCommitEverywhereOrNowhere() throws Exception {
+        BankTransfer.Report r = BankTransfer.run(60, 6);
+        assertTrue(r.consistent(), r::toString);
+        assertEquals(60, r.committed() + r.refused(), r::toString);
+        assertTrue(r.committed() > 0, r::toString);
+    }
+
+    @Test
+    void theReplicatedLogAppendsAtAMajorityOrNowhere() {
+        try (ReplicatedLog log = new ReplicatedLog(5)) {
+            assertEquals(1, log.append("log-1", "a"));
+            log.kill("log-4");
+            log.kill("log-5");
+            assertEquals(2, log.append("log-1", "b"));
+            log.kill("log-3");
+            assertThrows(RuntimeException.class, () -> log.append("log-1", "c"));
+            Map<String, List<String>> logs = log.logs();
+            assertEquals(List.of("a", "b"), logs.get("log-1"), logs::toString);
+            assertEquals(List.of("a", "b"), logs.get("log-2"), logs::toString);
+            assertEquals(List.of("a", "b"), logs.get("log-3"), logs::toString);
+        }
+    }
+
+    @Test
+    void theFiguresRunnerRunsOnce() throws Exception {
+        AtomicFigures.Figures f = AtomicFigures.run(100, 1, 8, 2);
+        assertTrue(f.atomicMs() > 0 && f.wanAtomicMs() > 0 && f.atomicBytesPerHop() > 0, f::toString);
+    }
+}
