@@ -93,7 +93,7 @@ public final class ThroughputBenchmark {
             """;
 
     /** Every variant, in the report's order. */
-    static final List<String> VARIANTS = List.of("netty", "plain", "chain1", "chain2", "chain5", "chain100", "seq2", "seq5",
+    static final List<String> VARIANTS = List.of("netty", "plain", "chain1", "chain2", "atomic2", "chain5", "chain100", "seq2", "seq5",
             "grpc", "grpc2", "grpc5");
 
     /** Latencies recorded per cell (more are counted, not recorded). */
@@ -486,15 +486,18 @@ public final class ThroughputBenchmark {
                     case "grpc" -> grpcCalls(1);
                     case "grpc2", "grpc5" -> grpcCalls(Integer.parseInt(v.substring(4)));
                     default -> {
-                        if (!v.startsWith("chain")) {
+                        // atomicN: chainN as an atomic chain (a transaction across its hops: votes, decision, acks)
+                        boolean atomic = v.startsWith("atomic");
+                        if (!v.startsWith("chain") && !atomic) {
                             throw new IllegalArgumentException("unknown variant " + v);
                         }
-                        int hops = Integer.parseInt(v.substring(5));
+                        int hops = Integer.parseInt(v.substring(atomic ? 6 : 5));
                         List<StaticRoute.Hop> route = new ArrayList<>();
                         for (int h = 0; h < hops; h++) {
                             route.add(StaticRoute.hop(servers[h % servers.length], "echo"));
                         }
-                        ChainCall call = ChainCall.along(StaticRoute.of(route), payload).interactive(false);
+                        ChainCall along = ChainCall.along(StaticRoute.of(route), payload).interactive(false);
+                        ChainCall call = atomic ? along.atomic() : along;
                         yield (conn, done) -> clients[conn].startChain(call)
                                 .whenComplete((r, e) -> done.done(e != null ? e : check(r.value())));
                     }

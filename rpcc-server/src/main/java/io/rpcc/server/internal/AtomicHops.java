@@ -126,8 +126,8 @@ final class AtomicHops {
     }
 
     /**
-     * A DECIDE arrived on {@code from}: the participant commits or aborts (off the event loop: hooks
-     * and resource managers run) and a DECIDE_ACK goes back on the same connection. A decision for a
+     * A DECIDE arrived on {@code from}: the participant commits or aborts (off the event loop if
+     * hooks or resource managers run, else on it) and a DECIDE_ACK goes back on the same connection. A decision for a
      * transaction not known here (decided before, or never here) is acknowledged at once: it has
      * nothing to apply. {@code false} if the secret is not the transaction's (forged).
      */
@@ -137,7 +137,7 @@ final class AtomicHops {
         if (k != null && !k.attemptSecret().matches(d.secret())) {
             return false;
         }
-        node.executor().execute(() -> {
+        Runnable apply = () -> {
             if (k != null) {
                 if (d.commit()) {
                     engine.commit(key);
@@ -148,7 +148,15 @@ final class AtomicHops {
             }
             node.transport().send(from, new TxFrames.DecideAck(d.chainId(), d.secret(), d.attempt(), node.name(),
                     node.originator().atomic().clock(), 0));
-        });
+        };
+        // a commit that runs none of the application's code (no hook, no resource manager: writes applied,
+        // locks released, waiters resubmitted to the executor) never blocks: it runs here, on the event loop,
+        // without a hand-off; hooks, resource managers and aborts (a hop may still be running) go to the executor
+        if (k == null || d.commit() && engine.commitRunsNoUserCode(key)) {
+            apply.run();
+        } else {
+            node.executor().execute(apply);
+        }
         return true;
     }
 

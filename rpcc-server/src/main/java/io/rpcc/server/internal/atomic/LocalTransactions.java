@@ -113,6 +113,15 @@ public final class LocalTransactions {
         complete(granted);
     }
 
+    /**
+     * Whether {@link #commit} of {@code key} would run no code of the application's (no commit hook,
+     * no resource manager; true for a key with no participant here): then it never blocks.
+     */
+    public boolean commitRunsNoUserCode(TxKey key) {
+        Participant p = participants.get(key);
+        return p == null || p.commitsWithoutUserCode();
+    }
+
     /** The participant of {@code key}, or null if none is active here. */
     public @Nullable Participant find(TxKey key) {
         return participants.get(key);

@@ -104,6 +104,15 @@ public final class Participant {
         return committed || abortReason != null;
     }
 
+    /**
+     * Whether committing it now would run no code of the application's: no commit hook and no
+     * resource manager (its writes are applied and its locks released, which never blocks), so a
+     * commit may run on the event loop its decision arrived on.
+     */
+    public synchronized boolean commitsWithoutUserCode() {
+        return onCommit.isEmpty() && resources.isEmpty();
+    }
+
     /** Whether it committed. */
     public synchronized boolean isCommitted() {
         return committed;
