@@ -155,8 +155,9 @@ class AtomicChainTest {
     @Test
     void transfersBothWaysWoundRestartAndAllCommitWithTheMoneyConserved() {
         long total = A.get() + B.get();
+        long wounds = a.transactions().woundsSent() + b.transactions().woundsSent();
         List<CompletableFuture<ChainResult>> running = new ArrayList<>();
-        for (int i = 0; i < 40; i++) {
+        for (int i = 0; i < 100; i++) {
             RpccClient c = i % 2 == 0 ? client : other;
             running.add(c.startChain(i % 2 == 0 ? transfer("a", "b", 1) : transfer("b", "a", 2)));
         }
@@ -165,6 +166,9 @@ class AtomicChainTest {
         }
         assertEquals(total, A.get() + B.get(), "money is conserved");
         assertEquals(START * 2, A.get() + B.get());
+        long wounded = a.transactions().woundsSent() + b.transactions().woundsSent() - wounds;
+        System.out.println("100 conflicting transfers from two clients: " + wounded + " wounds");
+        assertTrue(wounded > 0, "transfers both ways conflict: some were wounded and started again");
         eventually(() -> a.transactions().locksHeld() == 0 && b.transactions().locksHeld() == 0, "locks freed");
     }
 

@@ -129,7 +129,8 @@ public final class ChainLauncher {
         attempts.last().thenCompose(p -> whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
                 arrival.arrivedNanos() - attempts.startNanos(), false, collected)).whenComplete((r, e) -> {
                     Throwable cause = e == null ? null : Node.unwrap(e);
-                    if (cause instanceof BrokenChainException broken && !out.isDone()) {
+                    if (cause instanceof BrokenChainException broken && !out.isDone() && !start.atomic()) {
+                        // (an atomic chain is not diagnosed step by step: it aborted; its hops do not run again)
                         CompletableFuture<ChainResult> d = onBroken.handle(p, broken, start.withTimeout(
                                 start.timeout().minusNanos(System.nanoTime() - attempts.startNanos())));
                         diagnosing.set(d);
@@ -198,7 +199,7 @@ public final class ChainLauncher {
                     } catch (ChainException bad) {
                         replies.resultFailed(bad);
                     }
-                } else if (cause instanceof BrokenChainException broken && !cancelled.get()) {
+                } else if (cause instanceof BrokenChainException broken && !cancelled.get() && !start.atomic()) {
                     // paper 3.9: broken, sent again, broken again: run step by step, the replies to the same set
                     // (a broken attempt's finished() fails right after its outcome: the set is the diagnosis's now)
                     diagnosing.set(onBroken.handle(replies, p, broken, start.withTimeout(

@@ -32,8 +32,39 @@ import org.slf4j.LoggerFactory;
 final class AtomicHops {
     private static final Logger log = LoggerFactory.getLogger(AtomicHops.class);
 
+    /**
+     * The in-doubt window, in milliseconds (system property {@value #IN_DOUBT_PROPERTY}, read when a
+     * server starts; default 30 s): how long the originator of a transaction known here may be
+     * unreachable before the participant aborts it on its own (presumed abort; had the originator
+     * decided commit, this is a heuristic outcome, logged). A transaction goes a fifth of it (at most
+     * 5 s) without a decision before the participant asks its originator, and asks again as often.
+     */
+    static final String IN_DOUBT_PROPERTY = "rpcc.atomic.inDoubtMillis";
+    private final long inDoubtNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
+            Long.getLong(IN_DOUBT_PROPERTY, 30_000));
+    private final long askAfterNanos = Math.min(inDoubtNanos / 5, java.util.concurrent.TimeUnit.SECONDS.toNanos(5));
+
     /** What this node knows of a transaction that ran hops here. */
-    private record Known(NodeAddress originator, ChainSecret attemptSecret) {
+    private static final class Known {
+        final NodeAddress originator;
+        final ChainSecret attemptSecret;
+        final long since = System.nanoTime();
+        volatile long askedNanos = since;
+        /** When asking the originator first failed (it is unreachable), or 0. */
+        volatile long unreachableSince;
+
+        Known(NodeAddress originator, ChainSecret attemptSecret) {
+            this.originator = originator;
+            this.attemptSecret = attemptSecret;
+        }
+
+        ChainSecret attemptSecret() {
+            return attemptSecret;
+        }
+
+        NodeAddress originator() {
+            return originator;
+        }
     }
 
     private final Node node;
@@ -41,6 +72,8 @@ final class AtomicHops {
     private final Map<TxKey, Known> known = new ConcurrentHashMap<>();
     private final AtomicLong votes = new AtomicLong();
     private final AtomicLong woundsSent = new AtomicLong();
+    private final AtomicLong inDoubtAborts = new AtomicLong();
+    private final AtomicLong queries = new AtomicLong();
 
     AtomicHops(Node node) {
         this.node = node;
@@ -157,6 +190,55 @@ final class AtomicHops {
                         victim, e.toString());
             }
         });
+    }
+
+    /**
+     * Called by the node's periodic sweep at {@code nowNanos}: every transaction known here that has
+     * gone a fifth of the in-doubt window (at most 5 s) without a decision asks its originator (QUERY; the answer is a
+     * DECIDE, or nothing while the chain still runs); one whose originator has been unreachable for
+     * the in-doubt window is aborted here.
+     */
+    void sweep(long nowNanos) {
+        for (Map.Entry<TxKey, Known> e : known.entrySet()) {
+            TxKey key = e.getKey();
+            Known k = e.getValue();
+            long unreachable = k.unreachableSince;
+            if (unreachable != 0 && nowNanos - unreachable > inDoubtNanos) {
+                if (known.remove(key, k)) {
+                    inDoubtAborts.incrementAndGet();
+                    log.warn("node '{}': transaction {} aborted here: its originator '{}' has been unreachable for {} s "
+                            + "(presumed abort; had it decided to commit, this node's part differs from the others')",
+                            node.name(), key, k.originator().node(), inDoubtNanos / 1_000_000_000L);
+                    node.executor().execute(() -> engine.abort(key, "its originator '" + k.originator().node()
+                            + "' could not be reached for the in-doubt window"));
+                }
+                continue;
+            }
+            if (nowNanos - k.askedNanos < askAfterNanos) {
+                continue;
+            }
+            k.askedNanos = nowNanos;
+            queries.incrementAndGet();
+            node.transport().send(k.originator().node(), node.addressOf(k.originator()),
+                    new TxFrames.Query(key.chainId(), k.attemptSecret(), key.attempt(), node.name()))
+                    .whenComplete((ok, failed) -> {
+                        if (failed == null) {
+                            k.unreachableSince = 0;
+                        } else if (k.unreachableSince == 0) {
+                            k.unreachableSince = nowNanos;
+                        }
+                    });
+        }
+    }
+
+    /** Transactions aborted here because their originator stayed unreachable (presumed abort). */
+    long inDoubtAborts() {
+        return inDoubtAborts.get();
+    }
+
+    /** Queries sent to originators. */
+    long queries() {
+        return queries.get();
     }
 
     /** Votes sent. */

@@ -354,6 +354,7 @@ public final class HopExecutor implements RequestHandler {
                 HeartbeatFrame.siblingsOf(h.branch(), h.returnStack()));
         merges.sendDueHeartbeats(nowNanos, beat);
         waiting.sendDueHeartbeats(nowNanos, beat);
+        atomic.sweep(nowNanos); // transactions without a decision ask their originators
         outcomes.expire(nowNanos); // expired outcomes and trails go without waiting for new traffic
         trails.expire(nowNanos);
     }

@@ -89,7 +89,10 @@ final class ServiceHop {
         Object result;
         VirtualConsole sfConsole = new VirtualConsole(h.hop(), nodeName, "service:" + h.serviceFunction(),
                 hop.console());
-        HopContext sfContext = new HopContext(hop.location(nodeName), sfConsole, replies, h.metadata(), control);
+        // an atomic hop's replies wait for the attempt to be kept: a discarded attempt's are dropped
+        AttemptReplies attemptReplies = h.atomic() ? new AttemptReplies(replies) : null;
+        HopContext sfContext = new HopContext(hop.location(nodeName), sfConsole,
+                attemptReplies != null ? attemptReplies : replies, h.metadata(), control);
         ServiceFunction unlessCancelled = params -> {
             if (control.isCancelled()) { // marked cancelled here since the hop was taken up: the function never starts
                 throw new HopFailure(ChainErrorCode.CANCELLED, "chain " + hop.chainId() + " was cancelled before service function '"
@@ -101,7 +104,7 @@ final class ServiceHop {
         try (var scope = sfContext.push(); var working = control.enter();
              var input = StreamInputs.bind(data == null ? InputStream.nullInputStream() : data.input())) {
             ServiceFunction around = interceptors.aroundService(sfContext, h.serviceFunction(), unlessCancelled);
-            result = h.atomic() ? runAtomic(h, around, request.params()) : around.apply(request.params());
+            result = h.atomic() ? runAtomic(h, around, request.params(), attemptReplies) : around.apply(request.params());
             if (result instanceof StreamedResult streamed) { // its data goes with the next hop's request
                 OutboundStream out = new OutboundStream(streamed.data(), "the data that hop " + h.hop() + " ('"
                         + h.serviceFunction() + "' at '" + nodeName + "') streams on");
@@ -140,15 +143,69 @@ final class ServiceHop {
      * a lock throws {@link HopParked} (its attempt was discarded; it runs again from its start when
      * the lock is granted, on a thread it gets then).
      */
-    private Object runAtomic(ChainHeader h, ServiceFunction sf, Object params) throws Exception {
+    private Object runAtomic(ChainHeader h, ServiceFunction sf, Object params, AttemptReplies replies) throws Exception {
         io.rpcc.server.internal.atomic.Participant p = atomic.join(h);
         io.rpcc.server.internal.atomic.HopRun<Object> run = atomic.engine().run(p, () -> sf.apply(params));
         return switch (run) {
-            case io.rpcc.server.internal.atomic.HopRun.Done<Object> d -> d.value();
+            case io.rpcc.server.internal.atomic.HopRun.Done<Object> d -> {
+                replies.kept(); // the attempt's replies go out now (the originator holds them until the decision)
+                yield d.value();
+            }
             case io.rpcc.server.internal.atomic.HopRun.Failed<Object> f -> throw f.error() instanceof Exception e ? e
                     : new IllegalStateException(f.error().toString(), f.error());
             case io.rpcc.server.internal.atomic.HopRun.Parked<Object> w -> throw new HopParked(w.resume());
         };
+    }
+
+    /**
+     * The partial replies of one attempt of an atomic hop: held until the attempt is kept
+     * ({@link #kept()}: sent, in order, and any later ones at once), dropped if it is discarded
+     * (it waited for a lock, or failed). Work the function started through its context counts as usual.
+     */
+    private static final class AttemptReplies implements io.rpcc.core.internal.chain.Replies {
+        private final io.rpcc.core.internal.chain.Replies to;
+        private java.util.List<Object> held = new java.util.ArrayList<>(); // guarded by this; null once kept
+
+        AttemptReplies(io.rpcc.core.internal.chain.Replies to) {
+            this.to = to;
+        }
+
+        @Override
+        public void preturn(Object reply) {
+            synchronized (this) {
+                if (held != null) {
+                    held.add(reply);
+                    return;
+                }
+            }
+            to.preturn(reply);
+        }
+
+        void kept() {
+            java.util.List<Object> out;
+            synchronized (this) {
+                out = held;
+                held = null;
+            }
+            for (Object r : out) {
+                to.preturn(r);
+            }
+        }
+
+        @Override
+        public void raise() {
+            to.raise();
+        }
+
+        @Override
+        public void lower() {
+            to.lower();
+        }
+
+        @Override
+        public void failed(Throwable error) {
+            to.failed(error);
+        }
     }
 
     /** {@code f}, the failure of a service function, recorded in {@code recording} (if any) unless the hop was cancelled. */

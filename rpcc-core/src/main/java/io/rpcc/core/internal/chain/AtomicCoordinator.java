@@ -63,6 +63,15 @@ public final class AtomicCoordinator {
     private final LinkedHashSet<Call> outstanding = new LinkedHashSet<>();
     /** The Lamport time of the last commit of a primary; guarded by {@link #outstanding}. */
     private long lastPrimaryCommit;
+    /** How many decisions are remembered, for the QUERY of a participant that did not hear its decision. */
+    static final int DECISIONS_REMEMBERED = 65_536;
+    /** The last decisions, by chain id; guarded by itself. */
+    private final Map<Long, Tx> decided = new LinkedHashMap<>(256, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Long, Tx> eldest) {
+            return size() > DECISIONS_REMEMBERED;
+        }
+    };
     /** Decided attempts whose voters have not all acknowledged, by chain id. */
     private final ConcurrentHashMap<Long, Tx> awaitingAcks = new ConcurrentHashMap<>();
     private final AtomicLong commits = new AtomicLong();
@@ -139,6 +148,8 @@ public final class AtomicCoordinator {
         private @Nullable String woundedAt;
         private @Nullable Boolean decision;
         private @Nullable String why;
+        /** Partial replies that arrived, held until the decision (delivered on commit, dropped on abort). */
+        private @Nullable List<Held> held = new ArrayList<>();
 
         private Tx(Call call, TxStamp stamp, long chainId, ChainSecret secret, int attempt) {
             this.call = call;
@@ -176,6 +187,22 @@ public final class AtomicCoordinator {
 
         synchronized ChainOriginator.@Nullable Arrival arrival() {
             return arrival;
+        }
+
+        /** Holds a partial reply until the decision; {@code false} if it was decided (deliver or drop it now). */
+        synchronized boolean hold(Object value, int hop, String host, int bytes) {
+            if (held == null) {
+                return false;
+            }
+            held.add(new Held(value, hop, host, bytes));
+            return true;
+        }
+
+        /** The replies held so far, once: none are held after this. */
+        synchronized List<Held> takeHeld() {
+            List<Held> h = held == null ? List.of() : held;
+            held = null;
+            return h;
         }
 
         synchronized void failed(ChainException e) {
@@ -298,6 +325,10 @@ public final class AtomicCoordinator {
         }
     }
 
+    /** A partial reply held at the originator until its transaction is decided. */
+    record Held(Object value, int hop, String host, int bytes) {
+    }
+
     /** What the originator does at an atomic chain's end. */
     record Decision(boolean commit, @Nullable TransactionAbortedException abort) {
     }
@@ -379,6 +410,9 @@ public final class AtomicCoordinator {
     }
 
     private void fanOut(Tx tx) {
+        synchronized (decided) {
+            decided.put(tx.chainId, tx);
+        }
         List<Voter> to;
         synchronized (tx) {
             to = new ArrayList<>(tx.voters.values());
@@ -416,6 +450,34 @@ public final class AtomicCoordinator {
             timer.newTimeout(t -> sendDecide(tx, v), FIRST_RESEND_MILLIS << (sends - 1), TimeUnit.MILLISECONDS);
         } catch (IllegalStateException stopped) { // the node is closing
             acked(tx, v);
+        }
+    }
+
+    /**
+     * A participant asks for the decision of an attempt that is not live here (or live and decided):
+     * the decision if this node remembers it, else ABORT (presumed abort: the attempt is unknown, so
+     * it cannot have committed here; this node may have restarted). The answer goes to {@code reply}.
+     */
+    void answer(TxFrames.Query q, java.util.function.Consumer<TxFrames.Decide> reply) {
+        Tx tx;
+        synchronized (decided) {
+            tx = decided.get(q.chainId());
+        }
+        if (tx != null && tx.secret.matches(q.secret()) && tx.attempt == q.attempt()) {
+            synchronized (tx) {
+                reply.accept(new TxFrames.Decide(tx.chainId, tx.secret, nodeName, tx.attempt, tx.decision, tx.why));
+            }
+            return;
+        }
+        reply.accept(new TxFrames.Decide(q.chainId(), q.secret(), nodeName, q.attempt(), false,
+                "its originator '" + nodeName + "' does not know the transaction (it ended long ago, or the node "
+                + "restarted): presumed aborted"));
+    }
+
+    /** Whether {@code tx} has been decided. */
+    static boolean decided(Tx tx) {
+        synchronized (tx) {
+            return tx.decision != null;
         }
     }
 

@@ -507,6 +507,9 @@ public final class ChainOriginator {
             }
             repliesReceived.incrementAndGet();
             replyBytesReceived.addAndGet(frame.size());
+            if (p.tx != null && p.tx.hold(frame.value(), frame.hop(), frame.host(), frame.size())) {
+                return; // an atomic chain's replies are delivered once it commits (their room stays taken till then)
+            }
             p.sink().onReply(frame.value(), frame.hop(), frame.host(), frame.size());
         }
     }
@@ -676,6 +679,9 @@ public final class ChainOriginator {
         if (p.tx != null) { // (a no-op if it was decided)
             atomic.endedUndecided(p.tx, "the chain ended at its originator before it could commit (cancelled, "
                     + "timed out, past its deadline, or its originator closed)");
+            for (AtomicCoordinator.Held h : p.tx.takeHeld()) { // dropped: their room goes back
+                p.window.consumed(h.bytes());
+            }
         }
         return true;
     }
@@ -689,6 +695,13 @@ public final class ChainOriginator {
     private void decide(Pending p) {
         AtomicCoordinator.Decision d = atomic.decide(p.tx, p.failedAfterResult, "atomic chain " + chainId(p.id()));
         if (d.commit()) {
+            synchronized (p) { // (as onReply delivers: never after the chain ended)
+                if (!p.ended) {
+                    for (AtomicCoordinator.Held h : p.tx.takeHeld()) {
+                        p.sink().onReply(h.value(), h.hop(), h.host(), h.bytes());
+                    }
+                }
+            }
             p.outcome().complete(p.tx.arrival());
             p.tx.acked().whenComplete((v, e) -> {
                 if (end(p)) {
@@ -730,6 +743,14 @@ public final class ChainOriginator {
                 if (!atomic.ack(a)) {
                     refusals.countFrame(Refusal.FORGED_FRAME, from);
                 }
+            }
+            case TxFrames.Query q -> {
+                Pending p = pending.get(q.chainId());
+                if (p != null && p.tx != null && p.attemptSecret.matches(q.secret())
+                        && !AtomicCoordinator.decided(p.tx)) {
+                    return; // the chain still runs: its decision comes at its end
+                }
+                atomic.answer(q, d -> send.accept(from, d));
             }
             case TxFrames.Decide d -> refusals.countFrame(Refusal.FORGED_FRAME, from); // (goes to participants)
         }

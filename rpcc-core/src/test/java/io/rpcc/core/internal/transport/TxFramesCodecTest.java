@@ -132,7 +132,8 @@ class TxFramesCodecTest {
                 new TxFrames.Decide(42, SECRET, "client-1", 3, true, null),
                 new TxFrames.Decide(42, SECRET, "client-1", 1000, false, "wounded by client-2/7#1 at s1"),
                 new TxFrames.DecideAck(42, SECRET, 3, "s1", Long.MAX_VALUE, 5),
-                new TxFrames.Wound(42, SECRET, 3, "s2", "client-2/7#1"));
+                new TxFrames.Wound(42, SECRET, 3, "s2", "client-2/7#1"),
+                new TxFrames.Query(42, SECRET, 3, "s1"));
         for (TxFrames.TxFrame f : frames) {
             assertEquals(f, roundTrip(f));
         }
@@ -230,7 +231,7 @@ class TxFramesCodecTest {
             ByteBuf buf = Unpooled.buffer(4 + len);
             buf.writeInt(len);
             buf.writeByte(FrameType.PROTOCOL_VERSION);
-            buf.writeByte(FrameType.VOTE.wire() + random.nextInt(4));
+            buf.writeByte(FrameType.VOTE.wire() + random.nextInt(5));
             byte[] junk = new byte[len - 2];
             random.nextBytes(junk);
             buf.writeBytes(junk);

@@ -23,7 +23,7 @@ public final class TxFrames {
     }
 
     /** One of the four frames. */
-    public sealed interface TxFrame permits Vote, Decide, DecideAck, Wound {
+    public sealed interface TxFrame permits Vote, Decide, DecideAck, Wound, Query {
         /** The chain's number at its originator. */
         long chainId();
 
@@ -96,6 +96,24 @@ public final class TxFrames {
     public record DecideAck(long chainId, ChainSecret secret, int attempt, String node, long clock, long released)
             implements TxFrame {
         public DecideAck {
+            Objects.requireNonNull(secret, "secret");
+            Objects.requireNonNull(node, "node");
+        }
+    }
+
+    /**
+     * QUERY (participant to originator): the participant voted and has heard no decision for a
+     * while; the originator answers with a DECIDE: the decision if it has made it, ABORT if it does
+     * not know the transaction (presumed abort: it restarted, or the attempt ended long ago), nothing
+     * while the chain still runs.
+     *
+     * @param chainId the chain's number at its originator
+     * @param secret the attempt's secret
+     * @param attempt the attempt
+     * @param node the participant's node name
+     */
+    public record Query(long chainId, ChainSecret secret, int attempt, String node) implements TxFrame {
+        public Query {
             Objects.requireNonNull(secret, "secret");
             Objects.requireNonNull(node, "node");
         }

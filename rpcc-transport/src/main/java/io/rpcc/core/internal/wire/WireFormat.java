@@ -298,6 +298,12 @@ public final class WireFormat {
                         out.writeVarLong(a.clock(), true);
                         out.writeVarLong(a.released(), true);
                     }
+                    case TxFrames.Query q -> {
+                        out.writeByte(FrameType.QUERY.wire());
+                        writeChain(out, q.chainId(), q.secret());
+                        out.writeVarInt(q.attempt(), true);
+                        out.writeString(q.node());
+                    }
                     case TxFrames.Wound w -> {
                         out.writeByte(FrameType.WOUND.wire());
                         writeChain(out, w.chainId(), w.secret());
@@ -455,6 +461,14 @@ public final class WireFormat {
         String node = requireName(in.readString(), t, "node");
         return new TxFrames.DecideAck(chainId, secret, attempt, node, readCount(in, t, "clock"),
                 readCount(in, t, "released replies"));
+    }
+
+    private static TxFrames.Query readQuery(Input in) {
+        String t = "QUERY";
+        long chainId = in.readVarLong(true);
+        ChainSecret secret = readSecret(in);
+        int attempt = readTxAttempt(in, t);
+        return new TxFrames.Query(chainId, secret, attempt, requireName(in.readString(), t, "node"));
     }
 
     private static TxFrames.Wound readWound(Input in) {
@@ -981,6 +995,7 @@ public final class WireFormat {
                     case DECIDE -> readDecide(in);
                     case DECIDE_ACK -> readDecideAck(in);
                     case WOUND -> readWound(in);
+                    case QUERY -> readQuery(in);
                 };
             } catch (HopFailure e) {
                 throw e;
