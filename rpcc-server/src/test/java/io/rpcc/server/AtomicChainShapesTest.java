@@ -125,6 +125,37 @@ class AtomicChainShapesTest {
         }
     }
 
+    static final io.rpcc.core.ChainingFunctionSource FAN = io.rpcc.core.ChainingFunctionSource.javaResource(
+            AtomicChainShapesTest.class, "/chains/Fan.java");
+
+    /** The chain: {@code add} at a, then a split into {@code to}'s branches, merged at a by Fan's merge. */
+    static ChainCall split(String to, long amount) {
+        return ChainCall.to("a", "add").params(amount).chainingFunction(FAN).state(io.rpcc.core.ChainState.of(
+                "step", "split", "to", to, "mergeAt", "", "merge", "fn", "then", "").with("inner", "")).atomic();
+    }
+
+    @Test
+    void theBranchesOfASplitCommitTogetherWithTheirChain() {
+        long x0 = X.get();
+        long y0 = Y.get();
+        ChainResult r = client.runChain(split("a:add,b:add", 2));
+        assertEquals("[2|2]", r.value());
+        assertEquals(x0 + 4, X.get(), "hop 1 and branch 0 at a");
+        assertEquals(y0 + 2, Y.get(), "branch 1 at b");
+        locksFree();
+    }
+
+    @Test
+    void aFailedBranchTheMergeHandlesIsACatchAndTheRestCommits() {
+        long x0 = X.get();
+        long y0 = Y.get();
+        ChainResult r = client.runChain(split("a:add,b:fail", 2));
+        assertEquals("[2|!2:IllegalStateException@b#2]", r.value());
+        assertEquals(x0 + 4, X.get());
+        assertEquals(y0, Y.get());
+        locksFree();
+    }
+
     @Test
     void aSubChainIsPartOfItsParentsTransaction() {
         long x0 = X.get();

@@ -208,37 +208,26 @@ public final class HopExecutor implements RequestHandler {
             executor.execute(new Runnable() {
                 @Override
                 public void run() {
-                boolean parked = false;
-                try {
-                    ChainHeader h = request.header();
-                    // neither a proxy nor a return nor a merge is a hop of its own
-                    List<String> path = kind.isHopOfItsOwn() ? node.pathThrough(h) : h.path();
-                    HopWatch watch = decorators.watch(kind);
-                    hop.replies().tellReplies(watch);
-                    HopExecutor.this.run(new HopState(kind, h, path, new CopyOnWriteArrayList<>(h.console()),
-                            CarriedTimings.continuing(h.timings()), hop, watch), request, arrivedNanos, claim);
-                } catch (HopParked p) {
-                    // an atomic hop waits for a lock, without a thread: it runs again, anew, when granted
-                    parked = true;
-                    Runnable again = this;
-                    p.resume().whenComplete((v, e) -> resubmit(runOn, again));
-                } finally {
-                    if (parked) {
-                        return;
+                    boolean parked = false;
+                    try {
+                        ChainHeader h = request.header();
+                        // neither a proxy nor a return nor a merge is a hop of its own
+                        List<String> path = kind.isHopOfItsOwn() ? node.pathThrough(h) : h.path();
+                        HopWatch watch = decorators.watch(kind);
+                        hop.replies().tellReplies(watch);
+                        HopExecutor.this.run(new HopState(kind, h, path, new CopyOnWriteArrayList<>(h.console()),
+                                CarriedTimings.continuing(h.timings()), hop, watch), request, arrivedNanos, claim);
+                    } catch (HopParked p) {
+                        // an atomic hop waits for a lock without a thread, still running here (heartbeats,
+                        // deadline, cancel): it runs again, anew, when the lock is granted
+                        parked = true;
+                        Runnable again = this;
+                        p.resume().whenComplete((v, e) -> resubmit(runOn, again));
+                    } finally {
+                        if (!parked) {
+                            ended(request, claim, hop, control);
+                        }
                     }
-                    // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
-                    if (claim != null) {
-                        endWhenQuiet(claim, hop.replies(), control);
-                    }
-                    if (!hop.keepsInput()) {
-                        discardStream(request, "its hop ended");
-                    }
-                    OutboundStream unsent = hop.takeOutput();
-                    if (unsent != null) {
-                        unsent.discard("its hop ended without sending it on");
-                    }
-                    running.ran(hop);
-                }
                 }
             });
         } catch (RuntimeException e) { // an executor that refuses work: the hop fails here
@@ -250,6 +239,22 @@ public final class HopExecutor implements RequestHandler {
                     + "' could not start the hop: its executor refused it: " + e, List.of(), e), node.pathThrough(h),
                     h.console(), h.timings(), hop.replies().handOver(h.credit()));
         }
+    }
+
+    /** The hop {@code hop} of {@code request} ran here (or failed): what it claimed and held is let go. */
+    private void ended(ChainRequest request, HopOutcomes.Outcome claim, RunningHops.Hop hop, HopControl control) {
+        // the outcome is complete (and replayable) once the hop's replies are: when it is quiet
+        if (claim != null) {
+            endWhenQuiet(claim, hop.replies(), control);
+        }
+        if (!hop.keepsInput()) {
+            discardStream(request, "its hop ended");
+        }
+        OutboundStream unsent = hop.takeOutput();
+        if (unsent != null) {
+            unsent.discard("its hop ended without sending it on");
+        }
+        running.ran(hop);
     }
 
     /** Runs {@code parked}, a parked hop whose lock was granted (or whose transaction ended), again on {@code executor}. */

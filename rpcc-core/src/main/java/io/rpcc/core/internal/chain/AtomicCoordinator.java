@@ -245,7 +245,7 @@ public final class AtomicCoordinator {
     }
 
     /**
-     * Call {@code tx} of will not be started again (its last attempt ended, committed or not): it
+     * Call {@code call} will not be started again (its last attempt ended, committed or not): it
      * leaves the outstanding calls; a primary that committed sets the time of the last primary commit.
      */
     private void callEnded(Call call, boolean committed) {

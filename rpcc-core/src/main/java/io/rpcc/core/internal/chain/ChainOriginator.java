@@ -404,6 +404,14 @@ public final class ChainOriginator {
     }
 
     private void timeOut(Pending p, Duration timeout) {
+        if (p.tx != null && p.tx.committed()) { // committed: some voter did not acknowledge in time; the outcome stands
+            if (end(p)) {
+                log.warn("atomic chain {} committed, but not every server acknowledged it within the timeout",
+                        chainId(p.id()));
+                p.finished().complete(null);
+            }
+            return;
+        }
         if (end(p)) {
             ChainLiveness l = p.liveness;
             // with heartbeats on, where it was last heard of: alive but slow, or lost on its way
@@ -423,6 +431,9 @@ public final class ChainOriginator {
      * arrives for it later is a late frame. Returns {@code false} if it had already ended.
      */
     public boolean cancel(Pending p, String why) {
+        if (p.tx != null && p.tx.committed()) {
+            return false; // an atomic chain decided to commit: too late to cancel (it waits for its acknowledgements)
+        }
         if (!end(p)) {
             return false;
         }
