@@ -199,4 +199,20 @@ class CheckoutAcrossTwoAppsTest {
         assertThat(service.stock("KB-42")).isEqualTo(before);
         assertThat(bookings("tx-3")).isEmpty();
     }
+
+    @Test
+    void reserveInAChainThatIsNotAtomicIsRefusedAndSaysToUseAnAtomicChain() {
+        CheckoutService service = checkout.getBean(CheckoutService.class);
+        StockLevel before = service.stock("KB-42");
+
+        assertThatThrownBy(() -> checkout.getBean(RpccClient.class).runChain(ChainCall.along(
+                StaticRoute.of(StaticRoute.hop("catalog", "reserve"), StaticRoute.hop("shipping", "book")),
+                new Order("tx-4", "KB-42", 1, "FR"))))
+                .isInstanceOfSatisfying(ServiceFunctionException.class, e -> {
+                    assertThat(e.host()).isEqualTo("catalog");
+                    assertThat(e.remoteMessage()).contains("outside an atomic chain")
+                            .contains("Run the service function in an atomic chain");
+                });
+        assertThat(service.stock("KB-42")).isEqualTo(before);
+    }
 }
