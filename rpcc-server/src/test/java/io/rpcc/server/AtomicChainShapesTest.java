@@ -75,7 +75,8 @@ class AtomicChainShapesTest {
                 b = s;
             }
         }
-        client = cluster.client();
+        client = cluster.client(c -> c.heartbeats(
+                io.rpcc.client.Heartbeats.every(Duration.ofSeconds(1), Duration.ofSeconds(60))));
     }
 
     @AfterAll

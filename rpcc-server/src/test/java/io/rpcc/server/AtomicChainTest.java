@@ -86,8 +86,11 @@ class AtomicChainTest {
                     release.await();
                     return p;
                 }));
-        client = cluster.client();
-        other = cluster.client();
+        // (heartbeats generous: a loaded machine must not declare these chains broken)
+        client = cluster.client(c -> c.heartbeats(
+                io.rpcc.client.Heartbeats.every(Duration.ofSeconds(1), Duration.ofSeconds(60))));
+        other = cluster.client(c -> c.heartbeats(
+                io.rpcc.client.Heartbeats.every(Duration.ofSeconds(1), Duration.ofSeconds(60))));
     }
 
     @AfterAll

@@ -114,9 +114,8 @@ final class AtomicHops {
         LocalTransactions.Vote v = engine.prepare(p);
         Credit slice = credit.half();
         votes.incrementAndGet();
-        TxFrames.Vote frame = new TxFrames.Vote(h.chainId(), h.replySecret(), h.attempt(), slice,
-                new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port()), h.hop(),
-                v.yes(), v.why(), Math.max(v.lamportClock(), node.originator().atomic().clock()), 0);
+        TxFrames.Vote frame = new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(h.chainId(), h.replySecret()), h.attempt(), slice, new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port()), h.hop(),
+                new TxFrames.Ballot(v.yes(), v.why(), Math.max(v.lamportClock(), node.originator().atomic().clock()), 0));
         node.transport().send(h.replyTo().node(), node.replyAddress(h), frame).whenComplete((ok, e) -> {
             if (e != null) {
                 log.warn("node '{}': the vote of transaction {} after hop {} could not be sent to '{}': {}", node.name(),

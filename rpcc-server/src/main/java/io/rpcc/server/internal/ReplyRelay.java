@@ -208,8 +208,8 @@ final class ReplyRelay {
 
     /** {@code v} under {@code secret}, the secret of the node it is passed on to. */
     private static TxFrames.Vote withSecret(TxFrames.Vote v, ChainSecret secret) {
-        return new TxFrames.Vote(v.chainId(), secret, v.attempt(), v.credit(), v.voter(), v.hop(), v.yes(), v.why(),
-                v.clock(), v.heldReplies());
+        return new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(v.chainId(), secret), v.attempt(), v.credit(), v.voter(), v.hop(),
+                new TxFrames.Ballot(v.yes(), v.why(), v.clock(), v.heldReplies()));
     }
 
     /** Runs the handler on reply {@code r} and sends on what it passes on. */

@@ -211,6 +211,12 @@ public final class AtomicCoordinator {
             }
         }
 
+        /** Drops the result and failure once the chain's outcome has them (the decision is remembered, not its values). */
+        synchronized void forgetOutcome() {
+            arrival = null;
+            failure = null;
+        }
+
         /** Completes when every voter acknowledged the decision (or stopped being waited for). */
         CompletableFuture<Void> acked() {
             return acked;

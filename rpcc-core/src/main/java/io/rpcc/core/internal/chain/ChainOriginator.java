@@ -714,6 +714,7 @@ public final class ChainOriginator {
                 }
             }
             p.outcome().complete(p.tx.arrival());
+            p.tx.forgetOutcome();
             p.tx.acked().whenComplete((v, e) -> {
                 if (end(p)) {
                     p.finished().complete(null);
@@ -721,6 +722,7 @@ public final class ChainOriginator {
             });
         } else {
             fail(p, d.abort());
+            p.tx.forgetOutcome();
         }
     }
 

@@ -28,17 +28,10 @@ import org.jspecify.annotations.Nullable;
  *     timeout alone
  * @param heartbeats how the chain's heartbeats are watched ({@link HeartbeatPolicy#OFF}: not at all)
  * @param sending who is told of the first hop's failovers, and the data it streams to the first hop
- * @param atomic whether the chain is atomic: one transaction across all its hops ({@code ChainCall.atomic()})
  */
 @EngineSpi
 public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout,
-                         @Nullable Instant deadline, HeartbeatPolicy heartbeats, Sending sending, boolean atomic) {
-    /** A chain that is not atomic. */
-    public ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Duration timeout,
-                      @Nullable Instant deadline, HeartbeatPolicy heartbeats, Sending sending) {
-        this(first, metadata, maxHops, timeout, deadline, heartbeats, sending, false);
-    }
-
+                         @Nullable Instant deadline, HeartbeatPolicy heartbeats, Sending sending) {
     public ChainStart {
         Objects.requireNonNull(first, "first");
         Objects.requireNonNull(metadata, "metadata");
@@ -54,11 +47,23 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      *     its server ({@link Failovers#NONE}: nobody)
      * @param stream the data stream the first hop's service function reads as it arrives, or
      *     {@code null}; sent once (a chain with a stream is not sent again)
+     * @param atomic whether the chain is sent as an atomic chain: one transaction across all its hops
+     *     ({@code ChainCall.atomic()}), its stamp in every hop's header
      */
-    public record Sending(Failovers failovers, @Nullable OutboundStream stream) {
+    public record Sending(Failovers failovers, @Nullable OutboundStream stream, boolean atomic) {
         public Sending {
             Objects.requireNonNull(failovers, "failovers");
         }
+
+        /** A chain that is not atomic. */
+        public Sending(Failovers failovers, @Nullable OutboundStream stream) {
+            this(failovers, stream, false);
+        }
+    }
+
+    /** Whether the chain is atomic ({@code ChainCall.atomic()}). */
+    public boolean atomic() {
+        return sending.atomic();
     }
 
     /** A chain without a data stream. */
@@ -79,7 +84,8 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain with {@code data} streamed to its first hop. */
     public ChainStart streaming(@Nullable OutboundStream data) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(failovers(), data), atomic);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats,
+                new Sending(failovers(), data, atomic()));
     }
 
     /** A chain whose failovers nobody is told of. */
@@ -90,7 +96,8 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain, its failovers told to {@code to}. */
     public ChainStart tellingFailovers(Failovers to) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, new Sending(to, stream()), atomic);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats,
+                new Sending(to, stream(), atomic()));
     }
 
     /**
@@ -104,7 +111,8 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain as an atomic one ({@code ChainCall.atomic()}). */
     public ChainStart asAtomic() {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, sending, true);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats,
+                new Sending(failovers(), stream(), true));
     }
 
     /** The first server. */
@@ -134,12 +142,12 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
 
     /** This chain with {@code left} as its timeout (what is left of the call's). */
     public ChainStart withTimeout(Duration left) {
-        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats, sending, atomic);
+        return new ChainStart(first, metadata, maxHops, left, deadline, heartbeats, sending);
     }
 
     /** This chain with {@code timeout} and {@code deadline} (or {@code null}) as its time limits (a chain sent again). */
     public ChainStart within(Duration timeout, @Nullable Instant deadline) {
-        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, sending, atomic);
+        return new ChainStart(first, metadata, maxHops, timeout, deadline, heartbeats, sending);
     }
 
     /**
@@ -147,7 +155,8 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * chaining function), within {@code left}.
      */
     public ChainStart continuing(NextHop.Call next, Duration left) {
-        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats, new Sending(failovers(), null), atomic);
+        return new ChainStart(next, metadata, maxHops, left, deadline, heartbeats,
+                new Sending(failovers(), null, atomic()));
     }
 
     /**
@@ -155,7 +164,7 @@ public record ChainStart(NextHop.Call first, Metadata metadata, int maxHops, Dur
      * or what the chain goes on with after a merge, see {@link NextHopDecision#branchLimits}).
      */
     public ChainStart withMaxHops(int limit) {
-        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats, sending, atomic);
+        return new ChainStart(first, metadata, limit, timeout, deadline, heartbeats, sending);
     }
 
     /**

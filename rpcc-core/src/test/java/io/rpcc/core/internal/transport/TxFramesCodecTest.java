@@ -125,10 +125,10 @@ class TxFramesCodecTest {
     @Test
     void everyTransactionFrameRoundTrips() {
         List<TxFrames.TxFrame> frames = List.of(
-                new TxFrames.Vote(42, SECRET, 3, Credit.ONE.half().half(), new NodeAddress("s1", "10.0.0.2", 4100), 2,
-                        true, null, 77, 5),
-                new TxFrames.Vote(42, SECRET, 1, Credit.ONE, new NodeAddress("s2", "::1", 0), 1, false,
-                        "service function 'debit' refused: balance too low", 0, 0),
+                new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(42, SECRET), 3, Credit.ONE.half().half(), new NodeAddress("s1", "10.0.0.2", 4100), 2,
+                new TxFrames.Ballot(true, null, 77, 5)),
+                new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(42, SECRET), 1, Credit.ONE, new NodeAddress("s2", "::1", 0), 1,
+                new TxFrames.Ballot(false, "service function 'debit' refused: balance too low", 0, 0)),
                 new TxFrames.Decide(42, SECRET, "client-1", 3, true, null),
                 new TxFrames.Decide(42, SECRET, "client-1", 1000, false, "wounded by client-2/7#1 at s1"),
                 new TxFrames.DecideAck(42, SECRET, 3, "s1", Long.MAX_VALUE, 5),
@@ -190,8 +190,10 @@ class TxFramesCodecTest {
         decide2[2 + 1 + 16 + 1 + 2] = 7;
         assertMalformed(decide2, "decision byte 7");
         // a vote with zero credit
-        byte[] vote = body(new TxFrames.Vote(1, SECRET, 1, Credit.ONE, new NodeAddress("s", "h", 1), 1, true, null, 0, 0));
-        byte[] zero = body(new TxFrames.Vote(1, SECRET, 1, Credit.ONE, new NodeAddress("s", "h", 1), 1, true, null, 0, 0));
+        byte[] vote = body(new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(1, SECRET), 1, Credit.ONE, new NodeAddress("s", "h", 1), 1,
+                new TxFrames.Ballot(true, null, 0, 0)));
+        byte[] zero = body(new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(1, SECRET), 1, Credit.ONE, new NodeAddress("s", "h", 1), 1,
+                new TxFrames.Ballot(true, null, 0, 0)));
         zero[2 + 1 + 16 + 1 + 2] = 0; // credit := exponent 0, length 1, numerator 0
         assertMalformed(zero, "VOTE frame with credit");
         // trailing bytes

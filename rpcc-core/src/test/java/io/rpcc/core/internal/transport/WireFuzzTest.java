@@ -522,10 +522,10 @@ class WireFuzzTest {
         messages.add(new CancelFrame(5, SECRET, "client-1", 1_500_000_000L));
         // an atomic chain: the stamp in the header (field 23) and the commit protocol's frames
         messages.add(new ChainRequest(header().withTx(new TxStamp(true, 17, -3)), "p", ChainState.empty(), null));
-        messages.add(new TxFrames.Vote(6, SECRET, 1, Credit.ONE.half().half(), new NodeAddress("s1", "127.0.0.1", 4001),
-                2, true, null, 99, 3));
-        messages.add(new TxFrames.Vote(6, SECRET, 2, Credit.ONE.half(), new NodeAddress("s2", "127.0.0.1", 4002),
-                1, false, "no", 100, 0));
+        messages.add(new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(6, SECRET), 1, Credit.ONE.half().half(), new NodeAddress("s1", "127.0.0.1", 4001), 2,
+                new TxFrames.Ballot(true, null, 99, 3)));
+        messages.add(new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(6, SECRET), 2, Credit.ONE.half(), new NodeAddress("s2", "127.0.0.1", 4002), 1,
+                new TxFrames.Ballot(false, "no", 100, 0)));
         messages.add(new TxFrames.Decide(6, SECRET, "client-1", 1, true, null));
         messages.add(new TxFrames.Decide(6, SECRET, "client-1", 2, false, "wounded"));
         messages.add(new TxFrames.DecideAck(6, SECRET, 1, "s1", 101, 3));

@@ -39,24 +39,62 @@ public final class TxFrames {
      * hop, and holds its locks until the decision. It carries a slice of the hop's termination credit
      * (like a partial reply's), so the chain's end at the originator implies every vote is home.
      *
-     * @param chainId the chain's number at its originator
-     * @param secret the attempt's secret
+     * @param chain the chain's number at the node it goes to, and the secret of the frames to that node
      * @param attempt the attempt
      * @param credit the slice of the hop's credit the vote returns (never zero)
      * @param voter the participant's address (where the decision goes)
      * @param hop the hop after which it voted
+     * @param ballot how it voted
+     */
+    public record Vote(ChainKey chain, int attempt, Credit credit, NodeAddress voter, int hop, Ballot ballot)
+            implements TxFrame {
+        public Vote {
+            Objects.requireNonNull(chain, "chain");
+            Objects.requireNonNull(credit, "credit");
+            Objects.requireNonNull(voter, "voter");
+            Objects.requireNonNull(ballot, "ballot");
+        }
+
+        @Override
+        public long chainId() {
+            return chain.chainId();
+        }
+
+        @Override
+        public ChainSecret secret() {
+            return chain.secret();
+        }
+
+        /** Whether it can commit. */
+        public boolean yes() {
+            return ballot.yes();
+        }
+
+        /** For a no, why not, else {@code null}. */
+        public @Nullable String why() {
+            return ballot.why();
+        }
+
+        /** The participant's Lamport clock. */
+        public long clock() {
+            return ballot.clock();
+        }
+
+        /** How many partial replies the participant holds for the chain (0 in this version). */
+        public long heldReplies() {
+            return ballot.heldReplies();
+        }
+    }
+
+    /**
+     * A participant's vote, as a VOTE carries it.
+     *
      * @param yes whether it can commit
      * @param why for a no, why not (a sentence for the user), else {@code null}
      * @param clock the participant's Lamport clock
      * @param heldReplies how many partial replies the participant holds for the chain, released on commit
      */
-    public record Vote(long chainId, ChainSecret secret, int attempt, Credit credit, NodeAddress voter, int hop,
-                       boolean yes, @Nullable String why, long clock, long heldReplies) implements TxFrame {
-        public Vote {
-            Objects.requireNonNull(secret, "secret");
-            Objects.requireNonNull(credit, "credit");
-            Objects.requireNonNull(voter, "voter");
-        }
+    public record Ballot(boolean yes, @Nullable String why, long clock, long heldReplies) {
     }
 
     /**

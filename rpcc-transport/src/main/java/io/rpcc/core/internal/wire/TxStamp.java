@@ -30,7 +30,7 @@ public record TxStamp(boolean primary, long order, long origin) implements Compa
 
     /**
      * Negative if this transaction comes first (is older, so it wounds {@code other}), positive if
-     * {@code other} does, zero if they tie (then the chain number decides, see {@link TxKey#compareTo}).
+     * {@code other} does, zero if they tie (then the chain number decides, then the attempt: see {@link TxKey}).
      */
     @Override
     public int compareTo(TxStamp other) {

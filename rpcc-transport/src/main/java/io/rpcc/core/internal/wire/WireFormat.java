@@ -439,8 +439,8 @@ public final class WireFormat {
         }
         boolean yes = readFlag(in, t, "vote");
         String why = readReason(in, t);
-        return new TxFrames.Vote(chainId, secret, attempt, credit, voter, hop, yes, why, readCount(in, t, "clock"),
-                readCount(in, t, "held replies"));
+        return new TxFrames.Vote(new ChainKey(chainId, secret), attempt, credit, voter, hop,
+                new TxFrames.Ballot(yes, why, readCount(in, t, "clock"), readCount(in, t, "held replies")));
     }
 
     private static TxFrames.Decide readDecide(Input in) {
