@@ -14,13 +14,14 @@ import java.util.zip.CRC32;
  * {@link Quote}, with a {@link Progress} partial reply per line) and {@code reserve} (a {@link Quote}
  * and the {@link Order} to a {@link Receipt}), and the streaming service function {@code checksum}
  * (an uploaded data stream to an {@link Upload}). {@link OrderDesk} ({@code order}) and {@link Store}
- * ({@code quote}, {@code hold}) implement service interfaces; the node loads them by name
- * ({@code rpcc.services.classes}).
+ * ({@code quote}, {@code hold}) implement service interfaces, as do {@link Stockroom} ({@code takeStock},
+ * {@code level}) and {@link Ledger} ({@code pay}, {@code account}, {@code ledger}), which keep transactional
+ * state for atomic chains; the node loads them by name ({@code rpcc.services.classes}).
  */
 public final class OrderModule implements ServiceModule {
     /** The application's types, in one place for the nodes (this module) and the clients. */
     public static final List<Class<?>> TYPES = List.of(Line.class, Order.class, Quote.class, Progress.class, Receipt.class,
-            CheckoutPlan.class, Upload.class);
+            CheckoutPlan.class, Upload.class, StockLevel.class, Reservation.class, Payment.class, Account.class);
 
     /** Registers {@link #TYPES} (each is {@code @RpccType}). */
     public static TypeRegistry.Builder registerTypesOn(TypeRegistry.Builder types) {

@@ -28,6 +28,8 @@ import org.testcontainers.junit.jupiter.Testcontainers;
  * interfaces) is wrapped by node-a from its configuration alone ({@code RPCC_LEGACY_HTTP_LEGACY_QUOTE}, its token in
  * a file copied into the container as a mounted secret would be): node-a reaches it at
  * {@value RpccNodeContainer#HOST_ALIAS}, Docker's host gateway, and it sees the chain's originator and that token.
+ * Atomic order chains ({@link AtomicOrders}) reserve stock at node-a and book the payment at node-c in one
+ * transaction over the jar's own transactional state.
  */
 @ExtendWith(NodeImageRequirement.class)
 @Testcontainers(parallel = true)
@@ -55,15 +57,20 @@ class NodeContainersServiceJarIT {
 
     private static RpccNodeContainer node(String name) {
         return new RpccNodeContainer(NodeImageRequirement.IMAGE, name).withNetwork(network)
-                .withServices(Checkouts.serviceJar()).withServiceClasses(OrderDesk.class.getName(), Store.class.getName())
+                .withServices(Checkouts.serviceJar()).withServiceClasses(OrderDesk.class.getName(), Store.class.getName(),
+                        Stockroom.class.getName(), Ledger.class.getName())
                 .withNodeProperty("rpcc.shutdown.grace", "2s");
     }
 
     @BeforeAll
     static void startClient() {
+        client = client("shop");
+    }
+
+    private static RpccClient client(String name) {
         // A first connection to a container's mapped port took 6-10 s on a loaded machine (load 15-20 on 2 cores): with the
         // default heartbeats (broken after 6 s) a chain was declared broken before its REQUEST had left
-        client = RpccNodeContainer.clientBuilder(a, b, c).types(Checkouts.types()).timeout(Duration.ofSeconds(60))
+        return RpccNodeContainer.clientBuilder(a, b, c).name(name).types(Checkouts.types()).timeout(Duration.ofSeconds(60))
                 .connectTimeout(Duration.ofSeconds(20)).handshakeTimeout(Duration.ofSeconds(30))
                 .heartbeats(Heartbeats.every(Duration.ofSeconds(3), Duration.ofSeconds(30))).build().start();
     }
@@ -84,6 +91,15 @@ class NodeContainersServiceJarIT {
         Checkouts.runAndCheck(client, "node-a", "node-b", "node-c");
         assertTrue(b.getLogs().contains("(transport epoll)"), "node-b runs on epoll in its container");
         assertTrue(a.getLogs().contains("(transport nio)"), "node-a runs on NIO");
+    }
+
+    @Test
+    void anAtomicOrderOverTheServiceJarsTransactionalStateCommitsAtTwoContainersOrAtNeither() throws Exception {
+        AtomicOrders.commitsAtBoth(client, "node-a", "node-c", "T-1");
+        AtomicOrders.aRefusedPaymentLeavesTheStockUnchanged(client, "node-a", "node-c", "T-2");
+        try (RpccClient other = client("shop-2")) {
+            AtomicOrders.conflictingOrdersFromTwoClientsAllEnd(client, other, "node-a", "node-c", 6);
+        }
     }
 
     @Test

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * of typed calls; an upload streamed into a streaming service function; a stream refused by b's small
  * configured stream budget ({@code RPCC_STREAMS_BUFFER_BYTES}) while b goes on serving; and an HTTP/JSON
  * service (a JDK {@code HttpServer} here) that a wraps by configuration alone
- * ({@code RPCC_LEGACY_HTTP_LEGACY_QUOTE}), which sees the originator's identity.
+ * ({@code RPCC_LEGACY_HTTP_LEGACY_QUOTE}), which sees the originator's identity. On another node pair,
+ * atomic order chains ({@link AtomicOrders}) over the jar's transactional state, stock at a and payment at b.
  */
 class StandaloneNodeServiceJarIT {
     private static final Duration START = Duration.ofSeconds(90);
@@ -86,6 +87,38 @@ class StandaloneNodeServiceJarIT {
         }
     }
 
+    /**
+     * Atomic order chains over the service jar's transactional state ({@link Stockroom} at a, {@link Ledger}
+     * at b, both named in {@code RPCC_SERVICES_CLASSES}): one commits at both nodes, a payment refused at b
+     * leaves a's stock unchanged, and conflicting orders from two clients at once all end, committed or
+     * refused, none half done.
+     */
+    @Test
+    void atomicOrdersOverTheServiceJarsStateCommitAtBothStandaloneNodesOrAtNeither() throws Exception {
+        int portA = freePort(), portB = freePort();
+        String peers = "a=127.0.0.1:" + portA + ",b=127.0.0.1:" + portB;
+        try (NodeProcess a = NodeProcess.start("a", work.resolve("a"), env("a", portA, peers));
+             NodeProcess b = NodeProcess.start("b", work.resolve("b"), env("b", portB, peers))) {
+            a.awaitLine("rpcc node 'a' ready", START);
+            b.awaitLine("rpcc node 'b' ready", START);
+            StaticNameResolver names = new StaticNameResolver()
+                    .register("a", new InetSocketAddress("127.0.0.1", portA))
+                    .register("b", new InetSocketAddress("127.0.0.1", portB));
+            try (RpccClient client = RpccClient.builder().name("shop").resolver(names).types(Checkouts.types())
+                         .timeout(Duration.ofSeconds(60)).build().start();
+                 RpccClient other = RpccClient.builder().name("shop-2").resolver(names).types(Checkouts.types())
+                         .timeout(Duration.ofSeconds(60)).build().start()) {
+                AtomicOrders.commitsAtBoth(client, "a", "b", "T-1");
+                AtomicOrders.aRefusedPaymentLeavesTheStockUnchanged(client, "a", "b", "T-2");
+                AtomicOrders.conflictingOrdersFromTwoClientsAllEnd(client, other, "a", "b", 6);
+            } catch (RuntimeException | AssertionError e) {
+                throw new AssertionError(e + "\n" + a.output() + "\n" + b.output(), e);
+            }
+            assertEquals(0, a.terminate(Duration.ofSeconds(30)), a.output());
+            assertEquals(0, b.terminate(Duration.ofSeconds(30)), b.output());
+        }
+    }
+
     private static String metrics(int port) {
         try (HttpClient http = HttpClient.newHttpClient()) {
             return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
@@ -104,7 +137,8 @@ class StandaloneNodeServiceJarIT {
         Files.copy(Checkouts.serviceJar(), services.resolve("acme-orders.jar"), StandardCopyOption.REPLACE_EXISTING);
         return Map.of("RPCC_NAME", name, "RPCC_BIND", "127.0.0.1", "RPCC_PORT", Integer.toString(port),
                 "RPCC_HEALTH_PORT", "0", "RPCC_PEERS", peers, "RPCC_SERVICES_PATH", services.toString(),
-                "RPCC_SERVICES_CLASSES", OrderDesk.class.getName() + "," + Store.class.getName(), "RPCC_SHUTDOWN_GRACE", "2s",
+                "RPCC_SERVICES_CLASSES", String.join(",", OrderDesk.class.getName(), Store.class.getName(),
+                        Stockroom.class.getName(), Ledger.class.getName()), "RPCC_SHUTDOWN_GRACE", "2s",
                 // b on Netty's native epoll, a on NIO: the chain crosses both
                 "RPCC_TRANSPORT", name.equals("b") ? "epoll" : "nio");
     }

@@ -9,6 +9,7 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainResult;
 import io.rpcc.core.ServiceFunctionException;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.TransactionAbortedException;
 import io.rpcc.examples.spring.catalog.CatalogApplication;
 import io.rpcc.client.ReplySet;
 import io.rpcc.examples.spring.checkout.CheckoutService;
@@ -17,11 +18,13 @@ import io.rpcc.examples.spring.model.CatalogueImport;
 import io.rpcc.examples.spring.model.Order;
 import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
+import io.rpcc.examples.spring.model.StockLevel;
 import io.rpcc.examples.spring.shipping.ShippingApplication;
 import io.rpcc.observability.RpccObservations;
 import io.rpcc.server.RpccServer;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,7 +36,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * The sample's three Spring Boot applications in one JVM, rpcc on free ports: the checkout
  * application's client starts a chain at the catalog (app A), which sends it on to shipping (app B),
- * whose result comes straight back to the client.
+ * whose result comes straight back to the client. The atomic checkout takes the catalog's stock and books
+ * shipping's shipment in one transaction over both applications' {@code TxMap}s.
  */
 class CheckoutAcrossTwoAppsTest {
     private static ConfigurableApplicationContext shipping;
@@ -46,7 +50,9 @@ class CheckoutAcrossTwoAppsTest {
         catalog = start(CatalogApplication.class, "catalog", "--rpcc.server.port=0",
                 "--rpcc.peers.shipping=127.0.0.1:" + portOf(shipping));
         checkout = start(CheckoutApplication.class, "checkout", "--server.port=0",
-                "--rpcc.peers.catalog=127.0.0.1:" + portOf(catalog));
+                "--rpcc.peers.catalog=127.0.0.1:" + portOf(catalog),
+                // the atomic checkout's tests read shipping's bookings
+                "--rpcc.peers.shipping=127.0.0.1:" + portOf(shipping));
     }
 
     @AfterAll
@@ -143,5 +149,70 @@ class CheckoutAcrossTwoAppsTest {
                 .tag(RpccObservations.SERVICE_FUNCTION, "price").timer().count()).isPositive();
         assertThat(shipping.getBean(MeterRegistry.class).get(RpccObservations.HOP)
                 .tag(RpccObservations.SERVICE_FUNCTION, "ship").timer().count()).isPositive();
+    }
+
+    /** Shipping's bookings of orders starting with {@code prefix}, read in an atomic chain (so after any commit in flight). */
+    @SuppressWarnings("unchecked")
+    private static List<Shipment> bookings(String prefix) {
+        return (List<Shipment>) checkout.getBean(RpccClient.class)
+                .runChain(ChainCall.to("shipping", "bookings").params(prefix).atomic()).value();
+    }
+
+    @Test
+    void anAtomicCheckoutTakesTheCatalogsStockAndBooksShippingsShipmentInOneTransaction() {
+        CheckoutService service = checkout.getBean(CheckoutService.class);
+        int before = service.stock("KB-42").onHand();
+
+        Shipment shipment = service.atomicCheckout(new Order("tx-1", "KB-42", 2, "FR"));
+
+        assertThat(shipment).isEqualTo(new Shipment("tx-1", 9998, "road", 2));
+        assertThat(service.stock("KB-42")).isEqualTo(new StockLevel("KB-42", before - 2));
+        assertThat(bookings("tx-1")).containsExactly(shipment);
+    }
+
+    @Test
+    void anAtomicCheckoutThatShippingRefusesLeavesTheCatalogsStockUnchanged() {
+        CheckoutService service = checkout.getBean(CheckoutService.class);
+        StockLevel before = service.stock("MOUSE-7");
+
+        assertThatThrownBy(() -> service.atomicCheckout(new Order("tx-2", "MOUSE-7", 1, "AQ")))
+                .isInstanceOfSatisfying(TransactionAbortedException.class, e -> {
+                    assertThat(e.host()).isEqualTo("shipping");
+                    assertThat(e.hop()).isEqualTo(2);
+                    assertThat(e.getMessage()).contains("no carrier ships to AQ (order tx-2)");
+                });
+
+        assertThat(service.stock("MOUSE-7")).as("reserve's change at the catalog was rolled back").isEqualTo(before);
+        assertThat(bookings("tx-2")).isEmpty();
+    }
+
+    @Test
+    void anAtomicCheckoutForMoreThanTheStockIsRefusedAtTheCatalogAndNothingIsBooked() {
+        CheckoutService service = checkout.getBean(CheckoutService.class);
+        StockLevel before = service.stock("KB-42");
+
+        assertThatThrownBy(() -> service.atomicCheckout(new Order("tx-3", "KB-42", before.onHand() + 1, "FR")))
+                .isInstanceOfSatisfying(TransactionAbortedException.class, e -> {
+                    assertThat(e.host()).isEqualTo("catalog");
+                    assertThat(e.getMessage()).contains("the catalog has " + before.onHand());
+                });
+        assertThat(service.stock("KB-42")).isEqualTo(before);
+        assertThat(bookings("tx-3")).isEmpty();
+    }
+
+    @Test
+    void reserveInAChainThatIsNotAtomicIsRefusedAndSaysToUseAnAtomicChain() {
+        CheckoutService service = checkout.getBean(CheckoutService.class);
+        StockLevel before = service.stock("KB-42");
+
+        assertThatThrownBy(() -> checkout.getBean(RpccClient.class).runChain(ChainCall.along(
+                StaticRoute.of(StaticRoute.hop("catalog", "reserve"), StaticRoute.hop("shipping", "book")),
+                new Order("tx-4", "KB-42", 1, "FR"))))
+                .isInstanceOfSatisfying(ServiceFunctionException.class, e -> {
+                    assertThat(e.host()).isEqualTo("catalog");
+                    assertThat(e.remoteMessage()).contains("outside an atomic chain")
+                            .contains("Run the service function in an atomic chain");
+                });
+        assertThat(service.stock("KB-42")).isEqualTo(before);
     }
 }

@@ -249,6 +249,37 @@ class CheckoutBootJarsIT {
                 .contains("\"host\":\"catalog\"");
     }
 
+    /**
+     * The atomic checkout over HTTP: {@code POST /orders/...} takes the catalog's stock and books shipping's
+     * shipment in one transaction across the two Boot jars ({@code TxMap}s in their {@code @RpccService}
+     * beans); an order shipping refuses answers 409 with the chain's error, and the catalog's stock is as
+     * before.
+     */
+    @Test
+    void anAtomicCheckoutCommitsAtBothBootJarsOrAtNeither() throws Exception {
+        int before = onHand(get("/stock/KB-42").body());
+        HttpResponse<String> ordered = post("/orders/tx-1?sku=KB-42&quantity=2&country=FR");
+        assertThat(ordered.statusCode()).as(ordered.body() + logs()).isEqualTo(200);
+        assertThat(ordered.body()).isEqualTo("{\"orderId\":\"tx-1\",\"totalCents\":9998,\"carrier\":\"road\",\"days\":2}");
+        assertThat(get("/stock/KB-42").body()).isEqualTo("{\"sku\":\"KB-42\",\"onHand\":" + (before - 2) + "}");
+
+        String mice = get("/stock/MOUSE-7").body();
+        HttpResponse<String> refused = post("/orders/tx-2?sku=MOUSE-7&quantity=1&country=AQ");
+        assertThat(refused.statusCode()).as(refused.body() + logs()).isEqualTo(409);
+        assertThat(refused.body()).contains("\"code\":\"ABORTED\"").contains("no carrier ships to AQ (order tx-2)")
+                .contains("\"host\":\"shipping\"").contains("\"hop\":2");
+        assertThat(get("/stock/MOUSE-7").body()).as("the catalog's stock is as before").isEqualTo(mice);
+    }
+
+    private static int onHand(String stockJson) {
+        return Integer.parseInt(stockJson.replaceAll(".*\"onHand\":(\\d+).*", "$1"));
+    }
+
+    private HttpResponse<String> post(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(web + path)).timeout(Duration.ofSeconds(60))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void theClientOnlyCheckoutIsHealthyWithItsPeerReachable() throws Exception {
         HttpResponse<String> health = get("/actuator/health");

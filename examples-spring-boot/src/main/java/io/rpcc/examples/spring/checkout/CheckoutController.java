@@ -2,10 +2,15 @@ package io.rpcc.examples.spring.checkout;
 
 import io.rpcc.examples.spring.model.CatalogueImport;
 import io.rpcc.examples.spring.model.Order;
+import io.rpcc.core.TransactionAbortedException;
 import io.rpcc.examples.spring.model.Shipment;
+import io.rpcc.examples.spring.model.StockLevel;
 import io.rpcc.spring.boot.web.RpccSse;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -90,5 +95,34 @@ public class CheckoutController {
     @PostMapping("/catalogue/{name}")
     public CatalogueImport importCatalogue(@PathVariable String name, HttpServletRequest request) throws IOException {
         return checkout.importCatalogue(name, request.getInputStream());
+    }
+
+    /**
+     * Checks order {@code id} out in one transaction across the catalog and shipping (an atomic chain:
+     * the stock is taken and the shipment booked, or neither) and answers the {@code Shipment}:
+     * {@code POST /orders/o-1?sku=KB-42&quantity=2&country=FR}. A refusal answers 409 (see
+     * {@link #aborted}).
+     */
+    @PostMapping("/orders/{id}")
+    public Shipment order(@PathVariable String id, @RequestParam String sku,
+                          @RequestParam(defaultValue = "1") int quantity,
+                          @RequestParam(defaultValue = "FR") String country) {
+        return checkout.atomicCheckout(new Order(id, sku, quantity, country));
+    }
+
+    /** The catalog's stock of {@code sku}: {@code GET /stock/KB-42}. */
+    @GetMapping("/stock/{sku}")
+    public StockLevel stock(@PathVariable String sku) {
+        return checkout.stock(sku);
+    }
+
+    /**
+     * An atomic checkout that was aborted (nothing of it happened anywhere) answers 409 Conflict with the
+     * chain's error as JSON: {@code {"code":"ABORTED","message":"...","host":"shipping","hop":2}}, the
+     * host and hop of the refusal.
+     */
+    @ExceptionHandler(TransactionAbortedException.class)
+    public ResponseEntity<RpccSse.ErrorEvent> aborted(TransactionAbortedException e) {
+        return ResponseEntity.status(HttpStatus.CONFLICT).body(RpccSse.ErrorEvent.of(e));
     }
 }

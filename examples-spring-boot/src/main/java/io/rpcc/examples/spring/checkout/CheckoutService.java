@@ -12,6 +12,7 @@ import io.rpcc.examples.spring.model.CatalogueImport;
 import io.rpcc.examples.spring.model.Order;
 import io.rpcc.examples.spring.model.Quote;
 import io.rpcc.examples.spring.model.Shipment;
+import io.rpcc.examples.spring.model.StockLevel;
 import java.io.InputStream;
 import java.util.List;
 import org.springframework.stereotype.Service;
@@ -65,6 +66,32 @@ public class CheckoutService {
      */
     static final StaticRoute EXPRESS = StaticRoute.of(StaticRoute.hop("catalog", "price"),
             StaticRoute.hop("shipping", "ship"));
+
+    /**
+     * The atomic checkout's route: the catalog's {@code reserve} (prices the order and takes it from the
+     * stock), then shipping's {@code book} (books a carrier). As an atomic chain it is one transaction:
+     * both happen or neither.
+     */
+    static final StaticRoute ATOMIC = StaticRoute.of(StaticRoute.hop("catalog", "reserve"),
+            StaticRoute.hop("shipping", "book"));
+
+    /**
+     * Checks {@code order} out in one transaction across the catalog and shipping: the stock is taken and
+     * the shipment booked, or, if either refuses, neither.
+     *
+     * @throws io.rpcc.core.TransactionAbortedException if it was refused (its message and {@code host()} say where and why)
+     */
+    public Shipment atomicCheckout(Order order) {
+        return rpcc.runChain(ChainCall.along(ATOMIC, order).atomic()).value(Shipment.class);
+    }
+
+    /**
+     * The catalog's stock of {@code sku}, read in an atomic chain: it waits for checkouts that hold the
+     * SKU's lock, so it sees a checkout whose commit is still on its way to the catalog.
+     */
+    public StockLevel stock(String sku) {
+        return rpcc.runChain(ChainCall.to("catalog", "stock").params(sku).atomic()).value(StockLevel.class);
+    }
 
     /** Prices and ships {@code order} along the {@link #EXPRESS} route. */
     public Shipment express(Order order) {
