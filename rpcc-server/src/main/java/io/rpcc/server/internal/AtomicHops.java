@@ -103,16 +103,21 @@ final class AtomicHops {
      * After a hop of an atomic chain ran here (its functions finished, or it failed): prepares the
      * participant and sends its VOTE with a slice of {@code credit} (the hop's) to the hop's reply-to
      * node; returns the rest of the credit, which goes on with the chain (or its failure). A hop that
-     * left no participant here (it never joined) sends nothing and keeps all of its credit.
+     * left no participant here (it never joined) sends nothing and keeps all of its credit; so does a
+     * hop that voted already, or that the closing node abandoned and reported with its credit
+     * ({@code replies}, the hop's, decide: see {@link HopReplies#vote}).
      */
-    Credit voteAfter(ChainHeader h, Credit credit) {
+    Credit voteAfter(ChainHeader h, Credit credit, HopReplies replies) {
         TxKey key = h.txKey();
         Participant p = key == null ? null : engine.find(key);
         if (p == null || credit.isZero()) {
             return credit;
         }
+        Credit slice = replies.vote(credit);
+        if (slice == null) {
+            return credit;
+        }
         LocalTransactions.Vote v = engine.prepare(p);
-        Credit slice = credit.half();
         votes.incrementAndGet();
         TxFrames.Vote frame = new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(h.chainId(), h.replySecret()), h.attempt(), slice, new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port()), h.hop(),
                 new TxFrames.Ballot(v.yes(), v.why(), Math.max(v.lamportClock(), node.originator().atomic().clock()), 0));

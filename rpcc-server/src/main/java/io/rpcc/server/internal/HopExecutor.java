@@ -561,8 +561,9 @@ public final class HopExecutor implements RequestHandler {
     private void reportFailure(HopState hop, Throwable e) {
         ChainHeader h = hop.header();
         if (h.atomic() && !hop.control().isCancelled() && hop.kind() == HopKind.SERVICE) {
-            // the participant here votes (so the originator tells it the decision), with a slice of the credit
-            h = h.withCredit(atomic.voteAfter(h, h.credit()));
+            // the participant here votes (so the originator tells it the decision), with a slice of the credit,
+            // unless the hop voted before it failed (in its chaining step) or the closing node reported it
+            h = h.withCredit(atomic.voteAfter(h, h.credit(), hop.replies()));
         }
         HopReplies replies = hop.replies();
         if (hop.control().isCancelled()) {

@@ -74,6 +74,10 @@ final class HopReplies implements Replies {
     private final AtomicBoolean replyLost = new AtomicBoolean();
     private final CompletableFuture<Void> quiet = new CompletableFuture<>();
     private volatile boolean abandoned;
+    /** Orders an atomic hop's vote ({@link #vote}) against the closing node's {@link #abandon}. */
+    private final Object voting = new Object();
+    /** The credit an atomic hop kept after its vote took its slice, or {@code null} before a vote. Guarded by voting. */
+    private Credit leftAfterVote;
     /** The number of the next reply (see {@link ReplyFrame#seq()}). */
     private final AtomicLong nextSeq = new AtomicLong();
     /** Where the hop's replies are kept for a replay of the hop, or {@code null}. */
@@ -166,6 +170,23 @@ final class HopReplies implements Replies {
     }
 
     /**
+     * An atomic hop votes: takes the vote's slice of {@code credit}, the hop's credit now, and
+     * returns the credit the hop keeps (half; the vote carries the other half). {@code null} if the
+     * hop may not vote: it voted already (a hop votes once), or it has handed over (the closing node
+     * reported it with all its credit, or the chain moved on): a vote then would return credit twice.
+     * The credit kept is what {@link #abandon} reports if the node closes before the hop hands over.
+     */
+    Credit vote(Credit credit) {
+        synchronized (voting) {
+            if (leftAfterVote != null || handedOver.get()) {
+                return null;
+            }
+            leftAfterVote = credit.half();
+            return leftAfterVote;
+        }
+    }
+
+    /**
      * Whether the closing node took this hop's hand-over ({@link #abandon}) and reported it to the
      * originator itself: whatever the hop would still send is late.
      */
@@ -184,10 +205,15 @@ final class HopReplies implements Replies {
      * sent to the originator with the failure; else {@code null} (the chain has moved on).
      */
     public Credit abandon(Credit credit) {
-        if (!handedOver.compareAndSet(false, true)) {
-            return null;
+        synchronized (voting) {
+            if (!handedOver.compareAndSet(false, true)) {
+                return null;
+            }
+            abandoned = true;
+            if (leftAfterVote != null) { // the vote took its slice home: only the rest goes with the report
+                credit = leftAfterVote;
+            }
         }
-        abandoned = true;
         SendWindow w = window;
         if (w != null) {
             w.close(); // a preturn waiting for room in it ends now, not after the reply write timeout
