@@ -36,7 +36,6 @@ import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.List;
@@ -97,9 +96,7 @@ class ChainErrorTest {
                     return p;
                 }));
         cluster.server("s3", b -> b.maxFrameSize(64 * 1024).service("echo", p -> p));
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            cluster.names.register("dead", new InetSocketAddress("127.0.0.1", s.getLocalPort()));
-        } // closed: nothing listens there any more
+        cluster.names.register("dead", DeadAddresses.next()); // nothing listens there, nor can
         client = cluster.client();
         clientWithExtraType = cluster.client(b -> b.types(TypeRegistry.of(ClientOnly.class)));
     }

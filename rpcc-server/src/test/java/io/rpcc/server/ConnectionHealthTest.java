@@ -164,6 +164,7 @@ class ConnectionHealthTest {
         assertTrue(messageContaining(held, "does not try to connect to 'later'") != null, held.toString());
         assertTrue(messageContaining(held, "the last 2 attempts failed") != null, held.toString());
         // the server comes up at that address; once the backoff has passed, the next call connects
+        DeadAddresses.release(dead);
         RpccServer later = cluster.server("later", b -> b.listen("127.0.0.1", dead.getPort()).service("echo", p -> p));
         Thread.sleep(1100); // 800 ms, +20 % jitter at most
         assertEquals("y", client.call("later", "echo", "y").get(10, TimeUnit.SECONDS).value());
@@ -183,10 +184,8 @@ class ConnectionHealthTest {
         assertEquals(3, client.stats().failovers());
     }
 
-    private static InetSocketAddress deadAddress() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort()); // closed: nobody listens
-        }
+    private static InetSocketAddress deadAddress() {
+        return DeadAddresses.next(); // nobody listens, and no other node can take the port meanwhile
     }
 
     @Test

@@ -9,9 +9,7 @@ import io.rpcc.client.RpccClient;
 import io.rpcc.core.ChainingFunctionSource;
 import io.rpcc.core.HopUnreachableException;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -59,10 +57,8 @@ class FailoverTest {
         cluster.close();
     }
 
-    private static InetSocketAddress deadAddress() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return new InetSocketAddress(InetAddress.getLoopbackAddress(), s.getLocalPort()); // closed: nobody listens
-        }
+    private static InetSocketAddress deadAddress() {
+        return DeadAddresses.next(); // nobody listens, and no other node can take the port meanwhile
     }
 
     private Object chain(int i) {
