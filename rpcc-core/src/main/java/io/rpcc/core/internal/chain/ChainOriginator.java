@@ -346,7 +346,9 @@ public final class ChainOriginator {
         }
         long budget = p.budgetNanos;
         Timeout deadlineTask = null;
-        if (budget != ChainHeader.NO_DEADLINE && budget < timeout.toNanos()) {
+        // (a chain with no budget left is not sent: its launcher fails it at once, naming hop 1; a deadline
+        // timer of 0 ns would race that failure and could name hop 0)
+        if (budget != ChainHeader.NO_DEADLINE && budget > 0 && budget < timeout.toNanos()) {
             try {
                 deadlineTask = timer.newTimeout(t -> expire(p), Math.max(0, p.remainingNanos(System.nanoTime())),
                         TimeUnit.NANOSECONDS);
