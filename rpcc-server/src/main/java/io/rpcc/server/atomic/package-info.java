@@ -3,8 +3,9 @@
  * and {@link io.rpcc.server.atomic.TxMap} (a map), read and written by service functions; the
  * transaction a hop runs in, {@link io.rpcc.server.atomic.Transaction#current()}, with hooks that run
  * only when it commits or aborts; and {@link io.rpcc.server.atomic.ResourceManager}, through which an
- * existing store (for example a JDBC database, {@link io.rpcc.server.atomic.JdbcResourceManager}) takes
- * part in the transaction's commit.
+ * existing store takes part in the transaction's commit: a JDBC database's local transaction
+ * ({@link io.rpcc.server.atomic.JdbcResourceManager}) or an XA branch
+ * ({@link io.rpcc.server.atomic.XaResourceManager}).
  *
  * <p>Inside an atomic chain, reads and writes take read and write locks that are held until the
  * transaction ends (strict two-phase locking); writes go to a private copy that becomes visible to
