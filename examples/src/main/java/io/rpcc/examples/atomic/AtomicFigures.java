@@ -121,7 +121,7 @@ public final class AtomicFigures {
     /**
      * Runs every figure: {@code serial} transactions of each kind one at a time (after
      * {@code min(serial, max(500, serial / 3))} of each to warm up), {@code seconds} of throughput per kind with
-     * {@code inFlight} at once, {@code wanRuns} of each kind over the emulated link (after up to 3 to warm up).
+     * {@code inFlight} at once (two rounds of half as long, in turn with the other kinds, the better kept), {@code wanRuns} of each kind over the emulated link (after up to 3 to warm up).
      */
     public static Figures run(int serial, double seconds, int inFlight, int wanRuns) throws Exception {
         StaticNameResolver names = new StaticNameResolver();
