@@ -56,8 +56,8 @@ public final class Main {
                 + " on the emulated WAN; --runs N"},
         {"bank", "atomic chains: bank transfers across three sites on the emulated WAN, all or nothing; --transfers N"},
         {"replicated-log", "atomic chains: Waldo's majority-endorsed replicated log, with replicas going down"},
-        {"atomic", "atomic chains beside Waldo's microbenchmarks: loopback latency and throughput, a 74.7 ms link,"
-                + " bytes per hop; --serial N --seconds S --in-flight K --wan-runs R"},
+        {"atomic", "atomic chains beside Waldo's microbenchmarks and plain two-phase commit: loopback latency and"
+                + " throughput, a 74.7 ms link, bytes per hop; --serial N --seconds S --in-flight K --wan-runs R"},
     };
 
     private static final String FAILURE_LOG_LEVEL = "org.slf4j.simpleLogger.log.io.rpcc.failures";

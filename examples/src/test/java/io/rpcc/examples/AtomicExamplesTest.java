@@ -40,7 +40,9 @@ class AtomicExamplesTest {
 
     @Test
     void theFiguresRunnerRunsOnce() throws Exception {
-        AtomicFigures.Figures f = AtomicFigures.run(100, 1, 8, 2);
+        AtomicFigures.Figures f = AtomicFigures.run(20, 0.2, 8, 2);
         assertTrue(f.atomicMs() > 0 && f.wanAtomicMs() > 0 && f.atomicBytesPerHop() > 0, f::toString);
+        assertTrue(f.twoPcMs() > 0 && f.twoPcPerSecond() > 0 && f.wanTwoPcMs() > 0 && f.wanTwoPcAppliedMs() > 0
+                && f.twoPcBytesPerHop() > f.plainBytesPerHop(), f::toString);
     }
 }
