@@ -25,6 +25,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -32,6 +33,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -270,6 +272,7 @@ public class IsolatedJavaFunctionTest {
     @Test
     void anotherPartysEndlessFunctionsLeaveThisClientARunner() throws Exception {
         Duration longWall = Duration.ofSeconds(60);
+        Set<Long> before = childPids();
         try (Cluster shared = new Cluster()) {
             RpccServer server = shared.server("shared", b -> b
                     .sandbox(new SandboxLimits(Duration.ofMillis(300), 32L << 20, longWall))
@@ -308,6 +311,29 @@ public class IsolatedJavaFunctionTest {
                     "this client's chain completed while the other party's four functions still ran or waited");
             assertTrue(tookMillis < longWall.toMillis(), "took " + tookMillis + " ms");
             assertEquals(2, server.functionRunners().stats().running(), server.functionRunners().stats().toString());
+        } finally {
+            endRunnersStartedSince(before);
+        }
+    }
+
+    /** The process ids of this JVM's child processes now (the pools' function runners). */
+    static Set<Long> childPids() {
+        return ProcessHandle.current().children().map(ProcessHandle::pid).collect(Collectors.toSet());
+    }
+
+    /**
+     * Ends the function runners started since {@code before} that outlived their closed node: a closed pool
+     * ends its idle runners only, and a runner stuck in an endless JDK call would otherwise spin for the rest
+     * of its wall time (60 s in the test above), taking a core from the tests that run after it.
+     */
+    static void endRunnersStartedSince(Set<Long> before) throws Exception {
+        List<ProcessHandle> left = ProcessHandle.current().children().filter(h -> !before.contains(h.pid())).toList();
+        for (ProcessHandle h : left) {
+            h.descendants().forEach(ProcessHandle::destroyForcibly);
+            h.destroyForcibly();
+        }
+        for (ProcessHandle h : left) {
+            h.onExit().get(30, TimeUnit.SECONDS);
         }
     }
 
