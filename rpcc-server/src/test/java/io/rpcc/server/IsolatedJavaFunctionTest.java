@@ -273,6 +273,7 @@ public class IsolatedJavaFunctionTest {
     void anotherPartysEndlessFunctionsLeaveThisClientARunner() throws Exception {
         Duration longWall = Duration.ofSeconds(60);
         Set<Long> before = childPids();
+        List<Long> endless = new ArrayList<>();
         try (Cluster shared = new Cluster()) {
             RpccServer server = shared.server("shared", b -> b
                     .sandbox(new SandboxLimits(Duration.ofMillis(300), 32L << 20, longWall))
@@ -311,8 +312,19 @@ public class IsolatedJavaFunctionTest {
                     "this client's chain completed while the other party's four functions still ran or waited");
             assertTrue(tookMillis < longWall.toMillis(), "took " + tookMillis + " ms");
             assertEquals(2, server.functionRunners().stats().running(), server.functionRunners().stats().toString());
-        } finally {
-            endRunnersStartedSince(before);
+            endless.addAll(server.functionRunners().busyPids());
+            assertEquals(2, endless.size(), "the two runners of the endless functions");
+        }
+        // the closed node ended its runners, also the two still running endless functions
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        List<Long> left;
+        while (!(left = endless.stream().filter(pid -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+                .toList()).isEmpty()) {
+            if (System.nanoTime() > until) {
+                endRunnersStartedSince(before);
+                throw new AssertionError("function runners still alive 20 s after their node closed: " + left);
+            }
+            Thread.sleep(50);
         }
     }
 
@@ -322,9 +334,8 @@ public class IsolatedJavaFunctionTest {
     }
 
     /**
-     * Ends the function runners started since {@code before} that outlived their closed node: a closed pool
-     * ends its idle runners only, and a runner stuck in an endless JDK call would otherwise spin for the rest
-     * of its wall time (60 s in the test above), taking a core from the tests that run after it.
+     * Ends the function runners started since {@code before} (after a failed check that their closed node
+     * ended them), so that they do not spin on and take a core from the tests that run after it.
      */
     static void endRunnersStartedSince(Set<Long> before) throws Exception {
         List<ProcessHandle> left = ProcessHandle.current().children().filter(h -> !before.contains(h.pid())).toList();

@@ -81,6 +81,8 @@ public final class FunctionRunnerPool implements AutoCloseable {
     private final byte[] setup;
     private final String node;
     private final ConcurrentLinkedDeque<RunnerProcess> idle = new ConcurrentLinkedDeque<>();
+    /** Runners running an invocation now: killed when the pool closes (their deadlines' timer stops with it). */
+    private final java.util.Set<RunnerProcess> busy = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final RunnerShares shares;
     private final AtomicInteger starting = new AtomicInteger();
     private final AtomicLong started = new AtomicLong();
@@ -131,6 +133,10 @@ public final class FunctionRunnerPool implements AutoCloseable {
         RunnerProcess runner = null;
         try {
             runner = take(source.id());
+            busy.add(runner);
+            if (closed) { // the pool closed as it was taken: close() may have missed it
+                runner.kill();
+            }
             boolean compiled = runner.compiledBefore(source.id());
             long timeout = limits.wallTime().toNanos() + GRACE_NANOS + (compiled ? 0 : COMPILE_ALLOWANCE_NANOS);
             byte[] answer;
@@ -139,6 +145,7 @@ public final class FunctionRunnerPool implements AutoCloseable {
             } catch (IOException e) {
                 throw died(runner, source, timeout);
             }
+            busy.remove(runner);
             RunnerProtocol.Response response = serialization.withKryo(k -> RunnerProtocol.readResponse(k, new Input(answer)));
             log.debug("node '{}': chaining function ({}) ran in function runner pid {}", node,
                     FunctionRuntime.shortId(source), runner.pid());
@@ -164,6 +171,7 @@ public final class FunctionRunnerPool implements AutoCloseable {
             return response.next();
         } finally {
             if (runner != null) {
+                busy.remove(runner);
                 discard(runner);
             }
             shares.release(party);
@@ -302,6 +310,10 @@ public final class FunctionRunnerPool implements AutoCloseable {
     /** The failure of an invocation whose runner died or was killed before it answered. */
     private HopFailure died(RunnerProcess runner, ChainingFunctionSource source, long timeoutNanos) {
         String what = "chaining function (" + FunctionRuntime.shortId(source) + ") at node '" + node + "'";
+        if (closed) {
+            return new HopFailure(ChainErrorCode.NODE_CLOSED, what + " was still running when the node closed; its"
+                    + " function runner was ended");
+        }
         if (runner.wasKilled()) {
             return HopFailure.sandboxViolation("wall-time", what + " ran for more than "
                     + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms in its function runner; the runner was killed"
@@ -347,13 +359,25 @@ public final class FunctionRunnerPool implements AutoCloseable {
         return idle.stream().map(RunnerProcess::pid).toList();
     }
 
-    /** Ends every idle runner; running ones end at their invocation's end. */
+    /** The process ids of the runners running an invocation now (for tests and operators). */
+    public List<Long> busyPids() {
+        return busy.stream().map(RunnerProcess::pid).toList();
+    }
+
+    /**
+     * Ends every runner: idle ones, and running ones too (their invocations fail as the node is
+     * closed), since the timer that enforces their wall time stops with the pool and a function
+     * stuck in an endless loop would otherwise keep its process spinning.
+     */
     @Override
     public void close() {
         closed = true;
         RunnerProcess r;
         while ((r = idle.pollFirst()) != null) {
             r.close();
+        }
+        for (RunnerProcess running : busy) {
+            running.kill();
         }
         timer.shutdownNow();
     }
