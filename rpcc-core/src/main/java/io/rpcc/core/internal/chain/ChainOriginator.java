@@ -240,7 +240,7 @@ public final class ChainOriginator {
         this.send = send;
         this.ended = ended;
         this.timer = timer;
-        this.atomic = new AtomicCoordinator(nodeName, timer);
+        this.atomic = new AtomicCoordinator(nodeName);
     }
 
     /** The coordinator of the atomic chains this node starts. */
@@ -740,12 +740,12 @@ public final class ChainOriginator {
                 Pending p = pending.get(v.chainId());
                 if (p != null && p.tx != null && p.attemptSecret.matches(v.secret())) {
                     p.heard();
-                    atomic.vote(p.tx, v);
+                    atomic.vote(p.tx, v, from);
                     recover(p, v.credit());
                 } else if (p == null && v.chainId() >= 1 && v.chainId() <= nextId.get()
                         || p != null && p.ofEarlierAttempt(v.secret())) {
                     lateFrames.incrementAndGet();
-                    atomic.lateVote(v);
+                    atomic.lateVote(v, from);
                 } else {
                     refusals.countFrame(Refusal.FORGED_FRAME, from);
                 }
