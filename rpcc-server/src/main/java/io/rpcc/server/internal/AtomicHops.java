@@ -107,7 +107,7 @@ final class AtomicHops {
      * hop that voted already, or that the closing node abandoned and reported with its credit
      * ({@code replies}, the hop's, decide: see {@link HopReplies#vote}). If {@code hold}, the VOTE is
      * held in {@code replies} while the hop's chaining step runs ({@link HopReplies#holdVote}: it goes
-     * with the chain's result, or alone once the step is done); else it is sent now.
+     * with the chain's result, or alone before the chain's next frame); else it is sent now.
      */
     Credit voteAfter(ChainHeader h, Credit credit, HopReplies replies, boolean hold) {
         TxKey key = h.txKey();

@@ -566,6 +566,7 @@ public final class HopExecutor implements RequestHandler {
             // unless the hop voted before it failed (in its chaining step) or the closing node reported it
             h = h.withCredit(atomic.voteAfter(h, h.credit(), hop.replies(), false));
         }
+        atomic.sendHeldVote(hop.replies()); // (a vote held while the chaining step ran) before the failure leaves
         HopReplies replies = hop.replies();
         if (hop.control().isCancelled()) {
             replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain

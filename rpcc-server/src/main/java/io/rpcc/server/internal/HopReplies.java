@@ -194,9 +194,11 @@ final class HopReplies implements Replies {
     }
 
     /**
-     * Holds the hop's VOTE, taken by {@link #vote}, while its chaining step runs: if the chain's result
-     * goes next, to the same node, both are written at once ({@link HopReports#sendResult}); else it
-     * goes alone, as soon as the step is done ({@link AtomicHops#sendHeldVote}) or the node abandons the hop.
+     * Holds the hop's VOTE, taken by {@link #vote}, while its chaining step runs: if the step ends the
+     * chain and its result goes to the same node, both are written at once, the VOTE first
+     * ({@link HopReports#sendResult}); else it goes alone before the chain's next frame (a request, a
+     * failure: {@link NextHopSender#carryOut}, {@link AtomicHops#sendHeldVote}), or when the node
+     * abandons the hop.
      */
     void holdVote(HeldVote vote) {
         synchronized (voting) {
