@@ -71,6 +71,8 @@ final class AtomicHops {
     private final LocalTransactions engine;
     private final Map<TxKey, Known> known = new ConcurrentHashMap<>();
     private final AtomicLong votes = new AtomicLong();
+    /** This node's address in its votes (made once). */
+    private volatile NodeAddress voter;
     private final AtomicLong woundsSent = new AtomicLong();
     private final AtomicLong inDoubtAborts = new AtomicLong();
     private final AtomicLong queries = new AtomicLong();
@@ -121,7 +123,12 @@ final class AtomicHops {
         }
         LocalTransactions.Vote v = engine.prepare(p);
         votes.incrementAndGet();
-        TxFrames.Vote frame = new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(h.chainId(), h.replySecret()), h.attempt(), slice, new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port()), h.hop(),
+        NodeAddress self = voter;
+        if (self == null || self.port() != node.transport().port()) { // (the port is known once the node listens)
+            self = new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port());
+            voter = self;
+        }
+        TxFrames.Vote frame = new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(h.chainId(), h.replySecret()), h.attempt(), slice, self, h.hop(),
                 new TxFrames.Ballot(v.yes(), v.why(), Math.max(v.lamportClock(), node.originator().atomic().clock()), 0));
         HopReplies.HeldVote vote = new HopReplies.HeldVote(h.replyTo().node(), node.replyAddress(h), frame);
         if (hold) {

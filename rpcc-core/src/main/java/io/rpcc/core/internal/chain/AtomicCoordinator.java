@@ -366,12 +366,13 @@ public final class AtomicCoordinator {
     /**
      * All the credit of attempt {@code tx} is home (every vote with it): decides, tells the voters,
      * and returns the decision; {@code failedAfterResult} is a failure that arrived after the result.
+     * {@code chainName} names the chain in an abort's message (made only for an abort).
      */
-    Decision decide(Tx tx, @Nullable ChainException failedAfterResult, String chainName) {
+    Decision decide(Tx tx, @Nullable ChainException failedAfterResult, java.util.function.Supplier<String> chainName) {
         TransactionAbortedException abort;
         synchronized (tx) {
             if (tx.decision != null) { // wounded, or ended, meanwhile
-                return new Decision(tx.decision, tx.decision ? null : aborted(chainName + " was aborted: " + tx.why,
+                return new Decision(tx.decision, tx.decision ? null : aborted(chainName.get() + " was aborted: " + tx.why,
                         null, 0, List.of(), null));
             }
             abort = abortOf(tx, failedAfterResult, chainName);
@@ -384,9 +385,13 @@ public final class AtomicCoordinator {
         return new Decision(abort == null, abort);
     }
 
-    private TransactionAbortedException abortOf(Tx tx, @Nullable ChainException late, String chainName) {
-        String name = chainName + " (transaction " + key(tx) + ")";
+    private TransactionAbortedException abortOf(Tx tx, @Nullable ChainException late,
+                                                java.util.function.Supplier<String> chainName) {
         ChainException failed = tx.failure != null ? tx.failure : late;
+        if (failed == null && tx.arrival != null && allYes(tx)) {
+            return null; // a commit: no message to make
+        }
+        String name = chainName.get() + " (transaction " + key(tx) + ")";
         if (failed != null) {
             ChainFailure f = failed.failure();
             return aborted(name + " was aborted because " + (f.hop() > 0 ? "hop " + f.hop() + " at '" + f.host() + "'"
@@ -406,6 +411,15 @@ public final class AtomicCoordinator {
                     + voterList(tx), nodeName, 0, List.of(), null);
         }
         return null;
+    }
+
+    private static boolean allYes(Tx tx) {
+        for (Voter v : tx.voters.values()) {
+            if (!v.yes) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String voterList(Tx tx) {

@@ -708,7 +708,7 @@ public final class ChainOriginator {
      * {@link io.rpcc.core.TransactionAbortedException}.
      */
     private void decide(Pending p) {
-        AtomicCoordinator.Decision d = atomic.decide(p.tx, p.failedAfterResult, "atomic chain " + chainId(p.id()));
+        AtomicCoordinator.Decision d = atomic.decide(p.tx, p.failedAfterResult, () -> "atomic chain " + chainId(p.id()));
         if (d.commit()) {
             synchronized (p) { // (as onReply delivers: never after the chain ended)
                 if (!p.ended) {
