@@ -599,6 +599,11 @@ public final class AtomicCoordinator {
             }
             v.acked = true;
             all = --tx.unacked == 0;
+            if (all) { // the decision is remembered (for queries) without the connections it went on
+                for (Voter x : tx.voters.values()) {
+                    x.via = null;
+                }
+            }
         }
         if (all) {
             awaitingAcks.remove(tx.chainId, tx);
