@@ -23,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -368,7 +369,7 @@ public final class AtomicCoordinator {
      * and returns the decision; {@code failedAfterResult} is a failure that arrived after the result.
      * {@code chainName} names the chain in an abort's message (made only for an abort).
      */
-    Decision decide(Tx tx, @Nullable ChainException failedAfterResult, java.util.function.Supplier<String> chainName) {
+    Decision decide(Tx tx, @Nullable ChainException failedAfterResult, Supplier<String> chainName) {
         TransactionAbortedException abort;
         synchronized (tx) {
             if (tx.decision != null) { // wounded, or ended, meanwhile
@@ -386,7 +387,7 @@ public final class AtomicCoordinator {
     }
 
     private TransactionAbortedException abortOf(Tx tx, @Nullable ChainException late,
-                                                java.util.function.Supplier<String> chainName) {
+                                                Supplier<String> chainName) {
         ChainException failed = tx.failure != null ? tx.failure : late;
         if (failed == null && tx.arrival != null && allYes(tx)) {
             return null; // a commit: no message to make
