@@ -71,6 +71,8 @@ final class AtomicHops {
     private final LocalTransactions engine;
     private final Map<TxKey, Known> known = new ConcurrentHashMap<>();
     private final AtomicLong votes = new AtomicLong();
+    /** This node's address in its votes (made once). */
+    private volatile NodeAddress voter;
     private final AtomicLong woundsSent = new AtomicLong();
     private final AtomicLong inDoubtAborts = new AtomicLong();
     private final AtomicLong queries = new AtomicLong();
@@ -105,9 +107,11 @@ final class AtomicHops {
      * node; returns the rest of the credit, which goes on with the chain (or its failure). A hop that
      * left no participant here (it never joined) sends nothing and keeps all of its credit; so does a
      * hop that voted already, or that the closing node abandoned and reported with its credit
-     * ({@code replies}, the hop's, decide: see {@link HopReplies#vote}).
+     * ({@code replies}, the hop's, decide: see {@link HopReplies#vote}). If {@code hold}, the VOTE is
+     * held in {@code replies} while the hop's chaining step runs ({@link HopReplies#holdVote}: it goes
+     * with the chain's result, or alone before the chain's next frame); else it is sent now.
      */
-    Credit voteAfter(ChainHeader h, Credit credit, HopReplies replies) {
+    Credit voteAfter(ChainHeader h, Credit credit, HopReplies replies, boolean hold) {
         TxKey key = h.txKey();
         Participant p = key == null ? null : engine.find(key);
         if (p == null || credit.isZero()) {
@@ -119,15 +123,43 @@ final class AtomicHops {
         }
         LocalTransactions.Vote v = engine.prepare(p);
         votes.incrementAndGet();
-        TxFrames.Vote frame = new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(h.chainId(), h.replySecret()), h.attempt(), slice, new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port()), h.hop(),
+        NodeAddress self = voter;
+        if (self == null || self.port() != node.transport().port()) { // (the port is known once the node listens)
+            self = new NodeAddress(node.name(), node.transport().advertisedHost(), node.transport().port());
+            voter = self;
+        }
+        TxFrames.Vote frame = new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(h.chainId(), h.replySecret()), h.attempt(), slice, self, h.hop(),
                 new TxFrames.Ballot(v.yes(), v.why(), Math.max(v.lamportClock(), node.originator().atomic().clock()), 0));
-        node.transport().send(h.replyTo().node(), node.replyAddress(h), frame).whenComplete((ok, e) -> {
-            if (e != null) {
-                log.warn("node '{}': the vote of transaction {} after hop {} could not be sent to '{}': {}", node.name(),
-                        key, h.hop(), h.replyTo().node(), e.toString());
-            }
-        });
+        HopReplies.HeldVote vote = new HopReplies.HeldVote(h.replyTo().node(), node.replyAddress(h), frame);
+        if (hold) {
+            replies.holdVote(vote);
+        } else {
+            sendVote(node, vote);
+        }
         return slice; // (the rest: the two halves are equal)
+    }
+
+    /** Sends the VOTE {@code replies} holds, if it still holds one (the hop's chaining step is done). */
+    void sendHeldVote(HopReplies replies) {
+        sendVote(node, replies.takeHeldVote());
+    }
+
+    /** Sends {@code vote} (if not {@code null}) from {@code node}, alone. */
+    static void sendVote(Node node, HopReplies.HeldVote vote) {
+        if (vote != null) {
+            node.transport().send(vote.peer(), vote.address(), vote.frame()).whenComplete((ok, e) -> {
+                if (e != null) {
+                    voteUnsent(node, vote, e);
+                }
+            });
+        }
+    }
+
+    /** Logs that {@code vote} could not be sent (its transaction ends by its originator's timeout or a query). */
+    static void voteUnsent(Node node, HopReplies.HeldVote vote, Throwable e) {
+        TxFrames.Vote v = (TxFrames.Vote) vote.frame();
+        log.warn("node '{}': the vote of transaction {} after hop {} could not be sent to '{}': {}", node.name(),
+                v.chainId(), v.hop(), vote.peer(), e.toString());
     }
 
     /**

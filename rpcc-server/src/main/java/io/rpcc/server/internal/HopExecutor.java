@@ -550,6 +550,7 @@ public final class HopExecutor implements RequestHandler {
             reportFailure(at, e);
         } finally {
             if (!parked) {
+                atomic.sendHeldVote(hop.replies()); // an atomic hop's vote that did not go with the chain's result
                 at.watch().ran(at); // (the watch of a hop resumed by a return is the return's)
             }
             mdc.close();
@@ -563,8 +564,9 @@ public final class HopExecutor implements RequestHandler {
         if (h.atomic() && !hop.control().isCancelled() && hop.kind() == HopKind.SERVICE) {
             // the participant here votes (so the originator tells it the decision), with a slice of the credit,
             // unless the hop voted before it failed (in its chaining step) or the closing node reported it
-            h = h.withCredit(atomic.voteAfter(h, h.credit(), hop.replies()));
+            h = h.withCredit(atomic.voteAfter(h, h.credit(), hop.replies(), false));
         }
+        atomic.sendHeldVote(hop.replies()); // (a vote held while the chaining step ran) before the failure leaves
         HopReplies replies = hop.replies();
         if (hop.control().isCancelled()) {
             replies.handOver(h.credit()); // failed because it was interrupted: the originator has ended the chain

@@ -22,6 +22,7 @@ import io.rpcc.core.internal.wire.QuietFrame;
 import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -78,6 +79,12 @@ final class HopReplies implements Replies {
     private final Object voting = new Object();
     /** The credit an atomic hop kept after its vote took its slice, or {@code null} before a vote. Guarded by voting. */
     private Credit leftAfterVote;
+    /** An atomic hop's VOTE waiting for the hop's chaining step ({@link #holdVote}), or {@code null}. Guarded by voting. */
+    private HeldVote heldVote;
+
+    /** An atomic hop's VOTE ({@code frame}) that goes to {@code peer}, at {@code address}. */
+    record HeldVote(String peer, InetSocketAddress address, Object frame) {
+    }
     /** The number of the next reply (see {@link ReplyFrame#seq()}). */
     private final AtomicLong nextSeq = new AtomicLong();
     /** Where the hop's replies are kept for a replay of the hop, or {@code null}. */
@@ -187,6 +194,28 @@ final class HopReplies implements Replies {
     }
 
     /**
+     * Holds the hop's VOTE, taken by {@link #vote}, while its chaining step runs: if the step ends the
+     * chain and its result goes to the same node, both are written at once, the VOTE first
+     * ({@link HopReports#sendResult}); else it goes alone before the chain's next frame (a request, a
+     * failure: {@link NextHopSender#carryOut}, {@link AtomicHops#sendHeldVote}), or when the node
+     * abandons the hop.
+     */
+    void holdVote(HeldVote vote) {
+        synchronized (voting) {
+            heldVote = vote;
+        }
+    }
+
+    /** The VOTE held ({@link #holdVote}), taken: {@code null} if none is held (or it was taken). */
+    HeldVote takeHeldVote() {
+        synchronized (voting) {
+            HeldVote v = heldVote;
+            heldVote = null;
+            return v;
+        }
+    }
+
+    /**
      * Whether the closing node took this hop's hand-over ({@link #abandon}) and reported it to the
      * originator itself: whatever the hop would still send is late.
      */
@@ -205,6 +234,7 @@ final class HopReplies implements Replies {
      * sent to the originator with the failure; else {@code null} (the chain has moved on).
      */
     public Credit abandon(Credit credit) {
+        AtomicHops.sendVote(node, takeHeldVote()); // its slice of the credit goes home with it, as the report's does
         synchronized (voting) {
             if (!handedOver.compareAndSet(false, true)) {
                 return null;

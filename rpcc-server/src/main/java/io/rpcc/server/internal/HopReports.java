@@ -54,7 +54,7 @@ final class HopReports {
         ChainResultFrame frame = new ChainResultFrame(new ChainKey(h.chainId(), h.attemptSecret()), hop.path(), console,
                 hop.timings(), value, credit, null);
         hop.watch().went(new HopOutcome.Finished(value));
-        hop.watch().track(handOffs.track(toOrigin(h, frame).exceptionallyCompose(e -> refusedHere(e)
+        hop.watch().track(handOffs.track(toOrigin(h, frame, hop.replies()).exceptionallyCompose(e -> refusedHere(e)
                 ? hopFailed(hop, h, (HopFailure) Node.unwrap(e), console, hop.timings(), credit)
                 : CompletableFuture.failedFuture(e))));
     }
@@ -158,9 +158,29 @@ final class HopReports {
      * sub-chain whose reply-to is its creator (a failure the creator could not be told of).
      */
     private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame) {
+        return toOrigin(h, frame, null);
+    }
+
+    /**
+     * {@link #toOrigin(ChainHeader, Object)}; an atomic hop's VOTE that {@code replies} (if not
+     * {@code null}) holds for the same node goes first, written with {@code frame} at once (one
+     * wake-up of the connection's event loop, one write), so that the two arrive together.
+     */
+    private CompletableFuture<Void> toOrigin(ChainHeader h, Object frame, HopReplies replies) {
         NodeAddress to = h.returnStack().isEmpty() ? h.replyTo() : h.originator();
         InetSocketAddress replyTo = node.addressOf(to);
-        return node.transport().send(to.node(), replyTo, frame)
+        HopReplies.HeldVote vote = replies == null ? null : replies.takeHeldVote();
+        CompletableFuture<Void> sent;
+        if (vote == null) {
+            sent = node.transport().send(to.node(), replyTo, frame);
+        } else if (vote.peer().equals(to.node()) && vote.address().equals(replyTo)) {
+            sent = node.transport().sendTogether(to.node(), replyTo, vote.frame(), frame,
+                    e -> AtomicHops.voteUnsent(node, vote, e));
+        } else {
+            AtomicHops.sendVote(node, vote);
+            sent = node.transport().send(to.node(), replyTo, frame);
+        }
+        return sent
                 .whenComplete((v, e) -> {
                     if (e != null && Node.unwrap(e) instanceof HopFailure f && f.unreachable()) {
                         failures.replyToUnreachable(h, replyTo, f);

@@ -78,6 +78,9 @@ final class NextHopSender {
         ChainHeader h = hop.header();
         HopReplies replies = hop.replies();
         HopControl control = hop.control();
+        if (!(action instanceof NextHopDecision.Finish)) { // (the chain's result takes it along: see HopReports)
+            AtomicHops.sendVote(node, replies.takeHeldVote()); // an atomic hop's vote leaves before its chain goes on
+        }
         OutboundStream data = hop.running().takeOutput();
         if (data != null && !(action instanceof NextHopDecision.Forward) && !(action instanceof NextHopDecision.Fail)) {
             data.discard("the chain did not go on to a next hop");

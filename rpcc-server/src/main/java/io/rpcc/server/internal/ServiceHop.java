@@ -65,7 +65,7 @@ final class ServiceHop {
             return null;
         }
         if (h.atomic()) { // prepared and voted before the chain goes on: the vote takes a slice of the credit
-            HopState voted = hop.resumedAs(h.withCredit(atomic.voteAfter(h, h.credit(), hop.replies())));
+            HopState voted = hop.resumedAs(h.withCredit(atomic.voteAfter(h, h.credit(), hop.replies(), true)));
             ran = new HopResult(voted, ran.state(), ran.result(), ran.timing(), ran.cached());
         }
         if (cached != null && ran.cached() != null) { // (a hop that streams on is not kept)

@@ -1,5 +1,6 @@
 package io.rpcc.core.internal.chain;
 
+import io.netty.channel.Channel;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainFailure;
@@ -22,6 +23,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,8 +33,10 @@ import org.slf4j.LoggerFactory;
  * first phase): stamps each atomic chain ({@link TxStamp}: its originator's primary, or a standard
  * transaction stamped with this node's Lamport clock), collects the VOTEs its hops send, decides at the
  * chain's end (commit if it ended with a result, every vote was yes and no WOUND came first), sends
- * the decision to every voter again until it is acknowledged, and aborts an attempt that an older
- * transaction wounded so that its caller can start it again with the same stamp.
+ * the decision to every voter (on the connection its vote came on, so that a decision made on that
+ * connection's event loop is written without a hand-off), sends it again from the node's periodic
+ * sweep until it is acknowledged, and aborts an attempt that an older transaction wounded so that
+ * its caller can start it again with the same stamp.
  *
  * <p>One {@link Call} is one {@code ChainCall.atomic()} across its restarts; each attempt of it is a
  * {@link Tx}, a chain of its own (a new chain id and secret, the call's stamp): the attempt's key is
@@ -43,21 +47,28 @@ public final class AtomicCoordinator {
     private static final Logger log = LoggerFactory.getLogger(AtomicCoordinator.class);
     /** How often a DECIDE is sent to a voter, at most, before the originator stops waiting for its DECIDE_ACK. */
     static final int DECIDE_SENDS = 8;
-    /** The wait before the first resend of a DECIDE; each next wait is twice as long (0.25 s to 32 s: a minute in all). */
+    /**
+     * The wait before the first resend of a DECIDE; each next wait is twice as long (0.25 s to 32 s: a
+     * minute in all). Resends go out from the node's periodic sweep ({@link #resendDue}), so each wait
+     * is up to one sweep period longer; no timer is set per decision.
+     */
     static final long FIRST_RESEND_MILLIS = 250;
 
-    /** Sends a frame to a node by its address. */
+    /** Sends a frame to a node. */
     @FunctionalInterface
     public interface Sender {
-        /** Sends {@code frame} to {@code to}; completes when written. */
-        CompletableFuture<Void> send(NodeAddress to, Object frame);
+        /**
+         * Sends {@code frame} to {@code to}: on connection {@code via} if it is an open connection to
+         * that node (the one its vote came on), else on this node's connection to its address;
+         * completes when written.
+         */
+        CompletableFuture<Void> send(@Nullable Channel via, NodeAddress to, Object frame);
     }
 
     private final String nodeName;
     private final long origin;
-    private final NodeTimer timer;
     private final AtomicLong clock = new AtomicLong();
-    private volatile Sender sender = (to, frame) -> CompletableFuture.failedFuture(
+    private volatile Sender sender = (via, to, frame) -> CompletableFuture.failedFuture(
             new IllegalStateException("the node has not started"));
     /** Outstanding calls, oldest first; guarded by itself. */
     private final LinkedHashSet<Call> outstanding = new LinkedHashSet<>();
@@ -81,10 +92,9 @@ public final class AtomicCoordinator {
     private final AtomicLong lateVotes = new AtomicLong();
     private final AtomicLong unacknowledged = new AtomicLong();
 
-    /** The coordinator of node {@code nodeName}, resending decisions on {@code timer}. */
-    AtomicCoordinator(String nodeName, NodeTimer timer) {
+    /** The coordinator of node {@code nodeName}. */
+    AtomicCoordinator(String nodeName) {
         this.nodeName = nodeName;
-        this.timer = timer;
         // the node's name and this incarnation: a restarted node's stamps are not an earlier one's
         this.origin = nodeName.hashCode() * 0x9E37_79B9_7F4A_7C15L ^ ThreadLocalRandom.current().nextLong();
     }
@@ -121,12 +131,15 @@ public final class AtomicCoordinator {
     /** A voter of an attempt: where it is, how it voted, and whether it acknowledged the decision. */
     private static final class Voter {
         final NodeAddress address;
+        /** The connection its last vote came on (its decision goes back on it while it is open), or null. */
+        @Nullable Channel via;
         boolean yes = true;
         @Nullable String why;
         int hop;
         long held;
+        /** Whether the decision was sent to it (a voter heard of after the fan-out is not waited for). */
+        boolean told;
         boolean acked;
-        int sends;
 
         Voter(NodeAddress address) {
             this.address = address;
@@ -142,6 +155,11 @@ public final class AtomicCoordinator {
         private final int attempt;
         private final Map<String, Voter> voters = new LinkedHashMap<>();
         private final CompletableFuture<Void> acked = new CompletableFuture<>();
+        /** Voters told the decision that have not acknowledged it. */
+        private int unacked;
+        /** How often the decision was sent, and when it is sent again if some voter has not acknowledged it. */
+        private int sends;
+        private long resendAtNanos;
         private ChainOriginator.@Nullable Arrival arrival;
         private @Nullable ChainException failure;
         private @Nullable String woundedBy;
@@ -277,11 +295,18 @@ public final class AtomicCoordinator {
         }
     }
 
-    /** A VOTE of live attempt {@code tx} (its secret checked). */
-    void vote(Tx tx, TxFrames.Vote v) {
+    /** A VOTE of live attempt {@code tx} (its secret checked), read from connection {@code from}. */
+    void vote(Tx tx, TxFrames.Vote v, @Nullable Channel from) {
         observe(v.clock());
         synchronized (tx) {
-            Voter voter = tx.voters.computeIfAbsent(v.voter().node(), n -> new Voter(v.voter()));
+            Voter voter = tx.voters.get(v.voter().node());
+            if (voter == null) {
+                voter = new Voter(v.voter());
+                tx.voters.put(v.voter().node(), voter);
+            }
+            if (from != null) {
+                voter.via = from;
+            }
             if (!v.yes() && voter.yes) {
                 voter.yes = false;
                 voter.why = v.why();
@@ -295,10 +320,10 @@ public final class AtomicCoordinator {
      * A VOTE of an attempt that ended here (an abort, or a chain given up): it did not commit (a
      * commit waits for every vote), so the voter is told to abort; nothing waits for its answer.
      */
-    void lateVote(TxFrames.Vote v) {
+    void lateVote(TxFrames.Vote v, @Nullable Channel from) {
         lateVotes.incrementAndGet();
         observe(v.clock());
-        sender.send(v.voter(), new TxFrames.Decide(v.chainId(), v.secret(), nodeName, v.attempt(), false,
+        sender.send(from, v.voter(), new TxFrames.Decide(v.chainId(), v.secret(), nodeName, v.attempt(), false,
                 "the chain attempt ended at its originator before this vote arrived"));
     }
 
@@ -342,12 +367,13 @@ public final class AtomicCoordinator {
     /**
      * All the credit of attempt {@code tx} is home (every vote with it): decides, tells the voters,
      * and returns the decision; {@code failedAfterResult} is a failure that arrived after the result.
+     * {@code chainName} names the chain in an abort's message (made only for an abort).
      */
-    Decision decide(Tx tx, @Nullable ChainException failedAfterResult, String chainName) {
+    Decision decide(Tx tx, @Nullable ChainException failedAfterResult, Supplier<String> chainName) {
         TransactionAbortedException abort;
         synchronized (tx) {
             if (tx.decision != null) { // wounded, or ended, meanwhile
-                return new Decision(tx.decision, tx.decision ? null : aborted(chainName + " was aborted: " + tx.why,
+                return new Decision(tx.decision, tx.decision ? null : aborted(chainName.get() + " was aborted: " + tx.why,
                         null, 0, List.of(), null));
             }
             abort = abortOf(tx, failedAfterResult, chainName);
@@ -360,9 +386,13 @@ public final class AtomicCoordinator {
         return new Decision(abort == null, abort);
     }
 
-    private TransactionAbortedException abortOf(Tx tx, @Nullable ChainException late, String chainName) {
-        String name = chainName + " (transaction " + key(tx) + ")";
+    private TransactionAbortedException abortOf(Tx tx, @Nullable ChainException late,
+                                                Supplier<String> chainName) {
         ChainException failed = tx.failure != null ? tx.failure : late;
+        if (failed == null && tx.arrival != null && allYes(tx)) {
+            return null; // a commit: no message to make
+        }
+        String name = chainName.get() + " (transaction " + key(tx) + ")";
         if (failed != null) {
             ChainFailure f = failed.failure();
             return aborted(name + " was aborted because " + (f.hop() > 0 ? "hop " + f.hop() + " at '" + f.host() + "'"
@@ -382,6 +412,15 @@ public final class AtomicCoordinator {
                     + voterList(tx), nodeName, 0, List.of(), null);
         }
         return null;
+    }
+
+    private static boolean allYes(Tx tx) {
+        for (Voter v : tx.voters.values()) {
+            if (!v.yes) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String voterList(Tx tx) {
@@ -417,47 +456,91 @@ public final class AtomicCoordinator {
         return true;
     }
 
+    /**
+     * Sends the decision of {@code tx} to every voter, each on the connection its vote came on (on
+     * the calling event loop when that is the connection's, as the last vote's is: no hand-off), and
+     * waits for their acknowledgements; {@link #resendDue} sends it again to those that are late.
+     */
     private void fanOut(Tx tx) {
         synchronized (decided) {
             decided.put(tx.chainId, tx);
         }
-        List<Voter> to;
+        Voter[] to;
+        TxFrames.Decide frame;
         synchronized (tx) {
-            to = new ArrayList<>(tx.voters.values());
+            to = tx.voters.values().toArray(new Voter[0]);
+            for (Voter v : to) {
+                v.told = true;
+            }
+            tx.unacked = to.length;
+            tx.sends = 1;
+            tx.resendAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FIRST_RESEND_MILLIS);
+            frame = to.length == 0 ? null : new TxFrames.Decide(tx.chainId, tx.secret, nodeName, tx.attempt,
+                    tx.decision, tx.why);
         }
-        if (to.isEmpty()) {
+        if (frame == null) {
             tx.acked.complete(null);
             return;
         }
-        awaitingAcks.put(tx.chainId, tx);
+        awaitingAcks.put(tx.chainId, tx); // (before the first DECIDE: its ACK may come at once)
         for (Voter v : to) {
-            sendDecide(tx, v);
+            sender.send(v.via, v.address, frame);
         }
     }
 
-    private void sendDecide(Tx tx, Voter v) {
-        TxFrames.Decide frame;
-        int sends;
-        synchronized (tx) {
-            if (v.acked) {
-                return;
-            }
-            sends = ++v.sends;
-            frame = new TxFrames.Decide(tx.chainId, tx.secret, nodeName, tx.attempt, tx.decision, tx.why);
-        }
-        if (sends > DECIDE_SENDS) {
-            unacknowledged.incrementAndGet();
-            log.warn("node '{}': {} of transaction {} was sent {} times to '{}' without an acknowledgement; it stops "
-                    + "waiting (the participant asks for the decision itself)", nodeName,
-                    frame.commit() ? "COMMIT" : "ABORT", key(tx), DECIDE_SENDS, v.address.node());
-            acked(tx, v);
+    /**
+     * Called by the node's periodic sweep at {@code nowNanos}: sends each decision whose wait for an
+     * acknowledgement is over again to the voters that have not acknowledged it (each wait twice the
+     * one before, from {@link #FIRST_RESEND_MILLIS}); after {@link #DECIDE_SENDS} sends it stops waiting
+     * for them (they ask for the decision themselves).
+     */
+    void resendDue(long nowNanos) {
+        if (awaitingAcks.isEmpty()) {
             return;
         }
-        sender.send(v.address, frame);
-        try {
-            timer.newTimeout(t -> sendDecide(tx, v), FIRST_RESEND_MILLIS << (sends - 1), TimeUnit.MILLISECONDS);
-        } catch (IllegalStateException stopped) { // the node is closing
-            acked(tx, v);
+        for (Tx tx : awaitingAcks.values()) {
+            List<Voter> late = null;
+            TxFrames.Decide frame = null;
+            boolean giveUp;
+            synchronized (tx) {
+                if (tx.unacked == 0 || nowNanos - tx.resendAtNanos < 0) {
+                    continue;
+                }
+                giveUp = tx.sends >= DECIDE_SENDS;
+                for (Voter v : tx.voters.values()) {
+                    if (v.told && !v.acked) {
+                        if (late == null) {
+                            late = new ArrayList<>(2);
+                        }
+                        late.add(v);
+                    }
+                }
+                if (!giveUp) {
+                    tx.sends++;
+                    tx.resendAtNanos = nowNanos + TimeUnit.MILLISECONDS.toNanos(FIRST_RESEND_MILLIS << (tx.sends - 1));
+                    frame = new TxFrames.Decide(tx.chainId, tx.secret, nodeName, tx.attempt, tx.decision, tx.why);
+                }
+            }
+            if (late == null) {
+                continue;
+            }
+            for (Voter v : late) {
+                if (giveUp) {
+                    unacknowledged.incrementAndGet();
+                    log.warn("node '{}': {} of transaction {} was sent {} times to '{}' without an acknowledgement; it "
+                            + "stops waiting (the participant asks for the decision itself)", nodeName,
+                            committedOf(tx) ? "COMMIT" : "ABORT", key(tx), DECIDE_SENDS, v.address.node());
+                    acked(tx, v);
+                } else {
+                    sender.send(null, v.address, frame); // (by its address: a new connection if the last one broke)
+                }
+            }
+        }
+    }
+
+    private static boolean committedOf(Tx tx) {
+        synchronized (tx) {
+            return Boolean.TRUE.equals(tx.decision);
         }
     }
 
@@ -512,8 +595,16 @@ public final class AtomicCoordinator {
     private void acked(Tx tx, Voter v) {
         boolean all;
         synchronized (tx) {
+            if (v.acked || !v.told) {
+                return;
+            }
             v.acked = true;
-            all = tx.voters.values().stream().allMatch(x -> x.acked);
+            all = --tx.unacked == 0;
+            if (all) { // the decision is remembered (for queries) without the connections it went on
+                for (Voter x : tx.voters.values()) {
+                    x.via = null;
+                }
+            }
         }
         if (all) {
             awaitingAcks.remove(tx.chainId, tx);

@@ -240,7 +240,7 @@ public final class ChainOriginator {
         this.send = send;
         this.ended = ended;
         this.timer = timer;
-        this.atomic = new AtomicCoordinator(nodeName, timer);
+        this.atomic = new AtomicCoordinator(nodeName);
     }
 
     /** The coordinator of the atomic chains this node starts. */
@@ -708,7 +708,7 @@ public final class ChainOriginator {
      * {@link io.rpcc.core.TransactionAbortedException}.
      */
     private void decide(Pending p) {
-        AtomicCoordinator.Decision d = atomic.decide(p.tx, p.failedAfterResult, "atomic chain " + chainId(p.id()));
+        AtomicCoordinator.Decision d = atomic.decide(p.tx, p.failedAfterResult, () -> "atomic chain " + chainId(p.id()));
         if (d.commit()) {
             synchronized (p) { // (as onReply delivers: never after the chain ended)
                 if (!p.ended) {
@@ -740,12 +740,12 @@ public final class ChainOriginator {
                 Pending p = pending.get(v.chainId());
                 if (p != null && p.tx != null && p.attemptSecret.matches(v.secret())) {
                     p.heard();
-                    atomic.vote(p.tx, v);
+                    atomic.vote(p.tx, v, from);
                     recover(p, v.credit());
                 } else if (p == null && v.chainId() >= 1 && v.chainId() <= nextId.get()
                         || p != null && p.ofEarlierAttempt(v.secret())) {
                     lateFrames.incrementAndGet();
-                    atomic.lateVote(v);
+                    atomic.lateVote(v, from);
                 } else {
                     refusals.countFrame(Refusal.FORGED_FRAME, from);
                 }

@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
  * A node's one periodic task for chain heartbeats (paper 3.9), instead of a timer per hop or per
  * chain: every {@link #PERIOD_MILLIS} ms, on the node's executor (never on the timer's thread or an
  * event loop: sending a heartbeat may resolve a name), the originator declares broken the chains it
- * started whose branches went silent, and the server side sends the heartbeats that are due for the
- * hops and merges it holds. One sweep runs at a time; the next is scheduled when it ends.
+ * started whose branches went silent and sends again the atomic decisions not acknowledged in time,
+ * and the server side sends the heartbeats that are due for the hops and merges it holds. One sweep runs at a time; the next is scheduled when it ends.
  */
 final class LivenessSweep {
     /** How often the sweep runs; a heartbeat is sent at most this late. */
@@ -70,6 +70,7 @@ final class LivenessSweep {
         try {
             long now = System.nanoTime();
             originator.checkLiveness(now);
+            originator.atomic().resendDue(now); // decisions some voter has not acknowledged in time
             requests.sendDueHeartbeats(now);
         } catch (RuntimeException e) {
             log.warn("the heartbeat sweep failed (it goes on next period): {}", e.toString(), e);

@@ -436,7 +436,11 @@ public final class Node implements AutoCloseable {
         }
         functions.open();
         timer.open();
-        originator.atomic().sendWith((to, frame) -> transport.send(to.node(), addressOf(to), frame));
+        // a decision goes back on the connection the vote came on while it is open (and from that node): on the
+        // event loop that read the last vote, no hand-off to another loop
+        originator.atomic().sendWith((via, to, frame) -> via != null && via.isActive()
+                && to.node().equals(transport.peerName(via)) ? transport.send(via, frame)
+                : transport.send(to.node(), addressOf(to), frame));
         s.sweep().start();
         InetSocketAddress address;
         try {

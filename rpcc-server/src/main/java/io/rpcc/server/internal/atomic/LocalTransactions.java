@@ -333,8 +333,6 @@ public final class LocalTransactions {
                         commit ? "onCommit" : "onAbort", x);
             }
         }
-        TransactionAborted parkedError = new TransactionAborted(key.toString(),
-                commit ? "it committed at this node while this hop waited for a lock" : why);
         List<CompletableFuture<Void>> granted = new ArrayList<>(0);
         for (TxLock.Waiter w : e.waiting()) {
             granted.addAll(w.lock.release(p));
@@ -342,8 +340,12 @@ public final class LocalTransactions {
         for (TxLock lock : e.locks()) {
             granted.addAll(lock.release(p));
         }
-        for (TxLock.Waiter w : e.waiting()) {
-            w.granted.completeExceptionally(parkedError);
+        if (!e.waiting().isEmpty()) { // (made only for parked hops: most transactions have none)
+            TransactionAborted parkedError = new TransactionAborted(key.toString(),
+                    commit ? "it committed at this node while this hop waited for a lock" : why);
+            for (TxLock.Waiter w : e.waiting()) {
+                w.granted.completeExceptionally(parkedError);
+            }
         }
         complete(granted);
     }

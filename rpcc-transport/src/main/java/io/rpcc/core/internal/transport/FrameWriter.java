@@ -13,6 +13,7 @@ import io.rpcc.core.internal.wire.WireFormat;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Writes frames to a node's connections and holds back what would overwhelm them: encodes a frame
@@ -64,6 +65,37 @@ final class FrameWriter {
         return write(ch, frame, peer);
     }
 
+    /** See {@link NodeTransport#sendTogether}, on {@code ch}. */
+    CompletableFuture<Void> sendTogether(Channel ch, Object first, Object second, Consumer<Throwable> firstFailed) {
+        Hello peer = ConnectionAttributes.peer(ch);
+        ByteBuf a;
+        try {
+            a = encode(ch, first, peer);
+        } catch (HopFailure e) {
+            firstFailed.accept(e);
+            return send(ch, second);
+        }
+        ByteBuf b;
+        try {
+            b = encode(ch, second, peer);
+        } catch (HopFailure e) {
+            write(ch, a, peer, true).whenComplete((v, x) -> {
+                if (x != null) {
+                    firstFailed.accept(x);
+                }
+            });
+            return CompletableFuture.failedFuture(e);
+        }
+        // the first is written without a flush (from another thread, a task that does not wake the event
+        // loop), the second with one: the loop runs both and writes them to the socket at once
+        write(ch, a, peer, false).whenComplete((v, x) -> {
+            if (x != null) {
+                firstFailed.accept(x);
+            }
+        });
+        return write(ch, b, peer, true);
+    }
+
     /** See {@link NodeTransport#encode}. */
     ByteBuf encode(Channel ch, Object message) {
         return encode(ch, message, ConnectionAttributes.peer(ch));
@@ -80,6 +112,11 @@ final class FrameWriter {
     }
 
     private CompletableFuture<Void> write(Channel ch, ByteBuf frame, Hello peer) {
+        return write(ch, frame, peer, true);
+    }
+
+    /** Writes {@code frame} to {@code ch}, flushed unless {@code flush} is false (a frame that another follows at once). */
+    private CompletableFuture<Void> write(Channel ch, ByteBuf frame, Hello peer, boolean flush) {
         long cost = WriteBudget.cost(frame);
         WriteBudget.Held held = budget.held(ch); // (looked up once for the take and the give)
         String refused = take(ch, held, cost);
@@ -91,7 +128,7 @@ final class FrameWriter {
         ConnectionAttributes.used(ch);
         CompletableFuture<Void> written = new CompletableFuture<>();
         // flushed once for the frames written in the same turn of the event loop (the "flush" handler)
-        WriteQueue.writeAndFlush(ch, frame).addListener((ChannelFutureListener) f -> {
+        (flush ? WriteQueue.writeAndFlush(ch, frame) : WriteQueue.write(ch, frame)).addListener((ChannelFutureListener) f -> {
             budget.give(held, cost);
             pauses.drained(ch);
             if (f.isSuccess()) {

@@ -480,6 +480,26 @@ public final class NodeTransport implements AutoCloseable {
     }
 
     /**
+     * Sends {@code first}, then {@code second}, to {@code peer} as {@link #send(String, InetSocketAddress,
+     * Object)} does, flushed together: one wake-up of the connection's event loop and one write to its
+     * socket, so that they arrive together (an atomic hop's VOTE and the chain's result). Encoded on
+     * the calling thread; neither may be a hop request. The future is {@code second}'s; a failure to
+     * send {@code first} goes to {@code firstFailed} (a {@code first} that cannot be encoded does not
+     * keep {@code second} from being sent).
+     */
+    public CompletableFuture<Void> sendTogether(String peer, InetSocketAddress address, Object first, Object second,
+                                                Consumer<Throwable> firstFailed) {
+        if (first instanceof ChainRequest || second instanceof ChainRequest) {
+            throw new IllegalArgumentException("a hop request is sent alone: its data stream starts when it is written");
+        }
+        return connect(peer, address).whenComplete((ch, e) -> {
+            if (e != null) {
+                firstFailed.accept(e);
+            }
+        }).thenCompose(ch -> writer.sendTogether(ch, first, second, firstFailed));
+    }
+
+    /**
      * Stops listening, closes every connection and, for a node on the shared event loops, gives up
      * its hold on them (the last node to close shuts them down). A group the caller gave is left
      * running. Later sends fail at once. Idempotent.
