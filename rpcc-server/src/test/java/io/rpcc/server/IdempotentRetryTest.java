@@ -37,6 +37,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -558,6 +559,62 @@ class IdempotentRetryTest {
         assertTrue(e.remoteMessage().contains("could not send a partial reply to 'c'"), e.remoteMessage());
         assertTrue(e.remoteMessage().contains("runs again if the chain is sent again"), e.remoteMessage());
         assertEquals(1, runs2.get());
+    }
+
+    /**
+     * The fault-injection suite's lost replies (seed 7, under load): a hop whose service function
+     * returned, but a task it started through its context could not send its reply (the connection
+     * to the client was down), had not completed; its outcome was kept all the same, so the chain
+     * sent again replayed it without that reply, which was never kept, and ended complete without it.
+     */
+    @Test
+    void aHopWhoseTaskCouldNotSendItsReplyIsNotKeptAndTheRetryRunsItAgainWithEveryReply() throws Exception {
+        AtomicInteger runs1 = new AtomicInteger();
+        AtomicInteger runs2 = new AtomicInteger();
+        AtomicReference<Throwable> taskFailure = new AtomicReference<>();
+        AtomicBoolean clientCut = new AtomicBoolean(true);
+        AtomicInteger s2Refusals = new AtomicInteger(1);
+        int dead = freePort();
+        // s1 reaches neither the client (until its first task failed) nor, the first time, s2
+        NameResolver s1Names = name -> name.equals("c") && clientCut.get()
+                || name.equals("s2") && s2Refusals.getAndDecrement() > 0
+                ? Optional.of(new InetSocketAddress("127.0.0.1", dead)) : names.resolve(name);
+        server("s1", s1Names, 0, b -> b.service("replyLater", p -> {
+            int run = runs1.incrementAndGet();
+            CountDownLatch taskDone = new CountDownLatch(1);
+            ChainContext.current().startVirtualThread(() -> {
+                try {
+                    ChainContext.current().preturn("late of run " + (run == 1 ? 1 : "again"));
+                } catch (RuntimeException e) { // the first run's: the client cannot be reached
+                    taskFailure.set(e);
+                    throw e; // the task fails: the hop fails retryably (its credit comes back with no QUIET)
+                } finally {
+                    taskDone.countDown();
+                }
+            });
+            await(taskDone); // (so that the hop hands over after its task failed, in the first run)
+            clientCut.set(false);
+            return (Integer) p + 1;
+        }));
+        server("s2", b -> b.service("inc", counting(runs2)));
+        RpccClient client = client(b -> b.name("c").retryPolicy(RetryPolicy.attempts(3)
+                .backoff(Duration.ofMillis(50), Duration.ofMillis(50), 1)));
+
+        ReplySet<String> replies = client.startChainWithReplies(ChainCall.along(StaticRoute.of(
+                StaticRoute.hop("s1", "replyLater"), StaticRoute.hop("s2", "inc")), 1), String.class);
+        List<String> got = new ArrayList<>();
+        replies.forEach(got::add);
+
+        assertEquals(3, replies.result().get(WAIT.toSeconds(), TimeUnit.SECONDS).value());
+        assertInstanceOf(HopUnreachableException.class, taskFailure.get(), String.valueOf(taskFailure.get()));
+        assertEquals(1, client.stats().retries(), "attempt 1 failed at hop 2 (s2 unreachable) and was sent again");
+        assertFalse(replies.isPartial(), String.valueOf(replies.error()));
+        assertEquals(List.of("late of run again"), got, "the reply that could not be sent arrived with the retry");
+        assertEquals(2, runs1.get(), "hop 1 had not completed (its task's reply could not reach the client): "
+                + "its outcome was not kept, and the retry ran it again rather than replay it without the reply");
+        assertEquals(1, runs2.get());
+        assertEquals(0, replies.arrivedAfterEnd());
+        assertEquals(0, client.chainsInFlight());
     }
 
     @Test

@@ -164,6 +164,7 @@ class FaultInjectionTest {
         }
         Map<String, AtomicLong> faults = new ConcurrentHashMap<>();
         int missingReplies = 0;
+        List<String> missing = new ArrayList<>(); // which chains, to say so
         long longestWaitMs = 0;
         String longestWait = "";
         ClientSummary summary;
@@ -305,6 +306,9 @@ class FaultInjectionTest {
                             if (!set.isPartial() && kind != Kind.CANCELLED) {
                                 // none lost, even of an attempt that broke: the replay sends them
                                 missingReplies += all.size() - distinct.size();
+                                if (all.size() != distinct.size()) {
+                                    missing.add(tag + " (" + kind + ") got " + replies + ", runs " + runsOf(tag));
+                                }
                             }
                         }
                     }
@@ -326,7 +330,7 @@ class FaultInjectionTest {
             summary = new ClientSummary(client.stats().retries(), client.stats().lateFrames(), client.brokenChains(),
                     client.chainsInFlight(), client.stats().repliesSentAgain());
             assertEquals(0, summary.inFlight(), "no chain left in flight");
-            assertEquals(0, missingReplies, "replies missing from chains that succeeded; " + summary);
+            assertEquals(0, missingReplies, "replies missing from chains that succeeded; " + summary + "; " + missing);
         }
         long total = faults.values().stream().mapToLong(AtomicLong::get).sum();
         int ok = succeeded.values().stream().mapToInt(AtomicInteger::get).sum();

@@ -30,7 +30,9 @@ import java.util.function.Consumer;
  * and records what its functions produce; an arrival of the same hop while the owner still runs
  * waits, holding no thread: it is handed back ({@code again}) when the owner is done, and replays
  * then. An owner that ends without a service outcome (cancelled, expired, abandoned, refused before
- * its function ran) drops the entry, and its waiters run the hop themselves.
+ * its function ran), or with a partial reply that could not reach its originator (sent by the
+ * service function or by work it started: the hop did not complete), drops the entry, and its
+ * waiters run the hop themselves.
  *
  * <p>An entry also keeps the partial replies its hop sent, with their numbers, and ends only when
  * nothing the hop started still runs: a replay sends them all again, and the originator delivers
@@ -144,6 +146,11 @@ final class HopOutcomes {
         private long replyBytes;
         /** More replies than {@link #maxReplyBytes}: dropped, and the entry with them when the hop ends. */
         private boolean repliesOverflowed;
+        /**
+         * A reply of the hop could not reach its originator (a retryable failure of the hop, even if its
+         * service function returned): the hop did not complete, and its entry is dropped when it ends.
+         */
+        private boolean replyNotSent;
         private long expiresNanos;
         private long bytes;
 
@@ -213,6 +220,15 @@ final class HopOutcomes {
                     return;
                 }
             }
+        }
+
+        /**
+         * The owner: a reply of the hop could not reach its originator (from any thread: a task started
+         * through the hop's context too); the hop did not complete, so its outcome is not kept when it
+         * ends and a retry runs it again (a replay could not send that reply: it was never kept).
+         */
+        synchronized void replyNotSent() {
+            replyNotSent = true;
         }
 
         /** A replay: the partial replies the hop sent, in the order they were produced. */
@@ -327,7 +343,8 @@ final class HopOutcomes {
     /**
      * The run that claimed {@code o} ended — its functions returned and nothing it started runs or
      * sends replies any more — at {@code nowNanos}: if it owned the entry, the entry is
-     * kept if it has a service outcome (and older ones evicted beyond the bounds), else dropped; the
+     * kept if it has a service outcome and every reply of the hop got out (and older ones evicted
+     * beyond the bounds), else dropped; the
      * arrivals waiting for it are handed back. Nothing for a replay.
      */
     void ended(Outcome o, long nowNanos) {
@@ -348,7 +365,7 @@ final class HopOutcomes {
             if (o.done || o.dropped) {
                 return;
             }
-            keep = o.served && !o.repliesOverflowed && !cancelled;
+            keep = o.served && !o.repliesOverflowed && !o.replyNotSent && !cancelled;
             if (o.served && o.repliesOverflowed) {
                 evictions.incrementAndGet(); // its replies went over the byte bound: a retry runs the hop again
             }

@@ -307,7 +307,7 @@ final class HopReplies implements Replies {
         @Override
         public void preturn(Object reply) {
             startReply();
-            sendReply(reply, ReplyFrame.UNKEYED, null);
+            sendReply(reply, ReplyFrame.UNKEYED, null, null);
             replied.run();
         }
 
@@ -332,7 +332,7 @@ final class HopReplies implements Replies {
         startReply();
         long seq = nextSeq.getAndIncrement();
         HopOutcomes.Outcome r = recording;
-        sendReply(reply, seq, r != null && r.replied(seq, reply) ? r : null);
+        sendReply(reply, seq, r != null && r.replied(seq, reply) ? r : null, r);
         replied.run();
     }
 
@@ -373,8 +373,15 @@ final class HopReplies implements Replies {
         }
     }
 
-    /** Sends reply number {@code seq} as {@code preturn} does; throws what it throws. */
-    private void sendReply(Object reply, long seq, HopOutcomes.Outcome keptIn) {
+    /**
+     * Sends reply number {@code seq} as {@code preturn} does; throws what it throws. A reply that could
+     * not reach the originator (unreachable, or this node closing) leaves the hop incomplete: the
+     * outcome it is recorded in ({@code recordedIn}, if not {@code null}) is not kept, whichever
+     * thread sent the reply, so that a retry runs the hop again rather than replay it without that
+     * reply (a task started through the context fails the hop retryably after its service function
+     * returned: a replay would end the chain complete with the reply lost).
+     */
+    private void sendReply(Object reply, long seq, HopOutcomes.Outcome keptIn, HopOutcomes.Outcome recordedIn) {
         try {
             send(reply, seq, keptIn);
         } catch (HopFailure f) {
@@ -383,6 +390,9 @@ final class HopReplies implements Replies {
             }
             RuntimeException thrown = f.located(node.name(), header.hop(), node.pathThrough(header)).toException();
             if (f.code() == ChainErrorCode.HOP_UNREACHABLE || f.code() == ChainErrorCode.NODE_CLOSED) {
+                if (recordedIn != null) {
+                    recordedIn.replyNotSent();
+                }
                 unsent = new Unsent(thrown, f);
             }
             throw thrown;
