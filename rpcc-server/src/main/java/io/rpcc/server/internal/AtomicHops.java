@@ -72,6 +72,12 @@ final class AtomicHops {
         volatile long unreachableSince;
         /** The other participants this node knows of (names; not this node, not the originator). */
         final java.util.Set<String> peers = ConcurrentHashMap.newKeySet();
+        /**
+         * When an ABORT from the originator that came while this node was asking is applied, unless a
+         * peer tells a COMMIT first (0: none held); and its reason.
+         */
+        volatile long heldAbortUntil;
+        volatile @org.jspecify.annotations.Nullable String heldAbortWhy;
 
         Known(NodeAddress originator, ChainSecret attemptSecret) {
             this.originator = originator;
@@ -104,6 +110,7 @@ final class AtomicHops {
     private final AtomicLong peerQueries = new AtomicLong();
     private final AtomicLong peerAnswers = new AtomicLong();
     private final AtomicLong learnedFromPeers = new AtomicLong();
+    private final AtomicLong heldAborts = new AtomicLong();
     private final AtomicLong votes = new AtomicLong();
     private final AtomicLong woundsSent = new AtomicLong();
     private final AtomicLong inDoubtAborts = new AtomicLong();
@@ -204,6 +211,22 @@ final class AtomicHops {
         }
         if (d.fromPeer() && k == null) {
             return true; // (decided here before, or asked by no one here: nothing to apply, nothing to acknowledge)
+        }
+        if (!d.commit() && !d.fromPeer() && k != null && k.askedNanos != k.since && !k.peers.isEmpty()) {
+            // an ABORT that comes while this node is asking may be a presumed abort from an originator that
+            // restarted under the same name and forgot a COMMIT its earlier run sent some peers: the peers
+            // are asked first, and the abort waits one ask interval for a COMMIT from them (a real abort
+            // only keeps the locks a little longer; it is acknowledged when the originator sends it again)
+            if (k.heldAbortUntil == 0) {
+                k.heldAbortWhy = d.why();
+                k.heldAbortUntil = System.nanoTime() + askAfterNanos;
+                heldAborts.incrementAndGet();
+                List<String> peers = List.copyOf(k.peers);
+                TxFrames.Query query = new TxFrames.Query(key.chainId(), k.attemptSecret(), key.origin(), key.attempt(),
+                        node.name());
+                node.executor().execute(() -> askPeers(key, peers, query));
+            }
+            return true;
         }
         Runnable apply = () -> {
             if (k != null) {
@@ -310,6 +333,14 @@ final class AtomicHops {
         for (Map.Entry<TxKey, Known> e : known.entrySet()) {
             TxKey key = e.getKey();
             Known k = e.getValue();
+            long heldAbort = k.heldAbortUntil;
+            if (heldAbort != 0) { // an ABORT waits for the peers' answers (see decide)
+                if (nowNanos - heldAbort >= 0 && known.remove(key, k)) {
+                    String why = k.heldAbortWhy;
+                    node.executor().execute(() -> engine.abort(key, why == null ? "its originator aborted it" : why));
+                }
+                continue;
+            }
             long unreachable = k.unreachableSince;
             if (unreachable != 0 && nowNanos - unreachable > inDoubtNanos) {
                 if (known.remove(key, k)) {
@@ -386,6 +417,11 @@ final class AtomicHops {
     /** Decisions applied here as a peer told them (the originator's did not arrive). */
     long learnedFromPeers() {
         return learnedFromPeers.get();
+    }
+
+    /** ABORTs from originators held to ask the peers first (they came while this node was asking). */
+    long heldAborts() {
+        return heldAborts.get();
     }
 
     /** Votes sent. */
