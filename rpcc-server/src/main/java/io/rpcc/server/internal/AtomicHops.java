@@ -28,6 +28,19 @@ import org.slf4j.LoggerFactory;
  * originator, or a sub-chain's creator, which relays it on with its sub-chain's credit); a DECIDE
  * commits or aborts it and is answered with a DECIDE_ACK; a wound goes to the victim's originator
  * as a WOUND; a cancel of the chain aborts it here.
+ *
+ * <p>Cooperative termination: each participant remembers its <em>peers</em> in a transaction (the
+ * hosts before it on the chain's trail when a hop of it joins here, and the nodes its hops sent the
+ * chain on to: next hops, split branches, sub-chains), and, for a while, the decisions it applied
+ * ({@value #MAX_OUTCOMES} at most, the oldest forgotten). A participant whose originator cannot be
+ * reached, or has answered nothing for two ask intervals, asks its peers too (a QUERY naming the
+ * originator); a peer that remembers the decision of that attempt, with its secret, answers with it
+ * (a DECIDE marked as a peer's, applied here and not acknowledged); a peer that does not answers
+ * nothing. So a participant that missed the originator's COMMIT (the originator died during its
+ * fan-out) learns it from a peer that got it. Only when no peer answers within the in-doubt window
+ * (all are in doubt too, or unreachable) does the participant abort on its own: consistent, unless a
+ * participant that committed stays unreachable for the whole window (then this node's part differs
+ * from that participant's: the heuristic case, logged). That abort is never told to peers.
  */
 final class AtomicHops {
     private static final Logger log = LoggerFactory.getLogger(AtomicHops.class);
@@ -37,12 +50,17 @@ final class AtomicHops {
      * server starts; default 30 s): how long the originator of a transaction known here may be
      * unreachable before the participant aborts it on its own (presumed abort; had the originator
      * decided commit, this is a heuristic outcome, logged). A transaction goes a fifth of it (at most
-     * 5 s) without a decision before the participant asks its originator, and asks again as often.
+     * 5 s) without a decision before the participant asks its originator, and asks again as often;
+     * from two such intervals on, or once the originator is unreachable, it asks its peers too.
      */
     static final String IN_DOUBT_PROPERTY = "rpcc.atomic.inDoubtMillis";
     private final long inDoubtNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(
             Long.getLong(IN_DOUBT_PROPERTY, 30_000));
     private final long askAfterNanos = Math.min(inDoubtNanos / 5, java.util.concurrent.TimeUnit.SECONDS.toNanos(5));
+    /** The most decisions remembered for peers' queries (the oldest forgotten first). */
+    static final int MAX_OUTCOMES = 16_384;
+    /** The most peers remembered for one transaction. */
+    static final int MAX_PEERS = 64;
 
     /** What this node knows of a transaction that ran hops here. */
     private static final class Known {
@@ -52,6 +70,14 @@ final class AtomicHops {
         volatile long askedNanos = since;
         /** When asking the originator first failed (it is unreachable), or 0. */
         volatile long unreachableSince;
+        /** The other participants this node knows of (names; not this node, not the originator). */
+        final java.util.Set<String> peers = ConcurrentHashMap.newKeySet();
+        /**
+         * When an ABORT from the originator that came while this node was asking is applied, unless a
+         * peer tells a COMMIT first (0: none held); and its reason.
+         */
+        volatile long heldAbortUntil;
+        volatile @org.jspecify.annotations.Nullable String heldAbortWhy;
 
         Known(NodeAddress originator, ChainSecret attemptSecret) {
             this.originator = originator;
@@ -70,6 +96,21 @@ final class AtomicHops {
     private final Node node;
     private final LocalTransactions engine;
     private final Map<TxKey, Known> known = new ConcurrentHashMap<>();
+    /** A decision applied here, as a peer's query is answered with it. */
+    private record Outcome(ChainSecret secret, boolean commit, String why) {
+    }
+
+    /** The decisions applied here, the oldest forgotten beyond {@link #MAX_OUTCOMES} (guarded by itself). */
+    private final java.util.LinkedHashMap<TxKey, Outcome> outcomes = new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<TxKey, Outcome> eldest) {
+            return size() > MAX_OUTCOMES;
+        }
+    };
+    private final AtomicLong peerQueries = new AtomicLong();
+    private final AtomicLong peerAnswers = new AtomicLong();
+    private final AtomicLong learnedFromPeers = new AtomicLong();
+    private final AtomicLong heldAborts = new AtomicLong();
     private final AtomicLong votes = new AtomicLong();
     /** This node's address in its votes (made once). */
     private volatile NodeAddress voter;
@@ -97,8 +138,33 @@ final class AtomicHops {
         TxKey key = h.txKey();
         TxStamp stamp = h.tx();
         known.putIfAbsent(key, new Known(h.originator(), h.attemptSecret()));
+        Known k = known.get(key);
+        if (k != null) {
+            for (String host : h.path()) { // the hosts before this one on the trail
+                addPeer(k, key, host);
+            }
+        }
         node.originator().atomic().observe(stamp.order());
         return engine.join(key, stamp);
+    }
+
+    /**
+     * A hop of the atomic chain of {@code h} sends the chain on to {@code server} (a next hop, a
+     * split's branch or merge host, a sub-chain's first hop or its creator): a peer of this participant.
+     */
+    void forwarded(ChainHeader h, String server) {
+        TxKey key = h.txKey();
+        Known k = key == null ? null : known.get(key);
+        if (k != null) {
+            addPeer(k, key, server);
+        }
+    }
+
+    private void addPeer(Known k, TxKey key, String host) {
+        if (!host.equals(node.name()) && !host.equals(key.origin()) && !io.rpcc.core.HopPath.isElision(host)
+                && k.peers.size() < MAX_PEERS) {
+            k.peers.add(host);
+        }
     }
 
     /**
@@ -164,7 +230,8 @@ final class AtomicHops {
 
     /**
      * A DECIDE arrived on {@code from}: the participant commits or aborts (off the event loop if
-     * hooks or resource managers run, else on it) and a DECIDE_ACK goes back on the same connection. A decision for a
+     * hooks or resource managers run, else on it), remembers the decision for its peers' queries, and
+     * a DECIDE_ACK goes back on the same connection (not to a peer's answer). A decision for a
      * transaction not known here (decided before, or never here) is acknowledged at once: it has
      * nothing to apply. {@code false} if the secret is not the transaction's (forged).
      */
@@ -174,14 +241,44 @@ final class AtomicHops {
         if (k != null && !k.attemptSecret().matches(d.secret())) {
             return false;
         }
+        if (d.fromPeer() && k == null) {
+            return true; // (decided here before, or asked by no one here: nothing to apply, nothing to acknowledge)
+        }
+        if (!d.commit() && !d.fromPeer() && k != null && k.askedNanos != k.since && !k.peers.isEmpty()) {
+            // an ABORT that comes while this node is asking may be a presumed abort from an originator that
+            // restarted under the same name and forgot a COMMIT its earlier run sent some peers: the peers
+            // are asked first, and the abort waits one ask interval for a COMMIT from them (a real abort
+            // only keeps the locks a little longer; it is acknowledged when the originator sends it again)
+            if (k.heldAbortUntil == 0) {
+                k.heldAbortWhy = d.why();
+                k.heldAbortUntil = System.nanoTime() + askAfterNanos;
+                heldAborts.incrementAndGet();
+                List<String> peers = List.copyOf(k.peers);
+                TxFrames.Query query = new TxFrames.Query(key.chainId(), k.attemptSecret(), key.origin(), key.attempt(),
+                        node.name());
+                node.executor().execute(() -> askPeers(key, peers, query));
+            }
+            return true;
+        }
         Runnable apply = () -> {
             if (k != null) {
+                synchronized (outcomes) {
+                    outcomes.put(key, new Outcome(d.secret(), d.commit(), d.why()));
+                }
+                if (d.fromPeer()) {
+                    learnedFromPeers.incrementAndGet();
+                    log.info("node '{}': transaction {} {} here as a peer told (its originator '{}' did not)",
+                            node.name(), key, d.commit() ? "commits" : "aborts", key.origin());
+                }
                 if (d.commit()) {
                     engine.commit(key);
                 } else {
                     engine.abort(key, d.why() == null ? "its originator aborted it" : d.why());
                 }
                 known.remove(key, k);
+            }
+            if (d.fromPeer()) {
+                return; // a peer coordinates nothing: no acknowledgement
             }
             node.transport().send(from, new TxFrames.DecideAck(d.chainId(), d.secret(), d.attempt(), node.name(),
                     node.originator().atomic().clock(), 0));
@@ -195,6 +292,25 @@ final class AtomicHops {
             node.executor().execute(apply);
         }
         return true;
+    }
+
+    /**
+     * A peer participant asks, on {@code from}, for the decision of a transaction this node did not
+     * start (cooperative termination): answered with a DECIDE marked as a peer's if this node
+     * remembers the decision it applied for that attempt with that secret; otherwise not at all (no
+     * presumed abort: only the originator may presume).
+     */
+    void peerQuery(TxFrames.Query q, Channel from) {
+        Outcome o;
+        synchronized (outcomes) {
+            o = outcomes.get(q.key());
+        }
+        if (o == null || !o.secret().matches(q.secret())) {
+            return;
+        }
+        peerAnswers.incrementAndGet();
+        node.transport().send(from, new TxFrames.Decide(q.chainId(), q.secret(), q.origin(), q.attempt(), o.commit(),
+                o.why(), true));
     }
 
     /**
@@ -239,20 +355,32 @@ final class AtomicHops {
     /**
      * Called by the node's periodic sweep at {@code nowNanos}: every transaction known here that has
      * gone a fifth of the in-doubt window (at most 5 s) without a decision asks its originator (QUERY; the answer is a
-     * DECIDE, or nothing while the chain still runs); one whose originator has been unreachable for
-     * the in-doubt window is aborted here.
+     * DECIDE, or nothing while the chain still runs), and, once its originator is unreachable or it has
+     * gone two such intervals without a decision, its peers (an answer is a decision a peer applied;
+     * a peer that knows none answers nothing); one whose originator has been unreachable for the
+     * in-doubt window (and no peer told it the decision) is aborted here: consistent unless a
+     * participant that committed was unreachable for the whole window (logged).
      */
     void sweep(long nowNanos) {
         for (Map.Entry<TxKey, Known> e : known.entrySet()) {
             TxKey key = e.getKey();
             Known k = e.getValue();
+            long heldAbort = k.heldAbortUntil;
+            if (heldAbort != 0) { // an ABORT waits for the peers' answers (see decide)
+                if (nowNanos - heldAbort >= 0 && known.remove(key, k)) {
+                    String why = k.heldAbortWhy;
+                    node.executor().execute(() -> engine.abort(key, why == null ? "its originator aborted it" : why));
+                }
+                continue;
+            }
             long unreachable = k.unreachableSince;
             if (unreachable != 0 && nowNanos - unreachable > inDoubtNanos) {
                 if (known.remove(key, k)) {
                     inDoubtAborts.incrementAndGet();
                     log.warn("node '{}': transaction {} aborted here: its originator '{}' has been unreachable for {} s "
-                            + "(presumed abort; had it decided to commit, this node's part differs from the others')",
-                            node.name(), key, k.originator().node(), inDoubtNanos / 1_000_000_000L);
+                            + "and none of its peers {} told the decision (presumed abort; had a participant that stayed "
+                            + "unreachable committed, this node's part differs from its)",
+                            node.name(), key, k.originator().node(), inDoubtNanos / 1_000_000_000L, k.peers);
                     node.executor().execute(() -> engine.abort(key, "its originator '" + k.originator().node()
                             + "' could not be reached for the in-doubt window"));
                 }
@@ -263,8 +391,9 @@ final class AtomicHops {
             }
             k.askedNanos = nowNanos;
             queries.incrementAndGet();
-            node.transport().send(k.originator().node(), node.addressOf(k.originator()),
-                    new TxFrames.Query(key.chainId(), k.attemptSecret(), key.attempt(), node.name()))
+            TxFrames.Query query = new TxFrames.Query(key.chainId(), k.attemptSecret(), key.origin(), key.attempt(),
+                    node.name());
+            node.transport().send(k.originator().node(), node.addressOf(k.originator()), query)
                     .whenComplete((ok, failed) -> {
                         if (failed == null) {
                             k.unreachableSince = 0;
@@ -272,6 +401,28 @@ final class AtomicHops {
                             k.unreachableSince = nowNanos;
                         }
                     });
+            if (!k.peers.isEmpty() && (unreachable != 0 || nowNanos - k.since >= 2 * askAfterNanos)) {
+                List<String> peers = List.copyOf(k.peers);
+                node.executor().execute(() -> askPeers(key, peers, query)); // (a resolver may block)
+            }
+        }
+    }
+
+    /** Sends {@code query} to each of {@code peers} (cooperative termination); no answer is awaited. */
+    private void askPeers(TxKey key, List<String> peers, TxFrames.Query query) {
+        for (String peer : peers) {
+            var address = node.router().resolve(peer);
+            if (address.isEmpty()) {
+                log.debug("node '{}': no address for '{}', a peer in transaction {}", node.name(), peer, key);
+                continue;
+            }
+            peerQueries.incrementAndGet();
+            node.transport().send(peer, address.get(), query).whenComplete((ok, e) -> {
+                if (e != null) {
+                    log.debug("node '{}': could not ask '{}' about transaction {}: {}", node.name(), peer, key,
+                            e.toString());
+                }
+            });
         }
     }
 
@@ -283,6 +434,26 @@ final class AtomicHops {
     /** Queries sent to originators. */
     long queries() {
         return queries.get();
+    }
+
+    /** Queries sent to peer participants (cooperative termination). */
+    long peerQueries() {
+        return peerQueries.get();
+    }
+
+    /** Peers' queries answered with a decision applied here. */
+    long peerAnswers() {
+        return peerAnswers.get();
+    }
+
+    /** Decisions applied here as a peer told them (the originator's did not arrive). */
+    long learnedFromPeers() {
+        return learnedFromPeers.get();
+    }
+
+    /** ABORTs from originators held to ask the peers first (they came while this node was asking). */
+    long heldAborts() {
+        return heldAborts.get();
     }
 
     /** Votes sent. */

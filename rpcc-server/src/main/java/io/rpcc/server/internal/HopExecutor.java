@@ -139,7 +139,7 @@ public final class HopExecutor implements RequestHandler {
         this.mergeArrival = new MergeArrival(merges, reports, merged -> start(merged, HopKind.MERGED,
                 System.nanoTime(), NodeTransport.LOCAL_PEER));
         NextHopSender sender = new NextHopSender(node, new HopTables(trails, continuations, running, handOffs, reports,
-                relays), mergeArrival, interceptors, settings);
+                relays), mergeArrival, interceptors, settings, atomic);
         this.chaining = new HopChaining(node, interceptors, sender, reports, settings.proxy().node() != null);
     }
 
@@ -345,6 +345,11 @@ public final class HopExecutor implements RequestHandler {
     @Override
     public boolean decide(TxFrames.Decide decide, Channel from) {
         return atomic.decide(decide, from);
+    }
+
+    @Override
+    public void peerQuery(TxFrames.Query query, Channel from) {
+        atomic.peerQuery(query, from);
     }
 
     /** The transactions of atomic chains at this node (test hook and stats). */

@@ -50,11 +50,16 @@ final class NextHopSender {
     private final HopInterceptors interceptors;
     private final NextHopDecision decisions;
     private final HopSettings settings;
+    private final AtomicHops atomic;
 
-    /** Sends for {@code node}'s hops, with the tables they use and {@code settings}. */
+    /**
+     * Sends for {@code node}'s hops, with the tables they use and {@code settings}; tells
+     * {@code atomic} where an atomic chain's requests go (the participant's peers).
+     */
     NextHopSender(Node node, HopTables tables, MergeArrival merges, HopInterceptors interceptors,
-                  HopSettings settings) {
+                  HopSettings settings, AtomicHops atomic) {
         this.node = node;
+        this.atomic = atomic;
         this.trails = tables.trails();
         this.running = tables.running();
         this.handOffs = tables.handOffs();
@@ -308,6 +313,9 @@ final class NextHopSender {
         if (!trails.forwarding(h, server, System.nanoTime())) {
             return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.CANCELLED, "chain " + h.origin() + "#"
                     + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
+        }
+        if (h.tx() != null) {
+            atomic.forwarded(h, server); // a peer of this participant, for cooperative termination
         }
         CompletableFuture<Void> sent = address == null ? node.router().forward(server, request, watch.failovers())
                 : node.router().forward(server, address, request);

@@ -243,6 +243,11 @@ public final class ChainOriginator {
         this.atomic = new AtomicCoordinator(nodeName);
     }
 
+    /** The name of the node whose chains these are. */
+    public String nodeName() {
+        return nodeName;
+    }
+
     /** The coordinator of the atomic chains this node starts. */
     public AtomicCoordinator atomic() {
         return atomic;

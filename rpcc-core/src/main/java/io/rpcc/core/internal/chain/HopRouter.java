@@ -203,6 +203,15 @@ public final class HopRouter {
         return addressOf(h.replyTo());
     }
 
+    /** The address this node's resolver gives for {@code server}, if any (empty if resolving fails). */
+    public java.util.Optional<InetSocketAddress> resolve(String server) {
+        try {
+            return resolver.resolve(server);
+        } catch (RuntimeException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     /**
      * Where {@code to} is reached: at the address this node's resolver gives for its name, else at the
      * host and port it carries.

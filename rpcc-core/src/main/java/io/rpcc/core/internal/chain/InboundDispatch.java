@@ -114,7 +114,9 @@ public final class InboundDispatch implements InboundListener {
     /**
      * A frame of an atomic chain's commit protocol: a VOTE to a sub-chain's creator is relayed on
      * (with the sub-chain's credit, as a QUIET is), any other VOTE, WOUND or DECIDE_ACK goes to the
-     * originator, a DECIDE to the server side (a participant).
+     * originator, a DECIDE to the server side (a participant), a QUERY to the originator if this node
+     * started the transaction, else to the server side (a peer participant's question: answered only
+     * from what it applied, never with the originator's presumed abort: chain ids of nodes collide).
      */
     @Override
     public void onTransaction(TxFrames.TxFrame frame, Channel from) {
@@ -129,6 +131,7 @@ public final class InboundDispatch implements InboundListener {
                     transport.refusals().countFrame(Refusal.FORGED_FRAME, from);
                 }
             }
+            case TxFrames.Query q when !q.origin().equals(originator.nodeName()) -> requests.peerQuery(q, from);
             default -> originator.onTransaction(frame, from);
         }
     }

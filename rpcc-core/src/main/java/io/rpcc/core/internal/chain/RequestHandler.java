@@ -89,6 +89,15 @@ public interface RequestHandler {
     }
 
     /**
+     * A peer participant of an atomic chain asks this node (a participant too, not the chain's
+     * originator) for the transaction's decision ({@code query}, on an event loop; cooperative
+     * termination): answered on {@code from} with the decision this node applied, if it remembers it
+     * for that attempt and secret, else not at all. A node that runs no atomic chains answers nothing.
+     */
+    default void peerQuery(TxFrames.Query query, Channel from) {
+    }
+
+    /**
      * Sends, at {@code nowNanos}, the heartbeats that are due for the chains this node holds (hops
      * running here, branch outcomes waiting for their merge); called by the node's periodic sweep,
      * off the event loops.

@@ -1,6 +1,7 @@
 package io.rpcc.core.internal.transport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -131,13 +132,17 @@ class TxFramesCodecTest {
                 new TxFrames.Ballot(false, "service function 'debit' refused: balance too low", 0, 0)),
                 new TxFrames.Decide(42, SECRET, "client-1", 3, true, null),
                 new TxFrames.Decide(42, SECRET, "client-1", 1000, false, "wounded by client-2/7#1 at s1"),
+                new TxFrames.Decide(42, SECRET, "client-1", 3, true, null, true),
                 new TxFrames.DecideAck(42, SECRET, 3, "s1", Long.MAX_VALUE, 5),
                 new TxFrames.Wound(42, SECRET, 3, "s2", "client-2/7#1"),
-                new TxFrames.Query(42, SECRET, 3, "s1"));
+                new TxFrames.Query(42, SECRET, "client-1", 3, "s1"),
+                new TxFrames.Query(42, SECRET, "s2", 3, "s1"));
         for (TxFrames.TxFrame f : frames) {
             assertEquals(f, roundTrip(f));
         }
         assertEquals(new TxKey("client-1", 42, 3), new TxFrames.Decide(42, SECRET, "client-1", 3, true, null).key());
+        assertEquals(new TxKey("client-1", 42, 3), new TxFrames.Query(42, SECRET, "client-1", 3, "s1").key());
+        assertFalse(new TxFrames.Decide(42, SECRET, "client-1", 3, true, null).fromPeer(), "the originator's");
     }
 
     @Test
@@ -189,6 +194,12 @@ class TxFramesCodecTest {
         byte[] decide2 = body(new TxFrames.Decide(1, SECRET, "c", 1, true, null));
         decide2[2 + 1 + 16 + 1 + 2] = 7;
         assertMalformed(decide2, "decision byte 7");
+        // a peer-answer byte (the last) that is neither 0 nor 1
+        byte[] decide3 = body(new TxFrames.Decide(1, SECRET, "c", 1, true, null, true));
+        decide3[decide3.length - 1] = 2;
+        assertMalformed(decide3, "peer answer byte 2");
+        // a query without its origin
+        assertMalformed(body(new TxFrames.Query(1, SECRET, "", 1, "s")), "QUERY frame without origin");
         // a vote with zero credit
         byte[] vote = body(new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(1, SECRET), 1, Credit.ONE, new NodeAddress("s", "h", 1), 1,
                 new TxFrames.Ballot(true, null, 0, 0)));

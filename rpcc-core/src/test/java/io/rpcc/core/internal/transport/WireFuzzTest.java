@@ -530,7 +530,8 @@ class WireFuzzTest {
         messages.add(new TxFrames.Decide(6, SECRET, "client-1", 2, false, "wounded"));
         messages.add(new TxFrames.DecideAck(6, SECRET, 1, "s1", 101, 3));
         messages.add(new TxFrames.Wound(6, SECRET, 1, "s2", "client-2/4#1"));
-        messages.add(new TxFrames.Query(6, SECRET, 1, "s1"));
+        messages.add(new TxFrames.Query(6, SECRET, "client-1", 1, "s1"));
+        messages.add(new TxFrames.Decide(6, SECRET, "client-1", 1, true, null, true));
         return messages.stream().map(WireFuzzTest::body);
     }
 

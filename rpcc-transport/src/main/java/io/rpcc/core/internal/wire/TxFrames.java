@@ -99,6 +99,9 @@ public final class TxFrames {
 
     /**
      * DECIDE (originator to participant): the transaction commits or aborts. Sent again until acknowledged.
+     * A participant that remembers the decision it applied also answers a peer's {@link Query} with a
+     * DECIDE ({@code fromPeer}): the receiver applies it as the originator's but sends no
+     * {@link DecideAck} (the peer coordinates nothing).
      *
      * @param chainId the chain's number at its originator
      * @param secret the attempt's secret
@@ -106,12 +109,19 @@ public final class TxFrames {
      * @param attempt the attempt
      * @param commit commit ({@code true}) or abort
      * @param why for an abort, why (a sentence), else {@code null}
+     * @param fromPeer a participant's answer to a peer's query (not acknowledged), not the originator's
      */
     public record Decide(long chainId, ChainSecret secret, String origin, int attempt, boolean commit,
-                         @Nullable String why) implements TxFrame {
+                         @Nullable String why, boolean fromPeer) implements TxFrame {
         public Decide {
             Objects.requireNonNull(secret, "secret");
             Objects.requireNonNull(origin, "origin");
+        }
+
+        /** The originator's decision (acknowledged). */
+        public Decide(long chainId, ChainSecret secret, String origin, int attempt, boolean commit,
+                      @Nullable String why) {
+            this(chainId, secret, origin, attempt, commit, why, false);
         }
 
         /** The transaction decided. */
@@ -140,20 +150,30 @@ public final class TxFrames {
     }
 
     /**
-     * QUERY (participant to originator): the participant voted and has heard no decision for a
-     * while; the originator answers with a DECIDE: the decision if it has made it, ABORT if it does
-     * not know the transaction (presumed abort: it restarted, or the attempt ended long ago), nothing
-     * while the chain still runs.
+     * QUERY (participant to originator, or to a peer participant): the participant has heard no
+     * decision for a while. Sent to the originator ({@code origin} is the receiver), it is answered
+     * with a DECIDE: the decision if it has made it, ABORT if it does not know the transaction
+     * (presumed abort: it restarted, or the attempt ended long ago), nothing while the chain still
+     * runs. Sent to a peer participant (cooperative termination: {@code origin} is another node), it
+     * is answered with a DECIDE marked {@code fromPeer} only if that peer remembers the decision it
+     * applied for this attempt with this secret; otherwise with nothing (never a presumed abort).
      *
      * @param chainId the chain's number at its originator
      * @param secret the attempt's secret
+     * @param origin the originator's node name (with the chain id and attempt, the {@link TxKey})
      * @param attempt the attempt
-     * @param node the participant's node name
+     * @param node the participant's node name (the asker)
      */
-    public record Query(long chainId, ChainSecret secret, int attempt, String node) implements TxFrame {
+    public record Query(long chainId, ChainSecret secret, String origin, int attempt, String node) implements TxFrame {
         public Query {
             Objects.requireNonNull(secret, "secret");
+            Objects.requireNonNull(origin, "origin");
             Objects.requireNonNull(node, "node");
+        }
+
+        /** The transaction asked about. */
+        public TxKey key() {
+            return new TxKey(origin, chainId, attempt);
         }
     }
 

@@ -289,6 +289,7 @@ public final class WireFormat {
                         out.writeString(d.origin());
                         out.writeByte(d.commit() ? 1 : 0);
                         out.writeString(reason(d.why()));
+                        out.writeByte(d.fromPeer() ? 1 : 0);
                     }
                     case TxFrames.DecideAck a -> {
                         out.writeByte(FrameType.DECIDE_ACK.wire());
@@ -302,6 +303,7 @@ public final class WireFormat {
                         out.writeByte(FrameType.QUERY.wire());
                         writeChain(out, q.chainId(), q.secret());
                         out.writeVarInt(q.attempt(), true);
+                        out.writeString(q.origin());
                         out.writeString(q.node());
                     }
                     case TxFrames.Wound w -> {
@@ -450,7 +452,8 @@ public final class WireFormat {
         int attempt = readTxAttempt(in, t);
         String origin = requireName(in.readString(), t, "origin");
         boolean commit = readFlag(in, t, "decision");
-        return new TxFrames.Decide(chainId, secret, origin, attempt, commit, readReason(in, t));
+        String why = readReason(in, t);
+        return new TxFrames.Decide(chainId, secret, origin, attempt, commit, why, readFlag(in, t, "peer answer"));
     }
 
     private static TxFrames.DecideAck readDecideAck(Input in) {
@@ -468,7 +471,8 @@ public final class WireFormat {
         long chainId = in.readVarLong(true);
         ChainSecret secret = readSecret(in);
         int attempt = readTxAttempt(in, t);
-        return new TxFrames.Query(chainId, secret, attempt, requireName(in.readString(), t, "node"));
+        String origin = requireName(in.readString(), t, "origin");
+        return new TxFrames.Query(chainId, secret, origin, attempt, requireName(in.readString(), t, "node"));
     }
 
     private static TxFrames.Wound readWound(Input in) {
