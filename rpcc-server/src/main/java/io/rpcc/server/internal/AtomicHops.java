@@ -71,7 +71,7 @@ final class AtomicHops {
         /** When asking the originator first failed (it is unreachable), or 0. */
         volatile long unreachableSince;
         /** The other participants this node knows of (names; not this node, not the originator). */
-        final java.util.Set<String> peers = ConcurrentHashMap.newKeySet();
+        final Peers peers = new Peers();
         /**
          * When an ABORT from the originator that came while this node was asking is applied, unless a
          * peer tells a COMMIT first (0: none held); and its reason.
@@ -90,6 +90,46 @@ final class AtomicHops {
 
         NodeAddress originator() {
             return originator;
+        }
+    }
+
+    /**
+     * The peers of one transaction at this node (their names, at most {@link #MAX_PEERS}, each once):
+     * a small array, as a transaction has few (a set per transaction would cost more than its hops).
+     */
+    private static final class Peers {
+        private static final String[] NONE = new String[0];
+        /** Guarded by this; replaced, never changed in place. */
+        private String[] names = NONE;
+
+        /** Adds {@code name} unless it is there or {@link #MAX_PEERS} are. */
+        synchronized void add(String name) {
+            String[] n = names;
+            if (n.length >= MAX_PEERS) {
+                return;
+            }
+            for (String x : n) {
+                if (x.equals(name)) {
+                    return;
+                }
+            }
+            String[] more = java.util.Arrays.copyOf(n, n.length + 1);
+            more[n.length] = name;
+            names = more;
+        }
+
+        synchronized boolean isEmpty() {
+            return names.length == 0;
+        }
+
+        /** The peers now. */
+        synchronized List<String> list() {
+            return List.of(names);
+        }
+
+        @Override
+        public synchronized String toString() {
+            return java.util.Arrays.toString(names);
         }
     }
 
@@ -161,8 +201,7 @@ final class AtomicHops {
     }
 
     private void addPeer(Known k, TxKey key, String host) {
-        if (!host.equals(node.name()) && !host.equals(key.origin()) && !io.rpcc.core.HopPath.isElision(host)
-                && k.peers.size() < MAX_PEERS) {
+        if (!host.equals(node.name()) && !host.equals(key.origin()) && !io.rpcc.core.HopPath.isElision(host)) {
             k.peers.add(host);
         }
     }
@@ -253,7 +292,7 @@ final class AtomicHops {
                 k.heldAbortWhy = d.why();
                 k.heldAbortUntil = System.nanoTime() + askAfterNanos;
                 heldAborts.incrementAndGet();
-                List<String> peers = List.copyOf(k.peers);
+                List<String> peers = k.peers.list();
                 TxFrames.Query query = new TxFrames.Query(key.chainId(), k.attemptSecret(), key.origin(), key.attempt(),
                         node.name());
                 node.executor().execute(() -> askPeers(key, peers, query));
@@ -402,7 +441,7 @@ final class AtomicHops {
                         }
                     });
             if (!k.peers.isEmpty() && (unreachable != 0 || nowNanos - k.since >= 2 * askAfterNanos)) {
-                List<String> peers = List.copyOf(k.peers);
+                List<String> peers = k.peers.list();
                 node.executor().execute(() -> askPeers(key, peers, query)); // (a resolver may block)
             }
         }

@@ -83,8 +83,17 @@ final class NextHopSender {
         ChainHeader h = hop.header();
         HopReplies replies = hop.replies();
         HopControl control = hop.control();
-        if (!(action instanceof NextHopDecision.Finish)) { // (the chain's result takes it along: see HopReports)
-            AtomicHops.sendVote(node, replies.takeHeldVote()); // an atomic hop's vote leaves before its chain goes on
+        // an atomic hop's vote: the chain's result takes it along (see HopReports); a vote to the originator
+        // follows the request to the next hop, which is on the chain's critical path (the vote's slice of the
+        // credit keeps the chain from ending before it arrives); any other leaves before the chain goes on
+        HopReplies.HeldVote voteAfterForward = null;
+        if (!(action instanceof NextHopDecision.Finish)) {
+            HopReplies.HeldVote vote = replies.takeHeldVote();
+            if (vote != null && action instanceof NextHopDecision.Forward && vote.peer().equals(h.originator().node())) {
+                voteAfterForward = vote;
+            } else {
+                AtomicHops.sendVote(node, vote);
+            }
         }
         OutboundStream data = hop.running().takeOutput();
         if (data != null && !(action instanceof NextHopDecision.Forward) && !(action instanceof NextHopDecision.Fail)) {
@@ -113,6 +122,7 @@ final class NextHopSender {
                 List<ConsoleLine> consoleNow = hop.consoleNow();
                 Credit pass = replies.handOver(h.credit());
                 if (replies.abandoned()) {
+                    AtomicHops.sendVote(node, voteAfterForward); // (its slice goes home, as the closing node's report does)
                     if (data != null) {
                         data.discard("the node closed");
                     }
@@ -120,8 +130,12 @@ final class NextHopSender {
                 }
                 ChainHeader nh = h.onward(new ChainSoFar(onward.hop(), hop.path(), consoleNow, hop.timings(), metadata), onward.serviceFunction(), onward.chainingFunction(), pass, onward.budgetNanos());
                 hop.watch().went(new HopOutcome.Forwarded(onward.server(), onward.serviceFunction()));
-                handOn(hop, h, onward.server(), null, new ChainRequest(nh, onward.params(), onward.state(), null, 0, null,
-                        data), pass, () -> { });
+                try {
+                    handOn(hop, h, onward.server(), null, new ChainRequest(nh, onward.params(), onward.state(), null, 0,
+                            null, data), pass, () -> { });
+                } finally {
+                    AtomicHops.sendVote(node, voteAfterForward);
+                }
             }
             case NextHopDecision.StartSubChain start -> startSubChain(start, hop, state, context);
             case NextHopDecision.ReturnToCreator back when back.to().composed() -> {

@@ -76,13 +76,21 @@ public final class AtomicCoordinator {
     private long lastPrimaryCommit;
     /** How many decisions are remembered, for the QUERY of a participant that did not hear its decision. */
     static final int DECISIONS_REMEMBERED = 65_536;
-    /** The last decisions, by chain id; guarded by itself. */
-    private final Map<Long, Tx> decided = new LinkedHashMap<>(256, 0.75f, false) {
+    /**
+     * The last decisions, by chain id; guarded by itself. Each is kept as a {@link Decided} (secret,
+     * attempt, outcome), not as its attempt: the attempt's voters, futures and connections are garbage
+     * once it ended.
+     */
+    private final Map<Long, Decided> decided = new LinkedHashMap<>(256, 0.75f, false) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<Long, Tx> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<Long, Decided> eldest) {
             return size() > DECISIONS_REMEMBERED;
         }
     };
+
+    /** A remembered decision: the attempt's secret and number, whether it committed, and why not. */
+    private record Decided(ChainSecret secret, int attempt, boolean commit, @Nullable String why) {
+    }
     /** Decided attempts whose voters have not all acknowledged, by chain id. */
     private final ConcurrentHashMap<Long, Tx> awaitingAcks = new ConcurrentHashMap<>();
     private final AtomicLong commits = new AtomicLong();
@@ -462,12 +470,11 @@ public final class AtomicCoordinator {
      * waits for their acknowledgements; {@link #resendDue} sends it again to those that are late.
      */
     private void fanOut(Tx tx) {
-        synchronized (decided) {
-            decided.put(tx.chainId, tx);
-        }
         Voter[] to;
         TxFrames.Decide frame;
+        Decided remembered;
         synchronized (tx) {
+            remembered = new Decided(tx.secret, tx.attempt, tx.decision, tx.why);
             to = tx.voters.values().toArray(new Voter[0]);
             for (Voter v : to) {
                 v.told = true;
@@ -477,6 +484,9 @@ public final class AtomicCoordinator {
             tx.resendAtNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FIRST_RESEND_MILLIS);
             frame = to.length == 0 ? null : new TxFrames.Decide(tx.chainId, tx.secret, nodeName, tx.attempt,
                     tx.decision, tx.why);
+        }
+        synchronized (decided) {
+            decided.put(tx.chainId, remembered);
         }
         if (frame == null) {
             tx.acked.complete(null);
@@ -550,14 +560,12 @@ public final class AtomicCoordinator {
      * it cannot have committed here; this node may have restarted). The answer goes to {@code reply}.
      */
     void answer(TxFrames.Query q, java.util.function.Consumer<TxFrames.Decide> reply) {
-        Tx tx;
+        Decided d;
         synchronized (decided) {
-            tx = decided.get(q.chainId());
+            d = decided.get(q.chainId());
         }
-        if (tx != null && tx.secret.matches(q.secret()) && tx.attempt == q.attempt()) {
-            synchronized (tx) {
-                reply.accept(new TxFrames.Decide(tx.chainId, tx.secret, nodeName, tx.attempt, tx.decision, tx.why));
-            }
+        if (d != null && d.secret().matches(q.secret()) && d.attempt() == q.attempt()) {
+            reply.accept(new TxFrames.Decide(q.chainId(), d.secret(), nodeName, d.attempt(), d.commit(), d.why()));
             return;
         }
         reply.accept(new TxFrames.Decide(q.chainId(), q.secret(), nodeName, q.attempt(), false,

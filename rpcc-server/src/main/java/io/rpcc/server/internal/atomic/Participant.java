@@ -259,16 +259,19 @@ public final class Participant {
         } else {
             abortReason = reason;
         }
-        List<ResourceManager> rms = new ArrayList<>(resources.size());
+        List<ResourceManager> rms = resources.isEmpty() ? List.of() : new ArrayList<>(resources.size());
         for (Resource r : resources) {
             if (!r.preparing) { // one being prepared is ended by its preparer (see prepared)
                 rms.add(r.manager);
             }
         }
-        Ending e = new Ending(commit ? new LinkedHashMap<>(varWrites) : Map.of(),
-                commit ? new LinkedHashMap<>(mapWrites) : Map.of(),
-                new ArrayList<>(commit ? onCommit : onAbort), rms, new ArrayList<>(locks),
-                new ArrayList<>(waiting.values()));
+        // (copies only of what is there: most transactions have no hooks, resources or waiters here)
+        List<Runnable> hooks = commit ? onCommit : onAbort;
+        Ending e = new Ending(commit && !varWrites.isEmpty() ? new LinkedHashMap<>(varWrites) : Map.of(),
+                commit && !mapWrites.isEmpty() ? new LinkedHashMap<>(mapWrites) : Map.of(),
+                hooks.isEmpty() ? List.of() : new ArrayList<>(hooks), rms,
+                locks.isEmpty() ? List.of() : new ArrayList<>(locks),
+                waiting.isEmpty() ? List.of() : new ArrayList<>(waiting.values()));
         owner.locksHeld.addAndGet(-locks.size());
         locks.clear();
         waiting.clear();

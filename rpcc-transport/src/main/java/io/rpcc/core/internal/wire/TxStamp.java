@@ -2,8 +2,6 @@ package io.rpcc.core.internal.wire;
 
 import io.rpcc.core.spi.EngineSpi;
 
-import java.util.Comparator;
-
 /**
  * The priority of an atomic chain's transaction, as Waldo's scheduler orders them: a
  * <em>primary</em> transaction (its originator's oldest outstanding one) comes before any standard
@@ -23,18 +21,17 @@ import java.util.Comparator;
  */
 @EngineSpi
 public record TxStamp(boolean primary, long order, long origin) implements Comparable<TxStamp> {
-    private static final Comparator<TxStamp> FIRST_FIRST = Comparator
-            .comparing((TxStamp s) -> !s.primary())
-            .thenComparingLong(TxStamp::order)
-            .thenComparingLong(TxStamp::origin);
-
     /**
      * Negative if this transaction comes first (is older, so it wounds {@code other}), positive if
      * {@code other} does, zero if they tie (then the smaller chain number, then the smaller attempt, comes first).
      */
     @Override
     public int compareTo(TxStamp other) {
-        return FIRST_FIRST.compare(this, other);
+        if (primary != other.primary) {
+            return primary ? -1 : 1;
+        }
+        int byOrder = Long.compare(order, other.order);
+        return byOrder != 0 ? byOrder : Long.compare(origin, other.origin);
     }
 
     /** This stamp as its originator's primary, whose last primary committed at Lamport time {@code lastPrimaryCommit}. */
