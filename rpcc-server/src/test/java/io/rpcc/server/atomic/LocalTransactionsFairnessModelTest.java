@@ -53,7 +53,13 @@ class LocalTransactionsFairnessModelTest {
         /** Nothing: the call's next attempt (after a wound) is primary, the running one stays standard. */
         AT_RESTART,
         /** Its running attempt becomes primary: its next hops carry the stamp, its hosts are told (Waldo). */
-        TELL_HOSTS
+        TELL_HOSTS,
+        /**
+         * Its running attempt becomes primary only at the servers whose votes its originator has (and in
+         * the hops those forward after): the others keep the standard stamp. Not a design to use: stamps that
+         * differ between servers let wound-wait deadlock (see {@link #aPromotionToldToSomeHostsOnlyCanDeadlock}).
+         */
+        TELL_VOTERS
     }
 
     /** An event of the simulation: its time and the order it was scheduled in, then what it does. */
@@ -152,6 +158,8 @@ class LocalTransactionsFairnessModelTest {
         boolean dead;
         boolean decided;
         final LinkedHashSet<Integer> joined = new LinkedHashSet<>();
+        final LinkedHashSet<Integer> votesHome = new LinkedHashSet<>();
+        final LinkedHashSet<Integer> told = new LinkedHashSet<>();
 
         Attempt(Call call, TxKey key, TxStamp stamp) {
             this.call = call;
@@ -209,10 +217,10 @@ class LocalTransactionsFairnessModelTest {
         void attempt(Call call) {
             Attempt a = new Attempt(call, new TxKey(name, ++chainIds, 0), call.stamp);
             call.current = a;
-            w.at(w.now + w.link, () -> hop(a, 0));
+            w.at(w.now + w.link, () -> hop(a, 0, a.stamp));
         }
 
-        void hop(Attempt a, int i) {
+        void hop(Attempt a, int i, TxStamp carried) {
             if (a.dead) {
                 return;
             }
@@ -220,7 +228,7 @@ class LocalTransactionsFairnessModelTest {
             LocalTransactions s = w.servers.get(server);
             Participant p;
             try {
-                p = s.join(a.key, a.stamp);
+                p = s.join(a.key, w.promotion == Promotion.TELL_VOTERS ? carried : a.stamp);
             } catch (IllegalStateException ended) {
                 return; // aborted here already: its originator knows
             }
@@ -235,7 +243,7 @@ class LocalTransactionsFairnessModelTest {
                 case HopRun.Done<Object> d -> w.at(w.now + a.call.durations[i], () -> hopDone(a, i, p));
                 case HopRun.Parked<Object> pk -> pk.resume().handle((x, e) -> { // (handle: no exception wrapped)
                     if (e == null) {
-                        w.at(w.now, () -> hop(a, i)); // granted: the service function runs again
+                        w.at(w.now, () -> hop(a, i, carried)); // granted: the service function runs again
                     }
                     return null;
                 });
@@ -251,9 +259,14 @@ class LocalTransactionsFairnessModelTest {
             LocalTransactions.Vote vote = s.prepare(p);
             assertTrue(vote.yes(), () -> "vote of " + a.key + ": " + vote);
             long participantClock = vote.lamportClock();
-            w.at(w.now + w.link, () -> clock = Math.max(clock, participantClock)); // the VOTE
+            int server = a.call.route[i];
+            w.at(w.now + w.link, () -> { // the VOTE
+                clock = Math.max(clock, participantClock);
+                a.votesHome.add(server);
+            });
+            TxStamp forward = p.stamp();
             if (i + 1 < a.call.route.length) {
-                w.at(w.now + w.link, () -> hop(a, i + 1));
+                w.at(w.now + w.link, () -> hop(a, i + 1, forward));
             } else {
                 w.at(w.now + w.link, () -> decide(a, participantClock));
             }
@@ -304,6 +317,16 @@ class LocalTransactionsFairnessModelTest {
             a.stamp = call.stamp;
             w.log(a.key + " promoted to " + a.stamp);
             TxStamp s = call.stamp;
+            if (w.promotion == Promotion.TELL_VOTERS) {
+                for (int v : a.votesHome) {
+                    w.at(w.now + w.link, () -> {
+                        if (!a.dead) {
+                            w.servers.get(v).promote(a.key, s);
+                        }
+                    });
+                }
+                return;
+            }
             for (LocalTransactions server : w.servers) {
                 w.at(w.now + w.link, () -> {
                     if (!a.dead) {
@@ -354,8 +377,11 @@ class LocalTransactionsFairnessModelTest {
         return (long) hops * MAX_HOP + (hops + 2L) * link;
     }
 
-    /** A flood's worst gap: whose, where, and over E x T. */
-    record Gap(String originator, long from, long to, long eTimesT, List<String> trace, long commits) {
+    /**
+     * A flood's worst gap: whose, where, and E x T; the flood's trace (if asked for), its commits, and how
+     * many transactions were left active at the servers in the end.
+     */
+    record Gap(String originator, long from, long to, long eTimesT, List<String> trace, long commits, long stuck) {
         double ratio() {
             return (to - from) / (double) eTimesT;
         }
@@ -387,12 +413,17 @@ class LocalTransactionsFairnessModelTest {
             commits.add(duration);
             for (long c : commits) {
                 if (worst == null || c - last > worst.to - worst.from) {
-                    worst = new Gap(o.name, last, c, et, w.trace, total);
+                    worst = new Gap(o.name, last, c, et, w.trace, total, 0);
                 }
                 last = c;
             }
         }
         w.runUntil(Long.MAX_VALUE); // no new calls: the outstanding ones end
+        if (promotion == Promotion.TELL_VOTERS) {
+            long stuck = w.servers.stream().mapToLong(LocalTransactions::activeParticipants).sum();
+            return new Gap(worst.originator(), worst.from(), worst.to(), worst.eTimesT(), worst.trace(), worst.commits(),
+                    stuck);
+        }
         for (int i = 0; i < serverCount; i++) {
             LocalTransactions server = w.servers.get(i);
             assertEquals(w.expected[i], w.vars.get(i).get(), "server " + i + ": one increment per commit that went"
@@ -481,5 +512,22 @@ class LocalTransactionsFairnessModelTest {
         String over = worstOf(Promotion.TELL_HOSTS, LINK, 6, 2.0);
         assertNull(over, "the bound 2 x E x T broke");
         worstOf(Promotion.AT_RESTART, LINK, 6, 2.0); // for comparison, printed
+    }
+
+    /**
+     * Why a promotion must reach every host of the running chain (where it waits included), not only those
+     * whose votes its originator has: a chain primary at one server and standard at another can wait there for
+     * a chain that waits for it at the first, and neither wounds the other. The flood's transactions then
+     * never end (it finds such a cycle within the first seeds).
+     */
+    @Test
+    void aPromotionToldToSomeHostsOnlyCanDeadlock() {
+        long stuck = 0;
+        for (long seed = 1; seed <= 8 && stuck == 0; seed++) {
+            for (int m = 0; m < MIXES.length && stuck == 0; m++) {
+                stuck = flood(seed, 3, MIXES[m], DURATION, Promotion.TELL_VOTERS, false, 0).stuck();
+            }
+        }
+        assertTrue(stuck > 0, "expected a deadlock with promotions told to the voters only");
     }
 }
