@@ -66,6 +66,10 @@ class LocalTransactionsFairnessModelTest {
     record Event(long at, long seq, Runnable action) {
     }
 
+    /** A wound a server sent: its victim, and the server. */
+    record Wound(TxKey victim, int server) {
+    }
+
     /** One run of the model: servers, originators, the event queue and the simulated clock. */
     static final class World {
         final Random random;
@@ -76,8 +80,8 @@ class LocalTransactionsFairnessModelTest {
         final List<LocalTransactions> servers = new ArrayList<>();
         final List<TxVar<Long>> vars = new ArrayList<>();
         final Map<String, Originator> originators = new HashMap<>();
-        /** The wounds the current event made: victim and server. */
-        final List<Object[]> wounds = new ArrayList<>();
+        /** The wounds the current event made. */
+        final List<Wound> wounds = new ArrayList<>();
         final Promotion promotion;
         /** The delay of any message, in ticks. */
         final int link;
@@ -95,7 +99,7 @@ class LocalTransactionsFairnessModelTest {
             this.expected = new long[serverCount];
             for (int i = 0; i < serverCount; i++) {
                 int server = i;
-                servers.add(new LocalTransactions((victim, stamp, by) -> wounds.add(new Object[] {victim, server})));
+                servers.add(new LocalTransactions((victim, stamp, by) -> wounds.add(new Wound(victim, server))));
                 vars.add(TxVar.of("model-" + i, 0L));
             }
         }
@@ -124,12 +128,10 @@ class LocalTransactionsFairnessModelTest {
          * walking a hash map: their order would change from run to run, and with it the simulation).
          */
         void sendWounds() {
-            wounds.sort(Comparator.comparing((Object[] v) -> ((TxKey) v[0]).origin())
-                    .thenComparingLong(v -> ((TxKey) v[0]).chainId()).thenComparingInt(v -> (int) v[1]));
-            for (Object[] v : wounds) {
-                TxKey victim = (TxKey) v[0];
-                int server = (int) v[1];
-                at(now + link, () -> originators.get(victim.origin()).wounded(victim, server));
+            wounds.sort(Comparator.comparing((Wound v) -> v.victim().origin())
+                    .thenComparingLong(v -> v.victim().chainId()).thenComparingInt(Wound::server));
+            for (Wound v : wounds) {
+                at(now + link, () -> originators.get(v.victim().origin()).wounded(v.victim(), v.server()));
             }
             wounds.clear();
         }
