@@ -104,6 +104,24 @@ public final class LocalTransactions {
         return p;
     }
 
+    /**
+     * A promotion of {@code key} that reached this node outside a hop: if its participant is active
+     * here, it takes {@code stamp} if that comes before its own (its parked requests may now wound
+     * holders and move up their queues), as {@link #join} does; unknown or ended keys are left alone
+     * (a later hop brings the stamp itself). Also observes the stamp's order on the Lamport clock.
+     *
+     * @return whether a participant here took the stamp
+     */
+    public boolean promote(TxKey key, TxStamp stamp) {
+        observe(stamp.order());
+        Participant p = participants.get(key);
+        if (p != null && p.promote(stamp)) {
+            promoted(p);
+            return true;
+        }
+        return false;
+    }
+
     private void promoted(Participant p) {
         List<CompletableFuture<Void>> granted = new ArrayList<>(0);
         for (TxLock lock : p.waitingLocks()) {
