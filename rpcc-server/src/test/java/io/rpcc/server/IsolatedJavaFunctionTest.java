@@ -312,6 +312,12 @@ public class IsolatedJavaFunctionTest {
                     "this client's chain completed while the other party's four functions still ran or waited");
             assertTrue(tookMillis < longWall.toMillis(), "took " + tookMillis + " ms");
             assertEquals(2, server.functionRunners().stats().running(), server.functionRunners().stats().toString());
+            // (an invocation counts as running from when it has its share, before the runner it takes, maybe a new
+            // one still starting, is busy: wait for both runners)
+            long both = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (server.functionRunners().busyPids().size() < 2 && System.nanoTime() < both) {
+                Thread.sleep(20);
+            }
             endless.addAll(server.functionRunners().busyPids());
             assertEquals(2, endless.size(), "the two runners of the endless functions");
         }
