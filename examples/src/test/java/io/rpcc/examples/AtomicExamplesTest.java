@@ -44,5 +44,6 @@ class AtomicExamplesTest {
         assertTrue(f.atomicMs() > 0 && f.wanAtomicMs() > 0 && f.atomicBytesPerHop() > 0, f::toString);
         assertTrue(f.twoPcMs() > 0 && f.twoPcPerSecond() > 0 && f.wanTwoPcMs() > 0 && f.wanTwoPcAppliedMs() > 0
                 && f.twoPcBytesPerHop() > f.plainBytesPerHop(), f::toString);
+        assertTrue(f.decidedMs() > 0 && f.decidedPerSecond() > 0 && f.wanDecidedCallerMs() > 0, f::toString);
     }
 }

@@ -14,6 +14,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.ReferenceCountUtil;
+import io.rpcc.client.AtomicCompletion;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.SandboxLimits;
@@ -93,7 +94,7 @@ public final class ThroughputBenchmark {
             """;
 
     /** Every variant, in the report's order. */
-    static final List<String> VARIANTS = List.of("netty", "plain", "chain1", "chain2", "atomic2", "chain5", "chain100", "seq2", "seq5",
+    static final List<String> VARIANTS = List.of("netty", "plain", "chain1", "chain2", "atomic2", "atomic2d", "chain5", "chain100", "seq2", "seq5",
             "grpc", "grpc2", "grpc5");
 
     /** Latencies recorded per cell (more are counted, not recorded). */
@@ -486,18 +487,21 @@ public final class ThroughputBenchmark {
                     case "grpc" -> grpcCalls(1);
                     case "grpc2", "grpc5" -> grpcCalls(Integer.parseInt(v.substring(4)));
                     default -> {
-                        // atomicN: chainN as an atomic chain (a transaction across its hops: votes, decision, acks)
+                        // atomicN: chainN as an atomic chain (a transaction across its hops: votes, decision, acks);
+                        // atomicNd: the same, its future complete at the decision (AtomicCompletion.DECIDED)
                         boolean atomic = v.startsWith("atomic");
                         if (!v.startsWith("chain") && !atomic) {
                             throw new IllegalArgumentException("unknown variant " + v);
                         }
-                        int hops = Integer.parseInt(v.substring(atomic ? 6 : 5));
+                        boolean decided = atomic && v.endsWith("d");
+                        int hops = Integer.parseInt(v.substring(atomic ? 6 : 5, v.length() - (decided ? 1 : 0)));
                         List<StaticRoute.Hop> route = new ArrayList<>();
                         for (int h = 0; h < hops; h++) {
                             route.add(StaticRoute.hop(servers[h % servers.length], "echo"));
                         }
                         ChainCall along = ChainCall.along(StaticRoute.of(route), payload).interactive(false);
-                        ChainCall call = atomic ? along.atomic() : along;
+                        ChainCall call = !atomic ? along
+                                : along.atomic(decided ? AtomicCompletion.DECIDED : AtomicCompletion.APPLIED);
                         yield (conn, done) -> clients[conn].startChain(call)
                                 .whenComplete((r, e) -> done.done(e != null ? e : check(r.value())));
                     }

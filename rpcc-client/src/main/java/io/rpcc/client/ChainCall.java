@@ -51,12 +51,15 @@ import org.jspecify.annotations.Nullable;
  * @param stream the data the first service function (a {@code StreamingServiceFunction}) reads as it
  *     arrives, or {@code null}: none (see {@link #stream(InputStream)})
  * @param atomicChain whether the chain is atomic: one transaction across all its hops (see {@link #atomic()})
+ * @param atomicCompletion when an atomic chain's future completes with its result (see
+ *     {@link #atomic(AtomicCompletion)}); {@code null} is {@link AtomicCompletion#APPLIED}
  */
 public record ChainCall(String server, String serviceFunction, @Nullable Object params,
                         ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
                         int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
                         @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
-                        @Nullable StateFallback stateFallback, @Nullable InputStream stream, boolean atomicChain) {
+                        @Nullable StateFallback stateFallback, @Nullable InputStream stream, boolean atomicChain,
+                        AtomicCompletion atomicCompletion) {
 
     /** A call without a data stream. */
     public ChainCall(String server, String serviceFunction, @Nullable Object params,
@@ -65,7 +68,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
                      @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
                      @Nullable StateFallback stateFallback) {
         this(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata, deadline,
-                heartbeats, retry, stateFallback, null, false);
+                heartbeats, retry, stateFallback, null, false, AtomicCompletion.APPLIED);
     }
 
     /** A call that is not {@linkplain #atomic() atomic}. */
@@ -75,7 +78,17 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
                      @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
                      @Nullable StateFallback stateFallback, @Nullable InputStream stream) {
         this(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata, deadline,
-                heartbeats, retry, stateFallback, stream, false);
+                heartbeats, retry, stateFallback, stream, false, AtomicCompletion.APPLIED);
+    }
+
+    /** A call whose atomic chain, if {@code atomicChain}, completes once its commit is {@linkplain AtomicCompletion#APPLIED applied}. */
+    public ChainCall(String server, String serviceFunction, @Nullable Object params,
+                     ChainingFunctionSource chainingFunction, ChainState state, @Nullable Duration timeout,
+                     int maxHops, @Nullable Boolean interactive, Metadata metadata, @Nullable Instant deadline,
+                     @Nullable Heartbeats heartbeats, @Nullable RetryPolicy retry,
+                     @Nullable StateFallback stateFallback, @Nullable InputStream stream, boolean atomicChain) {
+        this(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata, deadline,
+                heartbeats, retry, stateFallback, stream, atomicChain, AtomicCompletion.APPLIED);
     }
 
     public ChainCall {
@@ -87,6 +100,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
         }
         state = state == null ? ChainState.empty() : state;
         metadata = metadata == null ? Metadata.empty() : metadata;
+        atomicCompletion = atomicCompletion == null ? AtomicCompletion.APPLIED : atomicCompletion;
         if (maxHops < 0) {
             throw new IllegalArgumentException("maxHops must be positive, got " + maxHops);
         }
@@ -95,7 +109,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** A plain call of {@code serviceFunction} at {@code server}, to be completed with the setters. */
     public static ChainCall to(String server, String serviceFunction) {
         return new ChainCall(server, serviceFunction, null, ChainingFunctionSource.NONE, ChainState.empty(), null, 0, null,
-                Metadata.empty(), null, null, null, null, null, false);
+                Metadata.empty(), null, null, null, null, null, false, AtomicCompletion.APPLIED);
     }
 
     /** A chain along {@code route}, starting with {@code params}. */
@@ -166,19 +180,19 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With the first service function's parameters. */
     public ChainCall params(@Nullable Object params) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /** With the chaining function to run after the first service function. */
     public ChainCall chainingFunction(ChainingFunctionSource cf) {
         return new ChainCall(server, serviceFunction, params, cf, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /** With the initial state. */
     public ChainCall state(ChainState state) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /**
@@ -192,7 +206,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall deadline(Instant deadline) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry, stateFallback, stream, atomicChain);
+                metadata, Objects.requireNonNull(deadline, "deadline"), heartbeats, retry, stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /** With a deadline {@code budget} from now: {@code deadline(Instant.now().plus(budget))}. */
@@ -203,7 +217,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
     /** With a timeout for the whole chain. */
     public ChainCall timeout(@Nullable Duration timeout) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /**
@@ -212,7 +226,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall heartbeats(Heartbeats heartbeats) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry, stateFallback, stream, atomicChain);
+                metadata, deadline, Objects.requireNonNull(heartbeats, "heartbeats"), retry, stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /**
@@ -222,20 +236,20 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall retry(RetryPolicy retry) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"), stateFallback, stream, atomicChain);
+                metadata, deadline, heartbeats, Objects.requireNonNull(retry, "retry"), stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /** With a hop limit. */
     public ChainCall maxHops(int maxHops) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /** In interactive mode ({@code true}) or chain mode ({@code false}). */
     @UnstableApi
     public ChainCall interactive(boolean interactive) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive, metadata,
-                deadline, heartbeats, retry, stateFallback, stream, atomicChain);
+                deadline, heartbeats, retry, stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /**
@@ -252,7 +266,7 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall stream(InputStream data) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry, stateFallback, Objects.requireNonNull(data, "data"), atomicChain);
+                metadata, deadline, heartbeats, retry, stateFallback, Objects.requireNonNull(data, "data"), atomicChain, atomicCompletion);
     }
 
     /**
@@ -262,13 +276,13 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      */
     public ChainCall stateFallback(StateFallback fallback) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry, Objects.requireNonNull(fallback, "fallback"), stream, atomicChain);
+                metadata, deadline, heartbeats, retry, Objects.requireNonNull(fallback, "fallback"), stream, atomicChain, atomicCompletion);
     }
 
     /** With {@code metadata} as the chain's metadata (replacing what was set before). */
     public ChainCall metadata(Metadata metadata) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry, stateFallback, stream, atomicChain);
+                metadata, deadline, heartbeats, retry, stateFallback, stream, atomicChain, atomicCompletion);
     }
 
     /**
@@ -313,9 +327,29 @@ public record ChainCall(String server, String serviceFunction, @Nullable Object 
      * system) in an {@code onCommit} hook of {@code Transaction.current()}, which runs once, after
      * the commit. An atomic chain runs in chain mode only, without a data stream, and is not sent
      * again by a {@link RetryPolicy} (its restarts after a wound are its own).
+     *
+     * <p>Its future completes with the result once every server has applied the commit
+     * ({@link AtomicCompletion#APPLIED}); {@link #atomic(AtomicCompletion)} with
+     * {@link AtomicCompletion#DECIDED} completes it a round trip sooner, at the decision.
      */
     public ChainCall atomic() {
+        return atomic(AtomicCompletion.APPLIED);
+    }
+
+    /**
+     * As {@link #atomic()}, with {@code completion} saying when the chain's future completes with its
+     * result: once every server has applied the commit ({@link AtomicCompletion#APPLIED}, as
+     * {@link #atomic()}), or as soon as the client has decided it ({@link AtomicCompletion#DECIDED}: a
+     * round trip sooner; atomic chains started after it see the commit, reads outside atomic chains may
+     * not yet). An abort fails the future the same way in both.
+     *
+     * <pre>{@code
+     * ChainResult r = client.runChain(ChainCall.along(route, transfer).atomic(AtomicCompletion.DECIDED));
+     * }</pre>
+     */
+    public ChainCall atomic(AtomicCompletion completion) {
         return new ChainCall(server, serviceFunction, params, chainingFunction, state, timeout, maxHops, interactive,
-                metadata, deadline, heartbeats, retry, stateFallback, stream, true);
+                metadata, deadline, heartbeats, retry, stateFallback, stream, true,
+                Objects.requireNonNull(completion, "completion"));
     }
 }

@@ -280,7 +280,7 @@ public final class RpccClient implements AutoCloseable {
             return interactiveChains.start(start, steps, tap);
         }
         return launcher.start(start, retry(call), (broken, detected, at) -> diagnosis.diagnose(broken, detected, at,
-                tap), decorated::retried, tap);
+                tap), decorated::retried, tap, call.atomicCompletion() == AtomicCompletion.DECIDED);
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.rpcc.client;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,7 +11,7 @@ import java.io.ByteArrayInputStream;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** {@link ChainCall#atomic()}: the flag survives every setter; modes an atomic chain cannot run in are refused. */
+/** {@link ChainCall#atomic()}: the flag (and its {@link AtomicCompletion}) survives every setter; modes an atomic chain cannot run in are refused. */
 class AtomicChainCallTest {
     @Test
     void everySetterKeepsTheChainAtomic() {
@@ -22,6 +23,12 @@ class AtomicChainCallTest {
                 .heartbeats(Heartbeats.every(Duration.ofSeconds(1), Duration.ofSeconds(3)))
                 .retry(RetryPolicy.NONE).stateFallback(StateFallback.NEVER).interactive(false);
         assertTrue(changed.atomicChain());
+        assertEquals(AtomicCompletion.APPLIED, changed.atomicCompletion(), "atomic() waits for the commit applied");
+        ChainCall decided = ChainCall.to("bank-a", "debit").atomic(AtomicCompletion.DECIDED).params(5)
+                .timeout(Duration.ofSeconds(3)).metadata("t", "x").retry(RetryPolicy.NONE).maxHops(9);
+        assertTrue(decided.atomicChain());
+        assertEquals(AtomicCompletion.DECIDED, decided.atomicCompletion());
+        assertEquals(AtomicCompletion.APPLIED, decided.atomic().atomicCompletion());
     }
 
     @Test

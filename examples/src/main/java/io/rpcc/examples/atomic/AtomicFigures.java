@@ -1,5 +1,6 @@
 package io.rpcc.examples.atomic;
 
+import io.rpcc.client.AtomicCompletion;
 import io.rpcc.client.ChainCall;
 import io.rpcc.client.ReplySet;
 import io.rpcc.client.RpccClient;
@@ -34,6 +35,9 @@ import java.util.function.IntFunction;
  *       the first hop on one side, the second hop on the other; the latency to the commit decision,
  *       to the commit applied at both servers and to the last acknowledgement home (what
  *       {@code runChain} waits for), against the plain chain;</li>
+ *   <li>the atomic chain with {@link AtomicCompletion#DECIDED} (the caller's future completes at the
+ *       decision, not once every server acknowledged it) beside the default, {@link AtomicCompletion#APPLIED}:
+ *       one at a time and many in flight on loopback, and the caller's time over the emulated link;</li>
  *   <li>the bytes a transaction adds per hop (Waldo: about 500 B a transaction), counted on the
  *       emulated links.</li>
  * </ul>
@@ -62,14 +66,18 @@ public final class AtomicFigures {
      * The figures of one run: per variant (the plain chain, the atomic chain, plain two-phase commit
      * ({@code twoPc})) the loopback latency and throughput, the latency over the emulated link to the
      * decision (the plain chain: its result; 2PC: every vote home), to the commit applied at both servers
-     * and to the last acknowledgement home, and the bytes on the links per hop.
+     * and to the last acknowledgement home, and the bytes on the links per hop; for the atomic chain
+     * completed at its decision ({@code decided}, {@link AtomicCompletion#DECIDED}) the loopback latency and
+     * throughput and the caller's time over the emulated link ({@code wanDecidedCallerMs}; the default's
+     * is {@code wanAckedMs}).
      */
     public record Figures(double plainMs, double atomicMs, double twoPcMs,
                           double plainPerSecond, double atomicPerSecond, double twoPcPerSecond,
                           double wanPlainMs, double wanAtomicMs, double wanTwoPcMs,
                           double wanAppliedMs, double wanTwoPcAppliedMs,
                           double wanAckedMs, double wanTwoPcAckedMs, double oneWayMs,
-                          double plainBytesPerHop, double atomicBytesPerHop, double twoPcBytesPerHop) {
+                          double plainBytesPerHop, double atomicBytesPerHop, double twoPcBytesPerHop,
+                          double decidedMs, double decidedPerSecond, double wanDecidedCallerMs) {
         /** Transaction overhead of the atomic chain in bytes per hop. */
         public double overheadBytesPerHop() {
             return atomicBytesPerHop - plainBytesPerHop;
@@ -87,19 +95,21 @@ public final class AtomicFigures {
                 o.integer("--wan-runs", 20));
         System.out.printf(Locale.ROOT, "atomic chains beside Waldo (section 6.1) and plain two-phase commit;"
                 + " a two-hop chain touching no state%n");
-        System.out.printf(Locale.ROOT, "  %-44s %12s %12s %12s %12s%n", "", "plain chain", "atomic", "plain 2PC", "Waldo");
-        System.out.printf(Locale.ROOT, "  %-44s %12.3f %12.3f %12.3f %12s%n", "loopback latency, one at a time (ms)",
-                f.plainMs(), f.atomicMs(), f.twoPcMs(), "0.174");
-        System.out.printf(Locale.ROOT, "  %-44s %12.0f %12.0f %12.0f %12s%n", "loopback throughput (per second)",
-                f.plainPerSecond(), f.atomicPerSecond(), f.twoPcPerSecond(), "13,105");
-        System.out.printf(Locale.ROOT, "  %-44s %12.1f %12.1f %12.1f %12s%n", "74.7 ms link: latency to the decision (ms)",
-                f.wanPlainMs(), f.wanAtomicMs(), f.wanTwoPcMs(), "150.5");
-        System.out.printf(Locale.ROOT, "  %-44s %12s %12.1f %12.1f %12s%n", "74.7 ms link: applied at both servers (ms)",
-                "", f.wanAppliedMs(), f.wanTwoPcAppliedMs(), "");
-        System.out.printf(Locale.ROOT, "  %-44s %12s %12.1f %12.1f %12s%n", "74.7 ms link: the caller's future (ms)",
-                "", f.wanAckedMs(), f.wanTwoPcAckedMs(), "");
-        System.out.printf(Locale.ROOT, "  %-44s %12.0f %12.0f %12.0f %12s%n", "bytes on the links per hop",
-                f.plainBytesPerHop(), f.atomicBytesPerHop(), f.twoPcBytesPerHop(), "~250");
+        System.out.printf(Locale.ROOT, "  %-44s %12s %12s %12s %12s %12s%n", "", "plain chain", "atomic", "atomic",
+                "plain 2PC", "Waldo");
+        System.out.printf(Locale.ROOT, "  %-44s %12s %12s %12s %12s %12s%n", "", "", "APPLIED", "DECIDED", "", "");
+        System.out.printf(Locale.ROOT, "  %-44s %12.3f %12.3f %12.3f %12.3f %12s%n", "loopback latency, one at a time (ms)",
+                f.plainMs(), f.atomicMs(), f.decidedMs(), f.twoPcMs(), "0.174");
+        System.out.printf(Locale.ROOT, "  %-44s %12.0f %12.0f %12.0f %12.0f %12s%n", "loopback throughput (per second)",
+                f.plainPerSecond(), f.atomicPerSecond(), f.decidedPerSecond(), f.twoPcPerSecond(), "13,105");
+        System.out.printf(Locale.ROOT, "  %-44s %12.1f %12.1f %12s %12.1f %12s%n", "74.7 ms link: latency to the decision (ms)",
+                f.wanPlainMs(), f.wanAtomicMs(), "", f.wanTwoPcMs(), "150.5");
+        System.out.printf(Locale.ROOT, "  %-44s %12s %12.1f %12s %12.1f %12s%n", "74.7 ms link: applied at both servers (ms)",
+                "", f.wanAppliedMs(), "", f.wanTwoPcAppliedMs(), "");
+        System.out.printf(Locale.ROOT, "  %-44s %12.1f %12.1f %12.1f %12.1f %12s%n", "74.7 ms link: the caller's future (ms)",
+                f.wanPlainMs(), f.wanAckedMs(), f.wanDecidedCallerMs(), f.wanTwoPcAckedMs(), "");
+        System.out.printf(Locale.ROOT, "  %-44s %12.0f %12.0f %12s %12.0f %12s%n", "bytes on the links per hop",
+                f.plainBytesPerHop(), f.atomicBytesPerHop(), "", f.twoPcBytesPerHop(), "~250");
         double rtt = 2 * f.oneWayMs();
         System.out.printf(Locale.ROOT, "  transaction overhead: %.0f B per hop; the decision %.1f ms and the commit applied"
                         + " everywhere %.1f ms after the plain chain (one one-way delay is %.1f ms); the caller learns"
@@ -118,6 +128,11 @@ public final class AtomicFigures {
         return atomic ? call.atomic() : call;
     }
 
+    /** The two-step sequence as an atomic chain whose caller returns at the decision ({@link AtomicCompletion#DECIDED}). */
+    static ChainCall twoStepsDecided(String first, String second) {
+        return twoSteps(first, second, false).atomic(AtomicCompletion.DECIDED);
+    }
+
     /**
      * Runs every figure: {@code serial} transactions of each kind one at a time (after
      * {@code min(serial, max(500, serial / 3))} of each to warm up), {@code seconds} of throughput per kind with
@@ -133,6 +148,8 @@ public final class AtomicFigures {
         double plainTps;
         double atomicTps;
         double twoPcTps;
+        double decidedMs;
+        double decidedTps;
         try {
             List<PlainTwoPhaseCommit.Participant> participants = new ArrayList<>();
             for (String name : List.of("e1", "e2")) {
@@ -146,16 +163,19 @@ public final class AtomicFigures {
             nodes.add(client);
             ChainCall plain = twoSteps("e1", "e2", false);
             ChainCall atomic = twoSteps("e1", "e2", true);
+            ChainCall decided = twoStepsDecided("e1", "e2");
             PlainTwoPhaseCommit twoPc = new PlainTwoPhaseCommit(client, "e1", "e2");
             for (int i = 0; i < Math.min(serial, Math.max(500, serial / 3)); i++) { // warm-up
                 client.runChain(plain);
                 client.runChain(atomic);
+                client.runChain(decided);
                 commitOne(twoPc, txIds, "slot-0");
             }
             // side by side: blocks of 100 of each, in turn
             long plainNs = 0;
             long atomicNs = 0;
             long twoPcNs = 0;
+            long decidedNs = 0;
             for (int done = 0; done < serial; done += 100) {
                 int n = Math.min(100, serial - done);
                 long t0 = System.nanoTime();
@@ -168,27 +188,36 @@ public final class AtomicFigures {
                 }
                 long t2 = System.nanoTime();
                 for (int i = 0; i < n; i++) {
+                    client.runChain(decided);
+                }
+                long t3 = System.nanoTime();
+                for (int i = 0; i < n; i++) {
                     commitOne(twoPc, txIds, "slot-0");
                 }
                 plainNs += t1 - t0;
                 atomicNs += t2 - t1;
-                twoPcNs += System.nanoTime() - t2;
+                decidedNs += t3 - t2;
+                twoPcNs += System.nanoTime() - t3;
             }
             plainMs = plainNs / 1e6 / serial;
             atomicMs = atomicNs / 1e6 / serial;
             twoPcMs = twoPcNs / 1e6 / serial;
+            decidedMs = decidedNs / 1e6 / serial;
             double[] plainRates = new double[2];
+            double[] decidedRates = new double[2];
             double[] atomicRates = new double[2];
             double[] twoPcRates = new double[2];
             for (int round = 0; round < 2; round++) { // in turn, twice each, the better of two
                 plainRates[round] = throughput(inFlight, seconds / 2.0, slot -> client.startChain(plain));
                 atomicRates[round] = throughput(inFlight, seconds / 2.0, slot -> client.startChain(atomic));
+                decidedRates[round] = throughput(inFlight, seconds / 2.0, slot -> client.startChain(decided));
                 twoPcRates[round] = throughput(inFlight, seconds / 2.0,
                         slot -> twoPc.start("tx-" + txIds.incrementAndGet(), "slot-" + slot).done());
             }
             plainTps = Math.max(plainRates[0], plainRates[1]);
             atomicTps = Math.max(atomicRates[0], atomicRates[1]);
             twoPcTps = Math.max(twoPcRates[0], twoPcRates[1]);
+            decidedTps = Math.max(decidedRates[0], decidedRates[1]);
             for (PlainTwoPhaseCommit.Participant p : participants) {
                 if (p.locked() != 0 || p.committed("slot-0") == null) {
                     throw new IllegalStateException("the 2PC participant still holds " + p.locked()
@@ -219,10 +248,12 @@ public final class AtomicFigures {
             RpccClient client = wan.client("waldo-client", DESKTOP);
             ChainCall plain = twoSteps("e1", "e2", false);
             ChainCall atomic = twoSteps("e1", "e2", true);
+            ChainCall decided = twoStepsDecided("e1", "e2");
             PlainTwoPhaseCommit twoPc = new PlainTwoPhaseCommit(client, "e1", "e2");
             for (int i = 0; i < Math.min(3, wanRuns); i++) {
                 client.runChain(plain);
                 client.runChain(atomic);
+                client.runChain(decided);
                 commitOne(twoPc, txIds, "slot-0");
             }
             List<Double> plainTimes = new ArrayList<>();
@@ -232,6 +263,7 @@ public final class AtomicFigures {
             List<Double> twoPcTimes = new ArrayList<>();
             List<Double> twoPcAckedTimes = new ArrayList<>();
             List<Double> twoPcAppliedTimes = new ArrayList<>();
+            List<Double> decidedCallerTimes = new ArrayList<>();
             for (int r = 0; r < wanRuns; r++) {
                 long t0 = System.nanoTime();
                 client.runChain(plain);
@@ -249,6 +281,9 @@ public final class AtomicFigures {
                 if (!committed) {
                     throw new IllegalStateException("a plain 2PC transaction over the emulated link aborted; see the servers' log");
                 }
+                client.runChain(decided);
+                long t6 = System.nanoTime();
+                decidedCallerTimes.add((t6 - t5) / 1e6);
                 plainTimes.add((t1 - t0) / 1e6);
                 atomicTimes.add((t2 - t1) / 1e6);
                 ackedTimes.add((t3 - t1) / 1e6);
@@ -271,7 +306,7 @@ public final class AtomicFigures {
                     median(plainTimes), median(atomicTimes), median(twoPcTimes),
                     median(appliedTimes), median(twoPcAppliedTimes), median(ackedTimes), median(twoPcAckedTimes), oneWay,
                     (afterPlain - before) / (2.0 * counted), (afterAtomic - afterPlain) / (2.0 * counted),
-                    (afterTwoPc - afterAtomic) / (2.0 * counted));
+                    (afterTwoPc - afterAtomic) / (2.0 * counted), decidedMs, decidedTps, median(decidedCallerTimes));
         }
     }
 

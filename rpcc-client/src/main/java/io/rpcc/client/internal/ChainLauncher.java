@@ -82,7 +82,19 @@ public final class ChainLauncher {
      */
     public CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken,
                                                 Retries retried, ReplyTap tap) {
-        return start(start, retry, onBroken, null, retried, tap);
+        return start(start, retry, onBroken, null, retried, tap, false);
+    }
+
+    /**
+     * As {@link #start(ChainStart, RetryPolicy, OnBroken, Retries, ReplyTap)}; if {@code atDecision}
+     * (an atomic chain started with {@code AtomicCompletion.DECIDED}), a committed chain's future
+     * completes at the decision, not once every voter has acknowledged it (its partial replies are in by
+     * then: they are held here until the decision and delivered before it is told). A failure, an abort
+     * included, ends the future as without it: once the chain is finished.
+     */
+    public CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken,
+                                                Retries retried, ReplyTap tap, boolean atDecision) {
+        return start(start, retry, onBroken, null, retried, tap, atDecision && start.atomic());
     }
 
     /**
@@ -98,7 +110,7 @@ public final class ChainLauncher {
                                                      RetryPolicy retry, OnBroken onBroken) {
         FailedChains.Failed failed = failedChains.take(failure);
         return start(failed.start().within(timeout, deadline), retry, onBroken, failed.last(), (attempt, why) -> { },
-                ReplyTap.NONE);
+                ReplyTap.NONE, false);
     }
 
     /** The id of the chain that failed with {@code failure}, as servers and logs name it, if this client remembers it. */
@@ -112,7 +124,8 @@ public final class ChainLauncher {
      * broken, sent again, broken again, then run step by step to find where it stops).
      */
     private CompletableFuture<ChainResult> start(ChainStart start, RetryPolicy retry, OnBroken onBroken,
-                                                 ChainOriginator.Pending earlier, Retries retried, ReplyTap tap) {
+                                                 ChainOriginator.Pending earlier, Retries retried, ReplyTap tap,
+                                                 boolean atDecision) {
         List<Object> collected = Collections.synchronizedList(new ArrayList<>());
         ChainAttempts attempts = ChainAttempts.start(node, start, retry, retryTokens,
                 tap.tapping((value, hop, host, from) -> collected.add(value)), Retries.countedIn(retries, retried),
@@ -126,7 +139,7 @@ public final class ChainLauncher {
             }
             return attempts.cancel("its future was cancelled");
         });
-        attempts.last().thenCompose(p -> whenFinished(p).thenApply(arrival -> toResult(arrival.frame(),
+        attempts.last().thenCompose(p -> (atDecision ? whenDecided(p) : whenFinished(p)).thenApply(arrival -> toResult(arrival.frame(),
                 arrival.arrivedNanos() - attempts.startNanos(), false, collected)).whenComplete((r, e) -> {
                     Throwable cause = e == null ? null : Node.unwrap(e);
                     if (cause instanceof BrokenChainException broken && !out.isDone() && !start.atomic()) {
@@ -242,6 +255,16 @@ public final class ChainLauncher {
             p.finished().join(); // throws a timeout if credit is missing
             return p.outcome().join();
         });
+    }
+
+    /**
+     * The outcome of atomic chain {@code p} at its decision: a commit's arrival as soon as the
+     * originator decided it (every partial reply, held until then, delivered before); a failure (an
+     * abort included) once the chain is finished, as {@link #whenFinished}.
+     */
+    static CompletableFuture<ChainOriginator.Arrival> whenDecided(ChainOriginator.Pending p) {
+        return p.outcome().handle((arrival, e) -> e == null ? CompletableFuture.completedFuture(arrival)
+                : whenFinished(p)).thenCompose(f -> f);
     }
 
     /** The result in {@code frame}; throws if its value could not be decoded. */
