@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
  * originator is compared with E x the longest probe run that overlaps that gap (or comes just before or after
  * it). A pause that stretches a gap stretches the probe run beside it; a scheduler that makes an originator
  * wait for others' commits does not. The test allows {@link #SLACK} x E x T per gap (the bound, plus what the
- * idealization leaves out: wounds, aborts and promotions take a message each, and the
+ * idealization leaves out: wounds and aborts take a message each, a promotion waits for a restart, and the
  * probe run beside a gap may be a short one). Measured on a loaded 2-core machine: worst gaps 1.1-2.1 x E x T;
  * with primaries turned off (wound-wait by age only) the modest originator (1 chain in flight against 16)
  * went 7.9-8.6 x E x T without a commit and committed 10-17 times against the greedy one's 176-285, which

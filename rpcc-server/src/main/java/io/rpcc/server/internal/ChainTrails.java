@@ -5,8 +5,6 @@ import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.CancelFrame;
-import io.rpcc.core.internal.wire.TxFrames;
-import io.rpcc.core.internal.wire.TxStamp;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -39,11 +37,6 @@ import java.util.function.Predicate;
  * and {@link #MAX_UNKNOWN_CANCELS} node-wide, the oldest of the peer with the most going first. Those
  * marks never take the room of a trail: a flood of cancels for made-up chains forgets only the
  * flooder's own marks (counted, {@link #forgottenCancels()}).
- *
- * <p>The trails of atomic chains also carry their PROMOTEs ({@link #promote}, {@link Promotions}): a
- * trail remembers the chain's stamp here and the peers that sent it here; a PROMOTE of a chain not
- * seen here is kept as a mark (for {@link #GRACE_NANOS}, in bounds like those of cancels' marks) for
- * the chain's request to take.
  */
 final class ChainTrails {
     /**
@@ -81,33 +74,10 @@ final class ChainTrails {
         boolean cancelled;
         boolean requested;
         final List<HopControl> hops = new ArrayList<>(1);
-        /** For an atomic chain, the first-coming stamp it brought here (or a promotion's), else null. */
-        TxStamp stamp;
-        /** Whether a PROMOTE of it was taken here (and passed on): one is, at most. */
-        boolean promoted;
-        /** The peers that sent requests of it here (the only ones whose PROMOTE of it is taken). */
-        Set<String> senders = Set.of();
 
         Trail(ChainSecret secret, long expiresNanos) {
             this.secret = secret;
             this.expiresNanos = expiresNanos;
-        }
-
-        void sentBy(String peer) {
-            if (senders.isEmpty()) {
-                senders = Set.of(peer);
-            } else if (!senders.contains(peer)) {
-                Set<String> more = new LinkedHashSet<>(senders);
-                more.add(peer);
-                senders = more;
-            }
-        }
-
-        /** Takes {@code s} if it is a promotion of the stamp it has (or it has none yet). */
-        void stamped(TxStamp s) {
-            if (s != null && (stamp == null || Promotions.promotes(stamp, s))) {
-                stamp = s;
-            }
         }
 
         void extend(long nowNanos, long budgetNanos, long graceNanos) {
@@ -244,8 +214,6 @@ final class ChainTrails {
     private final FairTable entries = new FairTable(MAX_ENTRIES, MAX_ENTRIES_PER_PEER);
     /** Cancels of chains not seen here (yet): cancelled marks, kept apart from the trails. */
     private final FairTable unknownCancels = new FairTable(MAX_UNKNOWN_CANCELS, MAX_UNKNOWN_CANCELS_PER_PEER);
-    /** Promotions of atomic chains not seen here (yet): marks taken by the chain's request, kept apart too. */
-    private final FairTable unknownPromotions = new FairTable(MAX_UNKNOWN_CANCELS, MAX_UNKNOWN_CANCELS_PER_PEER);
     private long lastSweep = System.nanoTime();
 
     /** A node's table, remembering chains {@link #GRACE_NANOS} beyond their budget. */
@@ -299,10 +267,6 @@ final class ChainTrails {
             return null;
         }
         e.requested = true;
-        if (h.tx() != null) {
-            e.stamped(h.tx());
-            e.sentBy(peer);
-        }
         e.extend(nowNanos, h.budgetNanos(), graceNanos);
         e.hops.add(control);
         return control;
@@ -345,7 +309,6 @@ final class ChainTrails {
         if (e.cancelled) {
             return false;
         }
-        e.stamped(h.tx());
         if (e.next != null && !e.next.equals(server) && !e.others.contains(e.next)) {
             Set<String> others = new LinkedHashSet<>(e.others);
             others.add(e.next);
@@ -407,89 +370,6 @@ final class ChainTrails {
         return new Cancelled(e.next, List.copyOf(e.hops), Math.min(left, budgetNanos), others);
     }
 
-    /**
-     * What a PROMOTE found.
-     *
-     * @param taken whether the chain's participant here takes the stamp (and the frame goes on)
-     * @param next where the chain went from here (to pass the frame on to), or {@code null}
-     * @param others the other nodes it went to from here (a split's branches, the merge host)
-     * @param overShare the promotion was of a chain not seen here, from a peer that already had its
-     *     most such marks remembered (held against the connection)
-     */
-    public record Promoted(boolean taken, String next, Set<String> others, boolean overShare) {
-        static final Promoted NOWHERE = new Promoted(false, null, Set.of(), false);
-    }
-
-    /**
-     * A PROMOTE of an atomic chain, from {@code peer}: taken if it carries the chain's secret, comes
-     * from a peer that sent the chain here, and promotes the stamp the chain has here
-     * ({@link Promotions#promotes}), once per chain; then the result names where to pass it on.
-     * Returns {@code null} for a forged one (another secret, or a peer that never sent the chain
-     * here); {@link Promoted#NOWHERE} for one that is not taken (not a promotion, or one was taken
-     * already). A PROMOTE of a chain not seen here is kept as a mark, for the chain's request to take
-     * ({@link #promotionFor}) if it comes after all from that peer, within bounds as cancels' marks.
-     */
-    public synchronized Promoted promote(TxFrames.Promote promote, long nowNanos, String peer) {
-        sweepIfDue(nowNanos);
-        Key key = new Key(promote.origin(), promote.chainId());
-        Trail e = entries.get(key);
-        if (e == null) {
-            Trail mark = unknownPromotions.get(key);
-            if (mark != null) {
-                return mark.secret.matches(promote.secret()) ? Promoted.NOWHERE : null;
-            }
-            mark = new Trail(promote.secret(), nowNanos);
-            mark.extend(nowNanos, 0, graceNanos);
-            mark.stamp = promote.stamp();
-            mark.senders = Set.of(peer);
-            return new Promoted(false, null, Set.of(), unknownPromotions.put(key, mark, peer));
-        }
-        if (!e.secret.matches(promote.secret()) || !e.senders.contains(peer) && !NodeTransport.LOCAL_PEER.equals(peer)) {
-            return null;
-        }
-        if (e.promoted || e.stamp == null || e.cancelled
-                || !promote.stamp().equals(e.stamp) && !Promotions.promotes(e.stamp, promote.stamp())) {
-            return Promoted.NOWHERE;
-        }
-        e.promoted = true;
-        e.stamp = promote.stamp();
-        Set<String> others = new LinkedHashSet<>(e.others);
-        others.remove(e.next);
-        return new Promoted(true, e.next, others, false);
-    }
-
-    /**
-     * The stamp the chain of {@code h} has here if a promotion made it come before the header's own
-     * (a hop sent on from here carries it), else {@code null}.
-     */
-    public synchronized TxStamp promotedStamp(ChainHeader h) {
-        if (h.tx() == null) {
-            return null;
-        }
-        Trail e = entries.get(new Key(h.origin(), h.chainId()));
-        return e != null && e.secret.matches(h.secret()) && e.stamp != null && Promotions.promotes(h.tx(), e.stamp)
-                ? e.stamp : null;
-    }
-
-    /**
-     * A request of atomic chain {@code h} arrives from {@code peer}: the promoted stamp a PROMOTE of
-     * it from that peer left here before it (it overtook the request), if any and if it promotes the
-     * header's stamp; the mark is taken.
-     */
-    public synchronized TxStamp promotionFor(ChainHeader h, String peer) {
-        if (h.tx() == null || unknownPromotions.size() == 0) {
-            return null;
-        }
-        Key key = new Key(h.origin(), h.chainId());
-        Trail mark = unknownPromotions.get(key);
-        if (mark == null) {
-            return null;
-        }
-        unknownPromotions.remove(key);
-        return mark.secret.matches(h.secret()) && mark.senders.contains(peer) && Promotions.promotes(h.tx(), mark.stamp)
-                ? mark.stamp : null;
-    }
-
     /** Chains remembered now, cancels of chains not seen here included (forgetting the expired ones first). */
     public synchronized int size() {
         sweep(System.nanoTime());
@@ -531,6 +411,5 @@ final class ChainTrails {
         Predicate<Trail> expired = e -> e.hops.isEmpty() && nowNanos - e.expiresNanos >= 0;
         entries.removeIf(expired);
         unknownCancels.removeIf(expired);
-        unknownPromotions.removeIf(expired);
     }
 }

@@ -105,7 +105,6 @@ public final class HopExecutor implements RequestHandler {
     private final HopChaining chaining;
     private final HopDecorators decorators;
     private final AtomicHops atomic;
-    private final Promotions promotions;
 
     /**
      * The server side of {@code node}, hosting and running hops as {@code settings} say: the service
@@ -133,7 +132,6 @@ public final class HopExecutor implements RequestHandler {
         this.decorators = new HopDecorators(node.name(), settings.around().decorators(), services,
                 node.executor());
         this.atomic = new AtomicHops(node);
-        this.promotions = new Promotions(node, trails, atomic.engine());
         this.serviceHop = new ServiceHop(node.name(), settings.services(), interceptors, atomic);
         this.proxiedHop = new ProxiedHop(node.name(), settings.proxy().actsAsOne());
         this.subChainReturn = new SubChainReturn(node.name(), continuations);
@@ -157,12 +155,7 @@ public final class HopExecutor implements RequestHandler {
      */
     @Override
     public void onRequest(ChainRequest request, long arrivedNanos, String peer) {
-        start(promotions.arriving(request, peer), HopKind.of(request.header().serviceFunction()), arrivedNanos, peer);
-    }
-
-    @Override
-    public boolean promote(TxFrames.Promote promote, String peer) {
-        return promotions.promote(promote, peer);
+        start(request, HopKind.of(request.header().serviceFunction()), arrivedNanos, peer);
     }
 
     /**

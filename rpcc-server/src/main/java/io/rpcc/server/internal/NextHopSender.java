@@ -328,11 +328,6 @@ final class NextHopSender {
             return CompletableFuture.failedFuture(new HopFailure(ChainErrorCode.CANCELLED, "chain " + h.origin() + "#"
                     + h.chainId() + " was cancelled; not calling '" + h.serviceFunction() + "' at '" + server + "'"));
         }
-        ChainHeader stamped = Promotions.forwarding(trails, h); // (a chain promoted here goes on promoted)
-        if (stamped != h) {
-            h = stamped;
-            request = request.withHeader(h);
-        }
         if (h.tx() != null) {
             atomic.forwarded(h, server); // a peer of this participant, for cooperative termination
         }

@@ -71,20 +71,6 @@ class LocalTransactionsTest {
     }
 
     @Test
-    void aPromotionOfAHopThatHasNotJoinedYetIsTakenWhenItJoins() {
-        TxStamp primary = stamp(9).promoted(1);
-        assertFalse(node.promote(key(70), primary), "no participant: nothing to promote");
-        assertEquals(stamp(9), node.join(key(70), stamp(9)).stamp(), "a promotion not meant for a join is not kept");
-        assertFalse(node.promote(key(71), primary, true), "kept for the join");
-        assertEquals(primary, node.join(key(71), stamp(9)).stamp(), "the join takes the promotion that came first");
-        node.abort(key(71), "test");
-        node.promote(key(72), primary, true);
-        node.abort(key(72), "its chain was cancelled");
-        assertTrue(node.promote(key(70), primary, true), "a joined participant takes it at once");
-        assertEquals(primary, node.join(key(70), stamp(9)).stamp());
-    }
-
-    @Test
     void outsideAtomicChainsReadsAreCommittedAndWritesRefused() {
         TxVar<Integer> v = TxVar.of("v", 1);
         TxMap<String, Integer> m = TxMap.create("m");

@@ -23,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -71,8 +70,6 @@ public final class AtomicCoordinator {
     private final AtomicLong clock = new AtomicLong();
     private volatile Sender sender = (via, to, frame) -> CompletableFuture.failedFuture(
             new IllegalStateException("the node has not started"));
-    /** Tells a running attempt's trail that its call became primary (set when the node starts). */
-    private volatile Consumer<Tx> promoter = tx -> { };
     /** Outstanding calls, oldest first; guarded by itself. */
     private final LinkedHashSet<Call> outstanding = new LinkedHashSet<>();
     /** The Lamport time of the last commit of a primary; guarded by {@link #outstanding}. */
@@ -115,14 +112,6 @@ public final class AtomicCoordinator {
         this.sender = s;
     }
 
-    /**
-     * Sends the PROMOTE of a running attempt whose call became this node's primary with {@code p}
-     * (set when the node starts; {@link Tx#promotion}).
-     */
-    public void promoteWith(Consumer<Tx> p) {
-        this.promoter = p;
-    }
-
     /** This node's Lamport clock. */
     public long clock() {
         return clock.get();
@@ -136,8 +125,6 @@ public final class AtomicCoordinator {
     /** One atomic call, across its restarts: its stamp and its place among this node's outstanding calls. */
     public static final class Call {
         private volatile TxStamp stamp;
-        /** Its last attempt (set when it begins). */
-        private volatile @Nullable Tx current;
 
         private Call(TxStamp stamp) {
             this.stamp = stamp;
@@ -189,9 +176,6 @@ public final class AtomicCoordinator {
         private @Nullable String why;
         /** Partial replies that arrived, held until the decision (delivered on commit, dropped on abort). */
         private @Nullable List<Held> held = new ArrayList<>();
-        /** Where its first hop went and the chain's secret (for a PROMOTE along its trail), once sent. */
-        private volatile @Nullable String firstServer;
-        private volatile @Nullable ChainSecret chainSecret;
 
         private Tx(Call call, TxStamp stamp, long chainId, ChainSecret secret, int attempt) {
             this.call = call;
@@ -201,7 +185,7 @@ public final class AtomicCoordinator {
             this.attempt = attempt;
         }
 
-        /** The stamp it began with (its hops carry its call's: promoted since, it may be). */
+        /** The stamp this attempt's hops carry. */
         public TxStamp stamp() {
             return stamp;
         }
@@ -209,33 +193,6 @@ public final class AtomicCoordinator {
         /** The call it is an attempt of. */
         public Call call() {
             return call;
-        }
-
-        /**
-         * Its first hop goes to {@code server}, as chain secret {@code chainSecret}: returns the
-         * stamp its header carries (its call's now; a promotion after this is sent along its trail).
-         */
-        public TxStamp sending(String server, ChainSecret chainSecret) {
-            this.chainSecret = chainSecret;
-            this.firstServer = server;
-            return call.stamp;
-        }
-
-        /**
-         * The PROMOTE of this attempt to its call's stamp, to send to {@link #firstServer()}, or
-         * {@code null} if it was not sent yet (its header takes the stamp) or has decided.
-         */
-        public synchronized TxFrames.@Nullable Promote promotion(String origin) {
-            ChainSecret s = chainSecret;
-            if (firstServer == null || s == null || decision != null) {
-                return null;
-            }
-            return new TxFrames.Promote(chainId, s, origin, attempt, call.stamp);
-        }
-
-        /** Where its first hop went, or {@code null} before it was sent. */
-        public @Nullable String firstServer() {
-            return firstServer;
         }
 
         /** Whether an older transaction wounded it before it decided (its call may start again). */
@@ -315,33 +272,19 @@ public final class AtomicCoordinator {
             }
         }
         Tx tx = new Tx(call, call.stamp, p.id(), p.attemptSecret(), p.attempt());
-        call.current = tx;
         p.atomic(tx);
         return tx;
     }
 
     /**
      * Call {@code call} will not be started again (its last attempt ended, committed or not): it
-     * leaves the outstanding calls; a primary that committed sets the time of the last primary
-     * commit. A primary's end makes the oldest outstanding call primary at once, and its running
-     * attempt, if any, is promoted along its trail (Waldo's fairness bound needs it while it runs).
+     * leaves the outstanding calls; a primary that committed sets the time of the last primary commit.
      */
     private void callEnded(Call call, boolean committed) {
-        Call next = null;
         synchronized (outstanding) {
-            if (outstanding.remove(call) && call.stamp.primary()) {
-                if (committed) {
-                    lastPrimaryCommit = clock.incrementAndGet();
-                }
-                if (!outstanding.isEmpty() && !outstanding.iterator().next().stamp.primary()) {
-                    next = outstanding.iterator().next();
-                    next.stamp = next.stamp.promoted(lastPrimaryCommit);
-                }
+            if (outstanding.remove(call) && committed && call.stamp.primary()) {
+                lastPrimaryCommit = clock.incrementAndGet();
             }
-        }
-        Tx running = next == null ? null : next.current;
-        if (running != null) {
-            promoter.accept(running);
         }
     }
 

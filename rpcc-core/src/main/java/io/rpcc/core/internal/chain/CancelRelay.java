@@ -3,7 +3,6 @@ package io.rpcc.core.internal.chain;
 import io.rpcc.core.NameResolver;
 import io.rpcc.core.internal.transport.NodeTransport;
 import io.rpcc.core.internal.wire.CancelFrame;
-import io.rpcc.core.internal.wire.TxFrames;
 import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
@@ -11,8 +10,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Passes the cancel of a chain on along its trail, to the node the chain went to from here: the
- * cancels of chains this node started, and those that pass through it; the PROMOTEs of atomic
- * chains follow the same trails.
+ * cancels of chains this node started, and those that pass through it.
  */
 public final class CancelRelay {
     private static final Logger log = LoggerFactory.getLogger(CancelRelay.class);
@@ -36,15 +34,10 @@ public final class CancelRelay {
      * resolves that name on the executor, never on an event loop.
      */
     public void pass(String next, CancelFrame frame) {
-        executor.execute(() -> passOn(next, frame, "the cancel of chain " + frame.origin() + "#" + frame.chainId()));
+        executor.execute(() -> passOn(next, frame));
     }
 
-    /** As {@link #pass(String, CancelFrame)}, for the PROMOTE of an atomic chain. */
-    public void pass(String next, TxFrames.Promote frame) {
-        executor.execute(() -> passOn(next, frame, "the promotion of chain " + frame.origin() + "#" + frame.chainId()));
-    }
-
-    private void passOn(String next, Object frame, String what) {
+    private void passOn(String next, CancelFrame frame) {
         InetSocketAddress address;
         try {
             address = resolver.resolve(next).orElse(null);
@@ -52,12 +45,13 @@ public final class CancelRelay {
             address = null;
         }
         if (address == null) {
-            log.debug("cannot pass {} on to '{}': no address", what, next);
+            log.debug("cannot pass the cancel of chain {}#{} on to '{}': no address", frame.origin(), frame.chainId(), next);
             return;
         }
         transport.send(next, address, frame).whenComplete((v, e) -> {
             if (e != null) {
-                log.debug("cannot pass {} on to '{}': {}", what, next, Node.unwrap(e).getMessage());
+                log.debug("cannot pass the cancel of chain {}#{} on to '{}': {}", frame.origin(), frame.chainId(), next,
+                        Node.unwrap(e).getMessage());
             }
         });
     }

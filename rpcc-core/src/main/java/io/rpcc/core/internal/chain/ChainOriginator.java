@@ -775,7 +775,6 @@ public final class ChainOriginator {
                 atomic.answer(q, d -> send.accept(from, d));
             }
             case TxFrames.Decide d -> refusals.countFrame(Refusal.FORGED_FRAME, from); // (goes to participants)
-            case TxFrames.Promote pr -> refusals.countFrame(Refusal.FORGED_FRAME, from); // (goes to participants)
         }
     }
 

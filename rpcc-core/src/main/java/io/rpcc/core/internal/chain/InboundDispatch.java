@@ -116,8 +116,7 @@ public final class InboundDispatch implements InboundListener {
      * (with the sub-chain's credit, as a QUIET is), any other VOTE, WOUND or DECIDE_ACK goes to the
      * originator, a DECIDE to the server side (a participant), a QUERY to the originator if this node
      * started the transaction, else to the server side (a peer participant's question: answered only
-     * from what it applied, never with the originator's presumed abort: chain ids of nodes collide);
-     * a PROMOTE to the server side (it follows the chain's trail).
+     * from what it applied, never with the originator's presumed abort: chain ids of nodes collide).
      */
     @Override
     public void onTransaction(TxFrames.TxFrame frame, Channel from) {
@@ -133,11 +132,6 @@ public final class InboundDispatch implements InboundListener {
                 }
             }
             case TxFrames.Query q when !q.origin().equals(originator.nodeName()) -> requests.peerQuery(q, from);
-            case TxFrames.Promote pr -> {
-                if (!requests.promote(pr, transport.peerOf(from))) {
-                    transport.refusals().countFrame(Refusal.FORGED_FRAME, from);
-                }
-            }
             default -> originator.onTransaction(frame, from);
         }
     }

@@ -38,7 +38,6 @@ import io.rpcc.core.internal.wire.LocatedFailure;
 import io.rpcc.core.internal.wire.NodeAddress;
 import io.rpcc.core.internal.wire.ReturnRoute;
 import io.rpcc.core.internal.wire.Serialization;
-import io.rpcc.core.internal.wire.TxFrames;
 import io.rpcc.core.internal.wire.WireFormat;
 import io.rpcc.core.spi.EngineSpi;
 import java.net.InetSocketAddress;
@@ -304,8 +303,8 @@ public final class Node implements AutoCloseable {
                 new ChainSoFar(hop, path, List.of(), List.of(), start.metadata()), serviceFunction,
                 start.chainingFunction(), Credit.ONE, new ReturnRoute(self, List.of(), branch),
                 new ChainLimits(start.maxHops(), budget - allowanceNanos(), heartbeat));
-        if (p.tx() != null) { // an atomic chain: its stamp in every hop's header (its call's, promoted or not)
-            header = header.withTx(p.tx().sending(server, p.secret()));
+        if (p.tx() != null) { // an atomic chain: its stamp in every hop's header
+            header = header.withTx(p.tx().stamp());
         }
         ChainCredentials credentials = transport.credentials();
         if (credentials != null) { // with TLS: the chain carries its originator's signature
@@ -384,14 +383,6 @@ public final class Node implements AutoCloseable {
     }
 
     /**
-     * Sends {@code frame}, the PROMOTE of an atomic chain, to {@code next}, where the chain went from
-     * here (its trail, as a cancel's); resolves that name on the executor, never on an event loop.
-     */
-    public void passPromote(String next, TxFrames.Promote frame) {
-        cancels.pass(next, frame);
-    }
-
-    /**
      * A plain call from this node ({@code serviceFunction} at {@code server}), waiting for its
      * result; for rpcc's own services (the repository). Throws the chain's {@code ChainException}.
      */
@@ -450,12 +441,6 @@ public final class Node implements AutoCloseable {
         originator.atomic().sendWith((via, to, frame) -> via != null && via.isActive()
                 && to.node().equals(transport.peerName(via)) ? transport.send(via, frame)
                 : transport.send(to.node(), addressOf(to), frame));
-        originator.atomic().promoteWith(tx -> { // a running attempt became primary: its trail learns it
-            TxFrames.Promote promote = tx.promotion(name());
-            if (promote != null) {
-                passPromote(tx.firstServer(), promote);
-            }
-        });
         s.sweep().start();
         InetSocketAddress address;
         try {

@@ -98,16 +98,6 @@ public interface RequestHandler {
     }
 
     /**
-     * A PROMOTE of a running atomic chain from {@code peer} (on an event loop): its participant here
-     * takes the new stamp and the frame goes on along the chain's trail. {@code false} if it is
-     * forged (held against the connection); one that changes nothing is ignored. A node that runs
-     * no atomic chains ignores it.
-     */
-    default boolean promote(TxFrames.Promote promote, String peer) {
-        return true;
-    }
-
-    /**
      * Sends, at {@code nowNanos}, the heartbeats that are due for the chains this node holds (hops
      * running here, branch outcomes waiting for their merge); called by the node's periodic sweep,
      * off the event loops.

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The wire of atomic chains: the transaction stamp in a REQUEST's header (field 23) and the frames
- * VOTE, DECIDE, DECIDE_ACK, WOUND, QUERY and PROMOTE round trip; corrupt ones become typed refusals (malformed),
+ * VOTE, DECIDE, DECIDE_ACK and WOUND round trip; corrupt ones become typed refusals (malformed),
  * never exceptions, and the stream stays in step.
  */
 class TxFramesCodecTest {
@@ -136,17 +136,13 @@ class TxFramesCodecTest {
                 new TxFrames.DecideAck(42, SECRET, 3, "s1", Long.MAX_VALUE, 5),
                 new TxFrames.Wound(42, SECRET, 3, "s2", "client-2/7#1"),
                 new TxFrames.Query(42, SECRET, "client-1", 3, "s1"),
-                new TxFrames.Query(42, SECRET, "s2", 3, "s1"),
-                new TxFrames.Promote(42, SECRET, "client-1", 3, new TxStamp(true, 17, -5)),
-                new TxFrames.Promote(42, SECRET, "client-1", 1, new TxStamp(true, Long.MAX_VALUE, Long.MIN_VALUE)));
+                new TxFrames.Query(42, SECRET, "s2", 3, "s1"));
         for (TxFrames.TxFrame f : frames) {
             assertEquals(f, roundTrip(f));
         }
         assertEquals(new TxKey("client-1", 42, 3), new TxFrames.Decide(42, SECRET, "client-1", 3, true, null).key());
         assertEquals(new TxKey("client-1", 42, 3), new TxFrames.Query(42, SECRET, "client-1", 3, "s1").key());
         assertFalse(new TxFrames.Decide(42, SECRET, "client-1", 3, true, null).fromPeer(), "the originator's");
-        assertEquals(new TxKey("client-1", 42, 3),
-                new TxFrames.Promote(42, SECRET, "client-1", 3, new TxStamp(true, 1, 2)).key());
     }
 
     @Test
@@ -204,15 +200,6 @@ class TxFramesCodecTest {
         assertMalformed(decide3, "peer answer byte 2");
         // a query without its origin
         assertMalformed(body(new TxFrames.Query(1, SECRET, "", 1, "s")), "QUERY frame without origin");
-        // a promotion without its origin, or of attempt 0
-        TxStamp primary = new TxStamp(true, 3, 9);
-        assertMalformed(body(new TxFrames.Promote(1, SECRET, "", 1, primary)), "PROMOTE frame without origin");
-        byte[] promote = body(new TxFrames.Promote(1, SECRET, "c", 1, primary));
-        promote[2 + 1 + 16] = 0;
-        assertMalformed(promote, "attempt 0");
-        // a promotion cut short (its stamp's origin missing)
-        byte[] cut = body(new TxFrames.Promote(1, SECRET, "c", 1, primary));
-        assertMalformed(java.util.Arrays.copyOf(cut, cut.length - 4), "PROMOTE");
         // a vote with zero credit
         byte[] vote = body(new TxFrames.Vote(new io.rpcc.core.internal.wire.ChainKey(1, SECRET), 1, Credit.ONE, new NodeAddress("s", "h", 1), 1,
                 new TxFrames.Ballot(true, null, 0, 0)));
@@ -257,7 +244,7 @@ class TxFramesCodecTest {
             ByteBuf buf = Unpooled.buffer(4 + len);
             buf.writeInt(len);
             buf.writeByte(FrameType.PROTOCOL_VERSION);
-            buf.writeByte(FrameType.VOTE.wire() + random.nextInt(6));
+            buf.writeByte(FrameType.VOTE.wire() + random.nextInt(5));
             byte[] junk = new byte[len - 2];
             random.nextBytes(junk);
             buf.writeBytes(junk);

@@ -61,20 +61,6 @@ public final class LocalTransactions {
             return size() > ENDED_REMEMBERED;
         }
     };
-    /** How many promotions of keys not joined here yet are remembered, for their {@link #join}. */
-    static final int EARLY_PROMOTIONS_REMEMBERED = 4096;
-    /**
-     * Promotions of keys with no participant here yet (their hop is on its way to the engine), for
-     * their {@link #join}; guarded by itself, the oldest forgotten first.
-     */
-    private final Map<TxKey, TxStamp> early = new LinkedHashMap<>(16, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<TxKey, TxStamp> eldest) {
-            return size() > EARLY_PROMOTIONS_REMEMBERED;
-        }
-    };
-    /** The size of {@link #early}, read without its lock by {@link #join}. */
-    private volatile int earlyCount;
     private final AtomicLong clock = new AtomicLong();
     final AtomicInteger locksHeld = new AtomicInteger();
     private final AtomicInteger parkedHops = new AtomicInteger();
@@ -115,47 +101,20 @@ public final class LocalTransactions {
         if (p.promote(stamp)) {
             promoted(p);
         }
-        if (earlyCount > 0) { // (after the participant is in place: a promotion either finds it or is found here)
-            TxStamp promotedEarly;
-            synchronized (early) {
-                promotedEarly = early.remove(key);
-                earlyCount = early.size();
-            }
-            if (promotedEarly != null && p.promote(promotedEarly)) {
-                promoted(p);
-            }
-        }
         return p;
     }
 
     /**
      * A promotion of {@code key} that reached this node outside a hop: if its participant is active
      * here, it takes {@code stamp} if that comes before its own (its parked requests may now wound
-     * holders and move up their queues), as {@link #join} does; ended keys are left alone (a later
-     * hop brings the stamp itself). Also observes the stamp's order on the Lamport clock.
+     * holders and move up their queues), as {@link #join} does; unknown or ended keys are left alone
+     * (a later hop brings the stamp itself). Also observes the stamp's order on the Lamport clock.
      *
      * @return whether a participant here took the stamp
      */
     public boolean promote(TxKey key, TxStamp stamp) {
-        return promote(key, stamp, false);
-    }
-
-    /**
-     * As {@link #promote(TxKey, TxStamp)}; if {@code beforeJoin}, a key with no participant here yet
-     * keeps the stamp for its {@link #join} (a hop of it arrived and has not joined yet; at most
-     * {@link #EARLY_PROMOTIONS_REMEMBERED} such keys, the oldest forgotten first). The caller must
-     * have checked that the promotion is the chain's (its secret, its sender).
-     */
-    public boolean promote(TxKey key, TxStamp stamp, boolean beforeJoin) {
         observe(stamp.order());
         Participant p = participants.get(key);
-        if (p == null && beforeJoin) {
-            synchronized (early) {
-                early.merge(key, stamp, (a, b) -> a.compareTo(b) <= 0 ? a : b);
-                earlyCount = early.size();
-            }
-            p = participants.get(key); // (it may have joined meanwhile without seeing the stamp)
-        }
         if (p != null && p.promote(stamp)) {
             promoted(p);
             return true;
@@ -351,12 +310,6 @@ public final class LocalTransactions {
         Participant p;
         synchronized (ended) {
             p = participants.remove(key);
-            if (earlyCount > 0) {
-                synchronized (early) {
-                    early.remove(key);
-                    earlyCount = early.size();
-                }
-            }
             if (p == null) {
                 ended.putIfAbsent(key, commit ? "committed" : "aborted: " + why);
                 return;

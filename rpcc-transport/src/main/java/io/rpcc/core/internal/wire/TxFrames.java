@@ -9,8 +9,7 @@ import org.jspecify.annotations.Nullable;
  * a hop of the chain ran) sends its {@link Vote} to the chain's originator before the hop goes on;
  * the originator, at the chain's end, sends one {@link Decide} to every voter, which answers a
  * {@link DecideAck}; a participant whose lock an older transaction needs sends a {@link Wound} to
- * the holder's originator; an originator whose primary ended sends a {@link Promote} of its next
- * oldest running chain along that chain's trail. Each frame names one attempt of one chain ({@link TxKey}: the origin is
+ * the holder's originator. Each frame names one attempt of one chain ({@link TxKey}: the origin is
  * the originator's name, the chain id and the attempt) and carries that attempt's secret
  * ({@link ChainHeader#attemptSecret()}): only a node that saw a hop of the attempt knows it, so no
  * other can vote, decide, acknowledge or wound.
@@ -24,7 +23,7 @@ public final class TxFrames {
     }
 
     /** One of the four frames. */
-    public sealed interface TxFrame permits Vote, Decide, DecideAck, Wound, Query, Promote {
+    public sealed interface TxFrame permits Vote, Decide, DecideAck, Wound, Query {
         /** The chain's number at its originator. */
         long chainId();
 
@@ -193,34 +192,6 @@ public final class TxFrames {
             Objects.requireNonNull(secret, "secret");
             Objects.requireNonNull(node, "node");
             Objects.requireNonNull(by, "by");
-        }
-    }
-
-    /**
-     * PROMOTE (originator, then along the chain's trail, as a CANCEL goes): the attempt became its
-     * originator's primary while it runs (the originator's previous primary ended); each node where
-     * it is a participant takes the stamp (its parked lock requests may now wound holders) and passes
-     * the frame on to the nodes it sent the chain on to. A node accepts it only from the peer that
-     * sent it the chain, with the chain's secret; the stamp must be a primary of the same originator
-     * that comes before the participant's own, else it is ignored.
-     *
-     * @param chainId the chain's number at its originator
-     * @param secret the chain's secret (the attempt's)
-     * @param origin the originator's node name (with the chain id and attempt, the {@link TxKey})
-     * @param attempt the attempt
-     * @param stamp the new stamp (primary)
-     */
-    public record Promote(long chainId, ChainSecret secret, String origin, int attempt, TxStamp stamp)
-            implements TxFrame {
-        public Promote {
-            Objects.requireNonNull(secret, "secret");
-            Objects.requireNonNull(origin, "origin");
-            Objects.requireNonNull(stamp, "stamp");
-        }
-
-        /** The transaction promoted. */
-        public TxKey key() {
-            return new TxKey(origin, chainId, attempt);
         }
     }
 }

@@ -306,14 +306,6 @@ public final class WireFormat {
                         out.writeString(q.origin());
                         out.writeString(q.node());
                     }
-                    case TxFrames.Promote pr -> {
-                        out.writeByte(FrameType.PROMOTE.wire());
-                        writeChain(out, pr.chainId(), pr.secret());
-                        out.writeVarInt(pr.attempt(), true);
-                        out.writeString(pr.origin());
-                        out.writeVarLong(pr.stamp().order(), true);
-                        out.writeLong(pr.stamp().origin());
-                    }
                     case TxFrames.Wound w -> {
                         out.writeByte(FrameType.WOUND.wire());
                         writeChain(out, w.chainId(), w.secret());
@@ -481,16 +473,6 @@ public final class WireFormat {
         int attempt = readTxAttempt(in, t);
         String origin = requireName(in.readString(), t, "origin");
         return new TxFrames.Query(chainId, secret, origin, attempt, requireName(in.readString(), t, "node"));
-    }
-
-    private static TxFrames.Promote readPromote(Input in) {
-        String t = "PROMOTE";
-        long chainId = in.readVarLong(true);
-        ChainSecret secret = readSecret(in);
-        int attempt = readTxAttempt(in, t);
-        String origin = requireName(in.readString(), t, "origin");
-        long order = readCount(in, t, "order");
-        return new TxFrames.Promote(chainId, secret, origin, attempt, new TxStamp(true, order, in.readLong()));
     }
 
     private static TxFrames.Wound readWound(Input in) {
@@ -1018,7 +1000,6 @@ public final class WireFormat {
                     case DECIDE_ACK -> readDecideAck(in);
                     case WOUND -> readWound(in);
                     case QUERY -> readQuery(in);
-                    case PROMOTE -> readPromote(in);
                 };
             } catch (HopFailure e) {
                 throw e;
