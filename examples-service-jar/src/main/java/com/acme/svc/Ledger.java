@@ -25,7 +25,7 @@ public class Ledger implements Payments {
 
     @Override
     public Payment pay(Reservation reservation) {
-        Account account = accounts.get(reservation.customer());
+        Account account = accounts.getForUpdate(reservation.customer()); // written below
         if (account == null) {
             throw new IllegalArgumentException("no account for customer '" + reservation.customer() + "' at "
                     + ChainContext.current().node());

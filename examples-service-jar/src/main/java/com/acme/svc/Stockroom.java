@@ -31,7 +31,10 @@ public class Stockroom implements Warehouse {
     public Reservation takeStock(Order order) {
         long total = 0;
         for (Line line : order.lines()) {
-            StockLevel level = level(line.sku());
+            StockLevel level = stock.getForUpdate(line.sku()); // the write lock at once: it changes below
+            if (level == null) {
+                level = new StockLevel(line.sku(), 0);
+            }
             if (level.onHand() < line.quantity()) {
                 throw new IllegalStateException("order " + order.id() + " wants " + line.quantity() + " of '" + line.sku()
                         + "', the stock at " + ChainContext.current().node() + " has " + level.onHand());

@@ -36,7 +36,7 @@ public final class Bank {
 
     /** Takes the amount from the paying account; refuses an overdraft (which aborts the transfer everywhere). */
     Transfer debit(Transfer t) {
-        Long balance = accounts.get(t.from());
+        Long balance = accounts.getForUpdate(t.from()); // write lock at once: it is changed below
         if (balance == null) {
             throw new IllegalArgumentException("no account '" + t.from() + "' at this bank");
         }
@@ -50,7 +50,7 @@ public final class Bank {
 
     /** Adds the amount to the receiving account, which must exist. */
     Transfer credit(Transfer t) {
-        Long balance = accounts.get(t.to());
+        Long balance = accounts.getForUpdate(t.to());
         if (balance == null) {
             throw new IllegalArgumentException("no account '" + t.to() + "' at this bank");
         }
@@ -62,7 +62,7 @@ public final class Bank {
     /** Adds the amount to the ledger of the bank pair. */
     Transfer clear(Transfer t) {
         String pair = t.fromBank() + "->" + t.toBank();
-        Long total = accounts.get(pair);
+        Long total = accounts.getForUpdate(pair);
         accounts.put(pair, (total == null ? 0 : total) + t.amount());
         return t;
     }

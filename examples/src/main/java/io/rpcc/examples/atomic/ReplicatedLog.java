@@ -47,9 +47,11 @@ public final class ReplicatedLog implements AutoCloseable {
     private static RpccServer.Builder serve(RpccServer.Builder b, TxVar<List<String>> log) {
         return b.service("begin", entry -> entry)
                 .service("append", entry -> {
-                    List<String> longer = new ArrayList<>(log.get());
-                    longer.add((String) entry);
-                    log.set(List.copyOf(longer));
+                    List<String> longer = log.update(l -> {
+                        List<String> copy = new ArrayList<>(l);
+                        copy.add((String) entry);
+                        return List.copyOf(copy);
+                    });
                     return longer.size();
                 });
     }

@@ -45,6 +45,17 @@ public final class TxMap<K, V> {
     }
 
     /**
+     * The value of {@code key} this transaction sees, or null, under the key's write lock, for a
+     * transaction that reads a key in order to write it (see {@link TxVar#getForUpdate()}: several
+     * transactions that read a key and then write it wound each other; these queue instead).
+     *
+     * @throws IllegalStateException outside an atomic chain
+     */
+    public @Nullable V getForUpdate(K key) {
+        return state.getForUpdate(Objects.requireNonNull(key, "key"));
+    }
+
+    /**
      * Maps {@code key} to {@code value} in the current atomic chain's transaction (write lock on the
      * key).
      *

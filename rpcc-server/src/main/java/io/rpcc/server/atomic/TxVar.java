@@ -2,6 +2,7 @@ package io.rpcc.server.atomic;
 
 import io.rpcc.server.internal.atomic.VarState;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * One value that atomic chains read and change as part of their transaction, typically a field of a
@@ -12,9 +13,9 @@ import java.util.Objects;
  *
  * @ServiceMethod
  * long reserve(long n) {
- *     long left = STOCK.get() - n;  // read lock until the transaction ends
+ *     long left = STOCK.getForUpdate() - n;  // write lock until the transaction ends
  *     if (left < 0) throw new IllegalArgumentException("out of stock");
- *     STOCK.set(left);              // write lock; visible to others once the chain commits
+ *     STOCK.set(left);                       // visible to others once the chain commits
  *     return left;
  * }
  * }</pre>
@@ -22,8 +23,10 @@ import java.util.Objects;
  * <p>In an atomic chain, {@link #get()} takes the variable's read lock and {@link #set(Object)} its
  * write lock, both held until the transaction ends; the transaction sees its own writes, others see
  * them once it commits. A hop that must wait for the lock is stopped and runs again from its start
- * when the lock is granted (see the {@linkplain io.rpcc.server.atomic package}). Outside an atomic
- * chain, {@link #get()} returns the last committed value and {@link #set(Object)} is refused.
+ * when the lock is granted (see the {@linkplain io.rpcc.server.atomic package}). A transaction that
+ * reads a value in order to change it should use {@link #update(UnaryOperator)} or
+ * {@link #getForUpdate()}, which take the write lock at once. Outside an atomic chain, {@link #get()}
+ * returns the last committed value and {@link #set(Object)} is refused.
  *
  * <p>Values are never null, and should be immutable (a transaction's write is its value, not a copy
  * of it). The variable lives in the JVM's memory: it is not persisted.
@@ -53,6 +56,32 @@ public final class TxVar<T> {
      */
     public T get() {
         return state.get();
+    }
+
+    /**
+     * The value this transaction sees, under the variable's write lock, for a transaction that reads
+     * the value in order to write it. {@code set(get() + 1)} takes the read lock first and upgrades it:
+     * when several transactions read the same variable and then all want to write it, the oldest
+     * wounds every other (each restarts); with {@code getForUpdate()} they queue for the write lock
+     * instead, and only an older transaction that comes after a younger one took the lock wounds it.
+     *
+     * @throws IllegalStateException outside an atomic chain (there is nothing to lock for)
+     */
+    public T getForUpdate() {
+        return state.getForUpdate();
+    }
+
+    /**
+     * Replaces the value with {@code change} applied to it, under the write lock ({@link #getForUpdate()}
+     * then {@link #set(Object)}), and returns the new value. {@code change} may run more than once for one
+     * hop (a hop that waits for the lock runs again), so it should only compute.
+     *
+     * @throws IllegalStateException outside an atomic chain
+     */
+    public T update(UnaryOperator<T> change) {
+        T next = Objects.requireNonNull(change.apply(getForUpdate()), "the new value");
+        set(next);
+        return next;
     }
 
     /**

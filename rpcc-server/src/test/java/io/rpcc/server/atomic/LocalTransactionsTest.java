@@ -346,6 +346,86 @@ class LocalTransactionsTest {
     }
 
     @Test
+    void readersThatThenWriteWoundEachOtherWhenGrantedTogether() {
+        TxVar<Integer> v = TxVar.of("v", 0);
+        Participant writer = tx(1, 5);
+        done(writer, () -> {
+            v.set(10);
+            return null;
+        });
+        List<Participant> readers = List.of(tx(2, 10), tx(3, 20), tx(4, 30));
+        List<CompletableFuture<Void>> resumes = new ArrayList<>();
+        for (Participant r : readers) {
+            resumes.add(parked(r, () -> {
+                v.set(v.get() + 1);
+                return null;
+            }));
+        }
+        node.commit(writer.key());
+        assertTrue(resumes.stream().allMatch(CompletableFuture::isDone), "read locks are granted together");
+        for (Participant r : readers.reversed()) { // the youngest runs again first
+            node.run(r, () -> {
+                v.set(v.get() + 1);
+                return null;
+            });
+        }
+        assertEquals(List.of(new Wound(readers.get(2).key(), readers.get(2).stamp(), readers.get(1).key()),
+                new Wound(readers.get(1).key(), readers.get(1).stamp(), readers.get(0).key())), wounds,
+                "each upgrade to the write lock wounds the younger readers");
+        for (Participant r : readers) {
+            node.abort(r.key(), "test over");
+        }
+        assertIdle();
+    }
+
+    @Test
+    void readersForUpdateQueueForTheWriteLockWithoutWounds() {
+        TxVar<Integer> v = TxVar.of("v", 0);
+        TxMap<String, Integer> m = TxMap.create("m");
+        m.putCommitted("k", 0);
+        Participant writer = tx(1, 5);
+        done(writer, () -> {
+            v.set(10);
+            m.put("k", 10);
+            return null;
+        });
+        List<Participant> readers = List.of(tx(2, 10), tx(3, 20), tx(4, 30));
+        Callable<Integer> increment = () -> {
+            int n = v.update(x -> x + 1);
+            Integer k = m.getForUpdate("k");
+            m.put("k", k + 1);
+            return n;
+        };
+        List<CompletableFuture<Void>> resumes = new ArrayList<>();
+        for (Participant r : readers.reversed()) { // the youngest asks first
+            resumes.add(0, parked(r, increment));
+        }
+        node.commit(writer.key());
+        for (int i = 0; i < readers.size(); i++) {
+            assertTrue(resumes.get(i).isDone(), "the oldest waiting reader is granted the lock");
+            for (int j = i + 1; j < readers.size(); j++) {
+                assertFalse(resumes.get(j).isDone(), "one writer at a time");
+            }
+            assertEquals(11 + i, done(readers.get(i), increment));
+            node.commit(readers.get(i).key());
+        }
+        assertEquals(List.of(), wounds, "no wound: the readers queued in age order");
+        assertEquals(13, v.get());
+        assertEquals(13, m.get("k"));
+        assertIdle(m);
+    }
+
+    @Test
+    void forUpdateReadsAreRefusedOutsideAtomicChains() {
+        TxVar<Integer> v = TxVar.of("v", 1);
+        TxMap<String, Integer> m = TxMap.create("m");
+        assertThrows(IllegalStateException.class, v::getForUpdate);
+        assertThrows(IllegalStateException.class, () -> v.update(x -> x + 1));
+        assertThrows(IllegalStateException.class, () -> m.getForUpdate("k"));
+        assertEquals(1, v.get());
+    }
+
+    @Test
     void anAbortWakesTheTransactionsParkedHopsWithTheReason() {
         TxVar<Integer> v = TxVar.of("v", 1);
         Participant first = tx(1, 10);

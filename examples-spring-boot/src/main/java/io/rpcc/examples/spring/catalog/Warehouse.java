@@ -32,7 +32,10 @@ public class Warehouse implements Inventory {
     @Override
     public PricedOrder reserve(Order order) {
         PricedOrder priced = catalog.price(order);
-        StockLevel level = stock(order.sku());
+        StockLevel level = stock.getForUpdate(order.sku()); // the write lock at once: it changes below
+        if (level == null) {
+            level = new StockLevel(order.sku(), 0);
+        }
         if (level.onHand() < order.quantity()) {
             throw new IllegalStateException("order " + order.id() + " wants " + order.quantity() + " of " + order.sku()
                     + ", the catalog has " + level.onHand());

@@ -51,6 +51,14 @@ public final class MapState<K, V> {
         return a.read(this, key);
     }
 
+    /** See {@code TxMap.getForUpdate}. */
+    public @Nullable V getForUpdate(K key) {
+        HopAttempt a = TxContext.required("TxMap " + name + ".getForUpdate");
+        a.lock(() -> mapLock, TxLock.IX);
+        a.lock(() -> keyLock(key), TxLock.X);
+        return a.read(this, key);
+    }
+
     /** See {@code TxMap.put}. */
     public @Nullable V put(K key, V value) {
         HopAttempt a = TxContext.required("TxMap " + name + ".put");

@@ -25,6 +25,16 @@ public final class VarState<T> {
         return a.read(this);
     }
 
+    /**
+     * In an atomic hop: its value under the write lock (taken at once, not upgraded from a read
+     * lock); outside: refused.
+     */
+    public T getForUpdate() {
+        HopAttempt a = TxContext.required("TxVar " + name + ".getForUpdate");
+        a.lock(() -> lock, TxLock.X);
+        return a.read(this);
+    }
+
     /** In an atomic hop: writes {@code value} under the write lock; outside: refused. */
     public void set(T value) {
         HopAttempt a = TxContext.required("TxVar " + name + ".set");
