@@ -346,8 +346,9 @@ abstract class WireFuzz {
         try {
             Path dir = Path.of("target", "fuzz-stats");
             Files.createDirectories(dir);
-            Files.writeString(dir.resolve(WireFuzz.class.getSimpleName() + "-" + System.currentTimeMillis()
-                    + ".txt"), report);
+            // a file per JVM: the targets fuzz in JVMs of their own, at once
+            Files.writeString(dir.resolve(WireFuzz.class.getSimpleName() + "-" + ProcessHandle.current().pid() + "-"
+                    + System.currentTimeMillis() + ".txt"), report);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
