@@ -16,9 +16,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AtomicExamplesTest {
     @Test
     void transfersAcrossThreeSitesCommitEverywhereOrNowhere() throws Exception {
-        BankTransfer.Report r = BankTransfer.run(60, 6);
+        // 30 transfers, up to 12 at once: every one writes the clearing house's ledger, so they conflict throughout
+        // and commit one after another, each holding its locks for a few wide-area round trips (about a second)
+        BankTransfer.Report r = BankTransfer.run(30, 6);
+        System.out.println(r);
         assertTrue(r.consistent(), r::toString);
-        assertEquals(60, r.committed() + r.refused(), r::toString);
+        assertEquals(30, r.committed() + r.refused(), r::toString);
         assertTrue(r.committed() > 0, r::toString);
     }
 

@@ -54,14 +54,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * is UNKNOWN.
  *
  * <p>Asserts: no anomaly, every committed read is a prefix of its key's final list, no lock held and no
- * participant left at the end, and a fresh chain still commits afterwards. Size: 2,000 chains (about 3 minutes on
- * 2 cores: the faults, not the chains, set the pace), 10,000 under
+ * participant left at the end, and a fresh chain still commits afterwards. Size: 1,500 chains (about 1.5 minutes
+ * on 2 cores, some 6,000 dependency edges checked, dozens of each fault; the nine keys' locks set the pace: twice
+ * the workers run no more chains a second), 10,000 under
  * {@code -Drpcc.stress=long} (or {@code -Drpcc.stress.atomic.chains=N}); {@code -Drpcc.stress.seed=N} replays
  * the plans and fault draws (not the threads' timing).
  */
 @Timeout(value = 30, unit = TimeUnit.MINUTES) // about 11 chains a second under these faults on 2 cores
 class AtomicHistoryStressTest {
-    static final int CHAINS = StressDepth.size("rpcc.stress.atomic.chains", 2_000, 10_000);
+    static final int CHAINS = StressDepth.size("rpcc.stress.atomic.chains", 1_500, 10_000);
     static final boolean CLIENT_KILLS = !"false".equals(System.getProperty("rpcc.stress.atomic.clientKills"));
     static final int WORKERS = 12;
     static final int KEYS = 3;

@@ -571,14 +571,14 @@ class FrameCodecTest {
 
     /**
      * A REQUEST whose header holds a string of negative length (its length varint decodes to -1, a
-     * char count of -2; found by WireFuzzTest): refused as malformed, saying the same from the heap
+     * char count of -2; found by FrameBodyFuzzTest): refused as malformed, saying the same from the heap
      * and from a direct buffer, however often it is read (not Kryo's index error, which named the size
      * of its char buffer, a size that depended on whether the names before it were read anew).
      */
     @Test
     void aStringOfNegativeLengthIsRefusedTheSameFromHeapAndDirectBuffers() throws java.io.IOException {
         byte[] body;
-        try (var in = getClass().getResourceAsStream("WireFuzzTestInputs/frameBody/negative-string-length-in-request-header")) {
+        try (var in = getClass().getResourceAsStream("FrameBodyFuzzTestInputs/frameBody/negative-string-length-in-request-header")) {
             body = in.readAllBytes();
         }
         body[0] = FrameType.PROTOCOL_VERSION; // (found under an earlier version; the header's start is the same)
@@ -678,7 +678,7 @@ class FrameCodecTest {
     @Test
     void framesDecodeFromDirectBuffersAsFromTheHeap() {
         Random random = new Random(11);
-        List<byte[]> bodies = new ArrayList<>(WireFuzzTest.frameBodies().toList());
+        List<byte[]> bodies = new ArrayList<>(WireFuzz.frameBodies().toList());
         for (byte[] body : List.copyOf(bodies)) {
             for (int i = 0; i < 30; i++) {
                 byte[] corrupt = body.clone();
@@ -693,13 +693,13 @@ class FrameCodecTest {
             ByteBuf heap = Unpooled.wrappedBuffer(body);
             Object fromHeap;
             try {
-                fromHeap = WireFuzzTest.WIRE.decode(heap);
+                fromHeap = WireFuzz.WIRE.decode(heap);
             } catch (HopFailure e) {
                 fromHeap = e;
             } finally {
                 heap.release();
             }
-            WireFuzzTest.checkSameInDirectBuffer(body, fromHeap);
+            WireFuzz.checkSameInDirectBuffer(body, fromHeap);
         }
     }
 

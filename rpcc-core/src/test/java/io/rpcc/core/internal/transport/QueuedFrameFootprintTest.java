@@ -8,18 +8,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.util.ResourceLeakDetector;
 import io.rpcc.core.TypeRegistry;
-import io.rpcc.core.internal.wire.CancelFrame;
-import io.rpcc.core.internal.wire.ChainErrorFrame;
-import io.rpcc.core.internal.wire.ChainRequest;
-import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.QuietFrame;
-import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.Serialization;
-import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.io.DataInputStream;
 import java.io.OutputStream;
@@ -74,41 +67,6 @@ class QueuedFrameFootprintTest {
         return name.contains("Leak");
     }
 
-    /** A listener that drops what it is told: the peer sends nothing after its HELLO. */
-    private static final class Deaf implements InboundListener {
-        @Override
-        public void onRequest(ChainRequest request) {
-        }
-
-        @Override
-        public void onResult(ChainResultFrame result, Channel from) {
-        }
-
-        @Override
-        public void onError(ChainErrorFrame error, Channel from) {
-        }
-
-        @Override
-        public void onReply(ReplyFrame reply, Channel from) {
-        }
-
-        @Override
-        public void onQuiet(QuietFrame quiet, Channel from) {
-        }
-
-        @Override
-        public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
-        }
-
-        @Override
-        public void onCancel(CancelFrame cancel) {
-        }
-
-        @Override
-        public void onHeartbeat(HeartbeatFrame heartbeat, Channel from) {
-        }
-    }
-
     @Test
     void aQueuedSmallFrameHoldsNoMoreObjectsThanTheWriteBudgetCounts() throws Exception {
         WireLimits limits = new WireLimits(new WireLimits.InboundConnectionLimits(1024, 256, 64, 60),
@@ -127,7 +85,7 @@ class QueuedFrameFootprintTest {
         try (ServerSocket deaf = new ServerSocket()) {
             deaf.setReceiveBufferSize(4096); // (before it binds: what it does not read stays in the node)
             deaf.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-            transport.start(new Deaf());
+            transport.start(new DeafListener());
             Thread acceptor = Thread.ofPlatform().daemon().start(() -> {
                 try {
                     Socket s = deaf.accept();

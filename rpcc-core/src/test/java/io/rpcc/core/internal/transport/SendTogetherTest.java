@@ -9,18 +9,13 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.rpcc.core.TypeRegistry;
-import io.rpcc.core.internal.wire.CancelFrame;
-import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainKey;
-import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.Credit;
-import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
 import io.rpcc.core.internal.wire.QuietFrame;
-import io.rpcc.core.internal.wire.ReplyFrame;
 import io.rpcc.core.internal.wire.ReplyStream;
 import io.rpcc.core.internal.wire.Serialization;
 import io.rpcc.core.internal.wire.WindowUpdateFrame;
@@ -60,41 +55,6 @@ class SendTogetherTest {
     InputStream in;
     Channel ch;
 
-    /** A listener that drops what it is told: the peer sends nothing after its HELLO. */
-    private static final class Deaf implements InboundListener {
-        @Override
-        public void onRequest(ChainRequest request) {
-        }
-
-        @Override
-        public void onResult(ChainResultFrame result, Channel from) {
-        }
-
-        @Override
-        public void onError(ChainErrorFrame error, Channel from) {
-        }
-
-        @Override
-        public void onReply(ReplyFrame reply, Channel from) {
-        }
-
-        @Override
-        public void onQuiet(QuietFrame quiet, Channel from) {
-        }
-
-        @Override
-        public void onWindowUpdate(WindowUpdateFrame update, Channel from) {
-        }
-
-        @Override
-        public void onCancel(CancelFrame cancel) {
-        }
-
-        @Override
-        public void onHeartbeat(HeartbeatFrame heartbeat, Channel from) {
-        }
-    }
-
     @BeforeEach
     void connect() throws Exception {
         WireLimits limits = new WireLimits(new WireLimits.InboundConnectionLimits(1024, 256, 64, 60),
@@ -106,7 +66,7 @@ class SendTogetherTest {
                 null, limits, new ConnectionPolicy(Duration.ZERO, Duration.ofSeconds(5), Duration.ofMillis(100),
                 Duration.ofSeconds(5)), new NodeTransport.NettyHooks(null, p -> { }, false));
         transport = new NodeTransport(config, WIRE, new Refusals());
-        transport.start(new Deaf());
+        transport.start(new DeafListener());
         peer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         CompletableFuture<Socket> acceptedHello = CompletableFuture.supplyAsync(() -> {
             try {

@@ -7,14 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import com.code_intelligence.jazzer.junit.FuzzTest;
 import com.sun.management.ThreadMXBean;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.CorruptedFrameException;
-import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.TooLongFrameException;
 import io.rpcc.core.BranchId;
 import io.rpcc.core.ChainErrorCode;
 import io.rpcc.core.ChainFailure;
@@ -78,7 +73,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Coverage-guided fuzzing (Jazzer) of everything a peer's bytes reach before any rpcc logic: the
@@ -96,13 +90,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>a decoded frame re-encodes, and decoding that again gives an equal frame;</li>
  *   <li>every buffer is released.</li>
  * </ul>
- * Seeds are valid frames of every type, made here; inputs that once found a bug are kept under
- * {@code src/test/resources/io/rpcc/core/internal/transport/WireFuzzTestInputs/<target>/}. In
+ * This class holds the checks and the seeds; each target is a test class of its own ({@link FrameBodyFuzzTest},
+ * {@link FrameStreamFuzzTest}, {@link UserValueFuzzTest}), because Jazzer fuzzes one target per JVM and the build
+ * runs the three JVMs at once (rpcc-core's {@code fuzz} execution). Seeds are valid frames of every type, made
+ * here; inputs that once found a bug are kept under
+ * {@code src/test/resources/io/rpcc/core/internal/transport/<TargetClass>Inputs/<target>/}. In
  * {@code ./rpcc test} each target fuzzes for a few seconds; {@code ./rpcc fuzz [seconds]} runs them
- * longer (see the root pom's {@code fuzz} executions). Without {@code JAZZER_FUZZ} the targets run
- * once per seed and kept input, as plain regression tests.
+ * longer. Without {@code JAZZER_FUZZ} the targets run once per seed and kept input, as plain regression tests.
  */
-class WireFuzzTest {
+abstract class WireFuzz {
     record Order(String sku, int qty, List<String> tags) {
     }
 
@@ -134,86 +130,13 @@ class WireFuzzTest {
 
     // ---------------------------------------------------------------- targets
 
-    /** A frame body (version, type, payload) of arbitrary bytes. */
-    @MethodSource("frameBodies")
-    @FuzzTest(maxDuration = "10s")
-    void frameBody(byte[] body) {
-        count("frameBody");
-        checkDecode(body);
-    }
-
-    /**
-     * An arbitrary byte stream (first byte: the read size, 1..256) through the length-prefixed
-     * frame decoder in a pipeline, as a connection's reads would bring it.
-     */
-    @MethodSource("streams")
-    @FuzzTest(maxDuration = "10s")
-    void frameStream(byte[] input) {
-        count("frameStream");
-        if (input.length == 0) {
-            return;
-        }
-        int readSize = 1 + (input[0] & 0xFF);
-        RecordingAllocator alloc = new RecordingAllocator();
-        EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(WIRE, STREAM_MAX_FRAME, FrameCodecTest.LIMITS, new AtomicLong()));
-        channel.config().setAllocator(alloc);
-        try {
-            for (int at = 1; at < input.length; at += readSize) {
-                int n = Math.min(readSize, input.length - at);
-                try {
-                    channel.writeInbound(alloc.heapBuffer(n).writeBytes(input, at, n));
-                } catch (TooLongFrameException | CorruptedFrameException e) {
-                    // Netty's framing refused a length: counted and logged by the node, stream continues
-                } catch (DecoderException e) {
-                    throw new AssertionError("the frame decoder failed with something other than a typed refusal", e);
-                }
-                for (Object message; (message = channel.readInbound()) != null; ) {
-                    checkMessage(message);
-                }
-            }
-        } finally {
-            channel.finishAndReleaseAll();
-        }
-        assertEquals(List.of(), alloc.unreleased(), "buffers not released");
-    }
-
-    /**
-     * Arbitrary Kryo bytes as the user values of a valid REQUEST, RESULT or REPLY (first byte: which):
-     * the frame must decode with its header intact, and a value that cannot be read must be reported
-     * in its decodeError.
-     */
-    @MethodSource("userValues")
-    @FuzzTest(maxDuration = "10s")
-    void userValue(byte[] input) {
-        count("userValue");
-        if (input.length == 0) {
-            return;
-        }
-        Carrier carrier = Carrier.values()[(input[0] & 0xFF) % Carrier.values().length];
-        byte[] prefix = PREFIXES.get(carrier);
-        byte[] body = Arrays.copyOf(prefix, prefix.length + input.length - 1);
-        System.arraycopy(input, 1, body, prefix.length, input.length - 1);
-        Object message = checkDecode(body);
-        assertTrue(message != null, "a frame with a valid header was refused as a whole");
-        Object template = TEMPLATES.get(carrier);
-        assertEquals(template.getClass(), message.getClass());
-        for (RecordComponent c : template.getClass().getRecordComponents()) {
-            // a REPLY's size is that of the whole frame, user values included
-            if (!c.getName().equals("decodeError") && !isUserValue(c)
-                    && !(message instanceof ReplyFrame && c.getName().equals("size"))) {
-                assertEquals(read(c, template), read(c, message),
-                        () -> c.getName() + " of the " + carrier + " frame changed with its user values");
-            }
-        }
-    }
-
     // ---------------------------------------------------------------- checks
 
     /**
      * Decodes {@code body}; checks the refusal is typed, the allocation bounded, and the round trip.
      * Returns the message, or {@code null} if the frame was refused as a whole.
      */
-    private static Object checkDecode(byte[] body) {
+    static Object checkDecode(byte[] body) {
         Object message;
         try {
             message = decodeWithinAllocationBound(body);
@@ -240,7 +163,7 @@ class WireFuzzTest {
      * if it is still there on the fifth decoding, as an attacker's repeated frame would cause it, and
      * the fifth must load no class (a decoding that loads classes every time would fill the metaspace).
      */
-    private static Object decodeWithinAllocationBound(byte[] body) {
+    static Object decodeWithinAllocationBound(byte[] body) {
         long allowed = ALLOCATION_BASE + ALLOCATION_PER_BYTE * body.length;
         long used = 0;
         long loaded = 0;
@@ -307,12 +230,12 @@ class WireFuzzTest {
      * thrown for the thousandth time says nothing of what was null), so the second decoding of the
      * same bytes may say less than the first.
      */
-    private static String said(HopFailure f) {
+    static String said(HopFailure f) {
         return f.code() + ": " + String.valueOf(f.getMessage())
                 .replaceAll("(?s)(java\\.lang\\.\\w+(Exception|Error)): .*$", "$1");
     }
 
-    private static void checkMessage(Object message) {
+    static void checkMessage(Object message) {
         switch (message) {
             case FrameDecoder.MalformedFrame m -> checkMalformed(m.reason());
             case FrameDecoder.Refused r -> { } // a typed refusal: the node counts it and closes if it must
@@ -331,13 +254,13 @@ class WireFuzzTest {
         }
     }
 
-    private static void checkMalformed(HopFailure e) {
+    static void checkMalformed(HopFailure e) {
         assertEquals(ChainErrorCode.MALFORMED_FRAME, e.code(), e::toString);
         assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), "a refusal without a reason");
     }
 
     /** A user value that could not be read: malformed, or of a type id this node has not registered (that id given). */
-    private static void checkUnreadableValue(HopFailure e) {
+    static void checkUnreadableValue(HopFailure e) {
         if (e.code() == ChainErrorCode.UNREGISTERED_TYPE) {
             assertNotNull(e.fields().typeId(), e::toString);
             return;
@@ -350,7 +273,7 @@ class WireFuzzTest {
      * frame encoded more loosely than rpcc would, such as elements that take no bytes); if it sends
      * it, the receiver must read back an equal message.
      */
-    private static void checkRoundTrip(Object message) {
+    static void checkRoundTrip(Object message) {
         ByteBuf encoded;
         try {
             encoded = WIRE.encode(message, REENCODE_MAX_FRAME);
@@ -376,7 +299,7 @@ class WireFuzzTest {
         }
     }
 
-    private static HopFailure decodeError(Object message) {
+    static HopFailure decodeError(Object message) {
         return switch (message) {
             case ChainRequest r -> r.decodeError();
             case ChainResultFrame r -> r.decodeError();
@@ -385,11 +308,11 @@ class WireFuzzTest {
         };
     }
 
-    private static boolean isUserValue(RecordComponent c) {
+    static boolean isUserValue(RecordComponent c) {
         return c.getType() == Object.class || c.getType() == ChainState.class;
     }
 
-    private static Object read(RecordComponent c, Object record) {
+    static Object read(RecordComponent c, Object record) {
         try {
             return c.getAccessor().invoke(record);
         } catch (ReflectiveOperationException e) {
@@ -397,7 +320,7 @@ class WireFuzzTest {
         }
     }
 
-    private static void count(String target) {
+    static void count(String target) {
         EXECUTED.get(target).incrementAndGet();
     }
 
@@ -423,8 +346,9 @@ class WireFuzzTest {
         try {
             Path dir = Path.of("target", "fuzz-stats");
             Files.createDirectories(dir);
-            Files.writeString(dir.resolve(WireFuzzTest.class.getSimpleName() + "-" + System.currentTimeMillis()
-                    + ".txt"), report);
+            // a file per JVM: the targets fuzz in JVMs of their own, at once
+            Files.writeString(dir.resolve(WireFuzz.class.getSimpleName() + "-" + ProcessHandle.current().pid() + "-"
+                    + System.currentTimeMillis() + ".txt"), report);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -451,7 +375,7 @@ class WireFuzzTest {
         });
     }
 
-    private static ChainHeader header() {
+    static ChainHeader header() {
         return new ChainHeader(new ChainIdentity(42, SECRET, new NodeAddress("client-1", "127.0.0.1", 4000), 1),
                 new ChainSoFar(3, List.of("a", "b"), List.of(new ConsoleLine(1, "a", "chaining", "hi")),
                         List.of(new HopTiming(1, "a", "f", 1, 2, 3, 4, "a")), Metadata.empty().with("tenant",
@@ -461,7 +385,7 @@ class WireFuzzTest {
     }
 
     /** A message's frame without its length field. */
-    private static byte[] body(Object message) {
+    static byte[] body(Object message) {
         ByteBuf frame = WIRE.encode(message, REENCODE_MAX_FRAME);
         try {
             frame.skipBytes(4);
@@ -532,7 +456,7 @@ class WireFuzzTest {
         messages.add(new TxFrames.Wound(6, SECRET, 1, "s2", "client-2/4#1"));
         messages.add(new TxFrames.Query(6, SECRET, "client-1", 1, "s1"));
         messages.add(new TxFrames.Decide(6, SECRET, "client-1", 1, true, null, true));
-        return messages.stream().map(WireFuzzTest::body);
+        return messages.stream().map(WireFuzz::body);
     }
 
     static Stream<byte[]> streams() {
