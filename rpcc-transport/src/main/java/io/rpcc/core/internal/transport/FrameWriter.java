@@ -127,8 +127,10 @@ final class FrameWriter {
         }
         ConnectionAttributes.used(ch);
         CompletableFuture<Void> written = new CompletableFuture<>();
-        // flushed once for the frames written in the same turn of the event loop (the "flush" handler)
-        (flush ? WriteQueue.writeAndFlush(ch, frame) : WriteQueue.write(ch, frame)).addListener((ChannelFutureListener) f -> {
+        // flushed once for the frames written in the same turn of the event loop (the "flush" handler); the
+        // listener is on the promise before the write, so the loop runs it when the write completes (added after,
+        // from another thread, to a write the loop had completed meanwhile, it would cost the loop a task and a wake-up)
+        WriteQueue.write(ch, frame, flush, (ChannelFutureListener) f -> {
             budget.give(held, cost);
             pauses.drained(ch);
             if (f.isSuccess()) {
@@ -164,9 +166,7 @@ final class FrameWriter {
             frame.release();
             return ch.newFailedFuture(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection closed: " + refused));
         }
-        ChannelFuture f = WriteQueue.writeAndFlush(ch, frame);
-        f.addListener(done -> budget.give(held, cost));
-        return f;
+        return WriteQueue.write(ch, frame, true, done -> budget.give(held, cost));
     }
 
     /**

@@ -3,7 +3,6 @@ package io.rpcc.core.internal.transport;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
-import io.netty.util.concurrent.Future;
 
 /**
  * Flushes a connection's frames in bursts that grow: within one burst of writes (the frames written
@@ -25,7 +24,8 @@ final class RampingFlushHandler extends ChannelDuplexHandler {
     private boolean reading;
     private int pending;
     private int threshold = 1;
-    private Future<?> burstEnd;
+    /** Whether {@link #endBurst} is queued on the loop. */
+    private boolean burstEnding;
     private final Runnable endBurst = this::endBurst;
 
     /** At most {@code ceiling} frames written before a flush, however long the burst. */
@@ -47,14 +47,16 @@ final class RampingFlushHandler extends ChannelDuplexHandler {
             threshold = Math.min(threshold << 1, ceiling);
             flushNow(ctx);
         }
-        if (!reading && burstEnd == null) {
-            // the burst ends when the loop has run the tasks queued so far (writes handed over among them)
-            burstEnd = ctx.channel().eventLoop().submit(endBurst);
+        if (!reading && !burstEnding) {
+            // the burst ends when the loop has run the tasks queued so far (writes handed over among them);
+            // (execute, not submit: nothing waits for it, so no future is made per burst)
+            ctx.channel().eventLoop().execute(endBurst); // (runs after this: the loop is this thread)
+            burstEnding = true;
         }
     }
 
     private void endBurst() {
-        burstEnd = null;
+        burstEnding = false;
         if (!reading) {
             threshold = 1;
             if (pending > 0) {

@@ -3,6 +3,7 @@ package io.rpcc.core.internal.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelProgressiveFuture;
 import io.netty.channel.ChannelProgressiveFutureListener;
 import io.netty.channel.ChannelProgressivePromise;
@@ -55,14 +56,16 @@ final class WriteQueue {
         return p == null ? 0 : p.get();
     }
 
-    /** Writes {@code frame} to {@code ch} without flushing it, counting its progress. */
-    static ChannelFuture write(Channel ch, Object frame) {
-        return ch.write(frame, promise(ch));
-    }
-
-    /** Writes and flushes {@code frame} (a connection's own frames: HELLO, PING), counting its progress. */
-    static ChannelFuture writeAndFlush(Channel ch, Object frame) {
-        return ch.writeAndFlush(frame, promise(ch));
+    /**
+     * Writes {@code frame} to {@code ch}, flushed if {@code flush}, counting its progress; {@code done} is
+     * on the write's promise before the write is handed to the channel, so the event loop runs it as the
+     * write completes (a listener added afterwards from another thread, to a write already complete, would
+     * be handed to the loop as a task of its own).
+     */
+    static ChannelFuture write(Channel ch, Object frame, boolean flush, ChannelFutureListener done) {
+        ChannelProgressivePromise promise = promise(ch);
+        promise.addListener(done);
+        return flush ? ch.writeAndFlush(frame, promise) : ch.write(frame, promise);
     }
 
     private static ChannelProgressivePromise promise(Channel ch) {
