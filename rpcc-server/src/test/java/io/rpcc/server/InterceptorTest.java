@@ -17,11 +17,14 @@ import io.rpcc.core.MetadataTooLargeException;
 import io.rpcc.core.NextHop;
 import io.rpcc.core.ServiceFunction;
 import io.rpcc.core.StaticRoute;
+import io.rpcc.core.TransactionAbortedException;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -260,6 +263,27 @@ class InterceptorTest {
         assertEquals("s1", e.host());
         assertEquals(1, e.hop());
         assertEquals("'s2' is outside the trust domain", e.remoteMessage());
+        assertEquals(1, ran.get(), "s2 never ran");
+    }
+
+    @Test
+    void aForwardInterceptorThatStopsAnAtomicChainAbortsItAtOnce() {
+        // the hop has voted before its forward interceptor runs: the vote (with its slice of the chain's
+        // credit) must still go home, or the chain could not end before its deadline
+        server("s1", new ServerInterceptor() {
+            @Override
+            public Metadata interceptForward(ChainContext context, NextHop.Call next, Metadata metadata) {
+                throw new HopRejectedException("'" + next.server() + "' is outside the trust domain");
+            }
+        });
+        server("s2");
+        server("s3");
+        long start = System.nanoTime();
+        TransactionAbortedException e = assertThrows(TransactionAbortedException.class,
+                () -> cluster.client().runChain(ChainCall.along(ROUTE, "x").atomic().deadline(Duration.ofSeconds(30))));
+        assertTrue(e.getMessage().contains("'s2' is outside the trust domain"), e.getMessage());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(20),
+                "the abort came with the failure, not at the chain's deadline: " + e.getMessage());
         assertEquals(1, ran.get(), "s2 never ran");
     }
 

@@ -118,22 +118,24 @@ final class NextHopSender {
                 }
             }
             case NextHopDecision.Forward onward -> {
-                Metadata metadata = interceptors.forward(context, onward.call());
-                List<ConsoleLine> consoleNow = hop.consoleNow();
-                Credit pass = replies.handOver(h.credit());
-                if (replies.abandoned()) {
-                    AtomicHops.sendVote(node, voteAfterForward); // (its slice goes home, as the closing node's report does)
-                    if (data != null) {
-                        data.discard("the node closed");
-                    }
-                    return null;
-                }
-                ChainHeader nh = h.onward(new ChainSoFar(onward.hop(), hop.path(), consoleNow, hop.timings(), metadata), onward.serviceFunction(), onward.chainingFunction(), pass, onward.budgetNanos());
-                hop.watch().went(new HopOutcome.Forwarded(onward.server(), onward.serviceFunction()));
                 try {
+                    Metadata metadata = interceptors.forward(context, onward.call());
+                    List<ConsoleLine> consoleNow = hop.consoleNow();
+                    Credit pass = replies.handOver(h.credit());
+                    if (replies.abandoned()) { // (the closing node reported the hop; the vote's slice goes home below)
+                        if (data != null) {
+                            data.discard("the node closed");
+                        }
+                        return null;
+                    }
+                    ChainHeader nh = h.onward(new ChainSoFar(onward.hop(), hop.path(), consoleNow, hop.timings(), metadata),
+                            onward.serviceFunction(), onward.chainingFunction(), pass, onward.budgetNanos());
+                    hop.watch().went(new HopOutcome.Forwarded(onward.server(), onward.serviceFunction()));
                     handOn(hop, h, onward.server(), null, new ChainRequest(nh, onward.params(), onward.state(), null, 0,
                             null, data), pass, () -> { });
                 } finally {
+                    // the held vote goes home however the forward ends, a forward interceptor's refusal included:
+                    // it carries a slice of the chain's credit, without which the chain could not end
                     AtomicHops.sendVote(node, voteAfterForward);
                 }
             }
