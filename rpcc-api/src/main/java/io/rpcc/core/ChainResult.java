@@ -38,7 +38,8 @@ public record ChainResult(@Nullable Object value, String originator, List<String
         path = List.copyOf(path);
         console = List.copyOf(console);
         timings = List.copyOf(timings);
-        replies = java.util.Collections.unmodifiableList(new java.util.ArrayList<>(replies));
+        // (a copy that may hold nulls, as a reply may be null; none for the common chain without replies)
+        replies = replies.isEmpty() ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(replies));
     }
 
     /** A result without state choices (no adaptive state fall-back chose anything). */

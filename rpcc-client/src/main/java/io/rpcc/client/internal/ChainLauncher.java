@@ -23,6 +23,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 
 /**
  * Starts chains at the originator (paper Fig. 3, steps 1 and 2) and turns what comes back into a
@@ -139,30 +140,38 @@ public final class ChainLauncher {
             }
             return attempts.cancel("its future was cancelled");
         });
-        attempts.last().thenCompose(p -> (atDecision ? whenDecided(p) : whenFinished(p)).thenApply(arrival -> toResult(arrival.frame(),
-                arrival.arrivedNanos() - attempts.startNanos(), false, collected)).whenComplete((r, e) -> {
-                    Throwable cause = e == null ? null : Node.unwrap(e);
-                    if (cause instanceof BrokenChainException broken && !out.isDone() && !start.atomic()) {
-                        // (an atomic chain is not diagnosed step by step: it aborted; its hops do not run again)
-                        CompletableFuture<ChainResult> d = onBroken.handle(p, broken, start.withTimeout(
-                                start.timeout().minusNanos(System.nanoTime() - attempts.startNanos())));
-                        diagnosing.set(d);
-                        if (out.isDone()) { // cancelled before the diagnosis could be
-                            d.cancel(true);
-                        }
-                        d.whenComplete((dr, de) -> {
-                            if (de == null) {
-                                out.complete(dr);
-                            } else {
-                                fail(out, Node.unwrap(de), start, p);
-                            }
-                        });
-                    } else if (e == null) {
-                        out.complete(r);
+        // one callback per stage the chain passes (its last attempt, its end), no future made per step
+        attempts.last().whenComplete((p, never) -> whenEnded(p, atDecision, (arrival, e) -> {
+            ChainResult r = null;
+            Throwable cause = e == null ? null : Node.unwrap(e);
+            if (cause == null) {
+                try {
+                    r = toResult(arrival.frame(), arrival.arrivedNanos() - attempts.startNanos(), false, collected);
+                } catch (RuntimeException bad) {
+                    cause = bad;
+                }
+            }
+            if (cause instanceof BrokenChainException broken && !out.isDone() && !start.atomic()) {
+                // (an atomic chain is not diagnosed step by step: it aborted; its hops do not run again)
+                CompletableFuture<ChainResult> d = onBroken.handle(p, broken, start.withTimeout(
+                        start.timeout().minusNanos(System.nanoTime() - attempts.startNanos())));
+                diagnosing.set(d);
+                if (out.isDone()) { // cancelled before the diagnosis could be
+                    d.cancel(true);
+                }
+                d.whenComplete((dr, de) -> {
+                    if (de == null) {
+                        out.complete(dr);
                     } else {
-                        fail(out, cause, start, p);
+                        fail(out, Node.unwrap(de), start, p);
                     }
-                }));
+                });
+            } else if (cause == null) {
+                out.complete(r);
+            } else {
+                fail(out, cause, start, p);
+            }
+        }));
         return out;
     }
 
@@ -244,27 +253,49 @@ public final class ChainLauncher {
     }
 
     /**
-     * The outcome of {@code p} once it is finished: waits for both the result (or error) and the
-     * recovery of all credit, whichever comes last, so that every partial reply is in first.
+     * Calls {@code then} once with the outcome of {@code p} at its end: at its decision (a commit's arrival
+     * as soon as the originator decided it, every partial reply, held until then, delivered before) if
+     * {@code atDecision}, else once it is finished ({@link #whenFinished}); a failure (an abort included)
+     * once it is finished.
      */
-    static CompletableFuture<ChainOriginator.Arrival> whenFinished(ChainOriginator.Pending p) {
-        return CompletableFuture.allOf(p.outcome(), p.finished()).handle((v, e) -> {
-            if (p.outcome().isCompletedExceptionally()) {
-                return p.outcome().join(); // throws the chain's error
+    private static void whenEnded(ChainOriginator.Pending p, boolean atDecision,
+                                  BiConsumer<ChainOriginator.Arrival, Throwable> then) {
+        if (!atDecision) {
+            whenFinished(p, then);
+            return;
+        }
+        p.outcome().whenComplete((arrival, e) -> {
+            if (e == null) {
+                then.accept(arrival, null);
+            } else {
+                whenFinished(p, then);
             }
-            p.finished().join(); // throws a timeout if credit is missing
-            return p.outcome().join();
         });
     }
 
     /**
-     * The outcome of atomic chain {@code p} at its decision: a commit's arrival as soon as the
-     * originator decided it (every partial reply, held until then, delivered before); a failure (an
-     * abort included) once the chain is finished, as {@link #whenFinished}.
+     * Calls {@code then} once with the outcome of {@code p} when it is finished: once both the result (or
+     * error) and all credit are home, whichever comes last, so that every partial reply is in first. It
+     * gets the chain's error if it failed, else a timeout if credit is missing, else the chain's arrival.
      */
-    static CompletableFuture<ChainOriginator.Arrival> whenDecided(ChainOriginator.Pending p) {
-        return p.outcome().handle((arrival, e) -> e == null ? CompletableFuture.completedFuture(arrival)
-                : whenFinished(p)).thenCompose(f -> f);
+    static void whenFinished(ChainOriginator.Pending p, BiConsumer<ChainOriginator.Arrival, Throwable> then) {
+        p.outcome().whenComplete((arrival, e) -> {
+            if (p.finished().isDone()) { // (as a failed chain's is by then)
+                finished(p, arrival, e, then);
+            } else {
+                p.finished().whenComplete((v, x) -> finished(p, arrival, e, then));
+            }
+        });
+    }
+
+    private static void finished(ChainOriginator.Pending p, ChainOriginator.Arrival arrival, Throwable e,
+                                 BiConsumer<ChainOriginator.Arrival, Throwable> then) {
+        if (e != null) {
+            then.accept(null, e); // the chain's error
+            return;
+        }
+        Throwable missing = p.finished().isCompletedExceptionally() ? p.finished().handle((v, x) -> x).join() : null;
+        then.accept(missing == null ? arrival : null, missing); // a timeout if credit is missing
     }
 
     /** The result in {@code frame}; throws if its value could not be decoded. */

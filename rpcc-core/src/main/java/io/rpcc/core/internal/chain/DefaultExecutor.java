@@ -11,9 +11,12 @@ import java.util.concurrent.ThreadFactory;
 public final class DefaultExecutor implements Executor {
     private final ThreadFactory threads;
 
-    /** Virtual threads named {@code rpcc-<node>-<n>}. */
+    /**
+     * Virtual threads named {@code rpcc-<node>} (one name for all: a numbered name costs each task a
+     * string and the JDK factory's counter; a thread dump tells them apart by their ids).
+     */
     public DefaultExecutor(String nodeName) {
-        this.threads = Thread.ofVirtual().name("rpcc-" + nodeName + "-", 0).factory();
+        this.threads = Thread.ofVirtual().name("rpcc-" + nodeName).factory();
     }
 
     @Override
