@@ -201,19 +201,13 @@ class ChainCredentialsTest {
         // run under the deadline the client signed (plus the clock skew allowed), and are not refused
         tamper = h -> h.withBudget(h.budgetNanos() + Duration.ofHours(1).toNanos());
         relayTo = "sub";
-        Instant latest = Instant.now().plus(Duration.ofSeconds(20)).plus(ChainCredentials.DEFAULT_CLOCK_SKEW);
-        assertEquals("s2 got wide", runsUnrefused(ChainCall.to("evil", "relay").params("wide")
-                .deadline(Duration.ofSeconds(20))));
-        assertNotAfter(latest, deadlines.get("s2:wide"));
+        runsWithinTheSignedDeadline("wide", "s2");
     }
 
     @Test
     void noDeadlineClaimedAgainstASignedOneGainsNothing() {
         tamper = h -> h.withBudget(ChainHeader.NO_DEADLINE);
-        Instant latest = Instant.now().plus(Duration.ofSeconds(20)).plus(ChainCredentials.DEFAULT_CLOCK_SKEW);
-        assertEquals("s1 got none", runsUnrefused(ChainCall.to("evil", "relay").params("none")
-                .deadline(Duration.ofSeconds(20))));
-        assertNotAfter(latest, deadlines.get("s1:none"));
+        runsWithinTheSignedDeadline("none", "s1");
     }
 
     @Test
@@ -222,10 +216,7 @@ class ChainCredentialsTest {
         // ~6 s more than the signed deadline leaves, beyond the 5 s of skew (once refused as "widened")
         holdMillis = ChainCredentials.DEFAULT_CLOCK_SKEW.toMillis() + 1_000;
         relayTo = "sub";
-        Instant latest = Instant.now().plus(Duration.ofSeconds(20)).plus(ChainCredentials.DEFAULT_CLOCK_SKEW);
-        assertEquals("s2 got held", runsUnrefused(ChainCall.to("evil", "relay").params("held")
-                .deadline(Duration.ofSeconds(20))));
-        assertNotAfter(latest, deadlines.get("s2:held"));
+        runsWithinTheSignedDeadline("held", "s2");
     }
 
     @Test
@@ -297,16 +288,19 @@ class ChainCredentialsTest {
         assertEquals(null, seen.get("s1:q"));
     }
 
-    /** Runs {@code call}'s chain, which s1 must not refuse as forged; its value. */
-    private static Object runsUnrefused(ChainCall call) {
+    /**
+     * Runs a chain with a 20 s deadline and {@code params} through the relay at evil: s1 does not refuse
+     * it as forged, it ends with the value of the hop at {@code last}, and that hop ran under a deadline
+     * no later than the client signed plus the clock skew (give or take a clock tick).
+     */
+    private static void runsWithinTheSignedDeadline(String params, String last) {
         long before = s1.stats().refused(Refusal.FORGED_ORIGINATOR);
-        Object value = client.runChain(call).value();
+        Instant latest = Instant.now().plus(Duration.ofSeconds(20)).plus(ChainCredentials.DEFAULT_CLOCK_SKEW);
+        Object value = client.runChain(ChainCall.to("evil", "relay").params(params).deadline(Duration.ofSeconds(20)))
+                .value();
+        assertEquals(last + " got " + params, value);
         assertEquals(before, s1.stats().refused(Refusal.FORGED_ORIGINATOR));
-        return value;
-    }
-
-    /** {@code deadline}, a hop's, is set and not after {@code latest} (give or take a clock tick). */
-    private static void assertNotAfter(Instant latest, Instant deadline) {
+        Instant deadline = deadlines.get(last + ":" + params);
         assertTrue(deadline != null && !deadline.isAfter(latest.plusMillis(50)),
                 "the hop's deadline " + deadline + " is later than the signed one allows, " + latest);
     }
