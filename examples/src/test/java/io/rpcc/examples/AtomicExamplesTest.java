@@ -48,5 +48,9 @@ class AtomicExamplesTest {
         assertTrue(f.twoPcMs() > 0 && f.twoPcPerSecond() > 0 && f.wanTwoPcMs() > 0 && f.wanTwoPcAppliedMs() > 0
                 && f.twoPcBytesPerHop() > f.plainBytesPerHop(), f::toString);
         assertTrue(f.decidedMs() > 0 && f.decidedPerSecond() > 0 && f.wanDecidedCallerMs() > 0, f::toString);
+        // (causal, not timing: a server applies the commit, hooks included, before it acknowledges it, and the
+        // runner reads when it was applied once every acknowledgement is home)
+        assertTrue(f.wanRuns() == 2 && f.wanPlainFastestMs() > 0 && f.wanAtomicFastestMs() > 0
+                && f.wanAppliedFastestMs() > 0 && f.wanAppliedMs() <= f.wanAckedMs(), f::toString);
     }
 }

@@ -126,7 +126,8 @@ public enum Refusal {
     /**
      * A REQUEST, at a node running with TLS, that could not prove its originator: its credential was
      * missing (and its sender was not the originator itself), forged, signed for another chain or
-     * first hop, or its deadline or hop limit widened on the way. Refused with a
+     * first hop, or its hop limit widened on the way (a deadline that grew on the way is cut back to the
+     * signed one, not refused). Refused with a
      * {@link PermissionDeniedException} to the chain's reply-to node.
      */
     FORGED_ORIGINATOR,

@@ -12,6 +12,7 @@ import io.rpcc.core.ChainCaller;
 import io.rpcc.core.ChainContext;
 import io.rpcc.core.ChainException;
 import io.rpcc.core.ChainingFunctionSource;
+import io.rpcc.core.DeadlineExceededException;
 import io.rpcc.core.IsolationLevel;
 import io.rpcc.core.PermissionDeniedException;
 import io.rpcc.core.Refusal;
@@ -20,6 +21,7 @@ import io.rpcc.core.SubChain;
 import io.rpcc.core.internal.chain.BuilderAccess;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.chain.RequestHandler;
+import io.rpcc.core.internal.transport.ChainCredentials;
 import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainHeader;
 import io.rpcc.core.internal.wire.ChainIdentity;
@@ -33,11 +35,14 @@ import io.rpcc.core.internal.wire.WindowUpdateFrame;
 import io.rpcc.core.runtime.NodeBuilder;
 import io.rpcc.core.testing.TestPki;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -46,9 +51,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Chain credentials between mutually authenticated nodes: every hop knows, verified, who started the
- * chain; a node cannot name another node as a chain's originator, nor widen or replay the
- * originator's credential; a server's chain policy refuses a service function to an originator it
- * does not allow, with a typed error naming the hop, and goes on serving.
+ * chain; a node cannot name another node as a chain's originator, nor widen the hop limit or replay
+ * the originator's credential, nor make the chain live past the deadline its originator signed (a
+ * claim of more is cut back to it, not refused: a request that waited on the way claims more too);
+ * a server's chain policy refuses a service function to an originator it does not allow, with a
+ * typed error naming the hop, and goes on serving.
  */
 class ChainCredentialsTest {
     static Cluster cluster;
@@ -59,6 +66,13 @@ class ChainCredentialsTest {
     static Node evil;
     /** What the relay at {@code evil} does to the requests it gets before sending them to s1. */
     static volatile UnaryOperator<ChainHeader> tamper = h -> h;
+    /** How long the relay at {@code evil} holds a request before it sends it on, its budget unchanged. */
+    static volatile long holdMillis;
+    /** The service function at s1 the relay sends requests to. */
+    static volatile String relayTo = "echo";
+    /** Requests the relay has sent on. */
+    static final AtomicInteger relayed = new AtomicInteger();
+    static final Map<String, Instant> deadlines = new ConcurrentHashMap<>();
     static final Map<String, ChainCaller> seen = new ConcurrentHashMap<>();
     static final Map<String, IsolationLevel> isolation = new ConcurrentHashMap<>();
 
@@ -91,6 +105,8 @@ class ChainCredentialsTest {
     @AfterEach
     void serversStillServe() {
         tamper = h -> h;
+        holdMillis = 0;
+        relayTo = "echo";
         assertEquals("s3 got after", client.runChain(ChainCall.to("s3", "last").params("after")).value());
     }
 
@@ -98,6 +114,7 @@ class ChainCredentialsTest {
         ChainContext ctx = ChainContext.current();
         seen.put(server + ":" + params, ctx.caller());
         isolation.put(server + ":" + params, ctx.isolation());
+        deadlines.put(server + ":" + params, ctx.deadline());
         return server + " got " + params;
     }
 
@@ -179,9 +196,47 @@ class ChainCredentialsTest {
     }
 
     @Test
-    void aWidenedDeadlineIsRefused() throws Exception {
+    void aWidenedDeadlineGainsNothing() {
+        // evil claims an hour more than the client's 20 s: the hop at s1, and the sub-chain it starts at s2,
+        // run under the deadline the client signed (plus the clock skew allowed), and are not refused
         tamper = h -> h.withBudget(h.budgetNanos() + Duration.ofHours(1).toNanos());
-        refusedAtS1(ChainCall.to("evil", "relay").deadline(Duration.ofSeconds(20)), "deadline was widened");
+        relayTo = "sub";
+        runsWithinTheSignedDeadline("wide", "s2");
+    }
+
+    @Test
+    void noDeadlineClaimedAgainstASignedOneGainsNothing() {
+        tamper = h -> h.withBudget(ChainHeader.NO_DEADLINE);
+        runsWithinTheSignedDeadline("none", "s1");
+    }
+
+    @Test
+    void aRequestHeldLongerThanTheClockSkewOnTheWayStillRuns() {
+        // the relay holds the request 6 s and sends it on with the budget it arrived with: at s1 it claims
+        // ~6 s more than the signed deadline leaves, beyond the 5 s of skew (once refused as "widened")
+        holdMillis = ChainCredentials.DEFAULT_CLOCK_SKEW.toMillis() + 1_000;
+        relayTo = "sub";
+        runsWithinTheSignedDeadline("held", "s2");
+    }
+
+    @Test
+    void aRequestThatArrivesPastTheSignedDeadlineEndsByTheDeadlineNotARefusal() throws Exception {
+        // held past the signed deadline and the skew, and claiming an hour more: s1 does not run it and does
+        // not count it forged; the client's chain ends with its deadline error
+        long before = s1.stats().refused(Refusal.FORGED_ORIGINATOR);
+        int sent = relayed.get();
+        holdMillis = ChainCredentials.DEFAULT_CLOCK_SKEW.toMillis() + 2_000;
+        tamper = h -> h.withBudget(h.budgetNanos() + Duration.ofHours(1).toNanos());
+        ChainException e = assertThrows(ChainException.class, () -> client.runChain(ChainCall.to("evil", "relay")
+                .params("late").deadline(Duration.ofSeconds(1))));
+        assertInstanceOf(DeadlineExceededException.class, e, e.getMessage());
+        for (int i = 0; i < 500 && relayed.get() == sent; i++) {
+            Thread.sleep(20);
+        }
+        assertEquals(sent + 1, relayed.get(), "the relay sent the held request on");
+        Thread.sleep(500); // (s1 takes it up: a refusal would be counted as it is admitted)
+        assertEquals(before, s1.stats().refused(Refusal.FORGED_ORIGINATOR));
+        assertEquals(null, seen.get("s1:late"), "the hop did not run past its signed deadline");
     }
 
     @Test
@@ -233,6 +288,23 @@ class ChainCredentialsTest {
         assertEquals(null, seen.get("s1:q"));
     }
 
+    /**
+     * Runs a chain with a 20 s deadline and {@code params} through the relay at evil: s1 does not refuse
+     * it as forged, it ends with the value of the hop at {@code last}, and that hop ran under a deadline
+     * no later than the client signed plus the clock skew (give or take a clock tick).
+     */
+    private static void runsWithinTheSignedDeadline(String params, String last) {
+        long before = s1.stats().refused(Refusal.FORGED_ORIGINATOR);
+        Instant latest = Instant.now().plus(Duration.ofSeconds(20)).plus(ChainCredentials.DEFAULT_CLOCK_SKEW);
+        Object value = client.runChain(ChainCall.to("evil", "relay").params(params).deadline(Duration.ofSeconds(20)))
+                .value();
+        assertEquals(last + " got " + params, value);
+        assertEquals(before, s1.stats().refused(Refusal.FORGED_ORIGINATOR));
+        Instant deadline = deadlines.get(last + ":" + params);
+        assertTrue(deadline != null && !deadline.isAfter(latest.plusMillis(50)),
+                "the hop's deadline " + deadline + " is later than the signed one allows, " + latest);
+    }
+
     private static void refusedAtS1(ChainCall call, String why) {
         long before = s1.stats().refused(Refusal.FORGED_ORIGINATOR);
         PermissionDeniedException e = fails(() -> client.runChain(call.params("p")));
@@ -254,14 +326,22 @@ class ChainCredentialsTest {
         }
     }
 
-    /** evil's server side: every request it gets goes on to s1's 'echo' as hop 2, changed by {@link #tamper}. */
+    /**
+     * evil's server side: every request it gets goes on to s1's {@link #relayTo} as hop 2, changed by
+     * {@link #tamper}, after {@link #holdMillis}.
+     */
     private static final class Relay implements RequestHandler {
         @Override
         public void onRequest(ChainRequest request, long arrivedNanos) {
             ChainHeader h = request.header();
             ChainHeader next = h.onward(new ChainSoFar(h.hop() + 1, List.of("evil"), h.console(), h.timings(),
-                    h.metadata()), "echo", ChainingFunctionSource.NONE, h.credit(), h.budgetNanos());
-            evil.forward("s1", new ChainRequest(tamper.apply(next), request.params(), request.state(), null));
+                    h.metadata()), relayTo, ChainingFunctionSource.NONE, h.credit(), h.budgetNanos());
+            ChainRequest onward = new ChainRequest(tamper.apply(next), request.params(), request.state(), null);
+            long hold = holdMillis;
+            CompletableFuture.delayedExecutor(hold, TimeUnit.MILLISECONDS).execute(() -> {
+                evil.forward("s1", onward);
+                relayed.incrementAndGet();
+            });
         }
 
         @Override

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * at most once per remote address every 10 s, and held against the connection's allowance of bad
  * frames (a peer that keeps naming such addresses is cut off). An admitted REQUEST then has its caller checked
  * ({@link ChainCallers}: at a TLS node, the originator's credential), refused with
- * {@link ChainErrorCode#PERMISSION_DENIED} if it cannot prove its originator. A REQUEST whose
+ * {@link ChainErrorCode#PERMISSION_DENIED} if it cannot prove its originator, and its budget cut back
+ * to what the deadline its originator signed leaves. A REQUEST whose
  * vouching needs the resolver is checked on the node's executor (a resolver may block), a bounded
  * number of a connection at once and in turn ({@link ConnectionVouching}, which also remembers what a
  * connection's checks vouched for); the others on the event loop.
@@ -112,7 +113,7 @@ final class RequestAdmission {
         }
         ChainRequest checked;
         try {
-            checked = request.from(callers.callerOf(request, from));
+            checked = callers.checked(request, from, arrivedNanos);
         } catch (HopFailure denied) {
             dropStream(request, "the hop was refused: " + denied.getMessage());
             executor.execute(() -> requests.refuse(request.header(), denied));

@@ -27,9 +27,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * Signs the chains a TLS node starts with its private key, and checks the credentials of the chains
  * that reach it (see {@link ChainCredential}): the signer's certificate chain is valid against the
- * node's trusted CAs and names the signer, the signature holds, and the header claims no later
- * deadline (beyond {@link #clockSkew() clock skew}), no larger hop limit and no other first hop than
- * the signer signed. What a signature check found is kept per credential (a chain's many hops, and
+ * node's trusted CAs and names the signer, the signature holds, and the header claims no larger hop
+ * limit and no other first hop than the signer signed. The signed deadline is the authority on how
+ * long the chain lives: a hop runs under the smaller of the budget its header claims and what the
+ * signed deadline leaves (plus {@link #clockSkew() clock skew}) when it arrives
+ * ({@link #budgetNanos}), so a claim that grew on the way (a frame that waited to be read longer
+ * than the skew, or a node that rewrote it) is cut back rather than refused: it cannot make the chain
+ * live longer. What a signature check found is kept per credential (a chain's many hops, and
  * the hops of its retries, check it once), and what the check of a certificate chain against the
  * trusted CAs found per certificate chain for a minute (a node signs all its chains with one), each in
  * a table of at most {@link #CACHE_ENTRIES} entries that starts afresh when full; the claims that
@@ -42,6 +46,8 @@ public final class ChainCredentials {
     /** How much later than signed a header's deadline may be, by default: the nodes' clocks differ. */
     public static final Duration DEFAULT_CLOCK_SKEW = Duration.ofSeconds(5);
     private static final String OK = "";
+    /** How far from now a signed deadline is taken as it is (about 3 years; further is cut to this). */
+    private static final long MAX_LEFT_MILLIS = TimeUnit.DAYS.toMillis(1000);
 
     private final PrivateKey key;
     private final List<byte[]> certificates;
@@ -112,7 +118,9 @@ public final class ChainCredentials {
 
     /**
      * Why {@code credential} does not prove that {@code signer} started (or, for a sub-chain, created)
-     * the chain of {@code header} as it arrived at node {@code here}, or {@code null} if it does.
+     * the chain of {@code header} as it arrived at node {@code here}, or {@code null} if it does. The
+     * deadline is not checked here: {@link #budgetNanos} cuts the header's budget back to the signed
+     * deadline instead.
      *
      * @param firstHop whether {@code header} is the first hop the credential's signer sent
      */
@@ -126,22 +134,41 @@ public final class ChainCredentials {
             return "the hop limit was widened on the way (" + header.maxHops() + " hops, '" + signer.node()
                     + "' signed " + credential.maxHops() + ")";
         }
-        if (credential.deadlineMillis() != ChainCredential.NO_DEADLINE) {
-            long leftMillis = credential.deadlineMillis() - System.currentTimeMillis() + skewMillis;
-            if (header.budgetNanos() == ChainHeader.NO_DEADLINE
-                    || TimeUnit.NANOSECONDS.toMillis(header.budgetNanos()) > leftMillis) {
-                return "the deadline was widened on the way (the request claims "
-                        + (header.budgetNanos() == ChainHeader.NO_DEADLINE ? "none"
-                        : TimeUnit.NANOSECONDS.toMillis(header.budgetNanos()) + " ms left") + ", '" + signer.node()
-                        + "' signed one " + (leftMillis - skewMillis) + " ms from now)";
-            }
-        }
         ChainCredential.FirstHop first = credential.first();
         if (firstHop && (!first.serviceFunction().equals(header.serviceFunction()) || !first.server().equals(here))) {
             return "the credential was signed for a first hop to '" + first.serviceFunction() + "' at '" + first.server()
                     + "', not to '" + header.serviceFunction() + "' at '" + here + "'";
         }
         return null;
+    }
+
+    /**
+     * The budget the hop of {@code header}, whose request arrived at {@code arrivedNanos}
+     * ({@link System#nanoTime()}), runs under, counted from its arrival: the smaller of what the
+     * header claims and what {@code credential}'s signed deadline, plus {@link #clockSkew() clock
+     * skew}, left at the arrival (a claim of no deadline included), or the claim if nothing was
+     * signed. Zero or less if the signed deadline had passed: the hop then fails as any hop that
+     * arrives after its chain's deadline.
+     */
+    public long budgetNanos(ChainHeader header, ChainCredential credential, long arrivedNanos) {
+        if (credential.deadlineMillis() == ChainCredential.NO_DEADLINE) {
+            return header.budgetNanos();
+        }
+        return budgetWithin(header.budgetNanos(), credential.deadlineMillis(), skewMillis, System.currentTimeMillis(),
+                System.nanoTime() - arrivedNanos);
+    }
+
+    /**
+     * The smaller of {@code claimedNanos} (or {@link ChainHeader#NO_DEADLINE}) and what signed deadline
+     * {@code deadlineMillis} (epoch ms), {@code skewMillis} later, left at a request's arrival,
+     * {@code sinceArrivalNanos} before {@code nowMillis}.
+     */
+    static long budgetWithin(long claimedNanos, long deadlineMillis, long skewMillis, long nowMillis,
+                             long sinceArrivalNanos) {
+        long latest = Math.clamp(deadlineMillis, nowMillis - MAX_LEFT_MILLIS, nowMillis + MAX_LEFT_MILLIS);
+        long signedNanos = TimeUnit.MILLISECONDS.toNanos(latest - nowMillis + skewMillis)
+                + Math.clamp(sinceArrivalNanos, 0, TimeUnit.MILLISECONDS.toNanos(MAX_LEFT_MILLIS));
+        return claimedNanos == ChainHeader.NO_DEADLINE ? signedNanos : Math.min(claimedNanos, signedNanos);
     }
 
     /** The signature and certificate part of the check, remembered per credential and chain. */
