@@ -456,6 +456,7 @@ abstract class WireFuzz {
         messages.add(new TxFrames.Wound(6, SECRET, 1, "s2", "client-2/4#1"));
         messages.add(new TxFrames.Query(6, SECRET, "client-1", 1, "s1"));
         messages.add(new TxFrames.Decide(6, SECRET, "client-1", 1, true, null, true));
+        messages.add(io.rpcc.core.internal.wire.GoAwayFrame.IDLE_CONNECTION); // (protocol 10)
         return messages.stream().map(WireFuzz::body);
     }
 

@@ -187,7 +187,7 @@ public final class NodeTransport implements AutoCloseable {
         this.handshakes = new Handshakes(config, authentication, refused, pauses, roundTrips, table, writer);
         this.streams = new HopStreams(config.nodeName(), config.limits().streams(), writer, refused);
         this.frames = new InboundFrames(pauses, roundTrips, handshakes, refused, streams);
-        ConnectionPipeline pipeline = new ConnectionPipeline(config, wire, tls, lifecycle, roundTrips, refused,
+        ConnectionPipeline pipeline = new ConnectionPipeline(config, wire, tls, lifecycle, roundTrips, refused, table,
                 dial -> new FrameHandler(dial, frames, handshakes, authentication, writer, table));
         this.acceptor = new InboundAcceptor(config, refused, pipeline);
         this.outbound = new OutboundBounds(config.nodeName(), config.limits().outbound(), refused);
@@ -428,6 +428,24 @@ public final class NodeTransport implements AutoCloseable {
             });
         }
         return writer.send(ch, message);
+    }
+
+    /**
+     * Whether {@code failure} (of {@link #send}) says the frame never reached the peer: its write
+     * failed before the frame was written in full (the connection closed, or was going away:
+     * {@link GracefulClose}), so the peer never acted on it and it may be sent again on another
+     * connection. False for anything else (the frame may have been read).
+     */
+    public static boolean unsent(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof UnsentFrame) {
+                return true;
+            }
+            if (t instanceof HopFailure h) {
+                return h.getCause() instanceof UnsentFrame;
+            }
+        }
+        return false;
     }
 
     /** The data streams of this node's hops, both ways ({@link HopStreams}). */
