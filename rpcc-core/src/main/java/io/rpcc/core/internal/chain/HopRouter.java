@@ -102,30 +102,13 @@ public final class HopRouter {
 
     /**
      * Connects to {@code server} at {@code address} (or reuses the connection) and writes
-     * {@code request}. If the write fails on a connection that closed or was going away before the
-     * frame left ({@link NodeTransport#unsent}: the peer never read it), the request is sent once
-     * more, on a new connection: a pooled connection let go by its peer at that moment
-     * ({@code GracefulClose}) does not fail the hop. A request with a data stream is not sent again
-     * (its stream was bound to the first connection), nor is one whose frame may have been read.
+     * {@code request}, charged for the connection it goes on; sent once more, on a new connection,
+     * if the write failed before the frame left ({@link NodeTransport#send(String, InetSocketAddress,
+     * java.util.function.Function)}): a pooled connection let go at that moment does not fail the hop.
      */
     private CompletableFuture<Void> sendRequest(String server, InetSocketAddress address, ChainRequest request,
                                                 long sinceNanos) {
-        return connectAndSend(server, address, request, sinceNanos).handle((v, e) -> {
-            if (e == null) {
-                return CompletableFuture.<Void>completedFuture(null);
-            }
-            if (request.stream() != null || !NodeTransport.unsent(e)) {
-                return CompletableFuture.<Void>failedFuture(Node.unwrap(e));
-            }
-            log.debug("node '{}' sends a request to '{}' again on a new connection: {}", nodeName, server,
-                    Node.unwrap(e).getMessage());
-            return connectAndSend(server, address, request, sinceNanos);
-        }).thenCompose(x -> x);
-    }
-
-    private CompletableFuture<Void> connectAndSend(String server, InetSocketAddress address, ChainRequest request,
-                                                   long sinceNanos) {
-        return transport.connect(server, address).thenCompose(ch -> transport.send(ch, charged(request, ch, sinceNanos)));
+        return transport.send(server, address, ch -> charged(request, ch, sinceNanos));
     }
 
     /**

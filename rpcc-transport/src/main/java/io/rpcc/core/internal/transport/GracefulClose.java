@@ -109,7 +109,7 @@ final class GracefulClose extends ChannelDuplexHandler {
         if (!ch.isActive() || sent) {
             return;
         }
-        if (ConnectionAttributes.peer(ch) == null) { // no handshake: no chain on it, nothing to lose
+        if (ConnectionAttributes.peer(ch) == null) { // no handshake (a dial reclaimed): no chain on it, nothing to lose
             ch.close();
             return;
         }
