@@ -81,7 +81,8 @@ final class ConnectionHealth extends IdleStateHandler {
 
     @Override
     protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
-        if (evt.state() != IdleState.READER_IDLE || pingTimer != null || !ctx.channel().isActive() || !ping.getAsBoolean()) {
+        if (evt.state() != IdleState.READER_IDLE || pingTimer != null || !ctx.channel().isActive()
+                || GracefulClose.goingAway(ctx.channel()) || !ping.getAsBoolean()) { // (going away: bounded there)
             return;
         }
         long readsAtPing = reads;
