@@ -66,15 +66,13 @@ class GoAwayTest {
         return s.address();
     }
 
-    /** The result of chain {@code id}, read from the node's connection back to {@code p} (GOAWAYs there skipped). */
-    private static ChainResultFrame resultOf(RawPeer p, long id) throws IOException {
+    /** The next result read from the node's connection back to {@code p} (GOAWAYs there skipped). */
+    private static ChainResultFrame resultOf(RawPeer p) throws IOException {
         Object frame = p.read();
         while (frame instanceof GoAwayFrame) {
             frame = p.read();
         }
-        ChainResultFrame result = assertInstanceOf(ChainResultFrame.class, frame);
-        assertEquals(id, result.chainId());
-        return result;
+        return assertInstanceOf(ChainResultFrame.class, frame);
     }
 
     @Test
@@ -86,7 +84,7 @@ class GoAwayTest {
             assertEquals("GOAWAY", p.nextFrame(10_000), "the idle connection is let go with a GOAWAY");
             // written after the node's GOAWAY went out but before this peer's answer: still served
             p.send(RawPeer.bytes(p.request(1, "count", null)), RawPeer.bytes(GoAwayFrame.IDLE_CONNECTION));
-            resultOf(p, 1);
+            assertEquals(1, resultOf(p).chainId());
             // closed on the answer, not at the (60 s) bound
             assertEquals("closed", p.nextFrame(10_000), "the node closes once the peer answered");
         }
@@ -112,11 +110,12 @@ class GoAwayTest {
                 next = p.nextFrame(50);
             }
             assertEquals("closed", next != null ? next : p.nextFrame(10_000), "the node closes it at the bound");
-            Set<Long> answered = new HashSet<>();
-            for (int i = 0; i < 3 && answered.size() < 3; i++) {
-                answered.add(resultOf(p, i + 1).chainId()); // the first ones were served, in order
+            Set<Long> answered = new HashSet<>(); // (hops run side by side: their results come in any order)
+            for (int i = 0; i < sent && !answered.containsAll(Set.of(1L, 2L, 3L)); i++) {
+                answered.add(resultOf(p).chainId());
             }
-            assertEquals(Set.of(1L, 2L, 3L), answered);
+            assertTrue(answered.containsAll(Set.of(1L, 2L, 3L)), "the first ones written after the GOAWAY were served: "
+                    + answered);
         }
         assertTrue(sent > 3, "it kept writing for a while: " + sent);
         assertTrue(runs.get() - runsBefore >= 3, "what it wrote before the close ran: " + (runs.get() - runsBefore));
