@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  * Sets up every connection of a node, inbound or outbound, with rpcc's handlers in order:
  * {@code "tls"} (with TLS), {@code "flush"} (flushes in bursts that grow: {@link RampingFlushHandler}),
  * {@code "health"} ({@link ConnectionHealth}: PINGs to a quiet peer, idle connections let go),
- * {@code "goaway"} ({@link GracefulClose}: how a connection is let go without losing a frame), {@code "frames"} ({@link FrameDecoder}) and {@code "rpcc"} ({@link FrameHandler}); then what the
+ * {@code "goaway"} ({@link GracefulClose}: how a connection is let go without losing a frame),
+ * {@code "frames"} ({@link FrameDecoder}) and {@code "rpcc"} ({@link FrameHandler}); then what the
  * user adds. The connection is tracked by the {@link TransportLifecycle} until it closes.
  */
 final class ConnectionPipeline {
@@ -38,7 +39,6 @@ final class ConnectionPipeline {
     ConnectionPipeline(NodeTransport.Config config, WireFormat wire, TlsContexts tls, TransportLifecycle lifecycle,
                        RoundTrips roundTrips, ConnectionRefusals refusals, PeerTable table,
                        Function<Dial, FrameHandler> handlers) {
-        this.table = table;
         this.config = config;
         this.wire = wire;
         this.tls = tls;
@@ -46,6 +46,7 @@ final class ConnectionPipeline {
         this.roundTrips = roundTrips;
         this.refusals = refusals;
         this.handlers = handlers;
+        this.table = table;
     }
 
     /**

@@ -431,16 +431,6 @@ public final class NodeTransport implements AutoCloseable {
         return writer.send(ch, message);
     }
 
-    /**
-     * Whether {@code failure} (of {@link #send}) says the frame never reached the peer: its write
-     * failed before the frame was written in full (the connection closed, or was going away:
-     * {@link GracefulClose}), so the peer never acted on it and it may be sent again on another
-     * connection. False for anything else (the frame may have been read).
-     */
-    public static boolean unsent(Throwable failure) {
-        return Resend.unsent(failure);
-    }
-
     /** The data streams of this node's hops, both ways ({@link HopStreams}). */
     public HopStreams streams() {
         return streams;
@@ -486,7 +476,7 @@ public final class NodeTransport implements AutoCloseable {
     }
 
     /**
-     * {@link #connect} then {@link #send}; if the write fails before the frame left ({@link #unsent}:
+     * {@link #connect} then {@link #send}; if the write fails before the frame left ({@link UnsentFrame}:
      * the connection closed, or its peer let it go, at that moment), once more on a new connection
      * ({@link Resend}: never for a frame that may have reached the peer, nor for a request with a
      * data stream).

@@ -56,14 +56,13 @@ final class Resend {
         });
     }
 
-    /** Whether {@code failure} (of a send) says the frame never left ({@link UnsentFrame}). */
+    /** Whether {@code failure} (of a send, unwrapped) says the frame never left ({@link UnsentFrame}). */
     static boolean unsent(Throwable failure) {
-        Throwable t = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-        return t instanceof UnsentFrame || t != null && t.getCause() instanceof UnsentFrame;
+        return failure instanceof UnsentFrame || failure.getCause() instanceof UnsentFrame;
     }
 
     /** Whether {@code frame} may be sent again: anything but a request with a data stream. */
-    static boolean resendable(Object frame) {
+    private static boolean resendable(Object frame) {
         return !(frame instanceof ChainRequest r && r.stream() != null);
     }
 }

@@ -7,7 +7,7 @@ import java.io.IOException;
  * or was going away, before the frame was written in full). A peer decodes only whole frames, so
  * the peer never acted on it, and it may safely be sent again on another connection. Carried as
  * the cause of the {@link io.rpcc.core.internal.wire.HopFailure} a send fails with
- * ({@link NodeTransport#unsent}).
+ * ({@link Resend#unsent}).
  */
 final class UnsentFrame extends IOException {
     private static final long serialVersionUID = 1L;
