@@ -26,7 +26,9 @@ import org.junit.jupiter.api.Test;
  * every interleaving), and call again, many times over. Before connections were let go gracefully
  * (GOAWAY), such a request failed at once ({@code HopUnreachableException: ... failed while sending:
  * StacklessClosedChannelException}) or was lost in the socket, its chain found broken only by the
- * client's timeout. The number of rounds is {@code -Drpcc.idleRace.rounds} (default 1,500 per test).
+ * client's timeout. Plaintext (each side sends on the connections it opened) and mutual TLS (nodes
+ * send on connections their peers opened too). The number of rounds is {@code -Drpcc.idleRace.rounds}
+ * (default 1,500 per test, a third of it over TLS).
  */
 class IdleCloseRaceTest {
     private static final Duration IDLE = Duration.ofMillis(60);
@@ -47,21 +49,30 @@ class IdleCloseRaceTest {
     @Test
     void requestsRacingTheServersIdleCloseAllComplete() throws Exception {
         RpccServer server = cluster.server("idler", b -> b.idleTimeout(IDLE).service("echo", p -> p));
-        race(server, "idler", b -> b);
+        race(server, "idler", b -> b, ROUNDS);
     }
 
     @Test
     void requestsRacingIdleClosesOnBothSidesAllComplete() throws Exception {
         RpccServer server = cluster.server("both", b -> b.idleTimeout(IDLE).service("echo", p -> p));
-        race(server, "both", b -> b.idleTimeout(IDLE));
+        race(server, "both", b -> b.idleTimeout(IDLE), ROUNDS);
+    }
+
+    @Test
+    void requestsRacingIdleClosesOverMutualTlsAllComplete() throws Exception {
+        // with TLS a node sends on connections its peers opened too (adopted), so both ways share one
+        cluster.close();
+        cluster = new Cluster(Cluster.Security.MUTUAL_TLS);
+        RpccServer server = cluster.server("tls", b -> b.idleTimeout(IDLE).service("echo", p -> p));
+        race(server, "tls", b -> b.idleTimeout(IDLE), ROUNDS / 3);
     }
 
     /**
-     * {@link #CLIENTS} clients of {@code server} (each set up by {@code client}) call it {@link #ROUNDS}
+     * {@link #CLIENTS} clients of {@code server} (each set up by {@code client}) call it {@code rounds}
      * times in all, each call after a pause drawn around the idle timeout; every call must complete.
      */
-    private void race(RpccServer server, String name, java.util.function.UnaryOperator<RpccClient.Builder> client)
-            throws Exception {
+    private void race(RpccServer server, String name, java.util.function.UnaryOperator<RpccClient.Builder> client,
+                      int rounds) throws Exception {
         List<RpccClient> clients = new ArrayList<>();
         for (int i = 0; i < CLIENTS; i++) {
             clients.add(cluster.client(client));
@@ -74,7 +85,7 @@ class IdleCloseRaceTest {
             threads.add(Thread.ofPlatform().name("race-" + threads.size()).start(() -> {
                 ThreadLocalRandom random = ThreadLocalRandom.current();
                 long idleNanos = IDLE.toNanos();
-                for (int round = 0; round < ROUNDS / CLIENTS; round++) {
+                for (int round = 0; round < rounds / CLIENTS; round++) {
                     try {
                         Object got = c.call(name, "echo", round).get(10, TimeUnit.SECONDS).value();
                         if (!Integer.valueOf(round).equals(got)) {
