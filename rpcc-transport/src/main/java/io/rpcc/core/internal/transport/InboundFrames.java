@@ -79,8 +79,10 @@ final class InboundFrames {
             roundTrips.onPing(ch, p);
             return;
         }
-        if (msg instanceof GoAwayFrame) { // (about the connection too)
-            GracefulClose.received(ch);
+        if (msg instanceof GoAwayFrame) { // (about the connection too; not after a refused HELLO, nor once closing)
+            if (ConnectionAttributes.peer(ch) != null && ch.isActive()) {
+                GracefulClose.received(ch);
+            }
             return;
         }
         framesReceived.incrementAndGet();
