@@ -29,16 +29,14 @@ final class ConnectionPipeline {
     private final RoundTrips roundTrips;
     private final ConnectionRefusals refusals;
     private final Function<Dial, FrameHandler> handlers;
-    private final PeerTable table;
     private final AtomicLong partialFrameBytes = new AtomicLong();
 
     /**
      * Pipelines of a node set up by {@code config}, with TLS if {@code tls} is not {@code null};
-     * {@code handlers} makes a connection's {@link FrameHandler}; a connection let go leaves {@code table}.
+     * {@code handlers} makes a connection's {@link FrameHandler}.
      */
     ConnectionPipeline(NodeTransport.Config config, WireFormat wire, TlsContexts tls, TransportLifecycle lifecycle,
-                       RoundTrips roundTrips, ConnectionRefusals refusals, PeerTable table,
-                       Function<Dial, FrameHandler> handlers) {
+                       RoundTrips roundTrips, ConnectionRefusals refusals, Function<Dial, FrameHandler> handlers) {
         this.config = config;
         this.wire = wire;
         this.tls = tls;
@@ -46,7 +44,6 @@ final class ConnectionPipeline {
         this.roundTrips = roundTrips;
         this.refusals = refusals;
         this.handlers = handlers;
-        this.table = table;
     }
 
     /**
@@ -86,7 +83,7 @@ final class ConnectionPipeline {
         // burst of n costs about log2(n) system calls, not n
         ch.pipeline().addLast("flush", new RampingFlushHandler(FLUSH_AFTER_FRAMES));
         ch.pipeline().addLast("health", health);
-        ch.pipeline().addLast("goaway", new GracefulClose(wire, table, config.connections().pingTimeout()));
+        ch.pipeline().addLast("goaway", new GracefulClose(wire, config.connections().pingTimeout()));
         ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize(), config.limits(), partialFrameBytes));
         ch.pipeline().addLast("rpcc", handlers.apply(dial));
         try {

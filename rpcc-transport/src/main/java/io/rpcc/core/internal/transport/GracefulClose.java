@@ -48,8 +48,18 @@ final class GracefulClose extends ChannelDuplexHandler {
     /** Room for the GOAWAY frame (7 bytes), which every peer's frame limit allows. */
     private static final int GOAWAY_MAX_BYTES = 64;
 
+    /**
+     * Fired down the pipeline (to {@link FrameHandler}, which takes the connection out of its
+     * {@link PeerTable}) when this node starts letting the connection go, before its GOAWAY.
+     */
+    static final Object GOING_AWAY = new Object() {
+        @Override
+        public String toString() {
+            return "GOING_AWAY";
+        }
+    };
+
     private final WireFormat wire;
-    private final PeerTable table;
     private final long boundNanos;
     private ChannelHandlerContext ctx;
     /** This node wrote its GOAWAY: it writes nothing more (read from any thread by {@link #goingAway}). */
@@ -59,12 +69,11 @@ final class GracefulClose extends ChannelDuplexHandler {
     private ScheduledFuture<?> hardClose;
 
     /**
-     * The graceful close of one connection: GOAWAY encoded by {@code wire}, the connection taken out
-     * of {@code table}, closed at the latest {@code bound} after this node's GOAWAY.
+     * The graceful close of one connection: GOAWAY encoded by {@code wire}, closed at the latest
+     * {@code bound} after this node's GOAWAY.
      */
-    GracefulClose(WireFormat wire, PeerTable table, Duration bound) {
+    GracefulClose(WireFormat wire, Duration bound) {
         this.wire = wire;
-        this.table = table;
         this.boundNanos = bound.toNanos();
     }
 
@@ -130,7 +139,8 @@ final class GracefulClose extends ChannelDuplexHandler {
     /** Out of the table, GOAWAY written, nothing after it; closed by the bound if the peer does not answer. */
     private void send() {
         Channel ch = ctx.channel();
-        table.closed(ch); // no new chain is handed it (a sender that took it a moment ago is refused below)
+        ctx.fireUserEventTriggered(GOING_AWAY); // out of the table: no new chain is handed it (one that took it
+                                                // a moment ago is refused below)
         sent = true;
         ByteBuf frame = wire.encode(GoAwayFrame.IDLE_CONNECTION, GOAWAY_MAX_BYTES, ch.alloc());
         goAwayWritten = ctx.writeAndFlush(frame); // (from this handler: not refused by write below)

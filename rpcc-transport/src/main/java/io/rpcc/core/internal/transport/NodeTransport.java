@@ -188,7 +188,7 @@ public final class NodeTransport implements AutoCloseable {
         this.handshakes = new Handshakes(config, authentication, refused, pauses, roundTrips, table, writer);
         this.streams = new HopStreams(config.nodeName(), config.limits().streams(), writer, refused);
         this.frames = new InboundFrames(pauses, roundTrips, handshakes, refused, streams);
-        ConnectionPipeline pipeline = new ConnectionPipeline(config, wire, tls, lifecycle, roundTrips, refused, table,
+        ConnectionPipeline pipeline = new ConnectionPipeline(config, wire, tls, lifecycle, roundTrips, refused,
                 dial -> new FrameHandler(dial, frames, handshakes, authentication, writer, table));
         this.acceptor = new InboundAcceptor(config, refused, pipeline);
         this.outbound = new OutboundBounds(config.nodeName(), config.limits().outbound(), refused);
