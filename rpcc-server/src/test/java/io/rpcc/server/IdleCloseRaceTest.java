@@ -35,6 +35,8 @@ class IdleCloseRaceTest {
     private static final int ROUNDS = Integer.getInteger("rpcc.idleRace.rounds", 1500);
     private static final int CLIENTS = 3;
     private Cluster cluster;
+    /** Hops run: a request sent again must not run twice. */
+    private final AtomicInteger runs = new AtomicInteger();
 
     @BeforeEach
     void start() {
@@ -48,13 +50,13 @@ class IdleCloseRaceTest {
 
     @Test
     void requestsRacingTheServersIdleCloseAllComplete() throws Exception {
-        RpccServer server = cluster.server("idler", b -> b.idleTimeout(IDLE).service("echo", p -> p));
+        RpccServer server = cluster.server("idler", b -> b.idleTimeout(IDLE).service("echo", this::counted));
         race(server, "idler", b -> b, ROUNDS);
     }
 
     @Test
     void requestsRacingIdleClosesOnBothSidesAllComplete() throws Exception {
-        RpccServer server = cluster.server("both", b -> b.idleTimeout(IDLE).service("echo", p -> p));
+        RpccServer server = cluster.server("both", b -> b.idleTimeout(IDLE).service("echo", this::counted));
         race(server, "both", b -> b.idleTimeout(IDLE), ROUNDS);
     }
 
@@ -63,8 +65,13 @@ class IdleCloseRaceTest {
         // with TLS a node sends on connections its peers opened too (adopted), so both ways share one
         cluster.close();
         cluster = new Cluster(Cluster.Security.MUTUAL_TLS);
-        RpccServer server = cluster.server("tls", b -> b.idleTimeout(IDLE).service("echo", p -> p));
+        RpccServer server = cluster.server("tls", b -> b.idleTimeout(IDLE).service("echo", this::counted));
         race(server, "tls", b -> b.idleTimeout(IDLE), ROUNDS / 3);
+    }
+
+    private Object counted(Object p) {
+        runs.incrementAndGet();
+        return p;
     }
 
     /**
@@ -114,5 +121,6 @@ class IdleCloseRaceTest {
         assertTrue(letGo > done.get() / 10, "the calls met the idle close often: " + letGo + " of " + done.get());
         assertEquals(List.of(), failures.stream().limit(10).toList(), failures.size() + " of " + done.get()
                 + " calls failed");
+        assertEquals(done.get(), runs.get(), "each call's hop ran once: none lost, none sent again once read");
     }
 }

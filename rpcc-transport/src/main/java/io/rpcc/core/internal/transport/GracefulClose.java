@@ -39,8 +39,9 @@ import org.slf4j.LoggerFactory;
  * left. Both sides may start at once (both idle): each then reads the other's GOAWAY as the answer.
  * Bounds: a node that wrote its GOAWAY closes the connection after its ping timeout whatever the
  * peer does (a peer that ignores the notice and keeps writing, or never closes, keeps nothing), a
- * second GOAWAY is ignored, and a connection whose handshake is not done is closed at once (it
- * carries no chain). State is kept and changed on the connection's event loop.
+ * second GOAWAY is ignored, and a connection whose handshake is not done (a dial reclaimed to make
+ * room; the idle timeout leaves such a connection to the handshake and connect timeouts) is closed
+ * at once: it carries no chain. State is kept and changed on the connection's event loop.
  */
 final class GracefulClose extends ChannelDuplexHandler {
     private static final Logger log = LoggerFactory.getLogger(NodeTransport.class);
