@@ -10,6 +10,7 @@ import io.rpcc.client.ChainCall;
 import io.rpcc.client.RpccClient;
 import io.rpcc.core.HopUnreachableException;
 import io.rpcc.core.Refusal;
+import io.rpcc.core.internal.wire.GoAwayFrame;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.PingFrame;
 import io.rpcc.core.testing.RawPeer;
@@ -110,7 +111,9 @@ class ConnectionHealthTest {
             while ("PING".equals(type = p.nextFrame(3000))) {
                 p.send(RawPeer.bytes(new PingFrame(true, 1)));
             }
-            assertEquals("closed", type);
+            assertEquals("GOAWAY", type, "let go at the idle timeout, PINGs or not");
+            p.send(RawPeer.bytes(GoAwayFrame.IDLE_CONNECTION));
+            assertEquals("closed", p.nextFrame(3000), "closed once answered");
             assertTrue(System.nanoTime() - start >= 1_000_000_000L, "not before the idle timeout");
         }
         awaitAtLeast(() -> server.stats().refused(Refusal.IDLE_TIMEOUT), 1);

@@ -378,7 +378,9 @@ class HostileWireBudgetTest {
             p.handshake();
             long start = System.nanoTime();
             String seen = null;
-            for (int i = 0; i < 12 && !"closed".equals(seen); i++) { // a junk frame every 500 ms, idle timeout 1.5 s
+            // a junk frame every 500 ms, idle timeout 1.5 s: a GOAWAY then, which this peer ignores, sending junk
+            // on; closed at the ping timeout (5 s) after the GOAWAY
+            for (int i = 0; i < 24 && !"closed".equals(seen); i++) {
                 try {
                     p.send(JUNK);
                 } catch (IOException e) {

@@ -65,10 +65,10 @@ class ProtocolVersionTest {
     @Test
     void aPeerWhoseRangeIncludesThisVersionIsAnsweredAndServed() throws Exception {
         try (RawPeer p = new RawPeer("wide", s1.address())) {
-            p.hello(new VersionRange(1, 9));
+            p.hello(new VersionRange(1, V));
             Hello answer = assertInstanceOf(Hello.class, p.readFrame());
             assertEquals(VersionRange.SUPPORTED, answer.versions());
-            assertEquals(V, answer.versions().agree(new VersionRange(1, 9)), "the highest version both speak");
+            assertEquals(V, answer.versions().agree(new VersionRange(1, V)), "the highest version both speak");
             p.send(RawPeer.bytes(p.request(5, "echo", "hi")));
             ChainResultFrame result = assertInstanceOf(ChainResultFrame.class, p.read());
             assertEquals("hi", result.value());

@@ -100,9 +100,15 @@ public final class HopRouter {
         return sendRequest(server, address, request, System.nanoTime());
     }
 
+    /**
+     * Connects to {@code server} at {@code address} (or reuses the connection) and writes
+     * {@code request}, charged for the connection it goes on; sent once more, on a new connection,
+     * if the write failed before the frame left ({@link NodeTransport#send(String, InetSocketAddress,
+     * java.util.function.Function)}): a pooled connection let go at that moment does not fail the hop.
+     */
     private CompletableFuture<Void> sendRequest(String server, InetSocketAddress address, ChainRequest request,
                                                 long sinceNanos) {
-        return transport.connect(server, address).thenCompose(ch -> transport.send(ch, charged(request, ch, sinceNanos)));
+        return transport.send(server, address, ch -> charged(request, ch, sinceNanos));
     }
 
     /**

@@ -42,6 +42,7 @@ import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.ChainSecret;
 import io.rpcc.core.internal.wire.FrameType;
+import io.rpcc.core.internal.wire.GoAwayFrame;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.VersionRange;
 import io.rpcc.core.internal.wire.NodeAddress;
@@ -226,6 +227,21 @@ class FrameCodecTest {
 
         CancelFrame cancel = new CancelFrame(6, SECRET, "client-1", 250_000_000L);
         assertEquals(cancel, roundTrip(cancel));
+
+        assertEquals(GoAwayFrame.IDLE_CONNECTION, roundTrip(GoAwayFrame.IDLE_CONNECTION));
+    }
+
+    @Test
+    void aGoAwayIsSevenBytesAndAnUnknownReasonOrTrailingBytesAreMalformed() {
+        ByteBuf frame = wire.encode(GoAwayFrame.IDLE_CONNECTION, MAX);
+        assertEquals(7, frame.readableBytes(), "length, version, type, reason");
+        frame.release();
+        for (byte[] body : List.of(new byte[] {FrameType.PROTOCOL_VERSION, FrameType.GOAWAY.wire(), 1},
+                new byte[] {FrameType.PROTOCOL_VERSION, FrameType.GOAWAY.wire(), 0, 0},
+                new byte[] {FrameType.PROTOCOL_VERSION, FrameType.GOAWAY.wire()})) {
+            HopFailure e = assertThrows(HopFailure.class, () -> wire.decode(Unpooled.wrappedBuffer(body)));
+            assertEquals(ChainErrorCode.MALFORMED_FRAME, e.code(), e.getMessage());
+        }
     }
 
     /** {@code 2^k} distinct strings of {@code k} blocks "Aa" or "BB", all of the same hash code. */
@@ -920,11 +936,11 @@ class FrameCodecTest {
                 fresh.finishAndReleaseAll();
             }
         }
-        assertEquals("'new' speaks rpcc protocol versions 10 to 11 and 'me' speaks version 9: no version in common; "
-                + "upgrade 'me' to an rpcc build that speaks versions 10 to 11",
-                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(10, 11)));
-        assertEquals("'old' speaks rpcc protocol version 6 and 'me' speaks version 9: no version in common; "
-                + "upgrade 'old' to an rpcc build that speaks version 9",
+        assertEquals("'new' speaks rpcc protocol versions 11 to 12 and 'me' speaks version 10: no version in common; "
+                + "upgrade 'me' to an rpcc build that speaks versions 11 to 12",
+                VersionRange.SUPPORTED.mismatch("me", "new", new VersionRange(11, 12)));
+        assertEquals("'old' speaks rpcc protocol version 6 and 'me' speaks version 10: no version in common; "
+                + "upgrade 'old' to an rpcc build that speaks version 10",
                 VersionRange.SUPPORTED.mismatch("me", "old", new VersionRange(6, 6)));
     }
 

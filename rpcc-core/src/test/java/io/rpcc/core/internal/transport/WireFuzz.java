@@ -250,6 +250,8 @@ abstract class WireFuzz {
             case HeartbeatFrame f -> { }
             case WindowUpdateFrame w -> { }
             case TxFrames.TxFrame t -> { }
+            case io.rpcc.core.internal.wire.PingFrame p -> { } // (no seed had one: the stream target never met one)
+            case io.rpcc.core.internal.wire.GoAwayFrame g -> { }
             default -> fail("not an rpcc message: " + message.getClass());
         }
     }
@@ -456,6 +458,7 @@ abstract class WireFuzz {
         messages.add(new TxFrames.Wound(6, SECRET, 1, "s2", "client-2/4#1"));
         messages.add(new TxFrames.Query(6, SECRET, "client-1", 1, "s1"));
         messages.add(new TxFrames.Decide(6, SECRET, "client-1", 1, true, null, true));
+        messages.add(io.rpcc.core.internal.wire.GoAwayFrame.IDLE_CONNECTION); // (protocol 10)
         return messages.stream().map(WireFuzz::body);
     }
 

@@ -19,8 +19,10 @@ import java.util.function.BooleanSupplier;
  *       connection). Any byte counts as an answer: a peer busy sending a large frame is alive even if
  *       its answer waits behind that frame.
  *   <li><b>An idle connection.</b> When no frame other than PINGs went either way for the idle
- *       timeout, {@code onIdle} runs. PINGs keep a connection checked, not open: an idle connection
- *       is still let go.
+ *       timeout, {@code onIdle} runs (the node lets it go: {@link GracefulClose}). PINGs keep a
+ *       connection checked, not open: an idle connection is still let go. A connection whose
+ *       handshake is not done is not idle: the handshake timeout (inbound) or the connect timeout
+ *       (outbound) bounds it.
  * </ul>
  *
  * Timers run on the connection's event loop; {@link #used} may be called from any thread.
@@ -79,7 +81,8 @@ final class ConnectionHealth extends IdleStateHandler {
 
     @Override
     protected void channelIdle(ChannelHandlerContext ctx, IdleStateEvent evt) {
-        if (evt.state() != IdleState.READER_IDLE || pingTimer != null || !ctx.channel().isActive() || !ping.getAsBoolean()) {
+        if (evt.state() != IdleState.READER_IDLE || pingTimer != null || !ctx.channel().isActive()
+                || GracefulClose.goingAway(ctx.channel()) || !ping.getAsBoolean()) { // (going away: bounded there)
             return;
         }
         long readsAtPing = reads;
@@ -96,7 +99,9 @@ final class ConnectionHealth extends IdleStateHandler {
             return;
         }
         long since = System.nanoTime() - lastUsedNanos;
-        if (since >= idleNanos) {
+        if (ConnectionAttributes.peer(ctx.channel()) == null) { // not idle: its handshake (and timeout) is under way
+            idleTimer = ctx.executor().schedule(this::checkIdle, idleNanos, TimeUnit.NANOSECONDS);
+        } else if (since >= idleNanos) {
             onIdle.run();
         } else {
             idleTimer = ctx.executor().schedule(this::checkIdle, idleNanos - since, TimeUnit.NANOSECONDS);

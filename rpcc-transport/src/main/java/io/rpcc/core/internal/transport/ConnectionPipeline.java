@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
  * Sets up every connection of a node, inbound or outbound, with rpcc's handlers in order:
  * {@code "tls"} (with TLS), {@code "flush"} (flushes in bursts that grow: {@link RampingFlushHandler}),
  * {@code "health"} ({@link ConnectionHealth}: PINGs to a quiet peer, idle connections let go),
+ * {@code "goaway"} ({@link GracefulClose}: how a connection is let go without losing a frame),
  * {@code "frames"} ({@link FrameDecoder}) and {@code "rpcc"} ({@link FrameHandler}); then what the
  * user adds. The connection is tracked by the {@link TransportLifecycle} until it closes.
  */
@@ -45,6 +46,18 @@ final class ConnectionPipeline {
         this.handlers = handlers;
     }
 
+    /**
+     * {@code ch} carried no frame other than PINGs for the idle timeout: counted as
+     * {@link Refusal#IDLE_TIMEOUT} and let go gracefully ({@link GracefulClose}).
+     */
+    private void idle(SocketChannel ch) {
+        refusals.count(Refusal.IDLE_TIMEOUT);
+        log.debug("node '{}' lets {} go: no frame either way (other than PINGs) for {} ms", config.nodeName(), ch,
+                config.limits().idleTimeout().toMillis());
+        Disconnects.closing(ch, Disconnect.REFUSED);
+        GracefulClose.goAway(ch);
+    }
+
     /** Sets up connection {@code ch}: inbound if {@code dial} is {@code null}, else outbound as {@code dial}. */
     void setUp(SocketChannel ch, Dial dial) {
         lifecycle.track(ch);
@@ -63,14 +76,14 @@ final class ConnectionPipeline {
                 () -> refusals.refuse(ch, Refusal.SILENT_PEER, "nothing read within "
                         + config.connections().pingTimeout().toMillis() + " ms of a PING (after "
                         + config.connections().pingInterval().toMillis() + " ms of silence)", true),
-                () -> refusals.refuse(ch, Refusal.IDLE_TIMEOUT, "no frame either way (other than PINGs) for "
-                        + config.limits().idleTimeout().toMillis() + " ms", true));
+                () -> idle(ch));
         ch.attr(ConnectionAttributes.HEALTH).set(health);
         // a burst of frames (those written while a read is handled, or handed to the loop together)
         // goes out in flushes of 1, 2, 4, ... frames: the peer starts on the first at once, and a
         // burst of n costs about log2(n) system calls, not n
         ch.pipeline().addLast("flush", new RampingFlushHandler(FLUSH_AFTER_FRAMES));
         ch.pipeline().addLast("health", health);
+        ch.pipeline().addLast("goaway", new GracefulClose(wire, config.connections().pingTimeout()));
         ch.pipeline().addLast("frames", new FrameDecoder(wire, config.maxFrameSize(), config.limits(), partialFrameBytes));
         ch.pipeline().addLast("rpcc", handlers.apply(dial));
         try {

@@ -9,8 +9,8 @@ import io.netty.handler.timeout.IdleStateEvent;
  * rpcc's handler of one connection (the {@code "rpcc"} handler, after the frame decoder): hands
  * what Netty tells of the connection to the parts of the transport that deal with it. Decoded
  * frames and read failures go to {@link InboundFrames}, the end of a TLS handshake to
- * {@link PeerAuthentication}, writability changes to {@link FrameWriter}; a connection that closes
- * leaves the {@link PeerTable} and, if it was being dialed, fails its handshake ({@link Handshakes}).
+ * {@link PeerAuthentication}, writability changes to {@link FrameWriter}; a connection that closes,
+ * or that this node lets go ({@link GracefulClose#GOING_AWAY}), leaves the {@link PeerTable} and, if it was being dialed, fails its handshake ({@link Handshakes}).
  * The frames it reads are released when {@link InboundFrames} returns.
  */
 final class FrameHandler extends SimpleChannelInboundHandler<Object> {
@@ -40,6 +40,10 @@ final class FrameHandler extends SimpleChannelInboundHandler<Object> {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof IdleStateEvent) { // ConnectionHealth's, handled there
+            return;
+        }
+        if (evt == GracefulClose.GOING_AWAY) { // this node lets the connection go: no new chain is handed it
+            table.closed(ctx.channel());
             return;
         }
         if (evt instanceof SslHandshakeCompletionEvent done) {

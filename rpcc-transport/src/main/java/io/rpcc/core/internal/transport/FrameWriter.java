@@ -138,7 +138,8 @@ final class FrameWriter {
             } else {
                 written.completeExceptionally(new HopFailure(ChainErrorCode.HOP_UNREACHABLE, "connection to '"
                         + (peer == null ? ch.remoteAddress() : peer.node()) + "' failed while sending: "
-                        + describe(f.cause()), f.cause()));
+                        + describe(f.cause()), f.cause() instanceof UnsentFrame u ? u
+                        : new UnsentFrame("the frame was not written in full: " + describe(f.cause()), f.cause())));
             }
         });
         pauses.queued(ch);

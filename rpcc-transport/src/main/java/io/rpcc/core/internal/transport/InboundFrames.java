@@ -9,6 +9,7 @@ import io.rpcc.core.internal.wire.CancelFrame;
 import io.rpcc.core.internal.wire.ChainErrorFrame;
 import io.rpcc.core.internal.wire.ChainRequest;
 import io.rpcc.core.internal.wire.ChainResultFrame;
+import io.rpcc.core.internal.wire.GoAwayFrame;
 import io.rpcc.core.internal.wire.HeartbeatFrame;
 import io.rpcc.core.internal.wire.Hello;
 import io.rpcc.core.internal.wire.HopFailure;
@@ -26,7 +27,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where what a node's connections read goes: PINGs to {@link RoundTrips}, HELLOs to
+ * Where what a node's connections read goes: PINGs to {@link RoundTrips}, GOAWAYs to
+ * {@link GracefulClose}, HELLOs to
  * {@link Handshakes}, chain frames (counted; only once the connection's handshake is done) to the
  * node's {@link InboundListener}; what {@link FrameDecoder} refused, and malformed frames, refused
  * ({@link ConnectionRefusals}) and held against the connection ({@link BadFrames}: past its
@@ -75,6 +77,12 @@ final class InboundFrames {
         Channel ch = ctx.channel();
         if (msg instanceof PingFrame p) { // (about the connection, not counted as a frame received)
             roundTrips.onPing(ch, p);
+            return;
+        }
+        if (msg instanceof GoAwayFrame) { // (about the connection too; not after a refused HELLO, nor once closing)
+            if (ConnectionAttributes.peer(ch) != null && ch.isActive()) {
+                GracefulClose.received(ch);
+            }
             return;
         }
         framesReceived.incrementAndGet();

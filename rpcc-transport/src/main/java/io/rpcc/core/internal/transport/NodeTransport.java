@@ -30,6 +30,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -474,9 +475,23 @@ public final class NodeTransport implements AutoCloseable {
         return writer.awaitWritable(ch, timeout, giveUp);
     }
 
-    /** {@link #connect} then {@link #send}. */
+    /**
+     * {@link #connect} then {@link #send}; if the write fails before the frame left ({@link UnsentFrame}:
+     * the connection closed, or its peer let it go, at that moment), once more on a new connection
+     * ({@link Resend}: never for a frame that may have reached the peer, nor for a request with a
+     * data stream).
+     */
     public CompletableFuture<Void> send(String peer, InetSocketAddress address, Object message) {
-        return connect(peer, address).thenCompose(ch -> send(ch, message));
+        return send(peer, address, ch -> message);
+    }
+
+    /**
+     * As {@link #send(String, InetSocketAddress, Object)}, the frame made for the connection it goes on
+     * by {@code frameFor} (a hop request charged for that connection's one-way time), again if it is
+     * sent again.
+     */
+    public CompletableFuture<Void> send(String peer, InetSocketAddress address, Function<Channel, Object> frameFor) {
+        return Resend.once(() -> connect(peer, address), frameFor, this::send);
     }
 
     /**

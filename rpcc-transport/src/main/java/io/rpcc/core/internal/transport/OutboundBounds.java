@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * How many connections a node opens to others ({@link WireLimits.OutboundConnectionLimits}): at most
  * {@code maxDialsInProgress} attempts under way at once, and at most {@code maxOutboundConnections}
  * connections it opened held open (attempts under way included). At the connection bound, the least
- * recently used connection that has carried no frame for {@link #IDLE_NANOS} is closed to make room
- * (the next chain to that peer connects again); if none is idle, or too many attempts are under way,
+ * recently used connection that has carried no frame for {@link #IDLE_NANOS} is let go to make room
+ * ({@link GracefulClose}: it counts no more at once, its socket closes once the peer answered; the
+ * next chain to that peer connects again); if none is idle, or too many attempts are under way,
  * the new connection is not opened: the send fails at once with a {@link HopFailure} of
  * {@link ChainErrorCode#HOP_UNREACHABLE} (so a name with several endpoints fails over, and the chain's
  * originator is told as for an unreachable hop), counted as {@link Refusal#TOO_MANY_OUTBOUND_CONNECTIONS}
@@ -117,7 +118,7 @@ final class OutboundBounds {
             log.debug("node '{}' closes its idle connection to {} to make room for another (maxOutboundConnections {})",
                     nodeName, lru.remoteAddress(), limits.maxOutboundConnections());
             Disconnects.closing(lru, Disconnect.RECLAIMED);
-            lru.close();
+            GracefulClose.goAway(lru); // (out of the count at once; the socket closes once the peer answers)
         }
         return true;
     }

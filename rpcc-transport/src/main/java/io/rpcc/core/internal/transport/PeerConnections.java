@@ -33,7 +33,8 @@ final class PeerConnections {
         PeerKey key = new PeerKey(peer, address);
         while (true) {
             CompletableFuture<Channel> existing = table.get(key);
-            if (existing != null && !(existing.isDone() && (existing.isCompletedExceptionally() || !existing.join().isActive()))) {
+            if (existing != null && !(existing.isDone() && (existing.isCompletedExceptionally() || !existing.join().isActive()
+                    || GracefulClose.goingAway(existing.join())))) {
                 return existing;
             }
             HopFailure heldBack = backoff.holdBack(key);

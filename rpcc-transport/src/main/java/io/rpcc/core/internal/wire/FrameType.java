@@ -4,7 +4,8 @@ package io.rpcc.core.internal.wire;
  * The frame types of the rpcc wire protocol, version {@link #PROTOCOL_VERSION}; {@code docs/reference/protocol.md}
  * is the full specification. Version 2 added the chain secret; version 3 the version range in the
  * HELLO and stable error numbers with structured failure fields; version 9 atomic chains (header
- * field 23, the frames VOTE, DECIDE, DECIDE_ACK, WOUND and QUERY).
+ * field 23, the frames VOTE, DECIDE, DECIDE_ACK, WOUND and QUERY); version 10 the GOAWAY frame (an idle
+ * connection let go without losing what the peer was writing).
  *
  * <pre>
  * frame   := length:int32 (bytes that follow, big-endian) version:int8 type:int8 payload
@@ -35,6 +36,8 @@ package io.rpcc.core.internal.wire;
  * DECIDE_ACK := chain attempt:varint node:string clock:varlong released:varlong (participant to originator)
  * WOUND   := chain attempt:varint node:string by:string             (participant to the victim's originator)
  * QUERY   := chain attempt:varint node:string                       (participant to originator: the decision?)
+ * GOAWAY  := reason:int8                                          (the sender writes nothing more on the
+ *            connection; reason 0: idle. Answered with a GOAWAY; see {@link GoAwayFrame})
  * address := node:string host:string port:varint
  * chain   := chainId:varlong secret:int64 int64                     (the originator checks the secret)
  * credit  := exponent:varint numerator:bytes                        (numerator / 2^exponent)
@@ -50,10 +53,10 @@ package io.rpcc.core.internal.wire;
 public enum FrameType {
     HELLO(1), REQUEST(2), RESULT(3), ERROR(4), REPLY(5), QUIET(6), WINDOW_UPDATE(7), CANCEL(8), HEARTBEAT(9), PING(10),
     STREAM_DATA(11), STREAM_END(12), STREAM_CREDIT(13), STREAM_CANCEL(14), VOTE(15), DECIDE(16), DECIDE_ACK(17),
-    WOUND(18), QUERY(19);
+    WOUND(18), QUERY(19), GOAWAY(20);
 
     /** The protocol version this build speaks: the version byte of every frame after the HELLO. */
-    public static final byte PROTOCOL_VERSION = 9;
+    public static final byte PROTOCOL_VERSION = 10;
 
     /**
      * The version byte of every HELLO, in this and every later protocol version: the HELLO's layout
@@ -95,6 +98,7 @@ public enum FrameType {
             case 17 -> DECIDE_ACK;
             case 18 -> WOUND;
             case 19 -> QUERY;
+            case 20 -> GOAWAY;
             default -> null;
         };
     }

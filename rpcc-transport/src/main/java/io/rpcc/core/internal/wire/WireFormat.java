@@ -248,6 +248,10 @@ public final class WireFormat {
                         out.writeByte(p.ack() ? 1 : 0);
                         out.writeLong(p.payload());
                     }
+                    case GoAwayFrame g -> {
+                        out.writeByte(FrameType.GOAWAY.wire());
+                        out.writeByte(g.reason());
+                    }
                     case StreamFrames.Data d -> {
                         out.writeByte(FrameType.STREAM_DATA.wire());
                         out.writeVarLong(d.stream(), true);
@@ -731,6 +735,14 @@ public final class WireFormat {
         return new PingFrame(ack == 1, in.readLong());
     }
 
+    private static GoAwayFrame readGoAway(Input in) {
+        byte reason = in.readByte();
+        if (reason != GoAwayFrame.IDLE) {
+            throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "GOAWAY frame with reason " + reason + " (0: idle)");
+        }
+        return GoAwayFrame.IDLE_CONNECTION;
+    }
+
     private static HeartbeatFrame readHeartbeatFrame(Input in) {
         long chainId = in.readVarLong(true);
         ChainSecret secret = readSecret(in);
@@ -1000,6 +1012,7 @@ public final class WireFormat {
                     case DECIDE_ACK -> readDecideAck(in);
                     case WOUND -> readWound(in);
                     case QUERY -> readQuery(in);
+                    case GOAWAY -> readGoAway(in);
                 };
             } catch (HopFailure e) {
                 throw e;
@@ -1011,7 +1024,7 @@ public final class WireFormat {
             if (in.position() != in.limit() && !newerHello && (message instanceof Hello || message instanceof QuietFrame
                     || message instanceof ChainErrorFrame || message instanceof CancelFrame
                     || message instanceof WindowUpdateFrame || message instanceof HeartbeatFrame
-                    || message instanceof PingFrame || message instanceof StreamFrames.Data
+                    || message instanceof PingFrame || message instanceof GoAwayFrame || message instanceof StreamFrames.Data
                     || message instanceof StreamFrames.End || message instanceof StreamFrames.Credit
                     || message instanceof StreamFrames.Cancel || message instanceof TxFrames.TxFrame)) {
                 throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, type + " frame has " + (in.limit() - in.position())
