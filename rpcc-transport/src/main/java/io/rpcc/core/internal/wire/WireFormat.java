@@ -22,6 +22,7 @@ import io.rpcc.core.NextHop;
 import io.rpcc.core.spi.EngineSpi;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -1359,14 +1360,33 @@ public final class WireFormat {
         return CarriedTimings.read(in, count(in));
     }
 
+    /** The entries of a chain state that its decoding makes room for before it has read any (see readState). */
+    private static final int STATE_ENTRIES_AT_FIRST = 16;
+
     private static ChainState readState(Kryo kryo, Input in) {
         int n = count(in);
         if (n == 0) {
             return ChainState.empty();
         }
-        Map<String, Object> map = new LinkedHashMap<>();
+        // the pairs go to ChainState.of, which makes the state's one map (fromMap would copy a map made here);
+        // the array grows as entries are read (n is the peer's word: it must not size an allocation)
+        Object[] pairs = new Object[2 * Math.min(n, STATE_ENTRIES_AT_FIRST)];
+        boolean nullName = false;
         for (int i = 0; i < n; i++) {
-            map.put(in.readString(), kryo.readClassAndObject(in));
+            if (2 * i == pairs.length) {
+                pairs = Arrays.copyOf(pairs, 2 * Math.min(n, 2 * i));
+            }
+            String name = in.readString();
+            nullName |= name == null;
+            pairs[2 * i] = name;
+            pairs[2 * i + 1] = kryo.readClassAndObject(in);
+        }
+        if (!nullName) {
+            return ChainState.of(pairs);
+        }
+        Map<String, Object> map = new LinkedHashMap<>(); // (a null name, which rpcc never writes: kept as before)
+        for (int i = 0; i < pairs.length; i += 2) {
+            map.put((String) pairs[i], pairs[i + 1]);
         }
         return ChainState.fromMap(map);
     }
