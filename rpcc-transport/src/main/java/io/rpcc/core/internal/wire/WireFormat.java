@@ -773,7 +773,7 @@ public final class WireFormat {
 
     private static void writeCredit(Output out, Credit c) {
         out.writeVarInt(c.exponent(), true);
-        byte[] n = c.numerator().toByteArray();
+        byte[] n = c.numeratorBytes();
         out.writeVarInt(n.length, true);
         out.writeBytes(n);
     }
@@ -801,6 +801,13 @@ public final class WireFormat {
         }
         byte[] n = in.readBytes(length);
         try {
+            if (length >= 1 && length <= 7) { // (a share's numerator is small: read without a BigInteger)
+                long v = n[0]; // big-endian two's complement, as BigInteger's bytes
+                for (int i = 1; i < length; i++) {
+                    v = v << 8 | (n[i] & 0xFF);
+                }
+                return Credit.of(v, exponent);
+            }
             return Credit.of(new BigInteger(n), exponent);
         } catch (RuntimeException e) {
             throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt credit: " + e.getMessage());
