@@ -37,7 +37,8 @@ public record ChainResult(@Nullable Object value, String originator, List<String
         stateChoices = List.copyOf(stateChoices);
         path = List.copyOf(path);
         console = List.copyOf(console);
-        timings = List.copyOf(timings);
+        // (timings the engine decodes only when read are kept as they are: they are immutable too)
+        timings = timings instanceof io.rpcc.core.spi.ReadLazily<HopTiming> lazy ? lazy : List.copyOf(timings);
         // (a copy that may hold nulls, as a reply may be null; none for the common chain without replies)
         replies = replies.isEmpty() ? List.of() : java.util.Collections.unmodifiableList(new java.util.ArrayList<>(replies));
     }

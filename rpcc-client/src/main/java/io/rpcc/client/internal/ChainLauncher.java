@@ -12,6 +12,7 @@ import io.rpcc.core.internal.chain.ChainStart;
 import io.rpcc.core.internal.chain.Node;
 import io.rpcc.core.internal.wire.ChainResultFrame;
 import io.rpcc.core.internal.wire.HopFailure;
+import io.rpcc.core.spi.ReadLazily;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -310,7 +311,9 @@ public final class ChainLauncher {
                     (int) HopPath.visited(frame.path()),
                     frame.path(), frame.console(), frame.timings());
         }
-        return new ChainResult(frame.value(), node.name(), frame.path(), frame.console(), frame.timings(),
+        // the timings came as bytes (CarriedTimings): decoded if the caller reads them, not for every result
+        List<HopTiming> carried = frame.timings();
+        return new ChainResult(frame.value(), node.name(), frame.path(), frame.console(), ReadLazily.of(() -> carried),
                 Duration.ofNanos(elapsedNanos), interactive, replies);
     }
 

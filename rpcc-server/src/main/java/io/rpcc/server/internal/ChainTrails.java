@@ -62,6 +62,17 @@ final class ChainTrails {
 
     /** A chain, named by its originator and number there. */
     private record Key(String origin, long chainId) {
+        // by hand, the number first: the record's generated equals goes through a method handle per
+        // component, and every hop and every chain forgotten looks a key up
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.chainId == chainId && java.util.Objects.equals(k.origin, origin);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hashCode(origin) * 31 + Long.hashCode(chainId);
+        }
     }
 
     /** What is remembered of one chain. */

@@ -48,6 +48,20 @@ final class RunningHops {
 
         private volatile boolean keepsInput;
 
+        /**
+         * A hash from the hop's chain and number (equality stays identity): an entry's first identity
+         * hash is a call into the VM, and every hop is put in a set here, and every forward too.
+         */
+        @Override
+        public int hashCode() {
+            return (header.origin().hashCode() * 31 + Long.hashCode(header.chainId())) * 31 + header.hop();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
         /** The hop's data stream outlives its service function: what it returned streams it on. */
         void keepInput() {
             keepsInput = true;

@@ -1,7 +1,9 @@
 package io.rpcc.core.internal.wire;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
@@ -54,5 +56,56 @@ class CreditTest {
         assertEquals(Credit.ONE, Credit.of(BigInteger.valueOf(4), 2));
         assertTrue(Credit.ONE.plus(Credit.ONE.half()).exceedsOne());
         assertEquals(Credit.ZERO, Credit.of(BigInteger.ZERO, 7));
+    }
+
+    /**
+     * Small numerators are kept in a {@code long}, large ones in a {@code BigInteger}: every operation
+     * agrees with exact rational arithmetic across the boundary, and equal values are equal however made.
+     */
+    @Test
+    void smallAndLargeNumeratorsAgreeWithExactArithmetic() {
+        Random random = new Random(5);
+        for (int round = 0; round < 20_000; round++) {
+            int e1 = random.nextInt(80);
+            int e2 = random.nextInt(80);
+            BigInteger n1 = new BigInteger(e1 + 1, random).min(BigInteger.ONE.shiftLeft(e1));
+            BigInteger n2 = new BigInteger(e2 + 1, random).min(BigInteger.ONE.shiftLeft(e2));
+            Credit a = Credit.of(n1, e1);
+            Credit b = Credit.of(n2, e2);
+            int e = Math.max(e1, e2);
+            BigInteger exactSum = n1.shiftLeft(e - e1).add(n2.shiftLeft(e - e2));
+            if (exactSum.bitLength() > e + 1) { // two: no credit is that much
+                assertThrows(IllegalArgumentException.class, () -> a.plus(b));
+                continue;
+            }
+            Credit sum = a.plus(b);
+            assertEquals(Credit.of(exactSum, e), sum);
+            assertEquals(exactSum, sum.numerator().shiftLeft(e - sum.exponent()), "sum of " + a + " and " + b);
+            assertEquals(exactSum.compareTo(BigInteger.ONE.shiftLeft(e)) > 0, sum.exceedsOne());
+            assertEquals(exactSum.equals(BigInteger.ONE.shiftLeft(e)), sum.isOne());
+            assertEquals(sum, Credit.of(sum.numerator(), sum.exponent()));
+            assertEquals(sum.hashCode(), Credit.of(sum.numerator(), sum.exponent()).hashCode());
+            assertArrayEquals(sum.numerator().toByteArray(), sum.numeratorBytes());
+            if (!a.isZero()) {
+                Credit h = a.half();
+                assertEquals(a, h.plus(h));
+                assertEquals(Credit.of(n1, e1 + 1), h);
+            }
+            if (n1.bitLength() <= 62) {
+                assertEquals(a, Credit.of(n1.longValue(), e1));
+            }
+        }
+    }
+
+    @Test
+    void invalidLongNumeratorsAreRefusedAsBigOnesAre() {
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class, () -> Credit.of(-3, 4));
+        assertEquals("invalid credit -3/2^4", negative.getMessage());
+        assertEquals(negative.getMessage(), assertThrows(IllegalArgumentException.class,
+                () -> Credit.of(BigInteger.valueOf(-3), 4)).getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Credit.of(5, 1)); // 5/2 exceeds what a share can be
+        assertThrows(IllegalArgumentException.class, () -> Credit.of(1, Credit.MAX_EXPONENT + 1));
+        assertEquals(Credit.of(BigInteger.ONE.shiftLeft(62), 62), Credit.of(1L << 62, 62));
+        assertTrue(Credit.of(Long.MAX_VALUE, 63).plus(Credit.of(1, 63)).isOne());
     }
 }

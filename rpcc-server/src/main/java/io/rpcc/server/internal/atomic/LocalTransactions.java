@@ -95,7 +95,12 @@ public final class LocalTransactions {
                             + "): a late hop of it is refused; its originator restarts the chain as a new attempt"
                             + " if it should go on");
                 }
-                p = participants.computeIfAbsent(key, k -> new Participant(k, stamp, this));
+                p = participants.get(key); // (made and removed only under ended)
+                if (p == null) { // made with the stamp it brings: nothing to promote
+                    p = new Participant(key, stamp, this);
+                    participants.put(key, p);
+                    return p;
+                }
             }
         }
         if (p.promote(stamp)) {

@@ -63,12 +63,14 @@ final class WriteQueue {
      * be handed to the loop as a task of its own).
      */
     static ChannelFuture write(Channel ch, Object frame, boolean flush, ChannelFutureListener done) {
-        ChannelProgressivePromise promise = promise(ch);
-        promise.addListener(done);
+        ChannelProgressivePromise promise = ch.newProgressivePromise();
+        // one listener per frame, counting the progress and then telling done (two listeners on a promise
+        // cost it an array of listeners per frame)
+        promise.addListener(new Counted(progressOf(ch), done));
         return flush ? ch.writeAndFlush(frame, promise) : ch.write(frame, promise);
     }
 
-    private static ChannelProgressivePromise promise(Channel ch) {
+    private static Progress progressOf(Channel ch) {
         Progress p = ch.attr(PROGRESS).get();
         if (p == null) {
             p = ch.attr(PROGRESS).setIfAbsent(new Progress());
@@ -76,21 +78,24 @@ final class WriteQueue {
                 p = ch.attr(PROGRESS).get();
             }
         }
-        ChannelProgressivePromise promise = ch.newProgressivePromise();
-        promise.addListener(p);
-        return promise;
+        return p;
     }
 
-    /** A connection's written progress, bumped by each of its frames' promises (one listener per connection). */
-    private static final class Progress extends AtomicLong implements ChannelProgressiveFutureListener {
+    /** A connection's written progress, bumped as each of its frames' writes progresses or completes. */
+    private static final class Progress extends AtomicLong {
+    }
+
+    /** The listener of one frame's write: bumps its connection's {@link Progress}, then, once written, tells {@code done}. */
+    private record Counted(Progress progress, ChannelFutureListener done) implements ChannelProgressiveFutureListener {
         @Override
         public void operationProgressed(ChannelProgressiveFuture future, long progress, long total) {
-            incrementAndGet();
+            this.progress.incrementAndGet();
         }
 
         @Override
-        public void operationComplete(ChannelProgressiveFuture future) {
-            incrementAndGet();
+        public void operationComplete(ChannelProgressiveFuture future) throws Exception {
+            progress.incrementAndGet();
+            done.operationComplete(future);
         }
     }
 }

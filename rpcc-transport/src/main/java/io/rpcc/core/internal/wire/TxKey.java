@@ -19,6 +19,20 @@ public record TxKey(String origin, long chainId, int attempt) {
         return new TxKey(h.origin(), h.chainId(), h.attempt());
     }
 
+    // equals and hashCode by hand: a key is looked up in the participant's and the originator's tables for
+    // every frame of a transaction, and the record's generated ones go through a method handle per component;
+    // the chain's number, which tells keys apart most often, is compared first
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof TxKey k && k.chainId == chainId && k.attempt == attempt && java.util.Objects.equals(k.origin, origin);
+    }
+
+    @Override
+    public int hashCode() {
+        return (java.util.Objects.hashCode(origin) * 31 + Long.hashCode(chainId)) * 31 + attempt;
+    }
+
     @Override
     public String toString() {
         return origin + "/" + chainId + "#" + attempt;

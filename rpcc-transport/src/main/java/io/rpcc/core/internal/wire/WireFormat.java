@@ -22,6 +22,7 @@ import io.rpcc.core.NextHop;
 import io.rpcc.core.spi.EngineSpi;
 import java.math.BigInteger;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -784,7 +785,7 @@ public final class WireFormat {
 
     private static void writeCredit(Output out, Credit c) {
         out.writeVarInt(c.exponent(), true);
-        byte[] n = c.numerator().toByteArray();
+        byte[] n = c.numeratorBytes();
         out.writeVarInt(n.length, true);
         out.writeBytes(n);
     }
@@ -812,6 +813,13 @@ public final class WireFormat {
         }
         byte[] n = in.readBytes(length);
         try {
+            if (length >= 1 && length <= 7) { // (a share's numerator is small: read without a BigInteger)
+                long v = n[0]; // big-endian two's complement, as BigInteger's bytes
+                for (int i = 1; i < length; i++) {
+                    v = v << 8 | (n[i] & 0xFF);
+                }
+                return Credit.of(v, exponent);
+            }
             return Credit.of(new BigInteger(n), exponent);
         } catch (RuntimeException e) {
             throw new HopFailure(ChainErrorCode.MALFORMED_FRAME, "corrupt credit: " + e.getMessage());
@@ -1372,14 +1380,33 @@ public final class WireFormat {
         return CarriedTimings.read(in, count(in));
     }
 
+    /** The entries of a chain state that its decoding makes room for before it has read any (see readState). */
+    private static final int STATE_ENTRIES_AT_FIRST = 16;
+
     private static ChainState readState(Kryo kryo, Input in) {
         int n = count(in);
         if (n == 0) {
             return ChainState.empty();
         }
-        Map<String, Object> map = new LinkedHashMap<>();
+        // the pairs go to ChainState.of, which makes the state's one map (fromMap would copy a map made here);
+        // the array grows as entries are read (n is the peer's word: it must not size an allocation)
+        Object[] pairs = new Object[2 * Math.min(n, STATE_ENTRIES_AT_FIRST)];
+        boolean nullName = false;
         for (int i = 0; i < n; i++) {
-            map.put(in.readString(), kryo.readClassAndObject(in));
+            if (2 * i == pairs.length) {
+                pairs = Arrays.copyOf(pairs, 2 * Math.min(n, 2 * i));
+            }
+            String name = in.readString();
+            nullName |= name == null;
+            pairs[2 * i] = name;
+            pairs[2 * i + 1] = kryo.readClassAndObject(in);
+        }
+        if (!nullName) {
+            return ChainState.of(pairs);
+        }
+        Map<String, Object> map = new LinkedHashMap<>(); // (a null name, which rpcc never writes: kept as before)
+        for (int i = 0; i < pairs.length; i += 2) {
+            map.put((String) pairs[i], pairs[i + 1]);
         }
         return ChainState.fromMap(map);
     }
