@@ -25,10 +25,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Review probes of the graceful idle close (h-idle): paths the GOAWAY and the resend do not cover.
- * Scratch: each prints what it saw; the assertions state the behaviour a reviewer expects. Both fail
- * on h-idle (6135819c) and on main (de0d11b7); disabled so that the suite stays green if this is merged.
+ * Each prints what it saw; the assertions state the behaviour a reviewer expects. Both failed on
+ * h-idle (6135819c) and on main (de0d11b7); both are still disabled on h-idle2 (see their reasons).
  */
-@Disabled("review probes of h-idle: fail on h-idle and main alike (stream requests in the idle race; replies pinned to a connection let go)")
 class GoAwayReviewTest {
     private static final Duration IDLE = Duration.ofMillis(60);
     private Cluster cluster;
@@ -49,6 +48,9 @@ class GoAwayReviewTest {
      * it go as idle: the resend leaves it out, so it still fails (or runs with a cut stream).
      */
     @Test
+    @Disabled("h-idle2: 4 of 300 calls still failed in one run (15 before the resend of an unsent stream request, all "
+            + "of them refused requests), each with ChainStreamException: the connection that brought the stream closed "
+            + "before its end; cause not found yet")
     void streamRequestsRacingTheServersIdleClose() throws Exception {
         cluster.server("idler", b -> b.idleTimeout(IDLE).streamingService("len", (p, in) -> {
             runs.incrementAndGet();
@@ -91,6 +93,9 @@ class GoAwayReviewTest {
      * between. Does the chain end with its result?
      */
     @Test
+    @Disabled("a hop's replies stay pinned to their first connection: moving them to another when the originator "
+            + "lets it go is not clearly safe (the credit on the new connection could overtake a reply still unread "
+            + "on the old one, and the originator drops a reply that arrives after the credit); see h-idle2's report")
     void aHopThatPausesBetweenRepliesLongerThanTheClientsIdleTimeoutStillEnds() throws Exception {
         cluster.server("pauser", b -> b.service("work", p -> {
             ChainContext.current().preturn(1);
