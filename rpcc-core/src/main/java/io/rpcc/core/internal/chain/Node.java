@@ -436,9 +436,10 @@ public final class Node implements AutoCloseable {
         }
         functions.open();
         timer.open();
-        // a decision goes back on the connection the vote came on while it is open (and from that node): on the
-        // event loop that read the last vote, no hand-off to another loop
-        originator.atomic().sendWith((via, to, frame) -> via != null && via.isActive()
+        // a decision goes back on the connection the vote came on while it is usable (open, not going away) and
+        // from that node: on the event loop that read the last vote, no hand-off to another loop; otherwise by
+        // name, on a connection of the pool (resent once if refused unsent)
+        originator.atomic().sendWith((via, to, frame) -> via != null && transport.usable(via)
                 && to.node().equals(transport.peerName(via)) ? transport.send(via, frame)
                 : transport.send(to.node(), addressOf(to), frame));
         s.sweep().start();

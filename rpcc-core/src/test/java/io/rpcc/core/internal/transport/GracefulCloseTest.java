@@ -15,7 +15,9 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.rpcc.core.TypeRegistry;
 import io.rpcc.core.internal.wire.GoAwayFrame;
 import io.rpcc.core.internal.wire.Hello;
+import io.rpcc.core.internal.wire.PingFrame;
 import io.rpcc.core.internal.wire.Serialization;
+import io.rpcc.core.internal.wire.StreamFrames;
 import io.rpcc.core.internal.wire.WireFormat;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -123,6 +125,25 @@ class GracefulCloseTest {
         Thread.sleep(BOUND.toMillis() + 50);
         ch.runScheduledPendingTasks();
         assertFalse(ch.isOpen(), "closed at the bound");
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void theFramesOfOpenStreamsStillGoAfterTheGoAwayAndNothingElse() {
+        EmbeddedChannel ch = channel(new ArrayList<>(), true);
+        GracefulClose.goAway(ch);
+        assertEquals(GoAwayFrame.IDLE_CONNECTION, written(ch));
+        List<Object> stream = List.of(new StreamFrames.Data(7, new byte[] {1, 2}), new StreamFrames.End(7, 2, null),
+                new StreamFrames.Credit(8, 100), new StreamFrames.Cancel(9, "stop"));
+        for (Object f : stream) {
+            assertTrue(ch.writeAndFlush(WIRE.encode(f, 1 << 20, ch.alloc())).isSuccess(), f + " is refused");
+            assertInstanceOf(f.getClass(), written(ch));
+        }
+        ChannelFuture ping = ch.writeAndFlush(WIRE.encode(new PingFrame(false, 0), 1 << 20, ch.alloc()));
+        assertInstanceOf(UnsentFrame.class, ping.cause(), "any other frame is refused");
+        ChannelFuture tiny = ch.writeAndFlush(Unpooled.copiedBuffer(new byte[] {0, 0, 0, 2, 10}));
+        assertInstanceOf(UnsentFrame.class, tiny.cause(), "a buffer too short to hold a type is refused");
+        assertNull(ch.readOutbound());
         ch.finishAndReleaseAll();
     }
 

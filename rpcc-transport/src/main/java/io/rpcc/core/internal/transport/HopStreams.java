@@ -581,10 +581,20 @@ public final class HopStreams {
     /** {@code s}'s REQUEST did not leave on {@code ch}: it may go elsewhere (a failover). */
     void notSent(Channel ch, OutboundStream s) {
         Table t = ch.attr(TABLE).get();
-        if (t != null) {
-            t.outbound.remove(s.id(), s);
+        if (t != null && t.outbound.remove(s.id(), s) && t.outbound.isEmpty()) {
+            GracefulClose.streamsEnded(ch);
         }
         s.unclaim();
+    }
+
+    /**
+     * Whether this node is sending a stream on {@code ch} (its REQUEST handed to the connection, its
+     * end not yet written): a GOAWAY that {@code ch}'s peer sent is answered once none is left
+     * ({@link GracefulClose}).
+     */
+    static boolean sendingOn(Channel ch) {
+        Table t = ch.attr(TABLE).get();
+        return t != null && !t.outbound.isEmpty();
     }
 
     /** {@code s}'s REQUEST was written to {@code ch}: its bytes follow, on a thread of their own. */
@@ -594,8 +604,8 @@ public final class HopStreams {
                 s.pump(ch, this);
             } finally {
                 Table t = ch.attr(TABLE).get();
-                if (t != null) {
-                    t.outbound.remove(s.id(), s);
+                if (t != null && t.outbound.remove(s.id(), s) && t.outbound.isEmpty()) {
+                    GracefulClose.streamsEnded(ch);
                 }
             }
         });

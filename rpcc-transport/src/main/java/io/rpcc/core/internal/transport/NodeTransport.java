@@ -411,6 +411,17 @@ public final class NodeTransport implements AutoCloseable {
     }
 
     /**
+     * Whether a frame handed to {@code ch} now would be written: the connection is open and this
+     * node has not started letting it go ({@link GracefulClose}: after its GOAWAY, a connection
+     * stays open for up to a round trip, or the ping timeout, but refuses every frame). A caller
+     * that prefers one connection (the one a frame came on) and can also send by name checks this,
+     * not {@link Channel#isActive()}, before it picks that connection.
+     */
+    public boolean usable(Channel ch) {
+        return ch.isActive() && !GracefulClose.goingAway(ch);
+    }
+
+    /**
      * Encodes {@code message} on the calling thread and writes it to {@code ch}. The future fails
      * with a {@link HopFailure}: for a value that cannot be serialized, a frame over the peer's
      * limit, or a connection that closed before the frame was written.

@@ -87,6 +87,11 @@ public final class OutboundStream implements RequestStream {
         return true;
     }
 
+    /** Whether no byte of this stream went anywhere yet and it may still go (not claimed, started nor stopped). */
+    synchronized boolean unsent() {
+        return claimedBy == null && !started && stopped == null;
+    }
+
     synchronized void unclaim() {
         claimedBy = null;
         if (stopped != null) {

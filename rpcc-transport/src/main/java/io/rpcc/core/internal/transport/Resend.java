@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  * frame left ({@link UnsentFrame}): the connection the pool handed out closed, or its peer let it
  * go ({@link GracefulClose}), at that moment. The peer never read the first copy, so it cannot act
  * on the frame twice. Sent at most twice; a frame whose write may have reached the peer, and a
- * request with a data stream (bound to the first connection), are not sent again. A frame sent
+ * request whose data stream has begun to go (or is not this node's own), are not sent again: a
+ * request refused unsent gave its stream back ({@link HopStreams#notSent}), whose first byte was
+ * not read, so it goes again with it. A frame sent
  * again may arrive after frames the sender handed to the peer later.
  */
 final class Resend {
@@ -61,8 +63,9 @@ final class Resend {
         return failure instanceof UnsentFrame || failure.getCause() instanceof UnsentFrame;
     }
 
-    /** Whether {@code frame} may be sent again: anything but a request with a data stream. */
+    /** Whether {@code frame} may be sent again: anything but a request whose data stream cannot go again. */
     private static boolean resendable(Object frame) {
-        return !(frame instanceof ChainRequest r && r.stream() != null);
+        return !(frame instanceof ChainRequest r && r.stream() != null
+                && !(r.stream() instanceof OutboundStream s && s.unsent()));
     }
 }
