@@ -34,17 +34,15 @@ final class Resend {
     static CompletableFuture<Void> once(Supplier<CompletableFuture<Channel>> connect, Function<Channel, Object> frameFor,
                                         BiFunction<Channel, Object, CompletableFuture<Void>> write) {
         AtomicReference<Object> first = new AtomicReference<>();
-        return attempt(connect, frameFor, write, first).handle((v, e) -> {
-            if (e == null) {
-                return CompletableFuture.<Void>completedFuture(null);
-            }
+        // (a send that succeeds, nearly every one, passes through this one stage unchanged)
+        return attempt(connect, frameFor, write, first).exceptionallyCompose(e -> {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
             if (!unsent(cause) || !resendable(first.get())) {
-                return CompletableFuture.<Void>failedFuture(cause);
+                return CompletableFuture.failedFuture(cause);
             }
             log.debug("a frame's write failed before it left ({}); sent again on a new connection", cause.getMessage());
             return attempt(connect, frameFor, write, new AtomicReference<>());
-        }).thenCompose(x -> x);
+        });
     }
 
     private static CompletableFuture<Void> attempt(Supplier<CompletableFuture<Channel>> connect,
